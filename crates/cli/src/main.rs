@@ -1,0 +1,2 @@
+//! The `redsim` binary.
+fn main() {}

@@ -1,0 +1,172 @@
+//! Connection commands: PING, ECHO, SELECT, QUIT, HELLO.
+
+use super::{arg_i64, is, Command, Ctx};
+use crate::resp::Frame;
+
+pub static COMMANDS: &[Command] = &[
+    Command {
+        name: "ping",
+        arity: -1,
+        flags: &["fast", "sentinel"],
+        keys: (0, 0, 0),
+        acl: &["fast", "connection"],
+        syntax: "PING [message]",
+        summary: "Returns the server's liveliness response.",
+        since: "1.0.0",
+        group: "connection",
+        handler: ping,
+        subcommands: &[],
+    },
+    Command {
+        name: "echo",
+        arity: 2,
+        flags: &["fast"],
+        keys: (0, 0, 0),
+        acl: &["fast", "connection"],
+        syntax: "ECHO message",
+        summary: "Returns the given string.",
+        since: "1.0.0",
+        group: "connection",
+        handler: echo,
+        subcommands: &[],
+    },
+    Command {
+        name: "select",
+        arity: 2,
+        flags: &["loading", "stale", "fast"],
+        keys: (0, 0, 0),
+        acl: &["fast", "connection"],
+        syntax: "SELECT index",
+        summary: "Changes the selected database.",
+        since: "1.0.0",
+        group: "connection",
+        handler: select,
+        subcommands: &[],
+    },
+    Command {
+        name: "quit",
+        arity: -1,
+        flags: &[
+            "allow_busy",
+            "noscript",
+            "loading",
+            "stale",
+            "fast",
+            "no_auth",
+        ],
+        keys: (0, 0, 0),
+        acl: &["fast", "connection"],
+        syntax: "QUIT",
+        summary: "Closes the connection.",
+        since: "1.0.0",
+        group: "connection",
+        handler: quit,
+        subcommands: &[],
+    },
+    Command {
+        name: "hello",
+        arity: -1,
+        flags: &[
+            "noscript",
+            "loading",
+            "stale",
+            "fast",
+            "no_auth",
+            "sentinel",
+            "allow_busy",
+        ],
+        keys: (0, 0, 0),
+        acl: &["fast", "connection"],
+        syntax: "HELLO [protover [AUTH username password] [SETNAME clientname]]",
+        summary: "Handshakes with the Redis server.",
+        since: "6.0.0",
+        group: "connection",
+        handler: hello,
+        subcommands: &[],
+    },
+];
+
+fn ping(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    match args.len() {
+        1 => Frame::Simple("PONG".into()),
+        2 => Frame::Bulk(args[1].clone()),
+        _ => {
+            let _ = ctx;
+            Frame::err("ERR wrong number of arguments for 'ping' command")
+        }
+    }
+}
+
+fn echo(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    Frame::Bulk(args[1].clone())
+}
+
+fn select(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let Ok(id) = arg_i64(&args[1]) else {
+        return Frame::err("ERR value is not an integer or out of range");
+    };
+    if id < 0 || id >= ctx.srv.dbs.len() as i64 {
+        return Frame::err("ERR DB index is out of range");
+    }
+    ctx.client.db = id as usize;
+    Frame::ok()
+}
+
+fn quit(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    ctx.client.close_after_reply = true;
+    Frame::ok()
+}
+
+/// HELLO: switches protocol and replies with the server's identity.
+fn hello(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let mut ver = ctx.client.resp as i64;
+    let mut i = 1;
+    if args.len() >= 2 {
+        match crate::resp::parse_i64(&args[1]) {
+            Some(v) => ver = v,
+            None => return Frame::err("ERR Protocol version is not an integer or out of range"),
+        }
+        i = 2;
+    }
+    let mut name = None;
+    while i < args.len() {
+        let more = args.len() - i - 1;
+        if is(&args[i], "AUTH") && more >= 2 {
+            // No ACLs here: any credentials are accepted, as with the default user without a password.
+            i += 3;
+        } else if is(&args[i], "SETNAME") && more >= 1 {
+            name = Some(args[i + 1].clone());
+            i += 2;
+        } else {
+            return Frame::err(format!(
+                "ERR Syntax error in HELLO option '{}'",
+                String::from_utf8_lossy(&args[i])
+            ));
+        }
+    }
+    if !(2..=3).contains(&ver) {
+        return Frame::err("NOPROTO unsupported protocol version");
+    }
+    if let Some(n) = name {
+        if n.iter().any(|&b| b <= b' ' || b > b'~') {
+            return Frame::err(
+                "ERR Client names cannot contain spaces, newlines or special characters.",
+            );
+        }
+        ctx.client.name = if n.is_empty() {
+            None
+        } else {
+            Some(String::from_utf8_lossy(&n).into_owned())
+        };
+    }
+    ctx.client.resp = ver as u8;
+    Frame::Map(vec![
+        (Frame::bulk("server"), Frame::bulk("redis")),
+        (Frame::bulk("version"), Frame::bulk(crate::REDIS_VERSION)),
+        (Frame::bulk("proto"), Frame::Integer(ver)),
+        (Frame::bulk("id"), Frame::Integer(ctx.client.id as i64)),
+        (Frame::bulk("mode"), Frame::bulk("standalone")),
+        (Frame::bulk("role"), Frame::bulk("master")),
+        (Frame::bulk("modules"), Frame::Array(vec![])),
+    ])
+}

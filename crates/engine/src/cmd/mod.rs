@@ -1,0 +1,230 @@
+//! The command table (name, arity, flags, key positions, syntax) and dispatch with Redis 7.2's exact rejection errors.
+//!
+//! Each family lives in its own module and exports a `COMMANDS` slice; the
+//! table is their concatenation. A handler gets a [`Ctx`] and the full
+//! argument vector (command name first) and returns a reply frame; it never
+//! panics on user input.
+
+pub mod connection;
+pub mod keys;
+pub mod server;
+pub mod strings;
+pub mod ttl;
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use crate::engine::Client;
+use crate::resp::{parse_i64, Frame};
+use crate::server::Server;
+
+/// What a handler works with.
+pub struct Ctx<'a> {
+    pub srv: &'a mut Server,
+    pub client: &'a mut Client,
+    /// The command (or subcommand) being run.
+    pub cmd: &'static Command,
+}
+
+impl Ctx<'_> {
+    /// The selected database index.
+    pub fn db(&self) -> usize {
+        self.client.db
+    }
+}
+
+/// A command handler.
+pub type Handler = fn(&mut Ctx, &[Vec<u8>]) -> Frame;
+
+/// One entry of the command table, as `COMMAND INFO` describes it.
+pub struct Command {
+    /// Lower-case name (`get`); subcommands are named by their own word (`encoding`).
+    pub name: &'static str,
+    /// Redis arity: exact count if positive, minimum if negative (name included).
+    pub arity: i32,
+    /// Command flags (`write`, `readonly`, `denyoom`, `fast`, ...).
+    pub flags: &'static [&'static str],
+    /// First key position (0 if none), last (-1: last argument), step.
+    pub keys: (i32, i32, i32),
+    /// ACL categories, without the `@`.
+    pub acl: &'static [&'static str],
+    /// Syntax line shown by HELP and the console's hint, e.g. `GET key`.
+    pub syntax: &'static str,
+    /// One-line summary.
+    pub summary: &'static str,
+    /// Redis version that introduced it.
+    pub since: &'static str,
+    /// Command group (`string`, `generic`, `server`, `connection`).
+    pub group: &'static str,
+    pub handler: Handler,
+    /// Subcommands of a container command (CONFIG, OBJECT, COMMAND, CLIENT).
+    pub subcommands: &'static [Command],
+}
+
+impl Command {
+    /// True if `flag` is among the command's flags.
+    pub fn has_flag(&self, flag: &str) -> bool {
+        self.flags.contains(&flag)
+    }
+
+    /// The subcommand named `name` (case-insensitive).
+    pub fn subcommand(&self, name: &[u8]) -> Option<&'static Command> {
+        let lower = name.to_ascii_lowercase();
+        self.subcommands
+            .iter()
+            .find(|c| c.name.as_bytes() == lower.as_slice())
+    }
+}
+
+/// Placeholder handler for containers, whose dispatch goes to a subcommand.
+pub fn container(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    Frame::err("ERR container command without subcommand")
+}
+
+/// Every top-level command, in table order.
+pub fn all() -> impl Iterator<Item = &'static Command> {
+    [
+        connection::COMMANDS,
+        strings::COMMANDS,
+        keys::COMMANDS,
+        ttl::COMMANDS,
+        server::COMMANDS,
+    ]
+    .into_iter()
+    .flat_map(|family| family.iter())
+}
+
+/// The command called `name` (any case).
+pub fn lookup(name: &[u8]) -> Option<&'static Command> {
+    static TABLE: OnceLock<HashMap<&'static str, &'static Command>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| all().map(|c| (c.name, c)).collect());
+    let lower = std::str::from_utf8(name).ok()?.to_ascii_lowercase();
+    table.get(lower.as_str()).copied()
+}
+
+/// Checks arity and resolves containers, then runs the handler: the parts
+/// of Redis' `processCommand` that exist so far.
+pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Frame {
+    let Some(mut cmd) = lookup(&args[0]) else {
+        srv.stats.rejected_calls += 1;
+        return unknown_command(args);
+    };
+    let mut fullname = cmd.name.to_string();
+    if !cmd.subcommands.is_empty() && args.len() >= 2 {
+        match cmd.subcommand(&args[1]) {
+            Some(sub) => {
+                fullname = format!("{}|{}", cmd.name, sub.name);
+                cmd = sub;
+            }
+            None => {
+                srv.stats.rejected_calls += 1;
+                return Frame::err(format!(
+                    "ERR unknown subcommand '{}'. Try {} HELP.",
+                    preview(&args[1], 128),
+                    cmd.name.to_ascii_uppercase()
+                ));
+            }
+        }
+    }
+    let argc = args.len() as i32;
+    if (cmd.arity > 0 && argc != cmd.arity) || argc < -cmd.arity {
+        srv.stats.rejected_calls += 1;
+        return Frame::err(format!(
+            "ERR wrong number of arguments for '{fullname}' command"
+        ));
+    }
+    if srv.config.maxmemory > 0
+        && cmd.has_flag("denyoom")
+        && srv.used_memory() > srv.config.maxmemory
+    {
+        srv.stats.rejected_calls += 1;
+        return Frame::err("OOM command not allowed when used memory > 'maxmemory'.");
+    }
+    srv.stats.total_commands_processed += 1;
+    let mut ctx = Ctx { srv, client, cmd };
+    (cmd.handler)(&mut ctx, args)
+}
+
+/// Up to `max` bytes of `arg` as Redis prints it with `%.*s`: stops at a NUL.
+fn preview(arg: &[u8], max: usize) -> String {
+    let end = arg
+        .iter()
+        .position(|&b| b == 0)
+        .unwrap_or(arg.len())
+        .min(max);
+    String::from_utf8_lossy(&arg[..end]).into_owned()
+}
+
+/// "unknown command 'x', with args beginning with: 'a' 'b' ", with the
+/// argument preview capped near 128 bytes and newlines blanked, as Redis does.
+fn unknown_command(args: &[Vec<u8>]) -> Frame {
+    let mut preview_args = String::new();
+    for a in &args[1..] {
+        if preview_args.len() >= 128 {
+            break;
+        }
+        let room = 128 - preview_args.len();
+        preview_args.push('\'');
+        preview_args.push_str(&preview(a, room));
+        preview_args.push_str("' ");
+    }
+    let msg = format!(
+        "ERR unknown command '{}', with args beginning with: {}",
+        preview(&args[0], 128),
+        preview_args
+    );
+    Frame::err(msg.replace(['\r', '\n'], " "))
+}
+
+/// `WRONGTYPE` error.
+pub const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
+/// Not an integer, or out of range.
+pub const NOT_INTEGER: &str = "ERR value is not an integer or out of range";
+/// Generic syntax error.
+pub const SYNTAX: &str = "ERR syntax error";
+/// Not a float.
+pub const NOT_FLOAT: &str = "ERR value is not a valid float";
+
+/// The error frame for `msg`.
+pub fn error(msg: &str) -> Frame {
+    Frame::err(msg)
+}
+
+/// Parses an integer argument, or gives Redis' "not an integer" error.
+pub fn arg_i64(arg: &[u8]) -> Result<i64, Frame> {
+    parse_i64(arg).ok_or_else(|| error(NOT_INTEGER))
+}
+
+/// Case-insensitive comparison of an argument with an option word.
+pub fn is(arg: &[u8], word: &str) -> bool {
+    arg.eq_ignore_ascii_case(word.as_bytes())
+}
+
+/// Collapses `Result<Frame, Frame>` from `?`-style handlers into a reply.
+pub fn reply(r: Result<Frame, Frame>) -> Frame {
+    r.unwrap_or_else(|e| e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_lowercase() {
+        let mut seen = std::collections::HashSet::new();
+        for c in all() {
+            assert_eq!(c.name, c.name.to_ascii_lowercase());
+            assert!(seen.insert(c.name), "duplicate command {}", c.name);
+            assert!(!c.syntax.is_empty(), "{} has no syntax line", c.name);
+        }
+    }
+
+    #[test]
+    fn unknown_command_preview() {
+        let args: Vec<Vec<u8>> = vec![b"foo".to_vec(), b"a".to_vec(), b"b\nc".to_vec()];
+        assert_eq!(
+            unknown_command(&args),
+            Frame::err("ERR unknown command 'foo', with args beginning with: 'a' 'b c' ")
+        );
+    }
+}

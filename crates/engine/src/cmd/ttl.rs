@@ -1,0 +1,5 @@
+//! ttl commands.
+
+use super::Command;
+
+pub static COMMANDS: &[Command] = &[];

@@ -1,0 +1,282 @@
+//! CONFIG parameters: their defaults, bounds and parsing, with Redis 7.2's error messages.
+
+/// `maxmemory-policy`. The `*-lrm` policies are Redis 8.6's (evict by last write).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    NoEviction,
+    AllKeysLru,
+    AllKeysLfu,
+    AllKeysRandom,
+    VolatileLru,
+    VolatileLfu,
+    VolatileRandom,
+    VolatileTtl,
+}
+
+/// Policy names in the order Redis' error message lists them.
+const POLICIES: &[(&str, Policy)] = &[
+    ("volatile-lru", Policy::VolatileLru),
+    ("volatile-lfu", Policy::VolatileLfu),
+    ("volatile-random", Policy::VolatileRandom),
+    ("volatile-ttl", Policy::VolatileTtl),
+    ("allkeys-lru", Policy::AllKeysLru),
+    ("allkeys-lfu", Policy::AllKeysLfu),
+    ("allkeys-random", Policy::AllKeysRandom),
+    ("noeviction", Policy::NoEviction),
+];
+
+impl Policy {
+    /// True for the LFU policies, which turn the `lru` field into a frequency counter.
+    pub fn is_lfu(self) -> bool {
+        matches!(self, Policy::AllKeysLfu | Policy::VolatileLfu)
+    }
+
+    /// The policy's config name.
+    pub fn name(self) -> &'static str {
+        POLICIES
+            .iter()
+            .find(|(_, p)| *p == self)
+            .map(|(n, _)| *n)
+            .expect("every policy is listed")
+    }
+}
+
+/// Every tunable the engine reads. Field docs give the Redis parameter.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `hz`: server cron frequency as set; the cron clamps it to 1..=500.
+    pub hz: u32,
+    /// `maxmemory` in bytes; 0 means no limit.
+    pub maxmemory: u64,
+    /// `maxmemory-policy`.
+    pub maxmemory_policy: Policy,
+    /// `maxmemory-samples`.
+    pub maxmemory_samples: u32,
+    /// `lfu-log-factor`.
+    pub lfu_log_factor: u32,
+    /// `lfu-decay-time`, in minutes.
+    pub lfu_decay_time: u32,
+    /// `active-expire-effort`, 1..=10.
+    pub active_expire_effort: u32,
+    /// `databases` (immutable).
+    pub databases: u32,
+    /// `proto-max-bulk-len`.
+    pub proto_max_bulk_len: i64,
+    /// `port`, reported by the native server (immutable here).
+    pub port: u16,
+    /// `bind`, reported by the native server (immutable here).
+    pub bind: String,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            hz: 10,
+            maxmemory: 0,
+            maxmemory_policy: Policy::NoEviction,
+            maxmemory_samples: 5,
+            lfu_log_factor: 10,
+            lfu_decay_time: 1,
+            active_expire_effort: 1,
+            databases: 16,
+            proto_max_bulk_len: crate::resp::PROTO_MAX_BULK_LEN,
+            port: 6379,
+            bind: "127.0.0.1".into(),
+        }
+    }
+}
+
+/// A parameter's name, whether CONFIG SET may change it, and its accessors.
+pub struct Param {
+    pub name: &'static str,
+    pub mutable: bool,
+    pub get: fn(&Config) -> String,
+    pub set: fn(&mut Config, &str) -> Result<(), String>,
+}
+
+fn int_in(v: &str, min: i64, max: i64) -> Result<i64, String> {
+    let n: i64 = v
+        .parse()
+        .map_err(|_| "argument couldn't be parsed into an integer".to_string())?;
+    if n < min || n > max {
+        return Err(format!(
+            "argument must be between {min} and {max} inclusive"
+        ));
+    }
+    Ok(n)
+}
+
+/// `memtoull`: a byte count with an optional k/kb/m/mb/g/gb suffix
+/// (k = 1000, kb = 1024), case-insensitive.
+pub fn parse_memory(v: &str) -> Option<u64> {
+    let lower = v.to_ascii_lowercase();
+    let (num, mul) = [
+        ("gb", 1u64 << 30),
+        ("mb", 1 << 20),
+        ("kb", 1 << 10),
+        ("g", 1_000_000_000),
+        ("m", 1_000_000),
+        ("k", 1_000),
+        ("b", 1),
+    ]
+    .iter()
+    .find_map(|(suf, mul)| lower.strip_suffix(suf).map(|n| (n.to_string(), *mul)))
+    .unwrap_or((lower.clone(), 1));
+    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    num.parse::<u64>().ok()?.checked_mul(mul)
+}
+
+const INT_MAX: i64 = i32::MAX as i64;
+
+/// The parameters that exist so far, each backed by behaviour in the engine.
+pub static PARAMS: &[Param] = &[
+    Param {
+        name: "hz",
+        mutable: true,
+        get: |c| c.hz.to_string(),
+        set: |c, v| {
+            c.hz = int_in(v, 0, INT_MAX)? as u32;
+            Ok(())
+        },
+    },
+    Param {
+        name: "maxmemory",
+        mutable: true,
+        get: |c| c.maxmemory.to_string(),
+        set: |c, v| {
+            c.maxmemory = parse_memory(v).ok_or("argument must be a memory value")?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "maxmemory-policy",
+        mutable: true,
+        get: |c| c.maxmemory_policy.name().to_string(),
+        set: |c, v| {
+            let v = v.to_ascii_lowercase();
+            c.maxmemory_policy = POLICIES
+                .iter()
+                .find(|(n, _)| *n == v)
+                .map(|(_, p)| *p)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = POLICIES.iter().map(|(n, _)| *n).collect();
+                    format!(
+                        "argument(s) must be one of the following: {}",
+                        names.join(", ")
+                    )
+                })?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "maxmemory-samples",
+        mutable: true,
+        get: |c| c.maxmemory_samples.to_string(),
+        set: |c, v| {
+            c.maxmemory_samples = int_in(v, 1, 64)? as u32;
+            Ok(())
+        },
+    },
+    Param {
+        name: "lfu-log-factor",
+        mutable: true,
+        get: |c| c.lfu_log_factor.to_string(),
+        set: |c, v| {
+            c.lfu_log_factor = int_in(v, 0, INT_MAX)? as u32;
+            Ok(())
+        },
+    },
+    Param {
+        name: "lfu-decay-time",
+        mutable: true,
+        get: |c| c.lfu_decay_time.to_string(),
+        set: |c, v| {
+            c.lfu_decay_time = int_in(v, 0, INT_MAX)? as u32;
+            Ok(())
+        },
+    },
+    Param {
+        name: "active-expire-effort",
+        mutable: true,
+        get: |c| c.active_expire_effort.to_string(),
+        set: |c, v| {
+            c.active_expire_effort = int_in(v, 1, 10)? as u32;
+            Ok(())
+        },
+    },
+    Param {
+        name: "databases",
+        mutable: false,
+        get: |c| c.databases.to_string(),
+        set: |c, v| {
+            c.databases = int_in(v, 1, INT_MAX)? as u32;
+            Ok(())
+        },
+    },
+    Param {
+        name: "proto-max-bulk-len",
+        mutable: true,
+        get: |c| c.proto_max_bulk_len.to_string(),
+        set: |c, v| {
+            let n = parse_memory(v).ok_or("argument must be a memory value")?;
+            if n < 1024 * 1024 || n > i64::MAX as u64 {
+                return Err(format!(
+                    "argument must be between {} and {} inclusive",
+                    1024 * 1024,
+                    i64::MAX
+                ));
+            }
+            c.proto_max_bulk_len = n as i64;
+            Ok(())
+        },
+    },
+    Param {
+        name: "port",
+        mutable: false,
+        get: |c| c.port.to_string(),
+        set: |c, v| {
+            c.port = int_in(v, 0, 65535)? as u16;
+            Ok(())
+        },
+    },
+    Param {
+        name: "bind",
+        mutable: false,
+        get: |c| c.bind.clone(),
+        set: |c, v| {
+            c.bind = v.to_string();
+            Ok(())
+        },
+    },
+];
+
+/// The parameter called `name` (case-insensitive).
+pub fn param(name: &str) -> Option<&'static Param> {
+    PARAMS.iter().find(|p| p.name.eq_ignore_ascii_case(name))
+}
+
+impl Config {
+    /// Sets a parameter at start-up (command line), where immutable ones are allowed.
+    pub fn set_initial(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let p = param(name)
+            .ok_or_else(|| format!("Bad directive or wrong number of arguments: '{name}'"))?;
+        (p.set)(self, value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_units() {
+        assert_eq!(parse_memory("100mb"), Some(100 << 20));
+        assert_eq!(parse_memory("1k"), Some(1000));
+        assert_eq!(parse_memory("1KB"), Some(1024));
+        assert_eq!(parse_memory("12"), Some(12));
+        assert_eq!(parse_memory("-1"), None);
+        assert_eq!(parse_memory("mb"), None);
+    }
+}

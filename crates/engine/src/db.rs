@@ -1,0 +1,121 @@
+//! One logical database: the main dictionary, the expires dictionary, and the memory they account for.
+
+use crate::dict::Dict;
+use crate::memory;
+use crate::object::Obj;
+
+/// A numbered database (`SELECT n`), as `redisDb`.
+pub struct Db {
+    /// Keys to values.
+    pub dict: Dict<Obj>,
+    /// Keys with a TTL to their absolute expiry time in Unix milliseconds.
+    pub expires: Dict<i64>,
+    /// Running average TTL of sampled keys, as INFO keyspace shows it.
+    pub avg_ttl: i64,
+    /// Where the active expire cycle's scan of `expires` resumes.
+    pub expires_cursor: u64,
+    /// Bytes this database accounts for (keys, values, expiry entries, buckets).
+    mem: usize,
+}
+
+impl Db {
+    /// An empty database whose tables are keyed by `seed`.
+    pub fn new(seed: u64) -> Db {
+        Db {
+            dict: Dict::new(seed),
+            expires: Dict::new(seed ^ 0x9e37_79b9_7f4a_7c15),
+            avg_ttl: 0,
+            expires_cursor: 0,
+            mem: 0,
+        }
+    }
+
+    /// Number of keys (expired-but-unreclaimed ones included, as DBSIZE counts them).
+    pub fn len(&self) -> usize {
+        self.dict.len()
+    }
+
+    /// True when the database holds no key.
+    pub fn is_empty(&self) -> bool {
+        self.dict.is_empty()
+    }
+
+    /// Bytes accounted to this database, bucket arrays included.
+    pub fn memory(&self) -> usize {
+        self.mem + 8 * (self.dict.buckets() + self.expires.buckets())
+    }
+
+    /// The object under `key`, without any expiry check.
+    pub fn get(&self, key: &[u8]) -> Option<&Obj> {
+        self.dict.get(key)
+    }
+
+    /// Stores `obj` under `key`, replacing any value (the TTL is left alone).
+    pub fn insert(&mut self, key: &[u8], obj: Obj) -> Option<Obj> {
+        self.mem += memory::entry_size(key, &obj);
+        let old = self.dict.insert(key, obj);
+        if let Some(o) = &old {
+            self.mem -= memory::entry_size(key, o);
+        }
+        old
+    }
+
+    /// Mutates the object under `key` in place, keeping the accounting right.
+    pub fn with_mut<R>(&mut self, key: &[u8], f: impl FnOnce(&mut Obj) -> R) -> Option<R> {
+        let obj = self.dict.get_mut(key)?;
+        let before = memory::entry_size(key, obj);
+        let r = f(obj);
+        let after = memory::entry_size(key, obj);
+        self.mem = self.mem + after - before;
+        Some(r)
+    }
+
+    /// Removes `key` and its TTL.
+    pub fn remove(&mut self, key: &[u8]) -> Option<Obj> {
+        let (k, obj) = self.dict.remove(key)?;
+        self.mem -= memory::entry_size(&k, &obj);
+        if self.expires.remove(key).is_some() {
+            self.mem -= memory::expire_entry_size();
+        }
+        Some(obj)
+    }
+
+    /// The absolute expiry (Unix ms) of `key`, if it has one.
+    pub fn expire_at(&self, key: &[u8]) -> Option<i64> {
+        self.expires.get(key).copied()
+    }
+
+    /// Sets the absolute expiry of an existing key.
+    pub fn set_expire(&mut self, key: &[u8], when_ms: i64) {
+        debug_assert!(self.dict.contains(key));
+        if self.expires.insert(key, when_ms).is_none() {
+            self.mem += memory::expire_entry_size();
+        }
+    }
+
+    /// Drops the TTL of `key`; true if it had one.
+    pub fn persist(&mut self, key: &[u8]) -> bool {
+        let had = self.expires.remove(key).is_some();
+        if had {
+            self.mem -= memory::expire_entry_size();
+        }
+        had
+    }
+
+    /// Empties the database; returns how many keys it held.
+    pub fn clear(&mut self) -> usize {
+        let n = self.dict.len();
+        self.dict.clear();
+        self.expires.clear();
+        self.mem = 0;
+        self.avg_ttl = 0;
+        self.expires_cursor = 0;
+        n
+    }
+
+    /// Shrinks sparse tables, as Redis' cron does (`tryResizeHashTables`).
+    pub fn shrink_tables(&mut self) {
+        self.dict.shrink_if_needed();
+        self.expires.shrink_if_needed();
+    }
+}

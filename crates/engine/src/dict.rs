@@ -1,0 +1,478 @@
+//! A Redis-shaped hash table: power-of-two buckets with chains, so that SCAN's reverse-binary cursor, `dictGetSomeKeys` sampling and random keys behave as in Redis.
+//!
+//! `hashbrown` would be faster for plain lookups, but Redis' observable
+//! behaviour depends on its bucket layout: SCAN's guarantee across resizes,
+//! the non-uniform sampling that approximated LRU and the active expire cycle
+//! see. Nodes live in one slab (`Vec`) and chains link them by index, which
+//! keeps memory contiguous. Resizing is done at once rather than
+//! incrementally; SCAN's cursor algorithm is the one for a single table.
+
+/// Index of "no node" in a chain.
+const NIL: u32 = u32::MAX;
+/// `DICT_HT_INITIAL_SIZE`.
+pub const INITIAL_SIZE: usize = 4;
+/// `HASHTABLE_MIN_FILL`: shrink when less than 10% of buckets are used.
+const MIN_FILL_PERCENT: usize = 10;
+
+struct Node<V> {
+    key: Box<[u8]>,
+    hash: u64,
+    next: u32,
+    val: V,
+}
+
+/// Bucket-chained hash table keyed by byte strings.
+pub struct Dict<V> {
+    buckets: Vec<u32>,
+    nodes: Vec<Node<V>>,
+    seed: u64,
+}
+
+/// A fast keyed hash, identical on every platform (wasm32 included), so that
+/// a seed gives the same bucket layout natively and in the browser.
+pub fn hash_bytes(seed: u64, bytes: &[u8]) -> u64 {
+    const K0: u64 = 0x243f_6a88_85a3_08d3;
+    const K1: u64 = 0x1319_8a2e_0370_7344;
+    let mut h = seed ^ K0 ^ (bytes.len() as u64).wrapping_mul(K1);
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().expect("chunk of 8"));
+        h = fold_mul(h ^ w, K1);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut buf = [0u8; 8];
+        buf[..rest.len()].copy_from_slice(rest);
+        h = fold_mul(h ^ u64::from_le_bytes(buf), K0);
+    }
+    fold_mul(h, K1 ^ seed.rotate_left(17))
+}
+
+fn fold_mul(a: u64, b: u64) -> u64 {
+    let full = (a as u128).wrapping_mul(b as u128);
+    (full as u64) ^ ((full >> 64) as u64)
+}
+
+impl<V> Dict<V> {
+    /// An empty table whose hash is keyed by `seed` (Redis keys siphash randomly at start).
+    pub fn new(seed: u64) -> Self {
+        Dict {
+            buckets: Vec::new(),
+            nodes: Vec::new(),
+            seed,
+        }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Number of buckets (0 before the first insert).
+    pub fn buckets(&self) -> usize {
+        self.buckets.len()
+    }
+
+    fn hash(&self, key: &[u8]) -> u64 {
+        hash_bytes(self.seed, key)
+    }
+
+    fn mask(&self) -> usize {
+        self.buckets.len().wrapping_sub(1)
+    }
+
+    fn find(&self, key: &[u8], h: u64) -> Option<u32> {
+        if self.buckets.is_empty() {
+            return None;
+        }
+        let mut i = self.buckets[h as usize & self.mask()];
+        while i != NIL {
+            let n = &self.nodes[i as usize];
+            if n.hash == h && &*n.key == key {
+                return Some(i);
+            }
+            i = n.next;
+        }
+        None
+    }
+
+    /// The value for `key`.
+    pub fn get(&self, key: &[u8]) -> Option<&V> {
+        let h = self.hash(key);
+        self.find(key, h).map(|i| &self.nodes[i as usize].val)
+    }
+
+    /// The value for `key`, mutably.
+    pub fn get_mut(&mut self, key: &[u8]) -> Option<&mut V> {
+        let h = self.hash(key);
+        self.find(key, h)
+            .map(move |i| &mut self.nodes[i as usize].val)
+    }
+
+    /// The stored key and value for `key`.
+    pub fn get_entry(&self, key: &[u8]) -> Option<(&[u8], &V)> {
+        let h = self.hash(key);
+        self.find(key, h).map(|i| {
+            let n = &self.nodes[i as usize];
+            (&*n.key, &n.val)
+        })
+    }
+
+    /// True when `key` is present.
+    pub fn contains(&self, key: &[u8]) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Inserts or replaces; returns the previous value.
+    pub fn insert(&mut self, key: &[u8], val: V) -> Option<V> {
+        let h = self.hash(key);
+        if let Some(i) = self.find(key, h) {
+            return Some(std::mem::replace(&mut self.nodes[i as usize].val, val));
+        }
+        self.expand_if_needed();
+        let b = h as usize & self.mask();
+        let idx = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            key: key.into(),
+            hash: h,
+            next: self.buckets[b],
+            val,
+        });
+        self.buckets[b] = idx;
+        None
+    }
+
+    /// `_dictExpandIfNeeded`: grow to the next power of two above `used`
+    /// once there are as many entries as buckets.
+    fn expand_if_needed(&mut self) {
+        if self.buckets.is_empty() {
+            self.rehash(INITIAL_SIZE);
+        } else if self.nodes.len() >= self.buckets.len() {
+            self.rehash((self.nodes.len() + 1).next_power_of_two());
+        }
+    }
+
+    /// `htNeedsResize` + `dictResize`, which Redis runs from its cron:
+    /// shrink to the smallest power of two holding every entry once fewer
+    /// than 10% of the buckets are used. Returns true if it shrank.
+    pub fn shrink_if_needed(&mut self) -> bool {
+        let size = self.buckets.len();
+        if size > INITIAL_SIZE && self.nodes.len() * 100 / size < MIN_FILL_PERCENT {
+            let target = self.nodes.len().max(INITIAL_SIZE).next_power_of_two();
+            if target < size {
+                self.rehash(target);
+                return true;
+            }
+        }
+        false
+    }
+
+    fn rehash(&mut self, size: usize) {
+        debug_assert!(size.is_power_of_two());
+        self.buckets = vec![NIL; size];
+        let mask = size - 1;
+        // Insert from the oldest node so that chains keep Redis' head insertion.
+        for i in 0..self.nodes.len() {
+            let b = self.nodes[i].hash as usize & mask;
+            self.nodes[i].next = self.buckets[b];
+            self.buckets[b] = i as u32;
+        }
+    }
+
+    /// Removes `key`, returning its stored key and value.
+    pub fn remove(&mut self, key: &[u8]) -> Option<(Box<[u8]>, V)> {
+        if self.buckets.is_empty() {
+            return None;
+        }
+        let h = self.hash(key);
+        let b = h as usize & self.mask();
+        let mut prev = NIL;
+        let mut i = self.buckets[b];
+        while i != NIL {
+            let n = &self.nodes[i as usize];
+            if n.hash == h && &*n.key == key {
+                break;
+            }
+            prev = i;
+            i = n.next;
+        }
+        if i == NIL {
+            return None;
+        }
+        let next = self.nodes[i as usize].next;
+        if prev == NIL {
+            self.buckets[b] = next;
+        } else {
+            self.nodes[prev as usize].next = next;
+        }
+        let last = self.nodes.len() as u32 - 1;
+        if i != last {
+            // The last node moves into slot `i`: repoint whoever linked to it.
+            let lb = self.nodes[last as usize].hash as usize & self.mask();
+            if self.buckets[lb] == last {
+                self.buckets[lb] = i;
+            } else {
+                let mut j = self.buckets[lb];
+                while self.nodes[j as usize].next != last {
+                    j = self.nodes[j as usize].next;
+                }
+                self.nodes[j as usize].next = i;
+            }
+        }
+        let node = self.nodes.swap_remove(i as usize);
+        Some((node.key, node.val))
+    }
+
+    /// Removes everything, keeping the seed.
+    pub fn clear(&mut self) {
+        self.buckets = Vec::new();
+        self.nodes = Vec::new();
+    }
+
+    /// Every entry, in storage order (not bucket order).
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], &V)> {
+        self.nodes.iter().map(|n| (&*n.key, &n.val))
+    }
+
+    /// Every entry mutably, in storage order.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&[u8], &mut V)> {
+        self.nodes.iter_mut().map(|n| (&*n.key, &mut n.val))
+    }
+
+    /// The entry stored at slab position `i` (for uniform random picks).
+    pub fn entry_at(&self, i: usize) -> Option<(&[u8], &V)> {
+        self.nodes.get(i).map(|n| (&*n.key, &n.val))
+    }
+
+    /// One SCAN step (`dictScan` on a single table): visits every entry of the
+    /// bucket at `cursor` and returns the next cursor, 0 when the scan is
+    /// over. The cursor advances by incrementing its reversed bits, so a scan
+    /// returns every entry present throughout it even if the table is resized
+    /// between calls.
+    pub fn scan(&self, cursor: u64, mut visit: impl FnMut(&[u8], &V)) -> u64 {
+        if self.buckets.is_empty() {
+            return 0;
+        }
+        let m0 = self.mask() as u64;
+        let mut i = self.buckets[(cursor & m0) as usize];
+        while i != NIL {
+            let n = &self.nodes[i as usize];
+            visit(&n.key, &n.val);
+            i = n.next;
+        }
+        let mut v = cursor | !m0;
+        v = v.reverse_bits();
+        v = v.wrapping_add(1);
+        v.reverse_bits()
+    }
+
+    /// `dictGetRandomKey`: a random non-empty bucket, then a random entry of
+    /// its chain. Entries in short chains are favoured, as in Redis.
+    pub fn random_entry(&self, rng: &mut fastrand::Rng) -> Option<(&[u8], &V)> {
+        if self.nodes.is_empty() {
+            return None;
+        }
+        let mask = self.mask() as u64;
+        let head = loop {
+            let h = self.buckets[(rng.u64(..) & mask) as usize];
+            if h != NIL {
+                break h;
+            }
+        };
+        let mut len = 0;
+        let mut i = head;
+        while i != NIL {
+            len += 1;
+            i = self.nodes[i as usize].next;
+        }
+        let mut pick = rng.usize(..len);
+        let mut i = head;
+        while pick > 0 {
+            i = self.nodes[i as usize].next;
+            pick -= 1;
+        }
+        let n = &self.nodes[i as usize];
+        Some((&n.key, &n.val))
+    }
+
+    /// `dictGetSomeKeys`: up to `count` entries from consecutive buckets
+    /// starting at a random one, jumping elsewhere after runs of empty
+    /// buckets; at most `count * 10` steps. Not uniform, by design.
+    pub fn sample(
+        &self,
+        rng: &mut fastrand::Rng,
+        count: usize,
+        mut take: impl FnMut(&[u8], &V),
+    ) -> usize {
+        self.sample_slots(rng, count, |j| {
+            let n = &self.nodes[j as usize];
+            take(&n.key, &n.val)
+        })
+    }
+
+    fn sample_slots(
+        &self,
+        rng: &mut fastrand::Rng,
+        count: usize,
+        mut take: impl FnMut(u32),
+    ) -> usize {
+        let count = count.min(self.nodes.len());
+        if count == 0 {
+            return 0;
+        }
+        let mask = self.mask() as u64;
+        let mut maxsteps = count * 10;
+        let mut stored = 0;
+        let mut i = rng.u64(..) & mask;
+        let mut emptylen = 0;
+        while stored < count && maxsteps > 0 {
+            maxsteps -= 1;
+            let mut j = self.buckets[i as usize];
+            if j == NIL {
+                emptylen += 1;
+                if emptylen >= 5 && emptylen > count {
+                    i = rng.u64(..) & mask;
+                    emptylen = 0;
+                }
+            } else {
+                emptylen = 0;
+                while j != NIL {
+                    take(j);
+                    stored += 1;
+                    if stored == count {
+                        return stored;
+                    }
+                    j = self.nodes[j as usize].next;
+                }
+            }
+            i = (i + 1) & mask;
+        }
+        stored
+    }
+
+    /// `dictGetFairRandomKey`: a random pick among a `sample` of 20, which
+    /// evens out chain-length bias; falls back to `random_entry`.
+    pub fn fair_random_entry(&self, rng: &mut fastrand::Rng) -> Option<(&[u8], &V)> {
+        let mut picked = [0u32; 20];
+        let mut got = 0;
+        // `sample_slots` stops at the count, so `got` stays below 20.
+        self.sample_slots(rng, 20, |j| {
+            picked[got] = j;
+            got += 1;
+        });
+        if got == 0 {
+            return self.random_entry(rng);
+        }
+        let n = &self.nodes[picked[rng.usize(..got)] as usize];
+        Some((&n.key, &n.val))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::{BTreeSet, HashMap};
+
+    fn key(i: u32) -> Vec<u8> {
+        format!("key:{i}").into_bytes()
+    }
+
+    #[test]
+    fn behaves_like_a_map_under_random_operations() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut d = Dict::new(1);
+        let mut model = HashMap::new();
+        for step in 0..20_000u32 {
+            let k = key(rng.u32(..500));
+            match rng.u8(..3) {
+                0 | 1 => assert_eq!(d.insert(&k, step), model.insert(k.clone(), step)),
+                _ => assert_eq!(d.remove(&k).map(|x| x.1), model.remove(&k)),
+            }
+            if step % 1000 == 0 {
+                d.shrink_if_needed();
+            }
+            assert_eq!(d.len(), model.len());
+        }
+        for (k, v) in &model {
+            assert_eq!(d.get(k), Some(v));
+        }
+    }
+
+    #[test]
+    fn grows_and_shrinks_by_powers_of_two() {
+        let mut d = Dict::new(0);
+        for i in 0..100 {
+            d.insert(&key(i), ());
+        }
+        assert_eq!(d.buckets(), 128);
+        for i in 0..95 {
+            d.remove(&key(i));
+        }
+        assert!(d.shrink_if_needed());
+        assert_eq!(d.buckets(), 8);
+    }
+
+    #[test]
+    fn scan_returns_every_stable_key_across_resizes() {
+        let mut rng = fastrand::Rng::with_seed(3);
+        for round in 0..20 {
+            let mut d = Dict::new(round);
+            let stable: BTreeSet<Vec<u8>> = (0..200).map(key).collect();
+            for k in &stable {
+                d.insert(k, ());
+            }
+            let mut seen = BTreeSet::new();
+            let mut cursor = 0;
+            let mut live: Vec<u32> = Vec::new();
+            let mut extra = 1000;
+            loop {
+                cursor = d.scan(cursor, |k, _| {
+                    seen.insert(k.to_vec());
+                });
+                // Churn other keys so the table grows and shrinks mid-scan.
+                if rng.bool() {
+                    for _ in 0..rng.u32(..300) {
+                        d.insert(&key(extra), ());
+                        live.push(extra);
+                        extra += 1;
+                    }
+                } else {
+                    for i in live.drain(..) {
+                        d.remove(&key(i));
+                    }
+                    d.shrink_if_needed();
+                }
+                if cursor == 0 {
+                    break;
+                }
+            }
+            assert!(stable.is_subset(&seen), "round {round} missed keys");
+        }
+    }
+
+    #[test]
+    fn sampling_returns_present_keys() {
+        let mut rng = fastrand::Rng::with_seed(9);
+        let mut d = Dict::new(5);
+        for i in 0..1000 {
+            d.insert(&key(i), i);
+        }
+        let mut got = Vec::new();
+        assert_eq!(d.sample(&mut rng, 16, |k, _| got.push(k.to_vec())), 16);
+        assert!(got.iter().all(|k| d.contains(k)));
+        assert!(d.fair_random_entry(&mut rng).is_some());
+    }
+
+    #[test]
+    fn hash_is_stable() {
+        // A change here reshuffles every seeded layout: keep it deliberate.
+        assert_eq!(hash_bytes(0, b""), hash_bytes(0, b""));
+        assert_ne!(hash_bytes(0, b"a"), hash_bytes(1, b"a"));
+        assert_ne!(hash_bytes(0, b"ab"), hash_bytes(0, b"ba"));
+    }
+}

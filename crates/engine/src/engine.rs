@@ -1,0 +1,269 @@
+//! The engine's public face: connect clients, execute commands, move virtual time (running Redis' cron and active expiry on the way), and read the trace and keyspace.
+
+use std::collections::BTreeMap;
+
+use crate::cmd;
+use crate::config::Config;
+use crate::expire::{active_expire_cycle, CycleKind};
+use crate::resp::Frame;
+use crate::server::{lossy, Server};
+use crate::trace::{Actor, Event, Trace};
+
+/// Identifies a connected client.
+pub type ClientId = u64;
+
+/// What Redis keeps per connection that commands can see.
+#[derive(Clone, Debug)]
+pub struct Client {
+    pub id: ClientId,
+    /// Selected database.
+    pub db: usize,
+    /// Protocol version: 2 or 3 (HELLO).
+    pub resp: u8,
+    /// CLIENT SETNAME.
+    pub name: Option<String>,
+    /// Virtual time of connection, µs.
+    pub created_us: u64,
+    /// Virtual time of the last command, µs.
+    pub last_interaction_us: u64,
+    /// Set by QUIT: the driver closes the connection after replying.
+    pub close_after_reply: bool,
+}
+
+/// How to build an engine. Only the seed is required.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub seed: u64,
+    pub config: Config,
+    /// Events the trace keeps; 0 turns tracing off (benchmarks, the native server).
+    pub trace_capacity: usize,
+}
+
+impl Options {
+    /// Defaults for `seed`: Redis' default config and a 100k-event trace.
+    pub fn new(seed: u64) -> Options {
+        Options {
+            seed,
+            config: Config::default(),
+            trace_capacity: 100_000,
+        }
+    }
+}
+
+/// One key as the keyspace panel shows it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct KeyInfo {
+    pub key: String,
+    pub kind: &'static str,
+    pub encoding: &'static str,
+    /// Milliseconds left, if the key has a TTL (≤ 0 when expired but not yet reclaimed).
+    pub ttl_ms: Option<i64>,
+    /// Logically expired, still in memory until lazy or active expiry reclaims it.
+    pub expired_pending: bool,
+}
+
+/// A deterministic Redis: same seed and inputs, same replies and trace.
+pub struct Engine {
+    srv: Server,
+    clients: BTreeMap<ClientId, Client>,
+    next_client: ClientId,
+}
+
+impl Engine {
+    /// An engine with default options for `seed`.
+    pub fn new(seed: u64) -> Engine {
+        Engine::with_options(Options::new(seed))
+    }
+
+    /// An engine built from `opts`.
+    pub fn with_options(opts: Options) -> Engine {
+        let mut srv = Server::new(opts.seed, opts.config, opts.trace_capacity);
+        srv.next_cron_us = cron_period_us(&srv);
+        Engine {
+            srv,
+            clients: BTreeMap::new(),
+            next_client: 1,
+        }
+    }
+
+    /// The server state (read-only).
+    pub fn server(&self) -> &Server {
+        &self.srv
+    }
+
+    /// The server state, for drivers that set the clock base or config.
+    pub fn server_mut(&mut self) -> &mut Server {
+        &mut self.srv
+    }
+
+    /// Connects a client; `name` labels it in the trace.
+    pub fn connect(&mut self, name: &str) -> ClientId {
+        let id = self.next_client;
+        self.next_client += 1;
+        let now = self.srv.clock.now_us();
+        self.clients.insert(
+            id,
+            Client {
+                id,
+                db: 0,
+                resp: 2,
+                name: None,
+                created_us: now,
+                last_interaction_us: now,
+                close_after_reply: false,
+            },
+        );
+        self.srv.connected_clients = self.clients.len();
+        self.srv.stats.total_connections_received += 1;
+        self.srv.actor = Actor::Client(id);
+        self.srv.emit_with(|| Event::Connected {
+            name: name.to_string(),
+        });
+        self.srv.actor = Actor::Server;
+        id
+    }
+
+    /// Disconnects a client.
+    pub fn disconnect(&mut self, id: ClientId) {
+        if self.clients.remove(&id).is_some() {
+            self.srv.connected_clients = self.clients.len();
+            self.srv.actor = Actor::Client(id);
+            self.srv.emit(Event::Disconnected);
+            self.srv.actor = Actor::Server;
+        }
+    }
+
+    /// A connected client's state.
+    pub fn client(&self, id: ClientId) -> Option<&Client> {
+        self.clients.get(&id)
+    }
+
+    /// Executes one command for `client` and returns its reply. Never panics
+    /// on bad input: every malformed command gets Redis' error reply.
+    pub fn execute(&mut self, client: ClientId, args: &[Vec<u8>]) -> Frame {
+        let Some(c) = self.clients.get_mut(&client) else {
+            return Frame::err("ERR unknown client");
+        };
+        if args.is_empty() {
+            return Frame::err("ERR empty command");
+        }
+        self.srv.actor = Actor::Client(client);
+        let srv = &mut self.srv;
+        srv.emit_with(|| Event::Command {
+            db: c.db as u32,
+            args: args.iter().map(|a| lossy(a)).collect(),
+        });
+        c.last_interaction_us = srv.clock.now_us();
+        let reply = cmd::dispatch(srv, c, args);
+        srv.emit_with(|| {
+            let mut text = crate::clifmt::format_reply(&reply);
+            if text.len() > 300 {
+                let mut cut = 300;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                text.truncate(cut);
+                text.push('…');
+            }
+            Event::Reply {
+                text,
+                error: reply.is_error(),
+            }
+        });
+        self.srv.actor = Actor::Server;
+        reply
+    }
+
+    /// Splits `line` like redis-cli, executes it, then lets the event loop
+    /// run `beforeSleep`. Unbalanced quotes give redis-cli's message.
+    pub fn execute_line(&mut self, client: ClientId, line: &str) -> Frame {
+        let Some(args) = crate::resp::split_args(line.as_bytes()) else {
+            return Frame::err("Invalid argument(s)");
+        };
+        if args.is_empty() {
+            return Frame::err("ERR empty command");
+        }
+        let reply = self.execute(client, &args);
+        self.before_sleep();
+        reply
+    }
+
+    /// What Redis does before waiting for events again: a fast active expire cycle when due.
+    pub fn before_sleep(&mut self) {
+        active_expire_cycle(&mut self.srv, CycleKind::Fast);
+    }
+
+    /// Virtual microseconds since the start.
+    pub fn now_us(&self) -> u64 {
+        self.srv.clock.now_us()
+    }
+
+    /// Moves time to `t_us`, running every cron tick due on the way (LRU
+    /// clock, slow active expire cycle, table resizing) and `beforeSleep`
+    /// after each. Earlier times are ignored: time never goes back.
+    pub fn advance_to(&mut self, t_us: u64) {
+        while self.srv.next_cron_us <= t_us {
+            let at = self.srv.next_cron_us;
+            self.srv.clock.set(at);
+            self.cron();
+            self.before_sleep();
+            self.srv.next_cron_us = at + cron_period_us(&self.srv);
+        }
+        if t_us > self.srv.clock.now_us() {
+            self.srv.clock.set(t_us);
+        }
+    }
+
+    /// Moves time forward by `d_us`, recording the jump in the trace.
+    pub fn advance_by(&mut self, d_us: u64) {
+        self.srv.emit(Event::ClockAdvanced { by_us: d_us });
+        let t = self.now_us() + d_us;
+        self.advance_to(t);
+    }
+
+    /// `serverCron`, minus what later features add.
+    fn cron(&mut self) {
+        let srv = &mut self.srv;
+        srv.lruclock = srv.lru_clock_now();
+        srv.cronloops += 1;
+        active_expire_cycle(srv, CycleKind::Slow);
+        for db in &mut srv.dbs {
+            db.shrink_tables();
+        }
+    }
+
+    /// The trace of everything that happened.
+    pub fn trace(&self) -> &Trace {
+        &self.srv.trace
+    }
+
+    /// Keys of database `db` for display, sorted by name, at most `limit`.
+    pub fn keys_snapshot(&self, db: usize, limit: usize) -> Vec<KeyInfo> {
+        let Some(d) = self.srv.dbs.get(db) else {
+            return Vec::new();
+        };
+        let now = self.srv.now_ms();
+        let mut keys: Vec<KeyInfo> = d
+            .dict
+            .iter()
+            .map(|(k, o)| {
+                let ttl_ms = d.expire_at(k).map(|w| w - now);
+                KeyInfo {
+                    key: lossy(k),
+                    kind: o.value.type_name(),
+                    encoding: o.value.encoding(),
+                    ttl_ms,
+                    expired_pending: ttl_ms.is_some_and(|t| t < 0),
+                }
+            })
+            .collect();
+        keys.sort_by(|a, b| a.key.cmp(&b.key));
+        keys.truncate(limit);
+        keys
+    }
+}
+
+/// Microseconds between cron ticks at the configured `hz` (clamped to 1..=500 as Redis does).
+fn cron_period_us(srv: &Server) -> u64 {
+    1_000_000 / srv.config.hz.clamp(1, 500) as u64
+}

@@ -1,0 +1,1 @@
+//! Redis glob-style pattern matching (`stringmatchlen`), for KEYS, SCAN MATCH and CONFIG GET.

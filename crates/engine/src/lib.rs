@@ -1,0 +1,26 @@
+//! Redsim's engine: a deterministic reimplementation of Redis on a virtual clock with a seeded RNG, with no I/O, no wall clock and no OS entropy.
+//!
+//! Drive it with [`Engine`]: connect clients, [`Engine::execute`] commands,
+//! move time with [`Engine::advance_to`], and read the [`trace`]. The same
+//! code runs natively and in the browser (`wasm32-unknown-unknown`).
+
+pub mod clifmt;
+pub mod clock;
+pub mod cmd;
+pub mod config;
+pub mod db;
+pub mod dict;
+pub mod engine;
+pub mod expire;
+pub mod glob;
+pub mod memory;
+pub mod object;
+pub mod resp;
+pub mod server;
+pub mod trace;
+
+pub use engine::{ClientId, Engine, KeyInfo, Options};
+pub use resp::Frame;
+
+/// The Redis version whose behaviour Redsim follows, as INFO and HELLO report it.
+pub const REDIS_VERSION: &str = "7.2.4";

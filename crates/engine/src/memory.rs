@@ -1,0 +1,83 @@
+//! Memory accounting in Redis' terms: jemalloc size classes and the allocations Redis makes per key, value and expiry entry.
+
+use crate::object::{Obj, RString, Value};
+
+/// What an empty Redis 7.2 reports as `used_memory` at start (about 0.85 MB);
+/// our figures are this baseline plus the per-key costs below.
+pub const BASELINE_USED_MEMORY: u64 = 865_000;
+/// `sizeof(dictEntry)`: key, value and next pointers.
+pub const DICT_ENTRY: usize = 24;
+/// `sizeof(robj)`.
+pub const ROBJ: usize = 16;
+
+/// The jemalloc size class an allocation of `n` bytes lands in: multiples of
+/// 8 then 16 up to 128, then four classes per doubling.
+pub fn alloc_size(n: usize) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    if n <= 8 {
+        return 8;
+    }
+    if n <= 128 {
+        return n.div_ceil(16) * 16;
+    }
+    let group = 1usize << (usize::BITS - 1 - (n - 1).leading_zeros());
+    let spacing = group / 4;
+    n.div_ceil(spacing) * spacing
+}
+
+/// Bytes of an sds string of `len` bytes: header (by length class), body and NUL.
+pub fn sds_size(len: usize) -> usize {
+    let header = match len {
+        0..=31 => 1,
+        32..=255 => 3,
+        256..=65_535 => 5,
+        _ => 9,
+    };
+    alloc_size(header + len + 1)
+}
+
+/// A key's sds in the main dictionary (keys always get an sdshdr8 or wider).
+pub fn key_size(key: &[u8]) -> usize {
+    let header = match key.len() {
+        0..=255 => 3,
+        256..=65_535 => 5,
+        _ => 9,
+    };
+    alloc_size(header + key.len() + 1)
+}
+
+/// Bytes of a value object, header included.
+pub fn value_size(obj: &Obj) -> usize {
+    match &obj.value {
+        Value::String(RString::Int(_)) => alloc_size(ROBJ),
+        // robj and sdshdr8 in one allocation.
+        Value::String(RString::Emb(b)) => alloc_size(ROBJ + 3 + b.len() + 1),
+        Value::String(RString::Raw(b)) => alloc_size(ROBJ) + sds_size(b.len()),
+    }
+}
+
+/// Everything one key costs in the keyspace, without its expiry entry.
+pub fn entry_size(key: &[u8], obj: &Obj) -> usize {
+    alloc_size(DICT_ENTRY) + key_size(key) + value_size(obj)
+}
+
+/// One entry in the expires dictionary (the key sds is shared).
+pub fn expire_entry_size() -> usize {
+    alloc_size(DICT_ENTRY)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jemalloc_classes() {
+        let classes: Vec<usize> = [1, 8, 9, 17, 33, 100, 129, 161, 1025, 5000]
+            .iter()
+            .map(|&n| alloc_size(n))
+            .collect();
+        assert_eq!(classes, [8, 8, 16, 32, 48, 112, 160, 192, 1280, 5120]);
+    }
+}

@@ -1,0 +1,116 @@
+//! Values stored under keys: the Redis object with its type, encoding and the 24-bit LRU/LFU field.
+
+/// `LRU_BITS`-wide clock maximum (`2^24 - 1`).
+pub const LRU_CLOCK_MAX: u32 = (1 << 24) - 1;
+/// Milliseconds per LRU clock tick (`LRU_CLOCK_RESOLUTION`).
+pub const LRU_CLOCK_RESOLUTION_MS: u64 = 1000;
+/// Counter a new key starts with under LFU (`LFU_INIT_VAL`).
+pub const LFU_INIT_VAL: u8 = 5;
+/// Longest string stored as `embstr` (`OBJ_ENCODING_EMBSTR_SIZE_LIMIT`).
+pub const EMBSTR_SIZE_LIMIT: usize = 44;
+
+/// A string value in one of Redis' three encodings. The encoding is part of
+/// the value's history (APPEND makes even a short string `raw`), so it is
+/// stored, not derived.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RString {
+    /// `int`: a 64-bit integer whose decimal form is the value.
+    Int(i64),
+    /// `embstr`: a short string allocated with its header.
+    Emb(Vec<u8>),
+    /// `raw`: a separately allocated string.
+    Raw(Vec<u8>),
+}
+
+impl RString {
+    /// `createStringObject` + `tryObjectEncoding`, as SET and friends store a
+    /// value: `int` when it reads back as a canonical integer of at most 20
+    /// chars, else `embstr` up to 44 bytes, else `raw`.
+    pub fn from_bytes(b: &[u8]) -> RString {
+        if b.len() <= 20 {
+            if let Some(n) = crate::resp::parse_i64(b) {
+                return RString::Int(n);
+            }
+        }
+        RString::plain(b.to_vec())
+    }
+
+    /// `createStringObject` without the integer attempt: `embstr` or `raw` by length.
+    pub fn plain(b: Vec<u8>) -> RString {
+        if b.len() <= EMBSTR_SIZE_LIMIT {
+            RString::Emb(b)
+        } else {
+            RString::Raw(b)
+        }
+    }
+
+    /// The value's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        match self {
+            RString::Int(n) => n.to_string().into_bytes(),
+            RString::Emb(b) | RString::Raw(b) => b.clone(),
+        }
+    }
+
+    /// Length of the value in bytes (STRLEN).
+    pub fn len(&self) -> usize {
+        match self {
+            RString::Int(n) => n.to_string().len(),
+            RString::Emb(b) | RString::Raw(b) => b.len(),
+        }
+    }
+
+    /// True for the empty string.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// OBJECT ENCODING's name.
+    pub fn encoding(&self) -> &'static str {
+        match self {
+            RString::Int(_) => "int",
+            RString::Emb(_) => "embstr",
+            RString::Raw(_) => "raw",
+        }
+    }
+}
+
+/// A value of one of Redis' types.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    String(RString),
+}
+
+impl Value {
+    /// TYPE's name.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::String(_) => "string",
+        }
+    }
+
+    /// OBJECT ENCODING's name.
+    pub fn encoding(&self) -> &'static str {
+        match self {
+            Value::String(s) => s.encoding(),
+        }
+    }
+}
+
+/// What a key maps to: the value plus Redis' 24-bit `lru` field, which holds
+/// the LRU clock or, under an LFU policy, 16 bits of minutes and an 8-bit counter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Obj {
+    pub value: Value,
+    pub lru: u32,
+}
+
+impl Obj {
+    /// A string object.
+    pub fn string(s: RString, lru: u32) -> Obj {
+        Obj {
+            value: Value::String(s),
+            lru,
+        }
+    }
+}

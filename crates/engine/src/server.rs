@@ -1,0 +1,329 @@
+//! The server state every command sees: databases, clock, RNG, config, stats and trace, with Redis' key lookup rules (lazy expiry, LRU/LFU touch, hit/miss stats).
+
+use crate::clock::Clock;
+use crate::config::Config;
+use crate::db::Db;
+use crate::object::{Obj, Value, LFU_INIT_VAL, LRU_CLOCK_MAX, LRU_CLOCK_RESOLUTION_MS};
+use crate::trace::{Actor, DeleteCause, Event, ExpireHow, Trace};
+
+/// Counters INFO stats reports.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub keyspace_hits: u64,
+    pub keyspace_misses: u64,
+    pub expired_keys: u64,
+    pub evicted_keys: u64,
+    pub total_commands_processed: u64,
+    pub total_connections_received: u64,
+    pub rejected_calls: u64,
+    pub expired_stale_perc: f64,
+    pub expired_time_cap_reached_count: u64,
+    /// Modelled CPU time of the active expire cycle, in nanoseconds.
+    pub expire_cycle_time_used_ns: u64,
+}
+
+/// How a command looks a key up (`LOOKUP_*` flags).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Lookup {
+    /// Do not update the LRU/LFU field (`LOOKUP_NOTOUCH`).
+    pub notouch: bool,
+    /// Do not count a hit or miss (`LOOKUP_NOSTATS`); write lookups never count.
+    pub nostats: bool,
+    /// A write lookup: no hit/miss stats.
+    pub write: bool,
+}
+
+impl Lookup {
+    /// `lookupKeyRead`.
+    pub const READ: Lookup = Lookup {
+        notouch: false,
+        nostats: false,
+        write: false,
+    };
+    /// `lookupKeyWrite`.
+    pub const WRITE: Lookup = Lookup {
+        notouch: false,
+        nostats: true,
+        write: true,
+    };
+    /// `lookupKeyReadWithFlags(LOOKUP_NOTOUCH)`: TYPE, TTL, EXISTS.
+    pub const READ_NOTOUCH: Lookup = Lookup {
+        notouch: true,
+        nostats: false,
+        write: false,
+    };
+    /// No touch, no stats (OBJECT, internal reads).
+    pub const PEEK: Lookup = Lookup {
+        notouch: true,
+        nostats: true,
+        write: false,
+    };
+}
+
+/// The whole server behind every client: what `struct redisServer` is to Redis.
+pub struct Server {
+    pub clock: Clock,
+    pub rng: fastrand::Rng,
+    pub dbs: Vec<Db>,
+    pub config: Config,
+    pub stats: Stats,
+    pub trace: Trace,
+    /// Who is running the current command, for trace stamps.
+    pub actor: Actor,
+    /// The LRU clock, refreshed by the cron as Redis caches it.
+    pub lruclock: u32,
+    /// When the next cron tick is due, in virtual microseconds.
+    pub next_cron_us: u64,
+    /// Cron ticks run so far (`cronloops`).
+    pub cronloops: u64,
+    /// State the active expire cycle keeps between calls (its C statics).
+    pub expire_state: crate::expire::CycleState,
+    /// Clients currently connected.
+    pub connected_clients: usize,
+    /// Fixed at start: the seed the run was created with.
+    pub seed: u64,
+}
+
+impl Server {
+    /// A server with `config`, everything derived from `seed`.
+    pub fn new(seed: u64, config: Config, trace_capacity: usize) -> Server {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let dbs = (0..config.databases)
+            .map(|_| Db::new(rng.u64(..)))
+            .collect();
+        let clock = Clock::default();
+        let mut s = Server {
+            clock,
+            rng,
+            dbs,
+            config,
+            stats: Stats::default(),
+            trace: Trace::new(trace_capacity),
+            actor: Actor::Server,
+            lruclock: 0,
+            next_cron_us: 0,
+            cronloops: 0,
+            expire_state: Default::default(),
+            connected_clients: 0,
+            seed,
+        };
+        s.lruclock = s.lru_clock_now();
+        s
+    }
+
+    /// Virtual Unix time in milliseconds: what `mstime()` is to Redis.
+    pub fn now_ms(&self) -> i64 {
+        self.clock.unix_ms()
+    }
+
+    /// Records an event if tracing is on.
+    pub fn emit(&mut self, event: Event) {
+        if self.trace.enabled() {
+            self.trace
+                .push(self.clock.now_us(), self.actor.clone(), event);
+        }
+    }
+
+    /// Records an event built lazily, for events costly to build.
+    pub fn emit_with(&mut self, f: impl FnOnce() -> Event) {
+        if self.trace.enabled() {
+            let ev = f();
+            self.trace.push(self.clock.now_us(), self.actor.clone(), ev);
+        }
+    }
+
+    /// `getLRUClock()`: seconds on a 24-bit wrapping clock.
+    pub fn lru_clock_now(&self) -> u32 {
+        ((self.now_ms() as u64 / LRU_CLOCK_RESOLUTION_MS) & LRU_CLOCK_MAX as u64) as u32
+    }
+
+    /// Minutes on a 16-bit clock (`LFUGetTimeInMinutes`).
+    pub fn lfu_minutes(&self) -> u32 {
+        ((self.now_ms() as u64 / 1000 / 60) & 0xffff) as u32
+    }
+
+    /// The `lru` field a new object gets (`createObject`).
+    pub fn new_lru(&self) -> u32 {
+        if self.config.maxmemory_policy.is_lfu() {
+            (self.lfu_minutes() << 8) | LFU_INIT_VAL as u32
+        } else {
+            self.lruclock
+        }
+    }
+
+    /// `LFUDecrAndReturn`: the counter after subtracting one per
+    /// `lfu-decay-time` minutes elapsed since the last access.
+    pub fn lfu_decayed(&self, lru: u32) -> u8 {
+        let ldt = lru >> 8;
+        let counter = (lru & 0xff) as u8;
+        let now = self.lfu_minutes();
+        let elapsed = if now >= ldt {
+            now - ldt
+        } else {
+            65535 - ldt + now
+        };
+        let periods = match self.config.lfu_decay_time {
+            0 => 0,
+            d => elapsed / d,
+        };
+        if periods > counter as u32 {
+            0
+        } else {
+            counter - periods as u8
+        }
+    }
+
+    /// `LFULogIncr`: grows the counter with probability `1/((c-5)*factor+1)`.
+    fn lfu_log_incr(&mut self, counter: u8) -> u8 {
+        if counter == 255 {
+            return 255;
+        }
+        let r = self.rng.f64();
+        let base = (counter as f64 - LFU_INIT_VAL as f64).max(0.0);
+        let p = 1.0 / (base * self.config.lfu_log_factor as f64 + 1.0);
+        if r < p {
+            counter + 1
+        } else {
+            counter
+        }
+    }
+
+    /// The `lru` field after an access (`updateLFU` or the LRU clock).
+    fn touched_lru(&mut self, lru: u32) -> u32 {
+        if self.config.maxmemory_policy.is_lfu() {
+            let c = self.lfu_decayed(lru);
+            let c = self.lfu_log_incr(c);
+            (self.lfu_minutes() << 8) | c as u32
+        } else {
+            self.lruclock
+        }
+    }
+
+    /// `keyIsExpired`: true once the clock is strictly past the key's expiry.
+    pub fn key_is_expired(&self, db: usize, key: &[u8]) -> bool {
+        match self.dbs[db].expire_at(key) {
+            Some(when) => self.now_ms() > when,
+            None => false,
+        }
+    }
+
+    /// `expireIfNeeded`: deletes `key` if it is logically expired (lazy expiry).
+    pub fn expire_if_needed(&mut self, db: usize, key: &[u8]) -> bool {
+        if !self.key_is_expired(db, key) {
+            return false;
+        }
+        self.delete_expired(db, key, ExpireHow::Lazy);
+        true
+    }
+
+    /// Reclaims an expired key and records how.
+    pub fn delete_expired(&mut self, db: usize, key: &[u8], how: ExpireHow) {
+        self.dbs[db].remove(key);
+        self.stats.expired_keys += 1;
+        self.emit_with(|| Event::Expired {
+            db: db as u32,
+            key: lossy(key),
+            how,
+        });
+    }
+
+    /// `lookupKey`: the live object under `key`, after lazy expiry, with the
+    /// access recorded as `flags` says.
+    pub fn lookup(&mut self, db: usize, key: &[u8], flags: Lookup) -> Option<&mut Obj> {
+        self.expire_if_needed(db, key);
+        let found = self.dbs[db].dict.get(key).map(|o| o.lru);
+        match found {
+            Some(lru) => {
+                if !flags.notouch {
+                    let new = self.touched_lru(lru);
+                    if let Some(o) = self.dbs[db].dict.get_mut(key) {
+                        o.lru = new;
+                    }
+                }
+                if !flags.write && !flags.nostats {
+                    self.stats.keyspace_hits += 1;
+                }
+                self.dbs[db].dict.get_mut(key)
+            }
+            None => {
+                if !flags.write && !flags.nostats {
+                    self.stats.keyspace_misses += 1;
+                }
+                None
+            }
+        }
+    }
+
+    /// `lookupKeyRead`.
+    pub fn lookup_read(&mut self, db: usize, key: &[u8]) -> Option<&mut Obj> {
+        self.lookup(db, key, Lookup::READ)
+    }
+
+    /// `lookupKeyWrite`.
+    pub fn lookup_write(&mut self, db: usize, key: &[u8]) -> Option<&mut Obj> {
+        self.lookup(db, key, Lookup::WRITE)
+    }
+
+    /// True if a live key exists (no touch, no stats).
+    pub fn exists(&mut self, db: usize, key: &[u8]) -> bool {
+        self.lookup(db, key, Lookup::PEEK).is_some()
+    }
+
+    /// `setKey`: stores a value, keeping the old `lru` field on overwrite (as
+    /// Redis' `dbOverwrite` does) and dropping the TTL unless `keep_ttl`.
+    pub fn set_key(&mut self, db: usize, key: &[u8], value: Value, keep_ttl: bool) {
+        let lru = match self.dbs[db].get(key) {
+            Some(o) => o.lru,
+            None => self.new_lru(),
+        };
+        self.dbs[db].insert(key, Obj { value, lru });
+        if !keep_ttl {
+            self.dbs[db].persist(key);
+        }
+        self.emit_with(|| Event::Written {
+            db: db as u32,
+            key: lossy(key),
+        });
+    }
+
+    /// Mutates a live key's object in place, accounting memory and recording the write.
+    pub fn modify<R>(&mut self, db: usize, key: &[u8], f: impl FnOnce(&mut Obj) -> R) -> Option<R> {
+        let r = self.dbs[db].with_mut(key, f)?;
+        self.emit_with(|| Event::Written {
+            db: db as u32,
+            key: lossy(key),
+        });
+        Some(r)
+    }
+
+    /// Deletes `key` (after lazy expiry); true if a live key was removed.
+    pub fn delete(&mut self, db: usize, key: &[u8], cause: DeleteCause) -> bool {
+        self.expire_if_needed(db, key);
+        if self.dbs[db].remove(key).is_none() {
+            return false;
+        }
+        self.emit_with(|| Event::Deleted {
+            db: db as u32,
+            key: lossy(key),
+            cause,
+        });
+        true
+    }
+
+    /// Sets a key's absolute expiry in Unix ms. A time already past deletes
+    /// the key, as EXPIRE does on a master (`checkAlreadyExpired`).
+    pub fn set_expire(&mut self, db: usize, key: &[u8], when_ms: i64) {
+        self.dbs[db].set_expire(key, when_ms);
+    }
+
+    /// Total bytes the keyspace accounts for, plus the server's baseline.
+    pub fn used_memory(&self) -> u64 {
+        crate::memory::BASELINE_USED_MEMORY
+            + self.dbs.iter().map(|d| d.memory() as u64).sum::<u64>()
+    }
+}
+
+/// Bytes as text for display (invalid UTF-8 replaced).
+pub fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}

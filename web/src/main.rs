@@ -1,0 +1,2 @@
+//! The playground app.
+fn main() {}
