@@ -1,0 +1,1 @@
+//! clients: integration tests (being written).

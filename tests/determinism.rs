@@ -1,0 +1,1 @@
+//! determinism: integration tests (being written).

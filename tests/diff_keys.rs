@@ -1,0 +1,1 @@
+//! diff_keys: integration tests (being written).

@@ -1,0 +1,1 @@
+//! diff_strings: integration tests (being written).

@@ -1,0 +1,1 @@
+//! diff_ttl_server: integration tests (being written).

@@ -1,0 +1,1 @@
+//! expire_cycle: integration tests (being written).

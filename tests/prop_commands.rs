@@ -1,0 +1,1 @@
+//! prop_commands: integration tests (being written).

@@ -1,0 +1,1 @@
+//! prop_resp: integration tests (being written).

@@ -1,0 +1,1 @@
+//! server_protocol: integration tests (being written).
