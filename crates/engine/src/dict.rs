@@ -86,10 +86,8 @@ impl<V> Dict<V> {
         self.buckets.len().wrapping_sub(1)
     }
 
+    /// Only called on a non-empty table (callers check `nodes` first).
     fn find(&self, key: &[u8], h: u64) -> Option<u32> {
-        if self.buckets.is_empty() {
-            return None;
-        }
         let mut i = self.buckets[h as usize & self.mask()];
         while i != NIL {
             let n = &self.nodes[i as usize];
@@ -103,12 +101,18 @@ impl<V> Dict<V> {
 
     /// The value for `key`.
     pub fn get(&self, key: &[u8]) -> Option<&V> {
+        if self.nodes.is_empty() {
+            return None;
+        }
         let h = self.hash(key);
         self.find(key, h).map(|i| &self.nodes[i as usize].val)
     }
 
     /// The value for `key`, mutably.
     pub fn get_mut(&mut self, key: &[u8]) -> Option<&mut V> {
+        if self.nodes.is_empty() {
+            return None;
+        }
         let h = self.hash(key);
         self.find(key, h)
             .map(move |i| &mut self.nodes[i as usize].val)
@@ -116,6 +120,9 @@ impl<V> Dict<V> {
 
     /// The stored key and value for `key`.
     pub fn get_entry(&self, key: &[u8]) -> Option<(&[u8], &V)> {
+        if self.nodes.is_empty() {
+            return None;
+        }
         let h = self.hash(key);
         self.find(key, h).map(|i| {
             let n = &self.nodes[i as usize];
@@ -131,7 +138,12 @@ impl<V> Dict<V> {
     /// Inserts or replaces; returns the previous value.
     pub fn insert(&mut self, key: &[u8], val: V) -> Option<V> {
         let h = self.hash(key);
-        if let Some(i) = self.find(key, h) {
+        let found = if self.nodes.is_empty() {
+            None
+        } else {
+            self.find(key, h)
+        };
+        if let Some(i) = found {
             return Some(std::mem::replace(&mut self.nodes[i as usize].val, val));
         }
         self.expand_if_needed();

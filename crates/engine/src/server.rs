@@ -139,7 +139,7 @@ impl Server {
 
     /// Minutes on a 16-bit clock (`LFUGetTimeInMinutes`).
     pub fn lfu_minutes(&self) -> u32 {
-        ((self.now_ms() as u64 / 1000 / 60) & 0xffff) as u32
+        lfu_minutes(&self.clock)
     }
 
     /// The `lru` field a new object gets (`createObject`).
@@ -154,49 +154,7 @@ impl Server {
     /// `LFUDecrAndReturn`: the counter after subtracting one per
     /// `lfu-decay-time` minutes elapsed since the last access.
     pub fn lfu_decayed(&self, lru: u32) -> u8 {
-        let ldt = lru >> 8;
-        let counter = (lru & 0xff) as u8;
-        let now = self.lfu_minutes();
-        let elapsed = if now >= ldt {
-            now - ldt
-        } else {
-            65535 - ldt + now
-        };
-        let periods = match self.config.lfu_decay_time {
-            0 => 0,
-            d => elapsed / d,
-        };
-        if periods > counter as u32 {
-            0
-        } else {
-            counter - periods as u8
-        }
-    }
-
-    /// `LFULogIncr`: grows the counter with probability `1/((c-5)*factor+1)`.
-    fn lfu_log_incr(&mut self, counter: u8) -> u8 {
-        if counter == 255 {
-            return 255;
-        }
-        let r = self.rng.f64();
-        let base = (counter as f64 - LFU_INIT_VAL as f64).max(0.0);
-        let p = 1.0 / (base * self.config.lfu_log_factor as f64 + 1.0);
-        if r < p {
-            counter + 1
-        } else {
-            counter
-        }
-    }
-
-    /// The `lru` field after an access (`updateLFU` or the LRU clock).
-    fn touched_lru(&mut self, lru: u32) -> u32 {
-        if self.config.maxmemory_policy.is_lfu() {
-            let c = self.lfu_decayed(lru);
-            let c = self.lfu_log_incr(c);
-            (self.lfu_minutes() << 8) | c as u32
-        } else {
-            self.lruclock
-        }
+        lfu_decayed(&self.config, &self.clock, lru)
     }
 
     /// `keyIsExpired`: true once the clock is strictly past the key's expiry.
@@ -231,23 +189,31 @@ impl Server {
     /// access recorded as `flags` says.
     pub fn lookup(&mut self, db: usize, key: &[u8], flags: Lookup) -> Option<&mut Obj> {
         self.expire_if_needed(db, key);
-        let found = self.dbs[db].dict.get(key).map(|o| o.lru);
-        match found {
-            Some(lru) => {
+        let count = !flags.write && !flags.nostats;
+        // Split the borrows so the object is found once (one hash) and the
+        // LFU counter can still draw from the RNG.
+        let Server {
+            dbs,
+            rng,
+            config,
+            stats,
+            lruclock,
+            clock,
+            ..
+        } = self;
+        match dbs[db].dict.get_mut(key) {
+            Some(obj) => {
                 if !flags.notouch {
-                    let new = self.touched_lru(lru);
-                    if let Some(o) = self.dbs[db].dict.get_mut(key) {
-                        o.lru = new;
-                    }
+                    obj.lru = touched_lru(config, clock, rng, *lruclock, obj.lru);
                 }
-                if !flags.write && !flags.nostats {
-                    self.stats.keyspace_hits += 1;
+                if count {
+                    stats.keyspace_hits += 1;
                 }
-                self.dbs[db].dict.get_mut(key)
+                Some(obj)
             }
             None => {
-                if !flags.write && !flags.nostats {
-                    self.stats.keyspace_misses += 1;
+                if count {
+                    stats.keyspace_misses += 1;
                 }
                 None
             }
@@ -326,4 +292,62 @@ impl Server {
 /// Bytes as text for display (invalid UTF-8 replaced).
 pub fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
+}
+
+/// Minutes on a 16-bit clock (`LFUGetTimeInMinutes`).
+fn lfu_minutes(clock: &Clock) -> u32 {
+    ((clock.unix_ms() as u64 / 1000 / 60) & 0xffff) as u32
+}
+
+/// `LFUDecrAndReturn`.
+fn lfu_decayed(config: &Config, clock: &Clock, lru: u32) -> u8 {
+    let ldt = lru >> 8;
+    let counter = (lru & 0xff) as u8;
+    let now = lfu_minutes(clock);
+    let elapsed = if now >= ldt {
+        now - ldt
+    } else {
+        65535 - ldt + now
+    };
+    let periods = match config.lfu_decay_time {
+        0 => 0,
+        d => elapsed / d,
+    };
+    if periods > counter as u32 {
+        0
+    } else {
+        counter - periods as u8
+    }
+}
+
+/// `LFULogIncr`: grows the counter with probability `1/((c-5)*factor+1)`.
+fn lfu_log_incr(config: &Config, rng: &mut fastrand::Rng, counter: u8) -> u8 {
+    if counter == 255 {
+        return 255;
+    }
+    let r = rng.f64();
+    let base = (counter as f64 - LFU_INIT_VAL as f64).max(0.0);
+    let p = 1.0 / (base * config.lfu_log_factor as f64 + 1.0);
+    if r < p {
+        counter + 1
+    } else {
+        counter
+    }
+}
+
+/// The `lru` field after an access: `updateLFU` under LFU, else the cached LRU clock.
+fn touched_lru(
+    config: &Config,
+    clock: &Clock,
+    rng: &mut fastrand::Rng,
+    lruclock: u32,
+    lru: u32,
+) -> u32 {
+    if config.maxmemory_policy.is_lfu() {
+        let c = lfu_decayed(config, clock, lru);
+        let c = lfu_log_incr(config, rng, c);
+        (lfu_minutes(clock) << 8) | c as u32
+    } else {
+        lruclock
+    }
 }

@@ -98,8 +98,12 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
 pub fn lookup(name: &[u8]) -> Option<&'static Command> {
     static TABLE: OnceLock<HashMap<&'static str, &'static Command>> = OnceLock::new();
     let table = TABLE.get_or_init(|| all().map(|c| (c.name, c)).collect());
-    let lower = std::str::from_utf8(name).ok()?.to_ascii_lowercase();
-    table.get(lower.as_str()).copied()
+    // Lower-case into a stack buffer: this runs for every command.
+    let mut buf = [0u8; 32];
+    let lower = buf.get_mut(..name.len())?;
+    lower.copy_from_slice(name);
+    lower.make_ascii_lowercase();
+    table.get(std::str::from_utf8(lower).ok()?).copied()
 }
 
 /// Checks arity and resolves containers, then runs the handler: the parts
@@ -109,13 +113,10 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
         srv.stats.rejected_calls += 1;
         return unknown_command(args);
     };
-    let mut fullname = cmd.name.to_string();
+    let parent = cmd;
     if !cmd.subcommands.is_empty() && args.len() >= 2 {
         match cmd.subcommand(&args[1]) {
-            Some(sub) => {
-                fullname = format!("{}|{}", cmd.name, sub.name);
-                cmd = sub;
-            }
+            Some(sub) => cmd = sub,
             None => {
                 srv.stats.rejected_calls += 1;
                 return Frame::err(format!(
@@ -129,6 +130,11 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
     let argc = args.len() as i32;
     if (cmd.arity > 0 && argc != cmd.arity) || argc < -cmd.arity {
         srv.stats.rejected_calls += 1;
+        let fullname = if std::ptr::eq(parent, cmd) {
+            cmd.name.to_string()
+        } else {
+            format!("{}|{}", parent.name, cmd.name)
+        };
         return Frame::err(format!(
             "ERR wrong number of arguments for '{fullname}' command"
         ));
