@@ -1,23 +1,14 @@
 //! The native `redsim` server: RESP over TCP for real Redis clients, with the engine's clock following the wall clock.
+//!
+//! [`ServerOptions::from_args`] reads a redis-server style command line,
+//! [`run`] serves in the foreground (the binary) and [`spawn`] on a
+//! background thread (tests). The engine itself does no I/O and reads no
+//! clock: this crate is where wall time enters, once per request and on
+//! every cron tick.
 
-/// Options parsed from `redsim server` arguments.
-#[derive(Clone, Debug)]
-pub struct ServerOptions {
-    pub config: redsim_engine::config::Config,
-    pub seed: u64,
-}
+pub mod framing;
+mod net;
+pub mod options;
 
-impl ServerOptions {
-    /// Parses `--port N --bind ADDR --<config-name> <value> ...`.
-    pub fn from_args(_args: &[String]) -> Result<ServerOptions, String> {
-        Err("not yet".into())
-    }
-}
-
-/// A server running on a background thread; stops when dropped.
-pub struct RunningServer;
-
-/// Starts the server on a background thread.
-pub fn spawn(_opts: ServerOptions) -> std::io::Result<RunningServer> {
-    Err(std::io::Error::other("not yet"))
-}
+pub use net::{guarded, run, spawn, RunningServer};
+pub use options::{server_usage, usage, ServerOptions};

@@ -1,0 +1,435 @@
+//! The TCP side: listeners, one task per connection, the cron ticker, and the background-thread handle tests use.
+//!
+//! Like Redis, everything runs on one thread: a tokio current-thread runtime
+//! with a `LocalSet`, the engine in one `Rc<RefCell<Engine>>`. A task never
+//! holds the engine across an `.await`, so each batch of requests runs to
+//! completion without interleaving, which is what makes INCR from many
+//! clients exact without any locking.
+
+use std::cell::RefCell;
+use std::io;
+use std::net::{SocketAddr, TcpListener as StdListener, ToSocketAddrs};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use redsim_engine::resp::{parse_request, Frame};
+use redsim_engine::{ClientId, Engine, Options};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::OwnedWriteHalf;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::LocalSet;
+
+use crate::framing::{RequestScan, Scan};
+use crate::options::ServerOptions;
+
+/// Bytes asked of the socket per read (Redis reads 16 KiB; more costs nothing here).
+const READ_CHUNK: usize = 64 * 1024;
+/// A read buffer grown past this by one huge request is given back once idle.
+const KEEP_BUFFER: usize = 4 * 1024 * 1024;
+
+/// What every task shares: the engine and the instant its clock started.
+struct Shared {
+    engine: RefCell<Engine>,
+    /// Wall-clock instant of virtual time 0.
+    start: Instant,
+}
+
+impl Shared {
+    /// Microseconds of wall time since start: the engine's clock follows it.
+    fn now_us(&self) -> u64 {
+        self.start.elapsed().as_micros() as u64
+    }
+}
+
+/// Runs `f`, turning a panic into its message so one bad command cannot take
+/// the server (and every other client) down with it.
+pub fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        eprintln!("redsim: internal error in {what}: {msg}");
+        msg
+    })
+}
+
+/// Builds the engine for `opts`, its Unix epoch set from the wall clock.
+fn new_shared(opts: &ServerOptions) -> Rc<Shared> {
+    let mut engine = Engine::with_options(Options {
+        seed: opts.seed,
+        config: opts.config.clone(),
+        trace_capacity: opts.trace_capacity,
+    });
+    let unix_us = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_micros() as u64)
+        .unwrap_or(0);
+    engine.server_mut().clock.set_unix_base_us(unix_us);
+    Rc::new(Shared {
+        engine: RefCell::new(engine),
+        start: Instant::now(),
+    })
+}
+
+/// Binds every address of `--bind` on `--port` (0: a free port, the same
+/// for every address). `*` means all IPv4 interfaces, `::*` all IPv6 ones,
+/// and a leading `-` makes an address optional, as in redis-server.
+fn bind_all(opts: &ServerOptions) -> io::Result<Vec<StdListener>> {
+    let mut port = opts.config.port;
+    let mut listeners = Vec::new();
+    for spec in opts.config.bind.split_whitespace() {
+        let (optional, host) = match spec.strip_prefix('-') {
+            Some(h) => (true, h),
+            None => (false, spec),
+        };
+        let host = match host {
+            "*" => "0.0.0.0",
+            "::*" => "::",
+            h => h,
+        };
+        let bound = (host, port)
+            .to_socket_addrs()
+            .and_then(|mut addrs| {
+                addrs
+                    .next()
+                    .ok_or_else(|| io::Error::new(io::ErrorKind::AddrNotAvailable, "no address"))
+            })
+            .and_then(StdListener::bind);
+        match bound {
+            Ok(l) => {
+                l.set_nonblocking(true)?;
+                port = l.local_addr()?.port();
+                listeners.push(l);
+            }
+            Err(_) if optional => {}
+            Err(e) => {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("Could not create server TCP listening socket {host}:{port}: {e}"),
+                ))
+            }
+        }
+    }
+    if listeners.is_empty() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "Configured to not listen anywhere",
+        ));
+    }
+    Ok(listeners)
+}
+
+/// Serves on bound listeners until `stop` resolves (or forever).
+async fn serve(
+    shared: Rc<Shared>,
+    listeners: Vec<StdListener>,
+    stop: impl std::future::Future<Output = ()>,
+) -> io::Result<()> {
+    let mut accepting = Vec::new();
+    for l in listeners {
+        let l = TcpListener::from_std(l)?;
+        accepting.push(tokio::task::spawn_local(accept_loop(shared.clone(), l)));
+    }
+    let ticker = tokio::task::spawn_local(cron_ticker(shared.clone()));
+    stop.await;
+    ticker.abort();
+    for a in accepting {
+        a.abort();
+    }
+    Ok(())
+}
+
+async fn accept_loop(shared: Rc<Shared>, listener: TcpListener) {
+    loop {
+        match listener.accept().await {
+            Ok((stream, peer)) => {
+                tokio::task::spawn_local(connection(shared.clone(), stream, peer));
+            }
+            Err(e) => {
+                // Out of file descriptors and the like: Redis logs and keeps going.
+                eprintln!("redsim: accept failed: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+}
+
+/// Wakes when the next cron tick is due (every 1000/hz ms) and moves the
+/// engine clock there, so keys expire actively while no client talks.
+async fn cron_ticker(shared: Rc<Shared>) {
+    loop {
+        let due_us = shared.engine.borrow().server().next_cron_us;
+        let due = shared.start + Duration::from_micros(due_us);
+        tokio::time::sleep_until(due.into()).await;
+        let now = shared.now_us();
+        let ok = {
+            let mut engine = shared.engine.borrow_mut();
+            guarded("server cron", || engine.advance_to(now)).is_ok()
+        };
+        if !ok {
+            // Do not spin on a tick that keeps panicking.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// Disconnects the engine's client when the connection task ends, however it ends.
+struct ClientGuard {
+    shared: Rc<Shared>,
+    id: ClientId,
+}
+
+impl Drop for ClientGuard {
+    fn drop(&mut self) {
+        if let Ok(mut engine) = self.shared.engine.try_borrow_mut() {
+            engine.disconnect(self.id);
+        }
+    }
+}
+
+/// One client: read, run every complete request, hand the replies to the
+/// writer, repeat. Reading and writing are separate tasks so a client that
+/// pipelines a huge batch before reading anything cannot deadlock against
+/// us (Redis buffers replies the same way, unbounded for normal clients).
+async fn connection(shared: Rc<Shared>, stream: TcpStream, peer: SocketAddr) {
+    stream.set_nodelay(true).ok();
+    let id = shared.engine.borrow_mut().connect(&peer.to_string());
+    let _guard = ClientGuard {
+        shared: shared.clone(),
+        id,
+    };
+    let (mut reader, writer) = stream.into_split();
+    let (tx, rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    tokio::task::spawn_local(write_loop(writer, rx));
+
+    let mut buf: Vec<u8> = Vec::with_capacity(READ_CHUNK);
+    let mut scan = RequestScan::default();
+    loop {
+        buf.reserve(READ_CHUNK);
+        match reader.read_buf(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let (out, close) = process(&shared, id, &mut buf, &mut scan);
+        if !out.is_empty() && tx.send(out).is_err() {
+            break;
+        }
+        if close {
+            break;
+        }
+        if buf.is_empty() && buf.capacity() > KEEP_BUFFER {
+            buf = Vec::with_capacity(READ_CHUNK);
+        }
+    }
+}
+
+/// Runs every complete request in `buf` (removing them) and returns the
+/// encoded replies, and whether to close the connection after sending them
+/// (QUIT, or a protocol error as Redis closes after one).
+fn process(
+    shared: &Shared,
+    id: ClientId,
+    buf: &mut Vec<u8>,
+    scan: &mut RequestScan,
+) -> (Vec<u8>, bool) {
+    let mut out = Vec::new();
+    let mut close = false;
+    let mut used = 0;
+    let mut ran = false;
+    let mut engine = shared.engine.borrow_mut();
+    let max_bulk = engine.server().config.proto_max_bulk_len;
+    while used < buf.len() {
+        let pending = &buf[used..];
+        if scan.check(pending, max_bulk) == Scan::NeedMore {
+            break;
+        }
+        let req = match parse_request(pending, max_bulk) {
+            Ok(Some(req)) => req,
+            Ok(None) => break,
+            Err(e) => {
+                let proto = engine.client(id).map_or(2, |c| c.resp);
+                e.to_frame().encode(proto, &mut out);
+                used = buf.len();
+                close = true;
+                break;
+            }
+        };
+        used += req.consumed;
+        scan.reset();
+        if req.args.is_empty() {
+            continue;
+        }
+        let now = shared.now_us();
+        let reply = guarded("command", || {
+            engine.advance_to(now);
+            engine.execute(id, &req.args)
+        })
+        .unwrap_or_else(|msg| Frame::err(format!("ERR internal error: {msg}")));
+        ran = true;
+        let client = engine.client(id);
+        reply.encode(client.map_or(2, |c| c.resp), &mut out);
+        if client.is_none_or(|c| c.close_after_reply) {
+            close = true;
+            break;
+        }
+    }
+    if ran {
+        let _ = guarded("beforeSleep", || engine.before_sleep());
+    }
+    if close {
+        // Whatever follows QUIT or a protocol error is never run.
+        buf.clear();
+    } else {
+        buf.drain(..used);
+    }
+    (out, close)
+}
+
+/// Writes reply batches in order, coalescing whatever has queued up, and
+/// closes the socket once the reader is done and everything is sent.
+async fn write_loop(mut writer: OwnedWriteHalf, mut rx: mpsc::UnboundedReceiver<Vec<u8>>) {
+    while let Some(mut out) = rx.recv().await {
+        while let Ok(more) = rx.try_recv() {
+            out.extend_from_slice(&more);
+        }
+        if writer.write_all(&out).await.is_err() {
+            return;
+        }
+    }
+    let _ = writer.shutdown().await;
+}
+
+/// A server running on a background thread; stops when dropped.
+pub struct RunningServer {
+    addrs: Vec<SocketAddr>,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl RunningServer {
+    /// The addresses it listens on.
+    pub fn addrs(&self) -> &[SocketAddr] {
+        &self.addrs
+    }
+
+    /// The port it listens on (the actual one when `--port 0` was given).
+    pub fn port(&self) -> u16 {
+        self.addrs.first().map_or(0, |a| a.port())
+    }
+
+    /// Stops the server, closing every connection, and waits for its thread.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for RunningServer {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Binds the listeners now (so a bind error is returned here) and serves
+/// on a background thread until the handle is dropped.
+pub fn spawn(opts: ServerOptions) -> io::Result<RunningServer> {
+    let listeners = bind_all(&opts)?;
+    let addrs = listeners
+        .iter()
+        .map(|l| l.local_addr())
+        .collect::<io::Result<Vec<_>>>()?;
+    let mut opts = opts;
+    opts.config.port = addrs.first().map_or(opts.config.port, |a| a.port());
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let thread = std::thread::Builder::new()
+        .name("redsim-server".into())
+        .spawn(move || {
+            let rt = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(rt) => rt,
+                Err(e) => {
+                    eprintln!("redsim: cannot start the runtime: {e}");
+                    return;
+                }
+            };
+            let shared = new_shared(&opts);
+            let local = LocalSet::new();
+            let stop = async {
+                let _ = stop_rx.await;
+            };
+            if let Err(e) = local.block_on(&rt, serve(shared, listeners, stop)) {
+                eprintln!("redsim: server stopped: {e}");
+            }
+        })?;
+    Ok(RunningServer {
+        addrs,
+        stop: Some(stop_tx),
+        thread: Some(thread),
+    })
+}
+
+/// Runs the server in the foreground (the `redsim server` command) until the
+/// process is killed.
+pub fn run(opts: ServerOptions) -> io::Result<()> {
+    let listeners = bind_all(&opts)?;
+    let addrs = listeners
+        .iter()
+        .map(|l| l.local_addr())
+        .collect::<io::Result<Vec<_>>>()?;
+    let mut opts = opts;
+    opts.config.port = addrs.first().map_or(opts.config.port, |a| a.port());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let shared = new_shared(&opts);
+    let shown: Vec<String> = addrs.iter().map(|a| a.to_string()).collect();
+    println!(
+        "redsim {} (Redis {} semantics) ready to accept connections on {} (seed {}, hz {})",
+        env!("CARGO_PKG_VERSION"),
+        redsim_engine::REDIS_VERSION,
+        shown.join(", "),
+        opts.seed,
+        opts.config.hz
+    );
+    let local = LocalSet::new();
+    local.block_on(&rt, serve(shared, listeners, std::future::pending()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guarded_turns_a_panic_into_its_message() {
+        assert_eq!(guarded("test", || 7), Ok(7));
+        let r: Result<(), String> = guarded("test", || panic!("boom {}", 1));
+        assert_eq!(r, Err("boom 1".to_string()));
+        let r: Result<(), String> = guarded("test", || panic!("static"));
+        assert_eq!(r, Err("static".to_string()));
+    }
+
+    #[test]
+    fn bind_rejects_nothing_to_listen_on_and_allows_optional_failures() {
+        let mut o = ServerOptions::default();
+        o.config.port = 0;
+        o.config.bind = "-203.0.113.1 127.0.0.1".into();
+        let ls = bind_all(&o).unwrap();
+        assert_eq!(ls.len(), 1);
+        o.config.bind = "-203.0.113.1".into();
+        assert!(bind_all(&o).is_err());
+    }
+}

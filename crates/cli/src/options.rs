@@ -1,0 +1,323 @@
+//! `redsim server` arguments: Redis-style `--name value...` directives for every engine CONFIG parameter, plus Redsim's own options, and the usage texts.
+//!
+//! redis-server turns its command line into config-file lines (`--port 7777`
+//! becomes `port 7777`) and rejects a bad one with a "FATAL CONFIG" banner
+//! quoting the directive. We follow the same grammar, so a command line that
+//! works for `redis-server` works here for every parameter the engine has,
+//! and we fail the same visible way for one it does not.
+
+use redsim_engine::config::{self, Config};
+
+/// Options parsed from `redsim server` arguments.
+#[derive(Clone, Debug, Default)]
+pub struct ServerOptions {
+    /// Engine configuration; `port` and `bind` also say where to listen.
+    pub config: Config,
+    /// Seed of the engine's RNG (eviction and expiry sampling, RANDOMKEY...).
+    pub seed: u64,
+    /// Trace events the engine keeps; 0 (the default) turns tracing off, as a
+    /// long-running server would otherwise spend memory on a log nobody reads.
+    pub trace_capacity: usize,
+}
+
+/// Directives that are Redsim's own rather than engine CONFIG parameters.
+const OWN_OPTIONS: &[(&str, &str, &str)] = &[
+    (
+        "seed",
+        "<n>",
+        "seed of the engine's random choices (default 0)",
+    ),
+    (
+        "trace-capacity",
+        "<n>",
+        "events the engine's trace keeps (default 0: tracing off)",
+    ),
+];
+
+impl ServerOptions {
+    /// Parses the arguments after the `server` word, e.g.
+    /// `--port 7000 --bind 127.0.0.1 ::1 --hz 100 --seed 7`.
+    ///
+    /// As in redis-server, the argument right after `--name` is always its
+    /// value (so `--bind --x` binds to `--x`), later ones are more values
+    /// until the next `--`, and `"--port 7000"` as a single argument works
+    /// too. A later directive overrides an earlier one. The error is the text
+    /// to print before exiting non-zero.
+    pub fn from_args(args: &[String]) -> Result<ServerOptions, String> {
+        let mut opts = ServerOptions::default();
+        for (name, values) in directives(args)? {
+            opts.apply(&name, &values)
+                .map_err(|reason| fatal(&name, &values, &reason))?;
+        }
+        Ok(opts)
+    }
+
+    /// Applies one directive, or says why it is rejected (Redis' wording).
+    fn apply(&mut self, name: &str, values: &[String]) -> Result<(), String> {
+        let lower = name.to_ascii_lowercase();
+        if lower == "bind" {
+            // The only list-valued parameter: CONFIG GET shows it space-separated.
+            if values.is_empty() {
+                return Err("wrong number of arguments".into());
+            }
+            return self.config.set_initial("bind", &values.join(" "));
+        }
+        let [value] = values else {
+            return Err(
+                if OWN_OPTIONS.iter().any(|o| o.0 == lower) || config::param(name).is_some() {
+                    "wrong number of arguments".into()
+                } else {
+                    "Bad directive or wrong number of arguments".into()
+                },
+            );
+        };
+        match lower.as_str() {
+            "seed" => {
+                self.seed = value
+                    .parse()
+                    .map_err(|_| "argument couldn't be parsed into an integer".to_string())?;
+            }
+            "trace-capacity" => {
+                self.trace_capacity = value
+                    .parse()
+                    .map_err(|_| "argument couldn't be parsed into an integer".to_string())?;
+            }
+            _ => {
+                if config::param(name).is_none() {
+                    return Err("Bad directive or wrong number of arguments".into());
+                }
+                self.config.set_initial(name, value)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Groups arguments into `(name, values)` directives.
+fn directives(args: &[String]) -> Result<Vec<(String, Vec<String>)>, String> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    // True right after a bare `--name`: the next argument is its value whatever it looks like.
+    let mut expect_value = false;
+    for arg in args {
+        match arg.strip_prefix("--") {
+            Some(rest) if !expect_value => {
+                let mut words = rest.split_whitespace().map(str::to_string);
+                let Some(name) = words.next() else {
+                    return Err(format!(
+                        "redsim server: empty option '{arg}'\n{}",
+                        see_help()
+                    ));
+                };
+                let values: Vec<String> = words.collect();
+                expect_value = values.is_empty();
+                out.push((name, values));
+            }
+            _ => {
+                let Some((_, values)) = out.last_mut() else {
+                    return Err(format!(
+                        "redsim server: unexpected argument '{arg}': options are given as \
+                         --name value (redsim reads no config file)\n{}",
+                        see_help()
+                    ));
+                };
+                values.push(arg.clone());
+                expect_value = false;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// redis-server's banner for a rejected directive, naming Redsim instead.
+fn fatal(name: &str, values: &[String], reason: &str) -> String {
+    let mut line = name.to_string();
+    for v in values {
+        line.push(' ');
+        line.push_str(&repr(v));
+    }
+    format!(
+        "\n*** FATAL CONFIG ERROR (redsim {}, Redis {} semantics) ***\n>>> '{line}'\n{reason}\n{}",
+        env!("CARGO_PKG_VERSION"),
+        redsim_engine::REDIS_VERSION,
+        see_help()
+    )
+}
+
+fn see_help() -> &'static str {
+    "Run 'redsim server --help' for the parameters it accepts."
+}
+
+/// A value quoted as Redis' `sdscatrepr` shows it: in double quotes, with
+/// escapes for quotes, backslashes and unprintable bytes.
+fn repr(s: &str) -> String {
+    let mut out = String::from("\"");
+    for b in s.bytes() {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\\""),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            7 => out.push_str("\\a"),
+            8 => out.push_str("\\b"),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `redsim --help`.
+pub fn usage() -> String {
+    format!(
+        "redsim {} - a Redis {} playground on a deterministic engine\n\
+         \n\
+         Usage:\n  \
+           redsim server [--port N] [--bind ADDR...] [--seed N] [--<config-name> <value> ...]\n  \
+           redsim --help | --version\n\
+         \n\
+         Commands:\n  \
+           server   serve RESP2/RESP3 over TCP to real Redis clients (redis-cli, redis-py, ...)\n\
+         \n\
+         Run 'redsim server --help' for the server's options.\n",
+        env!("CARGO_PKG_VERSION"),
+        redsim_engine::REDIS_VERSION
+    )
+}
+
+/// `redsim server --help`: the grammar, then every parameter with its default.
+pub fn server_usage() -> String {
+    let defaults = Config::default();
+    let mut s = String::from(
+        "Usage: redsim server [--<name> <value> ...]\n\
+         \n\
+         Serves the engine over TCP, speaking RESP2 and RESP3 (HELLO 3), with its\n\
+         clock following the wall clock. As with redis-server, any CONFIG parameter\n\
+         can be given as --name value; an unknown one is a fatal error.\n\
+         \n\
+         Examples:\n  \
+           redsim server\n  \
+           redsim server --port 7777 --hz 100 --maxmemory 100mb --maxmemory-policy allkeys-lru\n  \
+           redsim server --bind 127.0.0.1 ::1 --seed 42\n\
+         \n\
+         Redsim options:\n",
+    );
+    for (name, arg, what) in OWN_OPTIONS {
+        s.push_str(&format!("  --{:<24} {what}\n", format!("{name} {arg}")));
+    }
+    s.push_str("\nConfig parameters (default in brackets; * = start-up only):\n");
+    let width = config::PARAMS.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    for p in config::PARAMS {
+        let flag = if p.mutable { ' ' } else { '*' };
+        s.push_str(&format!(
+            "  --{:<width$} {flag} [{}]\n",
+            p.name,
+            (p.get)(&defaults)
+        ));
+    }
+    s.push_str(
+        "\nA --port of 0 listens on a free port; a --bind address of * means every\n\
+         IPv4 interface and ::* every IPv6 one, and a leading - lets that address\n\
+         fail to bind without aborting, as in redis-server.\n",
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<ServerOptions, String> {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        ServerOptions::from_args(&args)
+    }
+
+    #[test]
+    fn defaults_are_redis_defaults() {
+        let o = parse(&[]).unwrap();
+        assert_eq!(o.config.port, 6379);
+        assert_eq!(o.config.bind, "127.0.0.1");
+        assert_eq!(o.seed, 0);
+        assert_eq!(o.trace_capacity, 0);
+    }
+
+    #[test]
+    fn config_parameters_and_own_options() {
+        let o = parse(&[
+            "--port",
+            "7000",
+            "--HZ",
+            "100",
+            "--maxmemory",
+            "1mb",
+            "--seed",
+            "9",
+            "--trace-capacity 50",
+            "--bind",
+            "127.0.0.1",
+            "::1",
+        ])
+        .unwrap();
+        assert_eq!(o.config.port, 7000);
+        assert_eq!(o.config.hz, 100);
+        assert_eq!(o.config.maxmemory, 1 << 20);
+        assert_eq!(o.seed, 9);
+        assert_eq!(o.trace_capacity, 50);
+        assert_eq!(o.config.bind, "127.0.0.1 ::1");
+    }
+
+    #[test]
+    fn value_after_a_bare_name_is_taken_whatever_it_looks_like() {
+        let o = parse(&["--bind", "--odd"]).unwrap();
+        assert_eq!(o.config.bind, "--odd");
+    }
+
+    #[test]
+    fn unknown_directive_is_fatal_and_quoted_like_redis() {
+        let e = parse(&["--foo", "bar"]).unwrap_err();
+        assert!(e.contains("*** FATAL CONFIG ERROR"), "{e}");
+        assert!(
+            e.contains(">>> 'foo \"bar\"'\nBad directive or wrong number of arguments"),
+            "{e}"
+        );
+        assert!(e.contains("redsim server --help"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_give_the_parameter_error() {
+        let e = parse(&["--hz", "abc"]).unwrap_err();
+        assert!(
+            e.contains(">>> 'hz \"abc\"'\nargument couldn't be parsed into an integer"),
+            "{e}"
+        );
+        let e = parse(&["--port", "99999"]).unwrap_err();
+        assert!(
+            e.contains("argument must be between 0 and 65535 inclusive"),
+            "{e}"
+        );
+        let e = parse(&["--port"]).unwrap_err();
+        assert!(e.contains(">>> 'port'\nwrong number of arguments"), "{e}");
+        let e = parse(&["--hz", "1", "2"]).unwrap_err();
+        assert!(e.contains("wrong number of arguments"), "{e}");
+        let e = parse(&["--seed", "-1"]).unwrap_err();
+        assert!(e.contains("couldn't be parsed"), "{e}");
+        let e = parse(&["stray"]).unwrap_err();
+        assert!(e.contains("unexpected argument 'stray'"), "{e}");
+    }
+
+    #[test]
+    fn usage_lists_every_parameter() {
+        let u = server_usage();
+        for p in config::PARAMS {
+            assert!(u.contains(&format!("--{}", p.name)), "{} missing", p.name);
+        }
+        assert!(u.contains("--seed"));
+        assert!(usage().contains("redsim server"));
+    }
+
+    #[test]
+    fn repr_escapes_like_sdscatrepr() {
+        assert_eq!(repr("a\"b\\c\n\u{1}"), "\"a\\\"b\\\\c\\n\\x01\"");
+    }
+}
