@@ -13,6 +13,7 @@ pub mod dict;
 pub mod engine;
 pub mod expire;
 pub mod glob;
+pub mod longdouble;
 pub mod memory;
 pub mod object;
 pub mod resp;

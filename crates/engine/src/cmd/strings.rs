@@ -1,31 +1,758 @@
-//! String commands: GET, SET and friends, counters, ranges.
+//! String commands: GET, SET and its variants, counters, ranges, with Redis 7.2's option rules, error order and value encodings (t_string.c).
+//!
+//! Error order matters for fidelity and follows Redis: option syntax first,
+//! then the expire argument, then the key's type, and only then the write.
+//! Values are stored as `tryObjectEncoding` would (`int`, `embstr`, `raw`);
+//! in-place edits (APPEND, SETRANGE) leave a `raw` string, as
+//! `dbUnshareStringValue` does.
 
-use super::{Command, Ctx, WRONGTYPE};
-use crate::object::Value;
-use crate::resp::Frame;
+use super::{arg_i64, Command, Ctx, NOT_FLOAT, NOT_INTEGER, SYNTAX, WRONGTYPE};
+use crate::longdouble::LongDouble;
+use crate::object::{RString, Value};
+use crate::resp::{parse_i64, Frame};
+use crate::trace::DeleteCause;
 
-pub static COMMANDS: &[Command] = &[Command {
-    name: "get",
-    arity: 2,
-    flags: &["readonly", "fast"],
-    keys: (1, 1, 1),
-    acl: &["read", "string", "fast"],
-    syntax: "GET key",
-    summary: "Returns the string value of a key.",
-    since: "1.0.0",
-    group: "string",
-    handler: get,
-    subcommands: &[],
-}];
+/// Defines one string-group command entry.
+macro_rules! string_cmd {
+    ($name:literal, $arity:expr, [$($flag:literal),*], $keys:expr, [$($acl:literal),*],
+     $syntax:literal, $summary:literal, $since:literal, $handler:expr) => {
+        Command {
+            name: $name,
+            arity: $arity,
+            flags: &[$($flag),*],
+            keys: $keys,
+            acl: &[$($acl),*],
+            syntax: $syntax,
+            summary: $summary,
+            since: $since,
+            group: "string",
+            handler: $handler,
+            subcommands: &[],
+        }
+    };
+}
+
+pub static COMMANDS: &[Command] = &[
+    string_cmd!("get", 2, ["readonly", "fast"], (1, 1, 1), ["read", "string", "fast"],
+        "GET key", "Returns the string value of a key.", "1.0.0", get),
+    string_cmd!("set", -3, ["write", "denyoom"], (1, 1, 1), ["write", "string", "slow"],
+        "SET key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]",
+        "Stores a string under a key, optionally only if it exists or not, with an expiry, returning the old value on GET.",
+        "1.0.0", set),
+    string_cmd!("setnx", 3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "string", "fast"],
+        "SETNX key value", "Stores a string only if the key does not exist; replies 1 if it did so.", "1.0.0", setnx),
+    string_cmd!("setex", 4, ["write", "denyoom"], (1, 1, 1), ["write", "string", "slow"],
+        "SETEX key seconds value", "Stores a string with a time to live in seconds.", "2.0.0", setex),
+    string_cmd!("psetex", 4, ["write", "denyoom"], (1, 1, 1), ["write", "string", "slow"],
+        "PSETEX key milliseconds value", "Stores a string with a time to live in milliseconds.", "2.6.0", psetex),
+    string_cmd!("getset", 3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "string", "fast"],
+        "GETSET key value", "Stores a string and replies with the value it replaced (deprecated: SET ... GET).", "1.0.0", getset),
+    string_cmd!("getdel", 2, ["write", "fast"], (1, 1, 1), ["write", "string", "fast"],
+        "GETDEL key", "Replies with a string value and deletes its key.", "6.2.0", getdel),
+    string_cmd!("getex", -2, ["write", "fast"], (1, 1, 1), ["write", "string", "fast"],
+        "GETEX key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]",
+        "Replies with a string value and sets or removes its key's expiry.", "6.2.0", getex),
+    string_cmd!("mget", -2, ["readonly", "fast"], (1, -1, 1), ["read", "string", "fast"],
+        "MGET key [key ...]", "Replies with the values of several keys, nil where missing or not a string.", "1.0.0", mget),
+    string_cmd!("mset", -3, ["write", "denyoom"], (1, -1, 2), ["write", "string", "slow"],
+        "MSET key value [key value ...]", "Stores several strings at once.", "1.0.1", mset),
+    string_cmd!("msetnx", -3, ["write", "denyoom"], (1, -1, 2), ["write", "string", "slow"],
+        "MSETNX key value [key value ...]", "Stores several strings only if none of the keys exists.", "1.0.1", msetnx),
+    string_cmd!("incr", 2, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "string", "fast"],
+        "INCR key", "Adds one to the integer stored at a key (missing counts as 0).", "1.0.0", incr),
+    string_cmd!("decr", 2, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "string", "fast"],
+        "DECR key", "Subtracts one from the integer stored at a key (missing counts as 0).", "1.0.0", decr),
+    string_cmd!("incrby", 3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "string", "fast"],
+        "INCRBY key increment", "Adds an integer to the integer stored at a key.", "1.0.0", incrby),
+    string_cmd!("decrby", 3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "string", "fast"],
+        "DECRBY key decrement", "Subtracts an integer from the integer stored at a key.", "1.0.0", decrby),
+    string_cmd!("incrbyfloat", 3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "string", "fast"],
+        "INCRBYFLOAT key increment", "Adds a decimal number to the number stored at a key, in long double precision.", "2.6.0", incrbyfloat),
+    string_cmd!("append", 3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "string", "fast"],
+        "APPEND key value", "Appends to the string at a key, creating it if missing; replies with the new length.", "2.0.0", append),
+    string_cmd!("strlen", 2, ["readonly", "fast"], (1, 1, 1), ["read", "string", "fast"],
+        "STRLEN key", "Replies with the length in bytes of the string at a key.", "2.2.0", strlen),
+    string_cmd!("getrange", 4, ["readonly"], (1, 1, 1), ["read", "string", "slow"],
+        "GETRANGE key start end", "Replies with the bytes between two offsets (negative counts from the end) of a string.", "2.4.0", getrange),
+    string_cmd!("substr", 4, ["readonly"], (1, 1, 1), ["read", "string", "slow"],
+        "SUBSTR key start end", "Old name of GETRANGE.", "1.0.0", getrange),
+    string_cmd!("setrange", 4, ["write", "denyoom"], (1, 1, 1), ["write", "string", "slow"],
+        "SETRANGE key offset value", "Overwrites part of a string from an offset, zero-padding as needed; replies with the new length.", "2.2.0", setrange),
+];
+
+/// The part of an argument C sees as a string: up to the first NUL. Redis
+/// compares option words with `strcasecmp` or char by char on `argv[i]->ptr`.
+pub(crate) fn cstr(arg: &[u8]) -> &[u8] {
+    match arg.iter().position(|&b| b == 0) {
+        Some(i) => &arg[..i],
+        None => arg,
+    }
+}
+
+/// True if the argument is the option `word` as Redis' C comparisons see it.
+pub(crate) fn opt_is(arg: &[u8], word: &str) -> bool {
+    cstr(arg).eq_ignore_ascii_case(word.as_bytes())
+}
+
+/// "ERR string exceeds maximum allowed size (proto-max-bulk-len)" unless
+/// `size + append` fits (`checkStringLength`).
+fn check_string_length(ctx: &Ctx, size: u64, append: u64) -> Result<(), Frame> {
+    let total = size as u128 + append as u128;
+    if total > ctx.srv.config.proto_max_bulk_len.max(0) as u128 {
+        return Err(Frame::err(
+            "ERR string exceeds maximum allowed size (proto-max-bulk-len)",
+        ));
+    }
+    Ok(())
+}
+
+/// The current string at `key` for a read (`lookupKeyRead` + `checkType`):
+/// `Ok(None)` if missing, `Err(WRONGTYPE)` if not a string.
+fn read_string(ctx: &mut Ctx, key: &[u8]) -> Result<Option<RString>, Frame> {
+    let db = ctx.db();
+    match ctx.srv.lookup_read(db, key) {
+        None => Ok(None),
+        Some(obj) => match &obj.value {
+            Value::String(s) => Ok(Some(s.clone())),
+            #[allow(unreachable_patterns)]
+            _ => Err(Frame::err(WRONGTYPE)),
+        },
+    }
+}
+
+/// `getGenericCommand`: the GET reply for `key`, or WRONGTYPE.
+fn get_generic(ctx: &mut Ctx, key: &[u8]) -> Result<Frame, Frame> {
+    Ok(match read_string(ctx, key)? {
+        None => Frame::Null,
+        Some(s) => Frame::Bulk(s.to_bytes()),
+    })
+}
 
 fn get(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    get_generic(ctx, &args[1]).unwrap_or_else(|e| e)
+}
+
+/// Which expiry option was given.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum ExpireKind {
+    Ex,
+    Px,
+    ExAt,
+    PxAt,
+}
+
+impl ExpireKind {
+    fn in_seconds(self) -> bool {
+        matches!(self, ExpireKind::Ex | ExpireKind::ExAt)
+    }
+
+    fn relative(self) -> bool {
+        matches!(self, ExpireKind::Ex | ExpireKind::Px)
+    }
+}
+
+/// Options of SET and GETEX (`parseExtendedStringArgumentsOrReply`).
+#[derive(Default)]
+struct ExtOpts<'a> {
+    nx: bool,
+    xx: bool,
+    get: bool,
+    keepttl: bool,
+    persist: bool,
+    expire: Option<(ExpireKind, &'a [u8])>,
+}
+
+impl ExtOpts<'_> {
+    fn has(&self, k: ExpireKind) -> bool {
+        matches!(self.expire, Some((kind, _)) if kind == k)
+    }
+}
+
+/// Parses SET's (from argument 3) or GETEX's (from argument 2) options with
+/// Redis' conflict rules: any conflicting or unknown word, or an expiry word
+/// without a value, is a syntax error. Repeating the same expiry option is
+/// accepted and the last value wins, as in Redis.
+fn parse_ext_opts(args: &[Vec<u8>], is_set: bool) -> Result<ExtOpts<'_>, Frame> {
+    use ExpireKind::*;
+    let mut o = ExtOpts::default();
+    let mut j = if is_set { 3 } else { 2 };
+    while j < args.len() {
+        let opt = &args[j];
+        let next = args.get(j + 1).map(|v| v.as_slice());
+        let any_expire_but = |o: &ExtOpts, k: ExpireKind| {
+            [Ex, Px, ExAt, PxAt]
+                .iter()
+                .any(|&x| x != k && o.has(x))
+        };
+        if opt_is(opt, "nx") && !o.xx && is_set {
+            o.nx = true;
+        } else if opt_is(opt, "xx") && !o.nx && is_set {
+            o.xx = true;
+        } else if opt_is(opt, "get") && is_set {
+            o.get = true;
+        } else if opt_is(opt, "keepttl") && !o.persist && o.expire.is_none() && is_set {
+            o.keepttl = true;
+        } else if opt_is(opt, "persist") && !is_set && o.expire.is_none() && !o.keepttl {
+            o.persist = true;
+        } else if let Some(kind) = [("ex", Ex), ("px", Px), ("exat", ExAt), ("pxat", PxAt)]
+            .iter()
+            .find(|(w, _)| opt_is(opt, w))
+            .map(|&(_, k)| k)
+            .filter(|&k| !o.keepttl && !o.persist && !any_expire_but(&o, k))
+        {
+            let Some(v) = next else {
+                return Err(Frame::err(SYNTAX));
+            };
+            o.expire = Some((kind, v));
+            j += 1;
+        } else {
+            return Err(Frame::err(SYNTAX));
+        }
+        j += 1;
+    }
+    Ok(o)
+}
+
+/// `getExpireMillisecondsOrReply`: the absolute expiry in Unix ms, with
+/// Redis' checks: positive, no overflow when scaling seconds or adding the
+/// current time (C's wrapping addition, then the `<= 0` test).
+fn expire_ms(ctx: &Ctx, kind: ExpireKind, arg: &[u8]) -> Result<i64, Frame> {
+    let v = arg_i64(arg)?;
+    let invalid = || {
+        Frame::err(format!(
+            "ERR invalid expire time in '{}' command",
+            ctx.cmd.name
+        ))
+    };
+    if v <= 0 || (kind.in_seconds() && v > i64::MAX / 1000) {
+        return Err(invalid());
+    }
+    let mut ms = if kind.in_seconds() { v * 1000 } else { v };
+    if kind.relative() {
+        ms = ms.wrapping_add(ctx.srv.now_ms());
+    }
+    if ms <= 0 {
+        return Err(invalid());
+    }
+    Ok(ms)
+}
+
+/// `setGenericCommand`: SET and its older variants.
+fn set_generic(
+    ctx: &mut Ctx,
+    opts: &ExtOpts,
+    key: &[u8],
+    val: &[u8],
+    ok_reply: Frame,
+    abort_reply: Frame,
+) -> Result<Frame, Frame> {
+    let when = match opts.expire {
+        Some((kind, arg)) => Some(expire_ms(ctx, kind, arg)?),
+        None => None,
+    };
+    let old = if opts.get {
+        Some(get_generic(ctx, key)?)
+    } else {
+        None
+    };
     let db = ctx.db();
-    match ctx.srv.lookup_read(db, &args[1]) {
-        None => Frame::Null,
-        Some(obj) => match &obj.value {
-            Value::String(s) => Frame::Bulk(s.to_bytes()),
-            #[allow(unreachable_patterns)]
-            _ => Frame::err(WRONGTYPE),
+    let found = ctx.srv.lookup_write(db, key).is_some();
+    if (opts.nx && found) || (opts.xx && !found) {
+        return Ok(old.unwrap_or(abort_reply));
+    }
+    let keep_ttl = opts.keepttl || when.is_some();
+    ctx.srv
+        .set_key(db, key, Value::String(RString::from_bytes(val)), keep_ttl);
+    if let Some(when) = when {
+        ctx.srv.set_expire(db, key, when);
+    }
+    Ok(old.unwrap_or(ok_reply))
+}
+
+fn set(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let r = parse_ext_opts(args, true)
+        .and_then(|o| set_generic(ctx, &o, &args[1], &args[2], Frame::ok(), Frame::Null));
+    r.unwrap_or_else(|e| e)
+}
+
+fn setnx(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let o = ExtOpts {
+        nx: true,
+        ..Default::default()
+    };
+    set_generic(
+        ctx,
+        &o,
+        &args[1],
+        &args[2],
+        Frame::Integer(1),
+        Frame::Integer(0),
+    )
+    .unwrap_or_else(|e| e)
+}
+
+fn setex(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    setex_generic(ctx, args, ExpireKind::Ex)
+}
+
+fn psetex(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    setex_generic(ctx, args, ExpireKind::Px)
+}
+
+fn setex_generic(ctx: &mut Ctx, args: &[Vec<u8>], kind: ExpireKind) -> Frame {
+    let o = ExtOpts {
+        expire: Some((kind, &args[2])),
+        ..Default::default()
+    };
+    set_generic(ctx, &o, &args[1], &args[3], Frame::ok(), Frame::Null).unwrap_or_else(|e| e)
+}
+
+fn getset(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let old = match get_generic(ctx, &args[1]) {
+        Ok(f) => f,
+        Err(e) => return e,
+    };
+    let db = ctx.db();
+    // `setKey` without flags looks the key up for writing first.
+    ctx.srv.lookup_write(db, &args[1]);
+    ctx.srv.set_key(
+        db,
+        &args[1],
+        Value::String(RString::from_bytes(&args[2])),
+        false,
+    );
+    old
+}
+
+fn getdel(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let reply = match get_generic(ctx, &args[1]) {
+        Ok(f) => f,
+        Err(e) => return e,
+    };
+    let db = ctx.db();
+    ctx.srv.delete(db, &args[1], DeleteCause::Getdel);
+    reply
+}
+
+fn getex(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let opts = match parse_ext_opts(args, false) {
+        Ok(o) => o,
+        Err(e) => return e,
+    };
+    let key = &args[1];
+    let value = match read_string(ctx, key) {
+        Err(e) => return e,
+        Ok(None) => return Frame::Null,
+        Ok(Some(s)) => s.to_bytes(),
+    };
+    let when = match opts.expire {
+        Some((kind, arg)) => match expire_ms(ctx, kind, arg) {
+            Ok(ms) => Some((kind, ms)),
+            Err(e) => return e,
         },
+        None => None,
+    };
+    let db = ctx.db();
+    match when {
+        // An absolute time already reached deletes the key (`checkAlreadyExpired`).
+        Some((kind, ms)) if !kind.relative() && ms <= ctx.srv.now_ms() => {
+            ctx.srv.delete(db, key, DeleteCause::Del);
+        }
+        Some((_, ms)) => ctx.srv.set_expire(db, key, ms),
+        None if opts.persist => {
+            ctx.srv.dbs[db].persist(key);
+        }
+        None => {}
+    }
+    Frame::Bulk(value)
+}
+
+fn mget(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let db = ctx.db();
+    let items = args[1..]
+        .iter()
+        .map(|k| match ctx.srv.lookup_read(db, k) {
+            Some(obj) => match &obj.value {
+                Value::String(s) => Frame::Bulk(s.to_bytes()),
+                #[allow(unreachable_patterns)]
+                _ => Frame::Null,
+            },
+            None => Frame::Null,
+        })
+        .collect();
+    Frame::Array(items)
+}
+
+fn mset(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    mset_generic(ctx, args, false)
+}
+
+fn msetnx(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    mset_generic(ctx, args, true)
+}
+
+fn mset_generic(ctx: &mut Ctx, args: &[Vec<u8>], nx: bool) -> Frame {
+    if args.len() % 2 == 0 {
+        return Frame::err(format!(
+            "ERR wrong number of arguments for '{}' command",
+            ctx.cmd.name
+        ));
+    }
+    let db = ctx.db();
+    if nx {
+        for pair in args[1..].chunks_exact(2) {
+            if ctx.srv.lookup_write(db, &pair[0]).is_some() {
+                return Frame::Integer(0);
+            }
+        }
+    }
+    for pair in args[1..].chunks_exact(2) {
+        if !nx {
+            // `setKey` without flags looks the key up for writing first.
+            ctx.srv.lookup_write(db, &pair[0]);
+        }
+        ctx.srv.set_key(
+            db,
+            &pair[0],
+            Value::String(RString::from_bytes(&pair[1])),
+            false,
+        );
+    }
+    if nx {
+        Frame::Integer(1)
+    } else {
+        Frame::ok()
+    }
+}
+
+/// `incrDecrCommand`: adds `incr` to the integer at the key, keeping its TTL.
+fn incr_decr(ctx: &mut Ctx, key: &[u8], incr: i64) -> Frame {
+    let db = ctx.db();
+    let value = match ctx.srv.lookup_write(db, key) {
+        None => 0,
+        Some(obj) => match &obj.value {
+            Value::String(RString::Int(n)) => *n,
+            Value::String(RString::Emb(b) | RString::Raw(b)) => match parse_i64(b) {
+                Some(n) => n,
+                None => return Frame::err(NOT_INTEGER),
+            },
+            #[allow(unreachable_patterns)]
+            _ => return Frame::err(WRONGTYPE),
+        },
+    };
+    let Some(new) = value.checked_add(incr) else {
+        return Frame::err("ERR increment or decrement would overflow");
+    };
+    ctx.srv
+        .set_key(db, key, Value::String(RString::Int(new)), true);
+    Frame::Integer(new)
+}
+
+fn incr(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    incr_decr(ctx, &args[1], 1)
+}
+
+fn decr(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    incr_decr(ctx, &args[1], -1)
+}
+
+fn incrby(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    match arg_i64(&args[2]) {
+        Ok(n) => incr_decr(ctx, &args[1], n),
+        Err(e) => e,
+    }
+}
+
+fn decrby(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    match arg_i64(&args[2]) {
+        Ok(i64::MIN) => Frame::err("ERR decrement would overflow"),
+        Ok(n) => incr_decr(ctx, &args[1], -n),
+        Err(e) => e,
+    }
+}
+
+/// INCRBYFLOAT in x87 extended precision, as Redis computes it; the result
+/// is stored as a plain string (`embstr`/`raw`, never `int`) and the TTL kept.
+fn incrbyfloat(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let db = ctx.db();
+    let key = &args[1];
+    let current = match ctx.srv.lookup_write(db, key) {
+        None => Some(LongDouble::ZERO),
+        Some(obj) => match &obj.value {
+            Value::String(RString::Int(n)) => Some(LongDouble::from_i64(*n)),
+            Value::String(RString::Emb(b) | RString::Raw(b)) => LongDouble::parse(b),
+            #[allow(unreachable_patterns)]
+            _ => return Frame::err(WRONGTYPE),
+        },
+    };
+    let (Some(current), Some(incr)) = (current, LongDouble::parse(&args[2])) else {
+        return Frame::err(NOT_FLOAT);
+    };
+    let sum = current.add(incr);
+    if !sum.is_finite() {
+        return Frame::err("ERR increment would produce NaN or Infinity");
+    }
+    let text = sum.to_human().into_bytes();
+    ctx.srv
+        .set_key(db, key, Value::String(RString::plain(text.clone())), true);
+    Frame::Bulk(text)
+}
+
+/// Turns a string into its `raw` form and hands out its bytes for editing.
+fn edit_raw(s: &mut RString, f: impl FnOnce(&mut Vec<u8>)) {
+    let mut bytes = match std::mem::replace(s, RString::Raw(Vec::new())) {
+        RString::Int(n) => n.to_string().into_bytes(),
+        RString::Emb(b) | RString::Raw(b) => b,
+    };
+    f(&mut bytes);
+    *s = RString::Raw(bytes);
+}
+
+fn append(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let db = ctx.db();
+    let (key, extra) = (&args[1], &args[2]);
+    let old_len = match ctx.srv.lookup_write(db, key) {
+        None => None,
+        Some(obj) => match &obj.value {
+            Value::String(s) => Some(s.len()),
+            #[allow(unreachable_patterns)]
+            _ => return Frame::err(WRONGTYPE),
+        },
+    };
+    let Some(old_len) = old_len else {
+        let v = RString::from_bytes(extra);
+        let len = v.len();
+        ctx.srv.set_key(db, key, Value::String(v), false);
+        return Frame::Integer(len as i64);
+    };
+    if let Err(e) = check_string_length(ctx, old_len as u64, extra.len() as u64) {
+        return e;
+    }
+    let new_len = ctx.srv.modify(db, key, |obj| match &mut obj.value {
+        Value::String(s) => {
+            edit_raw(s, |b| b.extend_from_slice(extra));
+            s.len()
+        }
+        #[allow(unreachable_patterns)]
+        _ => 0,
+    });
+    Frame::Integer(new_len.unwrap_or(0) as i64)
+}
+
+fn strlen(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    match read_string(ctx, &args[1]) {
+        Err(e) => e,
+        Ok(None) => Frame::Integer(0),
+        Ok(Some(s)) => Frame::Integer(s.len() as i64),
+    }
+}
+
+/// GETRANGE and SUBSTR, with Redis' clamping of out-of-range offsets.
+fn getrange(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let (mut start, mut end) = match (arg_i64(&args[2]), arg_i64(&args[3])) {
+        (Ok(s), Ok(e)) => (s, e),
+        (Err(e), _) | (_, Err(e)) => return e,
+    };
+    let bytes = match read_string(ctx, &args[1]) {
+        Err(e) => return e,
+        Ok(None) => return Frame::Bulk(Vec::new()),
+        Ok(Some(s)) => s.to_bytes(),
+    };
+    let len = bytes.len() as i64;
+    if start < 0 && end < 0 && start > end {
+        return Frame::Bulk(Vec::new());
+    }
+    if start < 0 {
+        start += len;
+    }
+    if end < 0 {
+        end += len;
+    }
+    start = start.max(0);
+    end = end.max(0);
+    if end >= len {
+        end = len - 1;
+    }
+    if start > end || len == 0 {
+        return Frame::Bulk(Vec::new());
+    }
+    // 0 <= start <= end < len here.
+    Frame::Bulk(bytes[start as usize..=end as usize].to_vec())
+}
+
+fn setrange(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let offset = match arg_i64(&args[2]) {
+        Ok(n) => n,
+        Err(e) => return e,
+    };
+    if offset < 0 {
+        return Frame::err("ERR offset is out of range");
+    }
+    let db = ctx.db();
+    let (key, value) = (&args[1], &args[3]);
+    let old_len = match ctx.srv.lookup_write(db, key) {
+        None => None,
+        Some(obj) => match &obj.value {
+            Value::String(s) => Some(s.len()),
+            #[allow(unreachable_patterns)]
+            _ => return Frame::err(WRONGTYPE),
+        },
+    };
+    if value.is_empty() {
+        return Frame::Integer(old_len.unwrap_or(0) as i64);
+    }
+    if let Err(e) = check_string_length(ctx, offset as u64, value.len() as u64) {
+        return e;
+    }
+    // Fits proto-max-bulk-len; a target without the address space for it cannot store it.
+    let Ok(offset) = usize::try_from(offset) else {
+        return Frame::err("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+    };
+    let write = |b: &mut Vec<u8>| {
+        let end = offset + value.len();
+        if b.len() < end {
+            b.resize(end, 0);
+        }
+        b[offset..end].copy_from_slice(value);
+    };
+    if old_len.is_none() {
+        let mut b = Vec::new();
+        write(&mut b);
+        let len = b.len();
+        // A new string from `createObject` is `raw` whatever its length.
+        ctx.srv
+            .set_key(db, key, Value::String(RString::Raw(b)), false);
+        return Frame::Integer(len as i64);
+    }
+    let new_len = ctx.srv.modify(db, key, |obj| match &mut obj.value {
+        Value::String(s) => {
+            edit_raw(s, write);
+            s.len()
+        }
+        #[allow(unreachable_patterns)]
+        _ => 0,
+    });
+    Frame::Integer(new_len.unwrap_or(0) as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::object::{RString, Value};
+    use crate::{Engine, Frame};
+
+    fn run(e: &mut Engine, c: u64, args: &[&str]) -> Frame {
+        let v: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+        e.execute(c, &v)
+    }
+
+    fn encoding(e: &Engine, key: &str) -> &'static str {
+        e.server().dbs[0]
+            .get(key.as_bytes())
+            .map(|o| o.value.encoding())
+            .unwrap_or("none")
+    }
+
+    #[test]
+    fn encodings_follow_redis() {
+        let mut e = Engine::new(1);
+        let c = e.connect("t");
+        run(&mut e, c, &["SET", "i", "12345"]);
+        assert_eq!(encoding(&e, "i"), "int");
+        run(&mut e, c, &["SET", "z", "012"]);
+        assert_eq!(encoding(&e, "z"), "embstr");
+        run(&mut e, c, &["SET", "e", &"x".repeat(44)]);
+        assert_eq!(encoding(&e, "e"), "embstr");
+        run(&mut e, c, &["SET", "r", &"x".repeat(45)]);
+        assert_eq!(encoding(&e, "r"), "raw");
+        run(&mut e, c, &["APPEND", "i", ""]);
+        assert_eq!(encoding(&e, "i"), "raw", "APPEND always leaves raw");
+        run(&mut e, c, &["APPEND", "new", "42"]);
+        assert_eq!(encoding(&e, "new"), "int", "APPEND on a new key encodes");
+        run(&mut e, c, &["SETRANGE", "sr", "0", "a"]);
+        assert_eq!(encoding(&e, "sr"), "raw");
+        run(&mut e, c, &["SETRANGE", "z", "0", ""]);
+        assert_eq!(encoding(&e, "z"), "embstr", "empty SETRANGE changes nothing");
+        assert_eq!(
+            run(&mut e, c, &["INCR", "z"]),
+            Frame::err("ERR value is not an integer or out of range"),
+            "no leading zeros"
+        );
+        run(&mut e, c, &["INCR", "r"]);
+        assert_eq!(encoding(&e, "r"), "raw", "failed INCR leaves the value alone");
+        run(&mut e, c, &["SET", "n", "9999"]);
+        run(&mut e, c, &["APPEND", "n", "9"]);
+        run(&mut e, c, &["INCR", "n"]);
+        assert_eq!(encoding(&e, "n"), "int", "INCR stores an int");
+        run(&mut e, c, &["INCRBYFLOAT", "f", "1"]);
+        assert_eq!(encoding(&e, "f"), "embstr");
+        assert_eq!(
+            e.server().dbs[0].get(b"f").map(|o| o.value.clone()),
+            Some(Value::String(RString::Emb(b"1".to_vec())))
+        );
+    }
+
+    #[test]
+    fn incrbyfloat_formatting() {
+        let mut e = Engine::new(1);
+        let c = e.connect("t");
+        run(&mut e, c, &["SET", "k", "10.50"]);
+        assert_eq!(run(&mut e, c, &["INCRBYFLOAT", "k", "0.1"]), Frame::bulk("10.6"));
+        assert_eq!(run(&mut e, c, &["INCRBYFLOAT", "k", "-5"]), Frame::bulk("5.6"));
+        run(&mut e, c, &["SET", "k", "5.0e3"]);
+        assert_eq!(run(&mut e, c, &["INCRBYFLOAT", "k", "2.0e2"]), Frame::bulk("5200"));
+        assert_eq!(run(&mut e, c, &["INCRBYFLOAT", "p", "0.1"]), Frame::bulk("0.1"));
+        assert_eq!(run(&mut e, c, &["INCRBYFLOAT", "p", "0.2"]), Frame::bulk("0.3"));
+        assert_eq!(
+            run(&mut e, c, &["INCRBYFLOAT", "q", "10000000000.1"]),
+            Frame::bulk("10000000000.09999999962747097")
+        );
+        assert_eq!(
+            run(&mut e, c, &["INCRBYFLOAT", "p", "inf"]),
+            Frame::err("ERR increment would produce NaN or Infinity")
+        );
+        assert_eq!(
+            run(&mut e, c, &["INCRBYFLOAT", "p", "1 "]),
+            Frame::err("ERR value is not a valid float")
+        );
+    }
+
+    #[test]
+    fn set_keeps_or_drops_ttl() {
+        let mut e = Engine::new(1);
+        let c = e.connect("t");
+        let now = e.server().now_ms();
+        run(&mut e, c, &["SET", "k", "v", "PX", "5000"]);
+        assert_eq!(e.server().dbs[0].expire_at(b"k"), Some(now + 5000));
+        run(&mut e, c, &["SET", "k", "w", "KEEPTTL"]);
+        assert_eq!(e.server().dbs[0].expire_at(b"k"), Some(now + 5000));
+        run(&mut e, c, &["INCRBYFLOAT", "k2", "1"]);
+        run(&mut e, c, &["SET", "k", "1"]);
+        assert_eq!(e.server().dbs[0].expire_at(b"k"), None);
+        run(&mut e, c, &["SET", "k", "1", "EX", "10"]);
+        run(&mut e, c, &["INCR", "k"]);
+        assert_eq!(e.server().dbs[0].expire_at(b"k"), Some(now + 10_000));
+        run(&mut e, c, &["GETEX", "k", "PERSIST"]);
+        assert_eq!(e.server().dbs[0].expire_at(b"k"), None);
+        run(&mut e, c, &["GETEX", "k", "EXAT", "1"]);
+        assert!(e.server().dbs[0].get(b"k").is_none(), "past EXAT deletes");
+    }
+
+    #[test]
+    fn set_expire_overflow() {
+        let mut e = Engine::new(1);
+        let c = e.connect("t");
+        let err = Frame::err("ERR invalid expire time in 'set' command");
+        assert_eq!(run(&mut e, c, &["SET", "k", "v", "EX", "9223372036854775"]), err);
+        assert_eq!(run(&mut e, c, &["SET", "k", "v", "EX", "9223372036854776"]), err);
+        assert_eq!(run(&mut e, c, &["SET", "k", "v", "PX", "9223372036854775807"]), err);
+        assert_eq!(run(&mut e, c, &["SET", "k", "v", "EX", "0"]), err);
+        assert_eq!(
+            run(&mut e, c, &["SET", "k", "v", "PXAT", "9223372036854775807"]),
+            Frame::ok()
+        );
+        assert_eq!(
+            run(&mut e, c, &["SETEX", "k", "-1", "v"]),
+            Frame::err("ERR invalid expire time in 'setex' command")
+        );
     }
 }
