@@ -146,7 +146,7 @@ impl Big {
             .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
     }
 
-    fn add(&self, other: &Big) -> Big {
+    fn plus(&self, other: &Big) -> Big {
         let (long, short) = if self.0.len() >= other.0.len() {
             (self, other)
         } else {
@@ -325,7 +325,7 @@ impl LongDouble {
     }
 
     /// The sum, rounded once to 64 significand bits (nearest, ties to even).
-    pub fn add(self, other: LongDouble) -> LongDouble {
+    fn sum(self, other: LongDouble) -> LongDouble {
         use Kind::*;
         match (self.kind, other.kind) {
             (Nan, _) | (_, Nan) => LongDouble {
@@ -349,7 +349,7 @@ impl LongDouble {
                 let a = Big::from_u64(ma).shl((ea - e) as u64);
                 let b = Big::from_u64(mb).shl((eb - e) as u64);
                 if self.neg == other.neg {
-                    return round(self.neg, &a.add(&b), e, false);
+                    return round(self.neg, &a.plus(&b), e, false);
                 }
                 match a.cmp(&b) {
                     Ordering::Equal => LongDouble::ZERO,
@@ -387,7 +387,7 @@ impl LongDouble {
                     let round_bit = shift >= 1 && n.bit(shift - 1);
                     let rest = shift >= 2 && n.any_below(shift - 1);
                     if round_bit && (rest || q.bit(0)) {
-                        q.add(&Big::from_u64(1))
+                        q.plus(&Big::from_u64(1))
                     } else {
                         q
                     }
@@ -418,6 +418,15 @@ impl LongDouble {
             s = "0".into();
         }
         s
+    }
+}
+
+impl std::ops::Add for LongDouble {
+    type Output = LongDouble;
+
+    /// x87 addition: the exact sum rounded once to 64 significand bits.
+    fn add(self, other: LongDouble) -> LongDouble {
+        self.sum(other)
     }
 }
 
@@ -621,7 +630,7 @@ mod tests {
     }
 
     fn incr(a: &str, b: &str) -> String {
-        p(a).add(p(b)).to_human()
+        (p(a) + p(b)).to_human()
     }
 
     #[test]
@@ -653,25 +662,71 @@ mod tests {
         assert_eq!(p("-1e-30").to_human(), "0");
         assert_eq!(p("1e-17").to_human(), "0.00000000000000001");
         assert_eq!(p("123").to_human(), "123");
-        assert_eq!(LongDouble::from_i64(i64::MIN).to_human(), "-9223372036854775808");
+        assert_eq!(
+            LongDouble::from_i64(i64::MIN).to_human(),
+            "-9223372036854775808"
+        );
     }
 
     #[test]
     fn parse_rules_of_string2ld() {
         for bad in [
-            "", " 1", "1 ", "abc", "1e", "1e+", "0x", "0x.", ".", "+", "-", "nan", "NaN", "1..2",
-            "1e5000", "-1e5000", "1e-5000", "0x1p99999", "infin", "1,5", "1\x002",
+            "",
+            " 1",
+            "1 ",
+            "abc",
+            "1e",
+            "1e+",
+            "0x",
+            "0x.",
+            ".",
+            "+",
+            "-",
+            "nan",
+            "NaN",
+            "1..2",
+            "1e5000",
+            "-1e5000",
+            "1e-5000",
+            "0x1p99999",
+            "infin",
+            "1,5",
+            "1\x002",
         ] {
-            assert!(LongDouble::parse(bad.as_bytes()).is_none(), "{bad:?} should not parse");
+            assert!(
+                LongDouble::parse(bad.as_bytes()).is_none(),
+                "{bad:?} should not parse"
+            );
         }
         for good in [
-            "1", "+1", "-1", "1.", ".5", "1e3", "1E+3", "1e-3", "0x10", "0X1.8p1", "0x.8", "inf",
-            "-Infinity", "1e4000", "0e99999", "00012", "3.6e-4951",
+            "1",
+            "+1",
+            "-1",
+            "1.",
+            ".5",
+            "1e3",
+            "1E+3",
+            "1e-3",
+            "0x10",
+            "0X1.8p1",
+            "0x.8",
+            "inf",
+            "-Infinity",
+            "1e4000",
+            "0e99999",
+            "00012",
+            "3.6e-4951",
         ] {
-            assert!(LongDouble::parse(good.as_bytes()).is_some(), "{good:?} should parse");
+            assert!(
+                LongDouble::parse(good.as_bytes()).is_some(),
+                "{good:?} should parse"
+            );
         }
         let long = format!("0.{}", "9".repeat(5117));
-        assert_eq!(LongDouble::parse(long.as_bytes()).map(|v| v.to_human()), Some("1".into()));
+        assert_eq!(
+            LongDouble::parse(long.as_bytes()).map(|v| v.to_human()),
+            Some("1".into())
+        );
         let too_long = format!("0.{}", "9".repeat(5118));
         assert!(LongDouble::parse(too_long.as_bytes()).is_none());
         // 10^5118 is beyond the largest extended value (~1.19e4932).
@@ -683,10 +738,10 @@ mod tests {
 
     #[test]
     fn overflow_and_nan() {
-        assert!(!p("1e4932").add(p("1e4932")).is_finite());
-        assert!(!p("inf").add(p("-inf")).is_finite());
-        assert!(p("1e4932").add(p("-1e4932")).is_finite());
-        assert_eq!(p("1e4932").add(p("-1e4932")).to_human(), "0");
+        assert!(!(p("1e4932") + p("1e4932")).is_finite());
+        assert!(!(p("inf") + p("-inf")).is_finite());
+        assert!((p("1e4932") + p("-1e4932")).is_finite());
+        assert_eq!((p("1e4932") + p("-1e4932")).to_human(), "0");
     }
 
     #[test]
@@ -702,17 +757,23 @@ mod tests {
                 exp: MIN_LSB_EXP
             }
         );
-        assert_eq!(tiny.add(tiny).kind, Kind::Finite { mant: 2, exp: MIN_LSB_EXP });
+        assert_eq!(
+            (tiny + tiny).kind,
+            Kind::Finite {
+                mant: 2,
+                exp: MIN_LSB_EXP
+            }
+        );
     }
 
     #[test]
     fn ties_round_to_even() {
         // 2^64 + 1 is halfway between two extended values: rounds to even (2^64).
-        let big = LongDouble::from_i64(i64::MAX).add(LongDouble::from_i64(1)); // 2^63
-        let two64 = big.add(big);
-        let r = two64.add(LongDouble::from_i64(1));
+        let big = LongDouble::from_i64(i64::MAX) + LongDouble::from_i64(1); // 2^63
+        let two64 = big + big;
+        let r = two64 + LongDouble::from_i64(1);
         assert_eq!(r, two64);
-        let r3 = two64.add(LongDouble::from_i64(3));
+        let r3 = two64 + LongDouble::from_i64(3);
         assert_eq!(r3.to_human(), "18446744073709551620");
     }
 

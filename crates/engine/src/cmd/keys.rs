@@ -36,27 +36,116 @@ macro_rules! key_cmd {
 }
 
 pub static COMMANDS: &[Command] = &[
-    key_cmd!("del", -2, ["write"], (1, -1, 1), ["keyspace", "write", "slow"],
-        "DEL key [key ...]", "Deletes keys; replies with how many existed.", "1.0.0", del),
-    key_cmd!("unlink", -2, ["write", "fast"], (1, -1, 1), ["keyspace", "write", "fast"],
-        "UNLINK key [key ...]", "Deletes keys, freeing large values in the background; replies with how many existed.", "4.0.0", unlink),
-    key_cmd!("exists", -2, ["readonly", "fast"], (1, -1, 1), ["keyspace", "read", "fast"],
-        "EXISTS key [key ...]", "Counts how many of the given keys exist, repeats counted each time.", "1.0.0", exists),
-    key_cmd!("type", 2, ["readonly", "fast"], (1, 1, 1), ["keyspace", "read", "fast"],
-        "TYPE key", "Replies with the type of the value at a key, or none.", "1.0.0", type_cmd),
-    key_cmd!("rename", 3, ["write"], (1, 2, 1), ["keyspace", "write", "slow"],
-        "RENAME key newkey", "Moves a key's value and TTL to a new name, replacing whatever was there.", "1.0.0", rename),
-    key_cmd!("renamenx", 3, ["write", "fast"], (1, 2, 1), ["keyspace", "write", "fast"],
-        "RENAMENX key newkey", "Renames a key only if the new name is free; replies 1 if renamed.", "1.0.0", renamenx),
-    key_cmd!("touch", -2, ["readonly", "fast"], (1, -1, 1), ["keyspace", "read", "fast"],
-        "TOUCH key [key ...]", "Marks keys as just accessed; replies with how many exist.", "3.2.1", touch),
-    key_cmd!("randomkey", 1, ["readonly"], (0, 0, 0), ["keyspace", "read", "slow"],
-        "RANDOMKEY", "Replies with a random key name, reclaiming expired keys it draws.", "1.0.0", randomkey),
-    key_cmd!("keys", 2, ["readonly"], (0, 0, 0), ["keyspace", "read", "slow", "dangerous"],
-        "KEYS pattern", "Replies with every key matching a glob pattern, in one blocking pass.", "1.0.0", keys),
-    key_cmd!("scan", -2, ["readonly"], (0, 0, 0), ["keyspace", "read", "slow"],
+    key_cmd!(
+        "del",
+        -2,
+        ["write"],
+        (1, -1, 1),
+        ["keyspace", "write", "slow"],
+        "DEL key [key ...]",
+        "Deletes keys; replies with how many existed.",
+        "1.0.0",
+        del
+    ),
+    key_cmd!(
+        "unlink",
+        -2,
+        ["write", "fast"],
+        (1, -1, 1),
+        ["keyspace", "write", "fast"],
+        "UNLINK key [key ...]",
+        "Deletes keys, freeing large values in the background; replies with how many existed.",
+        "4.0.0",
+        unlink
+    ),
+    key_cmd!(
+        "exists",
+        -2,
+        ["readonly", "fast"],
+        (1, -1, 1),
+        ["keyspace", "read", "fast"],
+        "EXISTS key [key ...]",
+        "Counts how many of the given keys exist, repeats counted each time.",
+        "1.0.0",
+        exists
+    ),
+    key_cmd!(
+        "type",
+        2,
+        ["readonly", "fast"],
+        (1, 1, 1),
+        ["keyspace", "read", "fast"],
+        "TYPE key",
+        "Replies with the type of the value at a key, or none.",
+        "1.0.0",
+        type_cmd
+    ),
+    key_cmd!(
+        "rename",
+        3,
+        ["write"],
+        (1, 2, 1),
+        ["keyspace", "write", "slow"],
+        "RENAME key newkey",
+        "Moves a key's value and TTL to a new name, replacing whatever was there.",
+        "1.0.0",
+        rename
+    ),
+    key_cmd!(
+        "renamenx",
+        3,
+        ["write", "fast"],
+        (1, 2, 1),
+        ["keyspace", "write", "fast"],
+        "RENAMENX key newkey",
+        "Renames a key only if the new name is free; replies 1 if renamed.",
+        "1.0.0",
+        renamenx
+    ),
+    key_cmd!(
+        "touch",
+        -2,
+        ["readonly", "fast"],
+        (1, -1, 1),
+        ["keyspace", "read", "fast"],
+        "TOUCH key [key ...]",
+        "Marks keys as just accessed; replies with how many exist.",
+        "3.2.1",
+        touch
+    ),
+    key_cmd!(
+        "randomkey",
+        1,
+        ["readonly"],
+        (0, 0, 0),
+        ["keyspace", "read", "slow"],
+        "RANDOMKEY",
+        "Replies with a random key name, reclaiming expired keys it draws.",
+        "1.0.0",
+        randomkey
+    ),
+    key_cmd!(
+        "keys",
+        2,
+        ["readonly"],
+        (0, 0, 0),
+        ["keyspace", "read", "slow", "dangerous"],
+        "KEYS pattern",
+        "Replies with every key matching a glob pattern, in one blocking pass.",
+        "1.0.0",
+        keys
+    ),
+    key_cmd!(
+        "scan",
+        -2,
+        ["readonly"],
+        (0, 0, 0),
+        ["keyspace", "read", "slow"],
         "SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]",
-        "Walks the keyspace a few buckets at a time with a cursor.", "2.8.0", scan),
+        "Walks the keyspace a few buckets at a time with a cursor.",
+        "2.8.0",
+        scan
+    ),
     Command {
         name: "object",
         arity: -2,
@@ -74,16 +163,61 @@ pub static COMMANDS: &[Command] = &[
 
 /// OBJECT's subcommands, in the order Redis lists them.
 static OBJECT_SUBCOMMANDS: &[Command] = &[
-    key_cmd!("help", 2, ["loading", "stale"], (0, 0, 0), ["keyspace", "slow"],
-        "OBJECT HELP", "Lists OBJECT's subcommands.", "6.2.0", object_help),
-    key_cmd!("freq", 3, ["readonly"], (2, 2, 1), ["keyspace", "read", "slow"],
-        "OBJECT FREQ key", "Replies with the key's logarithmic access counter (LFU policies only).", "4.0.0", object_freq),
-    key_cmd!("encoding", 3, ["readonly"], (2, 2, 1), ["keyspace", "read", "slow"],
-        "OBJECT ENCODING key", "Replies with the internal representation of the key's value.", "2.2.3", object_encoding),
-    key_cmd!("idletime", 3, ["readonly"], (2, 2, 1), ["keyspace", "read", "slow"],
-        "OBJECT IDLETIME key", "Replies with the seconds since the key was last accessed (LRU policies only).", "2.2.3", object_idletime),
-    key_cmd!("refcount", 3, ["readonly"], (2, 2, 1), ["keyspace", "read", "slow"],
-        "OBJECT REFCOUNT key", "Replies with how many references the key's value has.", "2.2.3", object_refcount),
+    key_cmd!(
+        "help",
+        2,
+        ["loading", "stale"],
+        (0, 0, 0),
+        ["keyspace", "slow"],
+        "OBJECT HELP",
+        "Lists OBJECT's subcommands.",
+        "6.2.0",
+        object_help
+    ),
+    key_cmd!(
+        "freq",
+        3,
+        ["readonly"],
+        (2, 2, 1),
+        ["keyspace", "read", "slow"],
+        "OBJECT FREQ key",
+        "Replies with the key's logarithmic access counter (LFU policies only).",
+        "4.0.0",
+        object_freq
+    ),
+    key_cmd!(
+        "encoding",
+        3,
+        ["readonly"],
+        (2, 2, 1),
+        ["keyspace", "read", "slow"],
+        "OBJECT ENCODING key",
+        "Replies with the internal representation of the key's value.",
+        "2.2.3",
+        object_encoding
+    ),
+    key_cmd!(
+        "idletime",
+        3,
+        ["readonly"],
+        (2, 2, 1),
+        ["keyspace", "read", "slow"],
+        "OBJECT IDLETIME key",
+        "Replies with the seconds since the key was last accessed (LRU policies only).",
+        "2.2.3",
+        object_idletime
+    ),
+    key_cmd!(
+        "refcount",
+        3,
+        ["readonly"],
+        (2, 2, 1),
+        ["keyspace", "read", "slow"],
+        "OBJECT REFCOUNT key",
+        "Replies with how many references the key's value has.",
+        "2.2.3",
+        object_refcount
+    ),
 ];
 
 fn del(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -307,12 +441,10 @@ fn scan(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
     let srv = &mut *ctx.srv;
     found.retain(|k| match type_name {
-        Some(t) => srv
-            .lookup(db, k, Lookup::READ_NOTOUCH)
-            .is_some_and(|o| {
-                let name = o.value.type_name();
-                name.as_bytes().eq_ignore_ascii_case(t) && TYPE_NAMES.contains(&name)
-            }),
+        Some(t) => srv.lookup(db, k, Lookup::READ_NOTOUCH).is_some_and(|o| {
+            let name = o.value.type_name();
+            name.as_bytes().eq_ignore_ascii_case(t) && TYPE_NAMES.contains(&name)
+        }),
         None => !srv.expire_if_needed(db, k),
     });
     Frame::Array(vec![
@@ -478,12 +610,21 @@ mod tests {
         let c = e.connect("t");
         run(&mut e, c, &["SET", "k", "v"]);
         e.advance_by(5_000_000);
-        assert_eq!(run(&mut e, c, &["OBJECT", "IDLETIME", "k"]), Frame::Integer(5));
+        assert_eq!(
+            run(&mut e, c, &["OBJECT", "IDLETIME", "k"]),
+            Frame::Integer(5)
+        );
         run(&mut e, c, &["TYPE", "k"]);
         run(&mut e, c, &["EXISTS", "k"]);
-        assert_eq!(run(&mut e, c, &["OBJECT", "IDLETIME", "k"]), Frame::Integer(5));
+        assert_eq!(
+            run(&mut e, c, &["OBJECT", "IDLETIME", "k"]),
+            Frame::Integer(5)
+        );
         run(&mut e, c, &["TOUCH", "k"]);
-        assert_eq!(run(&mut e, c, &["OBJECT", "IDLETIME", "k"]), Frame::Integer(0));
+        assert_eq!(
+            run(&mut e, c, &["OBJECT", "IDLETIME", "k"]),
+            Frame::Integer(0)
+        );
         assert_eq!(
             run(&mut e, c, &["OBJECT", "FREQ", "k"]),
             Frame::err("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
@@ -500,6 +641,9 @@ mod tests {
         assert_eq!(run(&mut e, c, &["RENAME", "a", "b"]), Frame::ok());
         assert_eq!(e.server().dbs[0].expire_at(b"b"), when);
         assert!(e.server().dbs[0].get(b"a").is_none());
-        assert_eq!(run(&mut e, c, &["OBJECT", "IDLETIME", "b"]), Frame::Integer(0));
+        assert_eq!(
+            run(&mut e, c, &["OBJECT", "IDLETIME", "b"]),
+            Frame::Integer(0)
+        );
     }
 }

@@ -179,11 +179,8 @@ fn parse_ext_opts(args: &[Vec<u8>], is_set: bool) -> Result<ExtOpts<'_>, Frame> 
     while j < args.len() {
         let opt = &args[j];
         let next = args.get(j + 1).map(|v| v.as_slice());
-        let any_expire_but = |o: &ExtOpts, k: ExpireKind| {
-            [Ex, Px, ExAt, PxAt]
-                .iter()
-                .any(|&x| x != k && o.has(x))
-        };
+        let any_expire_but =
+            |o: &ExtOpts, k: ExpireKind| [Ex, Px, ExAt, PxAt].iter().any(|&x| x != k && o.has(x));
         if opt_is(opt, "nx") && !o.xx && is_set {
             o.nx = true;
         } else if opt_is(opt, "xx") && !o.nx && is_set {
@@ -392,7 +389,7 @@ fn msetnx(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 }
 
 fn mset_generic(ctx: &mut Ctx, args: &[Vec<u8>], nx: bool) -> Frame {
-    if args.len() % 2 == 0 {
+    if args.len() % 2 != 1 {
         return Frame::err(format!(
             "ERR wrong number of arguments for '{}' command",
             ctx.cmd.name
@@ -488,7 +485,7 @@ fn incrbyfloat(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let (Some(current), Some(incr)) = (current, LongDouble::parse(&args[2])) else {
         return Frame::err(NOT_FLOAT);
     };
-    let sum = current.add(incr);
+    let sum = current + incr;
     if !sum.is_finite() {
         return Frame::err("ERR increment would produce NaN or Infinity");
     }
@@ -671,14 +668,22 @@ mod tests {
         run(&mut e, c, &["SETRANGE", "sr", "0", "a"]);
         assert_eq!(encoding(&e, "sr"), "raw");
         run(&mut e, c, &["SETRANGE", "z", "0", ""]);
-        assert_eq!(encoding(&e, "z"), "embstr", "empty SETRANGE changes nothing");
+        assert_eq!(
+            encoding(&e, "z"),
+            "embstr",
+            "empty SETRANGE changes nothing"
+        );
         assert_eq!(
             run(&mut e, c, &["INCR", "z"]),
             Frame::err("ERR value is not an integer or out of range"),
             "no leading zeros"
         );
         run(&mut e, c, &["INCR", "r"]);
-        assert_eq!(encoding(&e, "r"), "raw", "failed INCR leaves the value alone");
+        assert_eq!(
+            encoding(&e, "r"),
+            "raw",
+            "failed INCR leaves the value alone"
+        );
         run(&mut e, c, &["SET", "n", "9999"]);
         run(&mut e, c, &["APPEND", "n", "9"]);
         run(&mut e, c, &["INCR", "n"]);
@@ -696,12 +701,27 @@ mod tests {
         let mut e = Engine::new(1);
         let c = e.connect("t");
         run(&mut e, c, &["SET", "k", "10.50"]);
-        assert_eq!(run(&mut e, c, &["INCRBYFLOAT", "k", "0.1"]), Frame::bulk("10.6"));
-        assert_eq!(run(&mut e, c, &["INCRBYFLOAT", "k", "-5"]), Frame::bulk("5.6"));
+        assert_eq!(
+            run(&mut e, c, &["INCRBYFLOAT", "k", "0.1"]),
+            Frame::bulk("10.6")
+        );
+        assert_eq!(
+            run(&mut e, c, &["INCRBYFLOAT", "k", "-5"]),
+            Frame::bulk("5.6")
+        );
         run(&mut e, c, &["SET", "k", "5.0e3"]);
-        assert_eq!(run(&mut e, c, &["INCRBYFLOAT", "k", "2.0e2"]), Frame::bulk("5200"));
-        assert_eq!(run(&mut e, c, &["INCRBYFLOAT", "p", "0.1"]), Frame::bulk("0.1"));
-        assert_eq!(run(&mut e, c, &["INCRBYFLOAT", "p", "0.2"]), Frame::bulk("0.3"));
+        assert_eq!(
+            run(&mut e, c, &["INCRBYFLOAT", "k", "2.0e2"]),
+            Frame::bulk("5200")
+        );
+        assert_eq!(
+            run(&mut e, c, &["INCRBYFLOAT", "p", "0.1"]),
+            Frame::bulk("0.1")
+        );
+        assert_eq!(
+            run(&mut e, c, &["INCRBYFLOAT", "p", "0.2"]),
+            Frame::bulk("0.3")
+        );
         assert_eq!(
             run(&mut e, c, &["INCRBYFLOAT", "q", "10000000000.1"]),
             Frame::bulk("10000000000.09999999962747097")
@@ -742,9 +762,18 @@ mod tests {
         let mut e = Engine::new(1);
         let c = e.connect("t");
         let err = Frame::err("ERR invalid expire time in 'set' command");
-        assert_eq!(run(&mut e, c, &["SET", "k", "v", "EX", "9223372036854775"]), err);
-        assert_eq!(run(&mut e, c, &["SET", "k", "v", "EX", "9223372036854776"]), err);
-        assert_eq!(run(&mut e, c, &["SET", "k", "v", "PX", "9223372036854775807"]), err);
+        assert_eq!(
+            run(&mut e, c, &["SET", "k", "v", "EX", "9223372036854775"]),
+            err
+        );
+        assert_eq!(
+            run(&mut e, c, &["SET", "k", "v", "EX", "9223372036854776"]),
+            err
+        );
+        assert_eq!(
+            run(&mut e, c, &["SET", "k", "v", "PX", "9223372036854775807"]),
+            err
+        );
         assert_eq!(run(&mut e, c, &["SET", "k", "v", "EX", "0"]), err);
         assert_eq!(
             run(&mut e, c, &["SET", "k", "v", "PXAT", "9223372036854775807"]),
