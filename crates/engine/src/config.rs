@@ -94,10 +94,11 @@ pub struct Param {
     pub set: fn(&mut Config, &str) -> Result<(), String>,
 }
 
+/// An integer parameter as Redis parses it (`string2ll`: no sign but `-`, no
+/// leading zeros or spaces), checked against its bounds.
 fn int_in(v: &str, min: i64, max: i64) -> Result<i64, String> {
-    let n: i64 = v
-        .parse()
-        .map_err(|_| "argument couldn't be parsed into an integer".to_string())?;
+    let n = crate::resp::parse_i64(v.as_bytes())
+        .ok_or_else(|| "argument couldn't be parsed into an integer".to_string())?;
     if n < min || n > max {
         return Err(format!(
             "argument must be between {min} and {max} inclusive"
@@ -106,26 +107,32 @@ fn int_in(v: &str, min: i64, max: i64) -> Result<i64, String> {
     Ok(n)
 }
 
-/// `memtoull`: a byte count with an optional k/kb/m/mb/g/gb suffix
-/// (k = 1000, kb = 1024), case-insensitive.
+/// `memtoull`: leading digits, then nothing or a unit among b, k, kb, m,
+/// mb, g, gb (k = 1000, kb = 1024; any case). Redis' quirks are kept: no
+/// digits reads as 0 (`CONFIG SET maxmemory ""` and `kb` are accepted),
+/// 128 digits or more are refused, a number past u64 saturates (`strtoull`)
+/// and the unit multiplication wraps.
 pub fn parse_memory(v: &str) -> Option<u64> {
-    let lower = v.to_ascii_lowercase();
-    let (num, mul) = [
-        ("gb", 1u64 << 30),
-        ("mb", 1 << 20),
-        ("kb", 1 << 10),
-        ("g", 1_000_000_000),
-        ("m", 1_000_000),
-        ("k", 1_000),
-        ("b", 1),
-    ]
-    .iter()
-    .find_map(|(suf, mul)| lower.strip_suffix(suf).map(|n| (n.to_string(), *mul)))
-    .unwrap_or((lower.clone(), 1));
-    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
+    let b = v.as_bytes();
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    let unit = v[digits..].to_ascii_lowercase();
+    let mul: u64 = match unit.as_str() {
+        "" | "b" => 1,
+        "k" => 1000,
+        "kb" => 1024,
+        "m" => 1000 * 1000,
+        "mb" => 1024 * 1024,
+        "g" => 1000 * 1000 * 1000,
+        "gb" => 1024 * 1024 * 1024,
+        _ => return None,
+    };
+    if digits >= 128 {
         return None;
     }
-    num.parse::<u64>().ok()?.checked_mul(mul)
+    let val = b[..digits].iter().fold(0u64, |acc, &d| {
+        acc.saturating_mul(10).saturating_add((d - b'0') as u64)
+    });
+    Some(val.wrapping_mul(mul))
 }
 
 const INT_MAX: i64 = i32::MAX as i64;
@@ -136,8 +143,10 @@ pub static PARAMS: &[Param] = &[
         name: "hz",
         mutable: true,
         get: |c| c.hz.to_string(),
+        // `updateHZ`: any value in range is accepted, then capped to 1..=500,
+        // and CONFIG GET shows the capped value.
         set: |c, v| {
-            c.hz = int_in(v, 0, INT_MAX)? as u32;
+            c.hz = int_in(v, 0, INT_MAX)?.clamp(1, 500) as u32;
             Ok(())
         },
     },
@@ -250,7 +259,33 @@ pub static PARAMS: &[Param] = &[
             Ok(())
         },
     },
+    // There is no persistence yet, so these report it off and cannot be
+    // changed (redis-benchmark and some clients read them). Start-up accepts
+    // only the value that is already true.
+    Param {
+        name: "save",
+        mutable: false,
+        get: |_| String::new(),
+        set: |_, v| only(v, ""),
+    },
+    Param {
+        name: "appendonly",
+        mutable: false,
+        get: |_| "no".into(),
+        set: |_, v| only(v, "no"),
+    },
 ];
+
+/// Setter of a read-only parameter: accepts its one value.
+fn only(v: &str, value: &str) -> Result<(), String> {
+    if v.eq_ignore_ascii_case(value) {
+        Ok(())
+    } else {
+        Err(format!(
+            "only '{value}' is supported: persistence is not implemented"
+        ))
+    }
+}
 
 /// The parameter called `name` (case-insensitive).
 pub fn param(name: &str) -> Option<&'static Param> {
@@ -277,6 +312,12 @@ mod tests {
         assert_eq!(parse_memory("1KB"), Some(1024));
         assert_eq!(parse_memory("12"), Some(12));
         assert_eq!(parse_memory("-1"), None);
-        assert_eq!(parse_memory("mb"), None);
+        assert_eq!(parse_memory("1.5mb"), None);
+        assert_eq!(parse_memory("1 mb"), None);
+        // Redis' `memtoull` reads no digits as 0.
+        assert_eq!(parse_memory(""), Some(0));
+        assert_eq!(parse_memory("mb"), Some(0));
+        assert_eq!(parse_memory(&"9".repeat(30)), Some(u64::MAX));
+        assert_eq!(parse_memory(&"1".repeat(128)), None);
     }
 }

@@ -114,6 +114,7 @@ impl Engine {
             },
         );
         self.srv.connected_clients = self.clients.len();
+        cmd::server::client_connected(&mut self.srv, &self.clients[&id]);
         self.srv.stats.total_connections_received += 1;
         self.srv.actor = Actor::Client(id);
         self.srv.emit_with(|| Event::Connected {
@@ -127,6 +128,7 @@ impl Engine {
     pub fn disconnect(&mut self, id: ClientId) {
         if self.clients.remove(&id).is_some() {
             self.srv.connected_clients = self.clients.len();
+            self.srv.client_list.remove(&id);
             self.srv.actor = Actor::Client(id);
             self.srv.emit(Event::Disconnected);
             self.srv.actor = Actor::Server;
@@ -155,6 +157,7 @@ impl Engine {
         });
         c.last_interaction_us = srv.clock.now_us();
         let reply = cmd::dispatch(srv, c, args);
+        cmd::server::sync_client(srv, c);
         srv.emit_with(|| {
             let mut text = crate::clifmt::format_reply(&reply);
             if text.len() > 300 {
@@ -226,6 +229,7 @@ impl Engine {
         let srv = &mut self.srv;
         srv.lruclock = srv.lru_clock_now();
         srv.cronloops += 1;
+        cmd::server::cron_update_memory_stats(srv);
         active_expire_cycle(srv, CycleKind::Slow);
         for db in &mut srv.dbs {
             db.shrink_tables();

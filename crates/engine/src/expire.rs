@@ -1,10 +1,19 @@
 //! Redis 7's active expire cycle (`activeExpireCycle` in expire.c): slow cycles from the cron, fast cycles before sleeping, sampling keys with a TTL through a scan cursor.
 //!
-//! The older rule redis.io's EXPIRE page still describes ("sample 20 random
-//! keys, repeat if more than 25% were expired") was replaced in Redis 6: the
-//! cycle now walks the expires table with a SCAN cursor, repeats while more
-//! than 10% (`ACTIVE_EXPIRE_CYCLE_ACCEPTABLE_STALE`) of the sampled keys had
-//! expired, and stops on a CPU time budget checked every 16 iterations.
+//! The older rule redis.io's EXPIRE page still describes ("test 20 random
+//! keys with an expire, delete the expired ones, repeat if more than 25%
+//! were expired") is Redis 5's: `dictGetRandomKey` picks, so the same key can
+//! be drawn twice and a sparse table costs many probes. Redis 6.0 replaced it:
+//! the cycle walks the expires table's buckets with a cursor kept per
+//! database (in index order in 6.x and 7.0; through `dictScan`'s
+//! reverse-binary cursor since 7.2, which is what we follow), so every key is
+//! visited once per pass; it repeats on a database while more than 10%
+//! (`ACTIVE_EXPIRE_CYCLE_ACCEPTABLE_STALE`) of the keys sampled in a loop were
+//! expired, and stops on a CPU time budget checked every 16 loops. The
+//! `active-expire-effort` setting (1..=10) scales keys per loop, budgets and
+//! that threshold. Both rules make expired keys that nobody reads cost
+//! memory for a while: the modern one bounds it to about 10% of the keys
+//! with a TTL instead of 25%.
 //!
 //! Redis measures that budget with the wall clock. Here the elapsed time is a
 //! model: each sampled key costs [`SAMPLE_COST_NS`] and each reclaimed key
@@ -36,8 +45,9 @@ pub struct CycleState {
     pub current_db: usize,
     /// Did the last cycle stop on its time limit?
     pub timelimit_exit: bool,
-    /// Virtual time (µs) the last fast cycle started.
-    pub last_fast_cycle_us: u64,
+    /// Virtual time (µs) the last fast cycle started, if one ran. (Redis
+    /// starts this at 0 and compares with `ustime()`, which is never near 0.)
+    pub last_fast_cycle_us: Option<u64>,
 }
 
 /// Which cycle: the cron's slow one or `beforeSleep`'s fast one.
@@ -47,8 +57,28 @@ pub enum CycleKind {
     Fast,
 }
 
-/// Runs one active expire cycle; returns (sampled, expired).
-pub fn active_expire_cycle(srv: &mut Server, kind: CycleKind) -> (u64, u64) {
+/// What one call of the cycle did, for tests and tools (Redis keeps only
+/// the running stats).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CycleReport {
+    /// False when a fast cycle was not due and did nothing.
+    pub ran: bool,
+    /// Keys with a TTL examined.
+    pub sampled: u64,
+    /// Keys found expired and deleted.
+    pub expired: u64,
+    /// Sampling loops (`iteration` in Redis), over all databases.
+    pub loops: u64,
+    /// Modelled time spent, nanoseconds.
+    pub elapsed_ns: u64,
+    /// The budget, microseconds.
+    pub timelimit_us: u64,
+    /// Stopped on the time budget (`timelimit_exit`).
+    pub timelimit_exit: bool,
+}
+
+/// Runs one active expire cycle.
+pub fn active_expire_cycle(srv: &mut Server, kind: CycleKind) -> CycleReport {
     let effort = srv.config.active_expire_effort.saturating_sub(1) as u64;
     let keys_per_loop = KEYS_PER_LOOP + KEYS_PER_LOOP / 4 * effort;
     let fast_duration = FAST_DURATION_US + FAST_DURATION_US / 4 * effort;
@@ -63,14 +93,16 @@ pub fn active_expire_cycle(srv: &mut Server, kind: CycleKind) -> (u64, u64) {
         if !srv.expire_state.timelimit_exit
             && srv.stats.expired_stale_perc < acceptable_stale as f64
         {
-            return (0, 0);
+            return CycleReport::default();
         }
-        if srv.expire_state.last_fast_cycle_us != 0
-            && start_us < srv.expire_state.last_fast_cycle_us + fast_duration * 2
+        if srv
+            .expire_state
+            .last_fast_cycle_us
+            .is_some_and(|last| start_us < last + fast_duration * 2)
         {
-            return (0, 0);
+            return CycleReport::default();
         }
-        srv.expire_state.last_fast_cycle_us = start_us.max(1);
+        srv.expire_state.last_fast_cycle_us = Some(start_us);
     }
 
     let dbnum = srv.dbs.len();
@@ -168,5 +200,13 @@ pub fn active_expire_cycle(srv: &mut Server, kind: CycleKind) -> (u64, u64) {
             expired: total_expired,
         });
     }
-    (total_sampled, total_expired)
+    CycleReport {
+        ran: true,
+        sampled: total_sampled,
+        expired: total_expired,
+        loops: iteration,
+        elapsed_ns,
+        timelimit_us,
+        timelimit_exit: srv.expire_state.timelimit_exit,
+    }
 }

@@ -20,6 +20,9 @@ pub struct Stats {
     pub expired_time_cap_reached_count: u64,
     /// Modelled CPU time of the active expire cycle, in nanoseconds.
     pub expire_cycle_time_used_ns: u64,
+    /// `stat_peak_memory`: the highest `used_memory` the cron or INFO saw
+    /// (CONFIG RESETSTAT keeps it, as Redis does).
+    pub peak_memory: u64,
 }
 
 /// How a command looks a key up (`LOOKUP_*` flags).
@@ -82,6 +85,11 @@ pub struct Server {
     pub connected_clients: usize,
     /// Fixed at start: the seed the run was created with.
     pub seed: u64,
+    /// What CLIENT LIST shows of every connection, by id; the engine keeps
+    /// it in step after each command (handlers only see their own client).
+    pub client_list: std::collections::BTreeMap<u64, crate::cmd::server::ClientEntry>,
+    /// The command being dispatched as (name, subcommand or ""), for `cmd=` in CLIENT LIST.
+    pub last_cmd: (&'static str, &'static str),
 }
 
 impl Server {
@@ -106,6 +114,8 @@ impl Server {
             expire_state: Default::default(),
             connected_clients: 0,
             seed,
+            client_list: Default::default(),
+            last_cmd: ("", ""),
         };
         s.lruclock = s.lru_clock_now();
         s
@@ -276,10 +286,15 @@ impl Server {
         true
     }
 
-    /// Sets a key's absolute expiry in Unix ms. A time already past deletes
-    /// the key, as EXPIRE does on a master (`checkAlreadyExpired`).
+    /// Sets a live key's absolute expiry in Unix ms. Callers deal with times
+    /// already past first: EXPIRE deletes the key instead (`checkAlreadyExpired`).
     pub fn set_expire(&mut self, db: usize, key: &[u8], when_ms: i64) {
         self.dbs[db].set_expire(key, when_ms);
+    }
+
+    /// Removes a key's TTL (PERSIST); true if it had one.
+    pub fn persist(&mut self, db: usize, key: &[u8]) -> bool {
+        self.dbs[db].persist(key)
     }
 
     /// Total bytes the keyspace accounts for, plus the server's baseline.

@@ -32,6 +32,9 @@ pub enum DeleteCause {
     Getdel,
     Rename,
     Flush,
+    /// EXPIRE & co. given a time not in the future: Redis deletes the key at
+    /// once (and replicates a DEL), without counting it as expired.
+    Expire,
 }
 
 /// One thing that happened.

@@ -109,6 +109,8 @@ pub fn lookup(name: &[u8]) -> Option<&'static Command> {
 /// Checks arity and resolves containers, then runs the handler: the parts
 /// of Redis' `processCommand` that exist so far.
 pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Frame {
+    // `c->lastcmd`, which CLIENT LIST shows: "NULL" unless the command resolves.
+    srv.last_cmd = ("NULL", "");
     let Some(mut cmd) = lookup(&args[0]) else {
         srv.stats.rejected_calls += 1;
         return unknown_command(args);
@@ -127,6 +129,10 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
             }
         }
     }
+    srv.last_cmd = match std::ptr::eq(parent, cmd) {
+        true => (cmd.name, ""),
+        false => (parent.name, cmd.name),
+    };
     let argc = args.len() as i32;
     if (cmd.arity > 0 && argc != cmd.arity) || argc < -cmd.arity {
         srv.stats.rejected_calls += 1;

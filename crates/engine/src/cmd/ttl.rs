@@ -1,5 +1,285 @@
-//! ttl commands.
+//! Expiry commands: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT (with NX / XX / GT / LT), TTL, PTTL, EXPIRETIME, PEXPIRETIME and PERSIST, as Redis 7.2's expire.c implements them.
 
-use super::Command;
+use super::{arg_i64, is, Command, Ctx};
+use crate::resp::Frame;
+use crate::server::Lookup;
+use crate::trace::DeleteCause;
 
-pub static COMMANDS: &[Command] = &[];
+/// The four setters share arity, flags and categories; only the name,
+/// syntax and docs differ.
+const fn setter(
+    name: &'static str,
+    syntax: &'static str,
+    summary: &'static str,
+    since: &'static str,
+    handler: super::Handler,
+) -> Command {
+    Command {
+        name,
+        arity: -3,
+        flags: &["write", "fast"],
+        keys: (1, 1, 1),
+        acl: &["keyspace", "write", "fast"],
+        syntax,
+        summary,
+        since,
+        group: "generic",
+        handler,
+        subcommands: &[],
+    }
+}
+
+/// The read side (TTL and friends, PERSIST is a write).
+const fn getter(
+    name: &'static str,
+    syntax: &'static str,
+    summary: &'static str,
+    since: &'static str,
+    handler: super::Handler,
+) -> Command {
+    Command {
+        name,
+        arity: 2,
+        flags: &["readonly", "fast"],
+        keys: (1, 1, 1),
+        acl: &["keyspace", "read", "fast"],
+        syntax,
+        summary,
+        since,
+        group: "generic",
+        handler,
+        subcommands: &[],
+    }
+}
+
+pub static COMMANDS: &[Command] = &[
+    setter(
+        "expire",
+        "EXPIRE key seconds [NX | XX | GT | LT]",
+        "Sets the expiration time of a key in seconds.",
+        "1.0.0",
+        expire,
+    ),
+    setter(
+        "pexpire",
+        "PEXPIRE key milliseconds [NX | XX | GT | LT]",
+        "Sets the expiration time of a key in milliseconds.",
+        "2.6.0",
+        pexpire,
+    ),
+    setter(
+        "expireat",
+        "EXPIREAT key unix-time-seconds [NX | XX | GT | LT]",
+        "Sets the expiration time of a key to a Unix timestamp.",
+        "1.2.0",
+        expireat,
+    ),
+    setter(
+        "pexpireat",
+        "PEXPIREAT key unix-time-milliseconds [NX | XX | GT | LT]",
+        "Sets the expiration time of a key to a Unix milliseconds timestamp.",
+        "2.6.0",
+        pexpireat,
+    ),
+    getter(
+        "ttl",
+        "TTL key",
+        "Returns the expiration time in seconds of a key.",
+        "1.0.0",
+        ttl,
+    ),
+    getter(
+        "pttl",
+        "PTTL key",
+        "Returns the expiration time in milliseconds of a key.",
+        "2.6.0",
+        pttl,
+    ),
+    getter(
+        "expiretime",
+        "EXPIRETIME key",
+        "Returns the expiration time of a key as a Unix timestamp.",
+        "7.0.0",
+        expiretime,
+    ),
+    getter(
+        "pexpiretime",
+        "PEXPIRETIME key",
+        "Returns the expiration time of a key as a Unix milliseconds timestamp.",
+        "7.0.0",
+        pexpiretime,
+    ),
+    Command {
+        name: "persist",
+        arity: 2,
+        flags: &["write", "fast"],
+        keys: (1, 1, 1),
+        acl: &["keyspace", "write", "fast"],
+        syntax: "PERSIST key",
+        summary: "Removes the expiration time of a key.",
+        since: "2.2.0",
+        group: "generic",
+        handler: persist,
+        subcommands: &[],
+    },
+];
+
+/// How the time argument is expressed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Seconds,
+    Millis,
+}
+
+fn expire(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let now = ctx.srv.now_ms();
+    expire_generic(ctx, args, now, Unit::Seconds)
+}
+
+fn pexpire(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let now = ctx.srv.now_ms();
+    expire_generic(ctx, args, now, Unit::Millis)
+}
+
+fn expireat(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    expire_generic(ctx, args, 0, Unit::Seconds)
+}
+
+fn pexpireat(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    expire_generic(ctx, args, 0, Unit::Millis)
+}
+
+/// An argument as Redis prints it in an error with `%s`: up to the first NUL,
+/// and (as `addReplyErrorFormat` does) CR/LF trimmed at the ends and blanked inside.
+pub(crate) fn err_text(arg: &[u8]) -> String {
+    let end = arg.iter().position(|&b| b == 0).unwrap_or(arg.len());
+    let s = String::from_utf8_lossy(&arg[..end]);
+    s.trim_matches(['\r', '\n']).replace(['\r', '\n'], " ")
+}
+
+/// `expireGenericCommand`. Options are parsed before the time (so a bad
+/// option wins over a bad number), overflow of the unit conversion or of
+/// the addition of the base time is an error, a time not in the future
+/// deletes the key (replicated by Redis as a DEL, so it is not counted in
+/// `expired_keys`), and GT / LT treat "no TTL" as an infinite one.
+fn expire_generic(ctx: &mut Ctx, args: &[Vec<u8>], basetime: i64, unit: Unit) -> Frame {
+    let (mut nx, mut xx, mut gt, mut lt) = (false, false, false, false);
+    for opt in &args[3..] {
+        if is(opt, "nx") {
+            nx = true;
+        } else if is(opt, "xx") {
+            xx = true;
+        } else if is(opt, "gt") {
+            gt = true;
+        } else if is(opt, "lt") {
+            lt = true;
+        } else {
+            return Frame::err(format!("ERR Unsupported option {}", err_text(opt)));
+        }
+    }
+    if nx && (xx || gt || lt) {
+        return Frame::err("ERR NX and XX, GT or LT options at the same time are not compatible");
+    }
+    if gt && lt {
+        return Frame::err("ERR GT and LT options at the same time are not compatible");
+    }
+    let mut when = match arg_i64(&args[2]) {
+        Ok(n) => n,
+        Err(e) => return e,
+    };
+    let invalid = || {
+        Frame::err(format!(
+            "ERR invalid expire time in '{}' command",
+            ctx.cmd.name
+        ))
+    };
+    if unit == Unit::Seconds {
+        if !(i64::MIN / 1000..=i64::MAX / 1000).contains(&when) {
+            return invalid();
+        }
+        when *= 1000;
+    }
+    if when > i64::MAX - basetime {
+        return invalid();
+    }
+    when += basetime;
+
+    let db = ctx.db();
+    let key = &args[1];
+    if ctx.srv.lookup(db, key, Lookup::WRITE).is_none() {
+        return Frame::Integer(0);
+    }
+    let current = ctx.srv.dbs[db].expire_at(key);
+    if nx && current.is_some() {
+        return Frame::Integer(0);
+    }
+    if xx && current.is_none() {
+        return Frame::Integer(0);
+    }
+    if gt && current.is_none_or(|cur| when <= cur) {
+        return Frame::Integer(0);
+    }
+    if lt && current.is_some_and(|cur| when >= cur) {
+        return Frame::Integer(0);
+    }
+    // `checkAlreadyExpired`: we are always a master that is not loading.
+    if when <= ctx.srv.now_ms() {
+        ctx.srv.delete(db, key, DeleteCause::Expire);
+    } else {
+        ctx.srv.set_expire(db, key, when);
+    }
+    Frame::Integer(1)
+}
+
+fn ttl(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    ttl_generic(ctx, args, false, false)
+}
+
+fn pttl(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    ttl_generic(ctx, args, true, false)
+}
+
+fn expiretime(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    ttl_generic(ctx, args, false, true)
+}
+
+fn pexpiretime(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    ttl_generic(ctx, args, true, true)
+}
+
+/// `ttlGenericCommand`: -2 for a missing key, -1 without a TTL, else the
+/// remaining (or absolute) time, seconds rounded to nearest. The lookup
+/// counts a hit or miss but leaves the LRU/LFU field alone.
+fn ttl_generic(ctx: &mut Ctx, args: &[Vec<u8>], millis: bool, absolute: bool) -> Frame {
+    let db = ctx.db();
+    let key = &args[1];
+    if ctx.srv.lookup(db, key, Lookup::READ_NOTOUCH).is_none() {
+        return Frame::Integer(-2);
+    }
+    let Some(expire) = ctx.srv.dbs[db].expire_at(key) else {
+        return Frame::Integer(-1);
+    };
+    let t = if absolute {
+        expire
+    } else {
+        expire - ctx.srv.now_ms()
+    }
+    .max(0);
+    if millis {
+        Frame::Integer(t)
+    } else {
+        // Redis computes `(ttl+500)/1000`; near i64::MAX that overflows in C
+        // and the compiled code yields the exact quotient, so do it wide.
+        Frame::Integer(((t as i128 + 500) / 1000) as i64)
+    }
+}
+
+/// PERSIST: 1 if a TTL was removed.
+fn persist(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let db = ctx.db();
+    let key = &args[1];
+    if ctx.srv.lookup(db, key, Lookup::WRITE).is_none() {
+        return Frame::Integer(0);
+    }
+    Frame::Integer(ctx.srv.persist(db, key) as i64)
+}
