@@ -1,2 +1,73 @@
-//! The playground app.
-fn main() {}
+//! The browser playground: mounts a Redsim widget (console, clock, keyspace, timeline) into every `[data-redsim]` element and the `#redsim` element of the playground page, each with its own engine.
+//!
+//! Widgets are configured by attributes on their element: `data-seed`,
+//! `data-commands` (one command per line, run on load) and `data-clock="paused"`.
+//! The playground element (`#redsim`, or any element with `data-url`) also
+//! reads `?cmd=…&seed=…&clock=paused` from the page URL and offers a Share
+//! link; its URL settings win over its attributes.
+
+mod app;
+mod clock;
+mod help;
+mod keyspace;
+mod panic;
+mod share;
+mod timeline;
+
+use wasm_bindgen::JsCast;
+
+use crate::app::{Widget, WidgetProps};
+use crate::share::Preset;
+
+/// Elements a widget is mounted into.
+pub const HOST_SELECTOR: &str = "[data-redsim], #redsim";
+
+fn main() {
+    panic::install();
+    mount_all();
+}
+
+/// Mounts one widget per host element.
+fn mount_all() {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Some(doc) = window.document() else {
+        return;
+    };
+    let Ok(hosts) = doc.query_selector_all(HOST_SELECTOR) else {
+        return;
+    };
+    let location = window.location();
+    let search = location.search().unwrap_or_default();
+    let hash = location.hash().unwrap_or_default();
+    for i in 0..hosts.length() {
+        let Some(host) = hosts
+            .item(i)
+            .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+        else {
+            continue;
+        };
+        let from_url = host.id() == "redsim" || host.has_attribute("data-url");
+        let mut preset = Preset::from_attrs(
+            host.get_attribute("data-seed").as_deref(),
+            host.get_attribute("data-commands").as_deref(),
+            host.get_attribute("data-clock").as_deref(),
+        );
+        if from_url {
+            let url = Preset::from_url(&search, &hash);
+            preset.seed = url.seed.or(preset.seed);
+            if !url.commands.is_empty() {
+                preset.commands = url.commands;
+            }
+            preset.paused |= url.paused;
+        }
+        let _ = host.class_list().add_1("rs-host");
+        let props = WidgetProps {
+            preset,
+            autofocus: from_url,
+            shareable: from_url,
+        };
+        yew::Renderer::<Widget>::with_root_and_props(host, props).render();
+    }
+}

@@ -1,2 +1,61 @@
-//! Project tasks.
-fn main() {}
+//! Project tasks as plain Rust (`cargo xtask <task>`), so building, serving and testing need nothing but cargo on a fresh machine.
+//!
+//! - `dist`: builds the browser playground into `dist/` (wasm-bindgen runs
+//!   from its library crate; no trunk, no wasm-bindgen-cli).
+//! - `serve [--port N]`: `dist`, then a small static server on 127.0.0.1.
+//! - `test`: installs what is missing, then fmt, clippy (native and wasm),
+//!   the workspace tests, `dist` and the end-to-end browser test.
+
+mod dist;
+mod serve;
+mod test;
+mod util;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: cargo xtask <task>
+
+tasks:
+  dist                 build the playground into dist/
+  serve [--port N]     build, then serve dist/ on http://127.0.0.1:N (default 8080)
+  test                 install missing tools, then fmt, clippy, tests, dist and the browser test";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("dist") => dist::dist().map(|_| ()),
+        Some("serve") => serve_args(&args[1..]).and_then(serve::serve),
+        Some("test") => test::test(),
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        _ => Err(USAGE.to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Parses `serve`'s options.
+fn serve_args(args: &[String]) -> Result<u16, String> {
+    let mut port = 8080;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let value = match a.as_str() {
+            "--port" | "-p" => it.next().cloned(),
+            other => other.strip_prefix("--port=").map(String::from),
+        };
+        let Some(v) = value else {
+            return Err(format!("serve: unknown option '{a}'\n\n{USAGE}"));
+        };
+        port = v
+            .parse()
+            .map_err(|_| format!("serve: '{v}' is not a port number"))?;
+    }
+    Ok(port)
+}

@@ -1,0 +1,189 @@
+//! `cargo xtask dist`: builds the playground for the browser and writes `dist/` (index.html, embed example, CSS, loader, wasm-bindgen output), then reports the wasm size raw and gzipped.
+//!
+//! One HTML template serves both this task and trunk: `web/index.html`
+//! carries trunk's `<link data-trunk …>` tags, which are dropped here, and a
+//! `<!-- redsim:assets -->` marker, which is replaced by our stylesheet and
+//! loader. Every path written is relative, so `dist/` works under any
+//! sub-path of a documentation site.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::util::{cargo, kib, root, run, succeeds, target_dir};
+
+const TARGET: &str = "wasm32-unknown-unknown";
+const PROFILE: &str = "wasm-release";
+/// File stem of wasm-bindgen's output; `assets/redsim.js` imports it by this name.
+const OUT_NAME: &str = "redsim-web";
+/// Where trunk's tags are replaced by ours.
+const MARKER: &str = "<!-- redsim:assets -->";
+const ASSET_TAGS: &str = "<link rel=\"stylesheet\" href=\"redsim.css\">\n    \
+                          <script type=\"module\" src=\"redsim.js\"></script>";
+
+/// What `dist` produced.
+pub struct Built {
+    /// The `dist/` directory.
+    pub dir: PathBuf,
+}
+
+/// Builds `dist/` and prints the wasm size raw and gzipped.
+pub fn dist() -> Result<Built, String> {
+    let started = Instant::now();
+    ensure_wasm_target()?;
+    run(cargo().args([
+        "build",
+        "-p",
+        "redsim-web",
+        "--target",
+        TARGET,
+        "--profile",
+        PROFILE,
+    ]))?;
+    let wasm = target_dir()?
+        .join(TARGET)
+        .join(PROFILE)
+        .join("redsim-web.wasm");
+    let out = root().join("dist");
+    if out.exists() {
+        fs::remove_dir_all(&out).map_err(|e| format!("cannot clear {}: {e}", out.display()))?;
+    }
+    fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+
+    println!("wasm-bindgen (library) {} -> {}", wasm.display(), out.display());
+    wasm_bindgen_cli_support::Bindgen::new()
+        .input_path(&wasm)
+        .out_name(OUT_NAME)
+        .web(true)
+        .map_err(|e| format!("wasm-bindgen: {e:#}"))?
+        .typescript(false)
+        .remove_name_section(true)
+        .remove_producers_section(true)
+        .generate(&out)
+        .map_err(|e| format!("wasm-bindgen: {e:#}"))?;
+
+    let web = root().join("web");
+    for (template, name) in [("index.html", "index.html"), ("embed.html", "embed.html")] {
+        let html = fs::read_to_string(web.join(template))
+            .map_err(|e| format!("cannot read web/{template}: {e}"))?;
+        write(&out.join(name), render_html(&html)?.as_bytes())?;
+    }
+    copy_dir(&root().join("assets"), &out)?;
+
+    let bytes = fs::read(out.join(format!("{OUT_NAME}_bg.wasm")))
+        .map_err(|e| format!("cannot read the generated wasm: {e}"))?;
+    let gz = gzip_len(&bytes)?;
+    println!(
+        "dist: wasm {} raw, {} gzipped ({} bytes, {} bytes); built in {:.1} s",
+        kib(bytes.len() as u64),
+        kib(gz),
+        bytes.len(),
+        gz,
+        started.elapsed().as_secs_f64()
+    );
+    println!("dist: wrote {}", out.display());
+    Ok(Built { dir: out })
+}
+
+/// Adds the wasm target through rustup when it is not installed.
+pub fn ensure_wasm_target() -> Result<(), String> {
+    let listed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output();
+    match listed {
+        Ok(o) if String::from_utf8_lossy(&o.stdout).lines().any(|l| l.trim() == TARGET) => Ok(()),
+        Ok(_) => run(Command::new("rustup").args(["target", "add", TARGET])),
+        // No rustup: the toolchain may still have the target (a distro Rust).
+        Err(_) if succeeds(cargo().args(["--version"])) => {
+            println!("xtask: rustup not found; assuming {TARGET} is installed");
+            Ok(())
+        }
+        Err(e) => Err(format!("neither rustup nor cargo runs: {e}")),
+    }
+}
+
+/// The template with trunk's tags removed and our asset tags in place of the marker.
+pub fn render_html(template: &str) -> Result<String, String> {
+    if !template.contains(MARKER) {
+        return Err(format!("the HTML template has no {MARKER} marker"));
+    }
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(at) = rest.find("<link") {
+        let Some(len) = rest[at..].find('>') else {
+            break;
+        };
+        let tag = &rest[at..at + len + 1];
+        if tag.contains("data-trunk") {
+            // Drop the tag and the indentation and newline around it.
+            out.push_str(rest[..at].trim_end_matches([' ', '\t']));
+            rest = rest[at + len + 1..].trim_start_matches([' ', '\t']);
+            rest = rest.strip_prefix('\n').unwrap_or(rest);
+        } else {
+            out.push_str(&rest[..at + len + 1]);
+            rest = &rest[at + len + 1..];
+        }
+    }
+    out.push_str(rest);
+    Ok(out.replace(MARKER, ASSET_TAGS))
+}
+
+/// Copies the files of `from` (not recursive: assets are flat) into `to`.
+fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    let entries = fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+    for entry in entries.flatten() {
+        let p = entry.path();
+        if p.is_file() {
+            let dest = to.join(entry.file_name());
+            fs::copy(&p, &dest).map_err(|e| format!("cannot copy {}: {e}", p.display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Size of `bytes` gzipped at the best level, as a server would send it.
+pub fn gzip_len(bytes: &[u8]) -> Result<u64, String> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    enc.write_all(bytes).map_err(|e| e.to_string())?;
+    let gz = enc.finish().map_err(|e| e.to_string())?;
+    Ok(gz.len() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trunk_tags_are_dropped_and_assets_inserted() {
+        let t = "<head>\n    <link rel=\"icon\" href=\"x.svg\">\n    <link data-trunk rel=\"rust\"\n          href=\"Cargo.toml\" />\n    <link data-trunk rel=\"css\" href=\"../assets/redsim.css\" />\n    <!-- redsim:assets -->\n</head>";
+        let html = render_html(t).unwrap();
+        assert!(!html.contains("data-trunk"), "{html}");
+        assert!(html.contains("<link rel=\"icon\" href=\"x.svg\">"));
+        assert!(html.contains("<script type=\"module\" src=\"redsim.js\"></script>"));
+        assert!(html.contains("href=\"redsim.css\""));
+        assert!(!html.contains("\n\n"), "{html}");
+    }
+
+    #[test]
+    fn the_real_templates_render() {
+        for name in ["index.html", "embed.html"] {
+            let t = fs::read_to_string(root().join("web").join(name)).unwrap();
+            let html = render_html(&t).unwrap();
+            assert!(!html.contains("data-trunk"));
+            // Paths stay relative so the site works under any sub-path.
+            assert!(!html.contains("src=\"/") && !html.contains("href=\"/"));
+        }
+    }
+
+    #[test]
+    fn gzip_shrinks_repetitive_input() {
+        let n = gzip_len(&[7u8; 100_000]).unwrap();
+        assert!(n > 0 && n < 1000, "{n}");
+    }
+}

@@ -1,0 +1,159 @@
+//! `cargo xtask test`: the whole check CI runs. Installs what a fresh Debian machine lacks, then runs fmt, clippy (native and wasm), the workspace tests, `dist` and the end-to-end browser test, streaming their output and ending with `xtask: N passed, M failed`.
+//!
+//! Every step runs even after a failure (except the browser test, which
+//! needs `dist`), so one run reports everything that is wrong.
+
+use std::process::Command;
+use std::time::Instant;
+
+use crate::util::{cargo, root, run, succeeds, which};
+
+/// One step's outcome.
+struct Outcome {
+    name: &'static str,
+    result: Result<(), String>,
+    secs: f64,
+}
+
+pub fn test() -> Result<(), String> {
+    let mut outcomes: Vec<Outcome> = Vec::new();
+    let mut step = |name: &'static str, f: &mut dyn FnMut() -> Result<(), String>| {
+        println!("\n==> xtask: {name}");
+        let t = Instant::now();
+        let result = f();
+        if let Err(e) = &result {
+            println!("xtask: step '{name}' failed: {e}");
+        }
+        let ok = result.is_ok();
+        outcomes.push(Outcome {
+            name,
+            result,
+            secs: t.elapsed().as_secs_f64(),
+        });
+        ok
+    };
+
+    step("install missing tools", &mut install);
+    step("cargo fmt --check", &mut || {
+        run(cargo().args(["fmt", "--all", "--", "--check"]))
+    });
+    step("cargo clippy (native)", &mut || {
+        run(cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]))
+    });
+    step("cargo clippy (wasm)", &mut || {
+        run(cargo().args([
+            "clippy",
+            "-p",
+            "redsim-web",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--",
+            "-D",
+            "warnings",
+        ]))
+    });
+    step("cargo test --workspace", &mut || {
+        run(cargo().args(["test", "--workspace"]))
+    });
+    let built = step("dist", &mut || crate::dist::dist().map(|_| ()));
+    step("browser end-to-end test", &mut || {
+        if !built {
+            return Err("skipped: dist failed".into());
+        }
+        run(Command::new("python3")
+            .arg(root().join("tests/e2e/console_e2e.py"))
+            .arg("--dist")
+            .arg(root().join("dist"))
+            .current_dir(root()))
+    });
+
+    println!("\n==> xtask: summary");
+    for o in &outcomes {
+        let mark = if o.result.is_ok() { "ok  " } else { "FAIL" };
+        println!("  {mark} {:<28} {:>7.1} s", o.name, o.secs);
+    }
+    let failed = outcomes.iter().filter(|o| o.result.is_err()).count();
+    let passed = outcomes.len() - failed;
+    println!("xtask: {passed} passed, {failed} failed");
+    if failed == 0 {
+        Ok(())
+    } else {
+        Err(format!("{failed} step(s) failed"))
+    }
+}
+
+/// Installs what is missing: the wasm target, Debian's redis-server and
+/// chromium, and the Python packages the browser and client tests use.
+fn install() -> Result<(), String> {
+    let mut problems = Vec::new();
+    if let Err(e) = crate::dist::ensure_wasm_target() {
+        problems.push(e);
+    }
+    let mut apt: Vec<&str> = Vec::new();
+    if which("redis-server").is_none() {
+        apt.push("redis-server");
+    }
+    if which("chromium").is_none() && !std::path::Path::new("/usr/bin/chromium").exists() {
+        apt.push("chromium");
+    }
+    if !apt.is_empty() {
+        let sudo = !is_root() && which("sudo").is_some();
+        let apt_get = |args: &[&str]| {
+            let mut c = if sudo {
+                let mut c = Command::new("sudo");
+                c.arg("apt-get");
+                c
+            } else {
+                Command::new("apt-get")
+            };
+            c.args(args).env("DEBIAN_FRONTEND", "noninteractive");
+            run(&mut c)
+        };
+        let mut install_args = vec!["install", "-y", "--no-install-recommends"];
+        install_args.extend(&apt);
+        if let Err(e) = apt_get(&["update"]).and_then(|_| apt_get(&install_args)) {
+            problems.push(e);
+        }
+    } else {
+        println!("redis-server and chromium are installed");
+    }
+    if python_has_modules() {
+        println!("python modules playwright and redis are installed");
+    } else {
+        let pip = |extra: &[&str]| {
+            let mut c = Command::new("python3");
+            c.args(["-m", "pip", "install", "--quiet"])
+                .args(extra)
+                .args(["playwright", "redis"]);
+            run(&mut c)
+        };
+        // Debian's own python refuses pip installs without this flag (PEP 668).
+        if let Err(e) = pip(&[]).or_else(|_| pip(&["--break-system-packages"])) {
+            problems.push(e);
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+fn python_has_modules() -> bool {
+    succeeds(Command::new("python3").args(["-c", "import playwright.sync_api, redis"]))
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}

@@ -1,0 +1,221 @@
+//! The keyspace panel: the selected database's keys with type, encoding and a TTL bar counting down; keys that are logically expired but not yet reclaimed are shown apart.
+//!
+//! The engine reports only the TTL left. For the bar we also need the TTL the
+//! key started with, so the panel remembers, per key, the TTL it last saw and
+//! when: if the new TTL is not the old one minus the virtual time elapsed,
+//! the TTL was set again (EXPIRE, SET … EX) and the bar restarts full.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use redsim_engine::{Engine, KeyInfo};
+use yew::prelude::*;
+
+/// Most keys the panel lists; the header says how many there are in all.
+pub const LIMIT: usize = 200;
+
+/// One row of the panel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub info: KeyInfo,
+    /// The TTL the bar is measured against, ms.
+    pub total_ms: Option<i64>,
+}
+
+/// The panel's model, refreshed from `keys_snapshot` after every change.
+#[derive(Default)]
+pub struct Keyspace {
+    /// Per key: (bar total, last TTL seen, virtual ms when seen).
+    seen: HashMap<String, (i64, i64, i64)>,
+    pub rows: Rc<Vec<Row>>,
+    /// Keys in the database (the panel may list fewer).
+    pub count: usize,
+    pub db: usize,
+}
+
+impl Keyspace {
+    /// Re-reads database `db` of `engine`.
+    pub fn refresh(&mut self, engine: &Engine, db: usize) {
+        let now_ms = engine.server().now_ms();
+        let snapshot = engine.keys_snapshot(db, LIMIT);
+        let rows = self.rows_from(snapshot, now_ms);
+        self.count = engine.server().dbs.get(db).map_or(0, |d| d.len());
+        self.db = db;
+        if *self.rows != rows {
+            self.rows = Rc::new(rows);
+        }
+    }
+
+    /// Turns a snapshot into rows, updating the remembered TTLs.
+    fn rows_from(&mut self, snapshot: Vec<KeyInfo>, now_ms: i64) -> Vec<Row> {
+        let mut seen = HashMap::with_capacity(snapshot.len());
+        let rows = snapshot
+            .into_iter()
+            .map(|info| {
+                let total_ms = info.ttl_ms.map(|ttl| {
+                    let total = match self.seen.get(&info.key) {
+                        Some(&(total, last, at)) if ttl == last - (now_ms - at) => total,
+                        _ => ttl.max(1),
+                    };
+                    seen.insert(info.key.clone(), (total, ttl, now_ms));
+                    total
+                });
+                Row { info, total_ms }
+            })
+            .collect();
+        self.seen = seen;
+        rows
+    }
+}
+
+/// A TTL as the panel prints it: tenths under 10 s, then s, m, h, d.
+pub fn fmt_ttl(ms: i64) -> String {
+    let ms = ms.max(0);
+    let s = ms / 1000;
+    if ms < 10_000 {
+        format!("{}.{}s", ms / 1000, ms % 1000 / 100)
+    } else if s < 60 {
+        format!("{s}s")
+    } else if s < 3600 {
+        format!("{}m {:02}s", s / 60, s % 60)
+    } else if s < 86_400 {
+        format!("{}h {:02}m", s / 3600, s / 60 % 60)
+    } else {
+        format!("{}d {:02}h", s / 86_400, s / 3600 % 24)
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct PanelProps {
+    pub rows: Rc<Vec<Row>>,
+    pub count: usize,
+    pub db: usize,
+}
+
+/// The panel. Re-renders only when a row changed (every tick while a TTL runs).
+#[component]
+pub fn KeyspacePanel(props: &PanelProps) -> Html {
+    let shown = props.rows.len();
+    html! {
+        <section class="rs-panel rs-keys" aria-label="Keyspace">
+            <header class="rs-panel-head">
+                <h3>{ "Keyspace" }</h3>
+                <span class="rs-muted">
+                    { format!("db{} · {} key{}", props.db, props.count, if props.count == 1 { "" } else { "s" }) }
+                    if shown < props.count { { format!(" · first {shown} shown") } }
+                </span>
+            </header>
+            if props.rows.is_empty() {
+                <p class="rs-empty">{ "No keys. Try " }<code>{ "SET greeting hello EX 5" }</code></p>
+            } else {
+                <ul class="rs-keylist">
+                    { for props.rows.iter().map(row) }
+                </ul>
+            }
+        </section>
+    }
+}
+
+fn row(r: &Row) -> Html {
+    let k = &r.info;
+    let ttl = match (k.ttl_ms, r.total_ms) {
+        (Some(ttl), _) if k.expired_pending => html! {
+            <span class="rs-ttl rs-ttl-expired" title="Logically expired: still in memory until a lookup (lazy) or the active expire cycle reclaims it">
+                <span class="rs-bar"><span class="rs-bar-fill" style="width:0%"></span></span>
+                <span class="rs-ttl-text">{ format!("expired {} ago", fmt_ttl(-ttl)) }</span>
+            </span>
+        },
+        (Some(ttl), Some(total)) => {
+            let pct = (ttl as f64 / total as f64 * 100.0).clamp(0.0, 100.0);
+            let urgent = if ttl < 3000 {
+                "rs-bar-fill rs-urgent"
+            } else {
+                "rs-bar-fill"
+            };
+            html! {
+                <span class="rs-ttl" title={ format!("TTL {ttl} ms of {total} ms") }>
+                    <span class="rs-bar"><span class={urgent} style={ format!("width:{pct:.1}%") }></span></span>
+                    <span class="rs-ttl-text">{ fmt_ttl(ttl) }</span>
+                </span>
+            }
+        }
+        _ => html! { <span class="rs-ttl rs-ttl-none" title="No expire set">{ "no TTL" }</span> },
+    };
+    html! {
+        <li class={ classes!("rs-key", k.expired_pending.then_some("rs-key-expired")) } data-key={ k.key.clone() }>
+            <span class="rs-keyname" title={ k.key.clone() }>{ &k.key }</span>
+            <span class={ format!("rs-type rs-type-{}", k.kind) }>{ k.kind }</span>
+            <span class="rs-enc">{ k.encoding }</span>
+            { ttl }
+        </li>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(key: &str, ttl_ms: Option<i64>) -> KeyInfo {
+        KeyInfo {
+            key: key.into(),
+            kind: "string",
+            encoding: "embstr",
+            ttl_ms,
+            expired_pending: ttl_ms.is_some_and(|t| t < 0),
+        }
+    }
+
+    #[test]
+    fn bar_total_is_kept_while_the_ttl_counts_down_and_reset_when_it_is_set_again() {
+        let mut ks = Keyspace::default();
+        let r = ks.rows_from(vec![info("a", Some(5000)), info("b", None)], 1000);
+        assert_eq!(r[0].total_ms, Some(5000));
+        assert_eq!(r[1].total_ms, None);
+        // 1.5 s later: same expire, counting down.
+        let r = ks.rows_from(vec![info("a", Some(3500))], 2500);
+        assert_eq!(r[0].total_ms, Some(5000));
+        // EXPIRE a 100 at the same instant: a new total.
+        let r = ks.rows_from(vec![info("a", Some(100_000))], 2500);
+        assert_eq!(r[0].total_ms, Some(100_000));
+        // A shorter TTL set again is detected too.
+        let r = ks.rows_from(vec![info("a", Some(2000))], 3000);
+        assert_eq!(r[0].total_ms, Some(2000));
+    }
+
+    #[test]
+    fn forgotten_keys_start_afresh() {
+        let mut ks = Keyspace::default();
+        ks.rows_from(vec![info("a", Some(5000))], 0);
+        ks.rows_from(vec![], 1000);
+        let r = ks.rows_from(vec![info("a", Some(3000))], 2000);
+        assert_eq!(r[0].total_ms, Some(3000));
+    }
+
+    #[test]
+    fn refresh_reads_the_engine() {
+        let mut e = Engine::new(1);
+        let mut ks = Keyspace::default();
+        ks.refresh(&e, 0);
+        assert_eq!(ks.count, 0);
+        assert!(ks.rows.is_empty());
+        let c = e.connect("t");
+        e.execute_line(c, "SET a 1");
+        ks.refresh(&e, 0);
+        if ks.count == 1 {
+            assert_eq!(ks.rows[0].info.key, "a");
+        } else {
+            // SET is not in the command table yet: nothing was written.
+            assert!(redsim_engine::cmd::lookup(b"set").is_none());
+        }
+    }
+
+    #[test]
+    fn ttl_format() {
+        assert_eq!(fmt_ttl(4_250), "4.2s");
+        assert_eq!(fmt_ttl(-5), "0.0s");
+        assert_eq!(fmt_ttl(42_000), "42s");
+        assert_eq!(fmt_ttl(65_000), "1m 05s");
+        assert_eq!(fmt_ttl(7_380_000), "2h 03m");
+        assert_eq!(fmt_ttl(93_600_000), "1d 02h");
+    }
+}

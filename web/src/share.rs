@@ -1,0 +1,184 @@
+//! The URL side of a session: the commands, seed and clock mode read from `?cmd=…&seed=…` (or the `#` fragment) on load, and the Share link that replays them.
+//!
+//! Parsing and encoding are done here in plain Rust rather than through the
+//! browser's `URLSearchParams`, so the rules are unit-tested natively and the
+//! same code serves `data-*` attributes on documentation pages.
+
+/// What a page URL (or a widget's attributes) asks a widget to start with.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Preset {
+    /// Engine seed; `None` means the default.
+    pub seed: Option<u64>,
+    /// Commands to run on load, in order, as if typed.
+    pub commands: Vec<String>,
+    /// Start with the clock paused instead of following wall time.
+    pub paused: bool,
+}
+
+impl Preset {
+    /// Reads a query string (`?a=b&…`, leading `?` optional) and a fragment
+    /// (`#a=b&…`): both use the same keys, the fragment's commands run after
+    /// the query's, and a seed or clock given in the fragment wins.
+    pub fn from_url(search: &str, hash: &str) -> Preset {
+        let mut p = Preset::default();
+        for part in [search.trim_start_matches('?'), hash.trim_start_matches('#')] {
+            for (k, v) in parse_query(part) {
+                match k.as_str() {
+                    "cmd" | "command" if !v.trim().is_empty() => p.commands.push(v),
+                    "seed" => p.seed = parse_seed(&v).or(p.seed),
+                    "clock" => p.paused = v.eq_ignore_ascii_case("paused"),
+                    _ => {}
+                }
+            }
+        }
+        p
+    }
+
+    /// Reads a widget's `data-seed`, `data-commands` (one command per line)
+    /// and `data-clock` attributes.
+    pub fn from_attrs(seed: Option<&str>, commands: Option<&str>, clock: Option<&str>) -> Preset {
+        Preset {
+            seed: seed.and_then(parse_seed),
+            commands: commands
+                .map(|c| {
+                    c.lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty())
+                        .map(String::from)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            paused: clock.is_some_and(|c| c.trim().eq_ignore_ascii_case("paused")),
+        }
+    }
+}
+
+/// A seed in decimal or `0x` hex.
+pub fn parse_seed(s: &str) -> Option<u64> {
+    let s = s.trim();
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
+/// The link that replays `commands` with `seed` on the page at `base` (the
+/// page URL without query or fragment).
+pub fn share_link(base: &str, seed: u64, paused: bool, commands: &[String]) -> String {
+    let mut url = format!("{base}?seed={seed}");
+    if paused {
+        url.push_str("&clock=paused");
+    }
+    for c in commands {
+        url.push_str("&cmd=");
+        url.push_str(&encode_component(c));
+    }
+    url
+}
+
+/// `application/x-www-form-urlencoded` pairs; malformed escapes are kept literally.
+pub fn parse_query(q: &str) -> Vec<(String, String)> {
+    q.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (decode_component(k), decode_component(v)),
+            None => (decode_component(p), String::new()),
+        })
+        .collect()
+}
+
+/// Percent-decodes `s`, reading `+` as a space as forms do.
+pub fn decode_component(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => match (hex_val(b[i + 1]), hex_val(b[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h * 16 + l);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Percent-encodes everything but RFC 3986's unreserved characters, so a
+/// command survives any URL context (spaces become `%20`, quotes `%22`).
+pub fn encode_component(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for &c in s.as_bytes() {
+        if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'~') {
+            out.push(c as char);
+        } else {
+            out.push_str(&format!("%{c:02X}"));
+        }
+    }
+    out
+}
+
+fn hex_val(c: u8) -> Option<u8> {
+    (c as char).to_digit(16).map(|d| d as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_commands_in_order_from_query_then_fragment() {
+        let p = Preset::from_url(
+            "?cmd=SET%20a%201&cmd=GET+a&seed=7",
+            "#cmd=TTL%20a&clock=paused",
+        );
+        assert_eq!(p.commands, vec!["SET a 1", "GET a", "TTL a"]);
+        assert_eq!(p.seed, Some(7));
+        assert!(p.paused);
+    }
+
+    #[test]
+    fn bad_escapes_and_empty_commands_are_harmless() {
+        let p = Preset::from_url("cmd=GET%2&cmd=&cmd=%zz&seed=x", "");
+        assert_eq!(p.commands, vec!["GET%2", "%zz"]);
+        assert_eq!(p.seed, None);
+        assert_eq!(decode_component("%"), "%");
+        assert_eq!(decode_component("a%4"), "a%4");
+        assert_eq!(decode_component("%e2%82%ac"), "€");
+    }
+
+    #[test]
+    fn share_link_round_trips() {
+        let cmds = vec![
+            "SET \"a b\" 'x&y=z' EX 5".to_string(),
+            "GET \"a b\"".to_string(),
+            "ECHO 100%+€".to_string(),
+        ];
+        let link = share_link("http://h/docs/play/", 0xfeed, true, &cmds);
+        let (base, query) = link.split_once('?').unwrap();
+        assert_eq!(base, "http://h/docs/play/");
+        assert!(!query.contains(' ') && !query.contains('"'));
+        let p = Preset::from_url(query, "");
+        assert_eq!(p.commands, cmds);
+        assert_eq!(p.seed, Some(0xfeed));
+        assert!(p.paused);
+    }
+
+    #[test]
+    fn attributes_take_one_command_per_line() {
+        let p = Preset::from_attrs(
+            Some("0x10"),
+            Some("\n  SET a 1\n\n GET a \n"),
+            Some("paused"),
+        );
+        assert_eq!(p.seed, Some(16));
+        assert_eq!(p.commands, vec!["SET a 1", "GET a"]);
+        assert!(p.paused);
+        assert_eq!(Preset::from_attrs(None, None, None), Preset::default());
+    }
+}

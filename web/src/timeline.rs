@@ -1,0 +1,491 @@
+//! The timeline: commands, expirations (lazy and active marked apart) and deletions on the virtual time axis, built incrementally from the engine's trace and drawn as SVG.
+//!
+//! The trace is the only history the UI reads: [`Timeline::ingest`] takes the
+//! events after the last sequence number it saw (`Trace::since`), so each
+//! refresh costs only what happened since the previous one.
+//!
+//! Marks are placed with percentage coordinates inside nested `<svg>`
+//! elements, so the chart stretches to any width without scaling its
+//! shapes or text.
+
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use redsim_engine::trace::{DeleteCause, Event, ExpireHow, Trace};
+use yew::prelude::*;
+
+/// Marks kept; older ones are dropped (the trace itself is bounded too).
+pub const MAX_MARKS: usize = 5000;
+
+/// What a mark shows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MarkKind {
+    Command {
+        text: String,
+        reply: Option<String>,
+        error: bool,
+    },
+    Expired {
+        key: String,
+        how: ExpireHow,
+    },
+    Deleted {
+        key: String,
+        cause: DeleteCause,
+    },
+    Flushed {
+        keys: u64,
+    },
+    /// A step of the clock buttons.
+    Step {
+        by_us: u64,
+    },
+}
+
+/// One mark at a virtual instant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mark {
+    pub at_us: u64,
+    pub kind: MarkKind,
+}
+
+/// The timeline's model.
+#[derive(Default)]
+pub struct Timeline {
+    next_seq: u64,
+    pub marks: Rc<VecDeque<Mark>>,
+}
+
+impl Timeline {
+    /// Reads the trace events after the last one seen; true if marks changed.
+    pub fn ingest(&mut self, trace: &Trace) -> bool {
+        if trace.next_seq() == self.next_seq {
+            return false;
+        }
+        let marks = Rc::make_mut(&mut self.marks);
+        let before = marks.len();
+        let mut replied = false;
+        for ev in trace.since(self.next_seq) {
+            let kind = match &ev.event {
+                Event::Command { args, .. } => MarkKind::Command {
+                    text: args.join(" "),
+                    reply: None,
+                    error: false,
+                },
+                Event::Reply { text, error } => {
+                    if let Some(Mark {
+                        kind:
+                            MarkKind::Command {
+                                reply, error: e, ..
+                            },
+                        ..
+                    }) = marks.back_mut()
+                    {
+                        if reply.is_none() {
+                            *reply = Some(text.clone());
+                            *e = *error;
+                            replied = true;
+                        }
+                    }
+                    continue;
+                }
+                Event::Expired { key, how, .. } => MarkKind::Expired {
+                    key: key.clone(),
+                    how: *how,
+                },
+                Event::Deleted { key, cause, .. } => MarkKind::Deleted {
+                    key: key.clone(),
+                    cause: *cause,
+                },
+                Event::Flushed { keys, .. } => MarkKind::Flushed { keys: *keys },
+                Event::ClockAdvanced { by_us } => MarkKind::Step { by_us: *by_us },
+                _ => continue,
+            };
+            marks.push_back(Mark {
+                at_us: ev.at_us,
+                kind,
+            });
+        }
+        self.next_seq = trace.next_seq();
+        while marks.len() > MAX_MARKS {
+            marks.pop_front();
+        }
+        replied || marks.len() != before
+    }
+}
+
+/// How much of the axis is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Zoom {
+    TenSeconds,
+    Minute,
+    TenMinutes,
+    All,
+}
+
+impl Zoom {
+    pub const ALL: [Zoom; 4] = [Zoom::TenSeconds, Zoom::Minute, Zoom::TenMinutes, Zoom::All];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Zoom::TenSeconds => "10 s",
+            Zoom::Minute => "1 min",
+            Zoom::TenMinutes => "10 min",
+            Zoom::All => "all",
+        }
+    }
+
+    fn window_us(self) -> Option<u64> {
+        match self {
+            Zoom::TenSeconds => Some(10_000_000),
+            Zoom::Minute => Some(60_000_000),
+            Zoom::TenMinutes => Some(600_000_000),
+            Zoom::All => None,
+        }
+    }
+}
+
+/// The visible interval `[start, end]` in µs: the last window ending now,
+/// or from 0 while less than a window has passed (then the axis fills up
+/// from the left); `All` spans from 0 to now, at least 10 s.
+pub fn domain(now_us: u64, zoom: Zoom) -> (u64, u64) {
+    match zoom.window_us() {
+        Some(w) if now_us > w => (now_us - w, now_us),
+        Some(w) => (0, w),
+        None => (0, now_us.max(10_000_000)),
+    }
+}
+
+/// Axis ticks: the smallest round step giving at most 8 intervals.
+pub fn ticks(start: u64, end: u64) -> (u64, Vec<u64>) {
+    const STEPS_MS: [u64; 20] = [
+        100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000,
+        900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000,
+    ];
+    let span = end.saturating_sub(start).max(1);
+    let step = STEPS_MS
+        .iter()
+        .map(|ms| ms * 1000)
+        .find(|s| span / s <= 8)
+        .unwrap_or(86_400_000_000 * (span / 86_400_000_000 / 8 + 1));
+    let first = start.div_ceil(step) * step;
+    let ticks = (0..)
+        .map(|i| first + i * step)
+        .take_while(|t| *t <= end)
+        .collect();
+    (step, ticks)
+}
+
+/// A tick label: seconds (with tenths for sub-second steps), then m:ss, h:mm:ss.
+pub fn fmt_tick(us: u64, step_us: u64) -> String {
+    let ms = us / 1000;
+    let s = ms / 1000;
+    if s < 60 {
+        if step_us < 1_000_000 {
+            format!("{}.{}s", s, ms % 1000 / 100)
+        } else {
+            format!("{s}s")
+        }
+    } else if s < 3600 {
+        format!("{}:{:02}", s / 60, s % 60)
+    } else {
+        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    }
+}
+
+/// Horizontal position of `t` as a percentage, with a 1.5% margin each side
+/// so marks at the ends are not clipped.
+fn x_pct(t: u64, start: u64, end: u64) -> f64 {
+    let span = end.saturating_sub(start).max(1) as f64;
+    1.5 + 97.0 * (t.saturating_sub(start) as f64 / span)
+}
+
+const LANE_CMD: f64 = 20.0;
+const LANE_EXP: f64 = 50.0;
+const LANE_DEL: f64 = 80.0;
+const AXIS_Y: f64 = 100.0;
+const HEIGHT: f64 = 122.0;
+
+#[derive(Properties, PartialEq)]
+pub struct TimelineProps {
+    pub marks: Rc<VecDeque<Mark>>,
+    pub now_us: u64,
+    pub zoom: Zoom,
+    pub on_zoom: Callback<Zoom>,
+}
+
+/// The chart, its lane labels, zoom buttons and legend.
+#[component]
+pub fn TimelinePanel(props: &TimelineProps) -> Html {
+    let (start, end) = domain(props.now_us, props.zoom);
+    let (step, tick_list) = ticks(start, end);
+    // Marks close together in one lane are spread sideways rather than drawn
+    // on top of each other: each gets the next slot right of its neighbour.
+    let mut last_x = [f64::NEG_INFINITY; 3];
+    let mut slot = [0u32; 3];
+    let mut shapes = Vec::new();
+    let mut steps = Vec::new();
+    for m in props
+        .marks
+        .iter()
+        .filter(|m| m.at_us >= start && m.at_us <= end)
+    {
+        let x = x_pct(m.at_us, start, end);
+        let lane = match m.kind {
+            MarkKind::Command { .. } => 0,
+            MarkKind::Expired { .. } => 1,
+            MarkKind::Deleted { .. } | MarkKind::Flushed { .. } => 2,
+            MarkKind::Step { .. } => {
+                steps.push(step_line(x, m));
+                continue;
+            }
+        };
+        if x - last_x[lane] < 0.6 {
+            slot[lane] = (slot[lane] + 1).min(20);
+        } else {
+            slot[lane] = 0;
+            last_x[lane] = x;
+        }
+        shapes.push(mark(x, slot[lane], m));
+    }
+    let now_x = x_pct(props.now_us, start, end);
+    let zoom_buttons = Zoom::ALL.iter().map(|&z| {
+        let on_zoom = props.on_zoom.clone();
+        html! {
+            <button class={ classes!("rs-chip", (z == props.zoom).then_some("rs-on")) }
+                    onclick={ Callback::from(move |_| on_zoom.emit(z)) }>{ z.label() }</button>
+        }
+    });
+    html! {
+        <section class="rs-panel rs-timeline" aria-label="Timeline">
+            <header class="rs-panel-head">
+                <h3>{ "Timeline" }</h3>
+                <span class="rs-muted">{ "virtual time" }</span>
+                <span class="rs-spacer"></span>
+                <span class="rs-chips">{ for zoom_buttons }</span>
+            </header>
+            <div class="rs-tl-body">
+                <div class="rs-tl-lanes" aria-hidden="true">
+                    <span style={ format!("top:{}px", LANE_CMD) }>{ "commands" }</span>
+                    <span style={ format!("top:{}px", LANE_EXP) }>{ "expired" }</span>
+                    <span style={ format!("top:{}px", LANE_DEL) }>{ "deleted" }</span>
+                </div>
+                <svg class="rs-tl-svg" width="100%" height={ HEIGHT.to_string() } role="img"
+                     aria-label="Timeline of commands, expirations and deletions">
+                    { for [LANE_CMD, LANE_EXP, LANE_DEL].iter().map(|y| html! {
+                        <line class="rs-tl-lane" x1="0" x2="100%" y1={ y.to_string() } y2={ y.to_string() } />
+                    }) }
+                    <line class="rs-tl-axis" x1="0" x2="100%" y1={ AXIS_Y.to_string() } y2={ AXIS_Y.to_string() } />
+                    { for tick_list.iter().map(|&t| {
+                        let x = format!("{:.3}%", x_pct(t, start, end));
+                        html! {
+                            <g class="rs-tl-tick">
+                                <line x1={ x.clone() } x2={ x.clone() } y1={ (AXIS_Y - 4.0).to_string() } y2={ (AXIS_Y + 4.0).to_string() } />
+                                <text x={ x } y={ (AXIS_Y + 17.0).to_string() } text-anchor="middle">{ fmt_tick(t, step) }</text>
+                            </g>
+                        }
+                    }) }
+                    { for steps }
+                    { for shapes }
+                    if props.now_us >= start && props.now_us <= end {
+                        <line class="rs-tl-now" x1={ format!("{now_x:.3}%") } x2={ format!("{now_x:.3}%") } y1="4" y2={ AXIS_Y.to_string() }>
+                            <title>{ format!("now: {}", fmt_tick(props.now_us, 100_000)) }</title>
+                        </line>
+                    }
+                </svg>
+            </div>
+            <footer class="rs-legend">
+                <span><svg width="14" height="14"><circle class="rs-m-cmd" cx="7" cy="7" r="4.5" /></svg>{ "command" }</span>
+                <span><svg width="14" height="14"><circle class="rs-m-cmd rs-m-err" cx="7" cy="7" r="4.5" /></svg>{ "error reply" }</span>
+                <span><svg width="14" height="14"><circle class="rs-m-lazy" cx="7" cy="7" r="4.5" /></svg>{ "lazy expiry (on access)" }</span>
+                <span><svg width="14" height="14"><path class="rs-m-active" d="M7,1 L13,7 L7,13 L1,7Z" /></svg>{ "active expiry (cycle)" }</span>
+                <span><svg width="14" height="14"><path class="rs-m-del" d="M3,3 L11,11 M11,3 L3,11" /></svg>{ "deleted" }</span>
+                <span><svg width="14" height="14"><line class="rs-m-step" x1="7" x2="7" y1="0" y2="14" /></svg>{ "clock step" }</span>
+            </footer>
+        </section>
+    }
+}
+
+/// One mark: a nested `<svg>` placed at `x`% whose content is drawn around
+/// its origin, shifted by `slot` places when crowded.
+fn mark(x: f64, slot: u32, m: &Mark) -> Html {
+    let dx = slot as f64 * 11.0;
+    let at = fmt_tick(m.at_us, 1);
+    let (y, class, shape, title) = match &m.kind {
+        MarkKind::Command { text, reply, error } => (
+            LANE_CMD,
+            if *error {
+                "rs-m-cmd rs-m-err"
+            } else {
+                "rs-m-cmd"
+            },
+            html! { <circle cx={ dx.to_string() } cy="0" r="4.5" /> },
+            format!(
+                "{at}  {text}\n→ {}",
+                reply.as_deref().unwrap_or("(no reply)")
+            ),
+        ),
+        MarkKind::Expired { key, how } => match how {
+            ExpireHow::Lazy => (
+                LANE_EXP,
+                "rs-m-lazy",
+                html! { <circle cx={ dx.to_string() } cy="0" r="5" /> },
+                format!("{at}  \"{key}\" expired lazily (found expired on access)"),
+            ),
+            ExpireHow::Active => (
+                LANE_EXP,
+                "rs-m-active",
+                html! { <path d={ format!("M{},-6 L{},0 L{},6 L{},0Z", dx, dx + 6.0, dx, dx - 6.0) } /> },
+                format!("{at}  \"{key}\" expired by the active expire cycle"),
+            ),
+        },
+        MarkKind::Deleted { key, cause } => (
+            LANE_DEL,
+            "rs-m-del",
+            html! { <path d={ format!("M{},-4 L{},4 M{},-4 L{},4", dx - 4.0, dx + 4.0, dx + 4.0, dx - 4.0) } /> },
+            format!("{at}  \"{key}\" deleted ({cause:?})"),
+        ),
+        MarkKind::Flushed { keys } => (
+            LANE_DEL,
+            "rs-m-del rs-m-flush",
+            html! { <rect x={ (dx - 5.0).to_string() } y="-5" width="10" height="10" /> },
+            format!("{at}  flush: {keys} keys removed"),
+        ),
+        MarkKind::Step { .. } => return step_line(x, m),
+    };
+    html! {
+        <svg class={ classes!("rs-tl-mark", class) } x={ format!("{x:.3}%") } y={ y.to_string() } overflow="visible">
+            <title>{ title }</title>
+            { shape }
+        </svg>
+    }
+}
+
+/// A clock step: a faint dashed line across the lanes.
+fn step_line(x: f64, m: &Mark) -> Html {
+    let by = match m.kind {
+        MarkKind::Step { by_us } => by_us,
+        _ => 0,
+    };
+    let x = format!("{x:.3}%");
+    html! {
+        <line class="rs-tl-mark rs-m-step" x1={ x.clone() } x2={ x } y1="6" y2={ (AXIS_Y - 2.0).to_string() }>
+            <title>{ format!("clock stepped +{} ms", by / 1000) }</title>
+        </line>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use redsim_engine::trace::Actor;
+
+    #[test]
+    fn ingest_reads_only_new_events_and_pairs_replies() {
+        let mut trace = Trace::new(100);
+        let mut tl = Timeline::default();
+        assert!(!tl.ingest(&trace));
+        trace.push(
+            0,
+            Actor::Client(1),
+            Event::Command {
+                db: 0,
+                args: vec!["GET".into(), "a".into()],
+            },
+        );
+        trace.push(
+            0,
+            Actor::Client(1),
+            Event::Reply {
+                text: "(nil)".into(),
+                error: false,
+            },
+        );
+        assert!(tl.ingest(&trace));
+        assert!(!tl.ingest(&trace));
+        trace.push(
+            2_100_000,
+            Actor::Server,
+            Event::Expired {
+                db: 0,
+                key: "a".into(),
+                how: ExpireHow::Active,
+            },
+        );
+        trace.push(
+            2_100_000,
+            Actor::Server,
+            Event::ExpireCycle {
+                fast: false,
+                sampled: 1,
+                expired: 1,
+            },
+        );
+        assert!(tl.ingest(&trace));
+        let marks: Vec<&Mark> = tl.marks.iter().collect();
+        assert_eq!(marks.len(), 2);
+        assert_eq!(
+            marks[0].kind,
+            MarkKind::Command {
+                text: "GET a".into(),
+                reply: Some("(nil)".into()),
+                error: false
+            }
+        );
+        assert_eq!(marks[1].at_us, 2_100_000);
+        assert!(matches!(
+            marks[1].kind,
+            MarkKind::Expired {
+                how: ExpireHow::Active,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn ingest_survives_a_trace_that_dropped_events() {
+        let mut trace = Trace::new(3);
+        let mut tl = Timeline::default();
+        for i in 0..10 {
+            trace.push(i, Actor::Server, Event::ClockAdvanced { by_us: 1 });
+        }
+        assert!(tl.ingest(&trace));
+        assert_eq!(tl.marks.len(), 3);
+        assert_eq!(tl.marks[0].at_us, 7);
+    }
+
+    #[test]
+    fn domain_fills_from_zero_then_scrolls() {
+        assert_eq!(domain(3_000_000, Zoom::TenSeconds), (0, 10_000_000));
+        assert_eq!(
+            domain(25_000_000, Zoom::TenSeconds),
+            (15_000_000, 25_000_000)
+        );
+        assert_eq!(domain(5, Zoom::All), (0, 10_000_000));
+        assert_eq!(domain(99_000_000, Zoom::All), (0, 99_000_000));
+    }
+
+    #[test]
+    fn ticks_are_round_and_few() {
+        let (step, t) = ticks(0, 10_000_000);
+        assert_eq!(step, 2_000_000);
+        assert_eq!(
+            t,
+            vec![0, 2_000_000, 4_000_000, 6_000_000, 8_000_000, 10_000_000]
+        );
+        let (step, t) = ticks(61_500_000, 121_500_000);
+        assert_eq!(step, 10_000_000);
+        assert_eq!(t.first(), Some(&70_000_000));
+        assert!(t.len() <= 9);
+        let (_, t) = ticks(0, 3_000_000_000_000);
+        assert!(!t.is_empty() && t.len() <= 9);
+    }
+
+    #[test]
+    fn tick_labels() {
+        assert_eq!(fmt_tick(2_500_000, 500_000), "2.5s");
+        assert_eq!(fmt_tick(4_000_000, 2_000_000), "4s");
+        assert_eq!(fmt_tick(70_000_000, 10_000_000), "1:10");
+        assert_eq!(fmt_tick(3_723_000_000, 60_000_000), "1:02:03");
+    }
+}
