@@ -52,7 +52,11 @@ pub fn dist() -> Result<Built, String> {
     }
     fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
 
-    println!("wasm-bindgen (library) {} -> {}", wasm.display(), out.display());
+    println!(
+        "wasm-bindgen (library) {} -> {}",
+        wasm.display(),
+        out.display()
+    );
     wasm_bindgen_cli_support::Bindgen::new()
         .input_path(&wasm)
         .out_name(OUT_NAME)
@@ -93,7 +97,13 @@ pub fn ensure_wasm_target() -> Result<(), String> {
         .args(["target", "list", "--installed"])
         .output();
     match listed {
-        Ok(o) if String::from_utf8_lossy(&o.stdout).lines().any(|l| l.trim() == TARGET) => Ok(()),
+        Ok(o)
+            if String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .any(|l| l.trim() == TARGET) =>
+        {
+            Ok(())
+        }
         Ok(_) => run(Command::new("rustup").args(["target", "add", TARGET])),
         // No rustup: the toolchain may still have the target (a distro Rust).
         Err(_) if succeeds(cargo().args(["--version"])) => {

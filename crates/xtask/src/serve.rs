@@ -11,7 +11,10 @@ pub fn serve(port: u16) -> Result<(), String> {
     let built = crate::dist::dist()?;
     let listener = TcpListener::bind(("127.0.0.1", port))
         .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
-    println!("serving {} on http://127.0.0.1:{port}/ (Ctrl+C to stop)", built.dir.display());
+    println!(
+        "serving {} on http://127.0.0.1:{port}/ (Ctrl+C to stop)",
+        built.dir.display()
+    );
     for stream in listener.incoming().flatten() {
         let dir = built.dir.clone();
         std::thread::spawn(move || {
@@ -41,11 +44,21 @@ fn handle(stream: TcpStream, root: &Path) -> std::io::Result<()> {
         let mut parts = request_line.split_whitespace();
         let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
         let (status, ctype, body) = match method {
-            "GET" | "HEAD" => match resolve(root, target).and_then(|p| fs::read(&p).ok().map(|b| (p, b))) {
-                Some((p, b)) => ("200 OK", mime(&p), b),
-                None => ("404 Not Found", "text/plain; charset=utf-8", b"not found\n".to_vec()),
-            },
-            _ => ("405 Method Not Allowed", "text/plain; charset=utf-8", b"GET or HEAD only\n".to_vec()),
+            "GET" | "HEAD" => {
+                match resolve(root, target).and_then(|p| fs::read(&p).ok().map(|b| (p, b))) {
+                    Some((p, b)) => ("200 OK", mime(&p), b),
+                    None => (
+                        "404 Not Found",
+                        "text/plain; charset=utf-8",
+                        b"not found\n".to_vec(),
+                    ),
+                }
+            }
+            _ => (
+                "405 Method Not Allowed",
+                "text/plain; charset=utf-8",
+                b"GET or HEAD only\n".to_vec(),
+            ),
         };
         println!("{method} {target} -> {status}");
         write!(
@@ -125,7 +138,10 @@ mod tests {
         fs::write(root.join("a b.js"), "j").unwrap();
         fs::write(root.join("sub/index.html"), "s").unwrap();
         assert_eq!(resolve(&root, "/"), Some(root.join("index.html")));
-        assert_eq!(resolve(&root, "/?cmd=GET%20a#x"), Some(root.join("index.html")));
+        assert_eq!(
+            resolve(&root, "/?cmd=GET%20a#x"),
+            Some(root.join("index.html"))
+        );
         assert_eq!(resolve(&root, "/a%20b.js"), Some(root.join("a b.js")));
         assert_eq!(resolve(&root, "/sub/"), Some(root.join("sub/index.html")));
         assert_eq!(resolve(&root, "/../etc/passwd"), None);

@@ -64,7 +64,13 @@ pub fn which(name: &str) -> Option<PathBuf> {
 /// `build.target-dir` in a config file, or `<root>/target`).
 pub fn target_dir() -> Result<PathBuf, String> {
     let out = cargo()
-        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
         .stderr(std::process::Stdio::inherit())
         .output()
         .map_err(|e| format!("could not run cargo metadata: {e}"))?;
