@@ -653,6 +653,13 @@ fn expired_keys_are_hidden_and_reclaimed() {
         SET gone3 v PX 150
         SET stays v
         SET stays2 v PX 100000
+        SET mv v PX 150
+        RENAME mv moved
+        SET tgt v PX 150
+        SET src2 v
+        RENAME src2 tgt
+        SET nx1 v PX 150
+        RENAMENX nx1 nx2
         SELECT 3
         SET only1 v PX 150
         SET only2 v PX 150
@@ -667,6 +674,8 @@ fn expired_keys_are_hidden_and_reclaimed() {
         ~SCAN 0 COUNT 1000
         ~SCAN 0 COUNT 1000 TYPE string
         EXISTS gone1 gone2 gone3 stays stays2
+        EXISTS mv moved tgt src2 nx1 nx2
+        GET tgt
         TYPE gone1
         OBJECT ENCODING gone2
         DEL gone3
@@ -685,9 +694,113 @@ fn expired_keys_are_hidden_and_reclaimed() {
             let Frame::Bulk(k) = k else {
                 panic!("RANDOMKEY on a non-empty db: {k:?}");
             };
-            assert!(k == b"stays" || k == b"stays2", "RANDOMKEY gave {k:?}");
+            assert!(
+                k == b"stays" || k == b"stays2" || k == b"tgt",
+                "RANDOMKEY gave {k:?}"
+            );
         }
     }
+}
+
+/// Which lookups count keyspace hits and misses is part of each command's
+/// behaviour: compare the per-command deltas of `keyspace_hits` and
+/// `keyspace_misses` from a real Redis' INFO with the engine's counters,
+/// for every command here.
+#[test]
+fn lookup_statistics_match_redis() {
+    let redis = RedisServer::start(&[]);
+    let mut c = redis.conn();
+    let mut engine = redsim_engine::Engine::new(1);
+    let client = engine.connect("stats");
+    let stats = |c: &mut Conn| -> (i64, i64) {
+        let Frame::Bulk(info) = c.cmd(&["INFO", "stats"]) else {
+            panic!("INFO stats");
+        };
+        let info = String::from_utf8_lossy(&info).into_owned();
+        let field = |name: &str| -> i64 {
+            info.lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or_else(|| panic!("no {name} in INFO"))
+        };
+        (field("keyspace_hits:"), field("keyspace_misses:"))
+    };
+    let corpus = r#"
+        GET nokey
+        SET k v
+        GET k
+        SET k v GET
+        SET nk v GET
+        SET k v NX
+        SETNX k v
+        SETEX k 100 v
+        GETSET k v
+        GETSET gnew v
+        GETDEL gnew
+        GETDEL gnew
+        GETEX k
+        GETEX nokey EX 10
+        GETEX k PERSIST
+        MGET k nokey k
+        MSET k v a 1
+        MSETNX a 1 b 2
+        MSETNX c 1 d 2
+        INCR a
+        INCRBY a 5
+        DECRBY a 1
+        INCRBYFLOAT a 1.5
+        APPEND a x
+        APPEND newap x
+        STRLEN a
+        STRLEN nokey
+        GETRANGE a 0 -1
+        GETRANGE nokey 0 -1
+        SETRANGE a 0 y
+        SETRANGE nokey2 0 ""
+        DEL a nokey
+        UNLINK b
+        EXISTS k nokey k
+        TYPE k
+        TYPE nokey
+        RENAME k k2
+        RENAME nokey x
+        RENAMENX k2 c
+        TOUCH k2 nokey c
+        OBJECT ENCODING k2
+        OBJECT ENCODING nokey
+        OBJECT REFCOUNT k2
+        OBJECT IDLETIME nokey
+        OBJECT FREQ k2
+        KEYS *
+        SCAN 0
+        SCAN 0 TYPE string
+        SCAN 0 TYPE nosuchtype
+        SCAN 0 MATCH k*
+        RANDOMKEY
+        GET
+        SET k v EX 0
+        INCR k2
+    "#;
+    let mut checked = 0;
+    for line in corpus.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let a = parse(line);
+        let before = stats(&mut c);
+        let refs: Vec<&[u8]> = a.iter().map(|x| x.as_slice()).collect();
+        c.cmd_bytes(&refs);
+        let after = stats(&mut c);
+        let srv = engine.server();
+        let (h0, m0) = (srv.stats.keyspace_hits, srv.stats.keyspace_misses);
+        engine.execute(client, &a);
+        let srv = engine.server();
+        let ours = (
+            (srv.stats.keyspace_hits - h0) as i64,
+            (srv.stats.keyspace_misses - m0) as i64,
+        );
+        let theirs = (after.0 - before.0, after.1 - before.1);
+        assert_eq!(ours, theirs, "(hits, misses) counted by {line}");
+        checked += 1;
+    }
+    assert!(checked > 50);
 }
 
 #[test]
