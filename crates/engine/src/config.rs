@@ -183,8 +183,10 @@ pub static PARAMS: &[Param] = &[
         name: "maxmemory-samples",
         mutable: true,
         get: |c| c.maxmemory_samples.to_string(),
+        // Redis 7.2 accepts up to INT_MAX (and then puts that many pointers
+        // on its stack): eviction must not preallocate by this number.
         set: |c, v| {
-            c.maxmemory_samples = int_in(v, 1, 64)? as u32;
+            c.maxmemory_samples = int_in(v, 1, INT_MAX)? as u32;
             Ok(())
         },
     },

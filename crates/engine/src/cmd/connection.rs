@@ -20,7 +20,7 @@ pub static COMMANDS: &[Command] = &[
     Command {
         name: "echo",
         arity: 2,
-        flags: &["fast"],
+        flags: &["loading", "stale", "fast"],
         keys: (0, 0, 0),
         acl: &["fast", "connection"],
         syntax: "ECHO message",
