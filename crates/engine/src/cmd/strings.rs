@@ -601,12 +601,15 @@ fn setrange(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if let Err(e) = check_string_length(ctx, offset as u64, value.len() as u64) {
         return e;
     }
-    // Fits proto-max-bulk-len; a target without the address space for it cannot store it.
-    let Ok(offset) = usize::try_from(offset) else {
+    // Fits proto-max-bulk-len; a target without the address space for it
+    // (wasm32 with a limit above 4 GB) cannot store it either.
+    let Some((offset, end)) = usize::try_from(offset)
+        .ok()
+        .and_then(|o| Some((o, o.checked_add(value.len())?)))
+    else {
         return Frame::err("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
     };
     let write = |b: &mut Vec<u8>| {
-        let end = offset + value.len();
         if b.len() < end {
             b.resize(end, 0);
         }
