@@ -207,7 +207,11 @@ pub fn server_usage() -> String {
         s.push_str(&format!("  --{:<24} {what}\n", format!("{name} {arg}")));
     }
     s.push_str("\nConfig parameters (default in brackets; * = start-up only):\n");
-    let width = config::PARAMS.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    let width = config::PARAMS
+        .iter()
+        .map(|p| p.name.len())
+        .max()
+        .unwrap_or(0);
     for p in config::PARAMS {
         let flag = if p.mutable { ' ' } else { '*' };
         s.push_str(&format!(

@@ -325,7 +325,13 @@ fn parse_multibulk(buf: &[u8], max_bulk: i64) -> Result<Option<Request>, Protoco
 }
 
 fn parse_inline(buf: &[u8]) -> Result<Option<Request>, ProtocolError> {
-    let Some(nl) = buf.iter().position(|&b| b == b'\n') else {
+    // Redis finds the newline with `strchr`, which stops at a NUL byte: a
+    // line with a NUL before its newline never completes (until it is too big).
+    let nl = buf
+        .iter()
+        .position(|&b| b == b'\n' || b == 0)
+        .filter(|&p| buf[p] == b'\n');
+    let Some(nl) = nl else {
         if buf.len() > PROTO_INLINE_MAX_SIZE {
             return Err(ProtocolError(
                 "Protocol error: too big inline request".into(),
@@ -352,9 +358,10 @@ fn parse_inline(buf: &[u8]) -> Result<Option<Request>, ProtocolError> {
 pub fn split_args(line: &[u8]) -> Option<Vec<Vec<u8>>> {
     let mut args = Vec::new();
     let mut i = 0;
-    let n = line.len();
+    // `sdssplitargs` reads a C string: a NUL byte ends the input.
+    let n = line.iter().position(|&b| b == 0).unwrap_or(line.len());
     loop {
-        while i < n && line[i].is_ascii_whitespace() {
+        while i < n && is_c_space(line[i]) {
             i += 1;
         }
         if i >= n {
@@ -387,7 +394,7 @@ pub fn split_args(line: &[u8]) -> Option<Vec<Vec<u8>>> {
                         c => c,
                     });
                 } else if line[i] == b'"' {
-                    if i + 1 < n && !line[i + 1].is_ascii_whitespace() {
+                    if i + 1 < n && !is_c_space(line[i + 1]) {
                         return None;
                     }
                     i += 1;
@@ -403,7 +410,7 @@ pub fn split_args(line: &[u8]) -> Option<Vec<Vec<u8>>> {
                     i += 1;
                     cur.push(b'\'');
                 } else if line[i] == b'\'' {
-                    if i + 1 < n && !line[i + 1].is_ascii_whitespace() {
+                    if i + 1 < n && !is_c_space(line[i + 1]) {
                         return None;
                     }
                     i += 1;
@@ -426,6 +433,11 @@ pub fn split_args(line: &[u8]) -> Option<Vec<Vec<u8>>> {
         }
         args.push(cur);
     }
+}
+
+/// C's `isspace`: unlike `is_ascii_whitespace`, it includes the vertical tab.
+fn is_c_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
 }
 
 fn hex(c: u8) -> u8 {
