@@ -659,6 +659,37 @@ fn proto_max_bulk_len_bounds_append_and_setrange() {
     );
 }
 
+/// After HELLO 3 the null replies become RESP3 nulls and the rest keeps its
+/// type: the same frames as Redis'.
+#[test]
+fn resp3_replies_match() {
+    let mut p = Pair::start(&[]);
+    let hello = args(&["HELLO", "3"]);
+    let refs: Vec<&[u8]> = hello.iter().map(|a| a.as_slice()).collect();
+    assert!(matches!(p.redis.cmd_bytes(&refs), Frame::Map(_)));
+    assert!(matches!(p.sim.cmd_bytes(&refs), Frame::Map(_)));
+    p.corpus(
+        r#"
+        GET missing
+        SET k 10
+        SET k 11 GET
+        SET k 12 NX
+        SET k 12 NX GET
+        MGET k missing
+        GETDEL missing
+        GETEX missing
+        INCRBYFLOAT k 1.5
+        INCR n
+        GETRANGE missing 0 1
+        STRLEN missing
+        OBJECT ENCODING k
+        OBJECT ENCODING missing
+        SETNX k 1
+        MSETNX k 1
+        "#,
+    );
+}
+
 #[test]
 fn ttl_options_take_effect() {
     let mut p = Pair::start(&[]);
