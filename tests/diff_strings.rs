@@ -690,6 +690,77 @@ fn resp3_replies_match() {
     );
 }
 
+/// The TTL each option leaves, read back with PTTL: equal on both servers
+/// up to the few milliseconds between the two requests.
+#[test]
+fn ttl_values_match() {
+    let mut p = Pair::start(&[]);
+    let far = (std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock after 1970")
+        .as_secs()
+        + 5000)
+        .to_string();
+    let far_ms = format!("{far}000");
+    let setup: Vec<Vec<Vec<u8>>> = vec![
+        args(&["SET", "ex", "v", "EX", "100"]),
+        args(&["SET", "px", "v", "PX", "100000"]),
+        args(&["SET", "exat", "v", "EXAT", &far]),
+        args(&["SET", "pxat", "v", "PXAT", &far_ms]),
+        args(&["SET", "keep", "v", "EX", "100"]),
+        args(&["SET", "keep", "w", "KEEPTTL"]),
+        args(&["SET", "drop", "v", "EX", "100"]),
+        args(&["SET", "drop", "w"]),
+        args(&["SET", "re", "v", "EX", "100"]),
+        args(&["SET", "re", "w", "PX", "5000"]),
+        args(&["SET", "nxfail", "v", "EX", "100"]),
+        args(&["SET", "nxfail", "w", "NX", "PX", "5000"]),
+        args(&["SETEX", "setex", "100", "v"]),
+        args(&["PSETEX", "psetex", "100000", "v"]),
+        args(&["SET", "incr", "1", "EX", "100"]),
+        args(&["INCRBY", "incr", "5"]),
+        args(&["INCRBYFLOAT", "incr", "0.5"]),
+        args(&["APPEND", "incr", "1"]),
+        args(&["SETRANGE", "incr", "0", "9"]),
+        args(&["SET", "getset", "v", "EX", "100"]),
+        args(&["GETSET", "getset", "w"]),
+        args(&["SET", "ms", "v", "EX", "100"]),
+        args(&["MSET", "ms", "w"]),
+        args(&["SET", "getex", "v"]),
+        args(&["GETEX", "getex", "EX", "100"]),
+        args(&["SET", "getexat", "v"]),
+        args(&["GETEX", "getexat", "PXAT", &far_ms]),
+        args(&["SET", "persist", "v", "EX", "100"]),
+        args(&["GETEX", "persist", "PERSIST"]),
+        args(&["SET", "plain", "v", "EX", "100"]),
+        args(&["GETEX", "plain"]),
+        args(&["SET", "mv", "v", "EX", "100"]),
+        args(&["RENAME", "mv", "moved"]),
+    ];
+    for a in &setup {
+        p.check_args(a);
+    }
+    let keys = [
+        "ex", "px", "exat", "pxat", "keep", "drop", "re", "nxfail", "setex", "psetex", "incr",
+        "getset", "ms", "getex", "getexat", "persist", "plain", "mv", "moved",
+    ];
+    for key in keys {
+        let (want, got) = {
+            let a = args(&["PTTL", key]);
+            let refs: Vec<&[u8]> = a.iter().map(|x| x.as_slice()).collect();
+            (p.redis.cmd_bytes(&refs), p.sim.cmd_bytes(&refs))
+        };
+        let (Frame::Integer(w), Frame::Integer(g)) = (&want, &got) else {
+            panic!("PTTL {key}: {want:?} vs {got:?}");
+        };
+        if *w < 0 {
+            assert_eq!(w, g, "PTTL {key}");
+        } else {
+            assert!((w - g).abs() < 1000, "PTTL {key}: redis {w}, redsim {g}");
+        }
+    }
+}
+
 #[test]
 fn ttl_options_take_effect() {
     let mut p = Pair::start(&[]);

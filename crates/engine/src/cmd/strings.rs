@@ -357,7 +357,7 @@ fn getex(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         }
         Some((_, ms)) => ctx.srv.set_expire(db, key, ms),
         None if opts.persist => {
-            ctx.srv.dbs[db].persist(key);
+            ctx.srv.persist(db, key);
         }
         None => {}
     }
