@@ -333,3 +333,31 @@ fn the_engine_runs_fast_cycles_before_sleeping_when_due() {
         .since(seen)
         .any(|ev| matches!(ev.event, Event::ExpireCycle { fast: true, .. })));
 }
+
+#[test]
+fn hz_sets_the_cron_period_and_the_cycle_budget() {
+    let mut e = engine(24);
+    let c = e.connect("admin");
+    e.advance_to(1_000_000);
+    // hz 10: a tick every 100 ms.
+    assert_eq!(e.server().cronloops, 10);
+    assert_eq!(cmd(&mut e, c, &["CONFIG", "SET", "hz", "50"]), Frame::ok());
+    // The tick already scheduled keeps its time (Redis' timer returns the
+    // next period when it fires); after it, one every 20 ms.
+    e.advance_to(2_000_000);
+    // So: the one at 1.1 s, then every 20 ms up to 2.0 s.
+    let ticks = e.server().cronloops - 10;
+    assert_eq!(ticks, 1 + 900 / 20);
+    // Out-of-range values are capped as Redis' `updateHZ` does.
+    assert_eq!(
+        cmd(&mut e, c, &["CONFIG", "SET", "hz", "100000"]),
+        Frame::ok()
+    );
+    assert_eq!(
+        cmd(&mut e, c, &["CONFIG", "GET", "hz"]),
+        Frame::Map(vec![(Frame::bulk("hz"), Frame::bulk("500"))])
+    );
+    populate(e.server_mut(), "dead", 20_000, -1000);
+    // 25% of a 2 ms period.
+    assert_eq!(slow(&mut e).timelimit_us, 500);
+}

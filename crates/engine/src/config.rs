@@ -308,6 +308,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn integers_parse_as_string2ll_and_hz_is_capped() {
+        let mut c = Config::default();
+        let hz = param("HZ").expect("hz");
+        for bad in ["010", "+5", " 5", "5 ", "", "1e3", "-0"] {
+            assert_eq!(
+                (hz.set)(&mut c, bad),
+                Err("argument couldn't be parsed into an integer".to_string()),
+                "{bad:?}"
+            );
+        }
+        assert_eq!((hz.set)(&mut c, "0"), Ok(()));
+        assert_eq!((hz.get)(&c), "1");
+        assert_eq!((hz.set)(&mut c, "2147483647"), Ok(()));
+        assert_eq!((hz.get)(&c), "500");
+        assert!((hz.set)(&mut c, "2147483648").is_err());
+        let save = param("save").expect("save");
+        assert_eq!((save.get)(&c), "");
+        assert!(!save.mutable && c.set_initial("save", "").is_ok());
+        assert!(c.set_initial("appendonly", "yes").is_err());
+    }
+
+    #[test]
     fn memory_units() {
         assert_eq!(parse_memory("100mb"), Some(100 << 20));
         assert_eq!(parse_memory("1k"), Some(1000));
