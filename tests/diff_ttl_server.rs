@@ -526,7 +526,26 @@ fn command_count_list_docs_and_help() {
          COMMAND LIST foo
          COMMAND COUNT x
          COMMAND FOO
-         COMMAND HELP x",
+         COMMAND HELP x
+         COMMAND GETKEYS get k
+         COMMAND GETKEYS GET k
+         COMMAND GETKEYS mset a 1 b 2
+         COMMAND GETKEYS mset a 1 b
+         COMMAND GETKEYS mget a b c
+         COMMAND GETKEYS set k v EX 10
+         COMMAND GETKEYS expire k 10 NX
+         COMMAND GETKEYS rename a b
+         COMMAND GETKEYS del a b c
+         COMMAND GETKEYS object encoding k
+         COMMAND GETKEYS object nosuch k
+         COMMAND GETKEYS ping
+         COMMAND GETKEYS ping x
+         COMMAND GETKEYS dbsize x
+         COMMAND GETKEYS config get hz
+         COMMAND GETKEYS nosuch a
+         COMMAND GETKEYS get
+         COMMAND GETKEYS get a b
+         COMMAND GETKEYS",
     );
 
     // DOCS: the same group and version as Redis for what both have, and

@@ -142,6 +142,17 @@ static COMMAND_SUBCOMMANDS: &[Command] = &[
         command_docs,
     ),
     sub(
+        "getkeys",
+        -4,
+        LOADING_STALE,
+        CONN_ACL,
+        "COMMAND GETKEYS command arg [arg ...]",
+        "Extracts the key names from an arbitrary command.",
+        "2.8.13",
+        "server",
+        command_getkeys,
+    ),
+    sub(
         "help",
         2,
         LOADING_STALE,
@@ -1269,6 +1280,45 @@ fn group(mut alts: Vec<Vec<DocArg>>) -> Option<DocArg> {
     }
 }
 
+/// COMMAND GETKEYS: the keys of a full command line, from the table's
+/// (first, last, step) range, which is the key spec of every command with
+/// fixed key positions. Commands whose keys move (`movablekeys`) are
+/// refused rather than answered wrongly.
+fn command_getkeys(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let target = &args[2..];
+    let invalid = || Frame::err("ERR Invalid command specified");
+    let Some(base) = super::lookup(&target[0]) else {
+        return invalid();
+    };
+    let cmd = match target.get(1) {
+        Some(word) if !base.subcommands.is_empty() => match base.subcommand(word) {
+            Some(sub) => sub,
+            None => return invalid(),
+        },
+        _ => base,
+    };
+    if cmd.keys.0 <= 0 {
+        return Frame::err("ERR The command has no key arguments");
+    }
+    let argc = target.len() as i64;
+    let arity = cmd.arity as i64;
+    if (arity > 0 && arity != argc) || argc < -arity {
+        return Frame::err("ERR Invalid number of arguments specified for command");
+    }
+    let (first, last, step) = (cmd.keys.0 as i64, cmd.keys.1 as i64, cmd.keys.2 as i64);
+    let last = if last >= 0 { last } else { argc + last };
+    if cmd.has_flag("movablekeys") || last >= argc || last < first || step < 1 {
+        return Frame::err("ERR Invalid arguments specified for command");
+    }
+    Frame::Array(
+        (first..=last)
+            .step_by(step as usize)
+            .filter_map(|i| target.get(i as usize))
+            .map(Frame::bulk)
+            .collect(),
+    )
+}
+
 fn command_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     help_reply(
         args,
@@ -1287,6 +1337,8 @@ fn command_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             "    Return documentation details about multiple Redis commands.",
             "    If no command names are given, documentation details for all",
             "    commands are returned.",
+            "GETKEYS <full-command>",
+            "    Return the keys from a full Redis command.",
         ],
     )
 }
