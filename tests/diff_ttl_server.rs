@@ -1031,3 +1031,35 @@ fn ttl_rounds_to_the_nearest_second() {
     );
     assert_eq!(e.server().stats.expired_keys, 1);
 }
+
+/// FLUSHDB and FLUSHALL are single trace events with the number of keys
+/// they dropped; DBSIZE counts expired keys not yet reclaimed, as Redis does.
+#[test]
+fn flushes_are_traced_and_dbsize_counts_pending_expiries() {
+    use redsim_engine::trace::Event;
+    let mut e = Engine::new(9);
+    let c = e.connect("t");
+    for line in [
+        "SET a 1",
+        "SET b 2 PX 10",
+        "SELECT 2",
+        "SET c 3",
+        "SELECT 0",
+    ] {
+        e.execute_line(c, line);
+    }
+    e.advance_by(20_000);
+    assert_eq!(e.execute_line(c, "DBSIZE"), Frame::Integer(2));
+    assert_eq!(e.execute_line(c, "FLUSHDB"), Frame::ok());
+    assert_eq!(e.execute_line(c, "FLUSHALL ASYNC"), Frame::ok());
+    let flushes: Vec<(Option<u32>, u64)> = e
+        .trace()
+        .events()
+        .filter_map(|ev| match ev.event {
+            Event::Flushed { db, keys } => Some((db, keys)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(flushes, [(Some(0), 2), (None, 1)]);
+    assert_eq!(e.server().stats.expired_keys, 0);
+}
