@@ -289,6 +289,22 @@ proptest! {
     #![proptest_config(config(512))]
 
     #[test]
+    fn status_and_error_lines_never_break_the_protocol(s in "\\PC*|[a-z\r\n ]{0,12}") {
+        // Whatever text a command puts in a status or error, it goes out as
+        // one line, and errors built with `Frame::err` carry no CR/LF at all.
+        for f in [Frame::Simple(s.clone()), Frame::Error(s.clone()), Frame::err(s.clone())] {
+            for proto in [2, 3] {
+                let bytes = f.to_bytes(proto);
+                let (_, used) = parse_frame(&bytes).unwrap().unwrap();
+                prop_assert_eq!(used, bytes.len());
+            }
+        }
+        let Frame::Error(msg) = Frame::err(s.clone()) else { unreachable!() };
+        prop_assert!(!msg.contains(['\r', '\n']));
+        prop_assert_eq!(msg.len(), s.len());
+    }
+
+    #[test]
     fn frames_round_trip_in_resp3(f in frame()) {
         let bytes = f.to_bytes(3);
         let (back, used) = parse_frame(&bytes).unwrap().unwrap();

@@ -38,8 +38,14 @@ impl Frame {
     }
 
     /// An error reply; `msg` includes its code (`ERR ...`, `WRONGTYPE ...`).
+    /// Newlines become spaces, as `addReplyErrorFormat` does: a message that
+    /// quotes user input must stay one protocol line.
     pub fn err(msg: impl Into<String>) -> Frame {
-        Frame::Error(msg.into())
+        let mut msg = msg.into();
+        if msg.contains(['\r', '\n']) {
+            msg = msg.replace(['\r', '\n'], " ");
+        }
+        Frame::Error(msg)
     }
 
     /// A bulk string from anything byte-like.
@@ -56,8 +62,8 @@ impl Frame {
     pub fn encode(&self, proto: u8, out: &mut Vec<u8>) {
         let resp3 = proto >= 3;
         match self {
-            Frame::Simple(s) => line(out, b'+', s.as_bytes()),
-            Frame::Error(s) => line(out, b'-', s.as_bytes()),
+            Frame::Simple(s) => line(out, b'+', one_line(s).as_bytes()),
+            Frame::Error(s) => line(out, b'-', one_line(s).as_bytes()),
             Frame::Integer(n) => line(out, b':', itoa(*n).as_bytes()),
             Frame::Bulk(b) => bulk(out, b),
             Frame::Null if resp3 => out.extend_from_slice(b"_\r\n"),
@@ -132,6 +138,16 @@ impl Frame {
         let mut out = Vec::new();
         self.encode(proto, &mut out);
         out
+    }
+}
+
+/// A status or error line as sent: a CR or LF inside would end it early and
+/// desynchronise the client, so they go out as spaces whatever built the frame.
+fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains(['\r', '\n']) {
+        std::borrow::Cow::Owned(s.replace(['\r', '\n'], " "))
+    } else {
+        std::borrow::Cow::Borrowed(s)
     }
 }
 
