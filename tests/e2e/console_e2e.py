@@ -250,6 +250,7 @@ def run_checks(suite, page, base, shots, page_errors):
         inp.fill("SET k")
         hint = wait_until(lambda: c.q(".rs-hint").inner_text(), "a hint")
         expect(hint.startswith(" value"), "hint after 'SET k' is %r" % hint)
+        shot(page, shots, "04b-hint.png")
         inp.fill("")
         inp.press("ArrowUp")
         expect(inp.input_value() == "HELP", "Up recalls HELP, got %r" % inp.input_value())
@@ -340,6 +341,18 @@ def run_checks(suite, page, base, shots, page_errors):
         second = page.locator("[data-redsim]").nth(1)
         expect(second.locator('[data-action="play"]').count() == 1, "second widget starts paused")
     suite.check("embedding page mounts two independent widgets", embed_page)
+
+    def narrow_layout():
+        page.set_viewport_size({"width": 480, "height": 900})
+        page.goto(base + "index.html?cmd=SET%20k%20v%20EX%2060")
+        c.ready()
+        console = c.q(".rs-console").bounding_box()
+        keys = c.q(".rs-keys").bounding_box()
+        expect(keys["y"] >= console["y"] + console["height"] - 1, "keyspace stacks under the console")
+        expect(keys["width"] > 300, "keyspace takes the full width: %r" % keys)
+        shot(page, shots, "08-narrow.png")
+        page.set_viewport_size({"width": 1280, "height": 900})
+    suite.check("narrow screens stack the panels", narrow_layout)
 
     def no_page_errors():
         expect(not page_errors, "page errors: %r" % page_errors)

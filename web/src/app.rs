@@ -208,7 +208,14 @@ impl Component for Widget {
                 true
             }
             Msg::Focus => {
-                if let Some(input) = self.input_ref.cast::<HtmlInputElement>() {
+                // Clicking the console focuses the prompt, unless the click
+                // ended a text selection the user wants to copy.
+                let selecting = web_sys::window()
+                    .and_then(|w| w.get_selection().ok().flatten())
+                    .is_some_and(|s| !s.is_collapsed());
+                if let (false, Some(input)) =
+                    (selecting, self.input_ref.cast::<HtmlInputElement>())
+                {
                     let _ = input.focus();
                 }
                 false

@@ -122,7 +122,7 @@ fn row(r: &Row) -> Html {
         (Some(ttl), _) if k.expired_pending => html! {
             <span class="rs-ttl rs-ttl-expired" title="Logically expired: still in memory until a lookup (lazy) or the active expire cycle reclaims it">
                 <span class="rs-bar"><span class="rs-bar-fill" style="width:0%"></span></span>
-                <span class="rs-ttl-text">{ format!("expired {} ago", fmt_ttl(-ttl)) }</span>
+                <span class="rs-ttl-text">{ format!("expired {} ago · not reclaimed yet", fmt_ttl(-ttl)) }</span>
             </span>
         },
         (Some(ttl), Some(total)) => {
@@ -200,13 +200,19 @@ mod tests {
         assert!(ks.rows.is_empty());
         let c = e.connect("t");
         e.execute_line(c, "SET a 1");
+        e.execute_line(c, "SET b 2 PX 1500");
         ks.refresh(&e, 0);
-        if ks.count == 1 {
-            assert_eq!(ks.rows[0].info.key, "a");
-        } else {
-            // SET is not in the command table yet: nothing was written.
-            assert!(redsim_engine::cmd::lookup(b"set").is_none());
-        }
+        assert_eq!(ks.count, 2);
+        assert_eq!(ks.rows[0].info.key, "a");
+        assert_eq!(ks.rows[0].total_ms, None);
+        assert_eq!(ks.rows[1].info.ttl_ms, Some(1500));
+        assert_eq!(ks.rows[1].total_ms, Some(1500));
+        e.advance_by(1_000_000);
+        ks.refresh(&e, 0);
+        assert_eq!(ks.rows[1].info.ttl_ms, Some(500));
+        assert_eq!(ks.rows[1].total_ms, Some(1500));
+        ks.refresh(&e, 1);
+        assert_eq!((ks.count, ks.db, ks.rows.len()), (0, 1, 0));
     }
 
     #[test]
