@@ -213,8 +213,7 @@ impl Component for Widget {
                 let selecting = web_sys::window()
                     .and_then(|w| w.get_selection().ok().flatten())
                     .is_some_and(|s| !s.is_collapsed());
-                if let (false, Some(input)) =
-                    (selecting, self.input_ref.cast::<HtmlInputElement>())
+                if let (false, Some(input)) = (selecting, self.input_ref.cast::<HtmlInputElement>())
                 {
                     let _ = input.focus();
                 }
