@@ -38,7 +38,10 @@ fn bench(c: &mut Criterion) {
         let r = engine.execute(client, &[b"SET".to_vec(), key(i), value(i)]);
         assert!(!r.is_error(), "preload failed: {r:?}");
     }
-    let gets: Vec<Vec<Vec<u8>>> = picks.iter().map(|&i| vec![b"GET".to_vec(), key(i)]).collect();
+    let gets: Vec<Vec<Vec<u8>>> = picks
+        .iter()
+        .map(|&i| vec![b"GET".to_vec(), key(i)])
+        .collect();
     let sets: Vec<Vec<Vec<u8>>> = picks
         .iter()
         .map(|&i| vec![b"SET".to_vec(), key(i), value(i + 1)])
@@ -109,7 +112,11 @@ fn criterion_dir() -> PathBuf {
 
 /// Mean time per iteration (ns) that criterion just measured.
 fn mean_ns(op: &str, imp: &str) -> Option<f64> {
-    let path = criterion_dir().join(GROUP).join(op).join(imp).join("new/estimates.json");
+    let path = criterion_dir()
+        .join(GROUP)
+        .join(op)
+        .join(imp)
+        .join("new/estimates.json");
     let text = std::fs::read_to_string(path).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     v["mean"]["point_estimate"].as_f64()

@@ -52,6 +52,8 @@ pub struct Config {
     pub maxmemory_policy: Policy,
     /// `maxmemory-samples`.
     pub maxmemory_samples: u32,
+    /// `maxmemory-eviction-tenacity`, 0..=100: how long one command may spend evicting.
+    pub maxmemory_eviction_tenacity: u32,
     /// `lfu-log-factor`.
     pub lfu_log_factor: u32,
     /// `lfu-decay-time`, in minutes.
@@ -75,6 +77,7 @@ impl Default for Config {
             maxmemory: 0,
             maxmemory_policy: Policy::NoEviction,
             maxmemory_samples: 5,
+            maxmemory_eviction_tenacity: 10,
             lfu_log_factor: 10,
             lfu_decay_time: 1,
             active_expire_effort: 1,
@@ -187,6 +190,15 @@ pub static PARAMS: &[Param] = &[
         // on its stack): eviction must not preallocate by this number.
         set: |c, v| {
             c.maxmemory_samples = int_in(v, 1, INT_MAX)? as u32;
+            Ok(())
+        },
+    },
+    Param {
+        name: "maxmemory-eviction-tenacity",
+        mutable: true,
+        get: |c| c.maxmemory_eviction_tenacity.to_string(),
+        set: |c, v| {
+            c.maxmemory_eviction_tenacity = int_in(v, 0, 100)? as u32;
             Ok(())
         },
     },

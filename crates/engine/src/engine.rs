@@ -194,6 +194,10 @@ impl Engine {
     /// What Redis does before waiting for events again: a fast active expire cycle when due.
     pub fn before_sleep(&mut self) {
         active_expire_cycle(&mut self.srv, CycleKind::Fast);
+        if self.srv.evict.proc_running {
+            // Redis' eviction timer proc: finish what a command ran out of time for.
+            crate::evict::perform_evictions(&mut self.srv);
+        }
     }
 
     /// Virtual microseconds since the start.

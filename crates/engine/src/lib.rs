@@ -11,6 +11,7 @@ pub mod config;
 pub mod db;
 pub mod dict;
 pub mod engine;
+pub mod evict;
 pub mod expire;
 pub mod glob;
 pub mod longdouble;

@@ -81,6 +81,8 @@ pub struct Server {
     pub cronloops: u64,
     /// State the active expire cycle keeps between calls (its C statics).
     pub expire_state: crate::expire::CycleState,
+    /// The eviction pool and its companions, kept across evictions.
+    pub evict: crate::evict::EvictState,
     /// Clients currently connected.
     pub connected_clients: usize,
     /// Fixed at start: the seed the run was created with.
@@ -112,6 +114,7 @@ impl Server {
             next_cron_us: 0,
             cronloops: 0,
             expire_state: Default::default(),
+            evict: Default::default(),
             connected_clients: 0,
             seed,
             client_list: Default::default(),

@@ -70,6 +70,12 @@ pub enum Event {
         key: String,
         cause: DeleteCause,
     },
+    /// A key evicted to get under `maxmemory`, and the policy that chose it.
+    Evicted {
+        db: u32,
+        key: String,
+        policy: String,
+    },
     /// A FLUSHDB (`db` set) or FLUSHALL.
     Flushed {
         db: Option<u32>,

@@ -145,9 +145,11 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
             "ERR wrong number of arguments for '{fullname}' command"
         ));
     }
+    // Evict before running the command, as `processCommand` does: memory
+    // may exceed the limit after a write until the next command arrives.
     if srv.config.maxmemory > 0
+        && crate::evict::perform_evictions(srv) == crate::evict::EvictResult::Fail
         && cmd.has_flag("denyoom")
-        && srv.used_memory() > srv.config.maxmemory
     {
         srv.stats.rejected_calls += 1;
         return Frame::err("OOM command not allowed when used memory > 'maxmemory'.");

@@ -735,6 +735,11 @@ fn config_set(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             return set_failed(p.name, &e);
         }
     }
+    if ctx.srv.config.maxmemory > 0 && chosen.iter().any(|(p, _)| p.name == "maxmemory") {
+        // `updateMaxmemory` starts the eviction timer: a lowered limit is
+        // enforced before the next sleep, not only at the next command.
+        ctx.srv.evict.proc_running = true;
+    }
     Frame::ok()
 }
 
