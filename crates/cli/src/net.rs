@@ -197,7 +197,17 @@ impl Drop for ClientGuard {
 /// us (Redis buffers replies the same way, unbounded for normal clients).
 async fn connection(shared: Rc<Shared>, stream: TcpStream, peer: SocketAddr) {
     stream.set_nodelay(true).ok();
-    let id = shared.engine.borrow_mut().connect(&peer.to_string());
+    let id = {
+        let mut engine = shared.engine.borrow_mut();
+        let id = engine.connect(&peer.to_string());
+        // CLIENT LIST shows where a connection comes from, as in Redis.
+        if let Some(entry) = engine.server_mut().client_list.get_mut(&id) {
+            entry.addr = peer.to_string();
+            entry.laddr = stream.local_addr().map_or(String::new(), |a| a.to_string());
+            entry.fd = raw_fd(&stream);
+        }
+        id
+    };
     let _guard = ClientGuard {
         shared: shared.clone(),
         id,
@@ -225,6 +235,17 @@ async fn connection(shared: Rc<Shared>, stream: TcpStream, peer: SocketAddr) {
             buf = Vec::with_capacity(READ_CHUNK);
         }
     }
+}
+
+#[cfg(unix)]
+fn raw_fd(stream: &TcpStream) -> i64 {
+    use std::os::fd::AsRawFd;
+    stream.as_raw_fd() as i64
+}
+
+#[cfg(not(unix))]
+fn raw_fd(_: &TcpStream) -> i64 {
+    -1
 }
 
 /// Runs every complete request in `buf` (removing them) and returns the
