@@ -14,6 +14,7 @@ pub const INITIAL_SIZE: usize = 4;
 /// `HASHTABLE_MIN_FILL`: shrink when less than 10% of buckets are used.
 const MIN_FILL_PERCENT: usize = 10;
 
+#[derive(Clone, Debug)]
 struct Node<V> {
     key: Box<[u8]>,
     hash: u64,
@@ -22,10 +23,18 @@ struct Node<V> {
 }
 
 /// Bucket-chained hash table keyed by byte strings.
+#[derive(Clone, Debug)]
 pub struct Dict<V> {
     buckets: Vec<u32>,
     nodes: Vec<Node<V>>,
     seed: u64,
+}
+
+/// Equal as maps: same keys with equal values, whatever the layout.
+impl<V: PartialEq> PartialEq for Dict<V> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().all(|(k, v)| other.get(k) == Some(v))
+    }
 }
 
 /// A fast keyed hash, identical on every platform (wasm32 included), so that

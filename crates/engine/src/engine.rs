@@ -96,6 +96,14 @@ impl Engine {
         &mut self.srv
     }
 
+    /// Sets what virtual instant 0 means in Unix time (the native server
+    /// passes the wall clock), refreshing the LRU clock derived from it so
+    /// keys created before the first cron tick get a current LRU field.
+    pub fn set_unix_base_us(&mut self, base_us: u64) {
+        self.srv.clock.set_unix_base_us(base_us);
+        self.srv.lruclock = self.srv.lru_clock_now();
+    }
+
     /// Connects a client; `name` labels it in the trace.
     pub fn connect(&mut self, name: &str) -> ClientId {
         let id = self.next_client;

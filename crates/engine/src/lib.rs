@@ -20,6 +20,7 @@ pub mod object;
 pub mod resp;
 pub mod server;
 pub mod trace;
+pub mod types;
 
 pub use engine::{ClientId, Engine, KeyInfo, Options};
 pub use resp::Frame;

@@ -79,6 +79,9 @@ impl RString {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
     String(RString),
+    Hash(crate::types::hash::Hash),
+    Set(crate::types::set::Set),
+    ZSet(crate::types::zset::ZSet),
 }
 
 impl Value {
@@ -86,6 +89,9 @@ impl Value {
     pub fn type_name(&self) -> &'static str {
         match self {
             Value::String(_) => "string",
+            Value::Hash(_) => "hash",
+            Value::Set(_) => "set",
+            Value::ZSet(_) => "zset",
         }
     }
 
@@ -93,6 +99,9 @@ impl Value {
     pub fn encoding(&self) -> &'static str {
         match self {
             Value::String(s) => s.encoding(),
+            Value::Hash(h) => h.encoding(),
+            Value::Set(s) => s.encoding(),
+            Value::ZSet(z) => z.encoding(),
         }
     }
 }

@@ -1,0 +1,5 @@
+//! Collection value types (hashes, sets, sorted sets), each with Redis' encodings and conversion thresholds.
+
+pub mod hash;
+pub mod set;
+pub mod zset;
