@@ -4,8 +4,9 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
+use redsim_cli::{RunningServer, ServerOptions};
 use redsim_engine::resp::PROTO_INLINE_MAX_SIZE;
-use redsim_tests::{encode_request, parse_frame, Frame, RedisServer, RedsimServer};
+use redsim_tests::{encode_request, parse_frame, Conn, Frame, RedisServer, RedsimServer};
 
 /// A raw connection: what goes in and comes out are bytes, not frames.
 struct Raw {
@@ -379,4 +380,89 @@ fn a_hundred_concurrent_clients_incr_exactly() {
     let mut c = Raw::connect(redsim.port);
     c.send(&encode_request(&["GET", "counter"]));
     assert_eq!(c.frame(), Frame::bulk(total.to_string()));
+}
+
+/// A server on a free port, with the handle that can look at its engine.
+fn spawn(args: &[&str]) -> RunningServer {
+    let mut all = vec!["--port".to_string(), "0".to_string()];
+    all.extend(args.iter().map(|s| s.to_string()));
+    redsim_cli::spawn(ServerOptions::from_args(&all).expect("options")).expect("server starts")
+}
+
+#[test]
+fn the_clock_follows_wall_time_and_keys_expire_while_idle() {
+    let server = spawn(&["--hz", "50"]);
+    let mut c = Conn::connect(server.port());
+
+    // TIME is the wall clock's Unix time.
+    let Frame::Array(t) = c.cmd(&["TIME"]) else {
+        panic!("TIME is an array")
+    };
+    let secs: u64 = match &t[0] {
+        Frame::Bulk(b) => String::from_utf8_lossy(b).parse().expect("seconds"),
+        other => panic!("TIME seconds {other:?}"),
+    };
+    let wall = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    assert!(secs.abs_diff(wall) <= 2, "TIME {secs} vs wall clock {wall}");
+
+    for i in 0..20 {
+        let key = format!("tmp:{i}");
+        assert_eq!(c.cmd(&["SET", &key, "v", "PX", "100"]), Frame::ok());
+    }
+    assert_eq!(c.cmd(&["SET", "keep", "v"]), Frame::ok());
+    let keys = |s: &RunningServer| s.inspect(|e| e.keys_snapshot(0, usize::MAX).len()).unwrap();
+    let now = |s: &RunningServer| s.inspect(|e| e.now_us()).unwrap();
+    assert_eq!(keys(&server), 21);
+    let before = now(&server);
+    std::thread::sleep(Duration::from_millis(700));
+    // No command since: only the cron ticker can have moved the clock and
+    // reclaimed the expired keys (a command would catch the cron up first).
+    let idle = now(&server) - before;
+    assert!(
+        idle >= 500_000,
+        "clock moved {idle} µs in 700 ms of idleness"
+    );
+    assert_eq!(keys(&server), 1);
+    assert_eq!(c.cmd(&["DBSIZE"]), Frame::Integer(1));
+
+    // TTLs count down in real time.
+    assert_eq!(c.cmd(&["SET", "slow", "v", "PX", "5000"]), Frame::ok());
+    std::thread::sleep(Duration::from_millis(300));
+    match c.cmd(&["PTTL", "slow"]) {
+        Frame::Integer(ms) => assert!((4000..=4750).contains(&ms), "PTTL {ms}"),
+        other => panic!("PTTL {other:?}"),
+    }
+}
+
+#[test]
+fn client_list_shows_the_real_addresses() {
+    let server = spawn(&[]);
+    let mut c = Raw::connect(server.port());
+    let local = c.stream.local_addr().unwrap();
+    c.send(&encode_request(&["CLIENT", "INFO"]));
+    let Frame::Bulk(info) = c.frame() else {
+        panic!("CLIENT INFO is a bulk string")
+    };
+    let info = text(&info);
+    assert!(info.contains(&format!(" addr={local} ")), "{info}");
+    assert!(
+        info.contains(&format!(" laddr=127.0.0.1:{} ", server.port())),
+        "{info}"
+    );
+    assert!(!info.contains(" fd=-1 "), "{info}");
+}
+
+#[test]
+fn stopping_the_server_closes_connections_and_frees_the_port() {
+    let server = spawn(&[]);
+    let port = server.port();
+    let mut c = Raw::connect(port);
+    c.send(b"PING\r\n");
+    assert_eq!(text(&c.replies(1)), "+PONG\r\n");
+    server.stop();
+    assert_eq!(c.until_closed(), b"");
+    assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_ok());
 }

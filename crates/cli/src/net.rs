@@ -324,10 +324,22 @@ async fn write_loop(mut writer: OwnedWriteHalf, mut rx: mpsc::UnboundedReceiver<
     let _ = writer.shutdown().await;
 }
 
+/// A closure run on the server thread by [`RunningServer::inspect`].
+type Probe = Box<dyn FnOnce(&Engine) + Send>;
+
+/// Answers [`RunningServer::inspect`] calls.
+async fn answer_probes(shared: Rc<Shared>, mut rx: mpsc::UnboundedReceiver<Probe>) {
+    while let Some(probe) = rx.recv().await {
+        let engine = shared.engine.borrow();
+        let _ = guarded("inspect", || probe(&engine));
+    }
+}
+
 /// A server running on a background thread; stops when dropped.
 pub struct RunningServer {
     addrs: Vec<SocketAddr>,
     stop: Option<oneshot::Sender<()>>,
+    inspect: mpsc::UnboundedSender<Probe>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -340,6 +352,22 @@ impl RunningServer {
     /// The port it listens on (the actual one when `--port 0` was given).
     pub fn port(&self) -> u16 {
         self.addrs.first().map_or(0, |a| a.port())
+    }
+
+    /// Runs `f` on the server thread with the engine as it is, without moving
+    /// its clock: tests use it to see what the cron ticker did while no
+    /// client was talking (any command would first catch the clock up).
+    /// `None` if the server has stopped.
+    pub fn inspect<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Engine) -> R + Send + 'static,
+    ) -> Option<R> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let probe: Probe = Box::new(move |e| {
+            let _ = tx.send(f(e));
+        });
+        self.inspect.send(probe).ok()?;
+        rx.recv().ok()
     }
 
     /// Stops the server, closing every connection, and waits for its thread.
@@ -374,6 +402,7 @@ pub fn spawn(opts: ServerOptions) -> io::Result<RunningServer> {
     let mut opts = opts;
     opts.config.port = addrs.first().map_or(opts.config.port, |a| a.port());
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let (probe_tx, probe_rx) = mpsc::unbounded_channel::<Probe>();
     let thread = std::thread::Builder::new()
         .name("redsim-server".into())
         .spawn(move || {
@@ -389,6 +418,7 @@ pub fn spawn(opts: ServerOptions) -> io::Result<RunningServer> {
             };
             let shared = new_shared(&opts);
             let local = LocalSet::new();
+            local.spawn_local(answer_probes(shared.clone(), probe_rx));
             let stop = async {
                 let _ = stop_rx.await;
             };
@@ -399,6 +429,7 @@ pub fn spawn(opts: ServerOptions) -> io::Result<RunningServer> {
     Ok(RunningServer {
         addrs,
         stop: Some(stop_tx),
+        inspect: probe_tx,
         thread: Some(thread),
     })
 }
