@@ -397,7 +397,7 @@ impl<V> Dict<V> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::{BTreeSet, HashMap};
+    use std::collections::{BTreeMap, BTreeSet};
 
     fn key(i: u32) -> Vec<u8> {
         format!("key:{i}").into_bytes()
@@ -407,7 +407,7 @@ mod tests {
     fn behaves_like_a_map_under_random_operations() {
         let mut rng = fastrand::Rng::with_seed(7);
         let mut d = Dict::new(1);
-        let mut model = HashMap::new();
+        let mut model = BTreeMap::new();
         for step in 0..20_000u32 {
             let k = key(rng.u32(..500));
             match rng.u8(..3) {

@@ -28,6 +28,8 @@ pub struct Client {
     pub last_interaction_us: u64,
     /// Set by QUIT: the driver closes the connection after replying.
     pub close_after_reply: bool,
+    /// Open transaction (after MULTI).
+    pub multi: Option<crate::cmd::multi::MultiState>,
 }
 
 /// How to build an engine. Only the seed is required.
@@ -119,6 +121,7 @@ impl Engine {
                 created_us: now,
                 last_interaction_us: now,
                 close_after_reply: false,
+                multi: None,
             },
         );
         self.srv.connected_clients = self.clients.len();
@@ -135,6 +138,7 @@ impl Engine {
     /// Disconnects a client.
     pub fn disconnect(&mut self, id: ClientId) {
         if self.clients.remove(&id).is_some() {
+            self.srv.watches.reset(id);
             self.srv.connected_clients = self.clients.len();
             self.srv.client_list.remove(&id);
             self.srv.actor = Actor::Client(id);

@@ -231,6 +231,7 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
         };
         let before = srv.used_memory();
         srv.dbs[dbid].remove(&key);
+        srv.touch_key(dbid, &key);
         freed += before.saturating_sub(srv.used_memory());
         srv.stats.evicted_keys += 1;
         srv.emit_with(|| Event::Evicted {

@@ -21,6 +21,7 @@ pub mod resp;
 pub mod server;
 pub mod trace;
 pub mod types;
+pub mod watch;
 
 pub use engine::{ClientId, Engine, KeyInfo, Options};
 pub use resp::Frame;

@@ -81,6 +81,8 @@ pub struct Server {
     pub cronloops: u64,
     /// State the active expire cycle keeps between calls (its C statics).
     pub expire_state: crate::expire::CycleState,
+    /// Keys watched by clients for their transactions.
+    pub watches: crate::watch::Watches,
     /// The eviction pool and its companions, kept across evictions.
     pub evict: crate::evict::EvictState,
     /// Clients currently connected.
@@ -115,6 +117,7 @@ impl Server {
             cronloops: 0,
             expire_state: Default::default(),
             evict: Default::default(),
+            watches: Default::default(),
             connected_clients: 0,
             seed,
             client_list: Default::default(),
@@ -190,6 +193,7 @@ impl Server {
     /// Reclaims an expired key and records how.
     pub fn delete_expired(&mut self, db: usize, key: &[u8], how: ExpireHow) {
         self.dbs[db].remove(key);
+        self.touch_key(db, key);
         self.stats.expired_keys += 1;
         self.emit_with(|| Event::Expired {
             db: db as u32,
@@ -259,6 +263,7 @@ impl Server {
         if !keep_ttl {
             self.dbs[db].persist(key);
         }
+        self.touch_key(db, key);
         self.emit_with(|| Event::Written {
             db: db as u32,
             key: lossy(key),
@@ -268,6 +273,7 @@ impl Server {
     /// Mutates a live key's object in place, accounting memory and recording the write.
     pub fn modify<R>(&mut self, db: usize, key: &[u8], f: impl FnOnce(&mut Obj) -> R) -> Option<R> {
         let r = self.dbs[db].with_mut(key, f)?;
+        self.touch_key(db, key);
         self.emit_with(|| Event::Written {
             db: db as u32,
             key: lossy(key),
@@ -281,6 +287,7 @@ impl Server {
         if self.dbs[db].remove(key).is_none() {
             return false;
         }
+        self.touch_key(db, key);
         self.emit_with(|| Event::Deleted {
             db: db as u32,
             key: lossy(key),
@@ -293,11 +300,24 @@ impl Server {
     /// already past first: EXPIRE deletes the key instead (`checkAlreadyExpired`).
     pub fn set_expire(&mut self, db: usize, key: &[u8], when_ms: i64) {
         self.dbs[db].set_expire(key, when_ms);
+        self.touch_key(db, key);
     }
 
     /// Removes a key's TTL (PERSIST); true if it had one.
     pub fn persist(&mut self, db: usize, key: &[u8]) -> bool {
-        self.dbs[db].persist(key)
+        let had = self.dbs[db].persist(key);
+        if had {
+            self.touch_key(db, key);
+        }
+        had
+    }
+
+    /// `signalModifiedKey`: a write to `key` dooms transactions watching it.
+    pub fn touch_key(&mut self, db: usize, key: &[u8]) {
+        if !self.watches.is_empty() {
+            let exists = self.dbs[db].dict.contains(key);
+            self.watches.touch(db, key, exists);
+        }
     }
 
     /// Total bytes the keyspace accounts for, plus the server's baseline.

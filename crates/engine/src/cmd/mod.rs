@@ -7,11 +7,12 @@
 
 pub mod connection;
 pub mod keys;
+pub mod multi;
 pub mod server;
 pub mod strings;
 pub mod ttl;
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use crate::engine::Client;
@@ -87,6 +88,7 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
         connection::COMMANDS,
         strings::COMMANDS,
         keys::COMMANDS,
+        multi::COMMANDS,
         ttl::COMMANDS,
         server::COMMANDS,
     ]
@@ -96,7 +98,7 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
 
 /// The command called `name` (any case).
 pub fn lookup(name: &[u8]) -> Option<&'static Command> {
-    static TABLE: OnceLock<HashMap<&'static str, &'static Command>> = OnceLock::new();
+    static TABLE: OnceLock<BTreeMap<&'static str, &'static Command>> = OnceLock::new();
     let table = TABLE.get_or_init(|| all().map(|c| (c.name, c)).collect());
     // Lower-case into a stack buffer: this runs for every command.
     let mut buf = [0u8; 32];
@@ -106,57 +108,104 @@ pub fn lookup(name: &[u8]) -> Option<&'static Command> {
     table.get(std::str::from_utf8(lower).ok()?).copied()
 }
 
-/// Checks arity and resolves containers, then runs the handler: the parts
-/// of Redis' `processCommand` that exist so far.
-pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Frame {
-    // `c->lastcmd`, which CLIENT LIST shows: "NULL" unless the command resolves.
-    srv.last_cmd = ("NULL", "");
-    let Some(mut cmd) = lookup(&args[0]) else {
-        srv.stats.rejected_calls += 1;
-        return unknown_command(args);
+/// Finds the command (or subcommand) `args` names; the parent is returned
+/// too, for the `parent|sub` full name. Errors are Redis' rejections.
+fn resolve(args: &[Vec<u8>]) -> Result<(&'static Command, &'static Command), Frame> {
+    let Some(parent) = lookup(&args[0]) else {
+        return Err(unknown_command(args));
     };
-    let parent = cmd;
-    if !cmd.subcommands.is_empty() && args.len() >= 2 {
-        match cmd.subcommand(&args[1]) {
+    let mut cmd = parent;
+    if !parent.subcommands.is_empty() && args.len() >= 2 {
+        match parent.subcommand(&args[1]) {
             Some(sub) => cmd = sub,
             None => {
-                srv.stats.rejected_calls += 1;
-                return Frame::err(format!(
+                return Err(Frame::err(format!(
                     "ERR unknown subcommand '{}'. Try {} HELP.",
                     preview(&args[1], 128),
-                    cmd.name.to_ascii_uppercase()
-                ));
+                    parent.name.to_ascii_uppercase()
+                )));
             }
         }
     }
+    Ok((parent, cmd))
+}
+
+/// Checks and runs one command: the parts of Redis' `processCommand` that
+/// exist so far (resolution, arity, MULTI rules, eviction and OOM, queueing).
+pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Frame {
+    // `c->lastcmd`, which CLIENT LIST shows: "NULL" unless the command resolves.
+    srv.last_cmd = ("NULL", "");
+    let (parent, cmd) = match resolve(args) {
+        Ok(found) => found,
+        Err(e) => return reject(srv, client, None, e),
+    };
     srv.last_cmd = match std::ptr::eq(parent, cmd) {
         true => (cmd.name, ""),
         false => (parent.name, cmd.name),
     };
     let argc = args.len() as i32;
     if (cmd.arity > 0 && argc != cmd.arity) || argc < -cmd.arity {
-        srv.stats.rejected_calls += 1;
         let fullname = if std::ptr::eq(parent, cmd) {
             cmd.name.to_string()
         } else {
             format!("{}|{}", parent.name, cmd.name)
         };
-        return Frame::err(format!(
+        let e = Frame::err(format!(
             "ERR wrong number of arguments for '{fullname}' command"
         ));
+        return reject(srv, client, Some(cmd), e);
+    }
+    let in_multi = client.multi.is_some();
+    if in_multi && cmd.has_flag("no_multi") {
+        let e = Frame::err("ERR Command not allowed inside a transaction");
+        return reject(srv, client, Some(cmd), e);
     }
     // Evict before running the command, as `processCommand` does: memory
     // may exceed the limit after a write until the next command arrives.
+    // Inside MULTI, queueing itself is refused when out of memory.
     if srv.config.maxmemory > 0
         && crate::evict::perform_evictions(srv) == crate::evict::EvictResult::Fail
-        && cmd.has_flag("denyoom")
+        && (cmd.has_flag("denyoom")
+            || (in_multi && !matches!(cmd.name, "exec" | "discard" | "quit" | "reset")))
     {
-        srv.stats.rejected_calls += 1;
-        return Frame::err("OOM command not allowed when used memory > 'maxmemory'.");
+        let e = Frame::err("OOM command not allowed when used memory > 'maxmemory'.");
+        return reject(srv, client, Some(cmd), e);
     }
+    if let Some(m) = client.multi.as_mut() {
+        if !matches!(
+            cmd.name,
+            "exec" | "discard" | "multi" | "watch" | "quit" | "reset"
+        ) {
+            m.queued.push(args.to_vec());
+            return Frame::Simple("QUEUED".into());
+        }
+    }
+    call(srv, client, cmd, args)
+}
+
+/// Runs a resolved, validated command (`call`).
+pub fn call(
+    srv: &mut Server,
+    client: &mut Client,
+    cmd: &'static Command,
+    args: &[Vec<u8>],
+) -> Frame {
     srv.stats.total_commands_processed += 1;
     let mut ctx = Ctx { srv, client, cmd };
     (cmd.handler)(&mut ctx, args)
+}
+
+/// `rejectCommand`: counts the rejection, dooms an open transaction, and
+/// turns a rejected EXEC into an EXECABORT.
+fn reject(srv: &mut Server, client: &mut Client, cmd: Option<&Command>, err: Frame) -> Frame {
+    srv.stats.rejected_calls += 1;
+    if let Some(m) = client.multi.as_mut() {
+        m.dirty_exec = true;
+    }
+    match cmd {
+        Some(c) if c.name == "exec" && c.subcommands.is_empty() => multi::abort(srv, client, err),
+        _ => err,
+    }
 }
 
 /// Up to `max` bytes of `arg` as Redis prints it with `%.*s`: stops at a NUL.
@@ -225,7 +274,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_lowercase() {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = std::collections::BTreeSet::new();
         for c in all() {
             assert_eq!(c.name, c.name.to_ascii_lowercase());
             assert!(seen.insert(c.name), "duplicate command {}", c.name);

@@ -368,6 +368,18 @@ fn flush_args_ok(args: &[Vec<u8>]) -> bool {
 
 /// Empties database `db` (all of them if `None`) and records it.
 pub fn flush(srv: &mut Server, db: Option<usize>) -> u64 {
+    // `touchAllWatchedKeysInDb`: every watched key that existed is modified.
+    if !srv.watches.is_empty() {
+        let range = match db {
+            Some(d) => d..d + 1,
+            None => 0..srv.dbs.len(),
+        };
+        for d in range {
+            let Server { watches, dbs, .. } = &mut *srv;
+            let dict = &dbs[d].dict;
+            watches.touch_db(d, |k| dict.contains(k));
+        }
+    }
     let keys: u64 = match db {
         Some(d) => srv.dbs[d].clear() as u64,
         None => srv.dbs.iter_mut().map(|d| d.clear() as u64).sum(),

@@ -1,0 +1,184 @@
+//! WATCH bookkeeping (multi.c's watched keys): which clients watch which keys, and which transactions a write has made dirty.
+//!
+//! It lives in the `Server` rather than in each client because writes (by
+//! any client, by expiry, by eviction, by FLUSHDB) must mark other clients'
+//! transactions as dirty, and a command only has its own client at hand.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::engine::ClientId;
+
+/// A key one client watches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct WatchedKey {
+    db: usize,
+    key: Vec<u8>,
+    /// The key was already logically expired when WATCH ran.
+    expired: bool,
+}
+
+/// Every client's watched keys and dirty (CAS-failed) flags.
+#[derive(Clone, Debug, Default)]
+pub struct Watches {
+    /// Clients watching each key, in WATCH order.
+    by_key: BTreeMap<(usize, Vec<u8>), Vec<ClientId>>,
+    by_client: BTreeMap<ClientId, Vec<WatchedKey>>,
+    /// Clients whose transaction will fail (`CLIENT_DIRTY_CAS`).
+    dirty: BTreeSet<ClientId>,
+}
+
+impl Watches {
+    /// True when nobody watches anything (the fast path for every write).
+    pub fn is_empty(&self) -> bool {
+        self.by_key.is_empty()
+    }
+
+    /// `watchForKey`: adds a key unless already watched by this client.
+    pub fn watch(&mut self, client: ClientId, db: usize, key: &[u8], expired: bool) {
+        let list = self.by_client.entry(client).or_default();
+        if list.iter().any(|w| w.db == db && w.key == key) {
+            return;
+        }
+        list.push(WatchedKey {
+            db,
+            key: key.to_vec(),
+            expired,
+        });
+        self.by_key
+            .entry((db, key.to_vec()))
+            .or_default()
+            .push(client);
+    }
+
+    /// `unwatchAllKeys`.
+    pub fn unwatch_all(&mut self, client: ClientId) {
+        for w in self.by_client.remove(&client).unwrap_or_default() {
+            let k = (w.db, w.key);
+            if let Some(list) = self.by_key.get_mut(&k) {
+                list.retain(|&c| c != client);
+                if list.is_empty() {
+                    self.by_key.remove(&k);
+                }
+            }
+        }
+    }
+
+    /// True if a write has already doomed this client's transaction.
+    pub fn is_dirty(&self, client: ClientId) -> bool {
+        self.dirty.contains(&client)
+    }
+
+    /// Marks the transaction as failed.
+    pub fn set_dirty(&mut self, client: ClientId) {
+        self.dirty.insert(client);
+    }
+
+    /// `discardTransaction`'s part: clears the flag and every watch.
+    pub fn reset(&mut self, client: ClientId) {
+        self.dirty.remove(&client);
+        self.unwatch_all(client);
+    }
+
+    /// The keys `client` watches that were not already expired at WATCH time,
+    /// for `isWatchedKeyExpired` at EXEC.
+    pub fn live_watched(&self, client: ClientId) -> Vec<(usize, Vec<u8>)> {
+        self.by_client
+            .get(&client)
+            .map(|l| {
+                l.iter()
+                    .filter(|w| !w.expired)
+                    .map(|w| (w.db, w.key.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// `touchWatchedKey`: a write to `key`; `exists` says whether the key is
+    /// in the keyspace after it. A key that was expired at WATCH time and is
+    /// now gone is no change. Redis 7.2 stops walking the watchers at the
+    /// first such key that exists again (a `break` in multi.c); we follow it.
+    pub fn touch(&mut self, db: usize, key: &[u8], exists: bool) {
+        let Some(list) = self.by_key.get(&(db, key.to_vec())) else {
+            return;
+        };
+        for client in list.clone() {
+            let Some(w) = self
+                .by_client
+                .get_mut(&client)
+                .and_then(|l| l.iter_mut().find(|w| w.db == db && w.key == key))
+            else {
+                continue;
+            };
+            if w.expired {
+                if !exists {
+                    w.expired = false;
+                    continue;
+                }
+                break;
+            }
+            self.dirty.insert(client);
+            self.unwatch_all(client);
+        }
+    }
+
+    /// `touchAllWatchedKeysInDb(emptied, NULL)`: FLUSHDB/FLUSHALL. `existed`
+    /// tells whether a key was in the database before it was emptied.
+    pub fn touch_db(&mut self, db: usize, existed: impl Fn(&[u8]) -> bool) {
+        let keys: Vec<Vec<u8>> = self
+            .by_key
+            .keys()
+            .filter(|(d, _)| *d == db)
+            .map(|(_, k)| k.clone())
+            .collect();
+        for key in keys {
+            if !existed(&key) {
+                continue;
+            }
+            let clients = self
+                .by_key
+                .get(&(db, key.clone()))
+                .cloned()
+                .unwrap_or_default();
+            for client in clients {
+                if let Some(w) = self
+                    .by_client
+                    .get_mut(&client)
+                    .and_then(|l| l.iter_mut().find(|w| w.db == db && w.key == key))
+                {
+                    if w.expired {
+                        w.expired = false;
+                        continue;
+                    }
+                }
+                self.dirty.insert(client);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_dirties_every_watcher_and_unwatches_them() {
+        let mut w = Watches::default();
+        w.watch(1, 0, b"k", false);
+        w.watch(2, 0, b"k", false);
+        w.watch(2, 0, b"other", false);
+        w.touch(0, b"k", true);
+        assert!(w.is_dirty(1) && w.is_dirty(2));
+        assert!(w.is_empty());
+    }
+
+    #[test]
+    fn deleting_an_already_expired_key_is_no_change() {
+        let mut w = Watches::default();
+        w.watch(1, 0, b"k", true);
+        w.touch(0, b"k", false);
+        assert!(!w.is_dirty(1));
+        // Now it is a live watch: the next write counts.
+        w.touch(0, b"k", true);
+        assert!(w.is_dirty(1));
+    }
+}
