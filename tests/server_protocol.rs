@@ -432,7 +432,8 @@ fn the_clock_follows_wall_time_and_keys_expire_while_idle() {
     assert_eq!(c.cmd(&["SET", "slow", "v", "PX", "5000"]), Frame::ok());
     std::thread::sleep(Duration::from_millis(300));
     match c.cmd(&["PTTL", "slow"]) {
-        Frame::Integer(ms) => assert!((4000..=4750).contains(&ms), "PTTL {ms}"),
+        // Lenient below: a loaded machine may stall; above, 300 ms must show.
+        Frame::Integer(ms) => assert!((3000..=4750).contains(&ms), "PTTL {ms}"),
         other => panic!("PTTL {other:?}"),
     }
 }
