@@ -68,7 +68,7 @@ fn new_shared(opts: &ServerOptions) -> Rc<Shared> {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_micros() as u64)
         .unwrap_or(0);
-    engine.server_mut().clock.set_unix_base_us(unix_us);
+    engine.set_unix_base_us(unix_us);
     Rc::new(Shared {
         engine: RefCell::new(engine),
         start: Instant::now(),

@@ -37,7 +37,7 @@ impl Clock {
     }
 
     /// Sets what virtual instant 0 means in Unix time.
-    pub fn set_unix_base_us(&mut self, base: u64) {
+    pub(crate) fn set_unix_base_us(&mut self, base: u64) {
         self.unix_base_us = base;
     }
 
