@@ -161,7 +161,7 @@ impl Component for Widget {
         w
     }
 
-    fn update(&mut self, _ctx: &Context<Self>, msg: Msg) -> bool {
+    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
             Msg::Input(v) => {
                 self.input = v;
@@ -194,7 +194,7 @@ impl Component for Widget {
                 true
             }
             Msg::Share => {
-                self.open_share(_ctx);
+                self.open_share(ctx);
                 true
             }
             Msg::Copied(ok) => {

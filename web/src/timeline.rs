@@ -58,13 +58,16 @@ pub struct Timeline {
 
 impl Timeline {
     /// Reads the trace events after the last one seen; true if marks changed.
+    ///
+    /// New marks are gathered apart first: most refreshes bring only events
+    /// the timeline does not draw (active expire cycles), and the shared
+    /// mark list is copied only when something is added to it.
     pub fn ingest(&mut self, trace: &Trace) -> bool {
         if trace.next_seq() == self.next_seq {
             return false;
         }
-        let marks = Rc::make_mut(&mut self.marks);
-        let before = marks.len();
-        let mut replied = false;
+        let mut fresh: Vec<Mark> = Vec::new();
+        let mut late_reply = None;
         for ev in trace.since(self.next_seq) {
             let kind = match &ev.event {
                 Event::Command { args, .. } => MarkKind::Command {
@@ -73,19 +76,11 @@ impl Timeline {
                     error: false,
                 },
                 Event::Reply { text, error } => {
-                    if let Some(Mark {
-                        kind:
-                            MarkKind::Command {
-                                reply, error: e, ..
-                            },
-                        ..
-                    }) = marks.back_mut()
-                    {
-                        if reply.is_none() {
-                            *reply = Some(text.clone());
-                            *e = *error;
-                            replied = true;
+                    match fresh.last_mut() {
+                        Some(m) => {
+                            attach_reply(m, text, *error);
                         }
+                        None => late_reply = Some((text.clone(), *error)),
                     }
                     continue;
                 }
@@ -101,16 +96,42 @@ impl Timeline {
                 Event::ClockAdvanced { by_us } => MarkKind::Step { by_us: *by_us },
                 _ => continue,
             };
-            marks.push_back(Mark {
+            fresh.push(Mark {
                 at_us: ev.at_us,
                 kind,
             });
         }
         self.next_seq = trace.next_seq();
+        if fresh.is_empty() && late_reply.is_none() {
+            return false;
+        }
+        let marks = Rc::make_mut(&mut self.marks);
+        let mut changed = !fresh.is_empty();
+        if let (Some((text, error)), Some(last)) = (late_reply, marks.back_mut()) {
+            changed |= attach_reply(last, &text, error);
+        }
+        marks.extend(fresh);
         while marks.len() > MAX_MARKS {
             marks.pop_front();
         }
-        replied || marks.len() != before
+        changed
+    }
+}
+
+/// Gives a command mark the reply that followed it; false if `m` is not a
+/// command still waiting for one.
+fn attach_reply(m: &mut Mark, text: &str, error: bool) -> bool {
+    match &mut m.kind {
+        MarkKind::Command {
+            reply: reply @ None,
+            error: e,
+            ..
+        } => {
+            *reply = Some(text.to_string());
+            *e = error;
+            true
+        }
+        _ => false,
     }
 }
 
@@ -439,6 +460,55 @@ mod tests {
                 how: ExpireHow::Active,
                 ..
             }
+        ));
+    }
+
+    #[test]
+    fn undrawn_events_leave_the_marks_untouched_and_late_replies_attach() {
+        let mut trace = Trace::new(100);
+        let mut tl = Timeline::default();
+        trace.push(
+            5,
+            Actor::Client(1),
+            Event::Command {
+                db: 0,
+                args: vec!["PING".into()],
+            },
+        );
+        assert!(tl.ingest(&trace));
+        let shared = tl.marks.clone();
+        trace.push(
+            6,
+            Actor::Server,
+            Event::ExpireCycle {
+                fast: false,
+                sampled: 3,
+                expired: 0,
+            },
+        );
+        assert!(!tl.ingest(&trace));
+        assert!(Rc::ptr_eq(&shared, &tl.marks), "no copy for undrawn events");
+        trace.push(
+            7,
+            Actor::Client(1),
+            Event::Reply {
+                text: "PONG".into(),
+                error: false,
+            },
+        );
+        assert!(tl.ingest(&trace));
+        assert_eq!(
+            tl.marks[0].kind,
+            MarkKind::Command {
+                text: "PING".into(),
+                reply: Some("PONG".into()),
+                error: false
+            }
+        );
+        // The copy held by the view is not changed behind its back.
+        assert!(matches!(
+            shared[0].kind,
+            MarkKind::Command { reply: None, .. }
         ));
     }
 
