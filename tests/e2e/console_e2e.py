@@ -147,7 +147,13 @@ def main():
         print("0 passed, 1 failed")
         return 1
     os.makedirs(args.shots, exist_ok=True)
-    server, base = serve(args.dist)
+    # The site is served under a sub-path, as a documentation site would host it: every
+    # asset must load by a relative path.
+    site = tempfile.mkdtemp(prefix="redsim-site-")
+    os.makedirs(os.path.join(site, "docs"))
+    os.symlink(os.path.abspath(args.dist), os.path.join(site, "docs", "play"))
+    server, origin = serve(site)
+    base = origin + "docs/play/"
     profile = tempfile.mkdtemp(prefix="redsim-e2e-")
     suite = Suite(args.shots)
     page_errors = []
@@ -161,7 +167,7 @@ def main():
                 viewport={"width": 1280, "height": 900},
             )
             try:
-                ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=base.rstrip("/"))
+                ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin.rstrip("/"))
             except Exception:  # noqa: BLE001 - older Chromium: the Share test accepts either outcome
                 pass
             page = ctx.pages[0] if ctx.pages else ctx.new_page()
@@ -171,6 +177,7 @@ def main():
     finally:
         server.shutdown()
         shutil.rmtree(profile, ignore_errors=True)
+        shutil.rmtree(site, ignore_errors=True)
     print("%d passed, %d failed" % (suite.passed, suite.failed))
     return 0 if suite.failed == 0 else 1
 
