@@ -301,7 +301,12 @@ def run_checks(suite, page, base, shots, page_errors):
         expect("%s GET u" % PROMPT in lines and '"hello"' in lines, "GET u shown with its reply: %r" % lines)
         expect(c.q('[data-action="play"]').count() == 1, "clock=paused starts paused")
         shot(page, shots, "05-url-commands.png")
-    suite.check("?cmd=… runs commands on load", url_commands)
+        page.goto(base + "index.html#cmd=ECHO%20%22from%20the%20fragment%22")
+        c.ready()
+        expect(c.lines()[-1] == '"from the fragment"', "#cmd=… runs too: %r" % c.lines())
+        page.goto(base + url_cmds)  # the next checks continue this session
+        c.ready()
+    suite.check("?cmd=… and #cmd=… run commands on load", url_commands)
 
     def share():
         c.run("INCR n")
