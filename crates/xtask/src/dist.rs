@@ -192,6 +192,22 @@ mod tests {
     }
 
     #[test]
+    fn trunk_builds_the_same_template_with_the_wasm_profile() {
+        let trunk = fs::read_to_string(root().join("Trunk.toml")).unwrap();
+        assert!(trunk.contains("target = \"web/index.html\""));
+        let t = fs::read_to_string(root().join("web/index.html")).unwrap();
+        let rust_link = t
+            .split("<link")
+            .find(|tag| tag.contains("data-trunk") && tag.contains("rel=\"rust\""))
+            .expect("a trunk rust link");
+        assert!(rust_link.contains("data-bin=\"redsim-web\""));
+        assert!(rust_link.contains(&format!("data-cargo-profile-release=\"{PROFILE}\"")));
+        // The page's own stylesheet reaches trunk's output too.
+        assert!(t.contains("rel=\"css\" href=\"../assets/redsim.css\""));
+        assert!(root().join("assets/redsim.css").is_file());
+    }
+
+    #[test]
     fn gzip_shrinks_repetitive_input() {
         let n = gzip_len(&[7u8; 100_000]).unwrap();
         assert!(n > 0 && n < 1000, "{n}");
