@@ -263,6 +263,38 @@ mod tests {
     }
 
     #[test]
+    fn containers_list_their_subcommands_and_hint_each_one() {
+        let c = cmd::all()
+            .find(|c| !c.subcommands.is_empty())
+            .expect("the table has a container command (CONFIG, OBJECT, ...)");
+        let sub = &c.subcommands[0];
+        let (cname, sname) = (c.name.to_ascii_uppercase(), sub.name.to_ascii_uppercase());
+        match help(&[c.name.into()]) {
+            HelpOut::Entries { entries, .. } => {
+                assert_eq!(entries.len(), c.subcommands.len());
+                assert_eq!(entries[0].name, format!("{cname} {sname}"));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        match help(&[c.name.into(), sub.name.into()]) {
+            HelpOut::Entries { entries, .. } => {
+                assert_eq!(entries.len(), 1);
+                assert_eq!(entries[0].summary, sub.summary);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let listed = hint(&format!("{cname} ")).expect("subcommand names as a hint");
+        assert!(listed.split('|').any(|n| n == sname), "{listed}");
+        let expected = params(sub.syntax, &[c.name, sub.name]);
+        let got = hint(&format!("{cname} {sname} "));
+        if expected.is_empty() {
+            assert_eq!(got, None);
+        } else {
+            assert_eq!(got.as_deref(), Some(expected.as_str()));
+        }
+    }
+
+    #[test]
     fn tab_completes_command_names_in_the_typed_case() {
         assert_eq!(complete("pi").as_deref(), Some("ping "));
         assert_eq!(complete("PI").as_deref(), Some("PING "));
