@@ -10,6 +10,7 @@ pub mod cmd;
 pub mod config;
 pub mod db;
 pub mod dict;
+pub mod double;
 pub mod engine;
 pub mod evict;
 pub mod expire;

@@ -4,8 +4,6 @@
 //! RESP2 connection exactly as Redis does (maps become flat arrays, doubles
 //! become bulk strings, booleans become integers).
 
-use std::fmt::Write as _;
-
 /// Longest inline command, and longest header line, Redis accepts (`PROTO_INLINE_MAX_SIZE`).
 pub const PROTO_INLINE_MAX_SIZE: usize = 64 * 1024;
 /// Default `proto-max-bulk-len` (512 MB).
@@ -167,60 +165,11 @@ fn itoa(n: i64) -> String {
     n.to_string()
 }
 
-/// Formats a double as Redis 7.2 replies it: the shortest digits that read
-/// back to the same value, laid out like `%.17g` (exponent form below 1e-4
-/// and from 1e17 up), and `inf` / `-inf` / `nan`.
+/// Formats a double as Redis 7.2 replies it (`d2string`): integers within
+/// ±2^62 in full, otherwise fpconv's grisu2 digits (`1.1`, `1e-7`,
+/// `1.23456e-4`, `1e+300`), and `inf` / `-inf` / `nan` / `-0`.
 pub fn fmt_double(d: f64) -> String {
-    if d.is_nan() {
-        return "nan".into();
-    }
-    if d.is_infinite() {
-        return if d > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    if d == 0.0 {
-        return if d.is_sign_negative() {
-            "-0".into()
-        } else {
-            "0".into()
-        };
-    }
-    // Rust's `{:e}` gives the shortest round-trip digits, e.g. "1.5e-7".
-    let sci = format!("{d:e}");
-    let (mant, exp) = sci.split_once('e').expect("`{:e}` always has an exponent");
-    let exp: i32 = exp.parse().expect("exponent is an integer");
-    let neg = mant.starts_with('-');
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    let mut s = String::new();
-    if neg {
-        s.push('-');
-    }
-    if !(-4..17).contains(&exp) {
-        s.push_str(&digits[..1]);
-        if digits.len() > 1 {
-            s.push('.');
-            s.push_str(&digits[1..]);
-        }
-        let _ = write!(s, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
-    } else if exp < 0 {
-        s.push_str("0.");
-        for _ in 0..(-exp - 1) {
-            s.push('0');
-        }
-        s.push_str(&digits);
-    } else {
-        let int_len = exp as usize + 1;
-        if digits.len() <= int_len {
-            s.push_str(&digits);
-            for _ in digits.len()..int_len {
-                s.push('0');
-            }
-        } else {
-            s.push_str(&digits[..int_len]);
-            s.push('.');
-            s.push_str(&digits[int_len..]);
-        }
-    }
-    s
+    crate::double::d2string(d)
 }
 
 /// A protocol error: Redis replies with it and then closes the connection.
@@ -665,16 +614,20 @@ mod tests {
 
     #[test]
     fn doubles_format_like_redis() {
+        // Redis 7.2 replies (7.0 printed "%.17g": 1e+17, 1.0000000000000001e-05).
         assert_eq!(fmt_double(1.5), "1.5");
         assert_eq!(fmt_double(100.0), "100");
-        assert_eq!(fmt_double(1e17), "1e+17");
+        assert_eq!(fmt_double(1e17), "100000000000000000");
         assert_eq!(fmt_double(0.0001), "0.0001");
-        assert_eq!(
-            fmt_double(0.00001),
-            "1.0000000000000001e-05".replace("1.0000000000000001", "1")
-        );
+        assert_eq!(fmt_double(0.00001), "0.00001");
+        assert_eq!(fmt_double(1e-7), "1e-7");
         assert_eq!(fmt_double(-2.5e-10), "-2.5e-10");
+        assert_eq!(fmt_double(5e18), "5e+18");
+        assert_eq!(fmt_double(-0.0), "-0");
         assert_eq!(fmt_double(f64::INFINITY), "inf");
+        assert_eq!(fmt_double(f64::NEG_INFINITY), "-inf");
+        assert_eq!(Frame::Double(1.1).to_bytes(3), b",1.1\r\n");
+        assert_eq!(Frame::Double(1.1).to_bytes(2), b"$3\r\n1.1\r\n");
     }
 
     #[test]

@@ -2,4 +2,5 @@
 
 pub mod hash;
 pub mod set;
+pub mod skiplist;
 pub mod zset;
