@@ -68,6 +68,16 @@ pub struct Config {
     pub port: u16,
     /// `bind`, reported by the native server (immutable here).
     pub bind: String,
+    /// `hash-max-listpack-entries` (alias `hash-max-ziplist-entries`).
+    pub hash_max_listpack_entries: u64,
+    /// `hash-max-listpack-value` (alias `hash-max-ziplist-value`), a memory value.
+    pub hash_max_listpack_value: u64,
+    /// `set-max-intset-entries`.
+    pub set_max_intset_entries: u64,
+    /// `set-max-listpack-entries`.
+    pub set_max_listpack_entries: u64,
+    /// `set-max-listpack-value`.
+    pub set_max_listpack_value: u64,
 }
 
 impl Default for Config {
@@ -85,6 +95,13 @@ impl Default for Config {
             proto_max_bulk_len: crate::resp::PROTO_MAX_BULK_LEN,
             port: 6379,
             bind: "127.0.0.1".into(),
+            // Redis' built-in defaults (redis.conf says the same): 512 fields
+            // for hashes, 128 members for listpack sets.
+            hash_max_listpack_entries: 512,
+            hash_max_listpack_value: 64,
+            set_max_intset_entries: 512,
+            set_max_listpack_entries: 128,
+            set_max_listpack_value: 64,
         }
     }
 }
@@ -273,6 +290,71 @@ pub static PARAMS: &[Param] = &[
             Ok(())
         },
     },
+    // Encoding thresholds of hashes and sets. Redis registers each alias as
+    // a parameter of its own: CONFIG GET with a pattern lists both names.
+    Param {
+        name: "hash-max-listpack-entries",
+        mutable: true,
+        get: |c| c.hash_max_listpack_entries.to_string(),
+        set: |c, v| {
+            c.hash_max_listpack_entries = size_t(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "hash-max-ziplist-entries",
+        mutable: true,
+        get: |c| c.hash_max_listpack_entries.to_string(),
+        set: |c, v| {
+            c.hash_max_listpack_entries = size_t(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "hash-max-listpack-value",
+        mutable: true,
+        get: |c| c.hash_max_listpack_value.to_string(),
+        set: |c, v| {
+            c.hash_max_listpack_value = size_t_memory(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "hash-max-ziplist-value",
+        mutable: true,
+        get: |c| c.hash_max_listpack_value.to_string(),
+        set: |c, v| {
+            c.hash_max_listpack_value = size_t_memory(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "set-max-intset-entries",
+        mutable: true,
+        get: |c| c.set_max_intset_entries.to_string(),
+        set: |c, v| {
+            c.set_max_intset_entries = size_t(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "set-max-listpack-entries",
+        mutable: true,
+        get: |c| c.set_max_listpack_entries.to_string(),
+        set: |c, v| {
+            c.set_max_listpack_entries = size_t(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "set-max-listpack-value",
+        mutable: true,
+        get: |c| c.set_max_listpack_value.to_string(),
+        set: |c, v| {
+            c.set_max_listpack_value = size_t(v)?;
+            Ok(())
+        },
+    },
     // There is no persistence yet, so these report it off and cannot be
     // changed (redis-benchmark and some clients read them). Start-up accepts
     // only the value that is already true.
@@ -289,6 +371,23 @@ pub static PARAMS: &[Param] = &[
         set: |_, v| only(v, "no"),
     },
 ];
+
+/// A `size_t` parameter with `INTEGER_CONFIG` parsing, bounded 0..=LONG_MAX.
+fn size_t(v: &str) -> Result<u64, String> {
+    Ok(int_in(v, 0, i64::MAX)? as u64)
+}
+
+/// A `size_t` parameter with `MEMORY_CONFIG` parsing (`64`, `1kb`), bounded 0..=LONG_MAX.
+fn size_t_memory(v: &str) -> Result<u64, String> {
+    let n = parse_memory(v).ok_or("argument must be a memory value")?;
+    if n > i64::MAX as u64 {
+        return Err(format!(
+            "argument must be between 0 and {} inclusive",
+            i64::MAX
+        ));
+    }
+    Ok(n)
+}
 
 /// Setter of a read-only parameter: accepts its one value.
 fn only(v: &str, value: &str) -> Result<(), String> {

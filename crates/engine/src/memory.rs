@@ -71,6 +71,39 @@ pub fn expire_entry_size() -> usize {
     alloc_size(DICT_ENTRY)
 }
 
+/// `sizeof(dict)` in 7.2: type, two tables, two counts, rehash index, pause
+/// counter and the two size exponents.
+pub const DICT_STRUCT: usize = 56;
+/// An empty listpack: 6 header bytes (total bytes, element count) and the end byte.
+pub const LISTPACK_EMPTY: usize = 7;
+/// `LISTPACK_MAX_SAFETY_SIZE`: `lpSafeToAdd` refuses to grow a listpack past 1 GB.
+pub const LISTPACK_MAX_SAFETY_SIZE: usize = 1 << 30;
+
+/// Bytes one listpack element takes (`lpEncodeGetType` plus its back-length):
+/// a canonical integer (what `string2ll` accepts) in 1 to 9 bytes by
+/// magnitude, any other string with a 1-, 2- or 5-byte header.
+pub fn listpack_entry_size(ele: &[u8]) -> usize {
+    let enc = match crate::resp::parse_i64(ele) {
+        Some(0..=127) => 1,
+        Some(-4096..=4095) => 2,
+        Some(-32_768..=32_767) => 3,
+        Some(-8_388_608..=8_388_607) => 4,
+        Some(-2_147_483_648..=2_147_483_647) => 5,
+        Some(_) => 9,
+        None if ele.len() < 64 => 1 + ele.len(),
+        None if ele.len() < 4096 => 2 + ele.len(),
+        None => 5 + ele.len(),
+    };
+    let backlen = match enc {
+        0..=127 => 1,
+        128..=16_382 => 2,
+        16_383..=2_097_150 => 3,
+        2_097_151..=268_435_454 => 4,
+        _ => 5,
+    };
+    enc + backlen
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +115,28 @@ mod tests {
             .map(|&n| alloc_size(n))
             .collect();
         assert_eq!(classes, [8, 8, 16, 32, 48, 112, 160, 192, 1280, 5120]);
+    }
+
+    #[test]
+    fn listpack_entries() {
+        let sizes: Vec<usize> = [
+            &b"0"[..],
+            b"127",
+            b"128",
+            b"-4096",
+            b"32767",
+            b"8388607",
+            b"2147483648",
+            b"007",
+            b"",
+            &[b'x'; 63],
+            &[b'x'; 64],
+            &[b'x'; 126],
+            &[b'x'; 200],
+        ]
+        .iter()
+        .map(|e| listpack_entry_size(e))
+        .collect();
+        assert_eq!(sizes, [2, 2, 3, 3, 4, 5, 10, 5, 2, 65, 67, 130, 204]);
     }
 }

@@ -6,9 +6,11 @@
 //! panics on user input.
 
 pub mod connection;
+pub mod hash;
 pub mod keys;
 pub mod multi;
 pub mod server;
+pub mod set;
 pub mod strings;
 pub mod ttl;
 
@@ -88,6 +90,8 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
         connection::COMMANDS,
         strings::COMMANDS,
         keys::COMMANDS,
+        hash::COMMANDS,
+        set::COMMANDS,
         multi::COMMANDS,
         ttl::COMMANDS,
         server::COMMANDS,
