@@ -7,6 +7,7 @@
 //! clients exact without any locking.
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::io;
 use std::net::{SocketAddr, TcpListener as StdListener, ToSocketAddrs};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -18,7 +19,7 @@ use redsim_engine::{ClientId, Engine, Options};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, Notify};
 use tokio::task::LocalSet;
 
 use crate::framing::{RequestScan, Scan};
@@ -34,6 +35,21 @@ struct Shared {
     engine: RefCell<Engine>,
     /// Wall-clock instant of virtual time 0.
     start: Instant,
+    /// Every connection's reply channel and wake-up, by client id: replies
+    /// of unblocked clients are produced by other connections' commands or
+    /// the ticker, and go out through here.
+    peers: RefCell<BTreeMap<ClientId, Peer>>,
+    /// Pokes the cron ticker when a client blocks, so it can wake for a
+    /// deadline sooner than the tick it sleeps towards.
+    ticker_wake: Notify,
+}
+
+/// How to reach a connection's task from elsewhere.
+struct Peer {
+    tx: mpsc::UnboundedSender<Vec<u8>>,
+    /// Wakes the connection's task once its client is unblocked, so it
+    /// goes on with the requests it had buffered meanwhile.
+    wake: Rc<Notify>,
 }
 
 impl Shared {
@@ -72,6 +88,8 @@ fn new_shared(opts: &ServerOptions) -> Rc<Shared> {
     Rc::new(Shared {
         engine: RefCell::new(engine),
         start: Instant::now(),
+        peers: RefCell::new(BTreeMap::new()),
+        ticker_wake: Notify::new(),
     })
 }
 
@@ -158,22 +176,58 @@ async fn accept_loop(shared: Rc<Shared>, listener: TcpListener) {
     }
 }
 
-/// Wakes when the next cron tick is due (every 1000/hz ms) and moves the
-/// engine clock there, so keys expire actively while no client talks.
+/// Wakes when the next cron tick is due (every 1000/hz ms), or a blocked
+/// client's deadline if sooner, and moves the engine clock there, so keys
+/// expire actively while no client talks and timed-out clients get their
+/// reply on time.
 async fn cron_ticker(shared: Rc<Shared>) {
     loop {
-        let due_us = shared.engine.borrow().server().next_cron_us;
+        let due_us = {
+            let engine = shared.engine.borrow();
+            let cron = engine.server().next_cron_us;
+            engine
+                .next_block_deadline_us()
+                .map_or(cron, |d| d.min(cron))
+        };
         let due = shared.start + Duration::from_micros(due_us);
-        tokio::time::sleep_until(due.into()).await;
+        tokio::select! {
+            _ = tokio::time::sleep_until(due.into()) => {}
+            // A client blocked: its deadline may come before `due`.
+            _ = shared.ticker_wake.notified() => continue,
+        }
         let now = shared.now_us();
         let ok = {
             let mut engine = shared.engine.borrow_mut();
             guarded("server cron", || engine.advance_to(now)).is_ok()
         };
+        deliver_unblocked(&shared);
         if !ok {
             // Do not spin on a tick that keeps panicking.
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+    }
+}
+
+/// Sends the replies of clients unblocked since the last call (served by
+/// another client's write, or timed out) to their connections, and wakes
+/// those connections to go on with their buffered requests.
+fn deliver_unblocked(shared: &Shared) {
+    let Ok(mut engine) = shared.engine.try_borrow_mut() else {
+        return;
+    };
+    let replies = engine.take_unblocked();
+    if replies.is_empty() {
+        return;
+    }
+    let peers = shared.peers.borrow();
+    for (id, frame) in replies {
+        let Some(peer) = peers.get(&id) else {
+            continue;
+        };
+        let mut out = Vec::new();
+        frame.encode(engine.client(id).map_or(2, |c| c.resp), &mut out);
+        let _ = peer.tx.send(out);
+        peer.wake.notify_one();
     }
 }
 
@@ -185,6 +239,9 @@ struct ClientGuard {
 
 impl Drop for ClientGuard {
     fn drop(&mut self) {
+        if let Ok(mut peers) = self.shared.peers.try_borrow_mut() {
+            peers.remove(&self.id);
+        }
         if let Ok(mut engine) = self.shared.engine.try_borrow_mut() {
             engine.disconnect(self.id);
         }
@@ -215,24 +272,50 @@ async fn connection(shared: Rc<Shared>, stream: TcpStream, peer: SocketAddr) {
     let (mut reader, writer) = stream.into_split();
     let (tx, rx) = mpsc::unbounded_channel::<Vec<u8>>();
     tokio::task::spawn_local(write_loop(writer, rx));
+    let wake = Rc::new(Notify::new());
+    shared.peers.borrow_mut().insert(
+        id,
+        Peer {
+            tx: tx.clone(),
+            wake: wake.clone(),
+        },
+    );
 
     let mut buf: Vec<u8> = Vec::with_capacity(READ_CHUNK);
     let mut scan = RequestScan::default();
     loop {
+        // Run what is buffered, unless a blocking command holds the client:
+        // then its input waits, as in Redis, until it is served or times out.
+        let blocked = shared.engine.borrow().is_blocked(id);
+        if !blocked && !buf.is_empty() {
+            let (out, close) = process(&shared, id, &mut buf, &mut scan);
+            if !out.is_empty() && tx.send(out).is_err() {
+                break;
+            }
+            deliver_unblocked(&shared);
+            if close {
+                break;
+            }
+            if buf.is_empty() && buf.capacity() > KEEP_BUFFER {
+                buf = Vec::with_capacity(READ_CHUNK);
+            }
+        }
         buf.reserve(READ_CHUNK);
-        match reader.read_buf(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        let (out, close) = process(&shared, id, &mut buf, &mut scan);
-        if !out.is_empty() && tx.send(out).is_err() {
-            break;
-        }
-        if close {
-            break;
-        }
-        if buf.is_empty() && buf.capacity() > KEEP_BUFFER {
-            buf = Vec::with_capacity(READ_CHUNK);
+        if shared.engine.borrow().is_blocked(id) {
+            // Keep reading (a closed connection must still be noticed), and
+            // wake when unblocked to run what was read meanwhile.
+            tokio::select! {
+                _ = wake.notified() => {}
+                r = reader.read_buf(&mut buf) => match r {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                },
+            }
+        } else {
+            match reader.read_buf(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
         }
     }
 }
@@ -287,10 +370,16 @@ fn process(
         let now = shared.now_us();
         let reply = guarded("command", || {
             engine.advance_to(now);
-            engine.execute(id, &req.args)
+            engine.submit(id, &req.args)
         })
-        .unwrap_or_else(|msg| Frame::err(format!("ERR internal error: {msg}")));
+        .unwrap_or_else(|msg| Some(Frame::err(format!("ERR internal error: {msg}"))));
         ran = true;
+        let Some(reply) = reply else {
+            // Blocked: the rest of the input waits; the ticker may need to
+            // wake sooner for this client's deadline.
+            shared.ticker_wake.notify_one();
+            break;
+        };
         let client = engine.client(id);
         reply.encode(client.map_or(2, |c| c.resp), &mut out);
         if client.is_none_or(|c| c.close_after_reply) {

@@ -60,6 +60,13 @@ pub struct Config {
     pub lfu_decay_time: u32,
     /// `active-expire-effort`, 1..=10.
     pub active_expire_effort: u32,
+    /// `list-max-listpack-size` (alias `list-max-ziplist-size`): a list
+    /// node's limit, in entries if positive, else -1..-5 for 4..64 KB.
+    pub list_max_listpack_size: i32,
+    /// `list-compress-depth`: quicklist nodes kept uncompressed at each end
+    /// (0: none compressed). Accepted and reported; compression itself
+    /// changes no reply, so it is not modelled.
+    pub list_compress_depth: i32,
     /// `databases` (immutable).
     pub databases: u32,
     /// `proto-max-bulk-len`.
@@ -91,6 +98,8 @@ impl Default for Config {
             lfu_log_factor: 10,
             lfu_decay_time: 1,
             active_expire_effort: 1,
+            list_max_listpack_size: -2,
+            list_compress_depth: 0,
             databases: 16,
             proto_max_bulk_len: crate::resp::PROTO_MAX_BULK_LEN,
             port: 6379,
@@ -156,6 +165,8 @@ pub fn parse_memory(v: &str) -> Option<u64> {
 }
 
 const INT_MAX: i64 = i32::MAX as i64;
+/// `INT_MIN`, the lower bound of signed `int` parameters.
+const INT_MIN: i64 = i32::MIN as i64;
 
 /// The parameters that exist so far, each backed by behaviour in the engine.
 pub static PARAMS: &[Param] = &[
@@ -243,6 +254,33 @@ pub static PARAMS: &[Param] = &[
         get: |c| c.active_expire_effort.to_string(),
         set: |c, v| {
             c.active_expire_effort = int_in(v, 1, 10)? as u32;
+            Ok(())
+        },
+    },
+    Param {
+        name: "list-max-listpack-size",
+        mutable: true,
+        get: |c| c.list_max_listpack_size.to_string(),
+        set: |c, v| {
+            c.list_max_listpack_size = int_in(v, INT_MIN, INT_MAX)? as i32;
+            Ok(())
+        },
+    },
+    Param {
+        name: "list-max-ziplist-size",
+        mutable: true,
+        get: |c| c.list_max_listpack_size.to_string(),
+        set: |c, v| {
+            c.list_max_listpack_size = int_in(v, INT_MIN, INT_MAX)? as i32;
+            Ok(())
+        },
+    },
+    Param {
+        name: "list-compress-depth",
+        mutable: true,
+        get: |c| c.list_compress_depth.to_string(),
+        set: |c, v| {
+            c.list_compress_depth = int_in(v, 0, INT_MAX)? as i32;
             Ok(())
         },
     },

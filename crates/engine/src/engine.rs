@@ -7,7 +7,7 @@ use crate::config::Config;
 use crate::expire::{active_expire_cycle, CycleKind};
 use crate::resp::Frame;
 use crate::server::{lossy, Server};
-use crate::trace::{Actor, Event, Trace};
+use crate::trace::{Actor, Event, Trace, UnblockHow};
 
 /// Identifies a connected client.
 pub type ClientId = u64;
@@ -137,6 +137,14 @@ impl Engine {
 
     /// Disconnects a client.
     pub fn disconnect(&mut self, id: ClientId) {
+        if self.srv.blocking.unblock(id).is_some() {
+            self.srv.actor = Actor::Client(id);
+            self.srv.emit(Event::Unblocked {
+                how: UnblockHow::Disconnected,
+                key: None,
+            });
+            self.srv.actor = Actor::Server;
+        }
         if self.clients.remove(&id).is_some() {
             self.srv.watches.reset(id);
             self.srv.connected_clients = self.clients.len();
@@ -153,40 +161,218 @@ impl Engine {
     }
 
     /// Executes one command for `client` and returns its reply. Never panics
-    /// on bad input: every malformed command gets Redis' error reply.
+    /// on bad input: every malformed command gets Redis' error reply. The
+    /// command never blocks: a blocking command with nothing to serve it
+    /// replies at once as on a timeout, as Redis does inside MULTI/EXEC and
+    /// scripts. Clients blocked (through [`Engine::submit`]) on keys this
+    /// command fills are served; their replies wait in [`Engine::take_unblocked`].
     pub fn execute(&mut self, client: ClientId, args: &[Vec<u8>]) -> Frame {
-        let Some(c) = self.clients.get_mut(&client) else {
-            return Frame::err("ERR unknown client");
+        if self.srv.blocking.is_blocked(client) {
+            return Frame::err(
+                "ERR this client is blocked: its next commands run once it is served or times out (use submit)",
+            );
+        }
+        let reply = self.run(client, args, false, true);
+        self.handle_blocked_clients();
+        reply.unwrap_or(Frame::NullArray)
+    }
+
+    /// Executes one command for `client` as a connection would send it:
+    /// `None` means the command blocked (BLPOP & co.) and the client waits;
+    /// its reply comes later from [`Engine::take_unblocked`], once a write
+    /// serves it, its timeout passes in [`Engine::advance_to`], or never if
+    /// it disconnects. Commands submitted for a blocked client wait behind
+    /// it (as in a Redis query buffer) and their replies come the same way.
+    pub fn submit(&mut self, client: ClientId, args: &[Vec<u8>]) -> Option<Frame> {
+        if self.srv.blocking.is_blocked(client) {
+            self.srv.blocking.queue(client, args.to_vec());
+            return None;
+        }
+        let reply = self.run(client, args, true, true);
+        self.handle_blocked_clients();
+        reply
+    }
+
+    /// Like [`Engine::execute_line`], but the command may block (see [`Engine::submit`]).
+    pub fn submit_line(&mut self, client: ClientId, line: &str) -> Option<Frame> {
+        let Some(args) = crate::resp::split_args(line.as_bytes()) else {
+            return Some(Frame::err("Invalid argument(s)"));
         };
         if args.is_empty() {
-            return Frame::err("ERR empty command");
+            return Some(Frame::err("ERR empty command"));
+        }
+        let reply = self.submit(client, &args);
+        self.before_sleep();
+        reply
+    }
+
+    /// Replies of clients unblocked since the last call, in the order they
+    /// were produced: served after another client's write, timed out, or
+    /// commands that had waited behind a blocked one.
+    pub fn take_unblocked(&mut self) -> Vec<(ClientId, Frame)> {
+        self.srv.blocking.take_outbox()
+    }
+
+    /// True while `client` waits in a blocking command.
+    pub fn is_blocked(&self, client: ClientId) -> bool {
+        self.srv.blocking.is_blocked(client)
+    }
+
+    /// Every blocked client: what it waits on, since and until when.
+    pub fn blocked_clients(&self) -> Vec<crate::blocking::BlockedInfo> {
+        let base = self.srv.clock.unix_us() - self.srv.clock.now_us();
+        self.srv.blocking.info(base)
+    }
+
+    /// The virtual µs at which the soonest blocked client times out, if any
+    /// waits with a timeout: drivers wake then to deliver the null reply.
+    pub fn next_block_deadline_us(&self) -> Option<u64> {
+        let base = self.srv.clock.unix_us() - self.srv.clock.now_us();
+        self.srv
+            .blocking
+            .next_deadline_ms()
+            .map(|t| crate::blocking::deadline_us(t, base))
+    }
+
+    /// Runs one command: `None` if it blocked. `may_block` is false for
+    /// [`Engine::execute`]; `announce` records the command in the trace
+    /// (a served client's re-run is recorded as its unblocking instead).
+    fn run(
+        &mut self,
+        client: ClientId,
+        args: &[Vec<u8>],
+        may_block: bool,
+        announce: bool,
+    ) -> Option<Frame> {
+        let Some(c) = self.clients.get_mut(&client) else {
+            return Some(Frame::err("ERR unknown client"));
+        };
+        if args.is_empty() {
+            return Some(Frame::err("ERR empty command"));
         }
         self.srv.actor = Actor::Client(client);
         let srv = &mut self.srv;
-        srv.emit_with(|| Event::Command {
-            db: c.db as u32,
-            args: args.iter().map(|a| lossy(a)).collect(),
-        });
+        if announce {
+            srv.emit_with(|| Event::Command {
+                db: c.db as u32,
+                args: args.iter().map(|a| lossy(a)).collect(),
+            });
+        }
         c.last_interaction_us = srv.clock.now_us();
+        srv.blocking.deny = !may_block;
         let reply = cmd::dispatch(srv, c, args);
+        srv.blocking.deny = false;
         cmd::server::sync_client(srv, c);
-        srv.emit_with(|| {
-            let mut text = crate::clifmt::format_reply(&reply);
-            if text.len() > 300 {
-                let mut cut = 300;
-                while !text.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                text.truncate(cut);
-                text.push('…');
+        if let Some(mut req) = srv.blocking.take_request() {
+            // Counted once, when it completes (served or timed out).
+            srv.stats.total_commands_processed =
+                srv.stats.total_commands_processed.saturating_sub(1);
+            let mut since = srv.clock.now_us();
+            if let Some(r) = srv.blocking.reprocessing {
+                req.timeout_ms = r.timeout_ms;
+                since = r.since_us;
             }
-            Event::Reply {
-                text,
-                error: reply.is_error(),
-            }
-        });
+            let base = srv.clock.unix_us() - srv.clock.now_us();
+            srv.emit_with(|| Event::Blocked {
+                db: c.db as u32,
+                keys: req.keys.iter().map(|k| lossy(k)).collect(),
+                deadline_us: (req.timeout_ms != 0)
+                    .then(|| crate::blocking::deadline_us(req.timeout_ms, base)),
+            });
+            srv.blocking.block(client, c.db, args, req, since);
+            srv.actor = Actor::Server;
+            return None;
+        }
+        srv.emit_with(|| reply_event(&reply));
         self.srv.actor = Actor::Server;
-        reply
+        Some(reply)
+    }
+
+    /// `handleClientsBlockedOnKeys`: for every key made ready, serve the
+    /// clients waiting on it in the order they blocked, while the key holds
+    /// the type they wait for. A served command may make more keys ready
+    /// (BLMOVE's push); the loop runs until none is left.
+    fn handle_blocked_clients(&mut self) {
+        while let Some((db, key)) = self.srv.blocking.pop_ready() {
+            for id in self.srv.blocking.waiting_on(db, &key) {
+                // `lookupKeyReadWithFlags(LOOKUP_NOEFFECTS)`: an expired key
+                // serves no one, and is not reclaimed here.
+                let kind = match self.srv.dbs[db].get(&key) {
+                    Some(o) if !self.srv.key_is_expired(db, &key) => {
+                        crate::blocking::BlockKind::of(&o.value)
+                    }
+                    _ => None,
+                };
+                if kind.is_none() || kind != self.srv.blocking.kind_of(id) {
+                    continue;
+                }
+                self.serve(id, &key);
+            }
+        }
+    }
+
+    /// `unblockClientOnKey`: runs a waiting client's command again now that
+    /// `key` has data, then whatever it sent while it waited.
+    fn serve(&mut self, id: ClientId, key: &[u8]) {
+        let Some(w) = self.srv.blocking.unblock(id) else {
+            return;
+        };
+        self.srv.actor = Actor::Client(id);
+        self.srv.emit_with(|| Event::Unblocked {
+            how: UnblockHow::Served,
+            key: Some(lossy(key)),
+        });
+        self.srv.blocking.reprocessing = Some(crate::blocking::Reprocessing {
+            timeout_ms: w.timeout_ms,
+            since_us: w.since_us,
+        });
+        let reply = self.run(id, &w.args, true, false);
+        self.srv.blocking.reprocessing = None;
+        if let Some(reply) = reply {
+            self.srv.blocking.deliver(id, reply);
+        }
+        self.run_queued(id, w.queued);
+    }
+
+    /// `processUnblockedClients`: commands that arrived while `id` waited,
+    /// until one blocks again (the rest keep waiting behind it).
+    fn run_queued(&mut self, id: ClientId, mut queue: std::collections::VecDeque<Vec<Vec<u8>>>) {
+        while let Some(args) = queue.pop_front() {
+            if self.srv.blocking.is_blocked(id) {
+                queue.push_front(args);
+                self.srv.blocking.requeue(id, queue);
+                return;
+            }
+            if self.clients.get(&id).is_none_or(|c| c.close_after_reply) {
+                return;
+            }
+            if let Some(reply) = self.run(id, &args, true, true) {
+                self.srv.blocking.deliver(id, reply);
+            }
+        }
+    }
+
+    /// `handleBlockedClientsTimeout`: clients whose deadline has passed get
+    /// the null reply (`*-1`, or `_` in RESP3) and go on with their queue.
+    fn handle_block_timeouts(&mut self) {
+        let now_ms = self.srv.now_ms();
+        for id in self.srv.blocking.timed_out(now_ms) {
+            let Some(w) = self.srv.blocking.unblock(id) else {
+                continue;
+            };
+            self.srv.actor = Actor::Client(id);
+            self.srv.emit(Event::Unblocked {
+                how: UnblockHow::Timeout,
+                key: None,
+            });
+            let reply = Frame::NullArray;
+            self.srv.emit_with(|| reply_event(&reply));
+            self.srv.actor = Actor::Server;
+            // `updateStatsOnUnblock`: the command completes now.
+            self.srv.stats.total_commands_processed += 1;
+            self.srv.blocking.deliver(id, reply);
+            self.run_queued(id, w.queued);
+        }
     }
 
     /// Splits `line` like redis-cli, executes it, then lets the event loop
@@ -203,8 +389,12 @@ impl Engine {
         reply
     }
 
-    /// What Redis does before waiting for events again: a fast active expire cycle when due.
+    /// What Redis does before waiting for events again: blocked clients'
+    /// timeouts and ready keys (`blockedBeforeSleep`), then a fast active
+    /// expire cycle when due.
     pub fn before_sleep(&mut self) {
+        self.handle_block_timeouts();
+        self.handle_blocked_clients();
         active_expire_cycle(&mut self.srv, CycleKind::Fast);
         if self.srv.evict.proc_running {
             // Redis' eviction timer proc: finish what a command ran out of time for.
@@ -221,7 +411,22 @@ impl Engine {
     /// clock, slow active expire cycle, table resizing) and `beforeSleep`
     /// after each. Earlier times are ignored: time never goes back.
     pub fn advance_to(&mut self, t_us: u64) {
-        while self.srv.next_cron_us <= t_us {
+        loop {
+            // A blocked client's deadline between two ticks wakes the loop
+            // then, as a driver's timer would (Redis itself only notices at
+            // the next event-loop iteration, within 1000/hz ms).
+            if let Some(wake) = self.next_block_deadline_us() {
+                if wake < self.srv.next_cron_us && wake <= t_us {
+                    let now = self.srv.clock.now_us();
+                    self.srv.clock.set(wake.max(now));
+                    self.handle_block_timeouts();
+                    self.handle_blocked_clients();
+                    continue;
+                }
+            }
+            if self.srv.next_cron_us > t_us {
+                break;
+            }
             let at = self.srv.next_cron_us;
             self.srv.clock.set(at);
             self.cron();
@@ -280,6 +485,23 @@ impl Engine {
         keys.sort_by(|a, b| a.key.cmp(&b.key));
         keys.truncate(limit);
         keys
+    }
+}
+
+/// The trace event for a reply: as redis-cli prints it, capped at 300 bytes.
+fn reply_event(reply: &Frame) -> Event {
+    let mut text = crate::clifmt::format_reply(reply);
+    if text.len() > 300 {
+        let mut cut = 300;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push('…');
+    }
+    Event::Reply {
+        text,
+        error: reply.is_error(),
     }
 }
 

@@ -4,6 +4,7 @@
 //! move time with [`Engine::advance_to`], and read the [`trace`]. The same
 //! code runs natively and in the browser (`wasm32-unknown-unknown`).
 
+pub mod blocking;
 pub mod clifmt;
 pub mod clock;
 pub mod cmd;

@@ -55,6 +55,7 @@ pub fn value_size(obj: &Obj) -> usize {
         // robj and sdshdr8 in one allocation.
         Value::String(RString::Emb(b)) => alloc_size(ROBJ + 3 + b.len() + 1),
         Value::String(RString::Raw(b)) => alloc_size(ROBJ) + sds_size(b.len()),
+        Value::List(l) => alloc_size(ROBJ) + l.mem_size(),
         Value::Hash(h) => alloc_size(ROBJ) + h.mem_size(),
         Value::Set(s) => alloc_size(ROBJ) + s.mem_size(),
         Value::ZSet(z) => alloc_size(ROBJ) + z.mem_size(),

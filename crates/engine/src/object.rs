@@ -79,6 +79,7 @@ impl RString {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
     String(RString),
+    List(crate::types::list::List),
     Hash(crate::types::hash::Hash),
     Set(crate::types::set::Set),
     ZSet(crate::types::zset::ZSet),
@@ -89,6 +90,7 @@ impl Value {
     pub fn type_name(&self) -> &'static str {
         match self {
             Value::String(_) => "string",
+            Value::List(_) => "list",
             Value::Hash(_) => "hash",
             Value::Set(_) => "set",
             Value::ZSet(_) => "zset",
@@ -99,6 +101,7 @@ impl Value {
     pub fn encoding(&self) -> &'static str {
         match self {
             Value::String(s) => s.encoding(),
+            Value::List(l) => l.encoding(),
             Value::Hash(h) => h.encoding(),
             Value::Set(s) => s.encoding(),
             Value::ZSet(z) => z.encoding(),

@@ -94,6 +94,8 @@ pub struct Server {
     pub client_list: std::collections::BTreeMap<u64, crate::cmd::server::ClientEntry>,
     /// The command being dispatched as (name, subcommand or ""), for `cmd=` in CLIENT LIST.
     pub last_cmd: (&'static str, &'static str),
+    /// Clients blocked on keys, keys ready to serve them, their timeouts.
+    pub blocking: crate::blocking::Blocking,
 }
 
 impl Server {
@@ -122,6 +124,7 @@ impl Server {
             seed,
             client_list: Default::default(),
             last_cmd: ("", ""),
+            blocking: Default::default(),
         };
         s.lruclock = s.lru_clock_now();
         s
@@ -253,11 +256,16 @@ impl Server {
     }
 
     /// `setKey`: stores a value, keeping the old `lru` field on overwrite (as
-    /// Redis' `dbOverwrite` does) and dropping the TTL unless `keep_ttl`.
+    /// Redis' `dbOverwrite` does) and dropping the TTL unless `keep_ttl`. A
+    /// new key is signalled ready for clients blocked on it (`dbAdd`).
     pub fn set_key(&mut self, db: usize, key: &[u8], value: Value, keep_ttl: bool) {
         let lru = match self.dbs[db].get(key) {
             Some(o) => o.lru,
-            None => self.new_lru(),
+            None => {
+                // `dbAdd` signals a new key to clients blocked on it.
+                self.blocking.signal_ready(db, key, &value);
+                self.new_lru()
+            }
         };
         self.dbs[db].insert(key, Obj { value, lru });
         if !keep_ttl {

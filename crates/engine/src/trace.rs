@@ -37,6 +37,18 @@ pub enum DeleteCause {
     Expire,
 }
 
+/// Why a blocked client stopped waiting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnblockHow {
+    /// A key it waits on received data; its command is run again.
+    Served,
+    /// Its timeout passed: it got the null reply.
+    Timeout,
+    /// The connection closed while it waited.
+    Disconnected,
+}
+
 /// One thing that happened.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -90,6 +102,19 @@ pub enum Event {
     /// Virtual time was moved forward explicitly.
     ClockAdvanced {
         by_us: u64,
+    },
+    /// The client's command blocked (BLPOP & co.) waiting for data on one
+    /// of `keys`, until the virtual instant `deadline_us` if it has a timeout.
+    Blocked {
+        db: u32,
+        keys: Vec<String>,
+        deadline_us: Option<u64>,
+    },
+    /// A blocked client stopped waiting: served because `key` got data (its
+    /// command then runs again and replies), or timed out, or went away.
+    Unblocked {
+        how: UnblockHow,
+        key: Option<String>,
     },
 }
 

@@ -5,9 +5,11 @@
 //! argument vector (command name first) and returns a reply frame; it never
 //! panics on user input.
 
+pub mod blocking;
 pub mod connection;
 pub mod hash;
 pub mod keys;
+pub mod list;
 pub mod multi;
 pub mod server;
 pub mod set;
@@ -92,6 +94,8 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
         keys::COMMANDS,
         hash::COMMANDS,
         set::COMMANDS,
+        list::COMMANDS,
+        blocking::COMMANDS,
         multi::COMMANDS,
         ttl::COMMANDS,
         server::COMMANDS,
@@ -195,8 +199,16 @@ pub fn call(
     args: &[Vec<u8>],
 ) -> Frame {
     srv.stats.total_commands_processed += 1;
-    let mut ctx = Ctx { srv, client, cmd };
-    (cmd.handler)(&mut ctx, args)
+    // Only a top-level call may block: EXEC's commands run one level down.
+    srv.blocking.depth += 1;
+    let mut ctx = Ctx {
+        srv: &mut *srv,
+        client,
+        cmd,
+    };
+    let reply = (cmd.handler)(&mut ctx, args);
+    srv.blocking.depth -= 1;
+    reply
 }
 
 /// `rejectCommand`: counts the rejection, dooms an open transaction, and

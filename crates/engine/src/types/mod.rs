@@ -1,6 +1,7 @@
-//! Collection value types (hashes, sets, sorted sets), each with Redis' encodings and conversion thresholds.
+//! Collection value types (lists, hashes, sets, sorted sets), each with Redis' encodings and conversion thresholds.
 
 pub mod hash;
+pub mod list;
 pub mod set;
 pub mod skiplist;
 pub mod zset;
