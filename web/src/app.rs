@@ -80,6 +80,8 @@ pub struct Widget {
     engine: Engine,
     client: ClientId,
     seed: u64,
+    /// Unix seconds of virtual instant 0 (TIME, EXPIREAT).
+    t0: u64,
     driver: Driver,
     lines: Rc<Vec<Line>>,
     input: String,
@@ -118,6 +120,12 @@ impl Component for Widget {
         let mut opts = Options::new(seed);
         opts.trace_capacity = TRACE_CAPACITY;
         let mut engine = Engine::with_options(opts);
+        // Virtual instant 0 is "now" unless the link pins it (wall time may be
+        // read here, in the driver; the engine itself never reads it).
+        let t0 = preset
+            .t0
+            .unwrap_or_else(|| (js_sys::Date::now() / 1000.0).floor() as u64);
+        engine.set_unix_base_us(t0.saturating_mul(1_000_000));
         let client = engine.connect("console");
         let mode = if preset.paused {
             Mode::Paused
@@ -134,6 +142,7 @@ impl Component for Widget {
             engine,
             client,
             seed,
+            t0,
             driver: Driver::new(mode, 0, wall_ms()),
             lines: Rc::new(vec![Line::Note(format!(
                 "Redsim: Redis {} in your browser, on a virtual clock. Type HELP for help.",
@@ -521,6 +530,7 @@ impl Widget {
         let link = share::share_link(
             &base,
             self.seed,
+            self.t0,
             self.driver.mode == Mode::Paused,
             &self.session,
         );

@@ -57,6 +57,7 @@ fn mount_all() {
         if from_url {
             let url = Preset::from_url(&search, &hash);
             preset.seed = url.seed.or(preset.seed);
+            preset.t0 = url.t0.or(preset.t0);
             if !url.commands.is_empty() {
                 preset.commands = url.commands;
             }

@@ -13,6 +13,9 @@ pub struct Preset {
     pub commands: Vec<String>,
     /// Start with the clock paused instead of following wall time.
     pub paused: bool,
+    /// Unix time (seconds) of virtual instant 0; `None` means "now", so TIME
+    /// and EXPIREAT see today's date. A shared link pins it for an exact replay.
+    pub t0: Option<u64>,
 }
 
 impl Preset {
@@ -27,6 +30,7 @@ impl Preset {
                     "cmd" | "command" if !v.trim().is_empty() => p.commands.push(v),
                     "seed" => p.seed = parse_seed(&v).or(p.seed),
                     "clock" => p.paused = v.eq_ignore_ascii_case("paused"),
+                    "t0" => p.t0 = v.trim().parse().ok().or(p.t0),
                     _ => {}
                 }
             }
@@ -49,6 +53,7 @@ impl Preset {
                 })
                 .unwrap_or_default(),
             paused: clock.is_some_and(|c| c.trim().eq_ignore_ascii_case("paused")),
+            t0: None,
         }
     }
 }
@@ -64,8 +69,8 @@ pub fn parse_seed(s: &str) -> Option<u64> {
 
 /// The link that replays `commands` with `seed` on the page at `base` (the
 /// page URL without query or fragment).
-pub fn share_link(base: &str, seed: u64, paused: bool, commands: &[String]) -> String {
-    let mut url = format!("{base}?seed={seed}");
+pub fn share_link(base: &str, seed: u64, t0: u64, paused: bool, commands: &[String]) -> String {
+    let mut url = format!("{base}?seed={seed}&t0={t0}");
     if paused {
         url.push_str("&clock=paused");
     }
@@ -159,13 +164,14 @@ mod tests {
             "GET \"a b\"".to_string(),
             "ECHO 100%+€".to_string(),
         ];
-        let link = share_link("http://h/docs/play/", 0xfeed, true, &cmds);
+        let link = share_link("http://h/docs/play/", 0xfeed, 1_767_225_600, true, &cmds);
         let (base, query) = link.split_once('?').unwrap();
         assert_eq!(base, "http://h/docs/play/");
         assert!(!query.contains(' ') && !query.contains('"'));
         let p = Preset::from_url(query, "");
         assert_eq!(p.commands, cmds);
         assert_eq!(p.seed, Some(0xfeed));
+        assert_eq!(p.t0, Some(1_767_225_600));
         assert!(p.paused);
     }
 
