@@ -71,6 +71,10 @@ pub struct Config {
     pub databases: u32,
     /// `proto-max-bulk-len`.
     pub proto_max_bulk_len: i64,
+    /// `zset-max-listpack-entries` (alias `zset-max-ziplist-entries`).
+    pub zset_max_listpack_entries: u64,
+    /// `zset-max-listpack-value` (alias `zset-max-ziplist-value`), a memory value.
+    pub zset_max_listpack_value: u64,
     /// `port`, reported by the native server (immutable here).
     pub port: u16,
     /// `bind`, reported by the native server (immutable here).
@@ -102,6 +106,8 @@ impl Default for Config {
             list_compress_depth: 0,
             databases: 16,
             proto_max_bulk_len: crate::resp::PROTO_MAX_BULK_LEN,
+            zset_max_listpack_entries: 128,
+            zset_max_listpack_value: 64,
             port: 6379,
             bind: "127.0.0.1".into(),
             // Redis' built-in defaults (redis.conf says the same): 512 fields
@@ -307,6 +313,44 @@ pub static PARAMS: &[Param] = &[
                 ));
             }
             c.proto_max_bulk_len = n as i64;
+            Ok(())
+        },
+    },
+    // Sorted-set encoding thresholds: `size_t` configs bounded to LONG_MAX,
+    // each alias a parameter of its own as Redis registers them.
+    Param {
+        name: "zset-max-listpack-entries",
+        mutable: true,
+        get: |c| c.zset_max_listpack_entries.to_string(),
+        set: |c, v| {
+            c.zset_max_listpack_entries = size_t(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "zset-max-ziplist-entries",
+        mutable: true,
+        get: |c| c.zset_max_listpack_entries.to_string(),
+        set: |c, v| {
+            c.zset_max_listpack_entries = size_t(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "zset-max-listpack-value",
+        mutable: true,
+        get: |c| c.zset_max_listpack_value.to_string(),
+        set: |c, v| {
+            c.zset_max_listpack_value = size_t_memory(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "zset-max-ziplist-value",
+        mutable: true,
+        get: |c| c.zset_max_listpack_value.to_string(),
+        set: |c, v| {
+            c.zset_max_listpack_value = size_t_memory(v)?;
             Ok(())
         },
     },

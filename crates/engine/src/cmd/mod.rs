@@ -15,6 +15,7 @@ pub mod server;
 pub mod set;
 pub mod strings;
 pub mod ttl;
+pub mod zset;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -98,6 +99,7 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
         blocking::COMMANDS,
         multi::COMMANDS,
         ttl::COMMANDS,
+        zset::COMMANDS,
         server::COMMANDS,
     ]
     .into_iter()

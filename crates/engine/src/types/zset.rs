@@ -443,10 +443,20 @@ impl ZSet {
         rng: &mut fastrand::Rng,
     ) -> ZSet {
         if size_hint <= limits.entries && value_len_hint <= limits.value {
-            ZSet::Listpack(Listpack::new())
+            ZSet::new_listpack()
         } else {
-            ZSet::Skiplist(Box::new(Sorted::new(rng.u64(..))))
+            ZSet::new_skiplist(rng)
         }
+    }
+
+    /// An empty listpack-encoded set.
+    pub fn new_listpack() -> ZSet {
+        ZSet::Listpack(Listpack::new())
+    }
+
+    /// An empty skiplist-encoded set (its dict keyed from `rng`).
+    pub fn new_skiplist(rng: &mut fastrand::Rng) -> ZSet {
+        ZSet::Skiplist(Box::new(Sorted::new(rng.u64(..))))
     }
 
     /// OBJECT ENCODING's name.
