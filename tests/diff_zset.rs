@@ -1212,6 +1212,47 @@ fn encodings_follow_the_thresholds() {
     p.check("ZRANGE xx 0 -1 WITHSCORES");
 }
 
+/// WATCH sees only writes that change something: a no-op ZADD, ZINCRBY by
+/// 0, ZREM of an absent member or an empty range leave the transaction
+/// alone, as Redis signals a key only when it added, updated or removed.
+#[test]
+fn watch_sees_only_real_changes() {
+    let mut p = Pair::start(&[]);
+    let writes = [
+        "ZADD k NX 5 a",
+        "ZADD k XX 1 nosuch",
+        "ZADD k 1 a",
+        "ZADD k GT 0 a",
+        "ZADD k CH 1 a",
+        "ZINCRBY k 0 a",
+        "ZREM k nosuch",
+        "ZREMRANGEBYSCORE k 100 200",
+        "ZREMRANGEBYRANK k 10 20",
+        "ZREMRANGEBYLEX k (z +",
+        "ZPOPMIN k 0",
+        "ZPOPMIN nokey",
+        "ZRANGESTORE nokey nokey2 0 -1",
+        "ZUNIONSTORE nokey 1 nokey2",
+        "ZADD k 2 a",
+        "ZINCRBY k 1 a",
+        "ZADD k 1 b",
+        "ZREM k b",
+        "ZPOPMAX k",
+        "ZUNIONSTORE k 1 k",
+        "ZRANGESTORE k k 0 -1",
+        "ZINTERSTORE k 2 k nokey",
+    ];
+    for w in writes {
+        p.check("ZADD k 1 a 2 c 3 d");
+        p.check("WATCH k nokey");
+        p.check(w);
+        p.check("MULTI");
+        p.check("ZCARD k");
+        p.check("EXEC");
+        p.check("DEL k");
+    }
+}
+
 /// Writes keep the TTL of a set they modify; STORE commands replace it.
 #[test]
 fn ttl_effects() {

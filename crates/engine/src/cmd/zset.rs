@@ -1555,6 +1555,57 @@ mod tests {
         assert_ne!(picks(5), picks(6));
     }
 
+    /// Random commands keep every set's invariants: order, dict and skiplist
+    /// in step, and the O(1) memory counter equal to a recount.
+    #[test]
+    fn invariants_hold_through_random_commands() {
+        let mut e = Engine::new(11);
+        let c = e.connect("t");
+        run(&mut e, c, "CONFIG SET zset-max-listpack-entries 8");
+        let mut rng = fastrand::Rng::with_seed(4);
+        let members = [
+            "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "10", "-3",
+        ];
+        let scores = ["0", "1", "-1", "2.5", "inf", "-inf", "-0", "7"];
+        let keys = ["x", "y", "z"];
+        for step in 0..6000 {
+            let k = keys[rng.usize(..keys.len())];
+            let k2 = keys[rng.usize(..keys.len())];
+            let m = members[rng.usize(..members.len())];
+            let sc = scores[rng.usize(..scores.len())];
+            let line = match rng.u8(..12) {
+                0..=3 => format!("ZADD {k} {sc} {m} {sc} {m}{m}"),
+                4 => format!("ZINCRBY {k} {sc} {m}"),
+                5 => format!("ZREM {k} {m}"),
+                6 => format!("ZREMRANGEBYSCORE {k} -1 2.5"),
+                7 => format!("ZREMRANGEBYRANK {k} 1 3"),
+                8 => format!("ZPOPMIN {k} 2"),
+                9 => format!("ZUNIONSTORE {k} 2 {k2} {k}"),
+                10 => format!("ZRANGESTORE {k} {k2} 0 5"),
+                _ => format!("ZREMRANGEBYLEX {k} [a [e"),
+            };
+            let reply = run(&mut e, c, &line);
+            assert!(
+                !matches!(&reply, Frame::Error(m) if !m.contains("NaN")),
+                "{line}: {reply:?}"
+            );
+            for key in keys {
+                let Some(obj) = e.server().dbs[0].get(key.as_bytes()) else {
+                    continue;
+                };
+                let crate::object::Value::ZSet(z) = &obj.value else {
+                    panic!("{key} is not a sorted set");
+                };
+                assert!(!z.is_empty(), "empty set left under {key}");
+                z.check()
+                    .unwrap_or_else(|err| panic!("step {step} `{line}`: {key}: {err}"));
+                if let Some(view) = z.inspect() {
+                    assert_eq!(view.len(), z.len() + 1, "inspector: header and every node");
+                }
+            }
+        }
+    }
+
     #[test]
     fn huge_negative_counts_are_refused_not_built() {
         let mut e = Engine::new(1);
