@@ -5,6 +5,7 @@
 //! argument vector (command name first) and returns a reply frame; it never
 //! panics on user input.
 
+pub mod bitmap;
 pub mod blocking;
 pub mod connection;
 pub mod hash;
@@ -101,6 +102,7 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
         ttl::COMMANDS,
         zset::COMMANDS,
         server::COMMANDS,
+        bitmap::COMMANDS,
     ]
     .into_iter()
     .flat_map(|family| family.iter())
