@@ -71,6 +71,8 @@ pub struct Config {
     pub databases: u32,
     /// `proto-max-bulk-len`.
     pub proto_max_bulk_len: i64,
+    /// `hll-sparse-max-bytes`: longest sparse HyperLogLog before it turns dense.
+    pub hll_sparse_max_bytes: u64,
     /// `zset-max-listpack-entries` (alias `zset-max-ziplist-entries`).
     pub zset_max_listpack_entries: u64,
     /// `zset-max-listpack-value` (alias `zset-max-ziplist-value`), a memory value.
@@ -106,6 +108,7 @@ impl Default for Config {
             list_compress_depth: 0,
             databases: 16,
             proto_max_bulk_len: crate::resp::PROTO_MAX_BULK_LEN,
+            hll_sparse_max_bytes: 3000,
             zset_max_listpack_entries: 128,
             zset_max_listpack_value: 64,
             port: 6379,
@@ -313,6 +316,23 @@ pub static PARAMS: &[Param] = &[
                 ));
             }
             c.proto_max_bulk_len = n as i64;
+            Ok(())
+        },
+    },
+    Param {
+        name: "hll-sparse-max-bytes",
+        mutable: true,
+        get: |c| c.hll_sparse_max_bytes.to_string(),
+        // A `size_t` memory value bounded 0..=LONG_MAX.
+        set: |c, v| {
+            let n = parse_memory(v).ok_or("argument must be a memory value")?;
+            if n > i64::MAX as u64 {
+                return Err(format!(
+                    "argument must be between 0 and {} inclusive",
+                    i64::MAX
+                ));
+            }
+            c.hll_sparse_max_bytes = n;
             Ok(())
         },
     },

@@ -16,6 +16,7 @@ pub mod engine;
 pub mod evict;
 pub mod expire;
 pub mod glob;
+pub mod hll;
 pub mod longdouble;
 pub mod memory;
 pub mod object;

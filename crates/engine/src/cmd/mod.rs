@@ -9,6 +9,7 @@ pub mod bitmap;
 pub mod blocking;
 pub mod connection;
 pub mod hash;
+pub mod hll;
 pub mod keys;
 pub mod list;
 pub mod multi;
@@ -102,6 +103,7 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
         ttl::COMMANDS,
         zset::COMMANDS,
         server::COMMANDS,
+        hll::COMMANDS,
         bitmap::COMMANDS,
     ]
     .into_iter()

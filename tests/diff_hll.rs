@@ -1,0 +1,604 @@
+//! Differential tests of the HyperLogLog commands (PFADD, PFCOUNT, PFMERGE, PFDEBUG, PFSELFTEST): replies and the stored HLL bytes must be identical to a real redis-server's, in sparse and dense form, for sets of up to 200,000 elements, merges, corrupt values and other `hll-sparse-max-bytes` limits.
+//!
+//! The reference is Debian's Redis 7.0.15. Its hyperloglog.c differs from
+//! 7.2's in how much memory a growing sparse HLL reserves (7.2 reserves
+//! greedily up to `hll-sparse-max-bytes`), which changes no byte of the
+//! value and no reply. Like Redis 7.2.10 and later it carries the
+//! CVE-2025-32023 fix, which makes any sparse run past the last register
+//! corrupt (7.2.4 only checked `VAL` runs), and redsim follows the fix: the
+//! corruption fuzz below depends on it. Any other difference is a bug.
+
+use redsim_engine::clifmt::format_reply;
+use redsim_engine::resp::split_args;
+use redsim_tests::{Conn, Differ, Frame, RedisServer, RedsimServer};
+
+/// A real Redis and a redsim server started with the same options.
+struct Pair {
+    redis: Conn,
+    sim: Conn,
+    compared: usize,
+    _servers: (RedisServer, RedsimServer),
+}
+
+impl Pair {
+    fn start(extra: &[&str]) -> Pair {
+        let r = RedisServer::start(extra);
+        let s = RedsimServer::start(extra);
+        Pair {
+            redis: r.conn(),
+            sim: s.conn(),
+            compared: 0,
+            _servers: (r, s),
+        }
+    }
+
+    /// Sends `args` to both and asserts the replies are equal.
+    fn check_args(&mut self, args: &[Vec<u8>]) -> Frame {
+        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+        let want = self.redis.cmd_bytes(&refs);
+        let got = self.sim.cmd_bytes(&refs);
+        assert!(
+            got == want,
+            "replies differ after {} commands for {}\n  redis:  {}\n  redsim: {}",
+            self.compared,
+            show(args),
+            cut(format_reply(&want)),
+            cut(format_reply(&got))
+        );
+        self.compared += 1;
+        want
+    }
+
+    /// One command written as redis-cli would take it (quotes, `\x00` escapes).
+    fn check(&mut self, line: &str) -> Frame {
+        let args = split_args(line.as_bytes()).expect("balanced quotes in test line");
+        self.check_args(&args)
+    }
+
+    /// Runs a corpus: one command per line, `#` comments, blank lines skipped.
+    fn corpus(&mut self, text: &str) -> usize {
+        let before = self.compared;
+        for line in text.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            self.check(line);
+        }
+        self.compared - before
+    }
+
+    /// GET of `key` on both, which must be byte-identical; returns the bytes.
+    fn value(&mut self, key: &str) -> Vec<u8> {
+        match self.check_args(&args(&["GET", key])) {
+            Frame::Bulk(b) => b,
+            other => panic!("GET {key}: {other:?}"),
+        }
+    }
+}
+
+fn args(parts: &[&str]) -> Vec<Vec<u8>> {
+    parts.iter().map(|p| p.as_bytes().to_vec()).collect()
+}
+
+fn cut(mut s: String) -> String {
+    if s.len() > 400 {
+        let mut at = 400;
+        while !s.is_char_boundary(at) {
+            at -= 1;
+        }
+        s.truncate(at);
+        s.push_str("...");
+    }
+    s
+}
+
+fn show(args: &[Vec<u8>]) -> String {
+    let mut s: Vec<String> = args
+        .iter()
+        .map(|a| {
+            let t = String::from_utf8_lossy(a);
+            if t.len() > 40 {
+                format!("{}...({} bytes)", &t[..40], a.len())
+            } else {
+                format!("{t:?}")
+            }
+        })
+        .collect();
+    if s.len() > 8 {
+        let n = s.len();
+        s.truncate(8);
+        s.push(format!("... ({n} arguments)"));
+    }
+    s.join(" ")
+}
+
+/// A small seeded PRNG (xorshift64*), so the random tests replay exactly.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// PFADD of elements `from..to` named `{tag}{i}`, in batches of 1000.
+fn add_range(p: &mut Pair, key: &str, tag: &str, from: usize, to: usize) {
+    let mut i = from;
+    while i < to {
+        let end = (i + 1000).min(to);
+        let mut a = args(&["PFADD", key]);
+        a.extend((i..end).map(|j| format!("{tag}{j}").into_bytes()));
+        p.check_args(&a);
+        i = end;
+    }
+}
+
+const ENCODING: usize = 4;
+
+const COMMANDS: &str = r#"
+PFADD h
+PFADD h
+GET h
+PFCOUNT h
+GET h
+PFADD h a b c
+PFADD h a
+PFADD h c b
+GET h
+PFCOUNT h
+GET h
+PFCOUNT h
+PFADD h "" "\x00" "\xff\xfe"
+PFCOUNT h
+PFADD n
+PFCOUNT n
+PFCOUNT missing
+PFCOUNT missing missing2
+PFCOUNT h missing
+PFCOUNT missing h h
+PFADD "" x
+PFCOUNT ""
+OBJECT ENCODING h
+SET s notanhll
+PFADD s a
+PFCOUNT s
+PFCOUNT h s
+PFCOUNT s h
+PFCOUNT missing s
+PFMERGE s h
+PFMERGE h s
+PFMERGE h missing s
+PFMERGE d h missing
+GET d
+PFCOUNT d
+PFMERGE d2
+GET d2
+PFCOUNT d2
+PFMERGE d
+SET i 12345
+PFADD i a
+PFCOUNT i
+PFMERGE d i
+SET short HYLL
+PFADD short a
+PFCOUNT short
+SET badenc "HYLL\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x7f\xff"
+PFCOUNT badenc
+PFADD badenc x
+SET badmagic "HYLX\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x7f\xff"
+PFCOUNT badmagic
+SET shortdense "HYLL\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x7f\xff"
+PFCOUNT shortdense
+PFADD shortdense a
+SET cached "HYLL\x01\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00"
+OBJECT ENCODING cached
+PFCOUNT cached
+OBJECT ENCODING cached
+PFADD cached a
+PFCOUNT cached
+SET stale "HYLL\x01\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x80"
+PFCOUNT stale
+PFADD stale a
+PFCOUNT stale x
+PFMERGE stale
+SET emb "HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x7f\xff"
+OBJECT ENCODING emb
+PFCOUNT emb
+OBJECT ENCODING emb
+GET emb
+SET emb2 "HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x7f\xff"
+PFADD emb2
+OBJECT ENCODING emb2
+PFADD tail a b c d e f g
+APPEND tail hello
+PFCOUNT tail
+PFADD tail x y z
+PFCOUNT tail x
+PFMERGE tail
+PFMERGE m2 tail
+GET tail
+PFDEBUG ENCODING tail
+PFDEBUG DECODE tail
+PFDEBUG GETREG tail
+PFDEBUG TODENSE tail
+SET split "HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x7f\xfe"
+PFCOUNT split
+PFADD split a
+SET over "HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x7f\xff\x00"
+PFCOUNT over
+PFADD over a b c
+GET over
+PFDEBUG ENCODING h
+PFDEBUG DECODE h
+PFDEBUG GETREG missing
+PFDEBUG DECODE missing
+PFDEBUG foo missing
+PFDEBUG foo h
+PFDEBUG "decode\x00x" h
+PFDEBUG "bad\x00x" h
+PFDEBUG GETREG s
+PFDEBUG ENCODING i
+PFDEBUG TODENSE h
+PFDEBUG DECODE h
+PFDEBUG ENCODING h
+PFDEBUG TODENSE h
+GET h
+PFCOUNT h
+PFADD h a
+PFADD h brand-new
+PFCOUNT h
+GET h
+PFDEBUG GETREG h
+PFDEBUG GETREG d
+PFDEBUG ENCODING d
+PFDEBUG
+PFDEBUG GETREG
+PFDEBUG GETREG h extra
+PFADD
+PFCOUNT
+PFMERGE
+PFSELFTEST x
+"#;
+
+#[test]
+fn commands_errors_and_corrupt_values() {
+    let mut p = Pair::start(&[]);
+    let n = p.corpus(COMMANDS);
+    assert!(n > 120, "compared {n} commands");
+    // A value copied from real Redis behaves the same in redsim: the cached
+    // cardinality, and more elements added to it.
+    let v = p.value("h");
+    let mut set = args(&["SET", "copy"]);
+    set.push(v);
+    p.check_args(&set);
+    p.corpus("PFCOUNT copy\nPFADD copy q r s\nPFCOUNT copy\nGET copy");
+}
+
+#[test]
+fn pfselftest_passes() {
+    let mut p = Pair::start(&[]);
+    assert_eq!(p.check("PFSELFTEST"), Frame::ok());
+}
+
+/// Every register at the largest value a hash can give (Q+1 = 51) makes the
+/// estimator divide by zero: Redis' `llroundl` overflow is kept.
+#[test]
+fn saturated_dense_hll() {
+    let mut p = Pair::start(&[]);
+    let mut regs = vec![0u8; 12288];
+    for i in 0..16384 {
+        let (byte, fb) = (i * 6 / 8, (i * 6) & 7);
+        regs[byte] |= (51u32 << fb) as u8;
+        if byte + 1 < regs.len() {
+            regs[byte + 1] |= (51u32 >> (8 - fb)) as u8;
+        }
+    }
+    let mut v = b"HYLL\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80".to_vec();
+    v.extend_from_slice(&regs);
+    let mut set = args(&["SET", "sat"]);
+    set.push(v);
+    p.check_args(&set);
+    p.corpus("PFCOUNT sat\nPFCOUNT sat\nGET sat\nPFADD sat x\nPFCOUNT sat missing");
+}
+
+/// One HLL growing to 200,000 elements: the count and the exact bytes after
+/// each step, through the sparse form, the promotion and the dense form.
+#[test]
+fn cardinalities_up_to_200k_byte_for_byte() {
+    let mut p = Pair::start(&[]);
+    let steps = [
+        0usize, 1, 2, 3, 5, 8, 13, 21, 50, 100, 200, 300, 500, 800, 1000, 1300, 1600, 2000, 2500,
+        3000, 4000, 6000, 10_000, 20_000, 50_000, 100_000, 150_000, 200_000,
+    ];
+    let mut added = 0;
+    let mut sparse_seen = false;
+    let mut dense_seen = false;
+    for &n in &steps {
+        add_range(&mut p, "grow", "e", added, n);
+        added = n;
+        if n == 0 {
+            p.check("PFCOUNT grow");
+            continue;
+        }
+        let Frame::Integer(count) = p.check("PFCOUNT grow") else {
+            panic!("PFCOUNT replies an integer");
+        };
+        let v = p.value("grow");
+        match v[ENCODING] {
+            1 => sparse_seen = true,
+            0 => {
+                dense_seen = true;
+                assert_eq!(v.len(), 12304);
+            }
+            e => panic!("encoding byte {e}"),
+        }
+        p.check("PFDEBUG ENCODING grow");
+        if n >= 1000 {
+            let err = (count - n as i64).abs() as f64 / n as f64;
+            assert!(err < 0.05, "{n} elements counted as {count}");
+        }
+    }
+    assert!(sparse_seen && dense_seen, "both encodings were compared");
+    p.check("PFDEBUG GETREG grow");
+}
+
+/// Many independent sets of random sizes, counted alone and together.
+#[test]
+fn random_sets_count_and_bytes_match() {
+    let mut p = Pair::start(&[]);
+    let mut rng = Rng(0x4811_5eed);
+    for set in 0..40 {
+        let n = match rng.below(4) {
+            0 => rng.below(50),
+            1 => rng.below(1000),
+            2 => rng.below(5000),
+            _ => rng.below(30_000),
+        };
+        let key = format!("r{set}");
+        add_range(&mut p, &key, &format!("{set}:"), 0, n);
+        p.check(&format!("PFCOUNT {key}"));
+        p.value(&key);
+        if set % 5 == 4 {
+            p.check(&format!("PFCOUNT r{} r{} r{}", set, set - 1, set - 4));
+        }
+    }
+}
+
+/// PFMERGE keeps the destination sparse unless a source is dense, counts
+/// the destination as a source, and writes the same bytes as Redis.
+#[test]
+fn pfmerge_sparse_dense_and_existing_destinations() {
+    let mut p = Pair::start(&[]);
+    add_range(&mut p, "s1", "a", 0, 100);
+    add_range(&mut p, "s2", "a", 50, 400);
+    add_range(&mut p, "s3", "b", 0, 900);
+    add_range(&mut p, "big", "c", 0, 20_000);
+    p.corpus(
+        r#"
+        PFMERGE m1 s1 s2
+        GET m1
+        PFDEBUG ENCODING m1
+        PFCOUNT m1
+        PFCOUNT s1 s2
+        PFMERGE m1 s3
+        GET m1
+        PFCOUNT m1
+        PFMERGE m1
+        GET m1
+        PFMERGE m2 s1 big
+        PFDEBUG ENCODING m2
+        GET m2
+        PFCOUNT m2
+        PFCOUNT s1 big
+        PFMERGE s1 big
+        PFDEBUG ENCODING s1
+        GET s1
+        PFMERGE big s2 s3 missing
+        GET big
+        PFCOUNT big
+        PFCOUNT big s1 s2 s3 m1 m2 missing
+        PFMERGE m3 s2 s3 s2
+        GET m3
+        PFMERGE m4 m3 m1
+        GET m4
+        PFCOUNT m4
+        SET t v EX 100
+        PFMERGE t2 s2
+        TTL t2
+        "#,
+    );
+    // A destination with a TTL keeps it; merging many sparse sources can
+    // outgrow the sparse limit and promote.
+    p.corpus("PFADD ttl x\nEXPIRE ttl 100\nPFMERGE ttl s2\nTTL ttl");
+    let mut merge = args(&["PFMERGE", "wide"]);
+    for i in 0..6 {
+        let key = format!("w{i}");
+        add_range(&mut p, &key, &format!("w{i}-"), 0, 600);
+        merge.push(key.into_bytes());
+    }
+    p.check_args(&merge);
+    p.corpus("PFDEBUG ENCODING wide\nGET wide\nPFCOUNT wide\nPFCOUNT w0 w1 w2 w3 w4 w5");
+}
+
+/// Other sparse limits, including 0 (every split promotes) and one larger
+/// than a dense HLL (only a register above 32 promotes).
+#[test]
+fn hll_sparse_max_bytes_limits() {
+    let mut p = Pair::start(&["--hll-sparse-max-bytes", "200"]);
+    p.check("CONFIG GET hll-sparse-max-bytes");
+    for (limit, n) in [
+        ("200", 150),
+        ("0", 3),
+        ("1", 5),
+        ("64", 40),
+        ("20000", 9000),
+    ] {
+        p.check(&format!("CONFIG SET hll-sparse-max-bytes {limit}"));
+        let key = format!("lim{limit}");
+        for step in [1, n / 4, n / 2, n] {
+            add_range(&mut p, &key, "x", 0, step);
+            p.value(&key);
+            p.check(&format!("PFDEBUG ENCODING {key}"));
+        }
+        p.check(&format!("PFCOUNT {key}"));
+    }
+    p.corpus(
+        r#"
+        CONFIG SET hll-sparse-max-bytes 1kb
+        CONFIG GET hll-sparse-max-bytes
+        CONFIG SET hll-sparse-max-bytes -1
+        CONFIG SET hll-sparse-max-bytes abc
+        CONFIG SET hll-sparse-max-bytes 9223372036854775807
+        CONFIG SET hll-sparse-max-bytes 9223372036854775808
+        CONFIG GET hll-sparse-max-bytes
+        "#,
+    );
+}
+
+/// Random corruption of sparse and dense values, as Redis' own fuzz test
+/// does it: every command on the result replies as Redis does (usually an
+/// INVALIDOBJ or WRONGTYPE error), and leaves the same bytes.
+#[test]
+fn corrupted_hlls_are_detected_identically() {
+    let mut p = Pair::start(&[]);
+    let mut rng = Rng(0xc022_0b7e);
+    for round in 0..300 {
+        p.check("DEL hll");
+        let n = rng.below(3000);
+        if n > 0 {
+            add_range(&mut p, "hll", &format!("{round}."), 0, n);
+        } else {
+            p.check("PFADD hll");
+        }
+        for _ in 0..5 {
+            let len = p.value("hll").len();
+            // Mostly the opcodes, sometimes the header.
+            let pos = if rng.below(8) == 0 {
+                rng.below(16)
+            } else {
+                rng.below(len)
+            };
+            let byte = vec![(rng.next() & 0xff) as u8];
+            let mut a = args(&["SETRANGE", "hll", &pos.to_string()]);
+            a.push(byte);
+            p.check_args(&a);
+            if rng.below(2) == 0 {
+                break;
+            }
+        }
+        p.check("PFCOUNT hll");
+        match rng.below(4) {
+            0 => {
+                p.check("PFADD hll x y z");
+            }
+            1 => {
+                p.check("PFMERGE hll");
+            }
+            2 => {
+                p.check("PFCOUNT hll missing");
+            }
+            _ => {
+                p.check("PFDEBUG DECODE hll");
+            }
+        }
+        p.check("PFCOUNT hll");
+        p.value("hll");
+    }
+}
+
+/// Who is signalled: EXEC of a transaction watching the key fails exactly
+/// when Redis' command signalled a modification.
+#[test]
+fn watch_sees_exactly_the_writes_redis_signals() {
+    let scenarios: &[(&str, &str)] = &[
+        ("PFADD w a", "PFADD w a"),
+        ("PFADD w a", "PFADD w zz"),
+        ("DEL w", "PFADD w"),
+        ("PFADD w a", "PFCOUNT w"),
+        ("PFCOUNT w", "PFCOUNT w"),
+        ("PFADD w a", "PFCOUNT w missing"),
+        ("PFADD w a", "PFMERGE w"),
+        ("PFADD w a", "PFMERGE x w"),
+        ("PFADD w a", "PFDEBUG TODENSE w"),
+        ("PFADD w b", "PFDEBUG GETREG w"),
+        ("PFADD w c", "PFDEBUG ENCODING w"),
+        ("SET w notanhll", "PFADD w a"),
+    ];
+    let mut d = Differ::start(2, &[]);
+    for (setup, cmd) in scenarios {
+        d.check(0, "DEL w");
+        d.check(0, "PFADD w seed");
+        d.check(0, setup);
+        d.check(0, "WATCH w");
+        d.check(1, cmd);
+        d.check(0, "MULTI");
+        d.check(0, "PING");
+        d.check(0, "EXEC");
+        d.check(0, "GET w");
+    }
+    assert_eq!(d.compared, scenarios.len() * 9);
+}
+
+/// The command table entries agree with what Redis' `COMMAND INFO` reports.
+#[test]
+fn command_table_matches_command_info() {
+    let redis = RedisServer::start(&[]);
+    let mut c = redis.conn();
+    let cmds = redsim_engine::cmd::hll::COMMANDS;
+    assert_eq!(cmds.len(), 5, "Redis 7.2 has five hyperloglog commands");
+    for cmd in cmds {
+        let Frame::Array(mut infos) = c.cmd(&["COMMAND", "INFO", cmd.name]) else {
+            panic!("COMMAND INFO reply");
+        };
+        let Some(Frame::Array(info)) = infos.pop() else {
+            panic!("no COMMAND INFO for {}", cmd.name);
+        };
+        assert_eq!(info[0], Frame::bulk(cmd.name));
+        assert_eq!(info[1], Frame::Integer(cmd.arity as i64), "{}", cmd.name);
+        let flags: Vec<Frame> = cmd
+            .flags
+            .iter()
+            .map(|f| Frame::Simple(f.to_string()))
+            .collect();
+        assert_eq!(info[2], Frame::Array(flags), "{} flags", cmd.name);
+        assert_eq!(
+            (&info[3], &info[4], &info[5]),
+            (
+                &Frame::Integer(cmd.keys.0 as i64),
+                &Frame::Integer(cmd.keys.1 as i64),
+                &Frame::Integer(cmd.keys.2 as i64)
+            ),
+            "{} key positions",
+            cmd.name
+        );
+        let acl: Vec<Frame> = cmd
+            .acl
+            .iter()
+            .map(|a| Frame::Simple(format!("@{a}")))
+            .collect();
+        assert_eq!(info[6], Frame::Array(acl), "{} ACL categories", cmd.name);
+        assert_eq!(cmd.group, "hyperloglog");
+    }
+    let Frame::Array(docs) = c.cmd(&["COMMAND", "DOCS"]) else {
+        panic!("COMMAND DOCS reply");
+    };
+    let in_group = docs
+        .chunks(2)
+        .filter(|pair| {
+            let Frame::Array(fields) = &pair[1] else {
+                return false;
+            };
+            fields
+                .chunks(2)
+                .any(|kv| kv[0] == Frame::bulk("group") && kv[1] == Frame::bulk("hyperloglog"))
+        })
+        .count();
+    assert_eq!(in_group, cmds.len());
+}
