@@ -52,10 +52,10 @@ impl Db {
 
     /// Stores `obj` under `key`, replacing any value (the TTL is left alone).
     pub fn insert(&mut self, key: &[u8], obj: Obj) -> Option<Obj> {
-        self.mem += memory::entry_size(key, &obj);
+        self.mem += obj.entry_size(key);
         let old = self.dict.insert(key, obj);
         if let Some(o) = &old {
-            self.mem -= memory::entry_size(key, o);
+            self.mem -= o.entry_size(key);
         }
         old
     }
@@ -63,9 +63,9 @@ impl Db {
     /// Mutates the object under `key` in place, keeping the accounting right.
     pub fn with_mut<R>(&mut self, key: &[u8], f: impl FnOnce(&mut Obj) -> R) -> Option<R> {
         let obj = self.dict.get_mut(key)?;
-        let before = memory::entry_size(key, obj);
+        let before = obj.entry_size(key);
         let r = f(obj);
-        let after = memory::entry_size(key, obj);
+        let after = obj.entry_size(key);
         self.mem = self.mem + after - before;
         Some(r)
     }
@@ -73,7 +73,7 @@ impl Db {
     /// Removes `key` and its TTL.
     pub fn remove(&mut self, key: &[u8]) -> Option<Obj> {
         let (k, obj) = self.dict.remove(key)?;
-        self.mem -= memory::entry_size(&k, &obj);
+        self.mem -= obj.entry_size(&k);
         if self.expires.remove(key).is_some() {
             self.mem -= memory::expire_entry_size();
         }

@@ -1,6 +1,5 @@
 //! Memory accounting in Redis' terms: jemalloc size classes and the allocations Redis makes per key, value and expiry entry.
 
-use crate::object::{Obj, RString, Value};
 
 /// What an empty Redis 7.2 reports as `used_memory` at start (about 0.85 MB);
 /// our figures are this baseline plus the per-key costs below.
@@ -46,25 +45,6 @@ pub fn key_size(key: &[u8]) -> usize {
         _ => 9,
     };
     alloc_size(header + key.len() + 1)
-}
-
-/// Bytes of a value object, header included.
-pub fn value_size(obj: &Obj) -> usize {
-    match &obj.value {
-        Value::String(RString::Int(_)) => alloc_size(ROBJ),
-        // robj and sdshdr8 in one allocation.
-        Value::String(RString::Emb(b)) => alloc_size(ROBJ + 3 + b.len() + 1),
-        Value::String(RString::Raw(b)) => alloc_size(ROBJ) + sds_size(b.len()),
-        Value::List(l) => alloc_size(ROBJ) + l.mem_size(),
-        Value::Hash(h) => alloc_size(ROBJ) + h.mem_size(),
-        Value::Set(s) => alloc_size(ROBJ) + s.mem_size(),
-        Value::ZSet(z) => alloc_size(ROBJ) + z.mem_size(),
-    }
-}
-
-/// Everything one key costs in the keyspace, without its expiry entry.
-pub fn entry_size(key: &[u8], obj: &Obj) -> usize {
-    alloc_size(DICT_ENTRY) + key_size(key) + value_size(obj)
 }
 
 /// One entry in the expires dictionary (the key sds is shared).

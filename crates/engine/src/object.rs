@@ -118,6 +118,29 @@ pub struct Obj {
 }
 
 impl Obj {
+    /// Bytes of the value object, header included, as Redis' allocator
+    /// counts them. O(1): collections keep their own running counters.
+    pub fn mem_size(&self) -> usize {
+        use crate::memory::{alloc_size, sds_size, ROBJ};
+        match &self.value {
+            Value::String(RString::Int(_)) => alloc_size(ROBJ),
+            // robj and sdshdr8 in one allocation.
+            Value::String(RString::Emb(b)) => alloc_size(ROBJ + 3 + b.len() + 1),
+            Value::String(RString::Raw(b)) => alloc_size(ROBJ) + sds_size(b.len()),
+            Value::List(l) => alloc_size(ROBJ) + l.mem_size(),
+            Value::Hash(h) => alloc_size(ROBJ) + h.mem_size(),
+            Value::Set(s) => alloc_size(ROBJ) + s.mem_size(),
+            Value::ZSet(z) => alloc_size(ROBJ) + z.mem_size(),
+        }
+    }
+
+    /// Everything the key `key` holding this object costs in the keyspace
+    /// (dict entry, key sds, value), without its expiry entry.
+    pub fn entry_size(&self, key: &[u8]) -> usize {
+        use crate::memory::{alloc_size, key_size, DICT_ENTRY};
+        alloc_size(DICT_ENTRY) + key_size(key) + self.mem_size()
+    }
+
     /// A string object.
     pub fn string(s: RString, lru: u32) -> Obj {
         Obj {

@@ -948,7 +948,7 @@ mod tests {
             let entries: usize = db
                 .dict
                 .iter()
-                .map(|(k, o)| crate::memory::entry_size(k, o))
+                .map(|(k, o)| o.entry_size(k))
                 .sum();
             entries
                 + db.expires.len() * crate::memory::expire_entry_size()
