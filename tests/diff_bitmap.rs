@@ -520,6 +520,71 @@ fn bitfield_types_overflows_and_errors() {
     p.corpus(BITFIELD);
 }
 
+/// Keys of other types: WRONGTYPE, in Redis' order of checks (SETBIT
+/// parses its offset and value first, BITCOUNT looks the key up first).
+const WRONG_TYPES: &str = r#"
+HSET h f v
+SADD st m
+RPUSH l a
+ZADD z 1 m
+SETBIT h 0 1
+SETBIT h x 1
+SETBIT h 0 x
+GETBIT st 0
+GETBIT st x
+BITCOUNT l
+BITCOUNT l 0
+BITCOUNT l x y
+BITPOS z 1
+BITPOS z 2
+BITPOS z x
+BITPOS z 1 0 0 junk
+BITOP AND d h
+BITOP OR d missing st
+BITOP NOT d l
+BITOP NOT d l extra
+BITOP NAND d h
+SET s abc
+BITOP AND h s
+TYPE h
+BITFIELD h GET u8 0
+BITFIELD h SET u8 0 1
+BITFIELD h GET u64 0
+BITFIELD_RO z GET u8 0
+BITFIELD_RO z SET u8 0 1
+"#;
+
+#[test]
+fn other_types_are_wrongtype() {
+    let mut p = Pair::start(&[]);
+    p.corpus(WRONG_TYPES);
+}
+
+/// Keyspace hits and misses count the lookups Redis makes: read lookups
+/// only, once per key, skipped when an argument error comes first.
+#[test]
+fn keyspace_hits_and_misses_match() {
+    let mut p = Pair::start(&[]);
+    p.corpus(SETBIT_GETBIT);
+    p.corpus(BITCOUNT);
+    p.corpus(BITPOS);
+    p.corpus(BITOP);
+    p.corpus(BITFIELD);
+    let stats = |c: &mut Conn| -> Vec<String> {
+        let Frame::Bulk(info) = c.cmd(&["INFO", "stats"]) else {
+            panic!("INFO replies a bulk string");
+        };
+        String::from_utf8_lossy(&info)
+            .lines()
+            .filter(|l| l.starts_with("keyspace_"))
+            .map(str::to_string)
+            .collect()
+    };
+    let want = stats(&mut p.redis);
+    assert_eq!(want.len(), 2, "{want:?}");
+    assert_eq!(stats(&mut p.sim), want);
+}
+
 /// RESP3 replies keep their shape (BITFIELD's nil under OVERFLOW FAIL).
 #[test]
 fn resp3_replies() {

@@ -281,6 +281,53 @@ fn commands_errors_and_corrupt_values() {
     p.corpus("PFCOUNT copy\nPFADD copy q r s\nPFCOUNT copy\nGET copy");
 }
 
+/// Keys of other types get the usual WRONGTYPE, not the HLL one.
+#[test]
+fn other_types_are_wrongtype() {
+    let mut p = Pair::start(&[]);
+    p.corpus(
+        r#"
+        HSET h f v
+        SADD st m
+        PFADD h a
+        PFADD h
+        PFCOUNT h
+        PFCOUNT st h
+        PFCOUNT missing st
+        PFMERGE h
+        PFMERGE d st
+        PFMERGE h missing
+        EXISTS d
+        PFDEBUG GETREG h
+        PFDEBUG foo st
+        PFADD good a
+        PFMERGE good st
+        PFCOUNT good h
+        "#,
+    );
+}
+
+/// Keyspace hits and misses count the lookups Redis makes (PFCOUNT and
+/// PFMERGE read every source; PFADD and PFDEBUG look up for writing).
+#[test]
+fn keyspace_hits_and_misses_match() {
+    let mut p = Pair::start(&[]);
+    p.corpus(COMMANDS);
+    let stats = |c: &mut Conn| -> Vec<String> {
+        let Frame::Bulk(info) = c.cmd(&["INFO", "stats"]) else {
+            panic!("INFO replies a bulk string");
+        };
+        String::from_utf8_lossy(&info)
+            .lines()
+            .filter(|l| l.starts_with("keyspace_"))
+            .map(str::to_string)
+            .collect()
+    };
+    let want = stats(&mut p.redis);
+    assert_eq!(want.len(), 2, "{want:?}");
+    assert_eq!(stats(&mut p.sim), want);
+}
+
 #[test]
 fn pfselftest_passes() {
     let mut p = Pair::start(&[]);
