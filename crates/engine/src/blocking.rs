@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use crate::engine::ClientId;
+use crate::client::ClientId;
 use crate::object::Value;
 use crate::resp::Frame;
 use crate::server::{lossy, Server};

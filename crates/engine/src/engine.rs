@@ -2,35 +2,13 @@
 
 use std::collections::BTreeMap;
 
+pub use crate::client::{Client, ClientId};
 use crate::cmd;
 use crate::config::Config;
 use crate::expire::{active_expire_cycle, CycleKind};
 use crate::resp::Frame;
 use crate::server::{lossy, Server};
 use crate::trace::{Actor, Event, Trace, UnblockHow};
-
-/// Identifies a connected client.
-pub type ClientId = u64;
-
-/// What Redis keeps per connection that commands can see.
-#[derive(Clone, Debug)]
-pub struct Client {
-    pub id: ClientId,
-    /// Selected database.
-    pub db: usize,
-    /// Protocol version: 2 or 3 (HELLO).
-    pub resp: u8,
-    /// CLIENT SETNAME.
-    pub name: Option<String>,
-    /// Virtual time of connection, µs.
-    pub created_us: u64,
-    /// Virtual time of the last command, µs.
-    pub last_interaction_us: u64,
-    /// Set by QUIT: the driver closes the connection after replying.
-    pub close_after_reply: bool,
-    /// Open transaction (after MULTI).
-    pub multi: Option<crate::cmd::multi::MultiState>,
-}
 
 /// How to build an engine. Only the seed is required.
 #[derive(Clone, Debug)]

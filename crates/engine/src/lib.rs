@@ -6,6 +6,7 @@
 
 pub mod blocking;
 pub mod clifmt;
+pub mod client;
 pub mod clock;
 pub mod cmd;
 pub mod config;

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::engine::ClientId;
+use crate::client::ClientId;
 
 /// A key one client watches.
 #[derive(Clone, Debug, PartialEq, Eq)]

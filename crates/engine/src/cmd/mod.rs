@@ -22,7 +22,7 @@ pub mod zset;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use crate::engine::Client;
+use crate::client::Client;
 use crate::resp::{parse_i64, Frame};
 use crate::server::Server;
 

@@ -1,18 +1,9 @@
 //! Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH, with Redis' exact semantics (queue-time errors abort, runtime errors do not roll back, WATCH sees expiry).
 
 use super::{Command, Ctx};
-use crate::engine::Client;
+use crate::client::{Client, MultiState};
 use crate::resp::Frame;
 use crate::server::Server;
-
-/// What a client in MULTI has queued (`multiState`).
-#[derive(Clone, Debug, Default)]
-pub struct MultiState {
-    /// Queued commands, validated at queue time and resolved again at EXEC.
-    pub queued: Vec<Vec<Vec<u8>>>,
-    /// A command was rejected while queueing (`CLIENT_DIRTY_EXEC`): EXEC aborts.
-    pub dirty_exec: bool,
-}
 
 const TX_FLAGS: &[&str] = &["noscript", "loading", "stale", "fast", "allow_busy"];
 
