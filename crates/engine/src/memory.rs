@@ -1,6 +1,5 @@
 //! Memory accounting in Redis' terms: jemalloc size classes and the allocations Redis makes per key, value and expiry entry.
 
-
 /// What an empty Redis 7.2 reports as `used_memory` at start (about 0.85 MB);
 /// our figures are this baseline plus the per-key costs below.
 pub const BASELINE_USED_MEMORY: u64 = 865_000;

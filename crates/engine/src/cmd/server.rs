@@ -9,8 +9,8 @@
 use std::fmt::Write as _;
 
 use super::{arg_i64, is, Command, Ctx};
-use crate::config::{self, PARAMS};
 use crate::client::Client;
+use crate::config::{self, PARAMS};
 use crate::resp::Frame;
 use crate::server::{Server, Stats};
 use crate::trace::Event;

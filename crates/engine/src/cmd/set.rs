@@ -945,11 +945,7 @@ mod tests {
             .collect();
         let recount = |e: &Engine| {
             let db = &e.server().dbs[0];
-            let entries: usize = db
-                .dict
-                .iter()
-                .map(|(k, o)| o.entry_size(k))
-                .sum();
+            let entries: usize = db.dict.iter().map(|(k, o)| o.entry_size(k)).sum();
             entries
                 + db.expires.len() * crate::memory::expire_entry_size()
                 + 8 * (db.dict.buckets() + db.expires.buckets())
