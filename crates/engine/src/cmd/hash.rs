@@ -703,3 +703,106 @@ fn hscan(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     });
     scan_reply(next, items)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Engine, Frame};
+
+    fn run(e: &mut Engine, c: u64, args: &[&str]) -> Frame {
+        let v: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+        e.execute(c, &v)
+    }
+
+    fn encoding(e: &mut Engine, c: u64, key: &str) -> Frame {
+        run(e, c, &["OBJECT", "ENCODING", key])
+    }
+
+    /// The thresholds at their edges, moved by CONFIG SET under both names.
+    #[test]
+    fn listpack_limits_and_config_changes() {
+        let mut e = Engine::new(1);
+        let c = e.connect("t");
+        let listpack = Frame::bulk("listpack");
+        let table = Frame::bulk("hashtable");
+        run(
+            &mut e,
+            c,
+            &["CONFIG", "SET", "hash-max-ziplist-entries", "3"],
+        );
+        assert_eq!(
+            run(&mut e, c, &["CONFIG", "GET", "hash-max-listpack-entries"]),
+            Frame::Map(vec![(
+                Frame::bulk("hash-max-listpack-entries"),
+                Frame::bulk("3")
+            )])
+        );
+        run(&mut e, c, &["HSET", "a", "1", "x", "2", "x", "3", "x"]);
+        assert_eq!(encoding(&mut e, c, "a"), listpack);
+        run(&mut e, c, &["HSET", "a", "3", "y"]);
+        assert_eq!(
+            encoding(&mut e, c, "a"),
+            listpack,
+            "an update adds no field"
+        );
+        run(&mut e, c, &["HINCRBY", "a", "4", "1"]);
+        assert_eq!(encoding(&mut e, c, "a"), table);
+        // Four pairs in one HSET, even of one field, convert at once (7.2).
+        run(
+            &mut e,
+            c,
+            &["HSET", "b", "f", "1", "f", "2", "f", "3", "f", "4"],
+        );
+        assert_eq!(encoding(&mut e, c, "b"), table);
+        assert_eq!(run(&mut e, c, &["HLEN", "b"]), Frame::Integer(1));
+        run(
+            &mut e,
+            c,
+            &["CONFIG", "SET", "hash-max-listpack-value", "4"],
+        );
+        run(&mut e, c, &["HSET", "v", "f", "1234"]);
+        assert_eq!(encoding(&mut e, c, "v"), listpack);
+        run(&mut e, c, &["HINCRBY", "v", "f", "99999"]);
+        assert_eq!(run(&mut e, c, &["HGET", "v", "f"]), Frame::bulk("101233"));
+        assert_eq!(encoding(&mut e, c, "v"), table, "a long result converts");
+        run(&mut e, c, &["HSET", "w", "abcde", "1"]);
+        assert_eq!(encoding(&mut e, c, "w"), table, "a long field converts");
+        // A lowered limit does not convert what exists until it is written.
+        run(
+            &mut e,
+            c,
+            &["CONFIG", "SET", "hash-max-listpack-value", "64"],
+        );
+        run(&mut e, c, &["HSET", "x", "f", "long-value"]);
+        run(&mut e, c, &["CONFIG", "SET", "hash-max-ziplist-value", "2"]);
+        assert_eq!(encoding(&mut e, c, "x"), listpack);
+        run(&mut e, c, &["HSET", "x", "g", "1"]);
+        assert_eq!(encoding(&mut e, c, "x"), listpack, "short arguments");
+        run(&mut e, c, &["HSET", "x", "g", "123"]);
+        assert_eq!(encoding(&mut e, c, "x"), table);
+    }
+
+    /// Emptied hashes are deleted; memory goes back to where it was.
+    #[test]
+    fn emptied_hashes_go_away() {
+        let mut e = Engine::new(1);
+        let c = e.connect("t");
+        let before = e.server().used_memory();
+        run(&mut e, c, &["HSET", "h", "a", "1", "b", "2"]);
+        assert!(e.server().used_memory() > before);
+        assert_eq!(
+            run(&mut e, c, &["HDEL", "h", "a", "b", "c"]),
+            Frame::Integer(2)
+        );
+        assert_eq!(run(&mut e, c, &["EXISTS", "h"]), Frame::Integer(0));
+        let db = &e.server().dbs[0];
+        assert_eq!(
+            e.server().used_memory(),
+            before + 8 * db.dict.buckets() as u64
+        );
+        let deleted = e
+            .trace()
+            .events()
+            .any(|ev| matches!(&ev.event, crate::trace::Event::Deleted { key, .. } if key == "h"));
+        assert!(deleted, "the trace records the deletion");
+    }
+}
