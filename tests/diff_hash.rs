@@ -444,6 +444,26 @@ SET h2 plain
 TYPE h2
 "#;
 
+/// Writes in place keep a key's TTL.
+#[test]
+fn ttl_kept_by_writes() {
+    let mut p = Pair::start(&[]);
+    p.corpus(
+        "HSET t a 1 b 2 c 3
+         EXPIRE t 100
+         HSET t d 4
+         HSETNX t e 5
+         HMSET t a 9
+         HINCRBY t a 1
+         HINCRBYFLOAT t b 0.5
+         HDEL t c
+         TTL t
+         HDEL t a b d e
+         TTL t
+         EXISTS t",
+    );
+}
+
 #[test]
 fn basics_and_arity() {
     let mut p = Pair::start(&[]);

@@ -475,6 +475,40 @@ SRANDMEMBER ints 100
 SRANDMEMBER ints 9223372036854775807
 "#;
 
+/// Writes in place keep a key's TTL; a STORE result is a new value
+/// (`setKey`), so the destination loses its TTL; SPOP keeps it.
+#[test]
+fn ttl_kept_by_writes_dropped_by_store() {
+    let mut p = Pair::start(&[]);
+    p.corpus(
+        "SADD t a b c d e
+         EXPIRE t 100
+         SADD t f
+         SREM t a
+         SMOVE t other b
+         TTL t",
+    );
+    check_spop(&mut p, "t", None);
+    check_spop(&mut p, "t", Some("1"));
+    p.corpus(
+        "TTL t
+         SADD u x y
+         EXPIRE u 100
+         SMOVE t u c
+         TTL u
+         SINTERSTORE u u
+         TTL u
+         SADD v 1
+         EXPIRE v 100
+         SUNIONSTORE v v nokey
+         TTL v
+         SADD w 1
+         EXPIRE w 100
+         SDIFFSTORE w nokey
+         EXISTS w",
+    );
+}
+
 #[test]
 fn basics_and_arity() {
     let mut p = Pair::start(&[]);
