@@ -655,16 +655,21 @@ fn rpoplpush(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     lmove_generic(ctx, args, End::Tail, End::Head)
 }
 
-/// LMPOP's and BLMPOP's parsed arguments.
-pub(crate) struct Mpop<'a> {
+/// LMPOP's and BLMPOP's (and the sorted-set siblings') parsed arguments.
+pub(crate) struct Mpop<'a, W> {
     pub keys: &'a [Vec<u8>],
-    pub end: End,
+    pub end: W,
     pub count: usize,
 }
 
 /// `lmpopGenericCommand`'s parsing: numkeys at `numkeys_idx`, then the
-/// keys, LEFT or RIGHT, and an optional COUNT.
-pub(crate) fn parse_mpop(args: &[Vec<u8>], numkeys_idx: usize) -> Result<Mpop<'_>, Frame> {
+/// keys, the end word (`parse_end`: LEFT or RIGHT, MIN or MAX), and an
+/// optional COUNT.
+pub(crate) fn parse_mpop<W>(
+    args: &[Vec<u8>],
+    numkeys_idx: usize,
+    parse_end: impl Fn(&[u8]) -> Result<W, Frame>,
+) -> Result<Mpop<'_, W>, Frame> {
     let numkeys = range_long_arg(
         &args[numkeys_idx],
         1,
@@ -675,7 +680,7 @@ pub(crate) fn parse_mpop(args: &[Vec<u8>], numkeys_idx: usize) -> Result<Mpop<'_
         .checked_add(numkeys_idx as u64 + 1)
         .filter(|&w| w < args.len() as u64)
         .ok_or_else(|| Frame::err(SYNTAX))? as usize;
-    let end = position_arg(&args[where_idx])?;
+    let end = parse_end(&args[where_idx])?;
     let mut count: i64 = -1;
     let mut j = where_idx + 1;
     while j < args.len() {
@@ -701,7 +706,7 @@ pub(crate) fn parse_mpop(args: &[Vec<u8>], numkeys_idx: usize) -> Result<Mpop<'_
 }
 
 fn lmpop(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let m = match parse_mpop(args, 1) {
+    let m = match parse_mpop(args, 1, position_arg) {
         Ok(m) => m,
         Err(e) => return e,
     };

@@ -1,0 +1,593 @@
+//! Blocking commands across connections: the same multi-client scripts against a real redis-server and redsim's native server (replies must match, other connections keep being served, a blocked connection's later input waits), and engine-level tests of `submit` / `take_unblocked` on the virtual clock.
+//!
+//! Several blocked clients are sent their commands with a short pause in
+//! between, so each server sees them in the same order (FIFO serving is
+//! part of what is compared).
+
+use std::time::{Duration, Instant};
+
+use redsim_engine::blocking::BlockKind;
+use redsim_engine::resp::{encode_request, split_args};
+use redsim_engine::trace::{Event, UnblockHow};
+use redsim_engine::{ClientId, Engine, Frame};
+use redsim_tests::Differ;
+
+// ---------------------------------------------------------------------------
+// Both servers, several connections.
+
+/// A [`Differ`] that can also send without waiting for the reply.
+struct Both {
+    d: Differ,
+}
+
+impl Both {
+    fn start(n: usize) -> Both {
+        Both {
+            d: Differ::start(n, &[]),
+        }
+    }
+
+    /// Sends `line` on connection `i` of both servers, reading nothing.
+    fn send(&mut self, i: usize, line: &str) {
+        let args = split_args(line.as_bytes()).expect("balanced quotes");
+        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+        let req = encode_request(&refs);
+        self.d.redis[i].send_raw(&req);
+        self.d.sim[i].send_raw(&req);
+    }
+
+    /// Sends a blocking command and leaves both servers time to park it.
+    fn block(&mut self, i: usize, line: &str) {
+        self.send(i, line);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    /// Reads the next reply on connection `i` of both; they must be equal.
+    fn recv(&mut self, i: usize) -> Frame {
+        let want = self.d.redis[i].read_frame().expect("redis replies");
+        let got = self.d.sim[i].read_frame().expect("redsim replies");
+        assert_eq!(got, want, "replies differ on connection {i}");
+        want
+    }
+
+    /// Switches connection `i` of both to RESP3 (the HELLO replies differ
+    /// in version and client id, so they are not compared).
+    fn resp3(&mut self, i: usize) {
+        self.send(i, "HELLO 3");
+        let r = self.d.redis[i].read_frame();
+        let s = self.d.sim[i].read_frame();
+        assert!(matches!((r, s), (Some(Frame::Map(_)), Some(Frame::Map(_)))));
+    }
+
+    /// Sends and reads on connection `i` (both must agree).
+    fn check(&mut self, i: usize, line: &str) -> Frame {
+        self.d.check(i, line)
+    }
+}
+
+fn bulks(items: &[&str]) -> Frame {
+    Frame::Array(items.iter().map(Frame::bulk).collect())
+}
+
+#[test]
+fn other_connections_are_served_while_one_blocks() {
+    let mut b = Both::start(2);
+    b.block(0, "BLPOP q 0");
+    for line in ["SET k v", "GET k", "INCR n", "PING", "LLEN q", "EXISTS q"] {
+        b.check(1, line);
+    }
+    assert_eq!(b.check(1, "RPUSH q a"), Frame::Integer(1));
+    assert_eq!(b.recv(0), bulks(&["q", "a"]));
+    assert_eq!(b.check(1, "EXISTS q"), Frame::Integer(0));
+    assert_eq!(b.check(0, "PING"), Frame::Simple("PONG".into()));
+}
+
+#[test]
+fn blocked_clients_are_served_first_come_first_served() {
+    let mut b = Both::start(4);
+    for i in 0..3 {
+        b.block(i, "BLPOP q 0");
+    }
+    assert_eq!(b.check(3, "RPUSH q a b"), Frame::Integer(2));
+    assert_eq!(b.recv(0), bulks(&["q", "a"]));
+    assert_eq!(b.recv(1), bulks(&["q", "b"]));
+    assert_eq!(b.check(3, "LLEN q"), Frame::Integer(0));
+    b.check(3, "RPUSH q c");
+    assert_eq!(b.recv(2), bulks(&["q", "c"]));
+    // Right pops too, and a client waiting on two keys takes the one that came.
+    b.block(0, "BRPOP k1 k2 0");
+    b.block(1, "BRPOP k2 0");
+    b.check(3, "RPUSH k2 x y");
+    assert_eq!(b.recv(0), bulks(&["k2", "y"]));
+    assert_eq!(b.recv(1), bulks(&["k2", "x"]));
+}
+
+#[test]
+fn timeouts_reply_null_after_the_delay() {
+    let mut b = Both::start(2);
+    for (line, want) in [
+        ("BLPOP q 0.2", Frame::NullArray),
+        ("BRPOP q 0.2", Frame::NullArray),
+        // On a real timeout even BLMOVE and BRPOPLPUSH get a null array.
+        ("BLMOVE q d LEFT RIGHT 0.2", Frame::NullArray),
+        ("BRPOPLPUSH q d 0.2", Frame::NullArray),
+        ("BLMPOP 0.2 2 q q2 LEFT COUNT 3", Frame::NullArray),
+        ("BZPOPMIN z 0.2", Frame::NullArray),
+        ("BZMPOP 0.2 1 z MAX", Frame::NullArray),
+    ] {
+        b.send(0, line);
+        let start = Instant::now();
+        let got = b.d.sim[0].read_frame().expect("redsim replies");
+        let took = start.elapsed();
+        let want_redis = b.d.redis[0].read_frame().expect("redis replies");
+        assert_eq!(got, want_redis, "{line}");
+        assert_eq!(got, want, "{line}");
+        assert!(
+            took >= Duration::from_millis(190) && took < Duration::from_millis(1500),
+            "{line} timed out after {took:?}"
+        );
+        // Meanwhile the other connection was never held up.
+        b.check(1, "PING");
+    }
+    // In RESP3 the timeout reply is a null.
+    b.resp3(0);
+    b.send(0, "BLPOP q 0.1");
+    assert_eq!(b.recv(0), Frame::Null);
+}
+
+#[test]
+fn blmove_chains_serve_in_one_go() {
+    let mut b = Both::start(4);
+    b.block(0, "BLMOVE a b LEFT RIGHT 0");
+    b.block(1, "BRPOPLPUSH b c 0");
+    b.block(2, "BLPOP c 0");
+    assert_eq!(b.check(3, "RPUSH a x"), Frame::Integer(1));
+    assert_eq!(b.recv(0), Frame::bulk("x"));
+    assert_eq!(b.recv(1), Frame::bulk("x"));
+    assert_eq!(b.recv(2), bulks(&["c", "x"]));
+    b.check(3, "EXISTS a b c");
+    // A move into the key it waits on: the source itself.
+    b.block(0, "BLMOVE s s RIGHT LEFT 0");
+    b.check(3, "RPUSH s 1 2");
+    assert_eq!(b.recv(0), Frame::bulk("2"));
+    assert_eq!(b.check(3, "LRANGE s 0 -1"), bulks(&["2", "1"]));
+}
+
+#[test]
+fn blocking_inside_multi_replies_at_once() {
+    let mut b = Both::start(1);
+    b.check(0, "MULTI");
+    for line in [
+        "BLPOP q 0",
+        "BRPOP q 0",
+        "BLMOVE q d LEFT RIGHT 0",
+        "BRPOPLPUSH q d 0",
+        "BLMPOP 0 1 q LEFT",
+        "BZPOPMIN z 0",
+        "BZPOPMAX z 0",
+        "BZMPOP 0 1 z MIN",
+        "RPUSH q a",
+        "BLPOP q 0",
+    ] {
+        b.check(0, line);
+    }
+    let r = b.check(0, "EXEC");
+    assert_eq!(
+        r,
+        Frame::Array(vec![
+            Frame::NullArray,
+            Frame::NullArray,
+            Frame::Null,
+            Frame::Null,
+            Frame::NullArray,
+            Frame::NullArray,
+            Frame::NullArray,
+            Frame::NullArray,
+            Frame::Integer(1),
+            bulks(&["q", "a"]),
+        ])
+    );
+}
+
+#[test]
+fn a_wrong_type_met_when_served_is_an_error() {
+    let mut b = Both::start(2);
+    b.block(0, "BLMOVE src dst LEFT LEFT 0");
+    b.check(1, "SET dst x");
+    b.check(1, "RPUSH src v");
+    assert!(b.recv(0).is_error());
+    assert_eq!(b.check(1, "LRANGE src 0 -1"), bulks(&["v"]));
+    // A key created with another type serves nobody: BLPOP keeps waiting.
+    b.block(0, "BLPOP k 0");
+    b.check(1, "SET k s");
+    b.check(1, "DEL k");
+    b.check(1, "ZADD k 1 m");
+    b.check(1, "DEL k");
+    b.check(1, "HSET k f v");
+    b.check(1, "DEL k");
+    b.check(1, "RPUSH k v");
+    assert_eq!(b.recv(0), bulks(&["k", "v"]));
+    // And a list does not serve a sorted-set waiter.
+    b.block(0, "BZPOPMIN z 0");
+    b.check(1, "RPUSH z a");
+    b.check(1, "DEL z");
+    b.check(1, "ZADD z 2 b 1 a");
+    assert_eq!(
+        b.recv(0),
+        Frame::Array(vec![Frame::bulk("z"), Frame::bulk("a"), Frame::bulk("1")])
+    );
+}
+
+#[test]
+fn a_blocked_connection_runs_nothing_else_until_served() {
+    let mut b = Both::start(2);
+    // Pipelined: the PING and SET wait behind the BLPOP.
+    b.send(0, "BLPOP q 0");
+    b.send(0, "PING");
+    b.send(0, "SET after 1");
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(b.check(1, "GET after"), Frame::Null);
+    b.check(1, "RPUSH q a");
+    assert_eq!(b.recv(0), bulks(&["q", "a"]));
+    assert_eq!(b.recv(0), Frame::Simple("PONG".into()));
+    assert_eq!(b.recv(0), Frame::ok());
+    assert_eq!(b.check(1, "GET after"), Frame::bulk("1"));
+    // The same after a timeout.
+    b.send(0, "BLPOP q 0.1");
+    b.send(0, "INCR after");
+    assert_eq!(b.recv(0), Frame::NullArray);
+    assert_eq!(b.recv(0), Frame::Integer(2));
+}
+
+#[test]
+fn transactions_make_keys_ready_when_they_end() {
+    let mut b = Both::start(2);
+    b.block(0, "BLPOP q 0");
+    for line in ["MULTI", "RPUSH q a", "LPOP q", "EXEC"] {
+        b.check(1, line);
+    }
+    // The key existed only inside the transaction: still waiting.
+    b.check(1, "EXISTS q");
+    for line in ["MULTI", "RPUSH q x y", "RPUSH q z", "EXEC"] {
+        b.check(1, line);
+    }
+    assert_eq!(b.recv(0), bulks(&["q", "x"]));
+    assert_eq!(b.check(1, "LRANGE q 0 -1"), bulks(&["y", "z"]));
+}
+
+#[test]
+fn keys_created_by_other_commands_serve_too() {
+    let mut b = Both::start(2);
+    b.block(0, "BLPOP dst 0");
+    b.check(1, "RPUSH src a b");
+    b.check(1, "RENAME src dst");
+    assert_eq!(b.recv(0), bulks(&["dst", "a"]));
+    b.block(0, "BRPOP t 0");
+    b.check(1, "LMOVE dst t LEFT LEFT");
+    assert_eq!(b.recv(0), bulks(&["t", "b"]));
+    b.block(0, "BLMPOP 0 2 m1 m2 RIGHT COUNT 2");
+    b.check(1, "RPUSH m2 1 2 3");
+    assert_eq!(
+        b.recv(0),
+        Frame::Array(vec![Frame::bulk("m2"), bulks(&["3", "2"])])
+    );
+    b.check(1, "LRANGE m2 0 -1");
+}
+
+#[test]
+fn waiters_are_per_database() {
+    let mut b = Both::start(2);
+    b.check(0, "SELECT 1");
+    b.block(0, "BLPOP q 0");
+    b.check(1, "RPUSH q a");
+    assert_eq!(b.check(1, "LLEN q"), Frame::Integer(1));
+    b.check(1, "SELECT 1");
+    b.check(1, "RPUSH q b");
+    assert_eq!(b.recv(0), bulks(&["q", "b"]));
+}
+
+#[test]
+fn a_client_closing_while_blocked_is_forgotten() {
+    let mut b = Both::start(2);
+    b.block(0, "BLPOP q 0");
+    // Replace connection 0 on both sides: the old one closes.
+    let rport = b.d.redis[1].cmd(&["CONFIG", "GET", "port"]);
+    let sport = b.d.sim[1].cmd(&["CONFIG", "GET", "port"]);
+    let port = |f: Frame| -> u16 {
+        let Frame::Array(v) = f else {
+            panic!("CONFIG GET")
+        };
+        let Some(Frame::Bulk(p)) = v.get(1) else {
+            panic!("port")
+        };
+        String::from_utf8_lossy(p).parse().expect("port number")
+    };
+    b.d.redis[0] = redsim_tests::Conn::connect(port(rport));
+    b.d.sim[0] = redsim_tests::Conn::connect(port(sport));
+    std::thread::sleep(Duration::from_millis(50));
+    b.check(1, "RPUSH q a");
+    assert_eq!(b.check(1, "LLEN q"), Frame::Integer(1));
+}
+
+#[test]
+fn sorted_set_blocking_pops() {
+    let mut b = Both::start(3);
+    b.block(0, "BZPOPMIN z1 z2 0");
+    b.block(1, "BZPOPMAX z2 0");
+    b.check(2, "ZADD z2 1 a 2 b 3 c");
+    assert_eq!(
+        b.recv(0),
+        Frame::Array(vec![Frame::bulk("z2"), Frame::bulk("a"), Frame::bulk("1")])
+    );
+    assert_eq!(
+        b.recv(1),
+        Frame::Array(vec![Frame::bulk("z2"), Frame::bulk("c"), Frame::bulk("3")])
+    );
+    b.block(0, "BZMPOP 0 2 z1 z2 MAX COUNT 5");
+    b.check(2, "ZADD z1 1.5 x");
+    b.recv(0);
+    b.check(2, "ZRANGE z2 0 -1 WITHSCORES");
+    // With data there is no waiting, in RESP2 and RESP3 shapes.
+    for line in [
+        "ZADD s 1 a 2 b 3 c",
+        "BZPOPMIN s 0",
+        "BZPOPMAX nokey s 0",
+        "BZMPOP 0 1 s MIN COUNT 10",
+        "EXISTS s",
+        "SET str x",
+        "BZPOPMIN str 0",
+        "BZMPOP 0 2 nokey str MIN",
+        "BZMPOP 0 1 s SIDEWAYS",
+        "BZMPOP 0 0 s MIN",
+        "BZMPOP x 1 s MIN",
+        "BZPOPMIN s -1",
+        "BZPOPMIN s x",
+    ] {
+        b.check(2, line);
+    }
+    b.resp3(2);
+    for line in [
+        "ZADD s 1 a 2.5 b",
+        "BZPOPMIN s 0",
+        "BZMPOP 0 1 s MAX COUNT 2",
+    ] {
+        b.check(2, line);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The engine alone: submit, take_unblocked, virtual time.
+
+fn cmd(line: &str) -> Vec<Vec<u8>> {
+    split_args(line.as_bytes()).expect("balanced quotes")
+}
+
+fn submit(e: &mut Engine, c: ClientId, line: &str) -> Option<Frame> {
+    e.submit(c, &cmd(line))
+}
+
+fn served(e: &mut Engine) -> Vec<(ClientId, Frame)> {
+    e.take_unblocked()
+}
+
+#[test]
+fn engine_serves_in_fifo_order_and_chains_moves() {
+    let mut e = Engine::new(7);
+    let c: Vec<ClientId> = (0..5).map(|i| e.connect(&format!("c{i}"))).collect();
+    assert_eq!(submit(&mut e, c[0], "BLPOP q 0"), None);
+    assert_eq!(submit(&mut e, c[1], "BLPOP q 0"), None);
+    assert!(e.is_blocked(c[0]) && e.is_blocked(c[1]));
+    assert_eq!(
+        submit(&mut e, c[4], "RPUSH q a b c"),
+        Some(Frame::Integer(3))
+    );
+    assert_eq!(
+        served(&mut e),
+        vec![(c[0], bulks(&["q", "a"])), (c[1], bulks(&["q", "b"]))]
+    );
+    assert!(served(&mut e).is_empty(), "taken once");
+    assert_eq!(submit(&mut e, c[4], "LRANGE q 0 -1"), Some(bulks(&["c"])));
+
+    assert_eq!(submit(&mut e, c[0], "BLMOVE a b LEFT RIGHT 0"), None);
+    assert_eq!(submit(&mut e, c[1], "BLMOVE b c LEFT RIGHT 0"), None);
+    assert_eq!(submit(&mut e, c[2], "BLPOP c 0"), None);
+    submit(&mut e, c[4], "RPUSH a x");
+    assert_eq!(
+        served(&mut e),
+        vec![
+            (c[0], Frame::bulk("x")),
+            (c[1], Frame::bulk("x")),
+            (c[2], bulks(&["c", "x"])),
+        ]
+    );
+    assert!(e.blocked_clients().is_empty());
+}
+
+#[test]
+fn engine_timeouts_fire_on_the_virtual_clock() {
+    let mut e = Engine::new(7);
+    let a = e.connect("a");
+    let b = e.connect("b");
+    assert_eq!(submit(&mut e, a, "BLPOP q 1.5"), None);
+    assert_eq!(submit(&mut e, b, "BRPOPLPUSH q d 0"), None);
+    // Deadline: the first instant the clock is past now + 1500 ms.
+    assert_eq!(e.next_block_deadline_us(), Some(1_501_000));
+    let info = e.blocked_clients();
+    assert_eq!(info.len(), 2);
+    assert_eq!(info[0].client, a);
+    assert_eq!(info[0].keys, vec!["q".to_string()]);
+    assert_eq!(info[0].kind, BlockKind::List);
+    assert_eq!(info[0].deadline_us, Some(1_501_000));
+    assert_eq!(info[1].deadline_us, None);
+    assert_eq!(info[1].command, vec!["BRPOPLPUSH", "q", "d", "0"]);
+
+    e.advance_to(1_500_999);
+    assert!(served(&mut e).is_empty());
+    e.advance_to(1_501_000);
+    assert_eq!(served(&mut e), vec![(a, Frame::NullArray)]);
+    assert_eq!(e.now_us(), 1_501_000);
+    // Without a timeout it waits forever.
+    e.advance_to(3_600_000_000);
+    assert!(served(&mut e).is_empty());
+    assert!(e.is_blocked(b));
+    assert_eq!(e.next_block_deadline_us(), None);
+
+    // The trace tells the story: blocked with a deadline, then timed out.
+    let events: Vec<&Event> = e.trace().events().map(|t| &t.event).collect();
+    assert!(events.iter().any(|ev| matches!(ev,
+        Event::Blocked { keys, deadline_us: Some(1_501_000), .. } if keys == &["q".to_string()])));
+    assert!(events.iter().any(|ev| matches!(
+        ev,
+        Event::Unblocked {
+            how: UnblockHow::Timeout,
+            key: None
+        }
+    )));
+    submit(&mut e, a, "RPUSH q v");
+    assert_eq!(served(&mut e), vec![(b, Frame::bulk("v"))]);
+    assert!(e.trace().events().any(|t| t.event
+        == Event::Unblocked {
+            how: UnblockHow::Served,
+            key: Some("q".into())
+        }));
+}
+
+#[test]
+fn engine_execute_and_exec_never_block() {
+    let mut e = Engine::new(7);
+    let a = e.connect("a");
+    assert_eq!(e.execute(a, &cmd("BLPOP q 0")), Frame::NullArray);
+    assert_eq!(e.execute(a, &cmd("BLMOVE q d LEFT LEFT 0")), Frame::Null);
+    assert_eq!(e.execute(a, &cmd("BZPOPMIN z 0")), Frame::NullArray);
+    assert!(!e.is_blocked(a));
+    submit(&mut e, a, "MULTI");
+    submit(&mut e, a, "BLPOP q 0");
+    submit(&mut e, a, "BRPOPLPUSH q d 0");
+    assert_eq!(
+        submit(&mut e, a, "EXEC"),
+        Some(Frame::Array(vec![Frame::NullArray, Frame::Null]))
+    );
+    // A blocked client cannot run commands through execute.
+    assert_eq!(submit(&mut e, a, "BLPOP q 0"), None);
+    assert!(e.execute(a, &cmd("PING")).is_error());
+}
+
+#[test]
+fn engine_queues_what_a_blocked_client_sends() {
+    let mut e = Engine::new(7);
+    let a = e.connect("a");
+    let b = e.connect("b");
+    assert_eq!(submit(&mut e, a, "BLPOP q 0"), None);
+    assert_eq!(submit(&mut e, a, "PING"), None);
+    assert_eq!(submit(&mut e, a, "BLPOP q2 0"), None);
+    assert_eq!(submit(&mut e, a, "ECHO last"), None);
+    submit(&mut e, b, "RPUSH q x");
+    // Served, then the PING runs, then the second BLPOP blocks again.
+    assert_eq!(
+        served(&mut e),
+        vec![(a, bulks(&["q", "x"])), (a, Frame::Simple("PONG".into()))]
+    );
+    assert!(e.is_blocked(a));
+    submit(&mut e, b, "RPUSH q2 y");
+    assert_eq!(
+        served(&mut e),
+        vec![(a, bulks(&["q2", "y"])), (a, Frame::bulk("last"))]
+    );
+    assert!(!e.is_blocked(a));
+}
+
+#[test]
+fn engine_serves_only_matching_types_and_reports_wrongtype() {
+    let mut e = Engine::new(7);
+    let a = e.connect("a");
+    let b = e.connect("b");
+    submit(&mut e, a, "BLPOP k 0");
+    submit(&mut e, b, "SET k s");
+    submit(&mut e, b, "DEL k");
+    submit(&mut e, b, "ZADD k 1 m");
+    assert!(served(&mut e).is_empty());
+    submit(&mut e, b, "DEL k");
+    submit(&mut e, b, "LPUSH k v");
+    assert_eq!(served(&mut e), vec![(a, bulks(&["k", "v"]))]);
+
+    submit(&mut e, a, "BLMOVE src dst LEFT LEFT 0");
+    submit(&mut e, b, "SET dst x");
+    submit(&mut e, b, "RPUSH src v");
+    let got = served(&mut e);
+    assert_eq!(got.len(), 1);
+    assert!(got[0].1.is_error(), "{:?}", got[0].1);
+    assert_eq!(submit(&mut e, b, "LLEN src"), Some(Frame::Integer(1)));
+
+    submit(&mut e, a, "BZPOPMAX z 0");
+    submit(&mut e, b, "ZADD z 1 a 2 b");
+    assert_eq!(
+        served(&mut e),
+        vec![(
+            a,
+            Frame::Array(vec![Frame::bulk("z"), Frame::bulk("b"), Frame::Double(2.0)])
+        )]
+    );
+}
+
+#[test]
+fn engine_forgets_a_disconnected_waiter_and_counts_commands_once() {
+    let mut e = Engine::new(7);
+    let a = e.connect("a");
+    let b = e.connect("b");
+    let before = e.server().stats.total_commands_processed;
+    submit(&mut e, a, "BLPOP q 0");
+    assert_eq!(e.server().stats.total_commands_processed, before);
+    submit(&mut e, b, "RPUSH q x");
+    served(&mut e);
+    assert_eq!(e.server().stats.total_commands_processed, before + 2);
+    submit(&mut e, a, "BLPOP q 0.5");
+    e.advance_by(600_000);
+    assert_eq!(served(&mut e), vec![(a, Frame::NullArray)]);
+    assert_eq!(e.server().stats.total_commands_processed, before + 3);
+
+    submit(&mut e, a, "BLPOP q 0");
+    e.disconnect(a);
+    assert!(e.blocked_clients().is_empty());
+    submit(&mut e, b, "RPUSH q y");
+    assert!(served(&mut e).is_empty());
+    assert_eq!(submit(&mut e, b, "LLEN q"), Some(Frame::Integer(1)));
+    assert!(e.trace().events().any(|t| t.event
+        == Event::Unblocked {
+            how: UnblockHow::Disconnected,
+            key: None
+        }));
+}
+
+#[test]
+fn engine_runs_are_deterministic() {
+    let run = || {
+        let mut e = Engine::new(99);
+        let c: Vec<ClientId> = (0..4).map(|i| e.connect(&format!("c{i}"))).collect();
+        let mut log = Vec::new();
+        for step in 0..300u64 {
+            let who = c[(step % 4) as usize];
+            let line = match step % 7 {
+                0 => "BLPOP a b 0.05",
+                1 => "RPUSH a x y",
+                2 => "BLMOVE b a LEFT RIGHT 0.02",
+                3 => "RPUSH b z",
+                4 => "BRPOP a 0",
+                5 => "LPOP a",
+                _ => "BLMPOP 0.01 2 a b LEFT COUNT 2",
+            };
+            if !e.is_blocked(who) {
+                log.push(format!("{who} {line} -> {:?}", submit(&mut e, who, line)));
+            }
+            e.advance_by(7_000);
+            for (id, f) in served(&mut e) {
+                log.push(format!("served {id} {f:?}"));
+            }
+        }
+        (log, e.trace().events().cloned().collect::<Vec<_>>())
+    };
+    let (log1, trace1) = run();
+    let (log2, trace2) = run();
+    assert!(log1.iter().filter(|l| l.starts_with("served")).count() > 20);
+    assert_eq!(log1, log2);
+    assert_eq!(trace1, trace2);
+}

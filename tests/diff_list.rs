@@ -1,0 +1,984 @@
+//! Differential tests of the list commands: the same commands go to a real redis-server and to redsim's native server, and every reply must be identical, except where Redis 7.2 differs from the 7.0 reference, which is asserted explicitly.
+//!
+//! The reference is Redis 7.0.15. Its list replies are 7.2's with three
+//! exceptions, each checked on its own against the 7.2 answer (verified
+//! with a 7.2-derived server while writing these tests):
+//! - OBJECT ENCODING: 7.0 reports `quicklist` for every list; 7.2 keeps
+//!   small lists in a `listpack` and converts both ways.
+//! - LPOS RANK accepts -LONG_MAX..LONG_MAX in 7.2 (7.0 took LONG_MIN).
+//! - Blocking timeouts: 7.2 rejects values past LLONG_MAX ms ("timeout is
+//!   out of range") where 7.0 overflowed into "timeout is negative".
+
+use redsim_engine::clifmt::format_reply;
+use redsim_engine::cmd::Command;
+use redsim_engine::resp::split_args;
+use redsim_tests::{Conn, Differ, Frame, RedisServer, RedsimServer};
+
+/// A real Redis and a redsim server started with the same options.
+struct Pair {
+    redis: Conn,
+    sim: Conn,
+    compared: usize,
+    _servers: (RedisServer, RedsimServer),
+}
+
+impl Pair {
+    fn start(extra: &[&str]) -> Pair {
+        let r = RedisServer::start(extra);
+        let s = RedsimServer::start(extra);
+        Pair {
+            redis: r.conn(),
+            sim: s.conn(),
+            compared: 0,
+            _servers: (r, s),
+        }
+    }
+
+    /// Sends `args` to both and returns both replies.
+    fn both(&mut self, args: &[Vec<u8>]) -> (Frame, Frame) {
+        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+        (self.redis.cmd_bytes(&refs), self.sim.cmd_bytes(&refs))
+    }
+
+    /// Sends `args` to both and asserts the replies are equal.
+    fn check_args(&mut self, args: &[Vec<u8>]) -> Frame {
+        let (want, got) = self.both(args);
+        assert!(
+            got == want,
+            "replies differ for {}\n  redis:  {}\n  redsim: {}",
+            show(args),
+            format_reply(&want),
+            format_reply(&got)
+        );
+        self.compared += 1;
+        want
+    }
+
+    /// One command written as redis-cli would take it.
+    fn check(&mut self, line: &str) -> Frame {
+        let args = split_args(line.as_bytes()).expect("balanced quotes in test line");
+        self.check_args(&args)
+    }
+
+    /// Runs a corpus: one command per line, `#` comments, blank lines skipped.
+    fn corpus(&mut self, text: &str) {
+        for line in text.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            self.check(line);
+        }
+    }
+
+    /// A command only redsim gets (for 7.2-only replies).
+    fn sim(&mut self, line: &str) -> Frame {
+        let args = split_args(line.as_bytes()).expect("balanced quotes");
+        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+        self.sim.cmd_bytes(&refs)
+    }
+
+    /// OBJECT ENCODING of `key`: Redis 7.0 says `quicklist` for any list,
+    /// redsim must give the 7.2 answer `want`.
+    fn encoding(&mut self, key: &str, want: &str) {
+        let (r, s) = self.both(&args(&["OBJECT", "ENCODING", key]));
+        assert_eq!(r, Frame::bulk("quicklist"), "7.0 lists are all quicklists");
+        assert_eq!(s, Frame::bulk(want), "7.2 encoding of {key}");
+    }
+}
+
+fn show(args: &[Vec<u8>]) -> String {
+    let mut s: Vec<String> = args
+        .iter()
+        .map(|a| {
+            let t = String::from_utf8_lossy(a);
+            if t.len() > 60 {
+                format!("{}...({} bytes)", &t[..60], a.len())
+            } else {
+                format!("{t:?}")
+            }
+        })
+        .collect();
+    s.truncate(12);
+    s.join(" ")
+}
+
+fn args(parts: &[&str]) -> Vec<Vec<u8>> {
+    parts.iter().map(|p| p.as_bytes().to_vec()).collect()
+}
+
+/// A small seeded PRNG (xorshift64*), so the random tests replay exactly.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+}
+
+const PUSH_POP: &str = r#"
+LPUSH l
+RPUSH l
+LPUSH l a
+RPUSH l b c
+LPUSH l x y z
+LRANGE l 0 -1
+LLEN l
+LPUSHX l 1 2
+RPUSHX l 3
+LPUSHX nokey a
+RPUSHX nokey a b
+EXISTS nokey
+LRANGE l 0 -1
+LPOP l
+RPOP l
+LPOP l 2
+RPOP l 2
+LPOP l 0
+RPOP l 0
+LPOP l 100
+EXISTS l
+LPOP l
+RPOP l
+LPOP l 0
+RPOP l 3
+LPOP
+LPOP l 1 2
+RPOP l 1 2
+LPOP l -1
+LPOP l x
+LPOP l 1.5
+LPOP l 9223372036854775807
+LPOP l 9223372036854775808
+RPUSH nums 1 -1 127 128 4096 -4097 32768 8388608 2147483648 -9223372036854775808 007 " 1" 1.0 ""
+LRANGE nums 0 -1
+RPOP nums 20
+RPUSH bin "a\x00b" "\xff\xfe" "\r\n"
+LRANGE bin 0 -1
+LPOP bin 3
+"#;
+
+const RANGES: &str = r#"
+RPUSH r a b c d e f g
+LRANGE r 0 0
+LRANGE r -1 -1
+LRANGE r -100 100
+LRANGE r 2 1
+LRANGE r 5 -3
+LRANGE r -3 -5
+LRANGE r 7 10
+LRANGE r 6 6
+LRANGE r -9223372036854775808 9223372036854775807
+LRANGE r x 1
+LRANGE r 1 x
+LRANGE r 1
+LRANGE nokey 0 -1
+LRANGE nokey x 1
+LINDEX r 0
+LINDEX r -1
+LINDEX r 6
+LINDEX r 7
+LINDEX r -7
+LINDEX r -8
+LINDEX r x
+LINDEX nokey x
+LINDEX nokey 0
+LINDEX r 9223372036854775807
+LINDEX r -9223372036854775808
+LLEN r
+LLEN nokey
+LLEN
+LLEN r r
+LSET r 0 A
+LSET r -1 G
+LSET r 7 X
+LSET r -8 X
+LSET r x X
+LSET nokey 0 X
+LSET nokey x X
+LSET r 3 ""
+LRANGE r 0 -1
+LTRIM r 1 -2
+LRANGE r 0 -1
+LTRIM r -100 100
+LRANGE r 0 -1
+LTRIM r x 1
+LTRIM r 1 x
+LTRIM nokey 0 1
+LTRIM nokey x 1
+LTRIM r 1 1
+LRANGE r 0 -1
+LTRIM r 5 1
+EXISTS r
+RPUSH t 1 2 3 4 5
+LTRIM t -2 -1
+LRANGE t 0 -1
+LTRIM t 0 -9223372036854775808
+EXISTS t
+"#;
+
+const INSERT_REM_POS: &str = r#"
+RPUSH i a b c b a
+LINSERT i BEFORE b X
+LINSERT i after b Y
+LINSERT i AFTER a Z
+LINSERT i before a W
+LRANGE i 0 -1
+LINSERT i BEFORE nope Q
+LINSERT i MIDDLE b Q
+LINSERT nokey BEFORE a b
+LINSERT nokey MIDDLE a b
+LINSERT i BEFORE b
+LRANGE i 0 -1
+LREM i 0 nope
+LREM i 1 b
+LREM i -1 a
+LRANGE i 0 -1
+RPUSH i a a a b a
+LREM i -2 a
+LRANGE i 0 -1
+LREM i 0 a
+LRANGE i 0 -1
+LREM i x a
+LREM nokey 1 a
+LREM nokey x a
+LREM i -9223372036854775808 b
+LRANGE i 0 -1
+RPUSH p a b c a b c a
+LPOS p a
+LPOS p c
+LPOS p z
+LPOS p a RANK 2
+LPOS p a RANK -1
+LPOS p a RANK -3
+LPOS p a RANK 4
+LPOS p a RANK -4
+LPOS p a COUNT 0
+LPOS p a COUNT 2
+LPOS p a COUNT 2 RANK 2
+LPOS p a COUNT 0 RANK -1
+LPOS p a COUNT 5 RANK -2
+LPOS p a MAXLEN 3
+LPOS p a MAXLEN 3 COUNT 0
+LPOS p c MAXLEN 2
+LPOS p c MAXLEN 2 RANK -1
+LPOS p a RANK 2 MAXLEN 4 COUNT 0
+LPOS p a rank 1 count 1 maxlen 0
+LPOS p a RANK 0
+LPOS p a RANK x
+LPOS p a RANK 9223372036854775807
+LPOS p a RANK -9223372036854775807
+LPOS p a COUNT -1
+LPOS p a COUNT x
+LPOS p a MAXLEN -1
+LPOS p a MAXLEN x
+LPOS p a RANK
+LPOS p a COUNT
+LPOS p a BOGUS 1
+LPOS p a RANK 1 COUNT
+LPOS nokey a
+LPOS nokey a COUNT 1
+LPOS nokey a RANK 0
+LPOS nokey a COUNT -1
+"#;
+
+const MOVES: &str = r#"
+RPUSH src a b c
+LMOVE src dst LEFT RIGHT
+LMOVE src dst RIGHT LEFT
+LMOVE src dst left left
+LRANGE dst 0 -1
+EXISTS src
+LMOVE src dst LEFT RIGHT
+LMOVE dst dst LEFT RIGHT
+LMOVE dst dst RIGHT LEFT
+LRANGE dst 0 -1
+LMOVE dst src UP LEFT
+LMOVE dst src LEFT DOWN
+LMOVE nokey dst UP LEFT
+RPUSH one x
+LMOVE one one LEFT LEFT
+LRANGE one 0 -1
+RPOPLPUSH dst src
+RPOPLPUSH dst src
+RPOPLPUSH dst src
+RPOPLPUSH dst src
+LRANGE src 0 -1
+EXISTS dst
+RPOPLPUSH nokey src
+RPOPLPUSH src src
+LRANGE src 0 -1
+LMPOP 1 src LEFT
+LMPOP 2 nokey src RIGHT COUNT 2
+LMPOP 2 nokey src RIGHT COUNT 10
+LMPOP 2 nokey src RIGHT COUNT 10
+RPUSH m1 a b
+RPUSH m2 c d e
+LMPOP 2 m1 m2 LEFT COUNT 3
+LMPOP 2 m1 m2 right
+LMPOP 3 nokey m1 m2 LEFT
+LMPOP 0 m1 LEFT
+LMPOP -1 m1 LEFT
+LMPOP x m1 LEFT
+LMPOP 3 m1 m2 LEFT
+LMPOP 1 m2 MIDDLE
+LMPOP 1 m2 LEFT COUNT 0
+LMPOP 1 m2 LEFT COUNT -1
+LMPOP 1 m2 LEFT COUNT x
+LMPOP 1 m2 LEFT COUNT 1 COUNT 1
+LMPOP 1 m2 LEFT COUNT
+LMPOP 1 m2 LEFT EXTRA
+LMPOP 9223372036854775806 m2 LEFT
+LMPOP 9223372036854775807 m2 LEFT
+LMPOP 1
+LRANGE m2 0 -1
+"#;
+
+const BLOCKING_WITH_DATA: &str = r#"
+RPUSH q a b c
+RPUSH q2 x
+BLPOP q 0
+BRPOP q 0
+BLPOP nokey q2 q 1
+BRPOP nokey q 0.5
+EXISTS q
+RPUSH q a b c d
+BLMPOP 0 2 nokey q LEFT COUNT 2
+BLMPOP 1.5 1 q RIGHT
+BLMPOP 0 1 q RIGHT COUNT 9
+RPUSH s1 1 2 3
+BLMOVE s1 d1 LEFT RIGHT 0
+BLMOVE s1 d1 RIGHT LEFT 0.01
+BRPOPLPUSH s1 d1 10
+LRANGE d1 0 -1
+EXISTS s1
+BLPOP q x
+BLPOP q -1
+BLPOP q -0.0001x
+BLPOP q nan
+BLPOP q ""
+BLPOP q " 1"
+BLPOP q "1 "
+BLPOP q 1e
+BLPOP q
+BRPOP q
+BLMOVE s1 d1 LEFT MIDDLE 0
+BLMOVE s1 d1 UP RIGHT 0
+BLMOVE s1 d1 LEFT RIGHT x
+BLMOVE s1 d1 LEFT RIGHT -1
+BLMOVE s1 d1 UP RIGHT x
+BRPOPLPUSH s1 d1 x
+BRPOPLPUSH s1 d1 -1
+BLMPOP x 1 q LEFT
+BLMPOP -1 1 q LEFT
+BLMPOP 0 0 q LEFT
+BLMPOP x 0 q LEFT
+BLMPOP 0 1 q MIDDLE
+BLMPOP 0 1 q LEFT COUNT 0
+BLMPOP x 1 q LEFT COUNT 0
+BLMPOP 0 2 q LEFT
+BLMPOP 0
+MULTI
+BLPOP nokey 0
+BRPOP nokey 0
+BLMOVE nokey d1 LEFT RIGHT 0
+BRPOPLPUSH nokey d1 0
+BLMPOP 0 1 nokey LEFT
+BLPOP nokey -1
+BLPOP d1 0
+EXEC
+"#;
+
+#[test]
+fn push_and_pop() {
+    let mut p = Pair::start(&[]);
+    p.corpus(PUSH_POP);
+}
+
+#[test]
+fn pop_replies_in_resp3() {
+    let mut p = Pair::start(&[]);
+    let (r, s) = p.both(&args(&["HELLO", "3"]));
+    assert!(matches!((r, s), (Frame::Map(_), Frame::Map(_))));
+    p.corpus(
+        r#"
+        LPOP nokey
+        LPOP nokey 0
+        LPOP nokey 2
+        RPOP nokey 1
+        LINDEX nokey 0
+        LPOS nokey a
+        LPOS nokey a COUNT 0
+        LMOVE nokey d LEFT LEFT
+        RPOPLPUSH nokey d
+        LMPOP 1 nokey LEFT
+        RPUSH l a b
+        LPOP l 0
+        LPOP l 5
+        LINDEX l 9
+        LPOS l z
+        MULTI
+        BLPOP nokey 0
+        BLMOVE nokey d LEFT LEFT 0
+        BLMPOP 0 1 nokey LEFT
+        EXEC
+        "#,
+    );
+}
+
+#[test]
+fn indexes_ranges_and_trims() {
+    let mut p = Pair::start(&[]);
+    p.corpus(RANGES);
+}
+
+#[test]
+fn insert_remove_and_position() {
+    let mut p = Pair::start(&[]);
+    p.corpus(INSERT_REM_POS);
+}
+
+#[test]
+fn moves_and_multi_pops() {
+    let mut p = Pair::start(&[]);
+    p.corpus(MOVES);
+}
+
+#[test]
+fn blocking_commands_with_data_and_their_argument_errors() {
+    let mut p = Pair::start(&[]);
+    p.corpus(BLOCKING_WITH_DATA);
+}
+
+/// Every list command against a string, and string commands against a list.
+#[test]
+fn wrong_types() {
+    let mut p = Pair::start(&[]);
+    p.corpus(
+        r#"
+        SET s v
+        RPUSH l a
+        LPUSH s a
+        RPUSH s a
+        LPUSHX s a
+        RPUSHX s a
+        LPOP s
+        RPOP s 2
+        LPOP s 0
+        LRANGE s 0 -1
+        LRANGE s x 1
+        LINDEX s 0
+        LINDEX s x
+        LINSERT s BEFORE a b
+        LINSERT s MIDDLE a b
+        LLEN s
+        LREM s 0 a
+        LREM s x a
+        LSET s 0 a
+        LSET s x a
+        LTRIM s 0 1
+        LPOS s a
+        LPOS s a RANK 0
+        LMOVE s l LEFT LEFT
+        LMOVE l s LEFT LEFT
+        LRANGE l 0 -1
+        LMOVE nokey s LEFT LEFT
+        RPOPLPUSH s l
+        RPOPLPUSH l s
+        LMPOP 2 nokey s LEFT
+        LMPOP 2 l s LEFT
+        RPUSH l a b
+        BLPOP s 0
+        BLPOP nokey s 0
+        BRPOP s 0
+        BLMOVE s l LEFT LEFT 0
+        BLMOVE l s LEFT LEFT 0
+        BRPOPLPUSH l s 0
+        BLMPOP 0 2 nokey s LEFT
+        GET l
+        APPEND l x
+        INCR l
+        STRLEN l
+        SETRANGE l 0 x
+        GETRANGE l 0 1
+        MGET l s
+        TYPE l
+        TYPE s
+        SET l x
+        TYPE l
+        LLEN l
+        "#,
+    );
+}
+
+/// Where Redis 7.2 answers differently from the 7.0 reference, redsim
+/// gives 7.2's answer.
+#[test]
+fn seven_two_answers() {
+    let mut p = Pair::start(&[]);
+    // 7.2 bounds RANK to ±LONG_MAX (7.0 negated LONG_MIN).
+    assert_eq!(
+        p.sim("LPOS nokey a RANK -9223372036854775808"),
+        Frame::err("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+    );
+    // 7.2 checks the timeout for overflow (7.0: "timeout is negative").
+    for t in [
+        "inf",
+        "1e400",
+        "9223372036854775",
+        "0x1p70",
+        "9223372036854775807",
+    ] {
+        for cmd in [
+            format!("BLPOP nokey {t}"),
+            format!("BLMOVE nokey d LEFT LEFT {t}"),
+            format!("BRPOPLPUSH nokey d {t}"),
+            format!("BLMPOP {t} 1 nokey LEFT"),
+        ] {
+            assert_eq!(
+                p.sim(&cmd),
+                Frame::err("ERR timeout is out of range"),
+                "{cmd}"
+            );
+        }
+    }
+    assert_eq!(
+        p.sim("BLPOP nokey -inf"),
+        Frame::err("ERR timeout is negative")
+    );
+    // Still in step with the reference afterwards.
+    p.check("RPUSH l a");
+    p.check("LRANGE l 0 -1");
+}
+
+/// OBJECT ENCODING as Redis 7.2 reports it (7.0 always says quicklist):
+/// growth past 8 KB converts to a quicklist, shrinking converts back only
+/// once a single node is at most half the limit, LINSERT converts even
+/// when the pivot is missing, a count limit splits nodes, and a value a
+/// quicklist pops as an integer does not count towards LMOVE's check.
+#[test]
+fn encodings_follow_7_2() {
+    let mut p = Pair::start(&[]);
+    for i in 0..700 {
+        p.check(&format!("RPUSH g element-{i:04}"));
+    }
+    p.encoding("g", "quicklist");
+    p.check("LTRIM g 0 399");
+    p.encoding("g", "quicklist");
+    p.check("LTRIM g 0 199");
+    p.encoding("g", "listpack");
+    p.check("LRANGE g 190 -1");
+
+    let x9000 = "x".repeat(9000);
+    p.check(&format!("RPUSH big {x9000}"));
+    p.encoding("big", "quicklist");
+    let x8000 = "x".repeat(8000);
+    p.check(&format!("RPUSH big2 {x8000}"));
+    p.encoding("big2", "listpack");
+    p.check(&format!("RPUSH big2 {}", "y".repeat(200)));
+    p.encoding("big2", "quicklist");
+    p.check("RPOP big2");
+    p.encoding("big2", "quicklist");
+    p.check("LSET big2 0 small");
+    p.encoding("big2", "listpack");
+
+    p.check("RPUSH ins a b");
+    assert_eq!(
+        p.check(&format!("LINSERT ins BEFORE nope {x9000}")),
+        Frame::Integer(-1)
+    );
+    p.encoding("ins", "quicklist");
+
+    p.check("CONFIG SET list-max-listpack-size 4");
+    let ten = "e0 e1 e2 e3 e4 e5 e6 e7 e8 e9";
+    p.check(&format!("RPUSH c {ten}"));
+    p.encoding("c", "quicklist");
+    // Nodes of 4, 4, 2: keeping e3 e4 leaves two nodes of one each.
+    p.check("LTRIM c 3 4");
+    p.encoding("c", "quicklist");
+    p.check("DEL c");
+    p.check(&format!("RPUSH c {ten}"));
+    p.check("LTRIM c 4 5");
+    p.encoding("c", "listpack");
+    p.check("DEL c");
+    p.check(&format!("RPUSH c {ten}"));
+    p.check("LTRIM c 4 6");
+    p.encoding("c", "quicklist");
+    p.check("CONFIG SET list-max-ziplist-size -2");
+
+    // A destination listpack of 8185 bytes: 14 more raw bytes would pass 8 KB.
+    let mut filler = vec!["f".repeat(60); 131];
+    filler.push("p".repeat(54));
+    let filler = filler.join(" ");
+    for (tail, src_big, want) in [
+        ("12345678901234", true, "listpack"),
+        ("12345678901234", false, "quicklist"),
+        ("abcdefghijklmn", true, "quicklist"),
+    ] {
+        p.check("DEL src dst");
+        if src_big {
+            p.check(&format!("RPUSH src {x9000} {tail}"));
+        } else {
+            p.check(&format!("RPUSH src {tail}"));
+        }
+        p.check(&format!("RPUSH dst {filler}"));
+        p.encoding("dst", "listpack");
+        p.check("RPOPLPUSH src dst");
+        p.encoding("dst", want);
+    }
+    assert_eq!(p.sim("OBJECT ENCODING nokey"), Frame::Null);
+}
+
+#[test]
+fn config_parameters() {
+    let mut p = Pair::start(&[]);
+    p.corpus(
+        r#"
+        CONFIG GET list-max-listpack-size
+        CONFIG GET list-max-ziplist-size
+        CONFIG GET list-compress-depth
+        CONFIG SET list-max-listpack-size 128
+        CONFIG GET list-max-ziplist-size
+        CONFIG SET list-max-ziplist-size -5
+        CONFIG GET list-max-listpack-size
+        CONFIG SET list-max-listpack-size -2147483648
+        CONFIG SET list-max-listpack-size 2147483647
+        CONFIG SET list-max-listpack-size 2147483648
+        CONFIG SET list-max-listpack-size x
+        CONFIG SET list-max-listpack-size -2
+        CONFIG SET list-compress-depth 2
+        CONFIG GET list-compress-depth
+        CONFIG SET list-compress-depth -1
+        CONFIG SET list-compress-depth 0
+        "#,
+    );
+    // Lists work the same with any fill and compression depth.
+    for fill in ["1", "3", "0", "-1", "-5", "100000"] {
+        p.check(&format!("CONFIG SET list-max-listpack-size {fill}"));
+        p.check("CONFIG SET list-compress-depth 1");
+        p.check("DEL f");
+        for i in 0..40 {
+            p.check(&format!("RPUSH f v{i} {}", "z".repeat(i * 37)));
+        }
+        p.check("LINSERT f AFTER v7 ins");
+        p.check("LSET f 20 set");
+        p.check("LREM f 2 set");
+        p.check("LRANGE f 0 -1");
+        p.check("LTRIM f 3 -4");
+        p.check("LRANGE f 0 -1");
+    }
+}
+
+/// Each list command's effect on keyspace_hits / keyspace_misses: reads
+/// count, writes (including blocking pops) do not.
+#[test]
+fn keyspace_statistics() {
+    let mut p = Pair::start(&[]);
+    p.check("RPUSH l a b c");
+    let stats = |p: &mut Pair| -> (String, String) {
+        let pick = |f: Frame| -> String {
+            let Frame::Bulk(b) = f else {
+                panic!("INFO reply")
+            };
+            String::from_utf8_lossy(&b)
+                .lines()
+                .filter(|l| l.starts_with("keyspace_"))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let (r, s) = p.both(&args(&["INFO", "stats"]));
+        (pick(r), pick(s))
+    };
+    for line in [
+        "LLEN l",
+        "LLEN nokey",
+        "LRANGE l 0 -1",
+        "LRANGE nokey 0 1",
+        "LINDEX l 0",
+        "LINDEX nokey 0",
+        "LPOS l a",
+        "LPOS nokey a",
+        "LPUSH l z",
+        "LPUSHX nokey z",
+        "LPOP nokey",
+        "RPOP l",
+        "LSET l 0 q",
+        "LINSERT l BEFORE q w",
+        "LREM l 0 w",
+        "LTRIM l 0 -1",
+        "LMOVE l l2 LEFT LEFT",
+        "RPOPLPUSH nokey l",
+        "LMPOP 2 nokey l LEFT",
+        "BLPOP nokey l2 0",
+        "TYPE l",
+        "TYPE nokey",
+    ] {
+        let before = stats(&mut p);
+        assert_eq!(before.0, before.1, "stats before {line}");
+        p.check(line);
+        let after = stats(&mut p);
+        assert_eq!(after.0, after.1, "stats after {line}");
+    }
+}
+
+/// WATCH sees exactly the list writes Redis signals: LINSERT without the
+/// pivot, LREM removing nothing and LSET out of range leave it alone,
+/// LTRIM always touches.
+#[test]
+fn watch_sees_list_writes() {
+    let mut d = Differ::start(2, &[]);
+    let cases: &[(&str, bool)] = &[
+        ("LPUSH w x", true),
+        ("LINSERT w BEFORE nope y", false),
+        ("LINSERT w BEFORE x y", true),
+        ("LREM w 0 nope", false),
+        ("LREM w 1 x", true),
+        ("LSET w 10 z", false),
+        ("LSET w 0 z", true),
+        ("LTRIM w 0 -1", true),
+        ("LPUSHX nokey a", false),
+        ("LPOP w 0", false),
+        ("RPOPLPUSH nokey w", false),
+        ("LMOVE w w LEFT RIGHT", true),
+        ("LPOS w z", false),
+        ("RPUSH w a", true),
+        ("LMPOP 1 w LEFT COUNT 100", true),
+    ];
+    for &(cmd, dooms) in cases {
+        d.check(0, "RPUSH w seed x");
+        d.check(0, "WATCH w");
+        d.check(1, cmd);
+        d.check(0, "MULTI");
+        d.check(0, "PING");
+        let r = d.check(0, "EXEC");
+        assert_eq!(r == Frame::NullArray, dooms, "{cmd}");
+        d.check(0, "DEL w");
+    }
+}
+
+#[test]
+fn random_list_commands_match() {
+    let mut p = Pair::start(&[]);
+    let mut rng = Rng(0x5eed_1157);
+    let keys = ["a", "b", "c", "s"];
+    let small = [
+        "",
+        "0",
+        "1",
+        "-1",
+        "x",
+        "y",
+        "pivot",
+        "12345678901234567890",
+        "3.5",
+        "-100",
+    ];
+    let idx = ["0", "1", "2", "-1", "-2", "5", "-7", "100", "-100", "x"];
+    let counts = ["0", "1", "2", "3", "-1", "-2", "10", "x"];
+    let mut lists = 0;
+    for step in 0..3600 {
+        let k = rng.pick(&keys);
+        let k2 = rng.pick(&keys);
+        let mut v = rng.pick(&small).to_string();
+        if rng.below(8) == 0 {
+            v = "w".repeat(rng.below(3000) + 60);
+        }
+        let end = |rng: &mut Rng| {
+            let choices = if rng.below(20) == 0 { 4 } else { 3 };
+            ["LEFT", "RIGHT", "left", "up"][rng.below(choices)]
+        };
+        let cmd: Vec<String> = match rng.below(30) {
+            0..=3 => {
+                let mut c = vec![
+                    ["LPUSH", "RPUSH", "LPUSHX", "RPUSHX"][rng.below(4)].into(),
+                    k.into(),
+                ];
+                for _ in 0..1 + rng.below(5) {
+                    c.push(if rng.below(3) == 0 {
+                        v.clone()
+                    } else {
+                        rng.pick(&small).into()
+                    });
+                }
+                c
+            }
+            4 | 5 => {
+                let mut c = vec![["LPOP", "RPOP"][rng.below(2)].into(), k.into()];
+                if rng.below(2) == 0 {
+                    c.push(rng.pick(&counts).into());
+                }
+                c
+            }
+            6 => vec![
+                "LRANGE".into(),
+                k.into(),
+                rng.pick(&idx).into(),
+                rng.pick(&idx).into(),
+            ],
+            7 => vec!["LINDEX".into(), k.into(), rng.pick(&idx).into()],
+            8 => vec!["LLEN".into(), k.into()],
+            9 => vec![
+                "LINSERT".into(),
+                k.into(),
+                ["BEFORE", "AFTER", "after"][rng.below(3)].into(),
+                rng.pick(&small).into(),
+                v.clone(),
+            ],
+            10 => vec!["LSET".into(), k.into(), rng.pick(&idx).into(), v.clone()],
+            11 => vec![
+                "LREM".into(),
+                k.into(),
+                rng.pick(&counts).into(),
+                rng.pick(&small).into(),
+            ],
+            12 => vec![
+                "LTRIM".into(),
+                k.into(),
+                rng.pick(&idx).into(),
+                rng.pick(&idx).into(),
+            ],
+            13 => {
+                let mut c = vec!["LPOS".into(), k.into(), rng.pick(&small).into()];
+                for opt in ["RANK", "COUNT", "MAXLEN"] {
+                    if rng.below(3) == 0 {
+                        c.push(opt.into());
+                        c.push(rng.pick(&counts).into());
+                    }
+                }
+                c
+            }
+            14 => vec![
+                "LMOVE".into(),
+                k.into(),
+                k2.into(),
+                end(&mut rng).into(),
+                end(&mut rng).into(),
+            ],
+            15 => vec!["RPOPLPUSH".into(), k.into(), k2.into()],
+            16 => {
+                let mut c = vec![
+                    "LMPOP".into(),
+                    "2".into(),
+                    k.into(),
+                    k2.into(),
+                    end(&mut rng).into(),
+                ];
+                if rng.below(2) == 0 {
+                    c.push("COUNT".into());
+                    c.push(rng.pick(&counts).into());
+                }
+                c
+            }
+            17 => vec!["BLPOP".into(), k.into(), k2.into(), "0.01".into()],
+            18 => vec!["BRPOP".into(), k.into(), "0.01".into()],
+            19 => vec![
+                "BLMOVE".into(),
+                k.into(),
+                k2.into(),
+                end(&mut rng).into(),
+                end(&mut rng).into(),
+                "0.01".into(),
+            ],
+            20 => vec![
+                "BLMPOP".into(),
+                "0.01".into(),
+                "1".into(),
+                k.into(),
+                end(&mut rng).into(),
+                "COUNT".into(),
+                rng.pick(&counts).into(),
+            ],
+            21 => vec!["SET".into(), k.into(), v.clone()],
+            22 => vec!["APPEND".into(), k.into(), rng.pick(&small).into()],
+            23 => vec!["GET".into(), k.into()],
+            24 => vec!["DEL".into(), k.into()],
+            25 => vec!["TYPE".into(), k.into()],
+            26 => vec!["INCR".into(), k.into()],
+            27 => vec!["RENAME".into(), k.into(), k2.into()],
+            28 => vec!["EXISTS".into(), k.into(), k2.into()],
+            _ => vec!["LRANGE".into(), k.into(), "0".into(), "-1".into()],
+        };
+        if cmd[0].starts_with('L') || cmd[0].starts_with('R') || cmd[0].starts_with('B') {
+            lists += 1;
+        }
+        let cmd: Vec<Vec<u8>> = cmd.into_iter().map(String::into_bytes).collect();
+        p.check_args(&cmd);
+        if step % 50 == 0 {
+            for k in keys {
+                p.check(&format!("TYPE {k}"));
+                p.check(&format!("LRANGE {k} 0 -1"));
+            }
+        }
+    }
+    assert!(lists > 2500, "{lists} list commands");
+    for k in keys {
+        p.check(&format!("LRANGE {k} 0 -1"));
+    }
+    assert!(p.compared > 3600, "{} replies compared", p.compared);
+}
+
+/// The command table agrees with what Redis' `COMMAND INFO` reports.
+#[test]
+fn command_table_matches_command_info() {
+    let redis = RedisServer::start(&[]);
+    let mut c = redis.conn();
+    let table: Vec<&Command> = redsim_engine::cmd::list::COMMANDS
+        .iter()
+        .chain(redsim_engine::cmd::blocking::COMMANDS)
+        .collect();
+    let lists = table.iter().filter(|c| c.group == "list").count();
+    assert_eq!(lists, 22, "every list command of Redis 7.2");
+    let zsets: Vec<&str> = table
+        .iter()
+        .filter(|c| c.group == "sorted-set")
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(zsets, ["bzpopmin", "bzpopmax", "bzmpop"]);
+    for cmd in table {
+        let Frame::Array(mut infos) = c.cmd(&["COMMAND", "INFO", cmd.name]) else {
+            panic!("COMMAND INFO reply");
+        };
+        let Some(Frame::Array(info)) = infos.pop() else {
+            panic!("no COMMAND INFO for {}", cmd.name);
+        };
+        assert_eq!(info[0], Frame::bulk(cmd.name));
+        assert_eq!(
+            info[1],
+            Frame::Integer(cmd.arity as i64),
+            "{} arity",
+            cmd.name
+        );
+        let flags: Vec<Frame> = cmd
+            .flags
+            .iter()
+            .map(|f| Frame::Simple(f.to_string()))
+            .collect();
+        assert_eq!(info[2], Frame::Array(flags), "{} flags", cmd.name);
+        assert_eq!(
+            (&info[3], &info[4], &info[5]),
+            (
+                &Frame::Integer(cmd.keys.0 as i64),
+                &Frame::Integer(cmd.keys.1 as i64),
+                &Frame::Integer(cmd.keys.2 as i64)
+            ),
+            "{} key positions",
+            cmd.name
+        );
+        let acl: Vec<Frame> = cmd
+            .acl
+            .iter()
+            .map(|a| Frame::Simple(format!("@{a}")))
+            .collect();
+        assert_eq!(info[6], Frame::Array(acl), "{} ACL categories", cmd.name);
+    }
+}
