@@ -10,100 +10,22 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use redsim_engine::clifmt::format_reply;
-use redsim_engine::resp::split_args;
-use redsim_tests::{Conn, Frame, RedisServer, RedsimServer};
+use redsim_tests::{
+    args, assert_command_info, command_info, keyspace_stats, parse, Conn, Frame, Pair, RedisServer,
+    Rng,
+};
 
-/// A real Redis and a redsim server started with the same options.
-struct Pair {
-    redis: Conn,
-    sim: Conn,
-    compared: usize,
-    _servers: (RedisServer, RedsimServer),
-}
-
-impl Pair {
-    fn start(extra: &[&str]) -> Pair {
-        let r = RedisServer::start(extra);
-        let s = RedsimServer::start(extra);
-        Pair {
-            redis: r.conn(),
-            sim: s.conn(),
-            compared: 0,
-            _servers: (r, s),
+/// Runs a corpus: one command per line, `#` comments. A line starting
+/// with `~` is compared as an unordered reply (KEYS, a SCAN page).
+fn corpus(p: &mut Pair, text: &str) {
+    p.corpus_by(text, |p, line| match line.strip_prefix('~') {
+        Some(rest) => {
+            p.check_with(&parse(rest.trim()), unordered);
         }
-    }
-
-    fn both(&mut self, args: &[Vec<u8>]) -> (Frame, Frame) {
-        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-        (self.redis.cmd_bytes(&refs), self.sim.cmd_bytes(&refs))
-    }
-
-    /// Sends `args` to both and asserts the replies are equal after `norm`.
-    fn check_with(&mut self, args: &[Vec<u8>], norm: fn(Frame) -> Frame) -> Frame {
-        let (want, got) = self.both(args);
-        let (want, got) = (norm(want), norm(got));
-        assert!(
-            got == want,
-            "replies differ for {}\n  redis:  {}\n  redsim: {}",
-            show(args),
-            format_reply(&want),
-            format_reply(&got)
-        );
-        self.compared += 1;
-        want
-    }
-
-    fn check_args(&mut self, args: &[Vec<u8>]) -> Frame {
-        self.check_with(args, |f| f)
-    }
-
-    /// True if the reference server is Redis 7.0, for the few places where
-    /// 7.0 and 7.2 differ (redsim follows 7.2).
-    fn redis_is_7_0(&mut self) -> bool {
-        let Frame::Bulk(info) = self.redis.cmd(&["INFO", "server"]) else {
-            panic!("INFO server reply");
-        };
-        String::from_utf8_lossy(&info).contains("redis_version:7.0.")
-    }
-
-    fn check(&mut self, line: &str) -> Frame {
-        self.check_args(&parse(line))
-    }
-
-    /// Runs a corpus: one command per line, `#` comments. A line starting
-    /// with `~` is compared as an unordered reply (KEYS, a SCAN page).
-    fn corpus(&mut self, text: &str) {
-        for line in text.lines().map(str::trim) {
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            match line.strip_prefix('~') {
-                Some(rest) => {
-                    self.check_with(&parse(rest.trim()), unordered);
-                }
-                None => {
-                    self.check(line);
-                }
-            }
+        None => {
+            p.check(line);
         }
-    }
-}
-
-fn parse(line: &str) -> Vec<Vec<u8>> {
-    split_args(line.as_bytes()).expect("balanced quotes in test line")
-}
-
-fn show(args: &[Vec<u8>]) -> String {
-    args.iter()
-        .take(12)
-        .map(|a| format!("{:?}", String::from_utf8_lossy(a)))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn args(parts: &[&str]) -> Vec<Vec<u8>> {
-    parts.iter().map(|p| p.as_bytes().to_vec()).collect()
+    });
 }
 
 /// Sorts arrays of bulk strings (recursively), so order does not count.
@@ -161,26 +83,6 @@ fn scan_all(c: &mut Conn, opts: &[&str]) -> (Vec<Vec<u8>>, usize) {
         if cursor == b"0" {
             return (keys, pages);
         }
-    }
-}
-
-/// A small seeded PRNG (xorshift64*), so the random tests replay exactly.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
     }
 }
 
@@ -288,19 +190,19 @@ OBJECT FREQ s x
 #[test]
 fn keyspace_commands_and_errors() {
     let mut p = Pair::start(&[]);
-    p.corpus(KEYSPACE);
+    corpus(&mut p, KEYSPACE);
 }
 
 #[test]
 fn object_subcommands() {
     let mut p = Pair::start(&[]);
-    p.corpus(OBJECT);
+    corpus(&mut p, OBJECT);
     assert!(p.compared >= 28);
     // HELP's footer reads "Prints this help." in 7.0 and "Print this help."
     // in 7.2 (addReplyHelp): follow 7.2, compare the rest with the reference.
     let v70 = p.redis_is_7_0();
     for line in ["OBJECT HELP", "object help", "Object Help"] {
-        let (want, got) = p.both(&parse(line));
+        let (want, got) = p.both(line);
         let (Frame::Array(mut want), Frame::Array(mut got)) = (want, got) else {
             panic!("OBJECT HELP replies with an array");
         };
@@ -325,7 +227,8 @@ fn object_under_lfu_policies() {
     // A new key starts at LFU_INIT_VAL (5); the first access always
     // increments (probability 1); EXISTS, TYPE and OBJECT do not touch;
     // RENAME gives the moved value a fresh counter.
-    p.corpus(
+    corpus(
+        &mut p,
         r#"
         SET k v
         OBJECT FREQ k
@@ -343,7 +246,7 @@ fn object_under_lfu_policies() {
     );
     // Redis 7.2 gives a renamed value a fresh counter (dbAdd calls
     // initObjectLRUOrLFU, #11626); 7.0 kept the touched one (6, or 7).
-    let (want, got) = p.both(&args(&["OBJECT", "FREQ", "k2"]));
+    let (want, got) = p.both_args(&args(&["OBJECT", "FREQ", "k2"]));
     assert_eq!(got, Frame::Integer(5), "7.2: RENAME resets the LFU counter");
     if p.redis_is_7_0() {
         assert!(
@@ -355,7 +258,8 @@ fn object_under_lfu_policies() {
     }
     // With maxmemory set and an LFU policy, small integers are not shared.
     let mut q = Pair::start(&["--maxmemory", "100mb", "--maxmemory-policy", "allkeys-lfu"]);
-    q.corpus(
+    corpus(
+        &mut q,
         r#"
         SET i 5
         OBJECT REFCOUNT i
@@ -365,7 +269,8 @@ fn object_under_lfu_policies() {
         "#,
     );
     let mut r = Pair::start(&["--maxmemory", "100mb", "--maxmemory-policy", "volatile-ttl"]);
-    r.corpus(
+    corpus(
+        &mut r,
         r#"
         SET i 5
         OBJECT REFCOUNT i
@@ -380,10 +285,10 @@ fn object_idletime_follows_accesses() {
     let mut p = Pair::start(&[]);
     // Keys written straight after start: the server's LRU clock must
     // already follow its wall-clock epoch, not wait for the first cron tick.
-    p.corpus("SET k v\nSET other v");
+    corpus(&mut p, "SET k v\nSET other v");
     std::thread::sleep(Duration::from_millis(2300));
     let idle = |p: &mut Pair, key: &str| -> (i64, i64) {
-        match p.both(&args(&["OBJECT", "IDLETIME", key])) {
+        match p.both_args(&args(&["OBJECT", "IDLETIME", key])) {
             (Frame::Integer(a), Frame::Integer(b)) => (a, b),
             other => panic!("OBJECT IDLETIME replies: {other:?}"),
         }
@@ -394,9 +299,12 @@ fn object_idletime_follows_accesses() {
         "idle {r} vs {s}"
     );
     // Commands that must not touch the key.
-    p.corpus("TYPE k\nEXISTS k\nOBJECT ENCODING k\nKEYS k\nRENAME other k2");
-    p.both(&args(&["RANDOMKEY"]));
-    p.both(&args(&["SCAN", "0"]));
+    corpus(
+        &mut p,
+        "TYPE k\nEXISTS k\nOBJECT ENCODING k\nKEYS k\nRENAME other k2",
+    );
+    p.both_args(&args(&["RANDOMKEY"]));
+    p.both_args(&args(&["SCAN", "0"]));
     let (r2, s2) = idle(&mut p, "k");
     assert!(r2 >= r && (r2 - s2).abs() <= 1, "idle {r2} vs {s2}");
     // RENAME gave the moved value a fresh clock.
@@ -410,7 +318,8 @@ fn object_idletime_follows_accesses() {
 #[test]
 fn keys_patterns() {
     let mut p = Pair::start(&[]);
-    p.corpus(
+    corpus(
+        &mut p,
         r#"
         KEYS *
         MSET hello 1 hallo 2 hxllo 3 hllo 4 heeeello 5 "h*llo" 6 "h?llo" 7 "h[a]llo" 8 "" 9 user:1:name 10 user:2:email 11 "a\\b" 12 "x]y" 13 "x-y" 14 "^z" 15 "bin\x00ary" 16
@@ -509,7 +418,8 @@ fn random_glob_patterns_match_redis() {
 #[test]
 fn scan_errors_and_empty_databases() {
     let mut p = Pair::start(&[]);
-    p.corpus(
+    corpus(
+        &mut p,
         r#"
         SELECT 5
         SCAN
@@ -643,7 +553,8 @@ fn scan_full_iterations_cover_the_keyspace() {
 #[test]
 fn expired_keys_are_hidden_and_reclaimed() {
     let mut p = Pair::start(&[]);
-    p.corpus(
+    corpus(
+        &mut p,
         r#"
         SELECT 2
         SET gone1 v PX 150
@@ -665,7 +576,8 @@ fn expired_keys_are_hidden_and_reclaimed() {
         "#,
     );
     std::thread::sleep(Duration::from_millis(400));
-    p.corpus(
+    corpus(
+        &mut p,
         r#"
         ~KEYS *
         ~KEYS gone*
@@ -687,7 +599,7 @@ fn expired_keys_are_hidden_and_reclaimed() {
     // RANDOMKEY only ever returns live keys.
     p.check("SELECT 2");
     for _ in 0..20 {
-        let (r, s) = p.both(&args(&["RANDOMKEY"]));
+        let (r, s) = p.both_args(&args(&["RANDOMKEY"]));
         for k in [r, s] {
             let Frame::Bulk(k) = k else {
                 panic!("RANDOMKEY on a non-empty db: {k:?}");
@@ -710,19 +622,6 @@ fn lookup_statistics_match_redis() {
     let mut c = redis.conn();
     let mut engine = redsim_engine::Engine::new(1);
     let client = engine.connect("stats");
-    let stats = |c: &mut Conn| -> (i64, i64) {
-        let Frame::Bulk(info) = c.cmd(&["INFO", "stats"]) else {
-            panic!("INFO stats");
-        };
-        let info = String::from_utf8_lossy(&info).into_owned();
-        let field = |name: &str| -> i64 {
-            info.lines()
-                .find_map(|l| l.strip_prefix(name))
-                .and_then(|v| v.trim().parse().ok())
-                .unwrap_or_else(|| panic!("no {name} in INFO"))
-        };
-        (field("keyspace_hits:"), field("keyspace_misses:"))
-    };
     let corpus = r#"
         GET nokey
         SET k v
@@ -782,10 +681,10 @@ fn lookup_statistics_match_redis() {
     let mut checked = 0;
     for line in corpus.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let a = parse(line);
-        let before = stats(&mut c);
+        let before = keyspace_stats(&mut c);
         let refs: Vec<&[u8]> = a.iter().map(|x| x.as_slice()).collect();
         c.cmd_bytes(&refs);
-        let after = stats(&mut c);
+        let after = keyspace_stats(&mut c);
         let srv = engine.server();
         let (h0, m0) = (srv.stats.keyspace_hits, srv.stats.keyspace_misses);
         engine.execute(client, &a);
@@ -863,7 +762,7 @@ fn random_keyspace_commands_match() {
                 continue;
             }
             _ => {
-                let (r, s) = p.both(&args(&["RANDOMKEY"]));
+                let (r, s) = p.both_args(&args(&["RANDOMKEY"]));
                 match (r, s) {
                     (Frame::Null, Frame::Null) => {}
                     (Frame::Bulk(a), Frame::Bulk(b)) => {
@@ -886,32 +785,9 @@ fn random_keyspace_commands_match() {
 fn command_table_matches_command_info() {
     let redis = RedisServer::start(&[]);
     let mut c = redis.conn();
-    let check = |info: &[Frame], cmd: &redsim_engine::cmd::Command, full: &str| {
-        assert_eq!(info[0], Frame::bulk(full));
-        assert_eq!(info[1], Frame::Integer(cmd.arity as i64), "{full} arity");
-        let flags: Vec<Frame> = cmd
-            .flags
-            .iter()
-            .map(|f| Frame::Simple(f.to_string()))
-            .collect();
-        assert_eq!(info[2], Frame::Array(flags), "{full} flags");
-        let keys = [cmd.keys.0, cmd.keys.1, cmd.keys.2].map(|k| Frame::Integer(k as i64));
-        assert_eq!(&info[3..6], &keys, "{full} key positions");
-        let acl: Vec<Frame> = cmd
-            .acl
-            .iter()
-            .map(|a| Frame::Simple(format!("@{a}")))
-            .collect();
-        assert_eq!(info[6], Frame::Array(acl), "{full} ACL categories");
-    };
     for cmd in redsim_engine::cmd::keys::COMMANDS {
-        let Frame::Array(mut infos) = c.cmd(&["COMMAND", "INFO", cmd.name]) else {
-            panic!("COMMAND INFO reply");
-        };
-        let Some(Frame::Array(info)) = infos.pop() else {
-            panic!("no COMMAND INFO for {}", cmd.name);
-        };
-        check(&info, cmd, cmd.name);
+        let info = command_info(&mut c, cmd.name);
+        assert_command_info(&info, cmd, cmd.name);
         assert_eq!(cmd.group, "generic");
         let Some(Frame::Array(subs)) = info.get(9) else {
             panic!("{} has no subcommand list", cmd.name);
@@ -934,7 +810,7 @@ fn command_table_matches_command_info() {
             let ours = cmd
                 .subcommand(word.as_bytes())
                 .unwrap_or_else(|| panic!("missing subcommand {full}"));
-            check(sub, ours, &full);
+            assert_command_info(sub, ours, &full);
         }
     }
 }

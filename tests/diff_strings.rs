@@ -7,106 +7,7 @@
 
 use std::time::Duration;
 
-use redsim_engine::clifmt::format_reply;
-use redsim_engine::resp::split_args;
-use redsim_tests::{Conn, Frame, RedisServer, RedsimServer};
-
-/// A real Redis and a redsim server started with the same options.
-struct Pair {
-    redis: Conn,
-    sim: Conn,
-    compared: usize,
-    _servers: (RedisServer, RedsimServer),
-}
-
-impl Pair {
-    fn start(extra: &[&str]) -> Pair {
-        let r = RedisServer::start(extra);
-        let s = RedsimServer::start(extra);
-        Pair {
-            redis: r.conn(),
-            sim: s.conn(),
-            compared: 0,
-            _servers: (r, s),
-        }
-    }
-
-    /// Sends `args` to both and asserts the replies are equal after `norm`.
-    fn check_with(&mut self, args: &[Vec<u8>], norm: fn(Frame) -> Frame) -> Frame {
-        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-        let want = norm(self.redis.cmd_bytes(&refs));
-        let got = norm(self.sim.cmd_bytes(&refs));
-        assert!(
-            got == want,
-            "replies differ for {}\n  redis:  {}\n  redsim: {}",
-            show(args),
-            format_reply(&want),
-            format_reply(&got)
-        );
-        self.compared += 1;
-        want
-    }
-
-    fn check_args(&mut self, args: &[Vec<u8>]) -> Frame {
-        self.check_with(args, |f| f)
-    }
-
-    /// One command written as redis-cli would take it (quotes, `\x00` escapes).
-    fn check(&mut self, line: &str) -> Frame {
-        let args = split_args(line.as_bytes()).expect("balanced quotes in test line");
-        self.check_args(&args)
-    }
-
-    /// Runs a corpus: one command per line, `#` comments, blank lines skipped.
-    fn corpus(&mut self, text: &str) {
-        for line in text.lines().map(str::trim) {
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            self.check(line);
-        }
-    }
-}
-
-fn show(args: &[Vec<u8>]) -> String {
-    let mut s: Vec<String> = args
-        .iter()
-        .map(|a| {
-            let t = String::from_utf8_lossy(a);
-            if t.len() > 60 {
-                format!("{}...({} bytes)", &t[..60], a.len())
-            } else {
-                format!("{t:?}")
-            }
-        })
-        .collect();
-    s.truncate(12);
-    s.join(" ")
-}
-
-fn args(parts: &[&str]) -> Vec<Vec<u8>> {
-    parts.iter().map(|p| p.as_bytes().to_vec()).collect()
-}
-
-/// A small seeded PRNG (xorshift64*), so the random tests replay exactly.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
+use redsim_tests::{args, assert_command_table, Frame, Pair, RedisServer, Rng};
 
 const SET_AND_GET: &str = r#"
 GET missing
@@ -664,10 +565,7 @@ fn proto_max_bulk_len_bounds_append_and_setrange() {
 #[test]
 fn resp3_replies_match() {
     let mut p = Pair::start(&[]);
-    let hello = args(&["HELLO", "3"]);
-    let refs: Vec<&[u8]> = hello.iter().map(|a| a.as_slice()).collect();
-    assert!(matches!(p.redis.cmd_bytes(&refs), Frame::Map(_)));
-    assert!(matches!(p.sim.cmd_bytes(&refs), Frame::Map(_)));
+    p.hello3();
     p.corpus(
         r#"
         GET missing
@@ -745,11 +643,7 @@ fn ttl_values_match() {
         "getset", "ms", "getex", "getexat", "persist", "plain", "mv", "moved",
     ];
     for key in keys {
-        let (want, got) = {
-            let a = args(&["PTTL", key]);
-            let refs: Vec<&[u8]> = a.iter().map(|x| x.as_slice()).collect();
-            (p.redis.cmd_bytes(&refs), p.sim.cmd_bytes(&refs))
-        };
+        let (want, got) = p.both_args(&args(&["PTTL", key]));
         let (Frame::Integer(w), Frame::Integer(g)) = (&want, &got) else {
             panic!("PTTL {key}: {want:?} vs {got:?}");
         };
@@ -987,43 +881,6 @@ fn random_string_commands_match() {
 #[test]
 fn command_table_matches_command_info() {
     let redis = RedisServer::start(&[]);
-    let mut c = redis.conn();
-    for cmd in redsim_engine::cmd::strings::COMMANDS {
-        let Frame::Array(mut infos) = c.cmd(&["COMMAND", "INFO", cmd.name]) else {
-            panic!("COMMAND INFO reply");
-        };
-        let Some(Frame::Array(info)) = infos.pop() else {
-            panic!("no COMMAND INFO for {}", cmd.name);
-        };
-        assert_eq!(info[0], Frame::bulk(cmd.name));
-        assert_eq!(
-            info[1],
-            Frame::Integer(cmd.arity as i64),
-            "{} arity",
-            cmd.name
-        );
-        let flags: Vec<Frame> = cmd
-            .flags
-            .iter()
-            .map(|f| Frame::Simple(f.to_string()))
-            .collect();
-        assert_eq!(info[2], Frame::Array(flags), "{} flags", cmd.name);
-        assert_eq!(
-            (&info[3], &info[4], &info[5]),
-            (
-                &Frame::Integer(cmd.keys.0 as i64),
-                &Frame::Integer(cmd.keys.1 as i64),
-                &Frame::Integer(cmd.keys.2 as i64)
-            ),
-            "{} key positions",
-            cmd.name
-        );
-        let acl: Vec<Frame> = cmd
-            .acl
-            .iter()
-            .map(|a| Frame::Simple(format!("@{a}")))
-            .collect();
-        assert_eq!(info[6], Frame::Array(acl), "{} ACL categories", cmd.name);
-        assert_eq!(cmd.group, "string");
-    }
+    let strings = redsim_engine::cmd::strings::COMMANDS;
+    assert_command_table(&mut redis.conn(), strings, "string");
 }

@@ -1,10 +1,12 @@
 //! Test harness: real `redis-server` processes, the in-process `redsim` server, and a small blocking RESP client.
 
+use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use redsim_engine::clifmt::format_reply;
 pub use redsim_engine::resp::{encode_request, parse_frame, Frame};
 
 /// A free loopback port (bound, then released).
@@ -134,6 +136,13 @@ impl Conn {
             .expect("a reply before the connection closed")
     }
 
+    /// Sends one command given as owned byte strings (as [`parse`] and
+    /// [`args`] make them) and reads its reply.
+    pub fn cmd_args(&mut self, args: &[Vec<u8>]) -> Frame {
+        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+        self.cmd_bytes(&refs)
+    }
+
     /// Writes raw bytes.
     pub fn send_raw(&mut self, bytes: &[u8]) {
         self.stream.write_all(bytes).expect("write");
@@ -189,16 +198,13 @@ impl Differ {
     /// Sends a redis-cli style `line` on connection `i` of both servers and
     /// asserts equal replies; returns the reply.
     pub fn check(&mut self, i: usize, line: &str) -> Frame {
-        let args = redsim_engine::resp::split_args(line.as_bytes()).expect("balanced quotes");
-        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-        let want = self.redis[i].cmd_bytes(&refs);
-        let got = self.sim[i].cmd_bytes(&refs);
-        assert_eq!(
-            got,
-            want,
-            "replies differ on connection {i} for `{line}`\n  redis:  {}\n  redsim: {}",
-            redsim_engine::clifmt::format_reply(&want),
-            redsim_engine::clifmt::format_reply(&got)
+        let args = parse(line);
+        let want = self.redis[i].cmd_args(&args);
+        let got = self.sim[i].cmd_args(&args);
+        assert!(
+            got == want,
+            "{}",
+            differ_message(&format!("on connection {i} for `{line}`"), &want, &got)
         );
         self.compared += 1;
         want
@@ -219,4 +225,343 @@ impl Differ {
             self.check(who.parse().expect("connection index"), cmd);
         }
     }
+}
+
+/// A command line split as redis-cli splits it (quotes, `\x00` escapes).
+pub fn parse(line: &str) -> Vec<Vec<u8>> {
+    redsim_engine::resp::split_args(line.as_bytes()).expect("balanced quotes in test line")
+}
+
+/// A command from its words.
+pub fn args(parts: &[&str]) -> Vec<Vec<u8>> {
+    parts.iter().map(|p| p.as_bytes().to_vec()).collect()
+}
+
+/// `s` cut to at most `max` bytes (on a character boundary), marked `...` if cut.
+fn cut(mut s: String, max: usize) -> String {
+    if s.len() > max {
+        let mut at = max;
+        while !s.is_char_boundary(at) {
+            at -= 1;
+        }
+        s.truncate(at);
+        s.push_str("...");
+    }
+    s
+}
+
+/// A command for a failure message: long arguments and long commands
+/// (PFADD of a thousand elements, a 512 MB SETRANGE) are abridged.
+pub fn show(args: &[Vec<u8>]) -> String {
+    const MAX_ARGS: usize = 16;
+    let mut words: Vec<String> = args
+        .iter()
+        .take(MAX_ARGS)
+        .map(|a| {
+            let t = format!("{:?}", String::from_utf8_lossy(a));
+            if a.len() > 60 {
+                format!("{}({} bytes)", cut(t, 60), a.len())
+            } else {
+                t
+            }
+        })
+        .collect();
+    if args.len() > MAX_ARGS {
+        words.push(format!("... ({} arguments)", args.len()));
+    }
+    words.join(" ")
+}
+
+/// The message of a failed comparison: what was sent and both replies,
+/// abridged so that a 12 KB HyperLogLog does not flood the output.
+fn differ_message(what: &str, want: &Frame, got: &Frame) -> String {
+    format!(
+        "replies differ {what}\n  redis:  {}\n  redsim: {}",
+        cut(format_reply(want), 2000),
+        cut(format_reply(got), 2000)
+    )
+}
+
+/// `(keyspace_hits, keyspace_misses)` from a server's `INFO stats`.
+pub fn keyspace_stats(c: &mut Conn) -> (i64, i64) {
+    let Frame::Bulk(info) = c.cmd(&["INFO", "stats"]) else {
+        panic!("INFO stats replies a bulk string");
+    };
+    let info = String::from_utf8_lossy(&info).into_owned();
+    let field = |name: &str| -> i64 {
+        info.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in INFO"))
+    };
+    (field("keyspace_hits:"), field("keyspace_misses:"))
+}
+
+/// Whether two replies agree: `want` is Redis', `got` redsim's.
+pub type Agree = fn(want: &Frame, got: &Frame) -> bool;
+
+/// A real Redis and a redsim server with one connection to each: the
+/// differential tests send every command to both and compare the replies.
+/// (For several clients per server, see [`Differ`].)
+pub struct Pair {
+    /// The connection to Redis, for what a test sends to one side only.
+    pub redis: Conn,
+    /// The connection to redsim.
+    pub sim: Conn,
+    /// Replies compared so far.
+    pub compared: usize,
+    agree: Agree,
+    redis_7_0: Option<bool>,
+    _servers: (RedisServer, RedsimServer),
+}
+
+impl Pair {
+    /// Both servers with the same `extra` options.
+    pub fn start(extra: &[&str]) -> Pair {
+        Pair::start_with(extra, extra)
+    }
+
+    /// Servers with their own options (for parameters only 7.2 knows).
+    pub fn start_with(redis_extra: &[&str], sim_extra: &[&str]) -> Pair {
+        let r = RedisServer::start(redis_extra);
+        let s = RedsimServer::start(sim_extra);
+        Pair {
+            redis: r.conn(),
+            sim: s.conn(),
+            compared: 0,
+            agree: |want, got| want == got,
+            redis_7_0: None,
+            _servers: (r, s),
+        }
+    }
+
+    /// Compares replies with `agree` instead of `==`: for the differences
+    /// between the 7.0 reference and the 7.2 redsim follows that a file
+    /// accepts everywhere (the printing of doubles, in sorted sets).
+    pub fn agreeing(mut self, agree: Agree) -> Pair {
+        self.agree = agree;
+        self
+    }
+
+    /// Sends `args` to both; returns (Redis' reply, redsim's reply).
+    pub fn both_args(&mut self, args: &[Vec<u8>]) -> (Frame, Frame) {
+        (self.redis.cmd_args(args), self.sim.cmd_args(args))
+    }
+
+    /// Sends a redis-cli style `line` to both; returns both replies.
+    pub fn both(&mut self, line: &str) -> (Frame, Frame) {
+        self.both_args(&parse(line))
+    }
+
+    /// Sends `args` to both and asserts the replies agree once each went
+    /// through `norm` (e.g. sorting an unordered reply); returns Redis'
+    /// normalised reply.
+    pub fn check_with(&mut self, args: &[Vec<u8>], norm: fn(Frame) -> Frame) -> Frame {
+        let (want, got) = self.both_args(args);
+        let (want, got) = (norm(want), norm(got));
+        assert!(
+            (self.agree)(&want, &got),
+            "{}",
+            differ_message(
+                &format!("after {} commands for {}", self.compared, show(args)),
+                &want,
+                &got
+            )
+        );
+        self.compared += 1;
+        want
+    }
+
+    /// Sends `args` to both and asserts the replies agree; returns Redis'.
+    pub fn check_args(&mut self, args: &[Vec<u8>]) -> Frame {
+        self.check_with(args, |f| f)
+    }
+
+    /// [`Pair::check_args`] for a redis-cli style `line`.
+    pub fn check(&mut self, line: &str) -> Frame {
+        self.check_args(&parse(line))
+    }
+
+    /// Runs a corpus: one command per line, each checked; blank lines and
+    /// `#` comments are skipped. Returns the number of commands.
+    pub fn corpus(&mut self, text: &str) -> usize {
+        self.corpus_by(text, |p, line| {
+            p.check(line);
+        })
+    }
+
+    /// Runs a corpus whose lines `run` interprets (a file's own markers,
+    /// such as `~` for an unordered reply); blank lines and `#` comments are
+    /// skipped. Returns the number of lines run.
+    pub fn corpus_by(&mut self, text: &str, mut run: impl FnMut(&mut Pair, &str)) -> usize {
+        let mut n = 0;
+        for line in text.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            run(self, line);
+            n += 1;
+        }
+        n
+    }
+
+    /// Runs a line on Redis only.
+    pub fn redis_only(&mut self, line: &str) -> Frame {
+        self.redis.cmd_args(&parse(line))
+    }
+
+    /// Runs a line on redsim only.
+    pub fn sim_only(&mut self, line: &str) -> Frame {
+        self.sim.cmd_args(&parse(line))
+    }
+
+    /// Switches both connections to RESP3. The HELLO replies differ in
+    /// version and client id: only their shape is compared.
+    pub fn hello3(&mut self) {
+        let (r, s) = self.both("HELLO 3");
+        assert!(
+            matches!(r, Frame::Map(_)) && matches!(s, Frame::Map(_)),
+            "HELLO 3: {r:?} / {s:?}"
+        );
+    }
+
+    /// True if the reference server is Redis 7.0, for the places where 7.0
+    /// and 7.2 differ (redsim follows 7.2). Asked once, then remembered.
+    pub fn redis_is_7_0(&mut self) -> bool {
+        if let Some(v) = self.redis_7_0 {
+            return v;
+        }
+        let Frame::Bulk(info) = self.redis.cmd(&["INFO", "server"]) else {
+            panic!("INFO server replies a bulk string");
+        };
+        let v = String::from_utf8_lossy(&info).contains("redis_version:7.0.");
+        self.redis_7_0 = Some(v);
+        v
+    }
+
+    /// `(keyspace_hits, keyspace_misses)` of each server: (Redis, redsim).
+    pub fn stats(&mut self) -> ((i64, i64), (i64, i64)) {
+        (
+            keyspace_stats(&mut self.redis),
+            keyspace_stats(&mut self.sim),
+        )
+    }
+}
+
+/// The seeded xorshift generator of the randomised differential tests:
+/// the same seed gives the same commands on every run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    /// A number in `lo..=hi`.
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next_u64() % (hi - lo + 1) as u64) as i64
+    }
+
+    /// One of `items`.
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+
+    /// True once in `n` times.
+    pub fn one_in(&mut self, n: usize) -> bool {
+        self.below(n) == 0
+    }
+
+    /// True `percent` times in a hundred.
+    pub fn percent(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// Redis' `COMMAND INFO` entry for `name` (`get`, `config|get`).
+pub fn command_info(c: &mut Conn, name: &str) -> Vec<Frame> {
+    let Frame::Array(mut infos) = c.cmd(&["COMMAND", "INFO", name]) else {
+        panic!("COMMAND INFO reply");
+    };
+    let Some(Frame::Array(info)) = infos.pop() else {
+        panic!("no COMMAND INFO for {name}");
+    };
+    info
+}
+
+/// Asserts that `cmd`'s table entry says what Redis' `COMMAND INFO` entry
+/// `info` says: name (`full`, e.g. `object|encoding`), arity, flags, key
+/// positions and ACL categories.
+pub fn assert_command_info(info: &[Frame], cmd: &redsim_engine::cmd::Command, full: &str) {
+    assert!(
+        info.len() >= 7,
+        "{full}: COMMAND INFO has {} fields",
+        info.len()
+    );
+    assert_eq!(info[0], Frame::bulk(full), "{full} name");
+    assert_eq!(info[1], Frame::Integer(cmd.arity as i64), "{full} arity");
+    let flags: Vec<Frame> = cmd
+        .flags
+        .iter()
+        .map(|f| Frame::Simple(f.to_string()))
+        .collect();
+    assert_eq!(info[2], Frame::Array(flags), "{full} flags");
+    let keys = [cmd.keys.0, cmd.keys.1, cmd.keys.2].map(|k| Frame::Integer(k as i64));
+    assert_eq!(&info[3..6], &keys, "{full} key positions");
+    let acl: Vec<Frame> = cmd
+        .acl
+        .iter()
+        .map(|a| Frame::Simple(format!("@{a}")))
+        .collect();
+    assert_eq!(info[6], Frame::Array(acl), "{full} ACL categories");
+}
+
+/// Asserts [`assert_command_info`] for every command of a group's table,
+/// each of which must be in `group`.
+pub fn assert_command_table(c: &mut Conn, commands: &[redsim_engine::cmd::Command], group: &str) {
+    for cmd in commands {
+        assert_command_info(&command_info(c, cmd.name), cmd, cmd.name);
+        assert_eq!(cmd.group, group, "{} group", cmd.name);
+    }
+}
+
+/// How many commands Redis' `COMMAND DOCS` puts in `group`.
+pub fn commands_in_group(c: &mut Conn, group: &str) -> usize {
+    let Frame::Array(docs) = c.cmd(&["COMMAND", "DOCS"]) else {
+        panic!("COMMAND DOCS reply");
+    };
+    docs.chunks(2)
+        .filter(|pair| {
+            let Some(Frame::Array(fields)) = pair.get(1) else {
+                return false;
+            };
+            fields
+                .chunks(2)
+                .any(|kv| kv[0] == Frame::bulk("group") && kv.get(1) == Some(&Frame::bulk(group)))
+        })
+        .count()
+}
+
+/// The names of the commands in ACL category `category`
+/// (`COMMAND LIST FILTERBY ACLCAT`).
+pub fn commands_in_acl_category(c: &mut Conn, category: &str) -> BTreeSet<String> {
+    let Frame::Array(names) = c.cmd(&["COMMAND", "LIST", "FILTERBY", "ACLCAT", category]) else {
+        panic!("COMMAND LIST reply");
+    };
+    names
+        .iter()
+        .map(|n| match n {
+            Frame::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
+            other => panic!("command name {other:?}"),
+        })
+        .collect()
 }
