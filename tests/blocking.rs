@@ -591,3 +591,35 @@ fn engine_runs_are_deterministic() {
     assert_eq!(log1, log2);
     assert_eq!(trace1, trace2);
 }
+
+/// Redis 7.2 serves a waiter by running its command again, so a BLPOP on
+/// two keys woken by the second takes from the first if that one got data
+/// too (both made in one transaction). Redis 7.0 served it from the key
+/// that woke it (`[k2, b]`): here the reference differs, and redsim gives
+/// 7.2's answer (checked against a 7.2-derived server).
+#[test]
+fn served_commands_run_again_as_in_7_2() {
+    let mut b = Both::start(2);
+    b.block(0, "BLPOP k1 k2 0");
+    for line in ["MULTI", "RPUSH k2 b", "RPUSH k1 a", "EXEC"] {
+        b.check(1, line);
+    }
+    let redis_7_0 = b.d.redis[0].read_frame().expect("redis replies");
+    assert_eq!(
+        redis_7_0,
+        bulks(&["k2", "b"]),
+        "7.0 serves the key that woke it"
+    );
+    assert_eq!(
+        b.d.sim[0].read_frame().expect("redsim replies"),
+        bulks(&["k1", "a"])
+    );
+    // Keys given twice are waited on once.
+    b.send(0, "DEL k1 k2");
+    b.d.redis[0].read_frame();
+    b.d.sim[0].read_frame();
+    b.block(0, "BLPOP q q 0");
+    b.check(1, "RPUSH q x y");
+    assert_eq!(b.recv(0), bulks(&["q", "x"]));
+    assert_eq!(b.check(1, "LRANGE q 0 -1"), bulks(&["y"]));
+}
