@@ -16,136 +16,46 @@
 use std::collections::BTreeSet;
 
 use redsim_engine::clifmt::format_reply;
-use redsim_engine::resp::split_args;
-use redsim_tests::{Conn, Frame, RedisServer, RedsimServer};
+use redsim_tests::{
+    args, assert_command_table, commands_in_acl_category, parse, show, Conn, Frame, Pair,
+    RedisServer, Rng,
+};
 
-/// A real Redis and a redsim server started with the same options.
-struct Pair {
-    redis: Conn,
-    sim: Conn,
-    compared: usize,
-    _servers: (RedisServer, RedsimServer),
+/// A whole-hash read: exact if equal, else equal as multisets with the
+/// hash a hashtable on both sides (whose order is each server's own).
+fn check_hash_read(p: &mut Pair, a: &[Vec<u8>]) {
+    let (want, got) = p.both_args(a);
+    p.compared += 1;
+    if want == got {
+        return;
+    }
+    assert_eq!(
+        unordered(got.clone()),
+        unordered(want.clone()),
+        "{} differs beyond order\n  redis:  {}\n  redsim: {}",
+        show(a),
+        format_reply(&want),
+        format_reply(&got)
+    );
+    let enc = args(&["OBJECT", "ENCODING", &String::from_utf8_lossy(&a[1])]);
+    let (r, s) = p.both_args(&enc);
+    assert_eq!(
+        (&r, &s),
+        (&Frame::bulk("hashtable"), &Frame::bulk("hashtable")),
+        "{}: order may only differ for a hashtable",
+        show(a)
+    );
 }
 
-impl Pair {
-    fn start(extra: &[&str]) -> Pair {
-        let r = RedisServer::start(extra);
-        let s = RedsimServer::start(extra);
-        Pair {
-            redis: r.conn(),
-            sim: s.conn(),
-            compared: 0,
-            _servers: (r, s),
+/// Runs a corpus: one command per line, `#` comments. A line starting
+/// with `~` is a whole-hash read (see `check_hash_read`).
+fn corpus(p: &mut Pair, text: &str) {
+    p.corpus_by(text, |p, line| match line.strip_prefix('~') {
+        Some(rest) => check_hash_read(p, &parse(rest)),
+        None => {
+            p.check(line);
         }
-    }
-
-    fn both(&mut self, args: &[Vec<u8>]) -> (Frame, Frame) {
-        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-        (self.redis.cmd_bytes(&refs), self.sim.cmd_bytes(&refs))
-    }
-
-    /// Sends `args` to both and asserts the replies are equal after `norm`.
-    fn check_with(&mut self, args: &[Vec<u8>], norm: fn(Frame) -> Frame) -> Frame {
-        let (want, got) = self.both(args);
-        let (want, got) = (norm(want), norm(got));
-        assert!(
-            got == want,
-            "replies differ for {}\n  redis:  {}\n  redsim: {}",
-            show(args),
-            format_reply(&want),
-            format_reply(&got)
-        );
-        self.compared += 1;
-        want
-    }
-
-    fn check(&mut self, line: &str) -> Frame {
-        self.check_with(&parse(line), |f| f)
-    }
-
-    /// A whole-hash read: exact if equal, else equal as multisets with the
-    /// hash a hashtable on both sides (whose order is each server's own).
-    fn check_hash_read(&mut self, a: &[Vec<u8>]) {
-        let (want, got) = self.both(a);
-        self.compared += 1;
-        if want == got {
-            return;
-        }
-        assert_eq!(
-            unordered(got.clone()),
-            unordered(want.clone()),
-            "{} differs beyond order\n  redis:  {}\n  redsim: {}",
-            show(a),
-            format_reply(&want),
-            format_reply(&got)
-        );
-        let enc = args(&["OBJECT", "ENCODING", &String::from_utf8_lossy(&a[1])]);
-        let (r, s) = self.both(&enc);
-        assert_eq!(
-            (&r, &s),
-            (&Frame::bulk("hashtable"), &Frame::bulk("hashtable")),
-            "{}: order may only differ for a hashtable",
-            show(a)
-        );
-    }
-
-    /// Runs a corpus: one command per line, `#` comments. A line starting
-    /// with `~` is a whole-hash read (see `check_hash_read`).
-    fn corpus(&mut self, text: &str) {
-        for line in text.lines().map(str::trim) {
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            match line.strip_prefix('~') {
-                Some(rest) => self.check_hash_read(&parse(rest)),
-                None => {
-                    self.check(line);
-                }
-            }
-        }
-    }
-
-    /// `(keyspace_hits, keyspace_misses)` of each server.
-    fn stats(&mut self) -> ((i64, i64), (i64, i64)) {
-        (stats(&mut self.redis), stats(&mut self.sim))
-    }
-}
-
-fn stats(c: &mut Conn) -> (i64, i64) {
-    let Frame::Bulk(info) = c.cmd(&["INFO", "stats"]) else {
-        panic!("INFO stats");
-    };
-    let info = String::from_utf8_lossy(&info).into_owned();
-    let field = |name: &str| -> i64 {
-        info.lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or_else(|| panic!("no {name} in INFO"))
-    };
-    (field("keyspace_hits:"), field("keyspace_misses:"))
-}
-
-fn parse(line: &str) -> Vec<Vec<u8>> {
-    split_args(line.as_bytes()).expect("balanced quotes in test line")
-}
-
-fn args(parts: &[&str]) -> Vec<Vec<u8>> {
-    parts.iter().map(|p| p.as_bytes().to_vec()).collect()
-}
-
-fn show(args: &[Vec<u8>]) -> String {
-    args.iter()
-        .take(12)
-        .map(|a| {
-            let t = String::from_utf8_lossy(a);
-            if t.len() > 40 {
-                format!("{:?}...({} bytes)", &t[..40], a.len())
-            } else {
-                format!("{t:?}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    });
 }
 
 /// A reply with its collections' order removed: arrays and sets sorted,
@@ -217,26 +127,6 @@ fn hscan_all(c: &mut Conn, key: &str, opts: &[&str]) -> Result<BTreeSet<FieldVal
         }
     }
     panic!("HSCAN {key} never finished");
-}
-
-/// A seeded PRNG (xorshift64*), so the random tests replay exactly.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
 }
 
 const BASICS: &str = r#"
@@ -448,7 +338,8 @@ TYPE h2
 #[test]
 fn ttl_kept_by_writes() {
     let mut p = Pair::start(&[]);
-    p.corpus(
+    corpus(
+        &mut p,
         "HSET t a 1 b 2 c 3
          EXPIRE t 100
          HSET t d 4
@@ -467,25 +358,25 @@ fn ttl_kept_by_writes() {
 #[test]
 fn basics_and_arity() {
     let mut p = Pair::start(&[]);
-    p.corpus(BASICS);
+    corpus(&mut p, BASICS);
 }
 
 #[test]
 fn counters_and_float_formatting() {
     let mut p = Pair::start(&[]);
-    p.corpus(COUNTERS);
+    corpus(&mut p, COUNTERS);
 }
 
 #[test]
 fn random_and_scan_argument_errors() {
     let mut p = Pair::start(&[]);
-    p.corpus(RANDOM_AND_SCAN_ERRORS);
+    corpus(&mut p, RANDOM_AND_SCAN_ERRORS);
 }
 
 #[test]
 fn wrongtype_both_ways() {
     let mut p = Pair::start(&[]);
-    p.corpus(WRONGTYPE);
+    corpus(&mut p, WRONGTYPE);
 }
 
 /// Encodings at the thresholds, with CONFIG SET moving them (and the
@@ -496,8 +387,10 @@ fn encodings_at_the_thresholds() {
     let mut p = Pair::start(&[]);
     let v64 = "v".repeat(64);
     let v65 = "v".repeat(65);
-    p.corpus(&format!(
-        r#"
+    corpus(
+        &mut p,
+        &format!(
+            r#"
         CONFIG GET hash-max-listpack-entries
         CONFIG GET hash-max-listpack-value
         CONFIG GET hash-max-ziplist-entries
@@ -564,9 +457,11 @@ fn encodings_at_the_thresholds() {
         CONFIG GET hash-max-ziplist-entries
         CONFIG SET hash-max-ziplist-entries 512
         "#
-    ));
+        ),
+    );
     // A listpack keeps insertion order in every whole-hash reply.
-    p.corpus(
+    corpus(
+        &mut p,
         "HSET order z 1 a 2 m 3 b 4
          HSET order a 5 q 6
          HDEL order m
@@ -587,9 +482,9 @@ fn encodings_at_the_thresholds() {
     }
     let many: Vec<Vec<u8>> = many.into_iter().map(String::into_bytes).collect();
     p.check_with(&many, |f| f);
-    let (r, s) = p.both(&args(&["OBJECT", "ENCODING", "dup"]));
+    let (r, s) = p.both_args(&args(&["OBJECT", "ENCODING", "dup"]));
     assert_eq!(s, Frame::bulk("hashtable"), "7.2 converts");
-    if redis_is_7_0(&mut p.redis) {
+    if p.redis_is_7_0() {
         assert_eq!(r, Frame::bulk("listpack"), "7.0 did not");
     } else {
         assert_eq!(r, s);
@@ -601,7 +496,8 @@ fn encodings_at_the_thresholds() {
     }
     let fit: Vec<Vec<u8>> = fit.into_iter().map(String::into_bytes).collect();
     p.check_with(&fit, |f| f);
-    p.corpus(
+    corpus(
+        &mut p,
         "OBJECT ENCODING fit
          HSET fit one more
          OBJECT ENCODING fit
@@ -609,20 +505,14 @@ fn encodings_at_the_thresholds() {
     );
 }
 
-fn redis_is_7_0(c: &mut Conn) -> bool {
-    let Frame::Bulk(info) = c.cmd(&["INFO", "server"]) else {
-        panic!("INFO server reply");
-    };
-    String::from_utf8_lossy(&info).contains("redis_version:7.0.")
-}
-
 /// RESP3: HGETALL is a map, HRANDFIELD WITHVALUES a list of pairs, the
 /// rest as in RESP2.
 #[test]
 fn resp3_replies() {
     let mut p = Pair::start(&[]);
-    p.both(&args(&["HELLO", "3"]));
-    p.corpus(
+    p.hello3();
+    corpus(
+        &mut p,
         "HSET h a 1 b 2 c 3
          HGETALL h
          HGETALL nokey
@@ -638,7 +528,7 @@ fn resp3_replies() {
          HINCRBYFLOAT h a 0.5",
     );
     for count in ["2", "-5", "1"] {
-        let (r, s) = p.both(&args(&["HRANDFIELD", "h", count, "WITHVALUES"]));
+        let (r, s) = p.both_args(&args(&["HRANDFIELD", "h", count, "WITHVALUES"]));
         let (Frame::Array(r), Frame::Array(s)) = (r, s) else {
             panic!("arrays expected");
         };
@@ -694,7 +584,7 @@ fn hscan_full_iterations_of_a_hashtable() {
         p.check(&format!("HDEL big field:{i}"));
     }
     p.check("OBJECT ENCODING big");
-    p.check_hash_read(&args(&["HGETALL", "big"]));
+    check_hash_read(&mut p, &args(&["HGETALL", "big"]));
     let r = hscan_all(&mut p.redis, "big", &[]);
     let s = hscan_all(&mut p.sim, "big", &[]);
     assert_eq!(s, r);
@@ -740,7 +630,7 @@ fn hrandfield_shapes() {
 /// Checks one HRANDFIELD against both servers (see `hrandfield_shapes`).
 fn check_hrandfield(p: &mut Pair, a: &[Vec<u8>]) {
     let key = String::from_utf8_lossy(&a[1]).into_owned();
-    let (r, s) = p.both(a);
+    let (r, s) = p.both_args(a);
     p.compared += 1;
     let hash = contents(&mut p.redis, &key);
     match (&r, &s) {
@@ -833,7 +723,7 @@ fn keyspace_statistics_per_command() {
         let (r0, s0) = p.stats();
         if line.starts_with("HRANDFIELD") {
             // A random pick: only its lookups are compared here.
-            p.both(&parse(line));
+            p.both(line);
         } else {
             p.check(line);
         }
@@ -981,10 +871,10 @@ fn random_hash_commands_match() {
         let a: Vec<Vec<u8>> = cmd.iter().map(|s| s.as_bytes().to_vec()).collect();
         let (r0, s0) = p.stats();
         match cmd[0].as_str() {
-            "HGETALL" | "HKEYS" | "HVALS" => p.check_hash_read(&a),
+            "HGETALL" | "HKEYS" | "HVALS" => check_hash_read(&mut p, &a),
             "HRANDFIELD" => check_hrandfield(&mut p, &a),
             "HSCAN" => {
-                let (r, s) = p.both(&a);
+                let (r, s) = p.both_args(&a);
                 if r != s {
                     // Only a hashtable's pages may differ: compare full iterations.
                     assert_eq!(
@@ -1020,7 +910,7 @@ fn random_hash_commands_match() {
     // The final states agree.
     for k in keys {
         p.check(&format!("TYPE {k}"));
-        p.check_hash_read(&args(&["HGETALL", k]));
+        check_hash_read(&mut p, &args(&["HGETALL", k]));
     }
     assert!(p.compared > 4000, "{} replies compared", p.compared);
 }
@@ -1031,59 +921,8 @@ fn random_hash_commands_match() {
 fn command_table_matches_command_info() {
     let redis = RedisServer::start(&[]);
     let mut c = redis.conn();
-    let ours: BTreeSet<&str> = redsim_engine::cmd::hash::COMMANDS
-        .iter()
-        .map(|c| c.name)
-        .collect();
-    let Frame::Array(names) = c.cmd(&["COMMAND", "LIST", "FILTERBY", "ACLCAT", "hash"]) else {
-        panic!("COMMAND LIST reply");
-    };
-    let theirs: BTreeSet<String> = names
-        .iter()
-        .map(|n| match n {
-            Frame::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
-            other => panic!("name {other:?}"),
-        })
-        .collect();
-    assert_eq!(
-        theirs,
-        ours.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>()
-    );
-    for cmd in redsim_engine::cmd::hash::COMMANDS {
-        let Frame::Array(mut infos) = c.cmd(&["COMMAND", "INFO", cmd.name]) else {
-            panic!("COMMAND INFO reply");
-        };
-        let Some(Frame::Array(info)) = infos.pop() else {
-            panic!("no COMMAND INFO for {}", cmd.name);
-        };
-        assert_eq!(
-            info[1],
-            Frame::Integer(cmd.arity as i64),
-            "{} arity",
-            cmd.name
-        );
-        let flags: Vec<Frame> = cmd
-            .flags
-            .iter()
-            .map(|f| Frame::Simple(f.to_string()))
-            .collect();
-        assert_eq!(info[2], Frame::Array(flags), "{} flags", cmd.name);
-        assert_eq!(
-            (&info[3], &info[4], &info[5]),
-            (
-                &Frame::Integer(cmd.keys.0 as i64),
-                &Frame::Integer(cmd.keys.1 as i64),
-                &Frame::Integer(cmd.keys.2 as i64)
-            ),
-            "{} key positions",
-            cmd.name
-        );
-        let acl: Vec<Frame> = cmd
-            .acl
-            .iter()
-            .map(|a| Frame::Simple(format!("@{a}")))
-            .collect();
-        assert_eq!(info[6], Frame::Array(acl), "{} ACL categories", cmd.name);
-        assert_eq!(cmd.group, "hash");
-    }
+    let hash = redsim_engine::cmd::hash::COMMANDS;
+    let ours: BTreeSet<String> = hash.iter().map(|c| c.name.to_string()).collect();
+    assert_eq!(commands_in_acl_category(&mut c, "hash"), ours);
+    assert_command_table(&mut c, hash, "hash");
 }

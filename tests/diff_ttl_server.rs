@@ -11,83 +11,34 @@ use std::time::Duration;
 
 use redsim_engine::clifmt::format_reply;
 use redsim_engine::cmd::Command;
-use redsim_engine::resp::split_args;
 use redsim_engine::Engine;
-use redsim_tests::{Conn, Frame, RedisServer, RedsimServer};
+use redsim_tests::{Conn, Frame, Pair};
 
-/// A real Redis and a redsim server with one connection each.
-struct Pair {
-    redis: Conn,
-    sim: Conn,
-    _servers: (RedisServer, RedsimServer),
-}
-
-impl Pair {
-    fn start() -> Pair {
-        let r = RedisServer::start(&[]);
-        let s = RedsimServer::start(&[]);
-        Pair {
-            redis: r.conn(),
-            sim: s.conn(),
-            _servers: (r, s),
+/// Runs `line` on both: integer replies within `tol` of each other.
+fn close(p: &mut Pair, line: &str, tol: i64) -> (i64, i64) {
+    match p.both(line) {
+        (Frame::Integer(a), Frame::Integer(b)) => {
+            assert!((a - b).abs() <= tol, "`{line}`: redis {a}, redsim {b}");
+            (a, b)
         }
-    }
-
-    fn both(&mut self, line: &str) -> (Frame, Frame) {
-        let args = parse(line);
-        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-        (self.redis.cmd_bytes(&refs), self.sim.cmd_bytes(&refs))
-    }
-
-    /// Runs `line` on both and asserts identical replies; returns Redis'.
-    fn same(&mut self, line: &str) -> Frame {
-        let (want, got) = self.both(line);
-        assert!(
-            want == got,
-            "replies differ for `{line}`\n  redis:  {}\n  redsim: {}",
-            format_reply(&want),
-            format_reply(&got)
-        );
-        want
-    }
-
-    /// Runs `line` on both: integer replies within `tol` of each other.
-    fn close(&mut self, line: &str, tol: i64) -> (i64, i64) {
-        match self.both(line) {
-            (Frame::Integer(a), Frame::Integer(b)) => {
-                assert!((a - b).abs() <= tol, "`{line}`: redis {a}, redsim {b}");
-                (a, b)
-            }
-            other => panic!("`{line}`: integer replies expected, got {other:?}"),
-        }
-    }
-
-    /// One command per line, `#` comments, every reply compared exactly,
-    /// except that a line starting with `~` is a map reply (CONFIG GET)
-    /// whose pairs Redis orders by its hash table: those compare as sets.
-    fn corpus(&mut self, text: &str) -> usize {
-        let mut n = 0;
-        for line in text.lines().map(str::trim) {
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            match line.strip_prefix('~') {
-                Some(rest) => {
-                    let (r, s) = self.both(rest.trim());
-                    assert_eq!(pairs(&r), pairs(&s), "`{rest}`");
-                }
-                None => {
-                    self.same(line);
-                }
-            }
-            n += 1;
-        }
-        n
+        other => panic!("`{line}`: integer replies expected, got {other:?}"),
     }
 }
 
-fn parse(line: &str) -> Vec<Vec<u8>> {
-    split_args(line.as_bytes()).expect("balanced quotes in test line")
+/// One command per line, `#` comments, every reply compared exactly,
+/// except that a line starting with `~` is a map reply (CONFIG GET)
+/// whose pairs Redis orders by its hash table: those compare as sets.
+/// Returns the number of commands.
+fn corpus(p: &mut Pair, text: &str) -> usize {
+    p.corpus_by(text, |p, line| match line.strip_prefix('~') {
+        Some(rest) => {
+            let (r, s) = p.both(rest.trim());
+            assert_eq!(pairs(&r), pairs(&s), "`{rest}`");
+        }
+        None => {
+            p.check(line);
+        }
+    })
 }
 
 /// A flattened map reply as a set of (key, value) pairs.
@@ -129,8 +80,9 @@ fn info_field(f: &Frame, name: &str) -> Option<String> {
 
 #[test]
 fn expire_family_options_errors_and_edge_cases() {
-    let mut p = Pair::start();
-    let n = p.corpus(
+    let mut p = Pair::start(&[]);
+    let n = corpus(
+        &mut p,
         r#"
         FLUSHALL
         SET k v
@@ -262,8 +214,9 @@ fn expire_family_options_errors_and_edge_cases() {
 
 #[test]
 fn expiry_stats_and_lookups() {
-    let mut p = Pair::start();
-    p.corpus(
+    let mut p = Pair::start(&[]);
+    corpus(
+        &mut p,
         "FLUSHALL
          SET live v
          SET gone v
@@ -288,8 +241,9 @@ fn expiry_stats_and_lookups() {
 
 #[test]
 fn ttl_after_set_with_expiry_options() {
-    let mut p = Pair::start();
-    p.corpus(
+    let mut p = Pair::start(&[]);
+    corpus(
+        &mut p,
         "FLUSHALL
          SET a v EX 100
          TTL a
@@ -304,28 +258,31 @@ fn ttl_after_set_with_expiry_options() {
          SET a v
          TTL a",
     );
-    p.same("SET e v PX 100000");
-    let (r, s) = p.close("PTTL e", 300);
+    p.check("SET e v PX 100000");
+    let (r, s) = close(&mut p, "PTTL e", 300);
     assert!((99_000..=100_000).contains(&s), "PTTL {s} (redis {r})");
-    p.same("SET f v EX 100");
-    let (_, s) = p.close("EXPIRETIME f", 1);
-    let (_, s_ms) = p.close("PEXPIRETIME f", 300);
+    p.check("SET f v EX 100");
+    let (_, s) = close(&mut p, "EXPIRETIME f", 1);
+    let (_, s_ms) = close(&mut p, "PEXPIRETIME f", 300);
     assert_eq!(s, (s_ms + 500) / 1000);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .expect("clock after 1970")
         .as_secs() as i64;
-    p.same(&format!("SET g v EXAT {}", now + 100));
-    p.close("TTL g", 1);
-    p.close("EXPIRETIME g", 0);
+    p.check(&format!("SET g v EXAT {}", now + 100));
+    close(&mut p, "TTL g", 1);
+    close(&mut p, "EXPIRETIME g", 0);
 }
 
 #[test]
 fn keys_expire_in_real_time_on_both_servers() {
-    let mut p = Pair::start();
-    p.corpus("FLUSHALL\nCONFIG RESETSTAT\nSET k v PX 100\nSET j v PX 100\nSET stay v");
+    let mut p = Pair::start(&[]);
+    corpus(
+        &mut p,
+        "FLUSHALL\nCONFIG RESETSTAT\nSET k v PX 100\nSET j v PX 100\nSET stay v",
+    );
     std::thread::sleep(Duration::from_millis(200));
-    p.corpus("GET k\nTTL k\nEXISTS k");
+    corpus(&mut p, "GET k\nTTL k\nEXISTS k");
     // `j` is never touched: the active expire cycle reclaims it on both.
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     loop {
@@ -346,8 +303,9 @@ fn keys_expire_in_real_time_on_both_servers() {
 
 #[test]
 fn dbsize_flushdb_flushall() {
-    let mut p = Pair::start();
-    p.corpus(
+    let mut p = Pair::start(&[]);
+    corpus(
+        &mut p,
         "FLUSHALL
          DBSIZE
          SET a 1
@@ -390,7 +348,7 @@ fn dbsize_flushdb_flushall() {
 
 #[test]
 fn time_shape() {
-    let mut p = Pair::start();
+    let mut p = Pair::start(&[]);
     let parts = |f: Frame| -> (i64, i64) {
         let Frame::Array(v) = f else {
             panic!("TIME reply {f:?}");
@@ -413,7 +371,7 @@ fn time_shape() {
     let ((rs, ru), (ss, su)) = (parts(r), parts(s));
     assert!(ru < 1_000_000 && su < 1_000_000);
     assert!((rs - ss).abs() <= 2, "redis {rs}, redsim {ss}");
-    p.same("TIME x");
+    p.check("TIME x");
 }
 
 /// Every command and subcommand of our table, with its full name.
@@ -430,7 +388,7 @@ fn table() -> Vec<(String, &'static Command)> {
 
 #[test]
 fn command_info_matches_redis_for_every_shared_command() {
-    let mut p = Pair::start();
+    let mut p = Pair::start(&[]);
     let mut compared = 0;
     let mut only_ours = Vec::new();
     let mut mismatches = Vec::new();
@@ -485,7 +443,7 @@ fn command_info_matches_redis_for_every_shared_command() {
 
 #[test]
 fn command_count_list_docs_and_help() {
-    let mut p = Pair::start();
+    let mut p = Pair::start(&[]);
     let tops = redsim_engine::cmd::all().count() as i64;
     assert_eq!(p.sim.cmd(&["COMMAND", "COUNT"]), Frame::Integer(tops));
     let Frame::Array(all) = p.sim.cmd(&["COMMAND"]) else {
@@ -525,7 +483,8 @@ fn command_count_list_docs_and_help() {
             .cmd(&["COMMAND", "LIST", "FILTERBY", "PATTERN", "*ttl"])
     )
     .contains("pttl"));
-    p.corpus(
+    corpus(
+        &mut p,
         "COMMAND LIST FILTERBY
          COMMAND LIST FILTERBY FOO bar
          COMMAND LIST foo
@@ -603,7 +562,7 @@ fn command_count_list_docs_and_help() {
 
 #[test]
 fn config_get_and_set_match_redis() {
-    let mut p = Pair::start();
+    let mut p = Pair::start(&[]);
     // Our parameters have Redis' defaults (port and bind differ by design).
     for param in redsim_engine::config::PARAMS {
         // Redis 7.0 has no listpack sets: diff_set.rs checks those two.
@@ -613,9 +572,10 @@ fn config_get_and_set_match_redis() {
         ) {
             continue;
         }
-        p.same(&format!("CONFIG GET {}", param.name));
+        p.check(&format!("CONFIG GET {}", param.name));
     }
-    p.corpus(
+    corpus(
+        &mut p,
         r#"
         CONFIG GET HZ
         CONFIG GET hz HZ
@@ -736,9 +696,9 @@ fn persistence_parameters_are_read_only_here() {
     // Redis lets CONFIG SET change `save` and `appendonly`; redsim has no
     // persistence, so it reports them off (as the reference server is
     // started) and refuses changes.
-    let mut p = Pair::start();
-    p.same("CONFIG GET save");
-    p.same("CONFIG GET appendonly");
+    let mut p = Pair::start(&[]);
+    p.check("CONFIG GET save");
+    p.check("CONFIG GET appendonly");
     for (name, value) in [("save", ""), ("appendonly", "yes")] {
         assert_eq!(
             p.sim.cmd(&["CONFIG", "SET", name, value]),
@@ -751,8 +711,11 @@ fn persistence_parameters_are_read_only_here() {
 
 #[test]
 fn info_sections_fields_and_order() {
-    let mut p = Pair::start();
-    p.corpus("FLUSHALL\nCONFIG RESETSTAT\nSET k v\nGET k\nGET nosuch");
+    let mut p = Pair::start(&[]);
+    corpus(
+        &mut p,
+        "FLUSHALL\nCONFIG RESETSTAT\nSET k v\nGET k\nGET nosuch",
+    );
     let (r, s) = p.both("INFO");
     let (rs, ss) = (info_sections(&r), info_sections(&s));
     let titles = |v: &[(String, Vec<(String, String)>)]| -> Vec<String> {
@@ -881,21 +844,22 @@ fn info_sections_fields_and_order() {
     assert!(t.ends_with("\r\n") && !t.ends_with("\r\n\r\n"));
 
     // maxmemory in INFO follows CONFIG SET, with Redis' human form.
-    p.same("CONFIG SET maxmemory 100mb");
+    p.check("CONFIG SET maxmemory 100mb");
     let (r, s) = p.both("INFO memory");
     for name in ["maxmemory", "maxmemory_human", "maxmemory_policy"] {
         assert_eq!(info_field(&r, name), info_field(&s, name), "{name}");
     }
-    p.same("CONFIG SET maxmemory 0");
+    p.check("CONFIG SET maxmemory 0");
 }
 
 #[test]
 fn client_commands() {
-    let mut p = Pair::start();
+    let mut p = Pair::start(&[]);
     let (Frame::Integer(_), Frame::Integer(sim_id)) = p.both("CLIENT ID") else {
         panic!("CLIENT ID gives an integer");
     };
-    p.corpus(
+    corpus(
+        &mut p,
         r#"
         CLIENT GETNAME
         CLIENT SETNAME foo
@@ -920,7 +884,7 @@ fn client_commands() {
         "#,
     );
     // A second connection on each, so the list has two lines.
-    let (mut r2, mut s2) = (p._servers.0.conn(), p._servers.1.conn());
+    let (mut r2, mut s2) = p.new_conns();
     r2.cmd(&["CLIENT", "SETNAME", "other"]);
     s2.cmd(&["CLIENT", "SETNAME", "other"]);
     s2.cmd(&["SELECT", "3"]);

@@ -312,7 +312,7 @@ pub struct Pair {
     pub compared: usize,
     agree: Agree,
     redis_7_0: Option<bool>,
-    _servers: (RedisServer, RedsimServer),
+    servers: (RedisServer, RedsimServer),
 }
 
 impl Pair {
@@ -331,7 +331,7 @@ impl Pair {
             compared: 0,
             agree: |want, got| want == got,
             redis_7_0: None,
-            _servers: (r, s),
+            servers: (r, s),
         }
     }
 
@@ -403,6 +403,11 @@ impl Pair {
             n += 1;
         }
         n
+    }
+
+    /// A further connection to each server: (Redis, redsim).
+    pub fn new_conns(&self) -> (Conn, Conn) {
+        (self.servers.0.conn(), self.servers.1.conn())
     }
 
     /// Runs a line on Redis only.
