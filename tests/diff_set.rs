@@ -19,135 +19,39 @@
 use std::collections::BTreeSet;
 
 use redsim_engine::clifmt::format_reply;
-use redsim_engine::resp::split_args;
-use redsim_tests::{Conn, Differ, Frame, RedisServer, RedsimServer};
+use redsim_tests::{
+    args, assert_command_table, commands_in_acl_category, parse, show, Conn, Differ, Frame, Pair,
+    RedisServer, RedsimServer, Rng,
+};
 
-/// A real Redis and a redsim server started with the same options.
-struct Pair {
-    redis: Conn,
-    sim: Conn,
-    compared: usize,
-    /// The reference is Redis 7.0 (no listpack sets).
-    redis_7_0: bool,
-    _servers: (RedisServer, RedsimServer),
+/// An OBJECT ENCODING whose 7.2 answer is `want`: redsim must give it;
+/// Redis 7.0 gives `hashtable` instead (no listpack sets), a newer
+/// reference the same as redsim.
+fn check_72_encoding(p: &mut Pair, key: &str, want: &str) {
+    let (r, s) = p.both_args(&args(&["OBJECT", "ENCODING", key]));
+    assert_eq!(s, Frame::bulk(want), "OBJECT ENCODING {key} (7.2's answer)");
+    if p.redis_is_7_0() && want == "listpack" {
+        assert_eq!(r, Frame::bulk("hashtable"), "7.0's answer for {key}");
+    } else {
+        assert_eq!(r, s, "OBJECT ENCODING {key}");
+    }
+    p.compared += 1;
 }
 
-impl Pair {
-    fn start(extra: &[&str]) -> Pair {
-        let r = RedisServer::start(extra);
-        let s = RedsimServer::start(extra);
-        let mut redis = r.conn();
-        let Frame::Bulk(info) = redis.cmd(&["INFO", "server"]) else {
-            panic!("INFO server reply");
-        };
-        let redis_7_0 = String::from_utf8_lossy(&info).contains("redis_version:7.0.");
-        Pair {
-            redis,
-            sim: s.conn(),
-            compared: 0,
-            redis_7_0,
-            _servers: (r, s),
-        }
-    }
-
-    fn both(&mut self, args: &[Vec<u8>]) -> (Frame, Frame) {
-        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-        (self.redis.cmd_bytes(&refs), self.sim.cmd_bytes(&refs))
-    }
-
-    /// Sends `args` to both and asserts the replies are equal after `norm`.
-    fn check_with(&mut self, args: &[Vec<u8>], norm: fn(Frame) -> Frame) -> Frame {
-        let (want, got) = self.both(args);
-        let (want, got) = (norm(want), norm(got));
-        assert!(
-            got == want,
-            "replies differ for {}\n  redis:  {}\n  redsim: {}",
-            show(args),
-            format_reply(&want),
-            format_reply(&got)
-        );
-        self.compared += 1;
-        want
-    }
-
-    fn check(&mut self, line: &str) -> Frame {
-        self.check_with(&parse(line), |f| f)
-    }
-
-    /// An OBJECT ENCODING whose 7.2 answer is `want`: redsim must give it;
-    /// Redis 7.0 gives `hashtable` instead (no listpack sets), a newer
-    /// reference the same as redsim.
-    fn check_72_encoding(&mut self, key: &str, want: &str) {
-        let (r, s) = self.both(&args(&["OBJECT", "ENCODING", key]));
-        assert_eq!(s, Frame::bulk(want), "OBJECT ENCODING {key} (7.2's answer)");
-        if self.redis_7_0 && want == "listpack" {
-            assert_eq!(r, Frame::bulk("hashtable"), "7.0's answer for {key}");
+/// Runs a corpus: one command per line, `#` comments. `~` compares the
+/// reply as a multiset; `@enc key` checks an encoding whose 7.2 answer
+/// is `enc` (see `check_72_encoding`).
+fn corpus(p: &mut Pair, text: &str) {
+    p.corpus_by(text, |p, line| {
+        if let Some(rest) = line.strip_prefix('~') {
+            p.check_with(&parse(rest), unordered);
+        } else if let Some(rest) = line.strip_prefix('@') {
+            let (enc, key) = rest.split_once(' ').expect("`@encoding key`");
+            check_72_encoding(p, key, enc);
         } else {
-            assert_eq!(r, s, "OBJECT ENCODING {key}");
+            p.check(line);
         }
-        self.compared += 1;
-    }
-
-    /// Runs a corpus: one command per line, `#` comments. `~` compares the
-    /// reply as a multiset; `@enc key` checks an encoding whose 7.2 answer
-    /// is `enc` (see `check_72_encoding`).
-    fn corpus(&mut self, text: &str) {
-        for line in text.lines().map(str::trim) {
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            if let Some(rest) = line.strip_prefix('~') {
-                self.check_with(&parse(rest), unordered);
-            } else if let Some(rest) = line.strip_prefix('@') {
-                let (enc, key) = rest.split_once(' ').expect("`@encoding key`");
-                self.check_72_encoding(key, enc);
-            } else {
-                self.check(line);
-            }
-        }
-    }
-
-    /// `(keyspace_hits, keyspace_misses)` of each server.
-    fn stats(&mut self) -> ((i64, i64), (i64, i64)) {
-        (stats(&mut self.redis), stats(&mut self.sim))
-    }
-}
-
-fn stats(c: &mut Conn) -> (i64, i64) {
-    let Frame::Bulk(info) = c.cmd(&["INFO", "stats"]) else {
-        panic!("INFO stats");
-    };
-    let info = String::from_utf8_lossy(&info).into_owned();
-    let field = |name: &str| -> i64 {
-        info.lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or_else(|| panic!("no {name} in INFO"))
-    };
-    (field("keyspace_hits:"), field("keyspace_misses:"))
-}
-
-fn parse(line: &str) -> Vec<Vec<u8>> {
-    split_args(line.as_bytes()).expect("balanced quotes in test line")
-}
-
-fn args(parts: &[&str]) -> Vec<Vec<u8>> {
-    parts.iter().map(|p| p.as_bytes().to_vec()).collect()
-}
-
-fn show(args: &[Vec<u8>]) -> String {
-    args.iter()
-        .take(12)
-        .map(|a| {
-            let t = String::from_utf8_lossy(a);
-            if t.len() > 40 {
-                format!("{:?}...({} bytes)", &t[..40], a.len())
-            } else {
-                format!("{t:?}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    });
 }
 
 /// A reply with its order removed: arrays and sets sorted, nested ones
@@ -209,26 +113,6 @@ fn sscan_all(c: &mut Conn, key: &str, opts: &[&str]) -> Result<BTreeSet<Vec<u8>>
         }
     }
     panic!("SSCAN {key} never finished");
-}
-
-/// A seeded PRNG (xorshift64*), so the random tests replay exactly.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
 }
 
 const BASICS: &str = r#"
@@ -480,7 +364,8 @@ SRANDMEMBER ints 9223372036854775807
 #[test]
 fn ttl_kept_by_writes_dropped_by_store() {
     let mut p = Pair::start(&[]);
-    p.corpus(
+    corpus(
+        &mut p,
         "SADD t a b c d e
          EXPIRE t 100
          SADD t f
@@ -490,7 +375,8 @@ fn ttl_kept_by_writes_dropped_by_store() {
     );
     check_spop(&mut p, "t", None);
     check_spop(&mut p, "t", Some("1"));
-    p.corpus(
+    corpus(
+        &mut p,
         "TTL t
          SADD u x y
          EXPIRE u 100
@@ -512,25 +398,25 @@ fn ttl_kept_by_writes_dropped_by_store() {
 #[test]
 fn basics_and_arity() {
     let mut p = Pair::start(&[]);
-    p.corpus(BASICS);
+    corpus(&mut p, BASICS);
 }
 
 #[test]
 fn intersections_unions_differences() {
     let mut p = Pair::start(&[]);
-    p.corpus(ALGEBRA);
+    corpus(&mut p, ALGEBRA);
 }
 
 #[test]
 fn wrongtype_both_ways() {
     let mut p = Pair::start(&[]);
-    p.corpus(WRONGTYPE);
+    corpus(&mut p, WRONGTYPE);
 }
 
 #[test]
 fn random_and_scan_argument_errors() {
     let mut p = Pair::start(&[]);
-    p.corpus(RANDOM_AND_SCAN_ERRORS);
+    corpus(&mut p, RANDOM_AND_SCAN_ERRORS);
 }
 
 /// Intsets and hashtables at their thresholds agree with 7.0 exactly;
@@ -547,7 +433,8 @@ fn encodings_at_the_thresholds() {
         a.extend(members.iter().map(|m| m.as_bytes().to_vec()));
         a
     };
-    p.corpus(
+    corpus(
+        &mut p,
         "CONFIG GET set-max-intset-entries
          SADD i 1
          OBJECT ENCODING i
@@ -567,7 +454,8 @@ fn encodings_at_the_thresholds() {
          ~SMEMBERS l",
     );
     p.check_with(&sadd("big", &ints), |f| f);
-    p.corpus(
+    corpus(
+        &mut p,
         "OBJECT ENCODING big
          SADD big 100000
          OBJECT ENCODING big
@@ -575,12 +463,14 @@ fn encodings_at_the_thresholds() {
          OBJECT ENCODING big",
     );
     p.check_with(&sadd("big2", &ints), |f| f);
-    p.corpus(
+    corpus(
+        &mut p,
         "SADD big2 x
          OBJECT ENCODING big2",
     );
     p.check_with(&sadd("str", &strs), |f| f);
-    p.corpus(
+    corpus(
+        &mut p,
         "@listpack str
          SADD str one-more
          OBJECT ENCODING str
@@ -593,9 +483,11 @@ fn encodings_at_the_thresholds() {
     p.check("OBJECT ENCODING i128");
     p.check_with(&sadd("i127", &ints[..127]), |f| f);
     p.check("SADD i127 x");
-    p.check_72_encoding("i127", "listpack");
-    p.corpus(&format!(
-        "SADD v {v64}
+    check_72_encoding(&mut p, "i127", "listpack");
+    corpus(
+        &mut p,
+        &format!(
+            "SADD v {v64}
          @listpack v
          SADD v {v65}
          OBJECT ENCODING v
@@ -603,9 +495,11 @@ fn encodings_at_the_thresholds() {
          OBJECT ENCODING v2
          SADD v3 1 {v65}
          OBJECT ENCODING v3"
-    ));
+        ),
+    );
     // The limits move with CONFIG SET; conversions never go back.
-    p.corpus(
+    corpus(
+        &mut p,
         "CONFIG SET set-max-intset-entries 3
          SADD c1 1 2 3
          OBJECT ENCODING c1
@@ -626,7 +520,8 @@ fn encodings_at_the_thresholds() {
          CONFIG SET set-max-intset-entries 9223372036854775808",
     );
     if !p.redis_is_7_0() {
-        p.corpus(
+        corpus(
+            &mut p,
             "CONFIG SET set-max-listpack-entries 2
              SADD c4 a b
              OBJECT ENCODING c4
@@ -645,12 +540,6 @@ fn encodings_at_the_thresholds() {
              CONFIG SET set-max-listpack-value 1kb
              CONFIG SET set-max-listpack-value 64",
         );
-    }
-}
-
-impl Pair {
-    fn redis_is_7_0(&self) -> bool {
-        self.redis_7_0
     }
 }
 
@@ -726,7 +615,8 @@ fn store_results_take_the_best_encoding() {
     a.push("x".into());
     let a: Vec<Vec<u8>> = a.into_iter().map(String::into_bytes).collect();
     p.check_with(&a, |f| f);
-    p.corpus(
+    corpus(
+        &mut p,
         "OBJECT ENCODING big
          SADD few 1 2 3 x
          @listpack few
@@ -845,7 +735,7 @@ fn check_srandmember(p: &mut Pair, key: &str, count: Option<&str>) {
     let mut a = vec!["SRANDMEMBER", key];
     a.extend(count);
     let a = args(&a);
-    let (r, s) = p.both(&a);
+    let (r, s) = p.both_args(&a);
     p.compared += 1;
     let set = members(&mut p.redis, key);
     match (&r, &s) {
@@ -871,7 +761,7 @@ fn check_spop(p: &mut Pair, key: &str, count: Option<&str>) {
     a.extend(count);
     let a = args(&a);
     let before = members(&mut p.sim, key);
-    let (r, s) = p.both(&a);
+    let (r, s) = p.both_args(&a);
     p.compared += 1;
     let (rp, sp) = match (&r, &s) {
         (Frame::Bulk(x), Frame::Bulk(y)) => (vec![x.clone()], vec![y.clone()]),
@@ -926,7 +816,8 @@ fn sscan_full_iterations() {
     a.extend((0..1000).map(|i| format!("member:{i}")));
     let a: Vec<Vec<u8>> = a.into_iter().map(String::into_bytes).collect();
     p.check_with(&a, |f| f);
-    p.corpus(
+    corpus(
+        &mut p,
         "SADD small a b c 1 2
          SADD ints 9 -3 100 7",
     );
@@ -965,8 +856,9 @@ fn sscan_full_iterations() {
 #[test]
 fn resp3_replies() {
     let mut p = Pair::start(&[]);
-    p.both(&args(&["HELLO", "3"]));
-    p.corpus(
+    p.hello3();
+    corpus(
+        &mut p,
         "SADD s 1 2 3
          SADD t 3 4
          SMEMBERS s
@@ -986,12 +878,12 @@ fn resp3_replies() {
          SSCAN s 0
          SINTERCARD 2 s t",
     );
-    let (r, s) = p.both(&args(&["SPOP", "t", "5"]));
+    let (r, s) = p.both_args(&args(&["SPOP", "t", "5"]));
     assert!(
         matches!(r, Frame::Set(_)) && matches!(s, Frame::Set(_)),
         "{r:?} {s:?}"
     );
-    let (r, s) = p.both(&args(&["SPOP", "s", "2"]));
+    let (r, s) = p.both_args(&args(&["SPOP", "s", "2"]));
     assert!(
         matches!(r, Frame::Set(_)) && matches!(s, Frame::Set(_)),
         "{r:?} {s:?}"
@@ -1052,7 +944,7 @@ fn keyspace_statistics_per_command() {
         let a = parse(line);
         let random = line.starts_with("SRANDMEMBER") || line.starts_with("SPOP");
         let (r0, s0) = p.stats();
-        let (r, s) = p.both(&a);
+        let (r, s) = p.both_args(&a);
         let (r1, s1) = p.stats();
         let redis = (r1.0 - r0.0, r1.1 - r0.1);
         let sim = (s1.0 - s0.0, s1.1 - s0.1);
@@ -1254,13 +1146,13 @@ fn random_set_commands_match() {
 /// OBJECT ENCODING in the random stream: equal, or redsim's 7.2 listpack
 /// where 7.0 has a hashtable, with the set within the listpack limits.
 fn check_encoding(p: &mut Pair, key: &str) {
-    let (r, s) = p.both(&args(&["OBJECT", "ENCODING", key]));
+    let (r, s) = p.both_args(&args(&["OBJECT", "ENCODING", key]));
     p.compared += 1;
     if r == s {
         return;
     }
     assert!(
-        p.redis_7_0 && r == Frame::bulk("hashtable") && s == Frame::bulk("listpack"),
+        p.redis_is_7_0() && r == Frame::bulk("hashtable") && s == Frame::bulk("listpack"),
         "OBJECT ENCODING {key}: redis {r:?}, redsim {s:?}"
     );
     let m = members(&mut p.sim, key);
@@ -1276,58 +1168,11 @@ fn check_encoding(p: &mut Pair, key: &str) {
 fn command_table_matches_command_info() {
     let redis = RedisServer::start(&[]);
     let mut c = redis.conn();
-    let ours: BTreeSet<String> = redsim_engine::cmd::set::COMMANDS
-        .iter()
-        .map(|c| c.name.to_string())
-        .collect();
-    let Frame::Array(names) = c.cmd(&["COMMAND", "LIST", "FILTERBY", "ACLCAT", "set"]) else {
-        panic!("COMMAND LIST reply");
-    };
+    let set = redsim_engine::cmd::set::COMMANDS;
+    let ours: BTreeSet<String> = set.iter().map(|c| c.name.to_string()).collect();
     // SORT and SORT_RO are in @set too, but belong to the generic group.
-    let theirs: BTreeSet<String> = names
-        .iter()
-        .map(|n| match n {
-            Frame::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
-            other => panic!("name {other:?}"),
-        })
-        .filter(|n| n != "sort" && n != "sort_ro")
-        .collect();
+    let mut theirs = commands_in_acl_category(&mut c, "set");
+    theirs.retain(|n| n != "sort" && n != "sort_ro");
     assert_eq!(theirs, ours);
-    for cmd in redsim_engine::cmd::set::COMMANDS {
-        let Frame::Array(mut infos) = c.cmd(&["COMMAND", "INFO", cmd.name]) else {
-            panic!("COMMAND INFO reply");
-        };
-        let Some(Frame::Array(info)) = infos.pop() else {
-            panic!("no COMMAND INFO for {}", cmd.name);
-        };
-        assert_eq!(
-            info[1],
-            Frame::Integer(cmd.arity as i64),
-            "{} arity",
-            cmd.name
-        );
-        let flags: Vec<Frame> = cmd
-            .flags
-            .iter()
-            .map(|f| Frame::Simple(f.to_string()))
-            .collect();
-        assert_eq!(info[2], Frame::Array(flags), "{} flags", cmd.name);
-        assert_eq!(
-            (&info[3], &info[4], &info[5]),
-            (
-                &Frame::Integer(cmd.keys.0 as i64),
-                &Frame::Integer(cmd.keys.1 as i64),
-                &Frame::Integer(cmd.keys.2 as i64)
-            ),
-            "{} key positions",
-            cmd.name
-        );
-        let acl: Vec<Frame> = cmd
-            .acl
-            .iter()
-            .map(|a| Frame::Simple(format!("@{a}")))
-            .collect();
-        assert_eq!(info[6], Frame::Array(acl), "{} ACL categories", cmd.name);
-        assert_eq!(cmd.group, "set");
-    }
+    assert_command_table(&mut c, set, "set");
 }
