@@ -17,18 +17,10 @@
 
 use std::collections::BTreeSet;
 
-use redsim_engine::clifmt::format_reply;
+use redsim_engine::cmd::Command;
 use redsim_engine::double::g17;
-use redsim_engine::resp::{fmt_double, split_args};
-use redsim_tests::{Conn, Frame, RedisServer, RedsimServer};
-
-/// A real Redis and a redsim server started with the same options.
-struct Pair {
-    redis: Conn,
-    sim: Conn,
-    compared: usize,
-    _servers: (RedisServer, RedsimServer),
-}
+use redsim_engine::resp::fmt_double;
+use redsim_tests::{assert_command_info, command_info, show, Frame, Pair, RedisServer, Rng};
 
 /// Redis 7.0's `d2string`: integers within ±2^52 in full, else `%.17g`.
 fn d2string_70(v: f64) -> String {
@@ -77,99 +69,9 @@ fn same(want: &Frame, got: &Frame) -> bool {
     }
 }
 
-impl Pair {
-    fn start(extra: &[&str]) -> Pair {
-        Pair::start_with(extra, extra)
-    }
-
-    /// Servers with their own options (for 7.2-only parameters).
-    fn start_with(redis_extra: &[&str], sim_extra: &[&str]) -> Pair {
-        let r = RedisServer::start(redis_extra);
-        let s = RedsimServer::start(sim_extra);
-        Pair {
-            redis: r.conn(),
-            sim: s.conn(),
-            compared: 0,
-            _servers: (r, s),
-        }
-    }
-
-    /// Sends `args` to both; returns (Redis' reply, redsim's reply).
-    fn both_args(&mut self, args: &[Vec<u8>]) -> (Frame, Frame) {
-        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-        (self.redis.cmd_bytes(&refs), self.sim.cmd_bytes(&refs))
-    }
-
-    fn both(&mut self, line: &str) -> (Frame, Frame) {
-        self.both_args(&parse(line))
-    }
-
-    /// Sends `args` to both and asserts the replies match; returns Redis'.
-    fn check_args(&mut self, args: &[Vec<u8>]) -> Frame {
-        let (want, got) = self.both_args(args);
-        assert!(
-            same(&want, &got),
-            "replies differ for {}\n  redis:  {}\n  redsim: {}",
-            show(args),
-            format_reply(&want),
-            format_reply(&got)
-        );
-        self.compared += 1;
-        want
-    }
-
-    fn check(&mut self, line: &str) -> Frame {
-        self.check_args(&parse(line))
-    }
-
-    /// One command per line, `#` comments and blank lines skipped.
-    fn corpus(&mut self, text: &str) {
-        for line in text.lines().map(str::trim) {
-            if !line.is_empty() && !line.starts_with('#') {
-                self.check(line);
-            }
-        }
-    }
-
-    /// Switches both connections to RESP3.
-    fn hello3(&mut self) {
-        let (r, s) = self.both("HELLO 3");
-        assert!(matches!(r, Frame::Map(_)) && matches!(s, Frame::Map(_)));
-    }
-
-    /// Runs a line on redsim only.
-    fn sim(&mut self, line: &str) -> Frame {
-        let args = parse(line);
-        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-        self.sim.cmd_bytes(&refs)
-    }
-
-    /// Runs a line on Redis only.
-    fn redis(&mut self, line: &str) -> Frame {
-        let args = parse(line);
-        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-        self.redis.cmd_bytes(&refs)
-    }
-}
-
-fn parse(line: &str) -> Vec<Vec<u8>> {
-    split_args(line.as_bytes()).expect("balanced quotes in test line")
-}
-
-fn show(args: &[Vec<u8>]) -> String {
-    let mut s: Vec<String> = args
-        .iter()
-        .map(|a| {
-            let t = String::from_utf8_lossy(a);
-            if t.len() > 60 {
-                format!("{}...({} bytes)", &t[..60], a.len())
-            } else {
-                format!("{t:?}")
-            }
-        })
-        .collect();
-    s.truncate(16);
-    s.join(" ")
+/// A [`Pair`] whose replies agree when [`same`] says so.
+fn pair(extra: &[&str]) -> Pair {
+    Pair::start(extra).agreeing(same)
 }
 
 fn bulk_text(f: &Frame) -> String {
@@ -184,30 +86,6 @@ fn items(f: &Frame) -> &[Frame] {
     match f {
         Frame::Array(v) => v,
         other => panic!("expected an array, got {other:?}"),
-    }
-}
-
-/// A small seeded PRNG (xorshift64*), so the random tests replay exactly.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-
-    fn chance(&mut self, one_in: usize) -> bool {
-        self.below(one_in) == 0
     }
 }
 
@@ -753,7 +631,7 @@ ZINTER 3 f3 f1 f2 WEIGHTS 3 0.7 1e-3 WITHSCORES
 
 #[test]
 fn zadd_zincrby_options_scores_and_errors() {
-    let mut p = Pair::start(&[]);
+    let mut p = pair(&[]);
     p.corpus(ZADD_OPTIONS);
     p.hello3();
     p.corpus(
@@ -765,7 +643,7 @@ fn zadd_zincrby_options_scores_and_errors() {
 
 #[test]
 fn ranges_by_rank_score_and_lex() {
-    let mut p = Pair::start(&[]);
+    let mut p = pair(&[]);
     p.corpus(RANGES);
     p.corpus(TIES_AND_LEX);
     p.hello3();
@@ -777,7 +655,7 @@ fn ranges_by_rank_score_and_lex() {
 /// equal scores there: over mixed scores the answer depends on the levels).
 #[test]
 fn ranges_over_skiplists() {
-    let mut p = Pair::start(&["--zset-max-listpack-entries", "0"]);
+    let mut p = pair(&["--zset-max-listpack-entries", "0"]);
     p.corpus(RANGES);
     p.check("OBJECT ENCODING r");
     let ties: String = TIES_AND_LEX
@@ -794,7 +672,7 @@ fn ranges_over_skiplists() {
 
 #[test]
 fn removals_pops_and_point_reads() {
-    let mut p = Pair::start(&[]);
+    let mut p = pair(&[]);
     p.corpus(REMOVALS);
     p.corpus(POPS);
     p.corpus(POINT_READS);
@@ -806,12 +684,12 @@ fn removals_pops_and_point_reads() {
 
 #[test]
 fn union_inter_diff_with_weights_and_aggregates() {
-    let mut p = Pair::start(&[]);
+    let mut p = pair(&[]);
     p.corpus(SET_OPS);
     p.hello3();
     p.check("FLUSHALL");
     p.corpus(SET_OPS);
-    let mut p = Pair::start(&["--zset-max-listpack-entries", "1"]);
+    let mut p = pair(&["--zset-max-listpack-entries", "1"]);
     p.corpus(SET_OPS);
     p.check("OBJECT ENCODING out");
 }
@@ -857,20 +735,23 @@ ZMPOP 2 missing s1 MIN
 
 #[test]
 fn sets_are_inputs_with_score_one() {
-    let mut p = Pair::start(&[]);
+    let mut p = pair(&[]);
     p.corpus(SETS_AS_INPUTS);
     p.hello3();
     p.check("FLUSHALL");
     p.corpus(SETS_AS_INPUTS);
     // Hashtable-encoded sets and skiplist-encoded sorted sets.
-    let mut p = Pair::start(&[
+    let mut p = pair(&[
         "--set-max-intset-entries",
         "1",
         "--zset-max-listpack-entries",
         "1",
     ]);
     // 7.2's listpack sets (7.0 has none): hashtables on redsim too.
-    assert_eq!(p.sim("CONFIG SET set-max-listpack-entries 1"), Frame::ok());
+    assert_eq!(
+        p.sim_only("CONFIG SET set-max-listpack-entries 1"),
+        Frame::ok()
+    );
     p.corpus(SETS_AS_INPUTS);
     p.check("OBJECT ENCODING s1");
 }
@@ -878,7 +759,7 @@ fn sets_are_inputs_with_score_one() {
 /// ZRANK/ZREVRANK WITHSCORE are 7.2's: checked against 7.0's ZRANK and ZSCORE.
 #[test]
 fn zrank_withscore_is_rank_and_score() {
-    let mut p = Pair::start(&[]);
+    let mut p = pair(&[]);
     p.check("ZADD k 1.1 a 2 b 0.3 c");
     for (cmd, member) in [
         ("ZRANK", "a"),
@@ -886,36 +767,39 @@ fn zrank_withscore_is_rank_and_score() {
         ("ZRANK", "c"),
         ("ZREVRANK", "b"),
     ] {
-        let rank = p.redis(&format!("{cmd} k {member}"));
-        let score = p.redis(&format!("ZSCORE k {member}"));
-        let got = p.sim(&format!("{cmd} k {member} WITHSCORE"));
+        let rank = p.redis_only(&format!("{cmd} k {member}"));
+        let score = p.redis_only(&format!("ZSCORE k {member}"));
+        let got = p.sim_only(&format!("{cmd} k {member} WITHSCORE"));
         let want = Frame::Array(vec![rank, score]);
         assert!(same(&want, &got), "{cmd} {member}: {got:?}");
         // The option word is case-insensitive.
-        assert_eq!(p.sim(&format!("{cmd} k {member} withScore")), got);
+        assert_eq!(p.sim_only(&format!("{cmd} k {member} withScore")), got);
     }
     // A missing member or key: a null array with WITHSCORE, a null without.
-    assert_eq!(p.sim("ZRANK k nosuch WITHSCORE"), Frame::NullArray);
-    assert_eq!(p.sim("ZRANK nokey a WITHSCORE"), Frame::NullArray);
-    assert_eq!(p.sim("ZRANK nokey a"), Frame::Null);
-    assert_eq!(p.sim("ZRANK k a SCORES"), Frame::err("ERR syntax error"));
+    assert_eq!(p.sim_only("ZRANK k nosuch WITHSCORE"), Frame::NullArray);
+    assert_eq!(p.sim_only("ZRANK nokey a WITHSCORE"), Frame::NullArray);
+    assert_eq!(p.sim_only("ZRANK nokey a"), Frame::Null);
     assert_eq!(
-        p.sim("ZREVRANK k a WITHSCORE x"),
+        p.sim_only("ZRANK k a SCORES"),
+        Frame::err("ERR syntax error")
+    );
+    assert_eq!(
+        p.sim_only("ZREVRANK k a WITHSCORE x"),
         Frame::err("ERR wrong number of arguments for 'zrevrank' command")
     );
     p.hello3();
-    let got = p.sim("ZRANK k a WITHSCORE");
+    let got = p.sim_only("ZRANK k a WITHSCORE");
     assert_eq!(
         got,
         Frame::Array(vec![Frame::Integer(1), Frame::Double(1.1)])
     );
-    assert_eq!(p.sim("ZRANK k nosuch WITHSCORE"), Frame::Null);
+    assert_eq!(p.sim_only("ZRANK k nosuch WITHSCORE"), Frame::Null);
 }
 
 #[test]
 fn scores_print_as_redis_7_2() {
     // 7.2 replies (7.0 printed these with %.17g); RESP3 carries the same text.
-    let mut p = Pair::start(&[]);
+    let mut p = pair(&[]);
     let cases = [
         ("1.1", "1.1"),
         ("1e17", "100000000000000000"),
@@ -935,7 +819,7 @@ fn scores_print_as_redis_7_2() {
     }
     for (i, (_, want)) in cases.iter().enumerate() {
         assert_eq!(
-            p.sim(&format!("ZSCORE s m{i}")),
+            p.sim_only(&format!("ZSCORE s m{i}")),
             Frame::bulk(want),
             "score of {}",
             cases[i].0
@@ -957,7 +841,7 @@ fn scores_print_as_redis_7_2() {
 #[test]
 fn zrandmember_counts_membership_and_distinctness() {
     for entries in ["128", "0"] {
-        let mut p = Pair::start(&["--zset-max-listpack-entries", entries]);
+        let mut p = pair(&["--zset-max-listpack-entries", entries]);
         p.check("ZADD r 1 a 2 b 3 c 4 d 5 e 6 f 7 g 8 h 9 i 10 j");
         let members: BTreeSet<String> = "abcdefghij".chars().map(|c| c.to_string()).collect();
         for resp3 in [false, true] {
@@ -1036,11 +920,11 @@ fn zrandmember_counts_membership_and_distinctness() {
                     }
                 }
             }
-            let single = p.sim("ZRANDMEMBER r");
+            let single = p.sim_only("ZRANDMEMBER r");
             assert!(members.contains(&bulk_text(&single)));
         }
         // Negative counts repeat: over many draws of 50 from 10, some member repeats.
-        let f = p.sim("ZRANDMEMBER r -50");
+        let f = p.sim_only("ZRANDMEMBER r -50");
         let got: Vec<String> = items(&f).iter().map(bulk_text).collect();
         let distinct: BTreeSet<&String> = got.iter().collect();
         assert!(distinct.len() < got.len());
@@ -1049,7 +933,7 @@ fn zrandmember_counts_membership_and_distinctness() {
 
 #[test]
 fn zscan_listpack_exact_and_skiplist_complete() {
-    let mut p = Pair::start(&[]);
+    let mut p = pair(&[]);
     p.corpus(
         "ZADD s 1 a 2.5 b 1e17 c -0 d inf e 0.1 f
          ZSCAN s 0
@@ -1087,7 +971,7 @@ fn zscan_listpack_exact_and_skiplist_complete() {
         p.check(&format!("ZADD big {score} m{i}"));
     }
     p.check("OBJECT ENCODING big");
-    let Frame::Array(all) = p.redis("ZRANGE big 0 -1 WITHSCORES") else {
+    let Frame::Array(all) = p.redis_only("ZRANGE big 0 -1 WITHSCORES") else {
         panic!("ZRANGE reply");
     };
     for c in all.chunks(2) {
@@ -1101,9 +985,9 @@ fn zscan_listpack_exact_and_skiplist_complete() {
         loop {
             let line = format!("ZSCAN big {cursor} COUNT 7");
             let reply = if conn == "redis" {
-                p.redis(&line)
+                p.redis_only(&line)
             } else {
-                p.sim(&line)
+                p.sim_only(&line)
             };
             let parts = items(&reply);
             cursor = bulk_text(&parts[0]);
@@ -1119,7 +1003,7 @@ fn zscan_listpack_exact_and_skiplist_complete() {
         assert!(calls > 5, "{conn}: COUNT bounds the page");
     }
     // MATCH on a skiplist filters members.
-    let reply = p.sim("ZSCAN big 0 COUNT 1000 MATCH m1?");
+    let reply = p.sim_only("ZSCAN big 0 COUNT 1000 MATCH m1?");
     let found: BTreeSet<String> = items(&items(&reply)[1])
         .chunks(2)
         .map(|c| bulk_text(&c[0]))
@@ -1130,7 +1014,7 @@ fn zscan_listpack_exact_and_skiplist_complete() {
 
 #[test]
 fn encodings_follow_the_thresholds() {
-    let mut p = Pair::start(&[]);
+    let mut p = pair(&[]);
     let many: String = (0..128).map(|i| format!(" {i} m{i}")).collect();
     p.check(&format!("ZADD e{many}"));
     p.check("OBJECT ENCODING e");
@@ -1203,12 +1087,15 @@ fn encodings_follow_the_thresholds() {
     // they turn out to be no-ops (7.0 kept both of these as listpacks).
     p.check("CONFIG SET zset-max-listpack-entries 3");
     p.check("ZADD dups 1 a 1 a 1 a 1 a");
-    assert_eq!(p.sim("OBJECT ENCODING dups"), Frame::bulk("skiplist"));
-    assert_eq!(p.redis("OBJECT ENCODING dups"), Frame::bulk("listpack"));
+    assert_eq!(p.sim_only("OBJECT ENCODING dups"), Frame::bulk("skiplist"));
+    assert_eq!(
+        p.redis_only("OBJECT ENCODING dups"),
+        Frame::bulk("listpack")
+    );
     p.check("ZADD xx 1 a");
     p.check("ZADD xx XX 1 q 1 r 1 s 1 t");
-    assert_eq!(p.sim("OBJECT ENCODING xx"), Frame::bulk("skiplist"));
-    assert_eq!(p.redis("OBJECT ENCODING xx"), Frame::bulk("listpack"));
+    assert_eq!(p.sim_only("OBJECT ENCODING xx"), Frame::bulk("skiplist"));
+    assert_eq!(p.redis_only("OBJECT ENCODING xx"), Frame::bulk("listpack"));
     p.check("ZRANGE xx 0 -1 WITHSCORES");
 }
 
@@ -1217,7 +1104,7 @@ fn encodings_follow_the_thresholds() {
 /// alone, as Redis signals a key only when it added, updated or removed.
 #[test]
 fn watch_sees_only_real_changes() {
-    let mut p = Pair::start(&[]);
+    let mut p = pair(&[]);
     let writes = [
         "ZADD k NX 5 a",
         "ZADD k XX 1 nosuch",
@@ -1256,7 +1143,7 @@ fn watch_sees_only_real_changes() {
 /// Writes keep the TTL of a set they modify; STORE commands replace it.
 #[test]
 fn ttl_effects() {
-    let mut p = Pair::start(&[]);
+    let mut p = pair(&[]);
     p.corpus(
         "ZADD k 1 a 2 b 3 c
          EXPIRE k 1000
@@ -1284,7 +1171,7 @@ fn ttl_effects() {
 /// Keyspace hits and misses: reads count them, writes do not.
 #[test]
 fn keyspace_stats_follow_redis() {
-    let mut p = Pair::start(&[]);
+    let mut p = pair(&[]);
     let stats = |f: &Frame| -> (String, String) {
         let text = bulk_text(f);
         let get = |name: &str| {
@@ -1334,42 +1221,14 @@ fn command_table_matches_command_info() {
     let mut c = redis.conn();
     let mut seen = 0;
     for cmd in redsim_engine::cmd::zset::COMMANDS {
-        let Frame::Array(mut infos) = c.cmd(&["COMMAND", "INFO", cmd.name]) else {
-            panic!("COMMAND INFO reply");
-        };
-        let Some(Frame::Array(info)) = infos.pop() else {
-            panic!("no COMMAND INFO for {}", cmd.name);
-        };
-        let arity = match cmd.name {
+        let info = command_info(&mut c, cmd.name);
+        match cmd.name {
             "zrank" | "zrevrank" => {
                 assert_eq!(cmd.arity, -3, "7.2's arity");
-                3
+                assert_command_info(&info, &Command { arity: 3, ..*cmd }, cmd.name);
             }
-            _ => cmd.arity,
-        };
-        assert_eq!(info[1], Frame::Integer(arity as i64), "{} arity", cmd.name);
-        let flags: Vec<Frame> = cmd
-            .flags
-            .iter()
-            .map(|f| Frame::Simple(f.to_string()))
-            .collect();
-        assert_eq!(info[2], Frame::Array(flags), "{} flags", cmd.name);
-        assert_eq!(
-            (&info[3], &info[4], &info[5]),
-            (
-                &Frame::Integer(cmd.keys.0 as i64),
-                &Frame::Integer(cmd.keys.1 as i64),
-                &Frame::Integer(cmd.keys.2 as i64)
-            ),
-            "{} key positions",
-            cmd.name
-        );
-        let acl: Vec<Frame> = cmd
-            .acl
-            .iter()
-            .map(|a| Frame::Simple(format!("@{a}")))
-            .collect();
-        assert_eq!(info[6], Frame::Array(acl), "{} ACL categories", cmd.name);
+            _ => assert_command_info(&info, cmd, cmd.name),
+        }
         seen += 1;
     }
     // Redis 7.2 has 35 sorted-set commands; the three blocking ones come later.
@@ -1406,7 +1265,7 @@ fn random_command(rng: &mut Rng) -> Vec<String> {
     let key = rng.pick(&keys).to_string();
     let key2 = rng.pick(&keys).to_string();
     let member = |rng: &mut Rng| {
-        if rng.chance(40) {
+        if rng.one_in(40) {
             LONG_MEMBER.to_string()
         } else {
             rng.pick(MEMBERS).to_string()
@@ -1417,7 +1276,7 @@ fn random_command(rng: &mut Rng) -> Vec<String> {
         0..=5 => {
             let mut c = v(&["ZADD", &key]);
             for opt in ["NX", "XX", "GT", "LT", "CH", "INCR"] {
-                if rng.chance(7) {
+                if rng.one_in(7) {
                     c.push(opt.into());
                 }
             }
@@ -1425,7 +1284,7 @@ fn random_command(rng: &mut Rng) -> Vec<String> {
                 c.push(rng.pick(SCORES).into());
                 c.push(member(rng));
             }
-            if rng.chance(15) {
+            if rng.one_in(15) {
                 c.pop();
             }
             c
@@ -1456,13 +1315,13 @@ fn random_command(rng: &mut Rng) -> Vec<String> {
                     c.push("BYLEX".into());
                 }
             }
-            if rng.chance(3) {
+            if rng.one_in(3) {
                 c.push("REV".into());
             }
-            if rng.chance(3) {
+            if rng.one_in(3) {
                 c.push("WITHSCORES".into());
             }
-            if rng.chance(3) {
+            if rng.one_in(3) {
                 c.extend(["LIMIT".into(), rng.pick(INTS).into(), rng.pick(INTS).into()]);
             }
             c
@@ -1512,14 +1371,14 @@ fn random_command(rng: &mut Rng) -> Vec<String> {
         19 => vec!["ZCARD".into(), key],
         20 | 21 => {
             let mut c = vec![rng.pick(&["ZPOPMIN", "ZPOPMAX"]).into(), key];
-            if rng.chance(2) {
+            if rng.one_in(2) {
                 c.push(rng.pick(INTS).into());
             }
             c
         }
         22 => {
             let mut c = v(&["ZMPOP", "2", &key, &key2, rng.pick(&["MIN", "MAX", "MID"])]);
-            if rng.chance(2) {
+            if rng.one_in(2) {
                 c.extend(["COUNT".into(), rng.pick(INTS).into()]);
             }
             c
@@ -1543,29 +1402,29 @@ fn random_command(rng: &mut Rng) -> Vec<String> {
             for _ in 0..n {
                 c.push(rng.pick(&keys).into());
             }
-            if rng.chance(3) && !op.contains("DIFF") && op != "ZINTERCARD" {
+            if rng.one_in(3) && !op.contains("DIFF") && op != "ZINTERCARD" {
                 c.push("WEIGHTS".into());
                 for _ in 0..n {
                     c.push(rng.pick(&["1", "2", "-1", "0", "0.5", "inf"]).into());
                 }
             }
-            if rng.chance(3) && !op.contains("DIFF") && op != "ZINTERCARD" {
+            if rng.one_in(3) && !op.contains("DIFF") && op != "ZINTERCARD" {
                 c.extend([
                     "AGGREGATE".into(),
                     rng.pick(&["SUM", "MIN", "MAX", "AVG"]).into(),
                 ]);
             }
-            if rng.chance(2) && !op.ends_with("STORE") {
+            if rng.one_in(2) && !op.ends_with("STORE") {
                 c.push("WITHSCORES".into());
             }
-            if op == "ZINTERCARD" && rng.chance(2) {
+            if op == "ZINTERCARD" && rng.one_in(2) {
                 c.extend(["LIMIT".into(), rng.pick(INTS).into()]);
             }
             c
         }
         26 => {
             let mut c = v(&["ZRANGESTORE", &key2, &key, rng.pick(INTS), rng.pick(INTS)]);
-            if rng.chance(2) {
+            if rng.one_in(2) {
                 c = v(&[
                     "ZRANGESTORE",
                     &key2,
@@ -1575,7 +1434,7 @@ fn random_command(rng: &mut Rng) -> Vec<String> {
                     "BYSCORE",
                 ]);
             }
-            if rng.chance(3) {
+            if rng.one_in(3) {
                 c.push("REV".into());
             }
             c
@@ -1583,7 +1442,7 @@ fn random_command(rng: &mut Rng) -> Vec<String> {
         // Whole-set ZRANDMEMBER is deterministic (the set, highest first).
         27 => {
             let mut c = v(&["ZRANDMEMBER", &key, "100"]);
-            if rng.chance(2) {
+            if rng.one_in(2) {
                 c.push("WITHSCORES".into());
             }
             c
@@ -1649,7 +1508,7 @@ fn random_stream(seed: u64, resp3: bool, steps: usize, extra: &[&str]) {
     // that OBJECT ENCODING of a set compares too.
     let mut sim_extra = extra.to_vec();
     sim_extra.extend(["--set-max-listpack-entries", "0"]);
-    let mut p = Pair::start_with(extra, &sim_extra);
+    let mut p = Pair::start_with(extra, &sim_extra).agreeing(same);
     if resp3 {
         p.hello3();
     }
@@ -1675,12 +1534,12 @@ fn random_stream(seed: u64, resp3: bool, steps: usize, extra: &[&str]) {
             .any(|w| w.contains("LEX") || w.eq_ignore_ascii_case("bylex"));
         if is_lex {
             let key = &cmd[1];
-            let enc = p.redis(&format!("OBJECT ENCODING {key}"));
+            let enc = p.redis_only(&format!("OBJECT ENCODING {key}"));
             if enc == Frame::bulk("skiplist") {
-                let count = p.redis(&format!("ZCOUNT {key} -inf +inf"));
+                let count = p.redis_only(&format!("ZCOUNT {key} -inf +inf"));
                 // Lowest and highest score (flat in RESP2, nested in RESP3).
-                let first = flatten(&p.redis(&format!("ZRANGE {key} 0 0 WITHSCORES")));
-                let last = flatten(&p.redis(&format!("ZRANGE {key} -1 -1 WITHSCORES")));
+                let first = flatten(&p.redis_only(&format!("ZRANGE {key} 0 0 WITHSCORES")));
+                let last = flatten(&p.redis_only(&format!("ZRANGE {key} -1 -1 WITHSCORES")));
                 assert_eq!(first.len(), 2, "{first:?}");
                 let uniform = first.get(1) == last.get(1);
                 if !uniform || count == Frame::Integer(0) {
