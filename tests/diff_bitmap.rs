@@ -5,109 +5,7 @@
 //! strings the commands leave behind are compared too (GET, STRLEN, OBJECT
 //! ENCODING), and so is whom they signal (WATCH/EXEC).
 
-use redsim_engine::clifmt::format_reply;
-use redsim_engine::resp::split_args;
-use redsim_tests::{Conn, Differ, Frame, RedisServer, RedsimServer};
-
-/// A real Redis and a redsim server started with the same options.
-struct Pair {
-    redis: Conn,
-    sim: Conn,
-    compared: usize,
-    _servers: (RedisServer, RedsimServer),
-}
-
-impl Pair {
-    fn start(extra: &[&str]) -> Pair {
-        let r = RedisServer::start(extra);
-        let s = RedsimServer::start(extra);
-        Pair {
-            redis: r.conn(),
-            sim: s.conn(),
-            compared: 0,
-            _servers: (r, s),
-        }
-    }
-
-    /// Sends `args` to both and asserts the replies are equal.
-    fn check_args(&mut self, args: &[Vec<u8>]) -> Frame {
-        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-        let want = self.redis.cmd_bytes(&refs);
-        let got = self.sim.cmd_bytes(&refs);
-        assert!(
-            got == want,
-            "replies differ after {} commands for {}\n  redis:  {}\n  redsim: {}",
-            self.compared,
-            show(args),
-            format_reply(&want),
-            format_reply(&got)
-        );
-        self.compared += 1;
-        want
-    }
-
-    /// One command written as redis-cli would take it (quotes, `\x00` escapes).
-    fn check(&mut self, line: &str) -> Frame {
-        let args = split_args(line.as_bytes()).expect("balanced quotes in test line");
-        self.check_args(&args)
-    }
-
-    /// Runs a corpus: one command per line, `#` comments, blank lines skipped.
-    fn corpus(&mut self, text: &str) -> usize {
-        let before = self.compared;
-        for line in text.lines().map(str::trim) {
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            self.check(line);
-        }
-        self.compared - before
-    }
-}
-
-fn show(args: &[Vec<u8>]) -> String {
-    let mut s: Vec<String> = args
-        .iter()
-        .map(|a| {
-            let t = String::from_utf8_lossy(a);
-            if t.len() > 60 {
-                format!("{}...({} bytes)", &t[..60], a.len())
-            } else {
-                format!("{t:?}")
-            }
-        })
-        .collect();
-    s.truncate(16);
-    s.join(" ")
-}
-
-/// A small seeded PRNG (xorshift64*), so the random tests replay exactly.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % (hi - lo + 1) as u64) as i64
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
+use redsim_tests::{assert_command_table, commands_in_group, Differ, Pair, RedisServer, Rng};
 
 const SETBIT_GETBIT: &str = r#"
 SETBIT k 7 1
@@ -570,28 +468,15 @@ fn keyspace_hits_and_misses_match() {
     p.corpus(BITPOS);
     p.corpus(BITOP);
     p.corpus(BITFIELD);
-    let stats = |c: &mut Conn| -> Vec<String> {
-        let Frame::Bulk(info) = c.cmd(&["INFO", "stats"]) else {
-            panic!("INFO replies a bulk string");
-        };
-        String::from_utf8_lossy(&info)
-            .lines()
-            .filter(|l| l.starts_with("keyspace_"))
-            .map(str::to_string)
-            .collect()
-    };
-    let want = stats(&mut p.redis);
-    assert_eq!(want.len(), 2, "{want:?}");
-    assert_eq!(stats(&mut p.sim), want);
+    let (want, got) = p.stats();
+    assert_eq!(got, want, "(keyspace_hits, keyspace_misses)");
 }
 
 /// RESP3 replies keep their shape (BITFIELD's nil under OVERFLOW FAIL).
 #[test]
 fn resp3_replies() {
     let mut p = Pair::start(&[]);
-    // The HELLO replies differ in version and id: only their shape is compared.
-    assert!(matches!(p.redis.cmd(&["HELLO", "3"]), Frame::Map(_)));
-    assert!(matches!(p.sim.cmd(&["HELLO", "3"]), Frame::Map(_)));
+    p.hello3();
     p.corpus(
         r#"
         BITFIELD r OVERFLOW FAIL SET u2 0 9 GET u2 0
@@ -679,7 +564,7 @@ fn random_command(rng: &mut Rng) -> Vec<Vec<u8>> {
     let key = rng.pick(KEYS).to_string();
     let mut a: Vec<String> = Vec::new();
     let small_offset = |rng: &mut Rng| -> String {
-        if rng.chance(90) {
+        if rng.percent(90) {
             rng.range(0, 80).to_string()
         } else {
             rng.range(0, 400).to_string()
@@ -689,7 +574,7 @@ fn random_command(rng: &mut Rng) -> Vec<Vec<u8>> {
     match rng.below(20) {
         0..=3 => {
             a.extend(["SETBIT".into(), key, small_offset(rng)]);
-            a.push(if rng.chance(95) {
+            a.push(if rng.percent(95) {
                 rng.below(2).to_string()
             } else {
                 rng.pick(&["2", "-1", "x"]).into()
@@ -698,19 +583,19 @@ fn random_command(rng: &mut Rng) -> Vec<Vec<u8>> {
         4..=5 => a.extend(["GETBIT".into(), key, small_offset(rng)]),
         6..=7 => {
             a.extend(["BITCOUNT".into(), key]);
-            if rng.chance(70) {
-                let bit = rng.chance(50);
+            if rng.percent(70) {
+                let bit = rng.percent(50);
                 let span = if bit { 100 } else { 12 };
                 a.push(index(rng, span));
                 a.push(index(rng, span));
-                if rng.chance(60) {
+                if rng.percent(60) {
                     a.push(if bit { rng.pick(&UNITS[..1]) } else { "BYTE" }.into());
                 }
             }
         }
         8..=9 => {
             a.extend(["BITPOS".into(), key, rng.below(2).to_string()]);
-            let bit = rng.chance(50);
+            let bit = rng.percent(50);
             let span = if bit { 100 } else { 12 };
             let extra = rng.below(4);
             if extra >= 1 {
@@ -732,11 +617,11 @@ fn random_command(rng: &mut Rng) -> Vec<Vec<u8>> {
             }
         }
         12..=14 => {
-            let ro = rng.chance(15);
+            let ro = rng.percent(15);
             a.extend([if ro { "BITFIELD_RO" } else { "BITFIELD" }.into(), key]);
             for _ in 0..1 + rng.below(4) {
                 let ty = rng.pick(TYPES).to_string();
-                let off = if rng.chance(15) {
+                let off = if rng.percent(15) {
                     format!("#{}", rng.range(0, 8))
                 } else {
                     small_offset(rng)
@@ -744,7 +629,7 @@ fn random_command(rng: &mut Rng) -> Vec<Vec<u8>> {
                 let value = match rng.below(6) {
                     0 => i64::MAX.to_string(),
                     1 => i64::MIN.to_string(),
-                    2 => (rng.next() as i64).to_string(),
+                    2 => (rng.next_u64() as i64).to_string(),
                     _ => rng.range(-300, 300).to_string(),
                 };
                 match rng.below(if ro { 1 } else { 5 }) {
@@ -759,7 +644,7 @@ fn random_command(rng: &mut Rng) -> Vec<Vec<u8>> {
             let v: String = (0..rng.below(6))
                 .map(|_| rng.pick(&["a", "\u{7f}", "0", "9", "\u{1}", " "]))
                 .collect();
-            if rng.chance(30) {
+            if rng.percent(30) {
                 a.extend(["SET".into(), key, rng.range(-500, 5000).to_string()]);
             } else {
                 a.extend(["SET".into(), key, v]);
@@ -807,53 +692,7 @@ fn command_table_matches_command_info() {
     let mut c = redis.conn();
     let cmds = redsim_engine::cmd::bitmap::COMMANDS;
     assert_eq!(cmds.len(), 7, "Redis 7.2 has seven bitmap commands");
-    for cmd in cmds {
-        let Frame::Array(mut infos) = c.cmd(&["COMMAND", "INFO", cmd.name]) else {
-            panic!("COMMAND INFO reply");
-        };
-        let Some(Frame::Array(info)) = infos.pop() else {
-            panic!("no COMMAND INFO for {}", cmd.name);
-        };
-        assert_eq!(info[0], Frame::bulk(cmd.name));
-        assert_eq!(info[1], Frame::Integer(cmd.arity as i64), "{}", cmd.name);
-        let flags: Vec<Frame> = cmd
-            .flags
-            .iter()
-            .map(|f| Frame::Simple(f.to_string()))
-            .collect();
-        assert_eq!(info[2], Frame::Array(flags), "{} flags", cmd.name);
-        assert_eq!(
-            (&info[3], &info[4], &info[5]),
-            (
-                &Frame::Integer(cmd.keys.0 as i64),
-                &Frame::Integer(cmd.keys.1 as i64),
-                &Frame::Integer(cmd.keys.2 as i64)
-            ),
-            "{} key positions",
-            cmd.name
-        );
-        let acl: Vec<Frame> = cmd
-            .acl
-            .iter()
-            .map(|a| Frame::Simple(format!("@{a}")))
-            .collect();
-        assert_eq!(info[6], Frame::Array(acl), "{} ACL categories", cmd.name);
-        assert_eq!(cmd.group, "bitmap");
-    }
+    assert_command_table(&mut c, cmds, "bitmap");
     // Redis' own count of the group, from COMMAND DOCS.
-    let Frame::Array(docs) = c.cmd(&["COMMAND", "DOCS"]) else {
-        panic!("COMMAND DOCS reply");
-    };
-    let in_group = docs
-        .chunks(2)
-        .filter(|pair| {
-            let Frame::Array(fields) = &pair[1] else {
-                return false;
-            };
-            fields
-                .chunks(2)
-                .any(|kv| kv[0] == Frame::bulk("group") && kv[1] == Frame::bulk("bitmap"))
-        })
-        .count();
-    assert_eq!(in_group, cmds.len());
+    assert_eq!(commands_in_group(&mut c, "bitmap"), cmds.len());
 }

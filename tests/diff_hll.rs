@@ -8,123 +8,15 @@
 //! corrupt (7.2.4 only checked `VAL` runs), and redsim follows the fix: the
 //! corruption fuzz below depends on it. Any other difference is a bug.
 
-use redsim_engine::clifmt::format_reply;
-use redsim_engine::resp::split_args;
-use redsim_tests::{Conn, Differ, Frame, RedisServer, RedsimServer};
+use redsim_tests::{
+    args, assert_command_table, commands_in_group, Differ, Frame, Pair, RedisServer, Rng,
+};
 
-/// A real Redis and a redsim server started with the same options.
-struct Pair {
-    redis: Conn,
-    sim: Conn,
-    compared: usize,
-    _servers: (RedisServer, RedsimServer),
-}
-
-impl Pair {
-    fn start(extra: &[&str]) -> Pair {
-        let r = RedisServer::start(extra);
-        let s = RedsimServer::start(extra);
-        Pair {
-            redis: r.conn(),
-            sim: s.conn(),
-            compared: 0,
-            _servers: (r, s),
-        }
-    }
-
-    /// Sends `args` to both and asserts the replies are equal.
-    fn check_args(&mut self, args: &[Vec<u8>]) -> Frame {
-        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-        let want = self.redis.cmd_bytes(&refs);
-        let got = self.sim.cmd_bytes(&refs);
-        assert!(
-            got == want,
-            "replies differ after {} commands for {}\n  redis:  {}\n  redsim: {}",
-            self.compared,
-            show(args),
-            cut(format_reply(&want)),
-            cut(format_reply(&got))
-        );
-        self.compared += 1;
-        want
-    }
-
-    /// One command written as redis-cli would take it (quotes, `\x00` escapes).
-    fn check(&mut self, line: &str) -> Frame {
-        let args = split_args(line.as_bytes()).expect("balanced quotes in test line");
-        self.check_args(&args)
-    }
-
-    /// Runs a corpus: one command per line, `#` comments, blank lines skipped.
-    fn corpus(&mut self, text: &str) -> usize {
-        let before = self.compared;
-        for line in text.lines().map(str::trim) {
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            self.check(line);
-        }
-        self.compared - before
-    }
-
-    /// GET of `key` on both, which must be byte-identical; returns the bytes.
-    fn value(&mut self, key: &str) -> Vec<u8> {
-        match self.check_args(&args(&["GET", key])) {
-            Frame::Bulk(b) => b,
-            other => panic!("GET {key}: {other:?}"),
-        }
-    }
-}
-
-fn args(parts: &[&str]) -> Vec<Vec<u8>> {
-    parts.iter().map(|p| p.as_bytes().to_vec()).collect()
-}
-
-fn cut(mut s: String) -> String {
-    if s.len() > 400 {
-        let mut at = 400;
-        while !s.is_char_boundary(at) {
-            at -= 1;
-        }
-        s.truncate(at);
-        s.push_str("...");
-    }
-    s
-}
-
-fn show(args: &[Vec<u8>]) -> String {
-    let mut s: Vec<String> = args
-        .iter()
-        .map(|a| {
-            let t = String::from_utf8_lossy(a);
-            if t.len() > 40 {
-                format!("{}...({} bytes)", &t[..40], a.len())
-            } else {
-                format!("{t:?}")
-            }
-        })
-        .collect();
-    if s.len() > 8 {
-        let n = s.len();
-        s.truncate(8);
-        s.push(format!("... ({n} arguments)"));
-    }
-    s.join(" ")
-}
-
-/// A small seeded PRNG (xorshift64*), so the random tests replay exactly.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+/// GET of `key` on both, which must be byte-identical; returns the bytes.
+fn value(p: &mut Pair, key: &str) -> Vec<u8> {
+    match p.check_args(&args(&["GET", key])) {
+        Frame::Bulk(b) => b,
+        other => panic!("GET {key}: {other:?}"),
     }
 }
 
@@ -274,7 +166,7 @@ fn commands_errors_and_corrupt_values() {
     assert!(n > 120, "compared {n} commands");
     // A value copied from real Redis behaves the same in redsim: the cached
     // cardinality, and more elements added to it.
-    let v = p.value("h");
+    let v = value(&mut p, "h");
     let mut set = args(&["SET", "copy"]);
     set.push(v);
     p.check_args(&set);
@@ -313,19 +205,8 @@ fn other_types_are_wrongtype() {
 fn keyspace_hits_and_misses_match() {
     let mut p = Pair::start(&[]);
     p.corpus(COMMANDS);
-    let stats = |c: &mut Conn| -> Vec<String> {
-        let Frame::Bulk(info) = c.cmd(&["INFO", "stats"]) else {
-            panic!("INFO replies a bulk string");
-        };
-        String::from_utf8_lossy(&info)
-            .lines()
-            .filter(|l| l.starts_with("keyspace_"))
-            .map(str::to_string)
-            .collect()
-    };
-    let want = stats(&mut p.redis);
-    assert_eq!(want.len(), 2, "{want:?}");
-    assert_eq!(stats(&mut p.sim), want);
+    let (want, got) = p.stats();
+    assert_eq!(got, want, "(keyspace_hits, keyspace_misses)");
 }
 
 #[test]
@@ -377,7 +258,7 @@ fn cardinalities_up_to_200k_byte_for_byte() {
         let Frame::Integer(count) = p.check("PFCOUNT grow") else {
             panic!("PFCOUNT replies an integer");
         };
-        let v = p.value("grow");
+        let v = value(&mut p, "grow");
         match v[ENCODING] {
             1 => sparse_seen = true,
             0 => {
@@ -411,7 +292,7 @@ fn random_sets_count_and_bytes_match() {
         let key = format!("r{set}");
         add_range(&mut p, &key, &format!("{set}:"), 0, n);
         p.check(&format!("PFCOUNT {key}"));
-        p.value(&key);
+        value(&mut p, &key);
         if set % 5 == 4 {
             p.check(&format!("PFCOUNT r{} r{} r{}", set, set - 1, set - 4));
         }
@@ -491,7 +372,7 @@ fn hll_sparse_max_bytes_limits() {
         let key = format!("lim{limit}");
         for step in [1, n / 4, n / 2, n] {
             add_range(&mut p, &key, "x", 0, step);
-            p.value(&key);
+            value(&mut p, &key);
             p.check(&format!("PFDEBUG ENCODING {key}"));
         }
         p.check(&format!("PFCOUNT {key}"));
@@ -525,14 +406,14 @@ fn corrupted_hlls_are_detected_identically() {
             p.check("PFADD hll");
         }
         for _ in 0..5 {
-            let len = p.value("hll").len();
+            let len = value(&mut p, "hll").len();
             // Mostly the opcodes, sometimes the header.
             let pos = if rng.below(8) == 0 {
                 rng.below(16)
             } else {
                 rng.below(len)
             };
-            let byte = vec![(rng.next() & 0xff) as u8];
+            let byte = vec![(rng.next_u64() & 0xff) as u8];
             let mut a = args(&["SETRANGE", "hll", &pos.to_string()]);
             a.push(byte);
             p.check_args(&a);
@@ -556,7 +437,7 @@ fn corrupted_hlls_are_detected_identically() {
             }
         }
         p.check("PFCOUNT hll");
-        p.value("hll");
+        value(&mut p, "hll");
     }
 }
 
@@ -600,52 +481,7 @@ fn command_table_matches_command_info() {
     let mut c = redis.conn();
     let cmds = redsim_engine::cmd::hll::COMMANDS;
     assert_eq!(cmds.len(), 5, "Redis 7.2 has five hyperloglog commands");
-    for cmd in cmds {
-        let Frame::Array(mut infos) = c.cmd(&["COMMAND", "INFO", cmd.name]) else {
-            panic!("COMMAND INFO reply");
-        };
-        let Some(Frame::Array(info)) = infos.pop() else {
-            panic!("no COMMAND INFO for {}", cmd.name);
-        };
-        assert_eq!(info[0], Frame::bulk(cmd.name));
-        assert_eq!(info[1], Frame::Integer(cmd.arity as i64), "{}", cmd.name);
-        let flags: Vec<Frame> = cmd
-            .flags
-            .iter()
-            .map(|f| Frame::Simple(f.to_string()))
-            .collect();
-        assert_eq!(info[2], Frame::Array(flags), "{} flags", cmd.name);
-        assert_eq!(
-            (&info[3], &info[4], &info[5]),
-            (
-                &Frame::Integer(cmd.keys.0 as i64),
-                &Frame::Integer(cmd.keys.1 as i64),
-                &Frame::Integer(cmd.keys.2 as i64)
-            ),
-            "{} key positions",
-            cmd.name
-        );
-        let acl: Vec<Frame> = cmd
-            .acl
-            .iter()
-            .map(|a| Frame::Simple(format!("@{a}")))
-            .collect();
-        assert_eq!(info[6], Frame::Array(acl), "{} ACL categories", cmd.name);
-        assert_eq!(cmd.group, "hyperloglog");
-    }
-    let Frame::Array(docs) = c.cmd(&["COMMAND", "DOCS"]) else {
-        panic!("COMMAND DOCS reply");
-    };
-    let in_group = docs
-        .chunks(2)
-        .filter(|pair| {
-            let Frame::Array(fields) = &pair[1] else {
-                return false;
-            };
-            fields
-                .chunks(2)
-                .any(|kv| kv[0] == Frame::bulk("group") && kv[1] == Frame::bulk("hyperloglog"))
-        })
-        .count();
-    assert_eq!(in_group, cmds.len());
+    assert_command_table(&mut c, cmds, "hyperloglog");
+    // Redis' own count of the group, from COMMAND DOCS.
+    assert_eq!(commands_in_group(&mut c, "hyperloglog"), cmds.len());
 }
