@@ -12,6 +12,7 @@ pub mod hash;
 pub mod hll;
 pub mod keys;
 pub mod list;
+pub mod memory;
 pub mod multi;
 pub mod server;
 pub mod set;
@@ -103,6 +104,7 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
         ttl::COMMANDS,
         zset::COMMANDS,
         server::COMMANDS,
+        memory::COMMANDS,
         hll::COMMANDS,
         bitmap::COMMANDS,
     ]

@@ -197,6 +197,16 @@ impl Set {
         }
     }
 
+    /// Bytes of the chained `dictEntryNoValue`s of a table (0 for other
+    /// encodings). Added for MEMORY USAGE, which counts `sizeof(dictEntry)`
+    /// per member instead (see `memory::usage`).
+    pub fn chained_entry_bytes(&self) -> usize {
+        match &self.repr {
+            Repr::Table(d) => chained_entries(d.len(), d.buckets()) * alloc_size(16),
+            _ => 0,
+        }
+    }
+
     /// `setTypeIsMember`.
     pub fn contains(&self, m: &[u8]) -> bool {
         match &self.repr {
