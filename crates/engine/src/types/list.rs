@@ -669,30 +669,42 @@ impl List {
             if limit != 0 && removed == limit {
                 break;
             }
+            let budget = if limit == 0 {
+                usize::MAX
+            } else {
+                limit - removed
+            };
+            // One linear pass per node: mark, then drop the marked ones.
             let n = self.edit(ni, |node| {
+                let mut drop = vec![false; node.count()];
                 let mut n = 0;
-                let mut i = if from_tail { node.count() } else { 0 };
-                loop {
-                    if limit != 0 && removed + n == limit {
+                let order: Box<dyn Iterator<Item = usize>> = if from_tail {
+                    Box::new((0..node.count()).rev())
+                } else {
+                    Box::new(0..node.count())
+                };
+                for i in order {
+                    if n == budget {
                         break;
                     }
-                    let at = if from_tail {
-                        if i == 0 {
-                            break;
-                        }
-                        i -= 1;
-                        i
-                    } else {
-                        if i >= node.count() {
-                            break;
-                        }
-                        i
-                    };
-                    if node.items[at] == e {
-                        node.remove(at);
+                    if node.items[i] == e {
+                        drop[i] = true;
                         n += 1;
-                    } else if !from_tail {
+                    }
+                }
+                if n > 0 {
+                    let mut i = 0;
+                    let mut freed = 0;
+                    node.items.retain(|x| {
+                        let gone = drop[i];
                         i += 1;
+                        if gone {
+                            freed += lp_entry_size(x);
+                        }
+                        !gone
+                    });
+                    if !node.plain {
+                        node.sz -= freed;
                     }
                 }
                 n
