@@ -5,8 +5,8 @@
 //! code runs natively and in the browser (`wasm32-unknown-unknown`).
 
 pub mod blocking;
-pub mod clifmt;
 pub mod client;
+pub mod clifmt;
 pub mod clock;
 pub mod cmd;
 pub mod config;
