@@ -9,121 +9,22 @@
 //! - Blocking timeouts: 7.2 rejects values past LLONG_MAX ms ("timeout is
 //!   out of range") where 7.0 overflowed into "timeout is negative".
 
-use redsim_engine::clifmt::format_reply;
 use redsim_engine::cmd::Command;
-use redsim_engine::resp::split_args;
-use redsim_tests::{Conn, Differ, Frame, RedisServer, RedsimServer};
+use redsim_tests::{
+    args, assert_command_info, command_info, commands_in_group, Differ, Frame, Pair, RedisServer,
+    Rng,
+};
 
-/// A real Redis and a redsim server started with the same options.
-struct Pair {
-    redis: Conn,
-    sim: Conn,
-    compared: usize,
-    _servers: (RedisServer, RedsimServer),
-}
-
-impl Pair {
-    fn start(extra: &[&str]) -> Pair {
-        let r = RedisServer::start(extra);
-        let s = RedsimServer::start(extra);
-        Pair {
-            redis: r.conn(),
-            sim: s.conn(),
-            compared: 0,
-            _servers: (r, s),
-        }
-    }
-
-    /// Sends `args` to both and returns both replies.
-    fn both(&mut self, args: &[Vec<u8>]) -> (Frame, Frame) {
-        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-        (self.redis.cmd_bytes(&refs), self.sim.cmd_bytes(&refs))
-    }
-
-    /// Sends `args` to both and asserts the replies are equal.
-    fn check_args(&mut self, args: &[Vec<u8>]) -> Frame {
-        let (want, got) = self.both(args);
-        assert!(
-            got == want,
-            "replies differ for {}\n  redis:  {}\n  redsim: {}",
-            show(args),
-            format_reply(&want),
-            format_reply(&got)
-        );
-        self.compared += 1;
-        want
-    }
-
-    /// One command written as redis-cli would take it.
-    fn check(&mut self, line: &str) -> Frame {
-        let args = split_args(line.as_bytes()).expect("balanced quotes in test line");
-        self.check_args(&args)
-    }
-
-    /// Runs a corpus: one command per line, `#` comments, blank lines skipped.
-    fn corpus(&mut self, text: &str) {
-        for line in text.lines().map(str::trim) {
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            self.check(line);
-        }
-    }
-
-    /// A command only redsim gets (for 7.2-only replies).
-    fn sim(&mut self, line: &str) -> Frame {
-        let args = split_args(line.as_bytes()).expect("balanced quotes");
-        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-        self.sim.cmd_bytes(&refs)
-    }
-
-    /// OBJECT ENCODING of `key`: Redis 7.0 says `quicklist` for any list,
-    /// redsim must give the 7.2 answer `want`.
-    fn encoding(&mut self, key: &str, want: &str) {
-        let (r, s) = self.both(&args(&["OBJECT", "ENCODING", key]));
+/// OBJECT ENCODING of `key`: Redis 7.0 says `quicklist` for any list,
+/// redsim must give the 7.2 answer `want`.
+fn encoding(p: &mut Pair, key: &str, want: &str) {
+    let (r, s) = p.both_args(&args(&["OBJECT", "ENCODING", key]));
+    if p.redis_is_7_0() {
         assert_eq!(r, Frame::bulk("quicklist"), "7.0 lists are all quicklists");
-        assert_eq!(s, Frame::bulk(want), "7.2 encoding of {key}");
+    } else {
+        assert_eq!(r, s, "OBJECT ENCODING {key}");
     }
-}
-
-fn show(args: &[Vec<u8>]) -> String {
-    let mut s: Vec<String> = args
-        .iter()
-        .map(|a| {
-            let t = String::from_utf8_lossy(a);
-            if t.len() > 60 {
-                format!("{}...({} bytes)", &t[..60], a.len())
-            } else {
-                format!("{t:?}")
-            }
-        })
-        .collect();
-    s.truncate(12);
-    s.join(" ")
-}
-
-fn args(parts: &[&str]) -> Vec<Vec<u8>> {
-    parts.iter().map(|p| p.as_bytes().to_vec()).collect()
-}
-
-/// A small seeded PRNG (xorshift64*), so the random tests replay exactly.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
+    assert_eq!(s, Frame::bulk(want), "7.2 encoding of {key}");
 }
 
 const PUSH_POP: &str = r#"
@@ -408,8 +309,7 @@ fn push_and_pop() {
 #[test]
 fn pop_replies_in_resp3() {
     let mut p = Pair::start(&[]);
-    let (r, s) = p.both(&args(&["HELLO", "3"]));
-    assert!(matches!((r, s), (Frame::Map(_), Frame::Map(_))));
+    p.hello3();
     p.corpus(
         r#"
         LPOP nokey
@@ -528,7 +428,7 @@ fn seven_two_answers() {
     let mut p = Pair::start(&[]);
     // 7.2 bounds RANK to ±LONG_MAX (7.0 negated LONG_MIN).
     assert_eq!(
-        p.sim("LPOS nokey a RANK -9223372036854775808"),
+        p.sim_only("LPOS nokey a RANK -9223372036854775808"),
         Frame::err("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
     );
     // 7.2 checks the timeout for overflow (7.0: "timeout is negative").
@@ -546,14 +446,14 @@ fn seven_two_answers() {
             format!("BLMPOP {t} 1 nokey LEFT"),
         ] {
             assert_eq!(
-                p.sim(&cmd),
+                p.sim_only(&cmd),
                 Frame::err("ERR timeout is out of range"),
                 "{cmd}"
             );
         }
     }
     assert_eq!(
-        p.sim("BLPOP nokey -inf"),
+        p.sim_only("BLPOP nokey -inf"),
         Frame::err("ERR timeout is negative")
     );
     // Still in step with the reference afterwards.
@@ -572,48 +472,48 @@ fn encodings_follow_7_2() {
     for i in 0..700 {
         p.check(&format!("RPUSH g element-{i:04}"));
     }
-    p.encoding("g", "quicklist");
+    encoding(&mut p, "g", "quicklist");
     p.check("LTRIM g 0 399");
-    p.encoding("g", "quicklist");
+    encoding(&mut p, "g", "quicklist");
     p.check("LTRIM g 0 199");
-    p.encoding("g", "listpack");
+    encoding(&mut p, "g", "listpack");
     p.check("LRANGE g 190 -1");
 
     let x9000 = "x".repeat(9000);
     p.check(&format!("RPUSH big {x9000}"));
-    p.encoding("big", "quicklist");
+    encoding(&mut p, "big", "quicklist");
     let x8000 = "x".repeat(8000);
     p.check(&format!("RPUSH big2 {x8000}"));
-    p.encoding("big2", "listpack");
+    encoding(&mut p, "big2", "listpack");
     p.check(&format!("RPUSH big2 {}", "y".repeat(200)));
-    p.encoding("big2", "quicklist");
+    encoding(&mut p, "big2", "quicklist");
     p.check("RPOP big2");
-    p.encoding("big2", "quicklist");
+    encoding(&mut p, "big2", "quicklist");
     p.check("LSET big2 0 small");
-    p.encoding("big2", "listpack");
+    encoding(&mut p, "big2", "listpack");
 
     p.check("RPUSH ins a b");
     assert_eq!(
         p.check(&format!("LINSERT ins BEFORE nope {x9000}")),
         Frame::Integer(-1)
     );
-    p.encoding("ins", "quicklist");
+    encoding(&mut p, "ins", "quicklist");
 
     p.check("CONFIG SET list-max-listpack-size 4");
     let ten = "e0 e1 e2 e3 e4 e5 e6 e7 e8 e9";
     p.check(&format!("RPUSH c {ten}"));
-    p.encoding("c", "quicklist");
+    encoding(&mut p, "c", "quicklist");
     // Nodes of 4, 4, 2: keeping e3 e4 leaves two nodes of one each.
     p.check("LTRIM c 3 4");
-    p.encoding("c", "quicklist");
+    encoding(&mut p, "c", "quicklist");
     p.check("DEL c");
     p.check(&format!("RPUSH c {ten}"));
     p.check("LTRIM c 4 5");
-    p.encoding("c", "listpack");
+    encoding(&mut p, "c", "listpack");
     p.check("DEL c");
     p.check(&format!("RPUSH c {ten}"));
     p.check("LTRIM c 4 6");
-    p.encoding("c", "quicklist");
+    encoding(&mut p, "c", "quicklist");
     p.check("CONFIG SET list-max-ziplist-size -2");
 
     // A destination listpack of 8185 bytes: 14 more raw bytes would pass 8 KB.
@@ -632,11 +532,11 @@ fn encodings_follow_7_2() {
             p.check(&format!("RPUSH src {tail}"));
         }
         p.check(&format!("RPUSH dst {filler}"));
-        p.encoding("dst", "listpack");
+        encoding(&mut p, "dst", "listpack");
         p.check("RPOPLPUSH src dst");
-        p.encoding("dst", want);
+        encoding(&mut p, "dst", want);
     }
-    assert_eq!(p.sim("OBJECT ENCODING nokey"), Frame::Null);
+    assert_eq!(p.sim_only("OBJECT ENCODING nokey"), Frame::Null);
 }
 
 #[test]
@@ -685,20 +585,6 @@ fn config_parameters() {
 fn keyspace_statistics() {
     let mut p = Pair::start(&[]);
     p.check("RPUSH l a b c");
-    let stats = |p: &mut Pair| -> (String, String) {
-        let pick = |f: Frame| -> String {
-            let Frame::Bulk(b) = f else {
-                panic!("INFO reply")
-            };
-            String::from_utf8_lossy(&b)
-                .lines()
-                .filter(|l| l.starts_with("keyspace_"))
-                .collect::<Vec<_>>()
-                .join(",")
-        };
-        let (r, s) = p.both(&args(&["INFO", "stats"]));
-        (pick(r), pick(s))
-    };
     for line in [
         "LLEN l",
         "LLEN nokey",
@@ -723,10 +609,10 @@ fn keyspace_statistics() {
         "TYPE l",
         "TYPE nokey",
     ] {
-        let before = stats(&mut p);
+        let before = p.stats();
         assert_eq!(before.0, before.1, "stats before {line}");
         p.check(line);
-        let after = stats(&mut p);
+        let after = p.stats();
         assert_eq!(after.0, after.1, "stats after {line}");
     }
 }
@@ -945,40 +831,11 @@ fn command_table_matches_command_info() {
         .collect();
     assert_eq!(zsets, ["bzpopmin", "bzpopmax", "bzmpop"]);
     for cmd in table {
-        let Frame::Array(mut infos) = c.cmd(&["COMMAND", "INFO", cmd.name]) else {
-            panic!("COMMAND INFO reply");
-        };
-        let Some(Frame::Array(info)) = infos.pop() else {
-            panic!("no COMMAND INFO for {}", cmd.name);
-        };
-        assert_eq!(info[0], Frame::bulk(cmd.name));
-        assert_eq!(
-            info[1],
-            Frame::Integer(cmd.arity as i64),
-            "{} arity",
-            cmd.name
-        );
-        let flags: Vec<Frame> = cmd
-            .flags
-            .iter()
-            .map(|f| Frame::Simple(f.to_string()))
-            .collect();
-        assert_eq!(info[2], Frame::Array(flags), "{} flags", cmd.name);
-        assert_eq!(
-            (&info[3], &info[4], &info[5]),
-            (
-                &Frame::Integer(cmd.keys.0 as i64),
-                &Frame::Integer(cmd.keys.1 as i64),
-                &Frame::Integer(cmd.keys.2 as i64)
-            ),
-            "{} key positions",
-            cmd.name
-        );
-        let acl: Vec<Frame> = cmd
-            .acl
-            .iter()
-            .map(|a| Frame::Simple(format!("@{a}")))
-            .collect();
-        assert_eq!(info[6], Frame::Array(acl), "{} ACL categories", cmd.name);
+        assert_command_info(&command_info(&mut c, cmd.name), cmd, cmd.name);
     }
+    assert_eq!(
+        commands_in_group(&mut c, "list"),
+        lists,
+        "as many as Redis has"
+    );
 }
