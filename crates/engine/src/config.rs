@@ -91,6 +91,9 @@ pub struct Config {
     pub set_max_listpack_entries: u64,
     /// `set-max-listpack-value`.
     pub set_max_listpack_value: u64,
+    /// `busy-reply-threshold` (alias `lua-time-limit`), in ms: also sets
+    /// a script's step budget (`script::budget_for`).
+    pub busy_reply_threshold: i64,
 }
 
 impl Default for Config {
@@ -120,6 +123,7 @@ impl Default for Config {
             set_max_intset_entries: 512,
             set_max_listpack_entries: 128,
             set_max_listpack_value: 64,
+            busy_reply_threshold: 5000,
         }
     }
 }
@@ -454,6 +458,26 @@ pub static PARAMS: &[Param] = &[
         get: |c| c.set_max_listpack_value.to_string(),
         set: |c, v| {
             c.set_max_listpack_value = size_t(v)?;
+            Ok(())
+        },
+    },
+    // How long a script may run before Redis answers BUSY; here it is the
+    // step budget after which a script is stopped.
+    Param {
+        name: "busy-reply-threshold",
+        mutable: true,
+        get: |c| c.busy_reply_threshold.to_string(),
+        set: |c, v| {
+            c.busy_reply_threshold = int_in(v, 0, i64::MAX)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "lua-time-limit",
+        mutable: true,
+        get: |c| c.busy_reply_threshold.to_string(),
+        set: |c, v| {
+            c.busy_reply_threshold = int_in(v, 0, i64::MAX)?;
             Ok(())
         },
     },

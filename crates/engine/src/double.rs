@@ -652,7 +652,7 @@ fn emit_digits(digits: &[u8], k: i32, neg: bool, out: &mut String) {
 }
 
 /// `fpconv_dtoa` for a finite, non-zero double.
-fn fpconv_dtoa(d: f64) -> String {
+pub fn fpconv_dtoa(d: f64) -> String {
     let mut out = String::new();
     let neg = d.is_sign_negative();
     if neg {

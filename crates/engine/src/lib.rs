@@ -22,6 +22,7 @@ pub mod longdouble;
 pub mod memory;
 pub mod object;
 pub mod resp;
+pub mod script;
 pub mod server;
 pub mod trace;
 pub mod types;

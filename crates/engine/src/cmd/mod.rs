@@ -14,6 +14,7 @@ pub mod keys;
 pub mod list;
 pub mod memory;
 pub mod multi;
+pub mod script;
 pub mod server;
 pub mod set;
 pub mod strings;
@@ -103,6 +104,7 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
         multi::COMMANDS,
         ttl::COMMANDS,
         zset::COMMANDS,
+        script::COMMANDS,
         server::COMMANDS,
         memory::COMMANDS,
         hll::COMMANDS,

@@ -1,0 +1,398 @@
+//! Scripting commands: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT (LOAD, EXISTS, FLUSH, KILL, DEBUG, HELP), with eval.c's checks and script.c's rules for commands run from a script.
+//!
+//! A script runs to completion inside the command, so nothing else runs
+//! meanwhile: no other client, no cron, no active expiry, and the clock
+//! stands still, which is Redis' "time frozen at script start"
+//! (`commandTimeSnapshot`). Commands inside run one level down from the
+//! EVAL, so blocking ones answer at once, as Redis' script client does.
+
+use super::{arg_i64, Command, Ctx};
+use crate::client::Client;
+use crate::resp::Frame;
+use crate::script::interp::Host;
+use crate::server::Server;
+
+const SCRIPT_FLAGS: &[&str] = &[
+    "noscript",
+    "stale",
+    "skip_monitor",
+    "no_mandatory_keys",
+    "movablekeys",
+    "may_replicate",
+];
+const SCRIPT_RO_FLAGS: &[&str] = &[
+    "readonly",
+    "noscript",
+    "stale",
+    "skip_monitor",
+    "no_mandatory_keys",
+    "movablekeys",
+];
+
+/// One entry of the SCRIPT container.
+macro_rules! script_sub {
+    ($name:literal, $arity:expr, [$($flag:literal),*], $since:literal, $syntax:literal, $summary:literal, $handler:expr) => {
+        Command {
+            name: $name,
+            arity: $arity,
+            flags: &[$($flag),*],
+            keys: (0, 0, 0),
+            acl: &["slow", "scripting"],
+            syntax: $syntax,
+            summary: $summary,
+            since: $since,
+            group: "scripting",
+            handler: $handler,
+            subcommands: &[],
+        }
+    };
+}
+
+pub static COMMANDS: &[Command] = &[
+    Command {
+        name: "eval",
+        arity: -3,
+        flags: SCRIPT_FLAGS,
+        keys: (0, 0, 0),
+        acl: &["slow", "scripting"],
+        syntax: "EVAL script numkeys [key [key ...]] [arg [arg ...]]",
+        summary: "Runs a Lua script on the server, atomically.",
+        since: "2.6.0",
+        group: "scripting",
+        handler: eval,
+        subcommands: &[],
+    },
+    Command {
+        name: "evalsha",
+        arity: -3,
+        flags: SCRIPT_FLAGS,
+        keys: (0, 0, 0),
+        acl: &["slow", "scripting"],
+        syntax: "EVALSHA sha1 numkeys [key [key ...]] [arg [arg ...]]",
+        summary: "Runs a cached Lua script by its SHA1.",
+        since: "2.6.0",
+        group: "scripting",
+        handler: evalsha,
+        subcommands: &[],
+    },
+    Command {
+        name: "eval_ro",
+        arity: -3,
+        flags: SCRIPT_RO_FLAGS,
+        keys: (0, 0, 0),
+        acl: &["slow", "scripting"],
+        syntax: "EVAL_RO script numkeys [key [key ...]] [arg [arg ...]]",
+        summary: "Runs a read-only Lua script: write commands inside are refused.",
+        since: "7.0.0",
+        group: "scripting",
+        handler: eval_ro,
+        subcommands: &[],
+    },
+    Command {
+        name: "evalsha_ro",
+        arity: -3,
+        flags: SCRIPT_RO_FLAGS,
+        keys: (0, 0, 0),
+        acl: &["slow", "scripting"],
+        syntax: "EVALSHA_RO sha1 numkeys [key [key ...]] [arg [arg ...]]",
+        summary: "Runs a cached read-only Lua script by its SHA1.",
+        since: "7.0.0",
+        group: "scripting",
+        handler: evalsha_ro,
+        subcommands: &[],
+    },
+    Command {
+        name: "script",
+        arity: -2,
+        flags: &[],
+        keys: (0, 0, 0),
+        acl: &["slow"],
+        syntax: "SCRIPT <subcommand>",
+        summary: "Manages the server's Lua script cache.",
+        since: "2.6.0",
+        group: "scripting",
+        handler: super::container,
+        subcommands: &[
+            script_sub!(
+                "debug",
+                3,
+                ["noscript"],
+                "3.2.0",
+                "SCRIPT DEBUG <YES | SYNC | NO>",
+                "Sets the debug mode of server-side scripts (only NO here: no debugger).",
+                script_debug
+            ),
+            script_sub!(
+                "exists",
+                -3,
+                ["noscript"],
+                "2.6.0",
+                "SCRIPT EXISTS sha1 [sha1 ...]",
+                "Replies 1 or 0 for each SHA1: is that script cached?",
+                script_exists
+            ),
+            script_sub!(
+                "flush",
+                -2,
+                ["noscript"],
+                "2.6.0",
+                "SCRIPT FLUSH [ASYNC | SYNC]",
+                "Empties the script cache.",
+                script_flush
+            ),
+            script_sub!(
+                "help",
+                2,
+                ["loading", "stale"],
+                "5.0.0",
+                "SCRIPT HELP",
+                "Returns helpful text about the different subcommands.",
+                script_help
+            ),
+            script_sub!(
+                "kill",
+                2,
+                ["noscript", "allow_busy"],
+                "2.6.0",
+                "SCRIPT KILL",
+                "Stops the running script (none can be running between commands here).",
+                script_kill
+            ),
+            script_sub!(
+                "load",
+                3,
+                ["noscript", "stale"],
+                "2.6.0",
+                "SCRIPT LOAD script",
+                "Compiles a script into the cache without running it; replies its SHA1.",
+                script_load
+            ),
+        ],
+    },
+];
+
+const NOSCRIPT: &str = "NOSCRIPT No matching script. Please use EVAL.";
+
+fn eval(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    eval_generic(ctx, args, false, false)
+}
+
+fn eval_ro(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    eval_generic(ctx, args, false, true)
+}
+
+fn evalsha(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    evalsha_generic(ctx, args, false)
+}
+
+fn evalsha_ro(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    evalsha_generic(ctx, args, true)
+}
+
+/// A SHA1 that is not 40 bytes long cannot name a script: NOSCRIPT before anything else.
+fn evalsha_generic(ctx: &mut Ctx, args: &[Vec<u8>], ro: bool) -> Frame {
+    if args[1].len() != 40 {
+        return Frame::err(NOSCRIPT);
+    }
+    eval_generic(ctx, args, true, ro)
+}
+
+/// `evalGenericCommand` and `scriptPrepareForRun`.
+fn eval_generic(ctx: &mut Ctx, args: &[Vec<u8>], by_sha: bool, ro: bool) -> Frame {
+    let numkeys = match arg_i64(&args[2]) {
+        Ok(n) => n,
+        Err(e) => return e,
+    };
+    let nargs = args.len() as i64 - 3;
+    if numkeys > nargs {
+        return Frame::err("ERR Number of keys can't be greater than number of args");
+    }
+    if numkeys < 0 {
+        return Frame::err("ERR Number of keys can't be negative");
+    }
+    let (sha, script) = if by_sha {
+        match ctx.srv.scripts.get(&args[1]) {
+            Some(s) => (String::from_utf8_lossy(&args[1]).to_ascii_lowercase(), s),
+            None => return Frame::err(NOSCRIPT),
+        }
+    } else {
+        match ctx.srv.scripts.create(&args[1]) {
+            Ok(found) => found,
+            Err(e) => return e,
+        }
+    };
+    // `pre_command_oom_state`: the EVAL found memory over the limit
+    // (eviction, if any, already ran before it).
+    let maxmemory = ctx.srv.config.maxmemory;
+    let oom = maxmemory > 0 && ctx.srv.used_memory() > maxmemory;
+    let f = script.flags;
+    if !f.compat && !f.no_writes {
+        if ro {
+            return Frame::err("ERR Can not execute a script with write flag using *_ro command.");
+        }
+        if !f.allow_oom && oom {
+            return Frame::err(
+                "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'",
+            );
+        }
+    }
+    let split = 3 + numkeys as usize;
+    let (keys, argv) = (&args[3..split], &args[split..]);
+    // The script client (`lctx.lua_client`): the caller's database, RESP2,
+    // outside any transaction, so commands run at once.
+    let mut client = ctx.client.clone();
+    client.resp = 2;
+    client.multi = None;
+    let fuel = crate::script::budget_for(ctx.srv.config.busy_reply_threshold);
+    let mut host = ScriptHost {
+        srv: ctx.srv,
+        client,
+        readonly: ro || (!f.compat && f.no_writes),
+        allow_oom: !f.compat && f.allow_oom,
+        oom,
+        write_dirty: false,
+    };
+    crate::script::run(&script, &sha, &mut host, keys, argv, fuel)
+}
+
+/// What a running script reaches: the server, through its own client.
+struct ScriptHost<'a> {
+    srv: &'a mut Server,
+    client: Client,
+    /// EVAL_RO, or a script declaring `no-writes`: writes are refused.
+    readonly: bool,
+    allow_oom: bool,
+    /// Memory was over `maxmemory` when the script started.
+    oom: bool,
+    /// A write command has run (`SCRIPT_WRITE_DIRTY`): later writes cannot
+    /// be refused for memory, the script must not stop half-way.
+    write_dirty: bool,
+}
+
+/// `lookupCommand` as a script uses it: a container's subcommand when one
+/// is named, the container itself when called alone; `None` if unknown.
+fn lookup_for_script(args: &[Vec<u8>]) -> Option<&'static Command> {
+    let base = super::lookup(&args[0])?;
+    if base.subcommands.is_empty() || args.len() == 1 {
+        return Some(base);
+    }
+    base.subcommand(&args[1])
+}
+
+impl Host for ScriptHost<'_> {
+    /// `scriptCall`: the checks Redis makes before running a command for a script.
+    fn call(&mut self, args: &[Vec<u8>]) -> Frame {
+        let Some(cmd) = lookup_for_script(args) else {
+            return Frame::err("ERR Unknown Redis command called from script");
+        };
+        let argc = args.len() as i32;
+        if (cmd.arity > 0 && argc != cmd.arity) || argc < -cmd.arity {
+            return Frame::err("ERR Wrong number of args calling Redis command from script");
+        }
+        if cmd.has_flag("noscript") {
+            return Frame::err("ERR This Redis command is not allowed from script");
+        }
+        let write = cmd.has_flag("write");
+        if self.readonly && (write || cmd.has_flag("may_replicate")) {
+            return Frame::err("ERR Write commands are not allowed from read-only scripts.");
+        }
+        if !self.allow_oom
+            && self.srv.config.maxmemory > 0
+            && !self.write_dirty
+            && self.oom
+            && cmd.has_flag("denyoom")
+        {
+            return Frame::err("OOM command not allowed when used memory > 'maxmemory'.");
+        }
+        if write {
+            self.write_dirty = true;
+        }
+        super::call(self.srv, &mut self.client, cmd, args)
+    }
+
+    fn resp(&self) -> u8 {
+        self.client.resp
+    }
+
+    fn set_resp(&mut self, resp: u8) {
+        self.client.resp = resp;
+    }
+
+    fn rand48(&mut self) -> &mut u64 {
+        &mut self.srv.scripts.rand48
+    }
+}
+
+fn script_load(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    match ctx.srv.scripts.create(&args[2]) {
+        Ok((sha, _)) => Frame::bulk(sha),
+        Err(e) => e,
+    }
+}
+
+fn script_exists(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    Frame::Array(
+        args[2..]
+            .iter()
+            .map(|sha| Frame::Integer(ctx.srv.scripts.get(sha).is_some() as i64))
+            .collect(),
+    )
+}
+
+/// SCRIPT FLUSH: the cache is emptied at once either way (ASYNC only frees
+/// memory in the background in Redis).
+fn script_flush(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let ok = match args.len() {
+        2 => true,
+        3 => super::is(&args[2], "sync") || super::is(&args[2], "async"),
+        _ => false,
+    };
+    if !ok {
+        return Frame::err("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+    }
+    ctx.srv.scripts.flush();
+    Frame::ok()
+}
+
+/// Scripts run to completion within their command here, so none is ever
+/// running when SCRIPT KILL arrives.
+fn script_kill(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    Frame::err("NOTBUSY No scripts in execution right now.")
+}
+
+fn script_debug(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    if super::is(&args[2], "no") {
+        Frame::ok()
+    } else if super::is(&args[2], "yes") || super::is(&args[2], "sync") {
+        Frame::err("ERR SCRIPT DEBUG YES|SYNC is not supported by Redsim: it has no Lua debugger")
+    } else {
+        Frame::err("ERR Use SCRIPT DEBUG YES/SYNC/NO")
+    }
+}
+
+fn script_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let lines = [
+        "DEBUG (YES|SYNC|NO)",
+        "    Set the debug mode for subsequent scripts executed.",
+        "EXISTS <sha1> [<sha1> ...]",
+        "    Return information about the existence of the scripts in the script cache.",
+        "FLUSH [ASYNC|SYNC]",
+        "    Flush the Lua scripts cache. Very dangerous on replicas.",
+        "    When called without the optional mode argument, the behavior is determined by the",
+        "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+        "    * ASYNC: Asynchronously flush the scripts cache.",
+        "    * SYNC: Synchronously flush the scripts cache.",
+        "KILL",
+        "    Kill the currently executing Lua script.",
+        "LOAD <script>",
+        "    Load a script into the scripts cache without executing it.",
+        "HELP",
+        "    Print this help.",
+    ];
+    let cmd = String::from_utf8_lossy(&args[0]).to_ascii_uppercase();
+    let mut out = vec![Frame::Simple(format!(
+        "{cmd} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"
+    ))];
+    out.extend(lines.iter().map(|l| Frame::Simple(l.to_string())));
+    Frame::Array(out)
+}

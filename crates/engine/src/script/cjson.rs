@@ -1,0 +1,450 @@
+//! `cjson`: JSON encoding and decoding as Redis' lua-cjson 2.1.0 does it (`%.14g` numbers, escaped `/`, sparse-array and depth checks, lenient numbers on decode, its error messages), with `cjson.null`.
+
+use super::interp::{Interp, LuaError};
+use super::number::fmt_num;
+use super::stdlib::R;
+use super::value::{Native, Table, Value};
+
+/// `encode_max_depth` and `decode_max_depth`.
+const MAX_DEPTH: usize = 1000;
+/// `encode_sparse_ratio` and `encode_sparse_safe`.
+const SPARSE_RATIO: f64 = 2.0;
+const SPARSE_SAFE: f64 = 10.0;
+
+/// The `cjson` table. Its configuration functions (`encode_keep_buffer`,
+/// `encode_max_depth`...) and `cjson.new` are not provided: the defaults
+/// always apply.
+pub fn library() -> Table {
+    let mut t = Table::new();
+    t.set_str("encode", Native::value("encode", encode));
+    t.set_str("decode", Native::value("decode", decode));
+    t.set_str("_NAME", Value::str("cjson"));
+    t.set_str("_VERSION", Value::str("2.1.0"));
+    let mut null = Table::new();
+    null.userdata_null = true;
+    t.set_str("null", Table::value(null));
+    t
+}
+
+fn encode(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+    if args.len() != 1 {
+        return Err(it.arg_error(1, "expected 1 argument"));
+    }
+    let mut out = Vec::new();
+    encode_value(it, &args[0], 0, &mut out)?;
+    Ok(vec![Value::str(out)])
+}
+
+fn cannot(it: &Interp, v: &Value, reason: &str) -> LuaError {
+    it.rt_error(format!("Cannot serialise {}: {reason}", v.type_name()))
+}
+
+fn encode_value(it: &mut Interp, v: &Value, depth: usize, out: &mut Vec<u8>) -> R<()> {
+    it.burn(1)?;
+    match v {
+        Value::Str(s) => encode_string(s, out),
+        Value::Num(n) => encode_number(it, v, *n, out)?,
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Nil => out.extend_from_slice(b"null"),
+        Value::Table(t) if t.borrow().userdata_null => out.extend_from_slice(b"null"),
+        Value::Table(t) => {
+            let depth = depth + 1;
+            if depth > MAX_DEPTH {
+                return Err(it.rt_error(format!("Cannot serialise, excessive nesting ({depth})")));
+            }
+            let entries = t.borrow().entries();
+            match array_length(it, v, &entries)? {
+                Some(len) if len > 0 => {
+                    out.push(b'[');
+                    for i in 1..=len {
+                        if i > 1 {
+                            out.push(b',');
+                        }
+                        let item = t.borrow().get_int(i);
+                        encode_value(it, &item, depth, out)?;
+                    }
+                    out.push(b']');
+                }
+                _ => {
+                    out.push(b'{');
+                    for (i, (k, val)) in entries.iter().enumerate() {
+                        if i > 0 {
+                            out.push(b',');
+                        }
+                        match k {
+                            Value::Num(n) => {
+                                out.push(b'"');
+                                encode_number(it, k, *n, out)?;
+                                out.push(b'"');
+                            }
+                            Value::Str(s) => encode_string(s, out),
+                            other => {
+                                return Err(cannot(
+                                    it,
+                                    other,
+                                    "table key must be a number or string",
+                                ))
+                            }
+                        }
+                        out.push(b':');
+                        encode_value(it, val, depth, out)?;
+                    }
+                    out.push(b'}');
+                }
+            }
+        }
+        other => return Err(cannot(it, other, "type not supported")),
+    }
+    Ok(())
+}
+
+/// `lua_array_length`: the largest key if every key is an integer >= 1,
+/// `None` for an object; an excessively sparse array is an error.
+fn array_length(it: &Interp, t: &Value, entries: &[(Value, Value)]) -> R<Option<usize>> {
+    let mut max = 0.0f64;
+    let mut items = 0.0f64;
+    for (k, _) in entries {
+        match k {
+            Value::Num(n) if *n != 0.0 && n.floor() == *n && *n >= 1.0 => {
+                max = max.max(*n);
+                items += 1.0;
+            }
+            _ => return Ok(None),
+        }
+    }
+    if max > items * SPARSE_RATIO && max > SPARSE_SAFE {
+        return Err(cannot(it, t, "excessively sparse array"));
+    }
+    Ok(Some(max as usize))
+}
+
+fn encode_number(it: &Interp, v: &Value, n: f64, out: &mut Vec<u8>) -> R<()> {
+    if !n.is_finite() {
+        return Err(cannot(it, v, "must not be NaN or Inf"));
+    }
+    out.extend_from_slice(fmt_num(n).as_bytes());
+    Ok(())
+}
+
+/// `json_append_string`: lua-cjson's escapes (`/` too); bytes >= 0x80 as they are.
+fn encode_string(s: &[u8], out: &mut Vec<u8>) {
+    out.push(b'"');
+    for &c in s {
+        match c {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'/' => out.extend_from_slice(b"\\/"),
+            8 => out.extend_from_slice(b"\\b"),
+            9 => out.extend_from_slice(b"\\t"),
+            10 => out.extend_from_slice(b"\\n"),
+            12 => out.extend_from_slice(b"\\f"),
+            13 => out.extend_from_slice(b"\\r"),
+            c if c < 0x20 || c == 0x7f => out.extend_from_slice(format!("\\u{c:04x}").as_bytes()),
+            c => out.push(c),
+        }
+    }
+    out.push(b'"');
+}
+
+// ---------------------------------------------------------------------------
+// Decoding.
+
+/// A token as lua-cjson names it in messages.
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    ObjBegin,
+    ObjEnd,
+    ArrBegin,
+    ArrEnd,
+    Str(Vec<u8>),
+    Num(f64),
+    Bool(bool),
+    Null,
+    Colon,
+    Comma,
+    End,
+    Error(&'static str),
+}
+
+impl Tok {
+    fn name(&self) -> &'static str {
+        match self {
+            Tok::ObjBegin => "T_OBJ_BEGIN",
+            Tok::ObjEnd => "T_OBJ_END",
+            Tok::ArrBegin => "T_ARR_BEGIN",
+            Tok::ArrEnd => "T_ARR_END",
+            Tok::Str(_) => "T_STRING",
+            Tok::Num(_) => "T_NUMBER",
+            Tok::Bool(_) => "T_BOOLEAN",
+            Tok::Null => "T_NULL",
+            Tok::Colon => "T_COLON",
+            Tok::Comma => "T_COMMA",
+            Tok::End => "T_END",
+            Tok::Error(e) => e,
+        }
+    }
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    pos: usize,
+    depth: usize,
+    null: Value,
+}
+
+impl Parser<'_> {
+    /// The next token and the index it starts at (or where its error is).
+    fn next(&mut self) -> (Tok, usize) {
+        while self.pos < self.s.len() && matches!(self.s[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
+            self.pos += 1;
+        }
+        let start = self.pos;
+        let Some(&c) = self.s.get(self.pos) else {
+            return (Tok::End, start);
+        };
+        let single = match c {
+            b'{' => Some(Tok::ObjBegin),
+            b'}' => Some(Tok::ObjEnd),
+            b'[' => Some(Tok::ArrBegin),
+            b']' => Some(Tok::ArrEnd),
+            b':' => Some(Tok::Colon),
+            b',' => Some(Tok::Comma),
+            _ => None,
+        };
+        if let Some(t) = single {
+            self.pos += 1;
+            return (t, start);
+        }
+        if c == b'"' {
+            return self.string(start);
+        }
+        if c == b'-' || c.is_ascii_digit() || self.lenient_number() {
+            // `decode_invalid_numbers` is on: strtod decides (hex, inf, nan, `+1`, `01`).
+            let r = crate::double::strtod(&self.s[self.pos..]);
+            if r.len == 0 {
+                return (Tok::Error("invalid number"), self.pos);
+            }
+            self.pos += r.len;
+            return (Tok::Num(r.value), start);
+        }
+        for (word, tok) in [
+            (&b"true"[..], Tok::Bool(true)),
+            (b"false", Tok::Bool(false)),
+            (b"null", Tok::Null),
+        ] {
+            if self.s[self.pos..].starts_with(word) {
+                self.pos += word.len();
+                return (tok, start);
+            }
+        }
+        (Tok::Error("invalid token"), start)
+    }
+
+    /// `json_is_invalid_number`: the forms strict JSON refuses but lua-cjson
+    /// reads by default.
+    fn lenient_number(&self) -> bool {
+        let p = &self.s[self.pos..];
+        match p.first() {
+            Some(b'+') => true,
+            Some(b'0') => p
+                .get(1)
+                .is_some_and(|c| (c | 0x20) == b'x' || c.is_ascii_digit()),
+            _ => {
+                let lower: Vec<u8> = p.iter().take(3).map(|c| c.to_ascii_lowercase()).collect();
+                lower == b"inf" || lower == b"nan"
+            }
+        }
+    }
+
+    fn string(&mut self, start: usize) -> (Tok, usize) {
+        self.pos += 1;
+        let mut out = Vec::new();
+        loop {
+            let Some(&c) = self.s.get(self.pos) else {
+                return (Tok::Error("unexpected end of string"), self.pos);
+            };
+            if c == 0 {
+                return (Tok::Error("unexpected end of string"), self.pos);
+            }
+            if c == b'"' {
+                self.pos += 1;
+                return (Tok::Str(out), start);
+            }
+            if c != b'\\' {
+                out.push(c);
+                self.pos += 1;
+                continue;
+            }
+            let e = self.s.get(self.pos + 1).copied().unwrap_or(0);
+            let mapped = match e {
+                b'"' => b'"',
+                b'\\' => b'\\',
+                b'/' => b'/',
+                b'b' => 8,
+                b'f' => 12,
+                b'n' => b'\n',
+                b'r' => b'\r',
+                b't' => b'\t',
+                b'u' => {
+                    match self.unicode_escape() {
+                        Some(cp) => {
+                            let mut buf = [0u8; 4];
+                            out.extend_from_slice(cp.encode_utf8(&mut buf).as_bytes());
+                        }
+                        None => return (Tok::Error("invalid unicode escape code"), self.pos),
+                    }
+                    continue;
+                }
+                _ => return (Tok::Error("invalid escape code"), self.pos),
+            };
+            out.push(mapped);
+            self.pos += 2;
+        }
+    }
+
+    /// `\uXXXX` (a surrogate pair takes two); the position moves past it.
+    fn unicode_escape(&mut self) -> Option<char> {
+        let hex = |s: &[u8], at: usize| -> Option<u32> {
+            let h = s.get(at..at + 4)?;
+            u32::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+        };
+        let hi = hex(self.s, self.pos + 2)?;
+        let mut len = 6;
+        let cp = match hi {
+            0xd800..=0xdbff => {
+                if self.s.get(self.pos + 6..self.pos + 8) != Some(b"\\u") {
+                    return None;
+                }
+                let lo = hex(self.s, self.pos + 8)?;
+                if !(0xdc00..=0xdfff).contains(&lo) {
+                    return None;
+                }
+                len = 12;
+                0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00)
+            }
+            0xdc00..=0xdfff => return None,
+            cp => cp,
+        };
+        self.pos += len;
+        char::from_u32(cp)
+    }
+
+    fn value(&mut self, it: &mut Interp, tok: Tok, at: usize) -> R<Value> {
+        it.burn(1)?;
+        Ok(match tok {
+            Tok::Str(s) => Value::str(s),
+            Tok::Num(n) => Value::Num(n),
+            Tok::Bool(b) => Value::Bool(b),
+            Tok::Null => self.null.clone(),
+            Tok::ObjBegin => self.object(it, at)?,
+            Tok::ArrBegin => self.array(it, at)?,
+            other => return Err(expected(it, "value", &other, at)),
+        })
+    }
+
+    fn descend(&mut self, it: &Interp) -> R<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(it.rt_error(format!(
+                "Found too many nested data structures ({}) at character {}",
+                self.depth, self.pos
+            )));
+        }
+        Ok(())
+    }
+
+    fn object(&mut self, it: &mut Interp, _at: usize) -> R<Value> {
+        self.descend(it)?;
+        let mut t = Table::new();
+        let (mut tok, mut at) = self.next();
+        if tok == Tok::ObjEnd {
+            self.depth -= 1;
+            return Ok(Table::value(t));
+        }
+        loop {
+            let Tok::Str(key) = tok else {
+                return Err(expected(it, "object key string", &tok, at));
+            };
+            let (colon, cat) = self.next();
+            if colon != Tok::Colon {
+                return Err(expected(it, "colon", &colon, cat));
+            }
+            let (vt, vat) = self.next();
+            let v = self.value(it, vt, vat)?;
+            let _ = t.set(Value::str(key), v);
+            let (sep, sat) = self.next();
+            match sep {
+                Tok::ObjEnd => break,
+                Tok::Comma => {}
+                other => return Err(expected(it, "comma or object end", &other, sat)),
+            }
+            (tok, at) = self.next();
+        }
+        self.depth -= 1;
+        Ok(Table::value(t))
+    }
+
+    fn array(&mut self, it: &mut Interp, _at: usize) -> R<Value> {
+        self.descend(it)?;
+        let mut items = Vec::new();
+        let (mut tok, mut at) = self.next();
+        if tok == Tok::ArrEnd {
+            self.depth -= 1;
+            return Ok(Table::value(Table::new()));
+        }
+        loop {
+            items.push(self.value(it, tok, at)?);
+            let (sep, sat) = self.next();
+            match sep {
+                Tok::ArrEnd => break,
+                Tok::Comma => {}
+                other => return Err(expected(it, "comma or array end", &other, sat)),
+            }
+            (tok, at) = self.next();
+        }
+        self.depth -= 1;
+        Ok(Table::value(Table::from_array(items)))
+    }
+}
+
+/// `json_throw_parse_error`.
+fn expected(it: &Interp, what: &str, found: &Tok, at: usize) -> LuaError {
+    it.rt_error(format!(
+        "Expected {what} but found {} at character {}",
+        found.name(),
+        at + 1
+    ))
+}
+
+fn decode(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+    if args.len() != 1 {
+        return Err(it.arg_error(1, "expected 1 argument"));
+    }
+    let Some(s) = args[0].to_str() else {
+        let got = args[0].type_name();
+        return Err(it.arg_error(1, format!("string expected, got {got}")));
+    };
+    it.burn(s.len() as u64 / 64)?;
+    let null = {
+        let g = it.globals.borrow().get_str("cjson");
+        match g {
+            Value::Table(c) => c.borrow().get_str("null"),
+            _ => Value::Nil,
+        }
+    };
+    // lua-cjson reads a C string: a NUL ends the text.
+    let text = super::number::cstr(&s);
+    let mut p = Parser {
+        s: text,
+        pos: 0,
+        depth: 0,
+        null,
+    };
+    let (tok, at) = p.next();
+    let v = p.value(it, tok, at)?;
+    let (end, eat) = p.next();
+    if end != Tok::End {
+        return Err(expected(it, "the end", &end, eat));
+    }
+    Ok(vec![v])
+}
