@@ -11,7 +11,20 @@ pub enum Policy {
     VolatileLfu,
     VolatileRandom,
     VolatileTtl,
+    /// Redis 8.6: approximated LRM (least recently *modified*) over all keys.
+    AllKeysLrm,
+    /// Redis 8.6: approximated LRM over keys with a TTL.
+    VolatileLrm,
+    /// Redsim only, not a Redis policy: evicts the true least recently used
+    /// key (exact access order), the baseline the approximation is measured against.
+    ExactLru,
+    /// Redsim only, not a Redis policy: evicts the key with the fewest
+    /// accesses (exact counts, no decay; ties to the least recent).
+    ExactLfu,
 }
+
+/// How many of `POLICIES` Redis 7.2 knows (and its error message lists).
+const REDIS_72_POLICIES: usize = 8;
 
 /// Policy names in the order Redis' error message lists them.
 const POLICIES: &[(&str, Policy)] = &[
@@ -23,12 +36,32 @@ const POLICIES: &[(&str, Policy)] = &[
     ("allkeys-lfu", Policy::AllKeysLfu),
     ("allkeys-random", Policy::AllKeysRandom),
     ("noeviction", Policy::NoEviction),
+    // Redis 8.6 adds these two (7.2 refuses them). The CONFIG SET error
+    // lists only the first `REDIS_72_POLICIES` names, byte for byte 7.2's
+    // message; 8.6's message would name these too (its order is not
+    // verified: no 8.6 source is at hand).
+    ("volatile-lrm", Policy::VolatileLrm),
+    ("allkeys-lrm", Policy::AllKeysLrm),
+    // Redsim-only reference policies (see `Policy::ExactLru`).
+    ("exact-lru", Policy::ExactLru),
+    ("exact-lfu", Policy::ExactLfu),
 ];
 
 impl Policy {
     /// True for the LFU policies, which turn the `lru` field into a frequency counter.
     pub fn is_lfu(self) -> bool {
         matches!(self, Policy::AllKeysLfu | Policy::VolatileLfu)
+    }
+
+    /// True for the 8.6 LRM policies: the `lru` field holds the LRU clock
+    /// of the last write, and reads leave it alone.
+    pub fn is_lrm(self) -> bool {
+        matches!(self, Policy::AllKeysLrm | Policy::VolatileLrm)
+    }
+
+    /// True for the redsim-only exact reference policies.
+    pub fn is_exact(self) -> bool {
+        matches!(self, Policy::ExactLru | Policy::ExactLfu)
     }
 
     /// The policy's config name.
@@ -214,7 +247,11 @@ pub static PARAMS: &[Param] = &[
                 .find(|(n, _)| *n == v)
                 .map(|(_, p)| *p)
                 .ok_or_else(|| {
-                    let names: Vec<&str> = POLICIES.iter().map(|(n, _)| *n).collect();
+                    let names: Vec<&str> = POLICIES
+                        .iter()
+                        .take(REDIS_72_POLICIES)
+                        .map(|(n, _)| *n)
+                        .collect();
                     format!(
                         "argument(s) must be one of the following: {}",
                         names.join(", ")

@@ -8,9 +8,22 @@
 //! volatile-ttl), and evicts the best one still present. Pool entries are not
 //! re-scored; ghosts (keys deleted since) are skipped.
 //!
+//! Redis 8.6's `allkeys-lrm` / `volatile-lrm` are this same machinery
+//! scored by the time of the last *write*: there is no 8.6 source in the
+//! mirror, so this follows the feature's description (least recently
+//! modified): under them the `lru` field takes the LRU clock on writes
+//! only (`Server::lookup`, `Server::set_key`), reads leave it, and the pool
+//! scores idle-since-write as LRU scores idle-since-access.
+//!
+//! `exact-lru` and `exact-lfu` are redsim's reference policies, not Redis':
+//! they keep every key's true access order or access count
+//! ([`ExactState`]) and evict the true minimum, to show what sampling costs.
+//!
 //! Redis caps the time one command spends evicting (`maxmemory-eviction-tenacity`)
 //! and finishes in a timer. Here that time is modelled with
 //! [`EVICT_COST_NS`] per key, and the remainder runs from `beforeSleep`.
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::config::Policy;
 use crate::server::{lossy, Server};
@@ -39,6 +52,50 @@ pub struct EvictState {
     pub next_db: usize,
     /// Eviction ran out of time and continues before the next sleep.
     pub proc_running: bool,
+    /// Bookkeeping of the exact reference policies (empty otherwise).
+    pub exact: ExactState,
+}
+
+/// What `exact-lru` / `exact-lfu` know: every touched key's access count
+/// and last access sequence number, and the keys ordered by (rank, last
+/// access) where rank is 0 under exact-lru and the count under exact-lfu.
+/// Deleted keys stay until they reach the front and are skipped there.
+#[derive(Clone, Debug, Default)]
+pub struct ExactState {
+    seq: u64,
+    /// (db, key) -> (count, last access, rank it is ordered by).
+    keys: BTreeMap<(usize, Vec<u8>), (u64, u64, u64)>,
+    order: BTreeSet<(u64, u64, usize, Vec<u8>)>,
+}
+
+impl ExactState {
+    /// Records an access to `key` (`lfu`: order by count, else by recency).
+    pub fn touch(&mut self, lfu: bool, db: usize, key: &[u8]) {
+        self.seq += 1;
+        let k = (db, key.to_vec());
+        let count = match self.keys.get(&k) {
+            Some(&(count, seq, rank)) => {
+                self.order.remove(&(rank, seq, db, key.to_vec()));
+                count + 1
+            }
+            None => 1,
+        };
+        let rank = if lfu { count } else { 0 };
+        self.keys.insert(k, (count, self.seq, rank));
+        self.order.insert((rank, self.seq, db, key.to_vec()));
+    }
+
+    /// Takes the least recently / least frequently used key off the front.
+    fn pop(&mut self) -> Option<(usize, Vec<u8>)> {
+        let (_, _, db, key) = self.order.pop_first()?;
+        self.keys.remove(&(db, key.clone()));
+        Some((db, key))
+    }
+
+    /// Forgets everything (FLUSHALL, policy change).
+    pub fn clear(&mut self) {
+        *self = ExactState::default();
+    }
 }
 
 impl Default for EvictState {
@@ -47,6 +104,7 @@ impl Default for EvictState {
             pool: vec![PoolEntry::default(); POOL_SIZE],
             next_db: 0,
             proc_running: false,
+            exact: ExactState::default(),
         }
     }
 }
@@ -74,15 +132,42 @@ pub fn time_limit_us(tenacity: u32) -> u64 {
 fn uses_pool(p: Policy) -> bool {
     !matches!(
         p,
-        Policy::AllKeysRandom | Policy::VolatileRandom | Policy::NoEviction
+        Policy::AllKeysRandom
+            | Policy::VolatileRandom
+            | Policy::NoEviction
+            | Policy::ExactLru
+            | Policy::ExactLfu
     )
 }
 
 fn all_keys(p: Policy) -> bool {
     matches!(
         p,
-        Policy::AllKeysLru | Policy::AllKeysLfu | Policy::AllKeysRandom
+        Policy::AllKeysLru
+            | Policy::AllKeysLfu
+            | Policy::AllKeysRandom
+            | Policy::AllKeysLrm
+            | Policy::ExactLru
+            | Policy::ExactLfu
     )
+}
+
+/// The exact policies' choice: the front of the order, skipping keys
+/// deleted since; keys never touched under the policy (it was switched on
+/// with keys present) are taken at random once the order is exhausted.
+fn exact_pick(srv: &mut Server) -> Option<(usize, Vec<u8>)> {
+    while let Some((db, key)) = srv.evict.exact.pop() {
+        if srv.dbs.get(db).is_some_and(|d| d.dict.contains(&key)) {
+            return Some((db, key));
+        }
+    }
+    let dbnum = srv.dbs.len();
+    (0..dbnum).find_map(|j| {
+        srv.dbs[j]
+            .dict
+            .random_entry(&mut srv.rng)
+            .map(|(k, _)| (j, k.to_vec()))
+    })
 }
 
 /// `estimateObjectIdleTime`, in milliseconds, with the 24-bit clock's wrap.
@@ -174,7 +259,9 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
     srv.evict.proc_running = false;
     while freed < to_free {
         let mut best: Option<(usize, Vec<u8>)> = None;
-        if uses_pool(policy) {
+        if policy.is_exact() {
+            best = exact_pick(srv);
+        } else if uses_pool(policy) {
             while best.is_none() {
                 let mut total_keys = 0;
                 for i in 0..dbnum {
@@ -383,6 +470,83 @@ mod tests {
             gone_early * 500 > 2 * evicted * evicted,
             "{gone_early} of {evicted}"
         );
+    }
+
+    #[test]
+    fn exact_lru_evicts_exactly_the_least_recently_used() {
+        let mut e = crate::Engine::new(9);
+        let c = e.connect("t");
+        limit(&mut e, "exact-lru", 0);
+        e.server_mut().config.maxmemory = 0;
+        fill(&mut e, 200, false);
+        // Read every key in reverse: key:00199 is now the least recent.
+        for i in (0..200).rev() {
+            e.execute(c, &[b"GET".to_vec(), format!("key:{i:05}").into_bytes()]);
+        }
+        let srv = e.server_mut();
+        srv.config.maxmemory = srv.used_memory() - 1_000;
+        e.execute(c, &[b"PING".to_vec()]);
+        let srv = e.server();
+        let evicted = srv.stats.evicted_keys as usize;
+        assert!(evicted > 5);
+        for i in 0..200 {
+            let present = srv.dbs[0].dict.contains(format!("key:{i:05}").as_bytes());
+            assert_eq!(present, i < 200 - evicted, "key {i}, {evicted} evicted");
+        }
+    }
+
+    #[test]
+    fn exact_lfu_evicts_the_fewest_accesses_and_lrm_ignores_reads() {
+        let mut e = crate::Engine::new(9);
+        let c = e.connect("t");
+        limit(&mut e, "exact-lfu", 0);
+        e.server_mut().config.maxmemory = 0;
+        fill(&mut e, 100, false);
+        // Key i gets i reads.
+        for i in 0..100 {
+            for _ in 0..i {
+                e.execute(c, &[b"GET".to_vec(), format!("key:{i:05}").into_bytes()]);
+            }
+        }
+        let srv = e.server_mut();
+        srv.config.maxmemory = srv.used_memory() - 1_000;
+        e.execute(c, &[b"PING".to_vec()]);
+        let srv = e.server();
+        let evicted = srv.stats.evicted_keys as usize;
+        assert!(evicted > 5);
+        let gone: Vec<usize> = (0..100)
+            .filter(|i| !srv.dbs[0].dict.contains(format!("key:{i:05}").as_bytes()))
+            .collect();
+        assert_eq!(gone, (0..evicted).collect::<Vec<_>>());
+
+        // LRM: the written-earlier half goes first even though it was read later.
+        let mut e = crate::Engine::new(9);
+        let c = e.connect("t");
+        limit(&mut e, "allkeys-lrm", 0);
+        e.server_mut().config.maxmemory = 0;
+        fill(&mut e, 400, false);
+        e.advance_by(100_000_000);
+        for i in 200..400 {
+            let k = format!("key:{i:05}").into_bytes();
+            e.execute(c, &[b"SET".to_vec(), k, b"y".repeat(40)]);
+        }
+        e.advance_by(100_000_000);
+        for i in 0..200 {
+            e.execute(c, &[b"GET".to_vec(), format!("key:{i:05}").into_bytes()]);
+        }
+        let srv = e.server_mut();
+        srv.config.maxmemory = srv.used_memory() - 8_000;
+        e.execute(c, &[b"PING".to_vec()]);
+        while e.server().evict.proc_running {
+            e.before_sleep();
+        }
+        let srv = e.server();
+        let alive = |r: std::ops::Range<usize>| {
+            r.filter(|i| srv.dbs[0].dict.contains(format!("key:{i:05}").as_bytes()))
+                .count()
+        };
+        assert!(srv.stats.evicted_keys > 50);
+        assert_eq!(alive(200..400), 200, "recently written keys survive");
     }
 
     #[test]

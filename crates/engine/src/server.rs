@@ -222,12 +222,19 @@ impl Server {
             stats,
             lruclock,
             clock,
+            evict,
             ..
         } = self;
         match dbs[db].dict.get_mut(key) {
             Some(obj) => {
                 if !flags.notouch {
-                    obj.lru = touched_lru(config, clock, rng, *lruclock, obj.lru);
+                    obj.lru = touched_lru(config, clock, rng, *lruclock, obj.lru, flags.write);
+                    // The redsim-only exact policies keep their own order.
+                    let policy = config.maxmemory_policy;
+                    if policy.is_exact() {
+                        let lfu = policy == crate::config::Policy::ExactLfu;
+                        evict.exact.touch(lfu, db, key);
+                    }
                 }
                 if count {
                     stats.keyspace_hits += 1;
@@ -263,6 +270,8 @@ impl Server {
     /// new key is signalled ready for clients blocked on it (`dbAdd`).
     pub fn set_key(&mut self, db: usize, key: &[u8], value: Value, keep_ttl: bool) {
         let lru = match self.dbs[db].get(key) {
+            // 8.6's LRM policies date the key by its last write.
+            Some(_) if self.config.maxmemory_policy.is_lrm() => self.lruclock,
             Some(o) => o.lru,
             None => {
                 // `dbAdd` signals a new key to clients blocked on it.
@@ -271,6 +280,11 @@ impl Server {
             }
         };
         self.dbs[db].insert(key, Obj { value, lru });
+        let policy = self.config.maxmemory_policy;
+        if policy.is_exact() {
+            let lfu = policy == crate::config::Policy::ExactLfu;
+            self.evict.exact.touch(lfu, db, key);
+        }
         if !keep_ttl {
             self.dbs[db].persist(key);
         }
@@ -283,7 +297,18 @@ impl Server {
 
     /// Mutates a live key's object in place, accounting memory and recording the write.
     pub fn modify<R>(&mut self, db: usize, key: &[u8], f: impl FnOnce(&mut Obj) -> R) -> Option<R> {
-        let r = self.dbs[db].with_mut(key, f)?;
+        // 8.6's LRM policies date the key by its last write.
+        let lrm = self
+            .config
+            .maxmemory_policy
+            .is_lrm()
+            .then_some(self.lruclock);
+        let r = self.dbs[db].with_mut(key, |o| {
+            if let Some(clock) = lrm {
+                o.lru = clock;
+            }
+            f(o)
+        })?;
         self.touch_key(db, key);
         self.emit_with(|| Event::Written {
             db: db as u32,
@@ -370,7 +395,8 @@ fn lfu_decayed(config: &Config, clock: &Clock, lru: u32) -> u8 {
 }
 
 /// `LFULogIncr`: grows the counter with probability `1/((c-5)*factor+1)`.
-fn lfu_log_incr(config: &Config, rng: &mut fastrand::Rng, counter: u8) -> u8 {
+/// Public so tests can replay the redis.conf counter table (tests/lfu.rs).
+pub fn lfu_log_incr(config: &Config, rng: &mut fastrand::Rng, counter: u8) -> u8 {
     if counter == 255 {
         return 255;
     }
@@ -384,15 +410,23 @@ fn lfu_log_incr(config: &Config, rng: &mut fastrand::Rng, counter: u8) -> u8 {
     }
 }
 
-/// The `lru` field after an access: `updateLFU` under LFU, else the cached LRU clock.
+/// The `lru` field after an access: `updateLFU` under LFU, the cached LRU
+/// clock under LRU, and under 8.6's LRM the clock on writes only.
 fn touched_lru(
     config: &Config,
     clock: &Clock,
     rng: &mut fastrand::Rng,
     lruclock: u32,
     lru: u32,
+    write: bool,
 ) -> u32 {
-    if config.maxmemory_policy.is_lfu() {
+    if config.maxmemory_policy.is_lrm() {
+        if write {
+            lruclock
+        } else {
+            lru
+        }
+    } else if config.maxmemory_policy.is_lfu() {
         let c = lfu_decayed(config, clock, lru);
         let c = lfu_log_incr(config, rng, c);
         (lfu_minutes(clock) << 8) | c as u32
