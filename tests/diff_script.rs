@@ -432,6 +432,21 @@ fn read_only_scripts_and_flags() {
         &["EVAL_RO", "return redis.pcall('del', KEYS[1])", "1", "k"],
     );
     check(&mut d, &["EVAL_RO", "return redis.call('ping')", "0"]);
+    // PFCOUNT may write (it caches the count): refused like a write.
+    check(&mut d, &["PFADD", "hll", "a", "b"]);
+    check(
+        &mut d,
+        &[
+            "EVAL_RO",
+            "return redis.call('pfcount', KEYS[1])",
+            "1",
+            "hll",
+        ],
+    );
+    check(
+        &mut d,
+        &["EVAL", "return redis.call('pfcount', KEYS[1])", "1", "hll"],
+    );
     check(&mut d, &["GET", "k"]);
     // A shebang with no-writes makes the script read-only under EVAL too.
     let ro = "#!lua flags=no-writes\nreturn redis.call('set', KEYS[1], 'y')";

@@ -269,6 +269,17 @@ struct ScriptHost<'a> {
     write_dirty: bool,
 }
 
+/// Redis 7.2's `may_replicate` commands (not every family's table carries
+/// the flag, which COMMAND INFO does not show): a read-only script may not
+/// run them, as they can propagate a write (PFCOUNT caches its count).
+fn may_replicate(cmd: &Command) -> bool {
+    cmd.has_flag("may_replicate")
+        || matches!(
+            cmd.name,
+            "eval" | "evalsha" | "fcall" | "pfcount" | "publish" | "spublish"
+        )
+}
+
 /// `lookupCommand` as a script uses it: a container's subcommand when one
 /// is named, the container itself when called alone; `None` if unknown.
 fn lookup_for_script(args: &[Vec<u8>]) -> Option<&'static Command> {
@@ -293,7 +304,7 @@ impl Host for ScriptHost<'_> {
             return Frame::err("ERR This Redis command is not allowed from script");
         }
         let write = cmd.has_flag("write");
-        if self.readonly && (write || cmd.has_flag("may_replicate")) {
+        if self.readonly && (write || may_replicate(cmd)) {
             return Frame::err("ERR Write commands are not allowed from read-only scripts.");
         }
         if !self.allow_oom

@@ -383,7 +383,7 @@ impl Table {
         while !self.get_int(j).is_nil() {
             i = j;
             match j.checked_mul(2) {
-                Some(v) if v <= 1 << 52 => j = v,
+                Some(v) if (v as u64) <= 1 << 52 => j = v,
                 _ => {
                     let mut k = 1;
                     while !self.get_int(k).is_nil() {
