@@ -1,4 +1,4 @@
-//! Per-connection state that commands can see: selected database, protocol, name, open transaction.
+//! Per-connection state that commands can see: selected database, protocol, name, open transaction, subscriptions.
 
 /// Identifies a connected client.
 pub type ClientId = u64;
@@ -21,6 +21,8 @@ pub struct Client {
     pub close_after_reply: bool,
     /// Open transaction (after MULTI).
     pub multi: Option<MultiState>,
+    /// Pub/Sub channels, patterns and shard channels it listens to.
+    pub subs: crate::pubsub::Subscriptions,
 }
 
 /// What a client in MULTI has queued (`multiState`).

@@ -100,6 +100,7 @@ impl Engine {
                 last_interaction_us: now,
                 close_after_reply: false,
                 multi: None,
+                subs: Default::default(),
             },
         );
         self.srv.connected_clients = self.clients.len();
@@ -123,7 +124,11 @@ impl Engine {
             });
             self.srv.actor = Actor::Server;
         }
-        if self.clients.remove(&id).is_some() {
+        if let Some(mut c) = self.clients.remove(&id) {
+            // Its subscriptions go with it: what is published from now on
+            // is lost to it, even if it reconnects.
+            self.srv.actor = Actor::Client(id);
+            crate::pubsub::disconnected(&mut self.srv, &mut c);
             self.srv.watches.reset(id);
             self.srv.connected_clients = self.clients.len();
             self.srv.client_list.remove(&id);
@@ -151,6 +156,7 @@ impl Engine {
             );
         }
         let reply = self.run(client, args, false, true);
+        crate::pubsub::after_reply(&mut self.srv, client);
         self.handle_blocked_clients();
         reply.unwrap_or(Frame::NullArray)
     }
@@ -167,6 +173,7 @@ impl Engine {
             return None;
         }
         let reply = self.run(client, args, true, true);
+        crate::pubsub::after_reply(&mut self.srv, client);
         self.handle_blocked_clients();
         reply
     }
@@ -186,7 +193,10 @@ impl Engine {
 
     /// Replies of clients unblocked since the last call, in the order they
     /// were produced: served after another client's write, timed out, or
-    /// commands that had waited behind a blocked one.
+    /// commands that had waited behind a blocked one. Pub/Sub frames come
+    /// the same way, in the same order as the rest: messages for
+    /// subscribers, and the caller's own frames that follow its reply
+    /// (further SUBSCRIBE confirmations, messages it published to itself).
     pub fn take_unblocked(&mut self) -> Vec<(ClientId, Frame)> {
         self.srv.blocking.take_outbox()
     }
@@ -309,6 +319,7 @@ impl Engine {
         if let Some(reply) = reply {
             self.srv.blocking.deliver(id, reply);
         }
+        crate::pubsub::after_reply(&mut self.srv, id);
         self.run_queued(id, w.queued);
     }
 
@@ -327,6 +338,7 @@ impl Engine {
             if let Some(reply) = self.run(id, &args, true, true) {
                 self.srv.blocking.deliver(id, reply);
             }
+            crate::pubsub::after_reply(&mut self.srv, id);
         }
     }
 

@@ -21,6 +21,7 @@ pub mod hll;
 pub mod longdouble;
 pub mod memory;
 pub mod object;
+pub mod pubsub;
 pub mod resp;
 pub mod script;
 pub mod server;

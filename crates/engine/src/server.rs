@@ -96,6 +96,8 @@ pub struct Server {
     pub last_cmd: (&'static str, &'static str),
     /// Clients blocked on keys, keys ready to serve them, their timeouts.
     pub blocking: crate::blocking::Blocking,
+    /// Pub/Sub subscribers by channel, pattern and shard channel.
+    pub pubsub: crate::pubsub::PubSub,
     /// The Lua script cache and `math.random`'s state.
     pub scripts: crate::script::Scripts,
 }
@@ -127,6 +129,7 @@ impl Server {
             client_list: Default::default(),
             last_cmd: ("", ""),
             blocking: Default::default(),
+            pubsub: Default::default(),
             scripts: Default::default(),
         };
         s.lruclock = s.lru_clock_now();

@@ -49,6 +49,26 @@ pub enum UnblockHow {
     Disconnected,
 }
 
+/// Which Pub/Sub namespace a subscription belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PubSubKind {
+    /// SUBSCRIBE: an exact channel name.
+    Channel,
+    /// PSUBSCRIBE: a glob pattern over channel names.
+    Pattern,
+    /// SSUBSCRIBE: a shard channel (SPUBLISH reaches only these).
+    Shard,
+}
+
+/// One client a published message reached.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Delivery {
+    pub client: u64,
+    /// The pattern that matched, for a `pmessage`; none for a channel subscription.
+    pub pattern: Option<String>,
+}
+
 /// One thing that happened.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -115,6 +135,31 @@ pub enum Event {
     Unblocked {
         how: UnblockHow,
         key: Option<String>,
+    },
+    /// The client subscribed to `name` (a subscription it did not have);
+    /// `count` is what the confirmation reports.
+    Subscribed {
+        kind: PubSubKind,
+        name: String,
+        count: u64,
+    },
+    /// The client stopped listening to `name`: by command, or because its
+    /// connection closed (`disconnected`), after which nothing published
+    /// reaches it: a client that reconnects has missed what came meanwhile.
+    Unsubscribed {
+        kind: PubSubKind,
+        name: String,
+        count: u64,
+        disconnected: bool,
+    },
+    /// PUBLISH or SPUBLISH (`shard`): the message and every client it
+    /// reached, in delivery order (a client subscribed both to the channel
+    /// and to a matching pattern appears once for each, as Redis counts it).
+    Published {
+        channel: String,
+        message: String,
+        shard: bool,
+        receivers: Vec<Delivery>,
     },
 }
 

@@ -87,6 +87,9 @@ pub static COMMANDS: &[Command] = &[
 ];
 
 fn ping(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    if ctx.client.resp == 2 && ctx.client.subs.active() {
+        return super::pubsub::subscribed_ping(args);
+    }
     match args.len() {
         1 => Frame::Simple("PONG".into()),
         2 => Frame::Bulk(args[1].clone()),

@@ -14,6 +14,7 @@ pub mod keys;
 pub mod list;
 pub mod memory;
 pub mod multi;
+pub mod pubsub;
 pub mod script;
 pub mod server;
 pub mod set;
@@ -102,6 +103,7 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
         list::COMMANDS,
         blocking::COMMANDS,
         multi::COMMANDS,
+        pubsub::COMMANDS,
         ttl::COMMANDS,
         zset::COMMANDS,
         script::COMMANDS,
@@ -187,6 +189,23 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
             || (in_multi && !matches!(cmd.name, "exec" | "discard" | "quit" | "reset")))
     {
         let e = Frame::err("OOM command not allowed when used memory > 'maxmemory'.");
+        return reject(srv, client, Some(cmd), e);
+    }
+    // A subscribed RESP2 connection carries only subscription traffic:
+    // its messages are indistinguishable from replies. RESP3 tells them
+    // apart (push frames), so it has no such limit.
+    if client.resp == 2
+        && client.subs.active()
+        && !(std::ptr::eq(parent, cmd) && pubsub::allowed_when_subscribed(cmd.name))
+    {
+        let fullname = if std::ptr::eq(parent, cmd) {
+            cmd.name.to_string()
+        } else {
+            format!("{}|{}", parent.name, cmd.name)
+        };
+        let e = Frame::err(format!(
+            "ERR Can't execute '{fullname}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+        ));
         return reject(srv, client, Some(cmd), e);
     }
     if let Some(m) = client.multi.as_mut() {

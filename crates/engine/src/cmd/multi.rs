@@ -141,7 +141,13 @@ fn exec(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
             Err(e) => e,
         };
         replies.push(reply);
+        // A queued SUBSCRIBE of several names writes one confirmation per
+        // name: Redis lays them in the EXEC reply one after the other, so
+        // the array's count runs out early and the last frames follow it.
+        replies.extend(ctx.srv.pubsub.take_reply_tail());
     }
+    let overflow = replies.split_off(state.queued.len().min(replies.len()));
+    ctx.srv.pubsub.push_reply_tail(overflow);
     discard_transaction(ctx.srv, ctx.client);
     Frame::Array(replies)
 }
