@@ -215,17 +215,32 @@ fn deliver_unblocked(shared: &Shared) {
     let Ok(mut engine) = shared.engine.try_borrow_mut() else {
         return;
     };
-    let replies = engine.take_unblocked();
-    if replies.is_empty() {
+    route_outgoing(&mut engine, shared, None);
+}
+
+/// Hands out the frames the engine produced besides a reply: unblocked
+/// clients' replies and Pub/Sub messages, in the order produced. `own` is
+/// the connection whose command just replied: its frames (further
+/// SUBSCRIBE confirmations, messages it published to itself) go after that
+/// reply in its buffer, as Redis appends them to the same output buffer.
+/// Other connections get theirs at once, idle subscribers included.
+fn route_outgoing(engine: &mut Engine, shared: &Shared, mut own: Option<(ClientId, &mut Vec<u8>)>) {
+    let frames = engine.take_unblocked();
+    if frames.is_empty() {
         return;
     }
     let peers = shared.peers.borrow();
-    for (id, frame) in replies {
+    for (id, frame) in frames {
+        let proto = engine.client(id).map_or(2, |c| c.resp);
+        if let Some((_, out)) = own.as_mut().filter(|(me, _)| *me == id) {
+            frame.encode(proto, out);
+            continue;
+        }
         let Some(peer) = peers.get(&id) else {
             continue;
         };
         let mut out = Vec::new();
-        frame.encode(engine.client(id).map_or(2, |c| c.resp), &mut out);
+        frame.encode(proto, &mut out);
         let _ = peer.tx.send(out);
         peer.wake.notify_one();
     }
@@ -382,7 +397,9 @@ fn process(
         };
         let client = engine.client(id);
         reply.encode(client.map_or(2, |c| c.resp), &mut out);
-        if client.is_none_or(|c| c.close_after_reply) {
+        let closing = client.is_none_or(|c| c.close_after_reply);
+        route_outgoing(&mut engine, shared, Some((id, &mut out)));
+        if closing {
             close = true;
             break;
         }
