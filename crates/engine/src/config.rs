@@ -124,6 +124,11 @@ pub struct Config {
     pub set_max_listpack_entries: u64,
     /// `set-max-listpack-value`.
     pub set_max_listpack_value: u64,
+    /// `stream-node-max-bytes`, a memory value: a stream node (listpack)
+    /// takes no more entries once this big (0: no limit but 1 GB).
+    pub stream_node_max_bytes: u64,
+    /// `stream-node-max-entries`: entries (live and deleted) per stream node (0: no limit).
+    pub stream_node_max_entries: u64,
     /// `busy-reply-threshold` (alias `lua-time-limit`), in ms: also sets
     /// a script's step budget (`script::budget_for`).
     pub busy_reply_threshold: i64,
@@ -156,6 +161,8 @@ impl Default for Config {
             set_max_intset_entries: 512,
             set_max_listpack_entries: 128,
             set_max_listpack_value: 64,
+            stream_node_max_bytes: 4096,
+            stream_node_max_entries: 100,
             busy_reply_threshold: 5000,
         }
     }
@@ -495,6 +502,25 @@ pub static PARAMS: &[Param] = &[
         get: |c| c.set_max_listpack_value.to_string(),
         set: |c, v| {
             c.set_max_listpack_value = size_t(v)?;
+            Ok(())
+        },
+    },
+    // Stream node limits: a `size_t` memory value and a `long long`.
+    Param {
+        name: "stream-node-max-bytes",
+        mutable: true,
+        get: |c| c.stream_node_max_bytes.to_string(),
+        set: |c, v| {
+            c.stream_node_max_bytes = size_t_memory(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "stream-node-max-entries",
+        mutable: true,
+        get: |c| c.stream_node_max_entries.to_string(),
+        set: |c, v| {
+            c.stream_node_max_entries = int_in(v, 0, i64::MAX)? as u64;
             Ok(())
         },
     },

@@ -83,6 +83,8 @@ pub enum Value {
     Hash(crate::types::hash::Hash),
     Set(crate::types::set::Set),
     ZSet(crate::types::zset::ZSet),
+    /// Boxed: a stream (its nodes, rax and groups) is much larger than the other values.
+    Stream(Box<crate::types::stream::Stream>),
 }
 
 impl Value {
@@ -94,6 +96,7 @@ impl Value {
             Value::Hash(_) => "hash",
             Value::Set(_) => "set",
             Value::ZSet(_) => "zset",
+            Value::Stream(_) => "stream",
         }
     }
 
@@ -105,6 +108,7 @@ impl Value {
             Value::Hash(h) => h.encoding(),
             Value::Set(s) => s.encoding(),
             Value::ZSet(z) => z.encoding(),
+            Value::Stream(s) => s.encoding(),
         }
     }
 }
@@ -131,6 +135,7 @@ impl Obj {
             Value::Hash(h) => alloc_size(ROBJ) + h.mem_size(),
             Value::Set(s) => alloc_size(ROBJ) + s.mem_size(),
             Value::ZSet(z) => alloc_size(ROBJ) + z.mem_size(),
+            Value::Stream(s) => alloc_size(ROBJ) + s.mem_size(),
         }
     }
 

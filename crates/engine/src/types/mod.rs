@@ -4,4 +4,5 @@ pub mod hash;
 pub mod list;
 pub mod set;
 pub mod skiplist;
+pub mod stream;
 pub mod zset;
