@@ -452,6 +452,21 @@ impl Engine {
         &self.srv.trace
     }
 
+    /// The inspector's view of `key` in database `db`, read without side
+    /// effects (no lazy expiry, stats or LRU update); `None` if absent.
+    pub fn inspect(&self, db: usize, key: &[u8]) -> Option<crate::inspect::KeyView> {
+        let d = self.srv.dbs.get(db)?;
+        let obj = d.get(key)?;
+        let ttl_ms = d.expire_at(key).map(|w| w - self.srv.now_ms());
+        Some(crate::inspect::KeyView::of(
+            db,
+            key,
+            obj,
+            ttl_ms,
+            &self.srv.config,
+        ))
+    }
+
     /// Keys of database `db` for display, sorted by name, at most `limit`.
     pub fn keys_snapshot(&self, db: usize, limit: usize) -> Vec<KeyInfo> {
         let Some(d) = self.srv.dbs.get(db) else {

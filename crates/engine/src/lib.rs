@@ -18,6 +18,7 @@ pub mod evict;
 pub mod expire;
 pub mod glob;
 pub mod hll;
+pub mod inspect;
 pub mod longdouble;
 pub mod memory;
 pub mod object;

@@ -76,6 +76,26 @@ fn exceeds_limit(fill: i32, new_sz: usize, new_count: usize) -> bool {
     }
 }
 
+/// The limits a listpack-encoded list converts past, for inspectors: the
+/// bytes a node may hold, and for a positive `fill` also the entries (a
+/// count-limited node still stops at the 8 KB safety size).
+pub fn convert_limits(fill: i32) -> (usize, Option<u64>) {
+    match node_limit(fill) {
+        (usize::MAX, count) => (SIZE_SAFETY_LIMIT, Some(count)),
+        (bytes, _) => (bytes, None),
+    }
+}
+
+/// One node as an inspector draws it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeShape {
+    pub entries: usize,
+    /// The node's listpack bytes (the element's length for a plain node).
+    pub bytes: usize,
+    /// A large element stored alone, outside any listpack.
+    pub plain: bool,
+}
+
 fn is_large(sz: usize) -> bool {
     sz >= PACKED_THRESHOLD
 }
@@ -236,6 +256,25 @@ impl List {
         } else {
             self.node_bytes
         }
+    }
+
+    /// The first `limit` nodes, head first (a listpack is one node).
+    pub fn node_shapes(&self, limit: usize) -> Vec<NodeShape> {
+        self.nodes
+            .iter()
+            .take(limit)
+            .map(|n| NodeShape {
+                entries: n.count(),
+                bytes: n.sz,
+                plain: n.plain,
+            })
+            .collect()
+    }
+
+    /// The `list-max-listpack-size` this quicklist's nodes were created
+    /// under (it keeps it when the config changes later).
+    pub fn fill(&self) -> i32 {
+        self.fill
     }
 
     /// Bytes of the listpack (listpack encoding) or of all node listpacks.

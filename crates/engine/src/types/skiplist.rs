@@ -548,6 +548,41 @@ impl SkipList {
         out
     }
 
+    /// The header and the first `limit` nodes as [`SkipList::inspect`] gives
+    /// them, in O(`limit` × levels): a link's target rank is its node's rank
+    /// plus its span, so nodes past the limit need not be visited.
+    pub fn inspect_first(&self, limit: usize) -> Vec<NodeView> {
+        let links = |rank: usize, levels: &[Level]| -> Vec<LinkView> {
+            levels
+                .iter()
+                .map(|l| LinkView {
+                    forward: (l.forward != NIL).then_some(rank + l.span),
+                    span: l.span,
+                })
+                .collect()
+        };
+        let mut out = Vec::with_capacity(limit.min(self.len) + 1);
+        out.push(NodeView {
+            rank: 0,
+            member: Vec::new(),
+            score: 0.0,
+            levels: links(0, &self.head[..self.level]),
+        });
+        let mut x = self.head[0].forward;
+        while x != NIL && out.len() <= limit {
+            let n = self.node(x);
+            let rank = out.len();
+            out.push(NodeView {
+                rank,
+                member: n.member.to_vec(),
+                score: n.score,
+                levels: links(rank, &n.levels),
+            });
+            x = n.levels[0].forward;
+        }
+        out
+    }
+
     /// Checks every structural invariant (order, spans, back links, tail,
     /// level count); for tests.
     pub fn check(&self) -> Result<(), String> {
@@ -742,6 +777,25 @@ mod tests {
         assert!((counts[1] as f64 / n as f64 - 0.75).abs() < 0.01);
         assert!((counts[2] as f64 / n as f64 - 0.1875).abs() < 0.01);
         assert_eq!(counts[0], 0);
+    }
+
+    #[test]
+    fn capped_inspector_agrees_with_the_full_one() {
+        let mut rng = fastrand::Rng::with_seed(3);
+        let mut zsl = SkipList::new();
+        for i in 0..300u32 {
+            zsl.insert(
+                (i % 17) as f64,
+                member(i).into_boxed_slice(),
+                random_level(&mut rng),
+            );
+        }
+        let full = zsl.inspect();
+        for limit in [0, 1, 32, 300, 1000] {
+            let first = zsl.inspect_first(limit);
+            assert_eq!(first.len(), limit.min(300) + 1);
+            assert_eq!(first[..], full[..first.len()]);
+        }
     }
 
     #[test]

@@ -1013,6 +1013,15 @@ impl ZSet {
         }
     }
 
+    /// Like [`ZSet::inspect`], for the header and the first `limit` nodes only,
+    /// with the number of levels in use.
+    pub fn inspect_first(&self, limit: usize) -> Option<(Vec<NodeView>, usize)> {
+        match self {
+            ZSet::Listpack(_) => None,
+            ZSet::Skiplist(z) => Some((z.zsl.inspect_first(limit), z.zsl.height())),
+        }
+    }
+
     /// Checks the encoding's invariants and the memory counter against a
     /// recount; for tests.
     pub fn check(&self) -> Result<(), String> {
