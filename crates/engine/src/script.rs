@@ -360,4 +360,121 @@ mod tests {
             ])
         );
     }
+
+    #[test]
+    fn random_programs_never_panic() {
+        // Token soups, mostly invalid, some valid: every reply must be a
+        // well-formed value or an error with an upper-case code.
+        const TOKENS: &[&str] = &[
+            "local",
+            "x",
+            "y",
+            "=",
+            "1",
+            "0",
+            "2.5",
+            "'s'",
+            "(",
+            ")",
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ".",
+            "..",
+            ":",
+            "+",
+            "-",
+            "*",
+            "/",
+            "%",
+            "^",
+            "#",
+            "==",
+            "~=",
+            "<",
+            "<=",
+            "and",
+            "or",
+            "not",
+            "if",
+            "then",
+            "else",
+            "end",
+            "for",
+            "i",
+            "in",
+            "do",
+            "while",
+            "repeat",
+            "until",
+            "return",
+            "break",
+            "function",
+            "f",
+            "nil",
+            "true",
+            "false",
+            "...",
+            ";",
+            "redis.call",
+            "redis.pcall",
+            "'get'",
+            "'set'",
+            "KEYS[1]",
+            "ARGV",
+            "pcall",
+            "error",
+            "string.rep",
+            "string.format",
+            "'%d'",
+            "string.gsub",
+            "'(%a+)'",
+            "table.insert",
+            "table.sort",
+            "table.concat",
+            "tostring",
+            "tonumber",
+            "pairs",
+            "ipairs",
+            "next",
+            "setmetatable",
+            "cjson.encode",
+            "cjson.decode",
+            "'[1,{}]'",
+            "math.random",
+            "bit.band",
+            "unpack",
+            "select",
+            "'#'",
+            "x.y",
+            "x:y",
+            "[[long]]",
+            "--c\n",
+            "\n",
+        ];
+        let mut rng = fastrand::Rng::with_seed(2024);
+        let mut e = Engine::new(3);
+        e.server_mut().config.busy_reply_threshold = 1;
+        let c = e.connect("t");
+        for _ in 0..20_000 {
+            let n = rng.usize(1..24);
+            let src: Vec<&str> = (0..n).map(|_| TOKENS[rng.usize(..TOKENS.len())]).collect();
+            let src = src.join(" ");
+            let a = [
+                b"EVAL".to_vec(),
+                src.clone().into_bytes(),
+                b"1".to_vec(),
+                b"k".to_vec(),
+            ];
+            if let Frame::Error(m) = e.execute(c, &a) {
+                let code = m.split(' ').next().unwrap_or("");
+                assert!(
+                    !code.is_empty() && code.bytes().all(|b| b.is_ascii_uppercase()),
+                    "{src:?} -> {m:?}"
+                );
+            }
+        }
+    }
 }
