@@ -1,21 +1,28 @@
-//! One playground widget: a redis-cli-like console over its own engine, the clock bar, the keyspace panel and the timeline.
+//! One playground widget: a redis-cli-like console with one tab per client over its own engine, the clock bar, the keyspace panel, the key inspector and the timeline.
 //!
 //! The widget owns its [`Engine`] (a struct component, so commands mutate it
 //! in place). Panels get plain data behind `Rc`s, so a tick that changed
 //! nothing they show does not re-render them.
+//!
+//! Commands go through `Engine::submit_line`, so a blocking command leaves
+//! its client waiting; replies the engine produces later (another client's
+//! push served it, or its virtual timeout passed) are collected with
+//! `take_unblocked` after every command, clock step and tick.
 
 use std::rc::Rc;
 
 use gloo::timers::callback::Interval;
 use redsim_engine::clifmt::format_reply;
 use redsim_engine::resp::split_args;
-use redsim_engine::{ClientId, Engine, Options};
+use redsim_engine::{Engine, Frame, Options};
 use wasm_bindgen::{closure::Closure, JsValue};
 use web_sys::{HtmlInputElement, KeyboardEvent};
 use yew::prelude::*;
 
+use crate::clients::{self, Line, Session, Waiting, MAX_CLIENTS};
 use crate::clock::{fmt_clock, Driver, Mode};
 use crate::help::{self, HelpOut};
+use crate::inspector::{Inspector, InspectorPanel};
 use crate::keyspace::{Keyspace, KeyspacePanel};
 use crate::share::{self, Preset};
 use crate::timeline::{Timeline, TimelinePanel, Zoom};
@@ -25,10 +32,6 @@ use crate::timeline::{Timeline, TimelinePanel, Zoom};
 pub const DEFAULT_SEED: u64 = 1;
 /// Trace events kept per widget: hours of an idle session, a bounded amount of memory.
 const TRACE_CAPACITY: usize = 20_000;
-/// Console lines kept.
-const MAX_LINES: usize = 1000;
-/// Commands kept in the Up/Down history.
-const MAX_HISTORY: usize = 500;
 /// Clock tick period in real-time mode, ms.
 const TICK_MS: u32 = 50;
 /// Above this many keys the panel refreshes at most once a second.
@@ -41,19 +44,6 @@ pub struct WidgetProps {
     pub autofocus: bool,
     /// Offer a Share link (widgets driven by the page URL).
     pub shareable: bool,
-}
-
-/// One entry of the console screen.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Line {
-    /// A command as typed, after its prompt.
-    Input { prompt: String, text: String },
-    /// A reply as redis-cli prints it.
-    Reply { text: String, error: bool },
-    /// Output of the console's own `HELP`.
-    Help(HelpOut),
-    /// A message from the console itself.
-    Note(String),
 }
 
 /// The Share popover.
@@ -74,32 +64,43 @@ pub enum Msg {
     Copied(bool),
     CloseShare,
     Focus,
+    /// Show client tab `i`.
+    SelectClient(usize),
+    AddClient,
+    CloseClient(usize),
+    /// Ctrl+C: give up the active client's blocking command.
+    Cancel,
+    /// Inspect a key of the active client's database.
+    Inspect(String),
+    CloseInspector,
 }
 
 pub struct Widget {
     engine: Engine,
-    client: ClientId,
     seed: u64,
     /// Unix seconds of virtual instant 0 (TIME, EXPIREAT).
     t0: u64,
     driver: Driver,
-    lines: Rc<Vec<Line>>,
-    input: String,
-    history: Vec<String>,
-    /// Position in `history` while browsing it with Up/Down.
-    hist_pos: Option<usize>,
-    /// What was being typed before browsing the history.
-    draft: String,
-    /// Commands sent to the engine this session, for the Share link.
+    /// One console per client, in tab order.
+    sessions: Vec<Session>,
+    /// The tab shown.
+    active: usize,
+    /// Commands sent to the engine this session, for the Share link
+    /// (prefixed `@N ` when sent by client N > 1).
     session: Vec<String>,
     keys: Keyspace,
     keys_refreshed_ms: f64,
     timeline: Timeline,
     zoom: Zoom,
+    inspector: Inspector,
+    inspector_ttl: Option<i64>,
     share: Option<ShareState>,
     input_ref: NodeRef,
     screen_ref: NodeRef,
+    inspector_ref: NodeRef,
     scroll_to_end: bool,
+    focus_input: bool,
+    reveal_inspector: bool,
     _ticker: Interval,
 }
 
@@ -126,7 +127,11 @@ impl Component for Widget {
             .t0
             .unwrap_or_else(|| (js_sys::Date::now() / 1000.0).floor() as u64);
         engine.set_unix_base_us(t0.saturating_mul(1_000_000));
-        let client = engine.connect("console");
+        let mut first = Session::new(1, engine.connect(&clients::label(1)));
+        first.push(Line::Note(format!(
+            "Redsim: Redis {} in your browser, on a virtual clock. Type HELP for help.",
+            redsim_engine::REDIS_VERSION
+        )));
         let mode = if preset.paused {
             Mode::Paused
         } else {
@@ -140,32 +145,36 @@ impl Component for Widget {
         });
         let mut w = Widget {
             engine,
-            client,
             seed,
             t0,
             driver: Driver::new(mode, 0, wall_ms()),
-            lines: Rc::new(vec![Line::Note(format!(
-                "Redsim: Redis {} in your browser, on a virtual clock. Type HELP for help.",
-                redsim_engine::REDIS_VERSION
-            ))]),
-            input: String::new(),
-            history: Vec::new(),
-            hist_pos: None,
-            draft: String::new(),
+            sessions: vec![first],
+            active: 0,
             session: Vec::new(),
             keys: Keyspace::default(),
             keys_refreshed_ms: 0.0,
             timeline: Timeline::default(),
             zoom: Zoom::TenSeconds,
+            inspector: Inspector::default(),
+            inspector_ttl: None,
             share: None,
             input_ref: NodeRef::default(),
             screen_ref: NodeRef::default(),
+            inspector_ref: NodeRef::default(),
             scroll_to_end: true,
+            focus_input: false,
+            reveal_inspector: false,
             _ticker: ticker,
         };
         for cmd in &preset.commands {
-            w.submit(cmd.clone(), false);
+            let (num, cmd) = clients::split_target(cmd);
+            let idx = w.session_for(num);
+            w.submit(idx, cmd.to_string(), false);
         }
+        // Preset commands run in any tab; the first one is shown.
+        w.active = 0;
+        w.sessions[0].unread = 0;
+        w.reveal_inspector = false;
         w.refresh(true);
         w
     }
@@ -173,15 +182,17 @@ impl Component for Widget {
     fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
             Msg::Input(v) => {
-                self.input = v;
-                self.hist_pos = None;
+                let s = &mut self.sessions[self.active];
+                s.input = v;
+                s.hist_pos = None;
                 true
             }
             Msg::Key(e) => self.key(e),
             Msg::Tick => {
                 let running = self.sync_clock();
+                let delivered = self.deliver_unblocked();
                 let changed = self.refresh(false);
-                running || changed
+                running || changed || delivered
             }
             Msg::SetMode(m) => {
                 self.sync_clock();
@@ -195,6 +206,7 @@ impl Component for Widget {
                 self.engine.advance_by(us);
                 let now = self.engine.now_us();
                 self.driver.reanchor(now, wall_ms());
+                self.deliver_unblocked();
                 self.refresh(true);
                 true
             }
@@ -228,13 +240,77 @@ impl Component for Widget {
                 }
                 false
             }
+            Msg::SelectClient(i) => {
+                if i < self.sessions.len() {
+                    self.active = i;
+                    self.sessions[i].unread = 0;
+                    self.scroll_to_end = true;
+                    self.focus_input = true;
+                    self.refresh(true);
+                }
+                true
+            }
+            Msg::AddClient => {
+                if let Some(num) =
+                    (1..=MAX_CLIENTS).find(|n| self.sessions.iter().all(|s| s.num != *n))
+                {
+                    let idx = self.open_session(num);
+                    let s = &mut self.sessions[idx];
+                    s.push(Line::Note(format!(
+                        "Connected as {} (a new connection). Try BLPOP in one client and LPUSH in another.",
+                        s.label()
+                    )));
+                    self.active = idx;
+                    self.scroll_to_end = true;
+                    self.focus_input = true;
+                    self.refresh(true);
+                }
+                true
+            }
+            Msg::CloseClient(i) => {
+                if self.sessions.len() > 1 && i < self.sessions.len() {
+                    let s = self.sessions.remove(i);
+                    self.engine.disconnect(s.id);
+                    if self.active > i || self.active >= self.sessions.len() {
+                        self.active = self.active.saturating_sub(1);
+                    }
+                    self.scroll_to_end = true;
+                    self.focus_input = true;
+                    self.deliver_unblocked();
+                    self.refresh(true);
+                }
+                true
+            }
+            Msg::Cancel => {
+                self.cancel(self.active);
+                self.focus_input = true;
+                true
+            }
+            Msg::Inspect(key) => {
+                let db = self.db(self.active);
+                self.inspector.select(&self.engine, db, key);
+                self.inspector_ttl = self.inspector.ttl_ms(&self.engine);
+                self.reveal_inspector = true;
+                true
+            }
+            Msg::CloseInspector => {
+                self.inspector.close();
+                self.focus_input = true;
+                true
+            }
         }
     }
 
     fn view(&self, ctx: &Context<Self>) -> Html {
         let link = ctx.link();
         let paused = self.driver.mode == Mode::Paused;
-        let hint = help::hint(&self.input);
+        let cur = &self.sessions[self.active];
+        let waiting = cur.waiting.as_ref();
+        let hint = if waiting.is_some() {
+            None
+        } else {
+            help::hint(&cur.input)
+        };
         let on_input = link.callback(|e: InputEvent| {
             let input: HtmlInputElement = e.target_unchecked_into();
             Msg::Input(input.value())
@@ -293,26 +369,47 @@ impl Component for Widget {
                 }
                 <div class="rs-main">
                     <div class="rs-console" onclick={ link.callback(|_| Msg::Focus) }>
+                        { self.tabs(link) }
                         <div class="rs-screen" ref={ self.screen_ref.clone() } aria-live="polite">
-                            <Screen lines={ self.lines.clone() } />
-                            <div class="rs-inputline">
-                                <span class="rs-prompt">{ self.prompt() }</span>
+                            <Screen lines={ cur.lines.clone() } />
+                            if let Some(w) = waiting {
+                                <div class="rs-waitline" role="status">
+                                    <span class="rs-spinner" aria-hidden="true"></span>
+                                    <span class="rs-wait-text">{ clients::waiting_text(w, self.engine.now_us()) }</span>
+                                    <button class="rs-btn rs-wait-cancel" data-action="cancel-wait"
+                                            title="Cancel the wait as Ctrl+C does in redis-cli: the client disconnects and reconnects"
+                                            onclick={ link.callback(|e: MouseEvent| { e.stop_propagation(); Msg::Cancel }) }>{ "Ctrl+C" }</button>
+                                </div>
+                            }
+                            <div class={ classes!("rs-inputline", waiting.is_some().then_some("rs-locked")) }>
+                                <span class="rs-prompt">{ self.prompt(self.active) }</span>
                                 <div class="rs-inputwrap">
                                     <div class="rs-ghost" aria-hidden="true">
-                                        <span class="rs-ghost-typed">{ &self.input }</span>
+                                        <span class="rs-ghost-typed">{ &cur.input }</span>
                                         <span class="rs-hint">{ hint.unwrap_or_default() }</span>
                                     </div>
                                     <input class="rs-input" ref={ self.input_ref.clone() } type="text"
-                                           value={ self.input.clone() } oninput={ on_input } onkeydown={ on_key }
+                                           value={ cur.input.clone() } oninput={ on_input } onkeydown={ on_key }
+                                           readonly={ waiting.is_some() }
                                            spellcheck="false" autocomplete="off" autocapitalize="off"
-                                           aria-label="Redis command" />
+                                           aria-label={ format!("Redis command for {}", cur.label()) } />
                                 </div>
                             </div>
                         </div>
                     </div>
-                    <KeyspacePanel rows={ self.keys.rows.clone() } count={ self.keys.count } db={ self.keys.db } />
+                    <KeyspacePanel rows={ self.keys.rows.clone() } count={ self.keys.count } db={ self.keys.db }
+                                   selected={ self.inspector.target.as_ref().filter(|t| t.db == self.keys.db).map(|t| t.key.clone()) }
+                                   on_select={ link.callback(Msg::Inspect) } />
                 </div>
-                <TimelinePanel marks={ self.timeline.marks.clone() } now_us={ self.engine.now_us() }
+                if let Some(t) = &self.inspector.target {
+                    <div ref={ self.inspector_ref.clone() }>
+                        <InspectorPanel target={ t.clone() } view={ self.inspector.view.clone() }
+                                        ttl_ms={ self.inspector_ttl } notes={ self.inspector.notes.clone() }
+                                        on_close={ link.callback(|_| Msg::CloseInspector) } />
+                    </div>
+                }
+                <TimelinePanel marks={ self.timeline.marks.clone() } waits={ self.timeline.waits.clone() }
+                               clients={ self.sessions.len() } now_us={ self.engine.now_us() }
                                zoom={ self.zoom } on_zoom={ link.callback(Msg::Zoom) } />
             </div>
         }
@@ -325,20 +422,88 @@ impl Component for Widget {
                 screen.set_scroll_top(screen.scroll_height());
             }
         }
-        if first_render && ctx.props().autofocus {
+        if (first_render && ctx.props().autofocus) || std::mem::take(&mut self.focus_input) {
             if let Some(input) = self.input_ref.cast::<HtmlInputElement>() {
                 let _ = input.focus();
+            }
+        }
+        if std::mem::take(&mut self.reveal_inspector) {
+            if let Some(panel) = self.inspector_ref.cast::<web_sys::Element>() {
+                let opts = web_sys::ScrollIntoViewOptions::new();
+                opts.set_block(web_sys::ScrollLogicalPosition::Nearest);
+                opts.set_behavior(web_sys::ScrollBehavior::Smooth);
+                panel.scroll_into_view_with_scroll_into_view_options(&opts);
             }
         }
     }
 }
 
 impl Widget {
+    /// The selected database of session `idx`'s client.
+    fn db(&self, idx: usize) -> usize {
+        self.sessions
+            .get(idx)
+            .and_then(|s| self.engine.client(s.id))
+            .map_or(0, |c| c.db)
+    }
+
     /// redis-cli's prompt, with the database after SELECT.
-    fn prompt(&self) -> String {
-        match self.engine.client(self.client).map_or(0, |c| c.db) {
+    fn prompt(&self, idx: usize) -> String {
+        match self.db(idx) {
             0 => "127.0.0.1:6379>".to_string(),
             db => format!("127.0.0.1:6379[{db}]>"),
+        }
+    }
+
+    /// Connects client number `num` in a new tab; returns its index.
+    fn open_session(&mut self, num: usize) -> usize {
+        let id = self.engine.connect(&clients::label(num));
+        self.sessions.push(Session::new(num, id));
+        self.sessions.len() - 1
+    }
+
+    /// The tab of client `num`, opened (with the numbers before it) if needed.
+    fn session_for(&mut self, num: usize) -> usize {
+        for n in 1..=num {
+            if self.sessions.iter().all(|s| s.num != n) {
+                self.open_session(n);
+            }
+        }
+        self.sessions.iter().position(|s| s.num == num).unwrap_or(0)
+    }
+
+    /// The client tabs and the "+ client" button.
+    fn tabs(&self, link: &yew::html::Scope<Self>) -> Html {
+        let closable = self.sessions.len() > 1;
+        html! {
+            <div class="rs-tabs" role="tablist" aria-label="Clients">
+                { for self.sessions.iter().enumerate().map(|(i, s)| {
+                    let on = i == self.active;
+                    html! {
+                        <div class={ classes!("rs-tab", format!("rs-who-{}", s.num), on.then_some("rs-on"), s.waiting.is_some().then_some("rs-tab-waiting")) }
+                             data-client={ s.num.to_string() }>
+                            <button class="rs-tab-main" role="tab" aria-selected={ on.to_string() }
+                                    title={ format!("{} (connection id {}){}", s.label(), s.id, if s.waiting.is_some() { ": waiting in a blocking command" } else { "" }) }
+                                    onclick={ link.callback(move |_| Msg::SelectClient(i)) }>
+                                <span class="rs-tab-dot"></span>
+                                { s.label() }
+                                if s.unread > 0 {
+                                    <span class="rs-tab-badge" title="New replies">{ s.unread }</span>
+                                }
+                            </button>
+                            if closable {
+                                <button class="rs-tab-close" aria-label={ format!("Disconnect {}", s.label()) }
+                                        title="Disconnect this client"
+                                        onclick={ link.callback(move |e: MouseEvent| { e.stop_propagation(); Msg::CloseClient(i) }) }>{ "×" }</button>
+                            }
+                        </div>
+                    }
+                }) }
+                if self.sessions.len() < MAX_CLIENTS {
+                    <button class="rs-tab-add" data-action="add-client" title="Connect another client, with its own console"
+                            onclick={ link.callback(|_| Msg::AddClient) }>{ "+ client" }</button>
+                }
+            </div>
         }
     }
 
@@ -353,10 +518,16 @@ impl Widget {
         }
     }
 
-    /// Re-reads the trace and the keyspace; true if either changed.
+    /// Re-reads the trace, the keyspace and the inspected key; true if any changed.
     fn refresh(&mut self, force: bool) -> bool {
-        let changed = self.timeline.ingest(self.engine.trace());
-        let db = self.engine.client(self.client).map_or(0, |c| c.db);
+        let mut changed = self.timeline.ingest(self.engine.trace());
+        changed |= self.inspector.refresh(&self.engine, force);
+        let ttl = self.inspector.ttl_ms(&self.engine);
+        if ttl != self.inspector_ttl {
+            self.inspector_ttl = ttl;
+            changed = true;
+        }
+        let db = self.db(self.active);
         let now = wall_ms();
         if force
             || changed
@@ -374,102 +545,159 @@ impl Widget {
         changed
     }
 
-    fn push_line(&mut self, line: Line) {
-        let lines = Rc::make_mut(&mut self.lines);
-        lines.push(line);
-        if lines.len() > MAX_LINES {
-            let extra = lines.len() - MAX_LINES;
-            lines.drain(..extra);
+    /// Prints replies the engine produced for waiting clients (served by
+    /// another client's write, timed out, or queued behind a blocked
+    /// command); true if any arrived.
+    fn deliver_unblocked(&mut self) -> bool {
+        let replies = self.engine.take_unblocked();
+        let any = !replies.is_empty();
+        for (id, reply) in replies {
+            let Some(idx) = self.sessions.iter().position(|s| s.id == id) else {
+                continue;
+            };
+            self.show_reply(idx, &reply);
         }
-        self.scroll_to_end = true;
+        for s in &mut self.sessions {
+            if s.waiting.is_some() && !self.engine.is_blocked(s.id) {
+                s.waiting = None;
+            }
+        }
+        any
     }
 
-    /// Keys the console handles itself: Enter, history, Tab, Ctrl+L.
+    /// Prints `reply` on session `idx`, and reconnects after QUIT.
+    fn show_reply(&mut self, idx: usize, reply: &Frame) {
+        let active = idx == self.active;
+        let s = &mut self.sessions[idx];
+        s.push(Line::Reply {
+            text: format_reply(reply),
+            error: reply.is_error(),
+        });
+        if active {
+            self.scroll_to_end = true;
+        } else {
+            s.unread += 1;
+        }
+        if self
+            .engine
+            .client(s.id)
+            .is_some_and(|c| c.close_after_reply)
+        {
+            // redis-cli would exit; here the console reconnects at once.
+            self.engine.disconnect(s.id);
+            s.id = self.engine.connect(&s.label());
+            s.waiting = None;
+            s.push(Line::Note(
+                "Connection closed; the console reconnected as a new client.".into(),
+            ));
+        }
+    }
+
+    /// Ctrl+C during a blocking command: like redis-cli, drop the
+    /// connection (which ends the wait) and connect again, re-selecting the
+    /// database and protocol.
+    fn cancel(&mut self, idx: usize) {
+        let Some(s) = self.sessions.get(idx) else {
+            return;
+        };
+        if s.waiting.is_none() {
+            return;
+        }
+        let old = s.id;
+        let (db, resp) = self.engine.client(old).map_or((0, 2), |c| (c.db, c.resp));
+        self.engine.disconnect(old);
+        let label = self.sessions[idx].label();
+        let id = self.engine.connect(&label);
+        if db != 0 {
+            self.engine
+                .execute(id, &[b"SELECT".to_vec(), db.to_string().into_bytes()]);
+        }
+        if resp == 3 {
+            self.engine.execute(id, &[b"HELLO".to_vec(), b"3".to_vec()]);
+        }
+        let s = &mut self.sessions[idx];
+        s.id = id;
+        s.waiting = None;
+        s.push(Line::Note(format!(
+            "^C: wait cancelled; {label} disconnected and reconnected (connection id {id})."
+        )));
+        self.scroll_to_end = true;
+        self.deliver_unblocked();
+        self.refresh(true);
+    }
+
+    /// Keys the console handles itself: Enter, history, Tab, Ctrl+L, and
+    /// Ctrl+C while waiting (otherwise Ctrl+C copies, as in any page).
     fn key(&mut self, e: KeyboardEvent) -> bool {
+        let idx = self.active;
+        let waiting = self.sessions[idx].waiting.is_some();
         match e.key().as_str() {
+            "c" | "C" if e.ctrl_key() && waiting => {
+                e.prevent_default();
+                self.cancel(idx);
+                true
+            }
+            _ if waiting => false,
             "Enter" => {
                 e.prevent_default();
-                let line = std::mem::take(&mut self.input);
-                self.submit(line, true);
+                let line = std::mem::take(&mut self.sessions[idx].input);
+                self.submit(idx, line, true);
                 self.refresh(true);
                 true
             }
             "ArrowUp" => {
                 e.prevent_default();
-                if self.history.is_empty() {
-                    return false;
-                }
-                let pos = match self.hist_pos {
-                    None => {
-                        self.draft = self.input.clone();
-                        self.history.len() - 1
-                    }
-                    Some(p) => p.saturating_sub(1),
-                };
-                self.hist_pos = Some(pos);
-                self.input = self.history[pos].clone();
-                true
+                self.sessions[idx].history_up()
             }
             "ArrowDown" => {
                 e.prevent_default();
-                match self.hist_pos {
-                    None => false,
-                    Some(p) if p + 1 < self.history.len() => {
-                        self.hist_pos = Some(p + 1);
-                        self.input = self.history[p + 1].clone();
+                self.sessions[idx].history_down()
+            }
+            "Tab" => {
+                let s = &mut self.sessions[idx];
+                match help::complete(&s.input) {
+                    Some(c) => {
+                        e.prevent_default();
+                        s.input = c;
                         true
                     }
-                    Some(_) => {
-                        self.hist_pos = None;
-                        self.input = std::mem::take(&mut self.draft);
-                        true
+                    None => {
+                        if !s.input.is_empty() {
+                            e.prevent_default();
+                        }
+                        false
                     }
                 }
             }
-            "Tab" => match help::complete(&self.input) {
-                Some(c) => {
-                    e.prevent_default();
-                    self.input = c;
-                    true
-                }
-                None => {
-                    if !self.input.is_empty() {
-                        e.prevent_default();
-                    }
-                    false
-                }
-            },
             "l" | "L" if e.ctrl_key() => {
                 e.prevent_default();
-                Rc::make_mut(&mut self.lines).clear();
+                self.sessions[idx].clear();
                 true
             }
             _ => false,
         }
     }
 
-    /// Runs one console line. `typed` is false for commands from the page
-    /// URL or attributes, which skip the history and may not crash the page.
-    fn submit(&mut self, line: String, typed: bool) {
-        let prompt = self.prompt();
-        self.push_line(Line::Input {
+    /// Runs one console line on session `idx`. `typed` is false for
+    /// commands from the page URL or attributes, which skip the history and
+    /// may not crash the page.
+    fn submit(&mut self, idx: usize, line: String, typed: bool) {
+        let prompt = self.prompt(idx);
+        let s = &mut self.sessions[idx];
+        s.push(Line::Input {
             prompt,
             text: line.clone(),
         });
+        self.scroll_to_end = true;
         let trimmed = line.trim();
         if trimmed.is_empty() {
             return;
         }
-        if typed && self.history.last().map(String::as_str) != Some(trimmed) {
-            self.history.push(trimmed.to_string());
-            if self.history.len() > MAX_HISTORY {
-                self.history.remove(0);
-            }
+        if typed {
+            s.remember(trimmed);
         }
-        self.hist_pos = None;
-        self.draft.clear();
         let Some(args) = split_args(trimmed.as_bytes()) else {
-            self.push_line(Line::Note("Invalid argument(s)".into()));
+            s.push(Line::Note("Invalid argument(s)".into()));
             return;
         };
         let words: Vec<String> = args
@@ -479,41 +707,73 @@ impl Widget {
         let first = words.first().map(|w| w.to_ascii_lowercase());
         match first.as_deref() {
             Some("help") => {
-                self.push_line(Line::Help(help::help(&words[1..])));
+                s.push(Line::Help(help::help(&words[1..])));
                 return;
             }
             Some("clear") => {
-                Rc::make_mut(&mut self.lines).clear();
+                s.clear();
+                return;
+            }
+            Some("inspect") => {
+                self.inspect_command(idx, &words[1..]);
+                self.session
+                    .push(clients::with_target(self.sessions[idx].num, trimmed));
                 return;
             }
             Some("debug") if words.len() == 2 && words[1].eq_ignore_ascii_case("panic") => {
                 if typed {
                     panic!("DEBUG PANIC: crash requested from the console");
                 }
-                self.push_line(Line::Note("DEBUG PANIC only works when typed.".into()));
+                s.push(Line::Note("DEBUG PANIC only works when typed.".into()));
                 return;
             }
             _ => {}
         }
+        let (id, num) = (s.id, s.num);
         self.sync_clock();
-        let reply = self.engine.execute_line(self.client, trimmed);
-        self.session.push(trimmed.to_string());
-        self.push_line(Line::Reply {
-            text: format_reply(&reply),
-            error: reply.is_error(),
-        });
-        if self
-            .engine
-            .client(self.client)
-            .is_some_and(|c| c.close_after_reply)
-        {
-            // redis-cli would exit; here the console reconnects at once.
-            self.engine.disconnect(self.client);
-            self.client = self.engine.connect("console");
-            self.push_line(Line::Note(
-                "Connection closed; the console reconnected as a new client.".into(),
-            ));
+        let reply = self.engine.submit_line(id, trimmed);
+        self.session.push(clients::with_target(num, trimmed));
+        match reply {
+            Some(r) => self.show_reply(idx, &r),
+            None => {
+                let deadline_us = self
+                    .engine
+                    .blocked_clients()
+                    .into_iter()
+                    .find(|b| b.client == id)
+                    .and_then(|b| b.deadline_us);
+                let s = &mut self.sessions[idx];
+                if s.waiting.is_none() {
+                    s.waiting = Some(Waiting {
+                        command: trimmed.to_string(),
+                        deadline_us,
+                    });
+                }
+            }
         }
+        self.deliver_unblocked();
+        self.inspector.refresh(&self.engine, false);
+    }
+
+    /// `INSPECT key`: shows the key in the inspector (a console command,
+    /// like HELP, never sent to the engine).
+    fn inspect_command(&mut self, idx: usize, args: &[String]) {
+        let note = match args {
+            [key] => {
+                let db = self.db(idx);
+                let exists = self.engine.inspect(db, key.as_bytes()).is_some();
+                self.inspector.select(&self.engine, db, key.clone());
+                self.inspector_ttl = self.inspector.ttl_ms(&self.engine);
+                self.reveal_inspector = true;
+                if exists {
+                    format!("Inspecting \"{key}\": see the inspector panel.")
+                } else {
+                    format!("No key \"{key}\" in db{db} yet: the inspector shows it once it exists.")
+                }
+            }
+            _ => "Usage: INSPECT <key> draws the key's structure (encoding, limits, nodes) in the inspector panel.".to_string(),
+        };
+        self.sessions[idx].push(Line::Note(note));
     }
 
     /// Builds the Share link and tries to copy it.
@@ -598,9 +858,11 @@ fn help_view(h: &HelpOut) -> Html {
                 { "To get help about Redis commands type:\n" }
                 { "      \"help @<group>\" to get a list of commands in <group>\n" }
                 { "      \"help <command>\" for help on <command>\n" }
-                { "      \"clear\" to clear the screen\n\n" }
+                { "      \"clear\" to clear the screen\n" }
+                { "      \"inspect <key>\" to draw a key's structure in the inspector\n\n" }
                 { format!("Groups: {}\n", groups.iter().map(|g| format!("@{g}")).collect::<Vec<_>>().join(" ")) }
-                { "Keys: Up/Down for history, Tab completes a command name, Ctrl+L clears." }
+                { "Keys: Up/Down for history, Tab completes a command name, Ctrl+L clears, Ctrl+C cancels a blocking command.\n" }
+                { "Clients: \"+ client\" opens another connection with its own console (BLPOP in one, LPUSH in another)." }
             </div>
         },
         HelpOut::Entries {

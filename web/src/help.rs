@@ -34,7 +34,7 @@ pub enum HelpOut {
 }
 
 /// Words local to the console (never sent to the engine), for completion.
-const LOCAL: &[&str] = &["clear", "help"];
+const LOCAL: &[&str] = &["clear", "help", "inspect"];
 
 /// Answers `HELP <args…>` (the `HELP` word itself already removed).
 pub fn help(args: &[String]) -> HelpOut {
@@ -129,6 +129,8 @@ pub fn hint(line: &str) -> Option<String> {
     let endspace = line.ends_with(|c: char| c.is_ascii_whitespace());
     let (mut params, matchlen) = if first.eq_ignore_ascii_case(b"help") {
         ("[command | @group]".to_string(), 1)
+    } else if first.eq_ignore_ascii_case(b"inspect") {
+        ("key".to_string(), 1)
     } else {
         let c = cmd::lookup(first)?;
         if c.subcommands.is_empty() {

@@ -1,4 +1,4 @@
-//! The keyspace panel: the selected database's keys with type, encoding and a TTL bar counting down; keys that are logically expired but not yet reclaimed are shown apart.
+//! The keyspace panel: the selected database's keys with type, encoding and a TTL bar counting down; keys that are logically expired but not yet reclaimed are shown apart. Clicking a key opens it in the inspector.
 //!
 //! The engine reports only the TTL left. For the bar we also need the TTL the
 //! key started with, so the panel remembers, per key, the TTL it last saw and
@@ -90,6 +90,11 @@ pub struct PanelProps {
     pub rows: Rc<Vec<Row>>,
     pub count: usize,
     pub db: usize,
+    /// The key open in the inspector, highlighted.
+    #[prop_or_default]
+    pub selected: Option<String>,
+    /// Called with a key's name when it is clicked.
+    pub on_select: Callback<String>,
 }
 
 /// The panel. Re-renders only when a row changed (every tick while a TTL runs).
@@ -109,14 +114,14 @@ pub fn KeyspacePanel(props: &PanelProps) -> Html {
                 <p class="rs-empty">{ "No keys. Try " }<code>{ "SET greeting hello EX 5" }</code></p>
             } else {
                 <ul class="rs-keylist">
-                    { for props.rows.iter().map(row) }
+                    { for props.rows.iter().map(|r| row(r, props.selected.as_deref() == Some(r.info.key.as_str()), &props.on_select)) }
                 </ul>
             }
         </section>
     }
 }
 
-fn row(r: &Row) -> Html {
+fn row(r: &Row, selected: bool, on_select: &Callback<String>) -> Html {
     let k = &r.info;
     let ttl = match (k.ttl_ms, r.total_ms) {
         (Some(ttl), _) if k.expired_pending => html! {
@@ -141,8 +146,20 @@ fn row(r: &Row) -> Html {
         }
         _ => html! { <span class="rs-ttl rs-ttl-none" title="No expire set">{ "no TTL" }</span> },
     };
+    let key = k.key.clone();
+    let onclick = on_select.reform(move |_: MouseEvent| key.clone());
+    let key = k.key.clone();
+    let select = on_select.clone();
+    let onkeydown = Callback::from(move |e: KeyboardEvent| {
+        if e.key() == "Enter" || e.key() == " " {
+            e.prevent_default();
+            select.emit(key.clone());
+        }
+    });
     html! {
-        <li class={ classes!("rs-key", k.expired_pending.then_some("rs-key-expired")) } data-key={ k.key.clone() }>
+        <li class={ classes!("rs-key", k.expired_pending.then_some("rs-key-expired"), selected.then_some("rs-key-sel")) }
+            data-key={ k.key.clone() } role="button" tabindex="0" aria-pressed={ selected.to_string() }
+            title={ format!("Inspect {}", k.key) } {onclick} {onkeydown}>
             <span class="rs-keyname" title={ k.key.clone() }>{ &k.key }</span>
             <span class={ format!("rs-type rs-type-{}", k.kind) }>{ k.kind }</span>
             <span class="rs-enc">{ k.encoding }</span>

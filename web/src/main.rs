@@ -1,4 +1,4 @@
-//! The browser playground: mounts a Redsim widget (console, clock, keyspace, timeline) into every `[data-redsim]` element and the `#redsim` element of the playground page, each with its own engine.
+//! The browser playground: mounts a Redsim widget (console with client tabs, clock, keyspace, key inspector, timeline) into every `[data-redsim]` element and the `#redsim` element of the playground page, each with its own engine.
 //!
 //! Widgets are configured by attributes on their element: `data-seed`,
 //! `data-commands` (one command per line, run on load) and `data-clock="paused"`.
@@ -7,8 +7,10 @@
 //! link; its URL settings win over its attributes.
 
 mod app;
+mod clients;
 mod clock;
 mod help;
+mod inspector;
 mod keyspace;
 mod panic;
 mod share;

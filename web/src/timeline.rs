@@ -1,4 +1,4 @@
-//! The timeline: commands, expirations (lazy and active marked apart) and deletions on the virtual time axis, built incrementally from the engine's trace and drawn as SVG.
+//! The timeline: commands (coloured by client), the time blocked clients waited, expirations (lazy and active marked apart) and deletions on the virtual time axis, built incrementally from the engine's trace and drawn as SVG.
 //!
 //! The trace is the only history the UI reads: [`Timeline::ingest`] takes the
 //! events after the last sequence number it saw (`Trace::since`), so each
@@ -8,14 +8,20 @@
 //! elements, so the chart stretches to any width without scaling its
 //! shapes or text.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
-use redsim_engine::trace::{DeleteCause, Event, ExpireHow, Trace};
+use redsim_engine::trace::{Actor, DeleteCause, Event, ExpireHow, Trace, UnblockHow};
 use yew::prelude::*;
+
+use crate::clients::label_num;
 
 /// Marks kept; older ones are dropped (the trace itself is bounded too).
 pub const MAX_MARKS: usize = 5000;
+/// Waits kept.
+pub const MAX_WAITS: usize = 500;
+/// How far back a reply looks for the command it answers.
+const PAIR_WINDOW: usize = 256;
 
 /// What a mark shows.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,6 +30,10 @@ pub enum MarkKind {
         text: String,
         reply: Option<String>,
         error: bool,
+        /// The engine's client id, which pairs the reply with its command.
+        client: u64,
+        /// The console's client number, when the client is one of its tabs.
+        who: Option<usize>,
     },
     Expired {
         key: String,
@@ -49,11 +59,36 @@ pub struct Mark {
     pub kind: MarkKind,
 }
 
+/// A blocked client's wait, from its blocking command to its reply.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Wait {
+    pub client: u64,
+    pub who: Option<usize>,
+    pub keys: Vec<String>,
+    pub from_us: u64,
+    /// `None` while it still waits.
+    pub until_us: Option<u64>,
+    pub how: Option<UnblockHow>,
+}
+
 /// The timeline's model.
 #[derive(Default)]
 pub struct Timeline {
     next_seq: u64,
     pub marks: Rc<VecDeque<Mark>>,
+    pub waits: Rc<VecDeque<Wait>>,
+    /// Console client number of each engine client seen connecting.
+    who: HashMap<u64, usize>,
+}
+
+/// A reply's command: the latest one of the same client still without a reply.
+fn pending_command<'a>(
+    marks: impl Iterator<Item = &'a mut Mark>,
+    client: u64,
+) -> Option<&'a mut Mark> {
+    marks.take(PAIR_WINDOW).find(
+        |m| matches!(&m.kind, MarkKind::Command { reply: None, client: c, .. } if *c == client),
+    )
 }
 
 impl Timeline {
@@ -67,20 +102,62 @@ impl Timeline {
             return false;
         }
         let mut fresh: Vec<Mark> = Vec::new();
-        let mut late_reply = None;
+        let mut late_replies = Vec::new();
+        let mut waits_changed = false;
         for ev in trace.since(self.next_seq) {
+            let client = match ev.actor {
+                Actor::Client(id) => id,
+                Actor::Server => 0,
+            };
             let kind = match &ev.event {
+                Event::Connected { name } => {
+                    if let Some(n) = label_num(name) {
+                        self.who.insert(client, n);
+                    }
+                    continue;
+                }
                 Event::Command { args, .. } => MarkKind::Command {
                     text: args.join(" "),
                     reply: None,
                     error: false,
+                    client,
+                    who: self.who.get(&client).copied(),
                 },
                 Event::Reply { text, error } => {
-                    match fresh.last_mut() {
+                    match pending_command(fresh.iter_mut().rev(), client) {
                         Some(m) => {
                             attach_reply(m, text, *error);
                         }
-                        None => late_reply = Some((text.clone(), *error)),
+                        None => late_replies.push((client, text.clone(), *error)),
+                    }
+                    continue;
+                }
+                Event::Blocked { keys, .. } => {
+                    let waits = Rc::make_mut(&mut self.waits);
+                    waits.push_back(Wait {
+                        client,
+                        who: self.who.get(&client).copied(),
+                        keys: keys.clone(),
+                        from_us: ev.at_us,
+                        until_us: None,
+                        how: None,
+                    });
+                    while waits.len() > MAX_WAITS {
+                        waits.pop_front();
+                    }
+                    waits_changed = true;
+                    continue;
+                }
+                Event::Unblocked { how, .. } => {
+                    let waits = Rc::make_mut(&mut self.waits);
+                    if let Some(w) = waits
+                        .iter_mut()
+                        .rev()
+                        .find(|w| w.client == client && w.until_us.is_none())
+                    {
+                        w.until_us = Some(ev.at_us);
+                        w.how = Some(*how);
+                        waits_changed = true;
                     }
                     continue;
                 }
@@ -102,13 +179,15 @@ impl Timeline {
             });
         }
         self.next_seq = trace.next_seq();
-        if fresh.is_empty() && late_reply.is_none() {
-            return false;
+        if fresh.is_empty() && late_replies.is_empty() {
+            return waits_changed;
         }
         let marks = Rc::make_mut(&mut self.marks);
-        let mut changed = !fresh.is_empty();
-        if let (Some((text, error)), Some(last)) = (late_reply, marks.back_mut()) {
-            changed |= attach_reply(last, &text, error);
+        let mut changed = waits_changed || !fresh.is_empty();
+        for (client, text, error) in late_replies {
+            if let Some(m) = pending_command(marks.iter_mut().rev(), client) {
+                changed |= attach_reply(m, &text, error);
+            }
         }
         marks.extend(fresh);
         while marks.len() > MAX_MARKS {
@@ -230,6 +309,9 @@ const HEIGHT: f64 = 122.0;
 #[derive(Properties, PartialEq)]
 pub struct TimelineProps {
     pub marks: Rc<VecDeque<Mark>>,
+    pub waits: Rc<VecDeque<Wait>>,
+    /// Console clients open: with more than one, the legend names their colours.
+    pub clients: usize,
     pub now_us: u64,
     pub zoom: Zoom,
     pub on_zoom: Callback<Zoom>,
@@ -269,6 +351,11 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
         }
         shapes.push(mark(x, slot[lane], m));
     }
+    let waits = props
+        .waits
+        .iter()
+        .filter(|w| w.from_us <= end && w.until_us.is_none_or(|u| u >= start))
+        .map(|w| wait_bar(w, start, end, props.now_us));
     let now_x = x_pct(props.now_us, start, end);
     let zoom_buttons = Zoom::ALL.iter().map(|&z| {
         let on_zoom = props.on_zoom.clone();
@@ -307,6 +394,7 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
                         }
                     }) }
                     { for steps }
+                    { for waits }
                     { for shapes }
                     if props.now_us >= start && props.now_us <= end {
                         <line class="rs-tl-now" x1={ format!("{now_x:.3}%") } x2={ format!("{now_x:.3}%") } y1="4" y2={ AXIS_Y.to_string() }>
@@ -322,6 +410,14 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
                 <span><svg width="14" height="14"><path class="rs-m-active" d="M7,1 L13,7 L7,13 L1,7Z" /></svg>{ "active expiry (cycle)" }</span>
                 <span><svg width="14" height="14"><path class="rs-m-del" d="M3,3 L11,11 M11,3 L3,11" /></svg>{ "deleted" }</span>
                 <span><svg width="14" height="14"><line class="rs-m-step" x1="7" x2="7" y1="0" y2="14" /></svg>{ "clock step" }</span>
+                if !props.waits.is_empty() {
+                    <span><svg width="16" height="14"><line class="rs-tl-wait" x1="1" x2="15" y1="7" y2="7" /></svg>{ "blocked, waiting" }</span>
+                }
+                if props.clients > 1 {
+                    { for (1..=props.clients).map(|n| html! {
+                        <span><svg width="14" height="14"><circle class={ format!("rs-m-cmd rs-who-{n}") } cx="7" cy="7" r="4.5" /></svg>{ crate::clients::label(n) }</span>
+                    }) }
+                }
             </footer>
         </section>
     }
@@ -333,42 +429,50 @@ fn mark(x: f64, slot: u32, m: &Mark) -> Html {
     let dx = slot as f64 * 11.0;
     let at = fmt_tick(m.at_us, 1);
     let (y, class, shape, title) = match &m.kind {
-        MarkKind::Command { text, reply, error } => (
+        MarkKind::Command {
+            text,
+            reply,
+            error,
+            who,
+            ..
+        } => (
             LANE_CMD,
-            if *error {
-                "rs-m-cmd rs-m-err"
-            } else {
-                "rs-m-cmd"
+            match (error, who) {
+                (true, _) => "rs-m-cmd rs-m-err".to_string(),
+                (false, Some(n)) => format!("rs-m-cmd rs-who-{n}"),
+                (false, None) => "rs-m-cmd".to_string(),
             },
             html! { <circle cx={ dx.to_string() } cy="0" r="4.5" /> },
             format!(
-                "{at}  {text}\n→ {}",
-                reply.as_deref().unwrap_or("(no reply)")
+                "{at}  {}{text}\n→ {}",
+                who.map(|n| format!("{} · ", crate::clients::label(n)))
+                    .unwrap_or_default(),
+                reply.as_deref().unwrap_or("(no reply yet)")
             ),
         ),
         MarkKind::Expired { key, how } => match how {
             ExpireHow::Lazy => (
                 LANE_EXP,
-                "rs-m-lazy",
+                "rs-m-lazy".to_string(),
                 html! { <circle cx={ dx.to_string() } cy="0" r="5" /> },
                 format!("{at}  \"{key}\" expired lazily (found expired on access)"),
             ),
             ExpireHow::Active => (
                 LANE_EXP,
-                "rs-m-active",
+                "rs-m-active".to_string(),
                 html! { <path d={ format!("M{},-6 L{},0 L{},6 L{},0Z", dx, dx + 6.0, dx, dx - 6.0) } /> },
                 format!("{at}  \"{key}\" expired by the active expire cycle"),
             ),
         },
         MarkKind::Deleted { key, cause } => (
             LANE_DEL,
-            "rs-m-del",
+            "rs-m-del".to_string(),
             html! { <path d={ format!("M{},-4 L{},4 M{},-4 L{},4", dx - 4.0, dx + 4.0, dx + 4.0, dx - 4.0) } /> },
             format!("{at}  \"{key}\" deleted ({cause:?})"),
         ),
         MarkKind::Flushed { keys } => (
             LANE_DEL,
-            "rs-m-del rs-m-flush",
+            "rs-m-del rs-m-flush".to_string(),
             html! { <rect x={ (dx - 5.0).to_string() } y="-5" width="10" height="10" /> },
             format!("{at}  flush: {keys} keys removed"),
         ),
@@ -379,6 +483,31 @@ fn mark(x: f64, slot: u32, m: &Mark) -> Html {
             <title>{ title }</title>
             { shape }
         </svg>
+    }
+}
+
+/// A blocked client's wait: a bar under the commands lane from the
+/// blocking command to its reply (or to now while it still waits).
+fn wait_bar(w: &Wait, start: u64, end: u64, now_us: u64) -> Html {
+    let until = w.until_us.unwrap_or(now_us);
+    let x1 = x_pct(w.from_us.max(start), start, end);
+    let x2 = x_pct(until.min(end), start, end);
+    let y = (LANE_CMD + 9.0).to_string();
+    let waited_ms = until.saturating_sub(w.from_us) / 1000;
+    let outcome = match w.how {
+        None => "still waiting",
+        Some(UnblockHow::Served) => "served",
+        Some(UnblockHow::Timeout) => "timed out",
+        Some(UnblockHow::Disconnected) => "disconnected",
+    };
+    let who = w
+        .who
+        .map_or(String::new(), |n| format!("{} ", crate::clients::label(n)));
+    html! {
+        <line class={ classes!("rs-tl-wait", w.who.map(|n| format!("rs-who-{n}")), w.until_us.is_none().then_some("rs-tl-waiting")) }
+              x1={ format!("{x1:.3}%") } x2={ format!("{:.3}%", x2.max(x1)) } y1={ y.clone() } y2={ y }>
+            <title>{ format!("{who}blocked on {} for {}.{:03} s: {outcome}", w.keys.join(", "), waited_ms / 1000, waited_ms % 1000) }</title>
+        </line>
     }
 }
 
@@ -450,7 +579,9 @@ mod tests {
             MarkKind::Command {
                 text: "GET a".into(),
                 reply: Some("(nil)".into()),
-                error: false
+                error: false,
+                client: 1,
+                who: None,
             }
         );
         assert_eq!(marks[1].at_us, 2_100_000);
@@ -502,7 +633,9 @@ mod tests {
             MarkKind::Command {
                 text: "PING".into(),
                 reply: Some("PONG".into()),
-                error: false
+                error: false,
+                client: 1,
+                who: None,
             }
         );
         // The copy held by the view is not changed behind its back.
@@ -510,6 +643,77 @@ mod tests {
             shared[0].kind,
             MarkKind::Command { reply: None, .. }
         ));
+    }
+
+    #[test]
+    fn replies_pair_by_client_and_waits_span_blocked_time() {
+        let mut trace = Trace::new(100);
+        let mut tl = Timeline::default();
+        for (id, name) in [(1, "client 1"), (2, "client 2")] {
+            trace.push(0, Actor::Client(id), Event::Connected { name: name.into() });
+        }
+        let cmd = |args: &[&str]| Event::Command {
+            db: 0,
+            args: args.iter().map(|a| a.to_string()).collect(),
+        };
+        trace.push(10, Actor::Client(1), cmd(&["BLPOP", "q", "0"]));
+        trace.push(
+            10,
+            Actor::Client(1),
+            Event::Blocked {
+                db: 0,
+                keys: vec!["q".into()],
+                deadline_us: None,
+            },
+        );
+        assert!(tl.ingest(&trace));
+        assert_eq!(tl.waits.len(), 1);
+        assert_eq!(tl.waits[0].until_us, None);
+        assert_eq!(tl.waits[0].who, Some(1));
+        // Client 2 pushes: its reply, then client 1 is served and replies.
+        trace.push(3_000_000, Actor::Client(2), cmd(&["LPUSH", "q", "a"]));
+        let reply = |t: &str| Event::Reply {
+            text: t.into(),
+            error: false,
+        };
+        trace.push(3_000_000, Actor::Client(2), reply("(integer) 1"));
+        trace.push(
+            3_000_000,
+            Actor::Client(1),
+            Event::Unblocked {
+                how: UnblockHow::Served,
+                key: Some("q".into()),
+            },
+        );
+        trace.push(3_000_000, Actor::Client(1), reply("1) \"q\"\n2) \"a\""));
+        assert!(tl.ingest(&trace));
+        let replies: Vec<(String, Option<String>, Option<usize>)> = tl
+            .marks
+            .iter()
+            .map(|m| match &m.kind {
+                MarkKind::Command {
+                    text, reply, who, ..
+                } => (text.clone(), reply.clone(), *who),
+                k => panic!("{k:?}"),
+            })
+            .collect();
+        assert_eq!(
+            replies,
+            vec![
+                (
+                    "BLPOP q 0".to_string(),
+                    Some("1) \"q\"\n2) \"a\"".to_string()),
+                    Some(1)
+                ),
+                (
+                    "LPUSH q a".to_string(),
+                    Some("(integer) 1".to_string()),
+                    Some(2)
+                ),
+            ]
+        );
+        assert_eq!(tl.waits[0].until_us, Some(3_000_000));
+        assert_eq!(tl.waits[0].how, Some(UnblockHow::Served));
     }
 
     #[test]
