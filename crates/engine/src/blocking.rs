@@ -34,6 +34,7 @@ impl BlockKind {
         match value {
             Value::List(_) => Some(BlockKind::List),
             Value::ZSet(_) => Some(BlockKind::ZSet),
+            Value::Stream(_) => Some(BlockKind::Stream),
             _ => None,
         }
     }
@@ -46,6 +47,12 @@ pub struct Request {
     pub keys: Vec<Vec<u8>>,
     /// Absolute Unix ms; 0 waits forever.
     pub timeout_ms: i64,
+    /// The command to run again when served, if not the one as sent
+    /// (XREAD's `$` rewritten to the ID it stood for).
+    pub args: Option<Vec<Vec<u8>>>,
+    /// Also served when a key is deleted or overwritten (`unblock_on_nokey`:
+    /// XREADGROUP, whose group goes with the key).
+    pub nokey: bool,
 }
 
 /// A waiting client as the UI shows it.
@@ -76,6 +83,8 @@ pub(crate) struct Waiter {
     pub timeout_ms: i64,
     /// Commands that arrived while it waited, run once it is unblocked.
     pub queued: VecDeque<Vec<Vec<u8>>>,
+    /// Served when a key it waits on is deleted (see [`Request::nokey`]).
+    pub nokey: bool,
 }
 
 /// Kept across a served command's re-run: a command that blocks again
@@ -122,6 +131,37 @@ impl Blocking {
         }
         self.ready_set.insert(k.clone());
         self.ready.push_back(k);
+    }
+
+    /// `signalDeletedKeyAsReady`: `key`, which held `old`, was deleted or
+    /// overwritten. Queued for serving only if a client waiting on it is to
+    /// be woken by that (XREADGROUP) and, as Redis checks, some client
+    /// waits for the old value's type.
+    pub fn signal_deleted(&mut self, db: usize, key: &[u8], old: &Value) {
+        if self.waiters.is_empty() {
+            return;
+        }
+        let Some(kind) = BlockKind::of(old) else {
+            return;
+        };
+        if !self.waiters.values().any(|w| w.kind == kind) {
+            return;
+        }
+        let k = (db, key.to_vec());
+        let nokey = self.by_key.get(&k).is_some_and(|q| {
+            q.iter()
+                .any(|c| self.waiters.get(c).is_some_and(|w| w.nokey))
+        });
+        if !nokey || self.ready_set.contains(&k) {
+            return;
+        }
+        self.ready_set.insert(k.clone());
+        self.ready.push_back(k);
+    }
+
+    /// True if `client` is woken by the deletion of a key it waits on.
+    pub fn unblocks_on_nokey(&self, client: ClientId) -> bool {
+        self.waiters.get(&client).is_some_and(|w| w.nokey)
     }
 
     /// The next ready key, if any.
@@ -177,10 +217,11 @@ impl Blocking {
                 db,
                 kind: req.kind,
                 keys,
-                args: args.to_vec(),
+                args: req.args.unwrap_or_else(|| args.to_vec()),
                 since_us,
                 timeout_ms: req.timeout_ms,
                 queued: VecDeque::new(),
+                nokey: req.nokey,
             },
         );
     }
@@ -311,8 +352,51 @@ pub fn block_for_keys(
         kind,
         keys: keys.to_vec(),
         timeout_ms,
+        args: None,
+        nokey: false,
     });
     Frame::NullArray
+}
+
+/// `blockForKeys(BLOCKED_STREAM)` for XREAD and XREADGROUP: `args` is the
+/// command to run again (with `$` resolved); `nokey` also wakes the client
+/// when a key is deleted (XREADGROUP, 7.2).
+pub fn block_for_stream(
+    srv: &mut Server,
+    keys: &[Vec<u8>],
+    timeout_ms: i64,
+    args: Vec<Vec<u8>>,
+    nokey: bool,
+) -> Frame {
+    srv.blocking.set_request(Request {
+        kind: BlockKind::Stream,
+        keys: keys.to_vec(),
+        timeout_ms,
+        args: Some(args),
+        nokey,
+    });
+    Frame::NullArray
+}
+
+/// `scanDatabaseForDeletedKeys(db, NULL)`: before database `db` is
+/// emptied, every key a client waits on that exists is signalled deleted.
+pub fn signal_emptied(srv: &mut Server, db: usize) {
+    if srv.blocking.waiters.is_empty() {
+        return;
+    }
+    let keys: Vec<Vec<u8>> = srv
+        .blocking
+        .by_key
+        .keys()
+        .filter(|(d, _)| *d == db)
+        .map(|(_, k)| k.clone())
+        .collect();
+    let Server { dbs, blocking, .. } = srv;
+    for k in keys {
+        if let Some(o) = dbs[db].get(&k) {
+            blocking.signal_deleted(db, &k, &o.value);
+        }
+    }
 }
 
 const NOT_A_FLOAT: &str = "ERR timeout is not a float or out of range";

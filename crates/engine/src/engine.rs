@@ -291,7 +291,10 @@ impl Engine {
                     }
                     _ => None,
                 };
-                if kind.is_none() || kind != self.srv.blocking.kind_of(id) {
+                // XREADGROUP also runs again when its key is gone or of
+                // another type (7.2's `unblock_on_nokey`), to answer the error.
+                let nokey = self.srv.blocking.unblocks_on_nokey(id);
+                if !nokey && (kind.is_none() || kind != self.srv.blocking.kind_of(id)) {
                     continue;
                 }
                 self.serve(id, &key);

@@ -317,7 +317,9 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
             return EvictResult::Fail;
         };
         let before = srv.used_memory();
-        srv.dbs[dbid].remove(&key);
+        if let Some(old) = srv.dbs[dbid].remove(&key) {
+            srv.blocking.signal_deleted(dbid, &key, &old.value);
+        }
         srv.touch_key(dbid, &key);
         freed += before.saturating_sub(srv.used_memory());
         srv.stats.evicted_keys += 1;

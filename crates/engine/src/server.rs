@@ -201,7 +201,10 @@ impl Server {
 
     /// Reclaims an expired key and records how.
     pub fn delete_expired(&mut self, db: usize, key: &[u8], how: ExpireHow) {
-        self.dbs[db].remove(key);
+        if let Some(old) = self.dbs[db].remove(key) {
+            // A blocked XREADGROUP learns its key is gone.
+            self.blocking.signal_deleted(db, key, &old.value);
+        }
         self.touch_key(db, key);
         self.stats.expired_keys += 1;
         self.emit_with(|| Event::Expired {
@@ -273,9 +276,16 @@ impl Server {
     /// new key is signalled ready for clients blocked on it (`dbAdd`).
     pub fn set_key(&mut self, db: usize, key: &[u8], value: Value, keep_ttl: bool) {
         let lru = match self.dbs[db].get(key) {
-            // 8.6's LRM policies date the key by its last write.
-            Some(_) if self.config.maxmemory_policy.is_lrm() => self.lruclock,
-            Some(o) => o.lru,
+            Some(o) => {
+                // `dbOverwrite` counts as a deletion for XREADGROUP waiters.
+                self.blocking.signal_deleted(db, key, &o.value);
+                // 8.6's LRM policies date the key by its last write.
+                if self.config.maxmemory_policy.is_lrm() {
+                    self.lruclock
+                } else {
+                    o.lru
+                }
+            }
             None => {
                 // `dbAdd` signals a new key to clients blocked on it.
                 self.blocking.signal_ready(db, key, &value);
@@ -323,9 +333,10 @@ impl Server {
     /// Deletes `key` (after lazy expiry); true if a live key was removed.
     pub fn delete(&mut self, db: usize, key: &[u8], cause: DeleteCause) -> bool {
         self.expire_if_needed(db, key);
-        if self.dbs[db].remove(key).is_none() {
+        let Some(old) = self.dbs[db].remove(key) else {
             return false;
-        }
+        };
+        self.blocking.signal_deleted(db, key, &old.value);
         self.touch_key(db, key);
         self.emit_with(|| Event::Deleted {
             db: db as u32,

@@ -18,6 +18,7 @@ pub mod pubsub;
 pub mod script;
 pub mod server;
 pub mod set;
+pub mod stream;
 pub mod strings;
 pub mod ttl;
 pub mod zset;
@@ -106,6 +107,7 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
         pubsub::COMMANDS,
         ttl::COMMANDS,
         zset::COMMANDS,
+        stream::COMMANDS,
         script::COMMANDS,
         server::COMMANDS,
         memory::COMMANDS,

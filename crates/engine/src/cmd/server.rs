@@ -380,6 +380,11 @@ pub fn flush(srv: &mut Server, db: Option<usize>) -> u64 {
             watches.touch_db(d, |k| dict.contains(k));
         }
     }
+    // `scanDatabaseForDeletedKeys`: blocked XREADGROUP clients are woken.
+    match db {
+        Some(d) => crate::blocking::signal_emptied(srv, d),
+        None => (0..srv.dbs.len()).for_each(|d| crate::blocking::signal_emptied(srv, d)),
+    }
     let keys: u64 = match db {
         Some(d) => srv.dbs[d].clear() as u64,
         None => srv.dbs.iter_mut().map(|d| d.clear() as u64).sum(),
