@@ -30,30 +30,8 @@ const QUICKLIST_STRUCT: usize = 40;
 /// `sizeof(quicklistNode)` on 64-bit builds.
 const QUICKLIST_NODE: usize = 40;
 
-/// Bytes one element takes in a listpack (`lpEncodeGetType` plus the
-/// back-length): a canonical integer in 1 to 9 bytes by magnitude, any
-/// other string with a 1-, 2- or 5-byte header.
-pub fn lp_entry_size(ele: &[u8]) -> usize {
-    let enc = match crate::resp::parse_i64(ele) {
-        Some(0..=127) => 1,
-        Some(-4096..=4095) => 2,
-        Some(-32_768..=32_767) => 3,
-        Some(-8_388_608..=8_388_607) => 4,
-        Some(-2_147_483_648..=2_147_483_647) => 5,
-        Some(_) => 9,
-        None if ele.len() < 64 => 1 + ele.len(),
-        None if ele.len() < 4096 => 2 + ele.len(),
-        None => 5 + ele.len(),
-    };
-    let backlen = match enc {
-        0..=127 => 1,
-        128..=16_382 => 2,
-        16_383..=2_097_150 => 3,
-        2_097_151..=268_435_454 => 4,
-        _ => 5,
-    };
-    enc + backlen
-}
+/// Bytes one element takes in a listpack (shared with hashes, sets and zsets).
+pub use crate::memory::listpack_entry_size as lp_entry_size;
 
 /// `quicklistNodeLimit`: the (bytes, entries) a node may hold for `fill`;
 /// `usize::MAX` / `u32::MAX` where that dimension is not limited.
@@ -799,29 +777,6 @@ mod tests {
         if !l.quick {
             assert_eq!(l.nodes.len(), 1);
         }
-    }
-
-    #[test]
-    fn entry_sizes() {
-        let sizes: Vec<usize> = [
-            &b"0"[..],
-            b"127",
-            b"128",
-            b"-4096",
-            b"32767",
-            b"8388607",
-            b"2147483648",
-            b"007",
-            b"",
-            &[b'x'; 63],
-            &[b'x'; 64],
-            &[b'x'; 126],
-            &[b'x'; 200],
-        ]
-        .iter()
-        .map(|e| lp_entry_size(e))
-        .collect();
-        assert_eq!(sizes, [2, 2, 3, 3, 4, 5, 10, 5, 2, 65, 67, 130, 204]);
     }
 
     #[test]
