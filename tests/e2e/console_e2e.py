@@ -554,6 +554,29 @@ def run_checks(suite, page, base, shots, page_errors):
         wait_until(lambda: c.q(".rs-tab").count() == 1, "client 2 closed")
     suite.check("Ctrl+C cancels a wait by reconnecting; a client tab closes", ctrl_c_cancels)
 
+    def pubsub_messages():
+        page.goto(base + "index.html?clock=paused")
+        c.ready()
+        out = "\n".join(c.run("SUBSCRIBE news"))
+        expect('"subscribe"' in out and '"news"' in out and "(integer) 1" in out, "confirmation: %r" % out)
+        sub = c.q(".rs-subline")
+        sub.wait_for(timeout=2000)
+        expect("1 subscription" in sub.inner_text(), "subscribed mode shown: %r" % sub.inner_text())
+        c.click("add-client")
+        wait_until(lambda: c.q(".rs-tab").count() == 2, "a second client")
+        expect(c.run("PUBLISH news hello") == ["(integer) 1"], "one subscriber received it")
+        badge = wait_until(lambda: c.q('.rs-tab[data-client="1"] .rs-tab-badge').inner_text(), "a badge on the subscriber's tab")
+        expect(badge == "1", "one message: %r" % badge)
+        expect(c.q('.rs-tab[data-client="1"].rs-tab-subscribed').count() == 1, "tab 1 marked subscribed")
+        c.q('.rs-tab[data-client="1"] .rs-tab-main').click()
+        msg = c.lines()[-1]
+        expect('"message"' in msg and '"news"' in msg and '"hello"' in msg, "the message in client 1: %r" % msg)
+        shot(page, shots, "15-pubsub.png")
+        out = "\n".join(c.run("UNSUBSCRIBE"))
+        expect('"unsubscribe"' in out, "unsubscribe confirmation: %r" % out)
+        wait_until(lambda: c.q(".rs-subline").count() == 0, "subscribed mode to end")
+    suite.check("SUBSCRIBE in client 1 shows what PUBLISH in client 2 sends", pubsub_messages)
+
     def shared_link_with_clients():
         page.goto(base + "index.html?clock=paused&cmd=BLPOP%20q%200&cmd=%402%20RPUSH%20q%20a%20b&cmd=%402%20LLEN%20q")
         c.ready()

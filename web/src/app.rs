@@ -381,6 +381,12 @@ impl Component for Widget {
                                             onclick={ link.callback(|e: MouseEvent| { e.stop_propagation(); Msg::Cancel }) }>{ "Ctrl+C" }</button>
                                 </div>
                             }
+                            if waiting.is_none() && cur.subscriptions > 0 {
+                                <div class="rs-subline" role="status">
+                                    <span class="rs-sub-dot" aria-hidden="true"></span>
+                                    <span class="rs-wait-text">{ clients::subscribed_text(cur.subscriptions) }</span>
+                                </div>
+                            }
                             <div class={ classes!("rs-inputline", waiting.is_some().then_some("rs-locked")) }>
                                 <span class="rs-prompt">{ self.prompt(self.active) }</span>
                                 <div class="rs-inputwrap">
@@ -480,7 +486,7 @@ impl Widget {
                 { for self.sessions.iter().enumerate().map(|(i, s)| {
                     let on = i == self.active;
                     html! {
-                        <div class={ classes!("rs-tab", format!("rs-who-{}", s.num), on.then_some("rs-on"), s.waiting.is_some().then_some("rs-tab-waiting")) }
+                        <div class={ classes!("rs-tab", format!("rs-who-{}", s.num), on.then_some("rs-on"), s.waiting.is_some().then_some("rs-tab-waiting"), (s.subscriptions > 0).then_some("rs-tab-subscribed")) }
                              data-client={ s.num.to_string() }>
                             <button class="rs-tab-main" role="tab" aria-selected={ on.to_string() }
                                     title={ format!("{} (connection id {}){}", s.label(), s.id, if s.waiting.is_some() { ": waiting in a blocking command" } else { "" }) }
@@ -557,12 +563,18 @@ impl Widget {
             };
             self.show_reply(idx, &reply);
         }
+        self.sync_sessions();
+        any
+    }
+
+    /// Waiting and subscribed states as the engine has them now.
+    fn sync_sessions(&mut self) {
         for s in &mut self.sessions {
             if s.waiting.is_some() && !self.engine.is_blocked(s.id) {
                 s.waiting = None;
             }
+            s.subscriptions = self.engine.client(s.id).map_or(0, |c| c.subs.count());
         }
-        any
     }
 
     /// Prints `reply` on session `idx`, and reconnects after QUIT.
@@ -593,16 +605,21 @@ impl Widget {
         }
     }
 
-    /// Ctrl+C during a blocking command: like redis-cli, drop the
-    /// connection (which ends the wait) and connect again, re-selecting the
-    /// database and protocol.
+    /// Ctrl+C during a blocking command or in subscribed mode: like
+    /// redis-cli, drop the connection (which ends the wait and the
+    /// subscriptions) and connect again, re-selecting the database and protocol.
     fn cancel(&mut self, idx: usize) {
         let Some(s) = self.sessions.get(idx) else {
             return;
         };
-        if s.waiting.is_none() {
+        if s.waiting.is_none() && s.subscriptions == 0 {
             return;
         }
+        let what = if s.waiting.is_some() {
+            "wait cancelled"
+        } else {
+            "subscriptions dropped"
+        };
         let old = s.id;
         let (db, resp) = self.engine.client(old).map_or((0, 2), |c| (c.db, c.resp));
         self.engine.disconnect(old);
@@ -618,8 +635,9 @@ impl Widget {
         let s = &mut self.sessions[idx];
         s.id = id;
         s.waiting = None;
+        s.subscriptions = 0;
         s.push(Line::Note(format!(
-            "^C: wait cancelled; {label} disconnected and reconnected (connection id {id})."
+            "^C: {what}; {label} disconnected and reconnected (connection id {id})."
         )));
         self.scroll_to_end = true;
         self.deliver_unblocked();
@@ -627,12 +645,14 @@ impl Widget {
     }
 
     /// Keys the console handles itself: Enter, history, Tab, Ctrl+L, and
-    /// Ctrl+C while waiting (otherwise Ctrl+C copies, as in any page).
+    /// Ctrl+C while waiting or subscribed with no text selected (otherwise
+    /// Ctrl+C copies, as in any page).
     fn key(&mut self, e: KeyboardEvent) -> bool {
         let idx = self.active;
         let waiting = self.sessions[idx].waiting.is_some();
+        let interruptible = waiting || self.sessions[idx].subscriptions > 0;
         match e.key().as_str() {
-            "c" | "C" if e.ctrl_key() && waiting => {
+            "c" | "C" if e.ctrl_key() && interruptible && !self.text_selected() => {
                 e.prevent_default();
                 self.cancel(idx);
                 true
@@ -676,6 +696,20 @@ impl Widget {
             }
             _ => false,
         }
+    }
+
+    /// True when the page or the prompt has a text selection (Ctrl+C copies it).
+    fn text_selected(&self) -> bool {
+        let page = web_sys::window()
+            .and_then(|w| w.get_selection().ok().flatten())
+            .is_some_and(|s| !s.is_collapsed());
+        let input = self.input_ref.cast::<HtmlInputElement>().is_some_and(|i| {
+            matches!(
+                (i.selection_start(), i.selection_end()),
+                (Ok(Some(a)), Ok(Some(b))) if a != b
+            )
+        });
+        page || input
     }
 
     /// Runs one console line on session `idx`. `typed` is false for
@@ -752,6 +786,7 @@ impl Widget {
             }
         }
         self.deliver_unblocked();
+        self.sync_sessions();
         self.inspector.refresh(&self.engine, false);
     }
 

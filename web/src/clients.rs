@@ -3,8 +3,10 @@
 //! A client that sent a blocking command (BLPOP & co.) waits, as redis-cli
 //! does: its input is locked until the engine delivers the reply through
 //! `take_unblocked` (another client pushed, or the virtual timeout passed),
-//! or until Ctrl+C drops the connection. This module is the model only
-//! (no DOM), so its rules are tested natively.
+//! or until Ctrl+C drops the connection. A subscribed client (SUBSCRIBE &
+//! co.) keeps its prompt, so it can UNSUBSCRIBE; the messages published to
+//! it arrive the same way. This module is the model only (no DOM), so its
+//! rules are tested natively.
 
 use std::rc::Rc;
 
@@ -54,6 +56,8 @@ pub struct Session {
     /// What was being typed before browsing the history.
     pub draft: String,
     pub waiting: Option<Waiting>,
+    /// Channels, patterns and shard channels the client is subscribed to.
+    pub subscriptions: usize,
     /// Replies that arrived while the tab was not shown.
     pub unread: usize,
 }
@@ -69,6 +73,7 @@ impl Session {
             hist_pos: None,
             draft: String::new(),
             waiting: None,
+            subscriptions: 0,
             unread: 0,
         }
     }
@@ -137,6 +142,14 @@ impl Session {
             }
         }
     }
+}
+
+/// What redis-cli says in subscribed mode, with the count.
+pub fn subscribed_text(n: usize) -> String {
+    format!(
+        "Reading messages… {n} subscription{} · UNSUBSCRIBE to stop · Ctrl+C disconnects",
+        if n == 1 { "" } else { "s" }
+    )
 }
 
 /// A client's label by number.
@@ -278,5 +291,7 @@ mod tests {
             deadline_us: None,
         };
         assert_eq!(waiting_text(&forever, 0), "waiting for data (no timeout)");
+        assert!(subscribed_text(1).starts_with("Reading messages… 1 subscription ·"));
+        assert!(subscribed_text(3).starts_with("Reading messages… 3 subscriptions ·"));
     }
 }

@@ -7,7 +7,7 @@
 use std::rc::Rc;
 
 use redsim_engine::inspect::{
-    self, Body, Gauge, HllView, KeyView, ListView, Preview, SkipView, Unit, ZSetView,
+    self, Body, Gauge, HllView, KeyView, ListView, Preview, SkipView, StreamView, Unit, ZSetView,
 };
 use redsim_engine::trace::Event;
 use redsim_engine::Engine;
@@ -673,6 +673,7 @@ fn body(v: &KeyView) -> Html {
             </>
         },
         Body::ZSet(z) => zset_view(z, v),
+        Body::Stream(s) => stream_view(s),
         Body::Other => html! {
             <div class="rs-sub">{ format!("No picture for {} values yet.", v.kind) }</div>
         },
@@ -739,6 +740,104 @@ fn list_view(l: &ListView, encoding: &str) -> Html {
                 { for l.items.items.iter().map(|m| html! { <li class="rs-elem">{ m }</li> }) }
                 { more(l.items.more) }
             </ol>
+        </>
+    }
+}
+
+fn stream_view(s: &StreamView) -> Html {
+    let limit = |n: u64, unit: &str| {
+        if n == 0 {
+            "unlimited".to_string()
+        } else {
+            format!("{n}{unit}")
+        }
+    };
+    let nodes = s.nodes.iter().map(|n| {
+        let pct = if s.node_max_entries > 0 {
+            (n.live + n.deleted) as f64 / s.node_max_entries as f64 * 100.0
+        } else {
+            0.0
+        };
+        html! {
+            <li class="rs-qn rs-sn" title={ format!("node {}: {} live, {} deleted, {} bytes", n.master_id, n.live, n.deleted, n.bytes) }>
+                <span class="rs-qn-count">{ n.live }</span>
+                <span class="rs-qn-label">{ if n.deleted > 0 { format!("live · {} deleted", n.deleted) } else { "live".to_string() } }</span>
+                <span class="rs-qn-bar"><span style={ format!("width:{:.0}%", pct.min(100.0)) }></span></span>
+                <span class="rs-qn-bytes">{ n.master_id.clone() }</span>
+            </li>
+        }
+    });
+    let entries = s.entries.items.iter().map(|e| {
+        let fields = e
+            .fields
+            .iter()
+            .map(|(f, v)| format!("{f}={v}"))
+            .collect::<Vec<_>>()
+            .join("  ");
+        html! { <tr data-id={ e.id.clone() }><td class="rs-sid">{ &e.id }</td><td>{ fields }</td></tr> }
+    });
+    let groups = s.groups.iter().map(|g| {
+        html! {
+            <li class="rs-group" data-group={ g.name.clone() }>
+                <div class="rs-group-head">
+                    <span class="rs-group-name">{ &g.name }</span>
+                    <span class="rs-muted">{ "last-delivered-id" }</span><span class="rs-sid rs-group-last">{ &g.last_delivered }</span>
+                    <span class="rs-muted">{ format!("entries-read {} · {} pending", if g.entries_read < 0 { "?".to_string() } else { g.entries_read.to_string() }, g.pending) }</span>
+                </div>
+                <ul class="rs-consumers">
+                    { for g.consumers.iter().map(|c| html! {
+                        <li class="rs-consumer" data-consumer={ c.name.clone() }>
+                            <span class="rs-consumer-name">{ &c.name }</span>
+                            <span class="rs-muted">{ "PEL" }</span>
+                            if c.pending.items.is_empty() {
+                                <span class="rs-muted">{ "empty" }</span>
+                            }
+                            { for c.pending.items.iter().map(|id| html! { <span class="rs-elem rs-sid">{ id }</span> }) }
+                            if c.pending.more > 0 { <span class="rs-more">{ format!("+ {} more", c.pending.more) }</span> }
+                        </li>
+                    }) }
+                    if g.consumer_count > g.consumers.len() {
+                        <li class="rs-more">{ format!("+ {} more consumers", g.consumer_count - g.consumers.len()) }</li>
+                    }
+                </ul>
+            </li>
+        }
+    });
+    html! {
+        <>
+            <div class="rs-sub">{ format!(
+                "stream: entries in listpack nodes of up to {} entries or {} (stream-node-max-entries / -bytes), indexed by a radix tree on each node's first ID. Deleted entries stay as tombstones until their node empties.",
+                limit(s.node_max_entries, ""),
+                limit(s.node_max_bytes, " bytes")
+            ) }</div>
+            <dl class="rs-facts rs-facts-row">
+                <dt>{ "first / last ID" }</dt><dd>{ format!("{} … {}", s.first_id, s.last_id) }</dd>
+                <dt>{ "entries added" }</dt><dd>{ s.entries_added }</dd>
+                <dt>{ "max deleted ID" }</dt><dd>{ &s.max_deleted_id }</dd>
+            </dl>
+            <ol class="rs-qnodes" aria-label="Stream nodes">
+                { for nodes }
+                if s.node_count > s.nodes.len() {
+                    <li class="rs-more">{ format!("+ {} more nodes", s.node_count - s.nodes.len()) }</li>
+                }
+            </ol>
+            <table class="rs-pairs rs-stream-entries">
+                <thead><tr><th>{ "ID" }</th><th>{ "fields" }</th></tr></thead>
+                <tbody>
+                    if s.entries.more > 0 {
+                        <tr class="rs-more"><td colspan="2">{ format!("{} older entries", s.entries.more) }</td></tr>
+                    }
+                    { for entries }
+                </tbody>
+            </table>
+            if !s.groups.is_empty() {
+                <ul class="rs-groups" aria-label="Consumer groups">
+                    { for groups }
+                    if s.group_count > s.groups.len() {
+                        <li class="rs-more">{ format!("+ {} more groups", s.group_count - s.groups.len()) }</li>
+                    }
+                </ul>
+            }
         </>
     }
 }

@@ -1,4 +1,4 @@
-//! A plain-data view of one key for inspectors (the playground's key inspector): its encoding, the thresholds that decide it, and its structure (quicklist nodes, skiplist levels and spans, HyperLogLog registers), plus the note explaining an encoding change seen between two views.
+//! A plain-data view of one key for inspectors (the playground's key inspector): its encoding, the thresholds that decide it, and its structure (quicklist nodes, skiplist levels and spans, HyperLogLog registers, stream nodes and consumer groups), plus the note explaining an encoding change seen between two views.
 //!
 //! The view is built from the engine's internals without side effects: no
 //! lazy expiry, no keyspace hits, no LRU touch, so inspecting a key never
@@ -26,8 +26,12 @@ pub const PREVIEW_CHARS: usize = 64;
 pub const STRING_CHARS: usize = 512;
 /// Skiplist nodes drawn (after the header).
 pub const SKIPLIST_NODES: usize = 32;
-/// Quicklist nodes listed.
+/// Quicklist (and stream) nodes listed.
 pub const LIST_NODES: usize = 64;
+/// Consumer groups listed, and consumers per group.
+pub const STREAM_GROUPS: usize = 16;
+/// Field-value pairs shown per stream entry.
+pub const STREAM_FIELDS: usize = 8;
 /// Collections larger than this are not scanned for their longest element.
 pub const MEASURE_MAX: usize = 4096;
 
@@ -115,9 +119,10 @@ pub enum Body {
     },
     #[serde(rename = "zset")]
     ZSet(ZSetView),
-    /// A value kind without a dedicated view yet: the header (type,
-    /// encoding, size, memory) is all an inspector shows. New `Value`
-    /// kinds land here until [`KeyView::of`] gets an arm for them.
+    Stream(StreamView),
+    /// A value kind without a dedicated view: the header (type, encoding,
+    /// size, memory) is all an inspector shows. New `Value` kinds land
+    /// here until [`KeyView::of`] gets an arm for them.
     Other,
 }
 
@@ -196,6 +201,70 @@ pub struct SkipNode {
     pub levels: Vec<LinkView>,
 }
 
+/// A stream: its newest entries, its listpack nodes and its consumer groups.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StreamView {
+    /// The newest [`PREVIEW_ITEMS`] live entries, oldest first; `more`
+    /// counts the older ones not shown.
+    pub entries: Preview<StreamEntry>,
+    pub first_id: String,
+    pub last_id: String,
+    /// Entries ever added (XADD's counter, never decreasing).
+    pub entries_added: u64,
+    /// The largest ID deleted by XDEL or a trim (`0-0` if none).
+    pub max_deleted_id: String,
+    /// The first [`LIST_NODES`] nodes, oldest first.
+    pub nodes: Vec<StreamNode>,
+    pub node_count: usize,
+    /// `stream-node-max-entries` and `-bytes` (0: not limited).
+    pub node_max_entries: u64,
+    pub node_max_bytes: u64,
+    /// The first [`STREAM_GROUPS`] groups by name.
+    pub groups: Vec<GroupView>,
+    pub group_count: usize,
+}
+
+/// One stream entry.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StreamEntry {
+    pub id: String,
+    /// The first [`STREAM_FIELDS`] field-value pairs.
+    pub fields: Vec<(String, String)>,
+}
+
+/// One listpack node of a stream, keyed by its master ID.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StreamNode {
+    pub master_id: String,
+    pub live: u64,
+    /// Tombstones: entries deleted but still in the listpack.
+    pub deleted: u64,
+    pub bytes: usize,
+}
+
+/// A consumer group.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GroupView {
+    pub name: String,
+    /// `last-delivered-id`.
+    pub last_delivered: String,
+    /// `entries-read`, -1 when unknown.
+    pub entries_read: i64,
+    /// Entries delivered and not acknowledged (the group's PEL).
+    pub pending: usize,
+    /// The first [`STREAM_GROUPS`] consumers by name.
+    pub consumers: Vec<ConsumerView>,
+    pub consumer_count: usize,
+}
+
+/// A consumer and its pending entries list.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ConsumerView {
+    pub name: String,
+    /// The first [`PREVIEW_ITEMS`] pending IDs, in order.
+    pub pending: Preview<String>,
+}
+
 /// A value's bytes for display, cut at `max` characters; true if cut.
 fn show(b: &[u8], max: usize) -> (String, bool) {
     let s = lossy(b);
@@ -253,8 +322,8 @@ impl KeyView {
             gauges: Vec::new(),
             body: Body::Other,
         };
-        // Values without an arm keep `Body::Other`: new kinds (streams)
-        // compile here before they get a view of their own.
+        // Values without an arm keep `Body::Other`: a new kind compiles
+        // here before it gets a view of its own.
         #[allow(unreachable_patterns)]
         match v {
             Value::String(s) => view.string(s, cfg),
@@ -262,6 +331,7 @@ impl KeyView {
             Value::Hash(h) => view.hash(h, cfg),
             Value::Set(s) => view.set(s, cfg),
             Value::ZSet(z) => view.zset(z, cfg),
+            Value::Stream(st) => view.stream(st, cfg),
             _ => {}
         }
         view
@@ -536,6 +606,78 @@ impl KeyView {
             preview(items, self.len)
         };
         self.body = Body::ZSet(ZSetView { entries, skiplist });
+    }
+}
+
+impl KeyView {
+    fn stream(&mut self, st: &crate::types::stream::Stream, cfg: &Config) {
+        use crate::types::stream::StreamId;
+        let log = st.log();
+        self.len = log.len() as usize;
+        let mut newest: Vec<StreamEntry> = log
+            .range_rev(StreamId::MIN, StreamId::MAX)
+            .take(PREVIEW_ITEMS)
+            .map(|e| StreamEntry {
+                id: e.id.to_string(),
+                fields: e
+                    .fields
+                    .iter()
+                    .take(STREAM_FIELDS)
+                    .map(|(f, v)| (item(f), item(v)))
+                    .collect(),
+            })
+            .collect();
+        newest.reverse();
+        let layout = log.node_layout();
+        let groups = st.groups();
+        self.body = Body::Stream(StreamView {
+            entries: preview(newest, self.len),
+            first_id: log.first_id().to_string(),
+            last_id: log.last_id().to_string(),
+            entries_added: log.entries_added(),
+            max_deleted_id: log.max_deleted_entry_id().to_string(),
+            node_count: layout.len(),
+            nodes: layout
+                .into_iter()
+                .take(LIST_NODES)
+                .map(|(id, live, deleted, bytes)| StreamNode {
+                    master_id: id.to_string(),
+                    live,
+                    deleted,
+                    bytes,
+                })
+                .collect(),
+            node_max_entries: cfg.stream_node_max_entries,
+            node_max_bytes: cfg.stream_node_max_bytes,
+            group_count: groups.len(),
+            groups: groups
+                .iter()
+                .take(STREAM_GROUPS)
+                .map(|(name, g)| GroupView {
+                    name: item(name),
+                    last_delivered: g.last_id.to_string(),
+                    entries_read: g.entries_read,
+                    pending: g.pel().len(),
+                    consumer_count: g.consumers().len(),
+                    consumers: g
+                        .consumers()
+                        .iter()
+                        .take(STREAM_GROUPS)
+                        .map(|(cname, c)| ConsumerView {
+                            name: item(cname),
+                            pending: preview(
+                                c.pel()
+                                    .iter()
+                                    .take(PREVIEW_ITEMS)
+                                    .map(|id| id.to_string())
+                                    .collect(),
+                                c.pel().len(),
+                            ),
+                        })
+                        .collect(),
+                })
+                .collect(),
+        });
     }
 }
 
@@ -1071,6 +1213,91 @@ mod tests {
         run(&mut e, c, "DEL k");
         run(&mut e, c, "RPUSH k a");
         assert_eq!(conversion(&b, &view(&e, "k")), None);
+    }
+
+    #[test]
+    fn streams_show_entries_nodes_groups_and_pels() {
+        use crate::types::stream::{NodeLimits, Stream, StreamId};
+        let (mut e, _) = engine();
+        let lim = NodeLimits {
+            max_bytes: 4096,
+            max_entries: 3,
+        };
+        let mut st = Stream::new();
+        let mut ids = Vec::new();
+        for i in 1..=40u64 {
+            let pairs = [b"temp".to_vec(), i.to_string().into_bytes()];
+            let id = st
+                .log_mut()
+                .append(&pairs, Some((StreamId::new(1000 + i, 0), true)), 0, lim)
+                .unwrap();
+            ids.push(id);
+        }
+        assert_eq!(st.log_mut().xdel(&[ids[1]]), 1);
+        assert!(st.groups_mut().create(b"workers", StreamId::MIN, 0));
+        st.groups_mut().with_mut(b"workers", |g| {
+            g.create_consumer(b"alice", 0);
+            g.create_consumer(b"bob", 0);
+            g.deliver(ids[0], b"alice", 0);
+            g.deliver(ids[2], b"bob", 0);
+            g.deliver(ids[3], b"alice", 0);
+            g.last_id = ids[3];
+            g.entries_read = 4;
+        });
+        e.server_mut().dbs[0].insert(
+            b"s",
+            Obj {
+                value: Value::Stream(Box::new(st)),
+                lru: 0,
+            },
+        );
+        let v = view(&e, "s");
+        assert_eq!((v.kind, v.encoding, v.len), ("stream", "stream", 39));
+        assert!(v.gauges.is_empty());
+        let Body::Stream(s) = &v.body else {
+            panic!("{:?}", v.body)
+        };
+        assert_eq!(s.entries.items.len(), PREVIEW_ITEMS);
+        assert_eq!(s.entries.more, 39 - PREVIEW_ITEMS);
+        assert_eq!(s.entries.items.last().unwrap().id, "1040-0");
+        assert_eq!(s.entries.items[0].id, "1009-0");
+        assert_eq!(
+            s.entries.items[0].fields,
+            vec![("temp".to_string(), "9".to_string())]
+        );
+        assert_eq!(
+            (s.first_id.as_str(), s.last_id.as_str()),
+            ("1001-0", "1040-0")
+        );
+        assert_eq!(s.entries_added, 40);
+        assert_eq!(s.max_deleted_id, "1002-0");
+        // Three entries per node: 14 nodes, the first with a tombstone.
+        assert_eq!(s.node_count, 14);
+        assert_eq!((s.nodes[0].live, s.nodes[0].deleted), (2, 1));
+        assert_eq!(s.nodes[0].master_id, "1001-0");
+        assert_eq!(s.nodes[13].live, 1);
+        assert_eq!(
+            s.node_max_entries, 100,
+            "the config's, not the test's limits"
+        );
+        assert_eq!(s.group_count, 1);
+        let g = &s.groups[0];
+        assert_eq!(
+            (
+                g.name.as_str(),
+                g.last_delivered.as_str(),
+                g.entries_read,
+                g.pending
+            ),
+            ("workers", "1004-0", 4, 3)
+        );
+        assert_eq!(g.consumers.len(), 2);
+        assert_eq!(g.consumers[0].name, "alice");
+        assert_eq!(g.consumers[0].pending.items, vec!["1001-0", "1004-0"]);
+        assert_eq!(g.consumers[1].pending.items, vec!["1003-0"]);
+        assert_eq!(conversion(&v, &v), None);
+        let json = serde_json::to_string(&v).unwrap();
+        assert!(json.contains("\"type\":\"stream\""), "{json}");
     }
 
     #[test]
