@@ -970,6 +970,55 @@ fn trimming_follows_node_boundaries() {
     }
 }
 
+/// MEMORY USAGE ... SAMPLES 0 is Redis' `objectComputeSize` over every
+/// node: the listpacks' allocations (preallocated tail, shrunk full
+/// nodes) and 244 bytes per rax node of the stream, its PELs and its
+/// consumers' PELs, so the simulated node counts show here. 7.2's
+/// consumer struct has `active_time`: 8 bytes more per consumer than 7.0.
+#[test]
+fn memory_usage_follows_redis_formula() {
+    let mut p = Streams::start(&[]);
+    let usage = |p: &mut Streams, key: &str| -> (i64, i64) {
+        let line = format!("MEMORY USAGE {key} SAMPLES 0");
+        match p.both(&line) {
+            (Frame::Integer(r), Frame::Integer(s)) => (r, s),
+            other => panic!("{line}: {other:?}"),
+        }
+    };
+    let mut rng = Rng(0x5eed_0005);
+    for i in 1..=1200 {
+        let value = "v".repeat([1, 10, 100][rng.below(3)]);
+        p.check(&format!(
+            "XADD m {i}-{} f{} {value}",
+            rng.below(3),
+            rng.below(3)
+        ));
+        if i % 97 == 0 {
+            p.check(&format!("XDEL m {}-0 {}-1", i / 2, i / 3));
+            let (r, s) = usage(&mut p, "m");
+            assert_eq!(r, s, "after {i} entries");
+        }
+    }
+    p.check("XTRIM m MAXLEN ~ 500");
+    // One-letter keys: MEMORY USAGE's key part is then the same in both
+    // (a short key is an sdshdr5 in Redis).
+    p.check("XADD n 1 f v");
+    for key in ["m", "n"] {
+        let (r, s) = usage(&mut p, key);
+        assert_eq!(r, s, "{key}");
+    }
+    p.corpus(
+        "XGROUP CREATE m g 0
+         XGROUP CREATE m h 0
+         XREADGROUP GROUP g alice COUNT 300 STREAMS m >
+         XREADGROUP GROUP g bob COUNT 150 STREAMS m >
+         XREADGROUP GROUP h carol COUNT 7 STREAMS m >
+         XACK m g 1-0 2-0 3-0 4-1 5-2",
+    );
+    let (r, s) = usage(&mut p, "m");
+    assert_eq!(s - r, 3 * 8, "three consumers, 8 bytes each");
+}
+
 // ---------------------------------------------------------------------------
 // Blocking.
 

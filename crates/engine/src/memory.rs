@@ -105,6 +105,8 @@ pub fn usage(key: &[u8], obj: &crate::object::Obj) -> usize {
         Value::Set(s) if s.encoding() == "hashtable" => {
             value - dict_slack - s.chained_entry_bytes() + DICT_ENTRY * s.len()
         }
+        // Streams are counted by Redis' own estimate (flat per rax node).
+        Value::Stream(s) => s.object_compute_size(),
         _ => value,
     };
     value + key_size(key) + DICT_ENTRY

@@ -1892,6 +1892,155 @@ mod tests {
         );
     }
 
+    fn bulk(s: &str) -> Frame {
+        Frame::bulk(s)
+    }
+
+    /// `[[key, [[id, [f, v]]]]]`, an XREAD reply with one entry.
+    fn one_entry(key: &str, id: &str) -> Frame {
+        Frame::Array(vec![Frame::Array(vec![
+            bulk(key),
+            Frame::Array(vec![Frame::Array(vec![
+                bulk(id),
+                Frame::Array(vec![bulk("f"), bulk("v")]),
+            ])]),
+        ])])
+    }
+
+    #[test]
+    fn xread_blocks_until_xadd_with_dollar_resolved() {
+        let mut e = crate::Engine::new(1);
+        let (a, b) = (e.connect("a"), e.connect("b"));
+        e.execute_line(b, "XADD s 1 f v");
+        assert_eq!(e.submit_line(a, "XREAD BLOCK 0 STREAMS s $"), None);
+        let blocked = e.blocked_clients();
+        assert_eq!(blocked.len(), 1);
+        assert_eq!(
+            blocked[0].command,
+            ["XREAD", "BLOCK", "0", "STREAMS", "s", "1-0"],
+            "`$` is the last ID at the time of blocking"
+        );
+        // A write that adds nothing newer (XDEL) does not serve it.
+        e.execute_line(b, "XDEL s 1");
+        assert!(e.take_unblocked().is_empty());
+        assert_eq!(e.execute_line(b, "XADD s 2 f v"), bulk("2-0"));
+        assert_eq!(e.take_unblocked(), vec![(a, one_entry("s", "2-0"))]);
+        assert!(!e.is_blocked(a));
+    }
+
+    #[test]
+    fn xread_block_times_out_on_the_virtual_clock() {
+        let mut e = crate::Engine::new(2);
+        let a = e.connect("a");
+        assert_eq!(e.submit_line(a, "XREAD BLOCK 100 STREAMS s 0"), None);
+        e.advance_by(60_000);
+        assert!(e.take_unblocked().is_empty() && e.is_blocked(a));
+        e.advance_by(60_000);
+        assert_eq!(e.take_unblocked(), vec![(a, Frame::NullArray)]);
+        // Inside MULTI, BLOCK replies at once.
+        e.execute_line(a, "MULTI");
+        e.execute_line(a, "XREAD BLOCK 0 STREAMS s $");
+        assert_eq!(
+            e.execute_line(a, "EXEC"),
+            Frame::Array(vec![Frame::NullArray])
+        );
+    }
+
+    #[test]
+    fn blocked_xreadgroup_answers_when_its_key_goes() {
+        let mut e = crate::Engine::new(3);
+        let (a, b) = (e.connect("a"), e.connect("b"));
+        let nogroup = Frame::err(
+            "NOGROUP No such key 's' or consumer group 'g' in XREADGROUP with GROUP option",
+        );
+        let read = "XREADGROUP GROUP g alice BLOCK 0 STREAMS s >";
+        // Deleted.
+        e.execute_line(b, "XGROUP CREATE s g $ MKSTREAM");
+        assert_eq!(e.submit_line(a, read), None);
+        e.execute_line(b, "DEL s");
+        assert_eq!(e.take_unblocked(), vec![(a, nogroup.clone())]);
+        // Expired (reclaimed by the active cycle as the clock moves).
+        e.execute_line(b, "XGROUP CREATE s g $ MKSTREAM");
+        e.execute_line(b, "PEXPIRE s 50");
+        assert_eq!(e.submit_line(a, read), None);
+        e.advance_by(2_000_000);
+        assert_eq!(e.take_unblocked(), vec![(a, nogroup.clone())]);
+        // Group destroyed; a plain XREAD on the same key keeps waiting.
+        e.execute_line(b, "XGROUP CREATE s g $ MKSTREAM");
+        let c = e.connect("c");
+        assert_eq!(e.submit_line(a, read), None);
+        assert_eq!(e.submit_line(c, "XREAD BLOCK 0 STREAMS s $"), None);
+        e.execute_line(b, "XGROUP DESTROY s g");
+        assert_eq!(e.take_unblocked(), vec![(a, nogroup)]);
+        assert!(e.is_blocked(c));
+        // Overwritten by another type.
+        e.execute_line(b, "XGROUP CREATE s g $");
+        assert_eq!(e.submit_line(a, read), None);
+        e.execute_line(b, "SET s x");
+        assert_eq!(
+            e.take_unblocked(),
+            vec![(a, Frame::err(crate::cmd::WRONGTYPE))]
+        );
+        assert!(e.is_blocked(c), "XREAD waits for a stream");
+    }
+
+    #[test]
+    fn consumers_waiting_on_a_group_are_served_in_order() {
+        let mut e = crate::Engine::new(4);
+        let (a, b, w) = (e.connect("a"), e.connect("b"), e.connect("w"));
+        e.execute_line(w, "XGROUP CREATE s g $ MKSTREAM");
+        assert_eq!(
+            e.submit_line(a, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"),
+            None
+        );
+        assert_eq!(
+            e.submit_line(b, "XREADGROUP GROUP g b BLOCK 0 STREAMS s >"),
+            None
+        );
+        e.execute_line(w, "XADD s 1 f v");
+        assert_eq!(e.take_unblocked(), vec![(a, one_entry("s", "1-0"))]);
+        assert!(e.is_blocked(b), "nothing left for the second: it waits on");
+        e.execute_line(w, "XADD s 2 f v");
+        assert_eq!(e.take_unblocked(), vec![(b, one_entry("s", "2-0"))]);
+        let pending = e.execute_line(w, "XPENDING s g");
+        assert_eq!(
+            pending,
+            Frame::Array(vec![
+                Frame::Integer(2),
+                bulk("1-0"),
+                bulk("2-0"),
+                Frame::Array(vec![
+                    Frame::Array(vec![bulk("a"), bulk("1")]),
+                    Frame::Array(vec![bulk("b"), bulk("1")]),
+                ]),
+            ])
+        );
+    }
+
+    #[test]
+    fn auto_ids_follow_the_virtual_clock() {
+        let mut e = crate::Engine::new(5);
+        let a = e.connect("a");
+        let id = |f: Frame| match f {
+            Frame::Bulk(b) => String::from_utf8(b).unwrap_or_default(),
+            other => panic!("{other:?}"),
+        };
+        let now = e.server().now_ms();
+        assert_eq!(id(e.execute_line(a, "XADD s * f v")), format!("{now}-0"));
+        assert_eq!(id(e.execute_line(a, "XADD s * f v")), format!("{now}-1"));
+        e.advance_by(5_000);
+        assert_eq!(
+            id(e.execute_line(a, "XADD s * f v")),
+            format!("{}-0", now + 5)
+        );
+        // A last ID in the future: `*` continues from it.
+        e.execute_line(a, &format!("XADD s {}-7 f v", now + 1000));
+        assert_eq!(
+            id(e.execute_line(a, "XADD s * f v")),
+            format!("{}-8", now + 1000)
+        );
+    }
+
     #[test]
     fn exclusive_ends_move_inward() {
         assert_eq!(

@@ -31,10 +31,10 @@
 //!   as rax.c), so `radix-tree-nodes` is Redis' count.
 //!
 //! With those rules, XLEN after `~` trims and the XINFO STREAM counters are
-//! Redis' for any sequence of commands; what is not modelled is memory
-//! beyond an estimate (listpack allocations follow Redis' preallocation and
-//! shrink-to-fit, consumer groups are priced per group, consumer and
-//! pending entry).
+//! Redis' for any sequence of commands. Memory follows the same model:
+//! listpack allocations with Redis' preallocation and shrink-to-fit, and
+//! the raxes of the stream, its groups, their PELs and consumers simulated
+//! node for node (for MEMORY USAGE, whose formula counts rax nodes).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -132,11 +132,6 @@ const CG_STRUCT: usize = 40;
 const CONSUMER_STRUCT: usize = 32;
 /// `sizeof(streamNACK)`: delivery time, count, consumer pointer.
 const NACK_STRUCT: usize = 24;
-/// An empty rax: the struct and its head node.
-const EMPTY_RAX: usize = 32 + 8;
-/// Estimated rax cost of one 16-byte key (a leaf plus its share of the
-/// path), for the PELs whose trees are not simulated.
-const PEL_KEY_COST: usize = 32;
 
 /// Bytes a listpack integer element takes: encoding plus back length.
 fn lp_int(v: i64) -> usize {
@@ -720,6 +715,8 @@ pub struct Consumer {
     /// Last successful read or claim (Unix ms), -1 if never (7.2).
     pub active_time: i64,
     pel: BTreeSet<StreamId>,
+    /// The shape of the consumer's PEL rax, for memory figures.
+    pel_rax: rax::Rax,
 }
 
 impl Consumer {
@@ -727,6 +724,32 @@ impl Consumer {
     pub fn pel(&self) -> &BTreeSet<StreamId> {
         &self.pel
     }
+
+    /// Allocated bytes: struct, name, PEL rax.
+    fn mem(&self, name: &[u8]) -> usize {
+        alloc_size(CONSUMER_STRUCT)
+            + sds_size(name.len())
+            + alloc_size(RAX_STRUCT)
+            + self.pel_rax.bytes()
+    }
+
+    fn add(&mut self, id: StreamId) {
+        if self.pel.insert(id) {
+            self.pel_rax.insert(&id.encode());
+        }
+    }
+
+    fn remove(&mut self, id: StreamId) {
+        if self.pel.remove(&id) {
+            self.pel_rax.remove(&id.encode());
+        }
+    }
+}
+
+/// `streamRadixTreeMemoryUsage`: what MEMORY USAGE counts for a rax of
+/// stream IDs (an element's ID, and a flat 244 bytes per node).
+fn rax_usage(r: &rax::Rax) -> usize {
+    r.numele() as usize * 16 + r.numnodes() as usize * (4 + 8 * 30)
 }
 
 /// A consumer group (`streamCG`).
@@ -737,20 +760,11 @@ pub struct Group {
     pub entries_read: i64,
     pel: BTreeMap<StreamId, Nack>,
     consumers: BTreeMap<Vec<u8>, Consumer>,
-    /// Consumers and pending entries, as estimated.
-    mem: usize,
-}
-
-/// What one consumer costs: its struct, name, empty PEL and its place in
-/// the consumers rax.
-fn consumer_cost(name: &[u8]) -> usize {
-    alloc_size(CONSUMER_STRUCT) + sds_size(name.len()) + EMPTY_RAX + alloc_size(4 + name.len() + 16)
-}
-
-/// What one pending entry costs: the NACK and its keys in the group and
-/// consumer PELs.
-fn nack_cost() -> usize {
-    alloc_size(NACK_STRUCT) + 2 * PEL_KEY_COST
+    /// The shapes of the PEL and consumers raxes, for memory figures.
+    pel_rax: rax::Rax,
+    consumers_rax: rax::Rax,
+    /// Allocated bytes of all consumers, kept as they change.
+    consumers_mem: usize,
 }
 
 impl Group {
@@ -760,8 +774,30 @@ impl Group {
             entries_read,
             pel: BTreeMap::new(),
             consumers: BTreeMap::new(),
-            mem: 0,
+            pel_rax: rax::Rax::new(),
+            consumers_rax: rax::Rax::new(),
+            consumers_mem: 0,
         }
+    }
+
+    /// Allocated bytes, in O(1): struct, the two raxes, the NACKs, the consumers.
+    fn mem(&self) -> usize {
+        alloc_size(CG_STRUCT)
+            + 2 * alloc_size(RAX_STRUCT)
+            + self.pel_rax.bytes()
+            + self.consumers_rax.bytes()
+            + self.pel.len() * alloc_size(NACK_STRUCT)
+            + self.consumers_mem
+    }
+
+    /// What `objectComputeSize` counts for the group.
+    fn compute_size(&self) -> usize {
+        let consumers: usize = self
+            .consumers
+            .iter()
+            .map(|(name, c)| CONSUMER_STRUCT + name.len() + rax_usage(&c.pel_rax))
+            .sum();
+        CG_STRUCT + rax_usage(&self.pel_rax) + NACK_STRUCT * self.pel.len() + consumers
     }
 
     /// The group's pending entries, by ID.
@@ -784,20 +820,29 @@ impl Group {
         self.consumers.get_mut(name)
     }
 
+    /// Changes the consumer `name`'s PEL, keeping the memory total right.
+    fn with_consumer(&mut self, name: &[u8], f: impl FnOnce(&mut Consumer)) {
+        if let Some(c) = self.consumers.get_mut(name) {
+            let before = c.mem(name);
+            f(c);
+            self.consumers_mem = self.consumers_mem + c.mem(name) - before;
+        }
+    }
+
     /// `streamCreateConsumer`: false if it exists already.
     pub fn create_consumer(&mut self, name: &[u8], now: i64) -> bool {
         if self.consumers.contains_key(name) {
             return false;
         }
-        self.consumers.insert(
-            name.to_vec(),
-            Consumer {
-                seen_time: now,
-                active_time: -1,
-                pel: BTreeSet::new(),
-            },
-        );
-        self.mem += consumer_cost(name);
+        let c = Consumer {
+            seen_time: now,
+            active_time: -1,
+            pel: BTreeSet::new(),
+            pel_rax: rax::Rax::new(),
+        };
+        self.consumers_mem += c.mem(name);
+        self.consumers.insert(name.to_vec(), c);
+        self.consumers_rax.insert(name);
         true
     }
 
@@ -805,10 +850,13 @@ impl Group {
     /// returns how many it had, or `None` if it does not exist.
     pub fn delete_consumer(&mut self, name: &[u8]) -> Option<usize> {
         let c = self.consumers.remove(name)?;
+        self.consumers_mem -= c.mem(name);
+        self.consumers_rax.remove(name);
         for id in &c.pel {
-            self.pel.remove(id);
+            if self.pel.remove(id).is_some() {
+                self.pel_rax.remove(&id.encode());
+            }
         }
-        self.mem -= consumer_cost(name) + c.pel.len() * nack_cost();
         Some(c.pel.len())
     }
 
@@ -817,14 +865,11 @@ impl Group {
     /// SETID moved the group back) handed to this consumer with its count
     /// reset to 1. The consumer must exist.
     pub fn deliver(&mut self, id: StreamId, consumer: &[u8], now: i64) {
-        match self.pel.get_mut(&id) {
+        let old = match self.pel.get_mut(&id) {
             Some(nack) => {
-                let old = std::mem::replace(&mut nack.consumer, consumer.to_vec());
                 nack.delivery_time = now;
                 nack.delivery_count = 1;
-                if let Some(c) = self.consumers.get_mut(&old) {
-                    c.pel.remove(&id);
-                }
+                Some(std::mem::replace(&mut nack.consumer, consumer.to_vec()))
             }
             None => {
                 self.pel.insert(
@@ -835,12 +880,14 @@ impl Group {
                         consumer: consumer.to_vec(),
                     },
                 );
-                self.mem += nack_cost();
+                self.pel_rax.insert(&id.encode());
+                None
             }
+        };
+        if let Some(old) = old {
+            self.with_consumer(&old, |c| c.remove(id));
         }
-        if let Some(c) = self.consumers.get_mut(consumer) {
-            c.pel.insert(id);
-        }
+        self.with_consumer(consumer, |c| c.add(id));
     }
 
     /// A history read served `id` again: new delivery time, one more delivery.
@@ -857,10 +904,8 @@ impl Group {
         let Some(nack) = self.pel.remove(&id) else {
             return false;
         };
-        if let Some(c) = self.consumers.get_mut(&nack.consumer) {
-            c.pel.remove(&id);
-        }
-        self.mem -= nack_cost();
+        self.pel_rax.remove(&id.encode());
+        self.with_consumer(&nack.consumer, |c| c.remove(id));
         true
     }
 
@@ -878,7 +923,7 @@ impl Group {
                 consumer: Vec::new(),
             },
         );
-        self.mem += nack_cost();
+        self.pel_rax.insert(&id.encode());
     }
 
     /// Moves pending `id` to `consumer` (XCLAIM / XAUTOCLAIM) with a new
@@ -895,21 +940,18 @@ impl Group {
         let Some(nack) = self.pel.get_mut(&id) else {
             return;
         };
-        if nack.consumer != consumer {
-            let old = std::mem::replace(&mut nack.consumer, consumer.to_vec());
-            if let Some(c) = self.consumers.get_mut(&old) {
-                c.pel.remove(&id);
-            }
-        }
+        let old = (nack.consumer != consumer)
+            .then(|| std::mem::replace(&mut nack.consumer, consumer.to_vec()));
         nack.delivery_time = delivery_time;
         match retrycount {
             Some(n) => nack.delivery_count = n,
             None if !keep_count => nack.delivery_count = nack.delivery_count.wrapping_add(1),
             None => {}
         }
-        if let Some(c) = self.consumers.get_mut(consumer) {
-            c.pel.insert(id);
+        if let Some(old) = old {
+            self.with_consumer(&old, |c| c.remove(id));
         }
+        self.with_consumer(consumer, |c| c.add(id));
     }
 }
 
@@ -917,8 +959,9 @@ impl Group {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Groups {
     map: BTreeMap<Vec<u8>, Group>,
-    /// `s->cgroups` exists (created with the first group, never freed).
-    created: bool,
+    /// The shape of `s->cgroups`, created with the first group and never
+    /// freed (`None` before).
+    rax: Option<rax::Rax>,
     mem: usize,
 }
 
@@ -943,18 +986,30 @@ impl Groups {
         self.map.is_empty()
     }
 
+    /// Runs `f` on the cgroups rax (created if needed), keeping `mem` right.
+    fn with_rax(&mut self, f: impl FnOnce(&mut rax::Rax)) {
+        let r = self.rax.get_or_insert_with(|| {
+            let r = rax::Rax::new();
+            self.mem += alloc_size(RAX_STRUCT) + r.bytes();
+            r
+        });
+        let before = r.bytes();
+        f(r);
+        self.mem = self.mem + r.bytes() - before;
+    }
+
     /// `streamCreateCG`: false if the name is taken.
     pub fn create(&mut self, name: &[u8], last_id: StreamId, entries_read: i64) -> bool {
-        if !self.created {
-            self.created = true;
-            self.mem += EMPTY_RAX;
-        }
+        self.with_rax(|_| {});
         if self.map.contains_key(name) {
             return false;
         }
-        self.map
-            .insert(name.to_vec(), Group::new(last_id, entries_read));
-        self.mem += group_cost(name);
+        let g = Group::new(last_id, entries_read);
+        self.mem += g.mem();
+        self.map.insert(name.to_vec(), g);
+        self.with_rax(|r| {
+            r.insert(name);
+        });
         true
     }
 
@@ -962,7 +1017,10 @@ impl Groups {
     pub fn destroy(&mut self, name: &[u8]) -> bool {
         match self.map.remove(name) {
             Some(g) => {
-                self.mem -= group_cost(name) + g.mem;
+                self.mem -= g.mem();
+                self.with_rax(|r| {
+                    r.remove(name);
+                });
                 true
             }
             None => false,
@@ -972,21 +1030,16 @@ impl Groups {
     /// Runs `f` on the group `name`, keeping the memory total right.
     pub fn with_mut<R>(&mut self, name: &[u8], f: impl FnOnce(&mut Group) -> R) -> Option<R> {
         let g = self.map.get_mut(name)?;
-        let before = g.mem;
+        let before = g.mem();
         let r = f(g);
-        self.mem = self.mem + g.mem - before;
+        self.mem = self.mem + g.mem() - before;
         Some(r)
     }
 
-    /// Estimated bytes of every group.
+    /// Allocated bytes of every group and the groups' rax.
     pub fn mem_size(&self) -> usize {
         self.mem
     }
-}
-
-/// One group's fixed cost: its struct, its two empty trees and its key.
-fn group_cost(name: &[u8]) -> usize {
-    alloc_size(CG_STRUCT) + 2 * EMPTY_RAX + alloc_size(4 + name.len() + 16)
 }
 
 /// A stream: its entries and its consumer groups.
@@ -1033,9 +1086,21 @@ impl Stream {
         (&self.log, &mut self.groups)
     }
 
-    /// Bytes of the value's allocations (estimated for groups), in O(1).
+    /// Bytes of the value's allocations, in O(1).
     pub fn mem_size(&self) -> usize {
         alloc_size(STREAM_STRUCT) + self.log.mem_size() + self.groups.mem_size()
+    }
+
+    /// What MEMORY USAGE counts for the value (`objectComputeSize` with
+    /// every node sampled, as `SAMPLES 0` asks): the object and stream
+    /// structs, Redis' flat estimate for each rax (16 bytes an element,
+    /// 244 a node), every listpack's allocation, and for each group its
+    /// struct, PEL rax, NACKs and consumers (struct, name, PEL rax).
+    pub fn object_compute_size(&self) -> usize {
+        let log = &self.log;
+        let nodes: usize = log.nodes.values().map(|n| n.alloc).sum();
+        let groups: usize = self.groups.map.values().map(Group::compute_size).sum();
+        16 + STREAM_STRUCT + rax_usage(&log.rax) + nodes + groups
     }
 }
 
