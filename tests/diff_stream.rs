@@ -150,6 +150,14 @@ impl Streams {
     }
 }
 
+/// A numeric field of an INFO section.
+fn info_field(c: &mut Conn, section: &str, name: &str) -> Option<i64> {
+    let text = bulk_text(&c.cmd(&["INFO", section]));
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}:")))
+        .and_then(|v| v.trim().parse().ok())
+}
+
 /// Waits until another client of the server runs (or is blocked in) `cmd`,
 /// as CLIENT LIST's `cmd=` shows it.
 fn wait_running(c: &mut Conn, cmd: &str) {
@@ -1088,6 +1096,23 @@ fn blocking_xread_and_xreadgroup() {
     r3.send_raw(&encode_request(&second));
     s3.send_raw(&encode_request(&second));
     std::thread::sleep(Duration::from_millis(150));
+    // INFO clients counts them (the key counts are 7.2's: checked on redsim).
+    for name in ["blocked_clients", "clients_in_timeout_table"] {
+        assert_eq!(
+            info_field(&mut p.redis, "clients", name),
+            Some(2),
+            "redis {name}"
+        );
+        assert_eq!(info_field(&mut p.sim, "clients", name), Some(2), "{name}");
+    }
+    assert_eq!(
+        info_field(&mut p.sim, "clients", "total_blocking_keys"),
+        Some(1)
+    );
+    assert_eq!(
+        info_field(&mut p.sim, "clients", "total_blocking_keys_on_nokey"),
+        Some(1)
+    );
     p.check("XADD b4 2 f v");
     p.finish_blocking("first waiter");
     p.check("XADD b4 3 f v");

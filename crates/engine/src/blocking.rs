@@ -290,6 +290,18 @@ impl Blocking {
         self.by_key.len()
     }
 
+    /// Keys some client waits on that also wake it when deleted
+    /// (`total_blocking_keys_on_nokey`: keys with a blocked XREADGROUP).
+    pub fn blocking_keys_on_nokey(&self) -> usize {
+        self.by_key
+            .values()
+            .filter(|q| {
+                q.iter()
+                    .any(|c| self.waiters.get(c).is_some_and(|w| w.nokey))
+            })
+            .count()
+    }
+
     /// Blocked clients with a deadline (`clients_in_timeout_table`).
     pub fn clients_in_timeout_table(&self) -> usize {
         self.timeouts.len()

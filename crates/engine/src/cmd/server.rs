@@ -535,12 +535,21 @@ fn info_clients(srv: &Server) -> String {
     let mut o = String::new();
     field(&mut o, "connected_clients", srv.connected_clients);
     field(&mut o, "cluster_connections", 0);
-    // No blocking commands, tracking or timeouts exist yet: these are zero.
-    field(&mut o, "blocked_clients", 0);
+    // No client tracking exists yet: that one is zero.
+    let b = &srv.blocking;
+    field(&mut o, "blocked_clients", b.blocked_clients());
     field(&mut o, "tracking_clients", 0);
-    field(&mut o, "clients_in_timeout_table", 0);
-    field(&mut o, "total_blocking_keys", 0);
-    field(&mut o, "total_blocking_keys_on_nokey", 0);
+    field(
+        &mut o,
+        "clients_in_timeout_table",
+        b.clients_in_timeout_table(),
+    );
+    field(&mut o, "total_blocking_keys", b.blocking_keys());
+    field(
+        &mut o,
+        "total_blocking_keys_on_nokey",
+        b.blocking_keys_on_nokey(),
+    );
     o
 }
 
