@@ -481,6 +481,28 @@ def run_checks(suite, page, base, shots, page_errors):
         c.run("CONFIG SET list-max-listpack-size -2")
     suite.check("list and set conversions: quicklist nodes, intset to listpack", list_and_set_conversions)
 
+    def stream_groups():
+        for i in range(1, 4):
+            c.run("XADD events %d-0 type click n %d" % (i, i))
+        expect(c.run("XGROUP CREATE events workers 0") == ["OK"], "group created")
+        c.run("XREADGROUP GROUP workers alice COUNT 2 STREAMS events >")
+        c.run("XREADGROUP GROUP workers bob COUNT 1 STREAMS events >")
+        expect(c.run("XACK events workers 1-0") == ["(integer) 1"], "one entry acknowledged")
+        c.run("INSPECT events")
+        wait_until(lambda: c.q(".rs-insp-key").inner_text() == "events", "the stream in the inspector")
+        expect(c.q(".rs-insp-enc").inner_text() == "stream", "stream encoding")
+        ids = [e.get_attribute("data-id") for e in c.q(".rs-stream-entries tr[data-id]").all()]
+        expect(ids == ["1-0", "2-0", "3-0"], "entries with their IDs: %r" % ids)
+        group = c.q('.rs-group[data-group="workers"]')
+        expect(group.locator(".rs-group-last").inner_text() == "3-0", "last-delivered ID")
+        alice = group.locator('.rs-consumer[data-consumer="alice"] .rs-elem').all_inner_texts()
+        bob = group.locator('.rs-consumer[data-consumer="bob"] .rs-elem').all_inner_texts()
+        expect(alice == ["2-0"] and bob == ["3-0"], "PELs: alice %r, bob %r" % (alice, bob))
+        c.q(".rs-inspector").scroll_into_view_if_needed()
+        shot(page, shots, "11c-stream.png")
+        c.click("close-inspector")
+    suite.check("a stream shows its entries, groups' last-delivered IDs and consumers' PELs", stream_groups)
+
     def blocking_two_clients():
         c.run("CLEAR")
         expect(c.run("BLPOP jobs 0") == [], "BLPOP prints no reply yet")

@@ -71,7 +71,19 @@ impl Inspector {
             return false;
         };
         let trace = engine.trace();
-        if !force && trace.next_seq() == self.seen_seq {
+        // In real time the cron's expire cycles add events every tick; only
+        // events that can change a key (or follow a command) rebuild the view.
+        let relevant = trace.since(self.seen_seq).any(|ev| {
+            !matches!(
+                ev.event,
+                Event::ExpireCycle { .. }
+                    | Event::ClockAdvanced { .. }
+                    | Event::Connected { .. }
+                    | Event::Disconnected
+            )
+        });
+        if !force && !relevant {
+            self.seen_seq = trace.next_seq();
             return false;
         }
         let by = trace
@@ -1048,6 +1060,8 @@ mod tests {
         ins.select(&e, 0, "h".into());
         assert_eq!(ins.view.as_ref().unwrap().encoding, "listpack");
         assert!(!ins.refresh(&e, false), "nothing happened");
+        e.advance_by(3_000_000);
+        assert!(!ins.refresh(&e, false), "cron ticks change nothing shown");
         e.execute_line(c, "HGET h a");
         assert!(!ins.refresh(&e, false), "a read changes nothing shown");
         e.execute_line(c, "HSET h c 3");
