@@ -26,6 +26,7 @@ pub mod pubsub;
 pub mod resp;
 pub mod script;
 pub mod server;
+pub mod sim;
 pub mod trace;
 pub mod types;
 pub mod watch;

@@ -1,0 +1,71 @@
+//! The scenario catalogue: every scenario's info and run function, in the order the library shows them.
+
+use super::{Outcome, Params, ScenarioInfo};
+
+/// A runnable scenario.
+pub struct Scenario {
+    pub info: fn() -> ScenarioInfo,
+    pub run: fn(&Params, u64) -> Outcome,
+}
+
+/// Every scenario, in catalogue order. Add new ones here.
+const SCENARIOS: &[Scenario] = &[];
+
+/// Info for every scenario, in catalogue order.
+pub fn catalog() -> Vec<ScenarioInfo> {
+    SCENARIOS.iter().map(|s| (s.info)()).collect()
+}
+
+/// The scenario with this id.
+pub fn find(id: &str) -> Option<&'static Scenario> {
+    SCENARIOS.iter().find(|s| (s.info)().id == id)
+}
+
+/// Runs scenario `id` with `seed` and parameter overrides (name, text).
+pub fn run(id: &str, seed: u64, overrides: &[(String, String)]) -> Result<Outcome, String> {
+    let s = find(id).ok_or_else(|| {
+        let ids: Vec<&str> = SCENARIOS.iter().map(|s| (s.info)().id).collect();
+        format!("unknown scenario '{id}' (known: {})", ids.join(", "))
+    })?;
+    let info = (s.info)();
+    let params = Params::resolve(&info.params, overrides)?;
+    let mut out = (s.run)(&params, seed);
+    out.id = info.id.to_string();
+    out.seed = seed;
+    out.params = params.values().clone();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_params_resolve_to_defaults() {
+        let infos = catalog();
+        for (i, a) in infos.iter().enumerate() {
+            assert!(
+                infos[i + 1..].iter().all(|b| b.id != a.id),
+                "duplicate id {}",
+                a.id
+            );
+            assert!(Params::resolve(&a.params, &[]).is_ok());
+            for p in &a.params {
+                assert!(
+                    p.min <= p.default && p.default <= p.max,
+                    "{}.{}",
+                    a.id,
+                    p.name
+                );
+                assert!(!p.help.is_empty(), "{}.{} needs a help line", a.id, p.name);
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_scenarios_are_reported() {
+        assert!(run("no-such", 1, &[])
+            .unwrap_err()
+            .starts_with("unknown scenario 'no-such'"));
+    }
+}
