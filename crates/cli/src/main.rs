@@ -1,5 +1,7 @@
 //! The `redsim` binary: `redsim server [--name value ...]`, plus `--help` and `--version`.
 
+mod bench;
+
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -18,6 +20,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("server") => server(&args[1..]),
+        Some("bench") => bench::main(&args[1..]),
         Some(other) => {
             eprintln!(
                 "redsim: unknown command '{other}'\n\n{}",
