@@ -1,4 +1,4 @@
-//! The `redsim` binary: `redsim server [--name value ...]`, plus `--help` and `--version`.
+//! The `redsim` binary: `redsim server [--name value ...]`, `redsim scenarios`, `redsim run <scenario>`, plus `--help` and `--version`.
 
 mod bench;
 
@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         }
         Some("server") => server(&args[1..]),
         Some("bench") => bench::main(&args[1..]),
+        Some(cmd @ ("scenarios" | "run")) => scenario_command(cmd, &args[1..]),
         Some(other) => {
             eprintln!(
                 "redsim: unknown command '{other}'\n\n{}",
@@ -52,6 +53,27 @@ fn server(args: &[String]) -> ExitCode {
         Err(e) => {
             eprintln!("redsim: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// `redsim scenarios` and `redsim run`: usage errors exit with status 2.
+fn scenario_command(cmd: &str, args: &[String]) -> ExitCode {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        print!("{}", redsim_cli::run::scenario_usage());
+        return ExitCode::SUCCESS;
+    }
+    let mut out = std::io::stdout().lock();
+    let result = if cmd == "run" {
+        redsim_cli::run::run_command(args, &mut out)
+    } else {
+        redsim_cli::run::scenarios_command(args, &mut out)
+    };
+    match result {
+        Ok(status) => ExitCode::from(status),
+        Err(msg) => {
+            eprintln!("redsim: {msg}\n(see 'redsim {cmd} --help')");
+            ExitCode::from(2)
         }
     }
 }

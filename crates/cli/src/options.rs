@@ -175,12 +175,16 @@ pub fn usage() -> String {
          \n\
          Usage:\n  \
            redsim server [--port N] [--bind ADDR...] [--seed N] [--<config-name> <value> ...]\n  \
+           redsim scenarios [--json] [<id>]\n  \
+           redsim run <id> [--seed N] [--set name=value ...] [--json [FILE]] [--svg FILE]\n  \
            redsim --help | --version\n\
          \n\
          Commands:\n  \
-           server   serve RESP2/RESP3 over TCP to real Redis clients (redis-cli, redis-py, ...)\n\
+           server      serve RESP2/RESP3 over TCP to real Redis clients (redis-cli, redis-py, ...)\n  \
+           scenarios   list the scenario catalogue (lessons on the virtual clock)\n  \
+           run         run a scenario headless: metrics, checks, notes, JSON, SVG\n\
          \n\
-         Run 'redsim server --help' for the server's options.\n",
+         Run 'redsim server --help' for the server's options, 'redsim run --help' for scenarios'.\n",
         env!("CARGO_PKG_VERSION"),
         redsim_engine::REDIS_VERSION
     )

@@ -189,7 +189,7 @@ pub fn diagram_svg(d: &Diagram, cursor_us: Option<u64>) -> String {
             row_y(i) + 4.0,
             "end",
             &format!("fill=\"{GREY}\" font-size=\"10\""),
-            &svg::time(t),
+            &svg::time_exact(t),
         );
         out.push_str("</g>");
     }
@@ -245,7 +245,7 @@ pub fn diagram_svg(d: &Diagram, cursor_us: Option<u64>) -> String {
             top + 15.0,
             "start",
             &format!("fill=\"{stroke}\" font-weight=\"600\" font-size=\"11\""),
-            &format!("{tone_word}at {}", svg::time(m.at_us)),
+            &format!("{tone_word}at {}", svg::time_exact(m.at_us)),
         );
         for (k, l) in lines.iter().enumerate() {
             svg::text(
@@ -270,7 +270,7 @@ pub fn diagram_svg(d: &Diagram, cursor_us: Option<u64>) -> String {
             y,
             &format!("class=\"rsv-cursor\" stroke=\"{INK}\" stroke-width=\"1.2\""),
         );
-        let label = svg::time(c);
+        let label = svg::time_exact(c);
         svg::rect(
             &mut out,
             2.0,

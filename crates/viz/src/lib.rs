@@ -288,7 +288,7 @@ mod tests {
         assert!(s.contains("out-of-range lane"));
         assert_eq!(tags.iter().filter(|t| *t == "circle").count(), 1);
         // Row times are printed.
-        assert!(s.contains("5.6 ms") && s.contains("300 µs"));
+        assert!(s.contains("5.6 ms") && s.contains("300 µs") && s.contains("5.9 ms"));
         assert!(!s.contains("opacity=\"0.16\""));
     }
 

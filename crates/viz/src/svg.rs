@@ -107,6 +107,29 @@ pub fn time(us: u64) -> String {
     }
 }
 
+/// An instant to the microsecond, for the rows of a race diagram, where
+/// two events 0.2 ms apart must not print the same label.
+pub fn time_exact(us: u64) -> String {
+    let trim = |mut s: String| {
+        if s.contains('.') {
+            while s.ends_with('0') {
+                s.pop();
+            }
+            if s.ends_with('.') {
+                s.pop();
+            }
+        }
+        s
+    };
+    if us < 1_000 {
+        format!("{us} µs")
+    } else if us < 10_000_000 {
+        format!("{} ms", trim(format!("{:.3}", us as f64 / 1e3)))
+    } else {
+        format!("{} s", trim(format!("{:.6}", us as f64 / 1e6)))
+    }
+}
+
 /// Round tick positions covering `lo..=hi` with about `want` steps of 1, 2
 /// or 5 times a power of ten. The first tick is at or below `lo`, the last
 /// at or above `hi`, so the axis ends on a labelled value.
@@ -275,6 +298,9 @@ mod tests {
         assert_eq!(time(250), "250 µs");
         assert_eq!(time(1_500), "1.5 ms");
         assert_eq!(time(2_000_000), "2 s");
+        assert_eq!(time_exact(305_120), "305.12 ms");
+        assert_eq!(time_exact(2_000), "2 ms");
+        assert_eq!(time_exact(12_000_250), "12.00025 s");
         assert_eq!(px(1.25), "1.3");
         assert_eq!(px(f64::INFINITY), "0");
     }
