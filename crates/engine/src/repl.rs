@@ -1,0 +1,614 @@
+//! Asynchronous replication as Redis does it: a master's write stream with offsets and a backlog, replicas that apply it late, partial and full resynchronisation, acknowledgements for WAIT and `min-replicas-to-write`.
+//!
+//! **What travels.** Redis propagates each write command (rewritten where it
+//! would not replay identically: relative TTLs become `PXAT`, `SPOP` becomes
+//! `SREM`, scripts become their effects) plus a `DEL` for every key that
+//! expires or is evicted on the master. Redsim propagates the *effect* of
+//! each command on each key it touched: the key's value and TTL after the
+//! command, or its deletion. Every rewrite Redis needs is then implicit, and
+//! a replica always converges to the master's state; a command's stream
+//! bytes are still counted as Redis counts them (the command's RESP length,
+//! plus a `SELECT` when the database changes), so offsets, lag in bytes and
+//! backlog overflow behave as in Redis. Copying the value costs O(its size),
+//! paid only while a replica is attached.
+//!
+//! **What replicas do.** They apply the stream in order, never expire keys
+//! themselves (a logically expired key reads as missing until the master's
+//! `DEL` arrives), ignore `maxmemory` (`replica-ignore-maxmemory yes`) and
+//! refuse client writes (`replica-read-only yes`).
+//!
+//! The engine holds no sockets: a driver (the scenario topology, a test)
+//! carries [`ReplOp`]s from [`crate::Engine::take_repl_stream`] to replicas'
+//! [`crate::Engine::apply_repl`] with whatever delay its links have, and
+//! acknowledgements back through [`crate::Engine::replica_ack`].
+
+use crate::object::Obj;
+use crate::server::Server;
+use std::collections::VecDeque;
+
+/// One unit of the replication stream: the effect of a command on one key
+/// (or a flush), with the stream offsets it spans.
+#[derive(Clone, Debug)]
+pub struct ReplOp {
+    /// Offset of the stream before and after this op (bytes).
+    pub start: u64,
+    pub end: u64,
+    pub db: usize,
+    pub effect: Effect,
+    /// What the master ran, for timelines (`SET k v`, `DEL k (expired)`).
+    pub label: String,
+}
+
+/// What a replica does with an op.
+#[derive(Clone, Debug)]
+pub enum Effect {
+    /// The key now holds this object, with this TTL (absolute Unix ms).
+    Put {
+        key: Vec<u8>,
+        obj: Obj,
+        expire_ms: Option<i64>,
+    },
+    /// The key is gone (deleted, expired or evicted on the master).
+    Del { key: Vec<u8> },
+    /// FLUSHDB (`Some(db)`) or FLUSHALL.
+    Flush { db: Option<usize> },
+}
+
+/// The link from a replica to its master, as INFO replication shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkState {
+    /// Configured, not connected (`master_link_status:down`, state connect).
+    Connect,
+    /// Connected and receiving the snapshot of a full sync.
+    Sync,
+    /// Streaming.
+    Connected,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    Master,
+    Replica {
+        host: String,
+        port: u16,
+        state: LinkState,
+        /// Unix ms when the link went down (or was configured), for
+        /// `master_link_down_since_seconds`.
+        down_since_ms: i64,
+        /// Unix ms of the last data or ping from the master.
+        last_io_ms: i64,
+    },
+}
+
+/// A replica as its master knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplicaLink {
+    /// `ip:port` the replica announced; the driver's name for it.
+    pub addr: String,
+    /// The last offset it acknowledged (`REPLCONF ACK`).
+    pub ack_offset: u64,
+    /// Unix ms of that acknowledgement: `lag` is measured from it.
+    pub last_ack_ms: i64,
+    pub online: bool,
+}
+
+/// A key touched by the running command, or a flush, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Dirty {
+    Key(usize, Vec<u8>),
+    Flush(Option<usize>),
+}
+
+/// Replication state of one server (`server.master*`, `server.repl_*`).
+#[derive(Clone, Debug)]
+pub struct Repl {
+    pub role: Role,
+    /// The history this server's offsets belong to.
+    pub replid: String,
+    /// The previous history, accepted for a partial resync after a failover.
+    pub replid2: String,
+    /// Last offset of `replid2`'s history (-1 when none).
+    pub second_offset: i64,
+    /// `master_repl_offset`: bytes of stream produced (master) or applied (replica).
+    pub offset: u64,
+    pub replicas: Vec<ReplicaLink>,
+    backlog: VecDeque<ReplOp>,
+    /// Bytes of stream the backlog holds (`repl_backlog_histlen`).
+    backlog_histlen: u64,
+    /// True once a replica attached: from then on writes are captured (Redis
+    /// creates the backlog with the first replica and keeps it).
+    capturing: bool,
+    dirty: Vec<Dirty>,
+    outbox: Vec<ReplOp>,
+    /// The database the stream last selected (a `SELECT` is counted on change).
+    selected: Option<usize>,
+    /// Full and partial resyncs served, and partial ones refused (INFO stats).
+    pub sync_full: u64,
+    pub sync_partial_ok: u64,
+    pub sync_partial_err: u64,
+    /// True while a replica applies the master's stream: the master's
+    /// commands may touch expired keys (they are the ones that delete them).
+    pub applying: bool,
+    /// A WAIT blocked: the driver should ask replicas for an ACK now
+    /// (`replicationRequestAckFromSlaves`).
+    pub ack_requested: bool,
+}
+
+impl Repl {
+    /// A master with no replicas. Its replication ID is derived from the
+    /// seed (not drawn from the server's RNG, whose sequence other features
+    /// consume).
+    pub fn new(seed: u64) -> Repl {
+        let mut rng = fastrand::Rng::with_seed(seed ^ 0x7265_706c_6964);
+        Repl {
+            role: Role::Master,
+            replid: new_replid(&mut rng),
+            replid2: "0".repeat(40),
+            second_offset: -1,
+            offset: 0,
+            replicas: Vec::new(),
+            backlog: VecDeque::new(),
+            backlog_histlen: 0,
+            capturing: false,
+            dirty: Vec::new(),
+            outbox: Vec::new(),
+            selected: None,
+            sync_full: 0,
+            sync_partial_ok: 0,
+            sync_partial_err: 0,
+            applying: false,
+            ack_requested: false,
+        }
+    }
+
+    pub fn is_replica(&self) -> bool {
+        matches!(self.role, Role::Replica { .. })
+    }
+
+    /// True while writes are captured for the stream.
+    pub fn capturing(&self) -> bool {
+        self.capturing
+    }
+
+    /// Starts capturing (a replica attached, or this server is a replica
+    /// that may feed sub-replicas).
+    pub fn start_capturing(&mut self) {
+        self.capturing = true;
+    }
+
+    /// `signalModifiedKey`'s companion: remembers a key the command touched.
+    pub fn note_key(&mut self, db: usize, key: &[u8]) {
+        if self.capturing {
+            self.dirty.push(Dirty::Key(db, key.to_vec()));
+        }
+    }
+
+    /// Remembers a FLUSHDB/FLUSHALL.
+    pub fn note_flush(&mut self, db: Option<usize>) {
+        if self.capturing {
+            self.dirty.push(Dirty::Flush(db));
+        }
+    }
+
+    /// Ops produced since the last call, for the driver to carry to replicas.
+    pub fn take_outbox(&mut self) -> Vec<ReplOp> {
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// First offset still in the backlog (`repl_backlog_first_byte_offset`).
+    pub fn backlog_first_offset(&self) -> u64 {
+        self.offset - self.backlog_histlen + 1
+    }
+
+    pub fn backlog_histlen(&self) -> u64 {
+        self.backlog_histlen
+    }
+
+    /// Replicas whose acknowledged offset reached `offset` (WAIT's count).
+    pub fn acked(&self, offset: u64) -> usize {
+        self.replicas
+            .iter()
+            .filter(|r| r.online && r.ack_offset >= offset)
+            .count()
+    }
+
+    /// `refreshGoodSlavesCount`: online replicas whose last ack is at most
+    /// `max_lag_s` seconds old.
+    pub fn good_replicas(&self, now_ms: i64, max_lag_s: i64) -> usize {
+        self.replicas
+            .iter()
+            .filter(|r| r.online && (now_ms - r.last_ack_ms) / 1000 <= max_lag_s)
+            .count()
+    }
+
+    fn record(&mut self, op: ReplOp, backlog_size: u64) {
+        self.backlog_histlen += op.end - op.start;
+        self.backlog.push_back(op.clone());
+        // Drop whole ops from the front while the backlog holds more bytes
+        // than its size (Redis trims by blocks; the window is the same).
+        while self.backlog_histlen > backlog_size.max(1) {
+            match self.backlog.pop_front() {
+                Some(old) => self.backlog_histlen -= old.end - old.start,
+                None => break,
+            }
+        }
+        self.outbox.push(op);
+    }
+}
+
+/// A 40-hex-digit replication ID from the seeded RNG.
+fn new_replid(rng: &mut fastrand::Rng) -> String {
+    (0..40)
+        .map(|_| char::from(b"0123456789abcdef"[rng.usize(..16)]))
+        .collect()
+}
+
+/// Length of a command's RESP encoding (`*N` header and bulk strings).
+pub fn resp_len(args: &[&[u8]]) -> u64 {
+    let digits = |n: usize| n.to_string().len() as u64;
+    let mut n = 1 + digits(args.len()) + 2;
+    for a in args {
+        n += 1 + digits(a.len()) + 2 + a.len() as u64 + 2;
+    }
+    n
+}
+
+/// Turns what the command (or the cron) touched into stream ops. `cmd` is
+/// the command as the client sent it, for its byte count and label; `None`
+/// for the server's own deletions (expiry, eviction), counted as `DEL`s.
+pub fn propagate(srv: &mut Server, cmd: Option<&[Vec<u8>]>) {
+    if srv.repl.dirty.is_empty() {
+        return;
+    }
+    let dirty = std::mem::take(&mut srv.repl.dirty);
+    // Only the last mention of a key matters: its state after the command.
+    let mut last: Vec<Dirty> = Vec::with_capacity(dirty.len());
+    for d in dirty.into_iter().rev() {
+        if !last.contains(&d) {
+            last.push(d);
+        }
+    }
+    last.reverse();
+    let backlog_size = srv.config.repl_backlog_size;
+    let mut cmd_bytes = cmd.map(|a| {
+        let refs: Vec<&[u8]> = a.iter().map(|x| x.as_slice()).collect();
+        resp_len(&refs)
+    });
+    let label_cmd = cmd.map(|a| {
+        a.iter()
+            .map(|x| crate::server::lossy(x))
+            .collect::<Vec<_>>()
+            .join(" ")
+    });
+    let now_ms = srv.now_ms();
+    for d in last {
+        let (db, effect, server_label) = match d {
+            Dirty::Flush(db) => (
+                db.unwrap_or(0),
+                Effect::Flush { db },
+                "FLUSHALL".to_string(),
+            ),
+            Dirty::Key(db, key) => {
+                let live = srv.dbs[db]
+                    .get(&key)
+                    .filter(|_| match srv.dbs[db].expire_at(&key) {
+                        Some(t) => now_ms <= t,
+                        None => true,
+                    })
+                    .cloned();
+                let label = format!("DEL {}", crate::server::lossy(&key));
+                match live {
+                    Some(obj) => {
+                        let expire_ms = srv.dbs[db].expire_at(&key);
+                        (
+                            db,
+                            Effect::Put {
+                                key,
+                                obj,
+                                expire_ms,
+                            },
+                            label,
+                        )
+                    }
+                    None => (db, Effect::Del { key }, label),
+                }
+            }
+        };
+        let mut bytes = match (&effect, cmd_bytes.take()) {
+            (_, Some(b)) => b,
+            (Effect::Del { key }, None) => resp_len(&[b"DEL", key]),
+            (Effect::Flush { .. }, None) => resp_len(&[b"FLUSHALL"]),
+            // Later keys of one command add no bytes: the command was counted once.
+            (Effect::Put { .. }, None) => 0,
+        };
+        if !matches!(effect, Effect::Flush { db: None }) && srv.repl.selected != Some(db) {
+            let n = db.to_string();
+            bytes += resp_len(&[b"SELECT", n.as_bytes()]);
+            srv.repl.selected = Some(db);
+        }
+        let start = srv.repl.offset;
+        srv.repl.offset += bytes;
+        let label = match (&label_cmd, cmd_bytes.is_none() && bytes > 0) {
+            (Some(l), _) => l.clone(),
+            (None, _) => match effect {
+                Effect::Del { .. } => format!("{server_label} (expired or evicted)"),
+                _ => server_label,
+            },
+        };
+        let op = ReplOp {
+            start,
+            end: srv.repl.offset,
+            db,
+            effect,
+            label,
+        };
+        srv.repl.record(op, backlog_size);
+    }
+}
+
+/// Applies one op from the master on a replica, advancing its offset.
+pub fn apply(srv: &mut Server, op: &ReplOp) {
+    if op.end <= srv.repl.offset && op.end > op.start {
+        return; // already applied (a resent window overlaps)
+    }
+    let db = op.db.min(srv.dbs.len().saturating_sub(1));
+    srv.repl.applying = true;
+    match &op.effect {
+        Effect::Put {
+            key,
+            obj,
+            expire_ms,
+        } => {
+            srv.set_key(db, key, obj.value.clone(), false);
+            if let Some(t) = expire_ms {
+                srv.set_expire(db, key, *t);
+            }
+        }
+        Effect::Del { key } => {
+            // The master's DEL for an expired key is how a replica reclaims it.
+            if let Some(old) = srv.dbs[db].remove(key) {
+                srv.blocking.signal_deleted(db, key, &old.value);
+                srv.touch_key(db, key);
+            }
+        }
+        Effect::Flush { db } => {
+            crate::cmd::server::flush(srv, *db);
+        }
+    }
+    srv.repl.applying = false;
+    srv.repl.offset = srv.repl.offset.max(op.end);
+    // A replica's own stream (for sub-replicas) repeats the master's bytes.
+    propagate_verbatim(srv, op);
+}
+
+/// A replica feeding sub-replicas passes ops on with the same offsets.
+fn propagate_verbatim(srv: &mut Server, op: &ReplOp) {
+    srv.repl.dirty.clear();
+    if srv.repl.capturing && !srv.repl.replicas.is_empty() {
+        let size = srv.config.repl_backlog_size;
+        srv.repl.record(op.clone(), size);
+    }
+}
+
+/// What a master answers to `PSYNC replid offset`.
+#[derive(Clone, Debug)]
+pub enum Sync {
+    /// `+CONTINUE`: the ops after the replica's offset.
+    Partial(Vec<ReplOp>),
+    /// `+FULLRESYNC replid offset`: a snapshot of every key (as ops), then the stream.
+    Full {
+        replid: String,
+        offset: u64,
+        snapshot: Vec<ReplOp>,
+    },
+}
+
+/// `masterTryPartialResynchronization` / `syncCommand`: registers the
+/// replica `addr` and answers its PSYNC. A replica that asks for an offset
+/// the backlog still holds, in this master's history (or the previous one,
+/// up to where it ended), continues; anything else takes a full sync.
+pub fn psync(srv: &mut Server, addr: &str, replid: &str, offset: u64) -> Sync {
+    srv.repl.start_capturing();
+    // Pending effects belong to the stream before this replica joins.
+    propagate(srv, None);
+    let now_ms = srv.now_ms();
+    let r = &mut srv.repl;
+    let same_history =
+        replid == r.replid || (replid == r.replid2 && (offset as i64) <= r.second_offset + 1);
+    // `psync_offset` must lie in [first byte held, one past the last].
+    let in_backlog = offset >= r.backlog_first_offset() && offset <= r.offset + 1;
+    let link = ReplicaLink {
+        addr: addr.to_string(),
+        ack_offset: offset.saturating_sub(1),
+        last_ack_ms: now_ms,
+        online: true,
+    };
+    match r.replicas.iter_mut().find(|x| x.addr == addr) {
+        Some(x) => *x = link,
+        None => r.replicas.push(link),
+    }
+    if same_history && in_backlog {
+        r.sync_partial_ok += 1;
+        let ops = r
+            .backlog
+            .iter()
+            .filter(|op| op.end >= offset)
+            .cloned()
+            .collect();
+        return Sync::Partial(ops);
+    }
+    if replid != "?" {
+        r.sync_partial_err += 1;
+    }
+    r.sync_full += 1;
+    let mut snapshot = Vec::new();
+    for (db, d) in srv.dbs.iter().enumerate() {
+        for (key, obj) in d.dict.iter() {
+            let expire_ms = d.expire_at(key);
+            if expire_ms.is_some_and(|t| now_ms > t) {
+                continue;
+            }
+            snapshot.push(ReplOp {
+                start: srv.repl.offset,
+                end: srv.repl.offset,
+                db,
+                effect: Effect::Put {
+                    key: key.to_vec(),
+                    obj: obj.clone(),
+                    expire_ms,
+                },
+                label: "RDB".into(),
+            });
+        }
+    }
+    // After a snapshot the stream needs a SELECT before its next command.
+    srv.repl.selected = None;
+    Sync::Full {
+        replid: srv.repl.replid.clone(),
+        offset: srv.repl.offset,
+        snapshot,
+    }
+}
+
+/// Loads a full sync's snapshot on a replica: everything it had is dropped.
+pub fn load_full(srv: &mut Server, replid: &str, offset: u64, snapshot: &[ReplOp]) {
+    crate::cmd::server::flush(srv, None);
+    for op in snapshot {
+        apply(srv, op);
+    }
+    srv.repl.dirty.clear();
+    srv.repl.replid = replid.to_string();
+    srv.repl.offset = offset;
+    srv.repl.backlog.clear();
+    srv.repl.backlog_histlen = 0;
+    if let Role::Replica {
+        state, last_io_ms, ..
+    } = &mut srv.repl.role
+    {
+        *state = LinkState::Connected;
+        *last_io_ms = srv.clock.unix_us() as i64 / 1000;
+    }
+}
+
+/// `REPLICAOF NO ONE` (or a failover's promotion): the replica becomes a
+/// master with a new history, remembering the old one so other replicas of
+/// the same master can continue from it (PSYNC2).
+pub fn promote(srv: &mut Server) {
+    if !srv.repl.is_replica() {
+        return;
+    }
+    let r = &mut srv.repl;
+    r.replid2 = std::mem::replace(&mut r.replid, String::new());
+    r.second_offset = r.offset as i64;
+    // A new ID from the node's own history, so runs replay identically.
+    let mut rng = fastrand::Rng::with_seed(srv.seed ^ r.offset ^ 0x6e65_7769_64);
+    r.replid = new_replid(&mut rng);
+    srv.repl.role = Role::Master;
+    srv.repl.start_capturing();
+}
+
+/// `REPLICAOF host port`: becomes a replica of that address; the link
+/// starts down (a driver connects it). Existing data stays until a full sync.
+pub fn demote(srv: &mut Server, host: &str, port: u16) {
+    let now_ms = srv.now_ms();
+    if let Role::Master = srv.repl.role {
+        // Its history may continue on the new master (PSYNC2): keep offsets.
+        srv.repl.replicas.clear();
+    }
+    srv.repl.role = Role::Replica {
+        host: host.to_string(),
+        port,
+        state: LinkState::Connect,
+        down_since_ms: now_ms,
+        last_io_ms: now_ms,
+    };
+}
+
+/// INFO's `# Replication` body.
+pub fn info(srv: &Server) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let now_ms = srv.now_ms();
+    let r = &srv.repl;
+    match &r.role {
+        Role::Master => {
+            let _ = write!(
+                o,
+                "role:master\r\nconnected_slaves:{}\r\n",
+                r.replicas.iter().filter(|x| x.online).count()
+            );
+            if srv.config.min_replicas_to_write > 0 && srv.config.min_replicas_max_lag > 0 {
+                let good = r.good_replicas(now_ms, srv.config.min_replicas_max_lag);
+                let _ = write!(o, "min_slaves_good_slaves:{good}\r\n");
+            }
+            for (i, x) in r.replicas.iter().enumerate() {
+                let (ip, port) = x.addr.rsplit_once(':').unwrap_or((x.addr.as_str(), "0"));
+                let _ = write!(
+                    o,
+                    "slave{i}:ip={ip},port={port},state={},offset={},lag={}\r\n",
+                    if x.online { "online" } else { "wait_bgsave" },
+                    x.ack_offset,
+                    (now_ms - x.last_ack_ms).max(0) / 1000
+                );
+            }
+        }
+        Role::Replica {
+            host,
+            port,
+            state,
+            down_since_ms,
+            last_io_ms,
+        } => {
+            let up = *state == LinkState::Connected;
+            let _ = write!(
+                o,
+                "role:slave\r\nmaster_host:{host}\r\nmaster_port:{port}\r\nmaster_link_status:{}\r\nmaster_last_io_seconds_ago:{}\r\nmaster_sync_in_progress:{}\r\nslave_read_repl_offset:{}\r\nslave_repl_offset:{}\r\n",
+                if up { "up" } else { "down" },
+                if up { (now_ms - last_io_ms).max(0) / 1000 } else { -1 },
+                u8::from(*state == LinkState::Sync),
+                r.offset,
+                r.offset
+            );
+            if !up {
+                let _ = write!(
+                    o,
+                    "master_link_down_since_seconds:{}\r\n",
+                    (now_ms - down_since_ms).max(0) / 1000
+                );
+            }
+            let _ = write!(
+                o,
+                "slave_priority:{}\r\nslave_read_only:{}\r\nreplica_announced:1\r\nconnected_slaves:{}\r\n",
+                srv.config.replica_priority,
+                u8::from(srv.config.replica_read_only),
+                r.replicas.iter().filter(|x| x.online).count()
+            );
+        }
+    }
+    let _ = write!(
+        o,
+        "master_failover_state:no-failover\r\nmaster_replid:{}\r\nmaster_replid2:{}\r\nmaster_repl_offset:{}\r\nsecond_repl_offset:{}\r\nrepl_backlog_active:{}\r\nrepl_backlog_size:{}\r\nrepl_backlog_first_byte_offset:{}\r\nrepl_backlog_histlen:{}\r\n",
+        r.replid,
+        r.replid2,
+        r.offset,
+        r.second_offset,
+        u8::from(r.capturing),
+        srv.config.repl_backlog_size,
+        if r.capturing { r.backlog_first_offset() } else { 0 },
+        r.backlog_histlen
+    );
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resp_lengths_match_the_wire() {
+        // *3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n
+        assert_eq!(resp_len(&[b"SET", b"k", b"v"]), 27);
+        // *2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n
+        assert_eq!(resp_len(&[b"SELECT", b"0"]), 23);
+    }
+}

@@ -1,0 +1,610 @@
+//! Replication and failover scenarios: a master, two replicas on lagging links, three sentinels that vote, and the acknowledged writes a failover throws away.
+//!
+//! The nodes are real engines wired by the replication API
+//! ([`crate::Engine::take_repl_stream`], [`crate::Engine::psync`],
+//! [`crate::Engine::replica_ack`]); the sentinels follow Sentinel's rules in
+//! miniature: each pings the master every second, marks it subjectively
+//! down (SDOWN) after `down-after-milliseconds` without a reply, objectively
+//! down (ODOWN) when `quorum` sentinels agree, and the first to see ODOWN
+//! asks for votes; with a majority it promotes the replica with the best
+//! priority and offset and repoints the other. A crashed master's unsent
+//! stream (still in its socket buffers) dies with it.
+
+use super::kernel::{Dist, Kernel, Micros, MS};
+use super::{Chart, Outcome, ParamSpec, Params, Scenario, ScenarioInfo, Series};
+use crate::repl::Sync;
+use crate::{ClientId, Engine, Frame, Options};
+
+pub const FAILOVER: Scenario = Scenario {
+    info: failover_info,
+    run: failover_run,
+};
+
+const MODES: &[&str] = &["async", "wait", "split-brain", "split-brain-min-replicas"];
+
+fn failover_info() -> ScenarioInfo {
+    ScenarioInfo {
+        id: "failover-lost-writes",
+        group: "topology",
+        title: "Failover loses acknowledged writes",
+        claim: "Replication is asynchronous: a write the master acknowledged can be missing from the replica Sentinel promotes; WAIT for every replica closes that window, and an isolated master keeps accepting writes that are discarded when it rejoins unless min-replicas-to-write stops it.",
+        look_for: "Watch the master's OK reach the client while the replication stream is still on the wire; the crash (or the partition) cuts it. Sentinels mark SDOWN, then ODOWN, vote, and promote the replica with the highest offset. Count the acknowledged writes the new master never saw: some in async mode, none when the client WAITs for both replicas. In split brain the old master's clients keep writing until it rejoins as a replica and a full resync wipes their writes.",
+        params: vec![
+            ParamSpec::choice("mode", 0, MODES, "async: plain writes; wait: WAIT for every replica after each write; split-brain: the master is isolated instead of crashing (optionally with min-replicas-to-write 1)"),
+            ParamSpec::num("write_every_ms", 5.0, (1.0, 100.0, 1.0), "ms", "pause between the client's writes"),
+            ParamSpec::num("repl_latency_ms", 20.0, (1.0, 500.0, 1.0), "ms", "one-way latency of the master→replica links (plus up to 50% jitter)"),
+            ParamSpec::num("fault_at_ms", 1000.0, (200.0, 5000.0, 50.0), "ms", "when the master crashes (or is cut off)"),
+            ParamSpec::num("down_after_ms", 1000.0, (100.0, 10000.0, 100.0), "ms", "Sentinel's down-after-milliseconds"),
+            ParamSpec::num("quorum", 2.0, (1.0, 3.0, 1.0), "", "sentinels (of 3) that must agree the master is down"),
+            ParamSpec::num("heal_after_ms", 3000.0, (500.0, 20000.0, 100.0), "ms", "split brain: how long the partition lasts"),
+        ],
+    }
+}
+
+/// Node indices.
+const M: usize = 0;
+const ADDRS: [&str; 3] = ["10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379"];
+
+#[derive(Clone, Debug)]
+enum Ev {
+    /// The client sends its next write to whoever it believes is master.
+    Write,
+    /// Ops from node `from` reach replica `to`.
+    Deliver {
+        from: usize,
+        to: usize,
+        ops: Vec<crate::repl::ReplOp>,
+    },
+    /// Replica `node` acknowledges its offset to its master.
+    Ack {
+        node: usize,
+        offset: u64,
+    },
+    /// Replicas' periodic REPLCONF ACK.
+    AckTick,
+    /// A WAIT gave up.
+    WaitTimeout,
+    Fault,
+    Heal,
+    /// Sentinel `s` pings the master.
+    Ping {
+        s: usize,
+    },
+}
+
+struct World {
+    nodes: Vec<Engine>,
+    /// The application's connection to each node.
+    conns: Vec<ClientId>,
+    /// An operator's connection to each node, for setup and for counting
+    /// (the application's may be blocked in WAIT).
+    admin: Vec<ClientId>,
+    /// Which node each node replicates from (None: a master).
+    master_of: Vec<Option<usize>>,
+    alive: Vec<bool>,
+    /// Node isolated from everyone but its own clients.
+    isolated: Option<usize>,
+    /// The node the client writes to.
+    client_target: usize,
+    link: Dist,
+    /// When the last message on each (from, to) link arrives, for FIFO order.
+    last_arrival: Vec<Vec<Micros>>,
+    /// Writes the client was told succeeded: (value, node that said OK).
+    acked: Vec<(u64, usize)>,
+    refused: u64,
+    next_value: u64,
+    waiting: bool,
+    /// Sentinel state: last successful ping reply per sentinel; who is down.
+    last_ok: [Micros; 3],
+    sdown: [bool; 3],
+    failed_over_at: Option<Micros>,
+    promoted: Option<usize>,
+}
+
+fn failover_run(p: &Params, seed: u64) -> Outcome {
+    let mode = p.choice("mode");
+    let mut out = Outcome::new("failover-lost-writes", seed, p);
+    let mut per_mode = Vec::new();
+    for (i, _) in MODES.iter().enumerate() {
+        let (lost, acked, o) = simulate(p, seed, i, i == mode);
+        per_mode.push((lost, acked));
+        if let Some(o) = o {
+            out = o;
+        }
+    }
+    let (lost, acked) = per_mode[mode];
+    out.metric("acknowledged writes", acked as f64, "writes");
+    out.metric("acknowledged then lost", lost as f64, "writes");
+    out.charts.push(
+        Chart::bars("Acknowledged writes lost, by mode", "writes", MODES).with(Series::new(
+            "lost",
+            per_mode
+                .iter()
+                .enumerate()
+                .map(|(i, (l, _))| (i as f64, *l as f64))
+                .collect(),
+        )),
+    );
+    let (async_lost, _) = per_mode[0];
+    let (wait_lost, _) = per_mode[1];
+    let (sb_lost, _) = per_mode[2];
+    let (sbm_lost, _) = per_mode[3];
+    out.check(
+        "an asynchronous failover loses at least one acknowledged write",
+        async_lost >= 1,
+        format!("{async_lost} acknowledged writes missing on the promoted replica"),
+    );
+    out.check(
+        "WAIT for every replica loses none",
+        wait_lost == 0,
+        format!("{wait_lost} lost with WAIT 2"),
+    );
+    out.check(
+        "an isolated master's writes are discarded when it rejoins, and min-replicas-to-write limits them",
+        sb_lost > 0 && sbm_lost < sb_lost,
+        format!("split brain lost {sb_lost}; with min-replicas-to-write 1 / max-lag 1 s: {sbm_lost}"),
+    );
+    out
+}
+
+/// Runs one mode; returns (lost, acknowledged, the full outcome when `record`).
+fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, Option<Outcome>) {
+    let split = mode >= 2;
+    let mut k: Kernel<Ev> = Kernel::new(seed);
+    let lat = (p.get("repl_latency_ms") * MS as f64) as Micros;
+    let link = Dist::jittered(lat, lat / 2);
+    let mut nodes = Vec::new();
+    let mut conns = Vec::new();
+    let mut admins = Vec::new();
+    for i in 0..3u64 {
+        let mut o = Options::new(seed.wrapping_mul(31).wrapping_add(i));
+        o.trace_capacity = 0;
+        let mut e = Engine::with_options(o);
+        let c = e.connect("client");
+        conns.push(c);
+        admins.push(e.connect("admin"));
+        nodes.push(e);
+    }
+    let mut w = World {
+        nodes,
+        conns,
+        admin: admins,
+        master_of: vec![None, Some(M), Some(M)],
+        alive: vec![true; 3],
+        isolated: None,
+        client_target: M,
+        link,
+        last_arrival: vec![vec![0; 3]; 3],
+        acked: Vec::new(),
+        refused: 0,
+        next_value: 0,
+        waiting: false,
+        last_ok: [0; 3],
+        sdown: [false; 3],
+        failed_over_at: None,
+        promoted: None,
+    };
+    if mode == 3 {
+        admin(&mut w, M, "CONFIG SET min-replicas-to-write 1");
+        admin(&mut w, M, "CONFIG SET min-replicas-max-lag 1");
+    }
+    for r in 1..3 {
+        admin(&mut w, r, "REPLICAOF 10.0.0.1 6379");
+        attach(&mut w, r, M);
+    }
+    let lanes = [
+        "client",
+        "master 10.0.0.1",
+        "replica 10.0.0.2",
+        "replica 10.0.0.3",
+        "sentinels",
+    ];
+    for (i, l) in lanes.iter().enumerate() {
+        k.rec.lane(
+            l,
+            if i == 0 {
+                "client"
+            } else if i == 4 {
+                "sentinel"
+            } else {
+                "redis"
+            },
+        );
+    }
+    k.rec.step_cap = 160;
+    let fault_at = (p.get("fault_at_ms") * MS as f64) as Micros;
+    let heal_after = (p.get("heal_after_ms") * MS as f64) as Micros;
+    let every = (p.get("write_every_ms") * MS as f64) as Micros;
+    let down_after = (p.get("down_after_ms") * MS as f64) as Micros;
+    let quorum = p.count("quorum") as usize;
+    let end = fault_at + down_after + heal_after + 2_000 * MS;
+    k.at(0, Ev::Write);
+    k.at(1000 * MS, Ev::AckTick);
+    k.at(fault_at, Ev::Fault);
+    if split {
+        k.at(fault_at + heal_after, Ev::Heal);
+    }
+    for s in 0..3 {
+        let phase = k.rng.u64(0..1000) * MS;
+        k.at(phase, Ev::Ping { s });
+    }
+    let mut lost_marked = false;
+    while let Some(ev) = k.next(end) {
+        let now = k.now();
+        // Every node's clock follows virtual time (cron, TTLs, WAIT timeouts, replica lag).
+        for n in &mut w.nodes {
+            n.advance_to(now);
+        }
+        match ev {
+            Ev::Write => {
+                if w.waiting {
+                    continue;
+                }
+                let t = w.client_target;
+                let reachable = w.alive[t];
+                if !reachable {
+                    // The client retries against whoever Sentinel names next.
+                    k.after(every.max(50 * MS), Ev::Write);
+                    continue;
+                }
+                w.next_value += 1;
+                let v = w.next_value;
+                let reply2 = exec(&mut w, t, &format!("SET w:{v} {v}"));
+                ship(&mut k, &mut w, t);
+                if reply2.is_error() {
+                    w.refused += 1;
+                    if record {
+                        k.rec.err(
+                            now,
+                            now + 200,
+                            0,
+                            t + 1,
+                            format!("write {v}: {}", crate::clifmt::format_reply(&reply2)),
+                        );
+                    }
+                    k.after(every, Ev::Write);
+                    continue;
+                }
+                if mode == 1 {
+                    let id = w.conns[t];
+                    match w.nodes[t].submit_line(id, "WAIT 2 200") {
+                        Some(Frame::Integer(n)) if n >= 2 => w.acked.push((v, t)),
+                        Some(_) => {}
+                        None => {
+                            w.waiting = true;
+                            if w.nodes[t].take_ack_request() {
+                                for r in 1..3 {
+                                    let off = w.nodes[r].repl().offset;
+                                    send_ack(&mut k, &mut w, r, off);
+                                }
+                            }
+                            k.after(200 * MS, Ev::WaitTimeout);
+                        }
+                    }
+                } else {
+                    w.acked.push((v, t));
+                    if record && v % 20 == 0 {
+                        k.rec
+                            .msg(now, now + 200, 0, t + 1, format!("SET w:{v} → OK"));
+                    }
+                }
+                if !w.waiting {
+                    k.after(every, Ev::Write);
+                }
+            }
+            Ev::Deliver { from, to, ops } => {
+                // A dead master's stream still in its buffers or on the
+                // wire is lost with the connection.
+                if !w.alive[to] || !w.alive[from] || w.master_of[to] != Some(from) {
+                    continue;
+                }
+                let before = w.nodes[to].repl().offset;
+                w.nodes[to].apply_repl(&ops);
+                let off = w.nodes[to].repl().offset;
+                if mode == 1 && off > before {
+                    send_ack(&mut k, &mut w, to, off);
+                }
+                ship(&mut k, &mut w, to);
+            }
+            Ev::Ack { node, offset } => {
+                let Some(m) = w.master_of[node] else { continue };
+                if !w.alive[m] {
+                    continue;
+                }
+                w.nodes[m].replica_ack(ADDRS[node], offset);
+                for (_, f) in w.nodes[m].take_unblocked() {
+                    if let Frame::Integer(n) = f {
+                        if w.waiting {
+                            w.waiting = false;
+                            if n >= 2 {
+                                w.acked.push((w.next_value, m));
+                            }
+                            k.after(every, Ev::Write);
+                        }
+                    }
+                }
+            }
+            Ev::AckTick => {
+                for r in 0..3 {
+                    if w.master_of[r].is_some() && w.alive[r] {
+                        let off = w.nodes[r].repl().offset;
+                        send_ack(&mut k, &mut w, r, off);
+                    }
+                }
+                k.after(1000 * MS, Ev::AckTick);
+            }
+            Ev::WaitTimeout => {
+                let t = w.client_target;
+                if !w.alive[t] {
+                    // The WAIT's connection died with the node: no reply.
+                    w.waiting = false;
+                    k.after(every, Ev::Write);
+                    continue;
+                }
+                w.nodes[t].advance_to(now + MS);
+                for (_, f) in w.nodes[t].take_unblocked() {
+                    if let (Frame::Integer(n), true) = (f, w.waiting) {
+                        w.waiting = false;
+                        if n >= 2 {
+                            w.acked.push((w.next_value, t));
+                        }
+                        k.after(every, Ev::Write);
+                    }
+                }
+                if w.waiting && !w.alive[t] {
+                    w.waiting = false;
+                    k.after(every, Ev::Write);
+                }
+            }
+            Ev::Fault => {
+                if split {
+                    w.isolated = Some(M);
+                    k.rec.local(now, now + 20 * MS, 1, "partition: master cut off from replicas and sentinels, not from its client");
+                    k.rec.mark(
+                        now,
+                        1,
+                        "info",
+                        "The master is isolated but alive: its client keeps writing to it.",
+                    );
+                } else {
+                    w.alive[M] = false;
+                    k.rec.local(now, now + 20 * MS, 1, "crash");
+                    let on_wire = w.nodes[M]
+                        .repl()
+                        .offset
+                        .saturating_sub(w.nodes[1].repl().offset.max(w.nodes[2].repl().offset));
+                    k.rec.mark(now, 1, "bad", format!("The master dies with {on_wire} bytes of acknowledged stream no replica has applied."));
+                }
+            }
+            Ev::Heal => {
+                w.isolated = None;
+                k.rec.local(now, now + 20 * MS, 1, "partition heals");
+                if let Some(newm) = w.promoted {
+                    // Sentinel reconfigures the old master as a replica of the new one.
+                    admin(&mut w, M, &format!("REPLICAOF {} 6379", &ADDRS[newm][..8]));
+                    w.master_of[M] = Some(newm);
+                    let full = attach(&mut w, M, newm);
+                    k.rec.msg(
+                        now,
+                        now + 10 * MS,
+                        4,
+                        1,
+                        format!(
+                            "REPLICAOF {} ({})",
+                            ADDRS[newm],
+                            if full { "full resync" } else { "partial" }
+                        ),
+                    );
+                    if w.client_target == M {
+                        w.client_target = newm;
+                    }
+                    k.rec.mark(now + 10 * MS, 1, "bad", "The old master rejoins as a replica: a full resync replaces its data, and every write its clients made during the partition is gone.");
+                }
+            }
+            Ev::Ping { s } => {
+                let cur = w.promoted.unwrap_or(M);
+                let reachable = w.alive[cur] && w.isolated != Some(cur);
+                if reachable {
+                    w.last_ok[s] = now;
+                    w.sdown[s] = false;
+                } else if now.saturating_sub(w.last_ok[s]) >= down_after
+                    && !w.sdown[s]
+                    && w.promoted.is_none()
+                {
+                    w.sdown[s] = true;
+                    if record {
+                        k.rec.local(
+                            now,
+                            now + 5 * MS,
+                            4,
+                            format!("sentinel {} +sdown master", s + 1),
+                        );
+                    }
+                    let agree = w.sdown.iter().filter(|d| **d).count();
+                    if agree >= quorum && w.promoted.is_none() {
+                        k.rec.mark(now, 4, "info", format!("+odown: {agree} of 3 sentinels agree (quorum {quorum}); sentinel {} asks for votes and wins a majority", s + 1));
+                        let best = failover(&mut w, now);
+                        k.rec
+                            .msg(now, now + 5 * MS, 4, best + 1, "REPLICAOF NO ONE");
+                        for r in 1..3 {
+                            if r != best {
+                                k.rec.msg(
+                                    now,
+                                    now + 5 * MS,
+                                    4,
+                                    r + 1,
+                                    format!("REPLICAOF {}", ADDRS[best]),
+                                );
+                            }
+                        }
+                        k.rec.msg(
+                            now + 5 * MS,
+                            now + 6 * MS,
+                            4,
+                            0,
+                            format!("+switch-master {}", ADDRS[best]),
+                        );
+                        if !split {
+                            w.client_target = best;
+                        }
+                    }
+                }
+                k.after(1000 * MS, Ev::Ping { s });
+            }
+        }
+        if record && !lost_marked && w.promoted.is_some() {
+            lost_marked = true;
+            let b = w.promoted.unwrap_or(1);
+            let missing = missing_writes(&mut w, b);
+            if missing > 0 {
+                k.rec.mark(now, b + 1, "bad", format!("The promoted replica lacks {missing} writes the client was told succeeded."));
+            } else {
+                k.rec.mark(
+                    now,
+                    b + 1,
+                    "good",
+                    "The promoted replica holds every acknowledged write.",
+                );
+            }
+        }
+    }
+    // Lost: acknowledged writes the final master does not hold.
+    let final_master = w.promoted.unwrap_or(M);
+    let lost = missing_writes(&mut w, final_master);
+    let acked = w.acked.len() as u64;
+    if !record {
+        return (lost, acked, None);
+    }
+    let mut out = Outcome::new("failover-lost-writes", seed, p);
+    out.duration_us = k.now();
+    if let Some(t) = w.failed_over_at {
+        out.metric(
+            "failover after the fault",
+            (t.saturating_sub(fault_at)) as f64 / MS as f64,
+            "ms",
+        );
+    }
+    out.metric("writes refused", w.refused as f64, "writes");
+    out.note(format!(
+        "{} writes acknowledged, {lost} of them missing on the final master (node {}).",
+        acked, ADDRS[final_master]
+    ));
+    out.diagram = Some(k.rec.take_diagram());
+    (lost, acked, Some(out))
+}
+
+/// Acknowledged writes missing from `node`.
+fn missing_writes(w: &mut World, node: usize) -> u64 {
+    let acked: Vec<u64> = w.acked.iter().map(|(v, _)| *v).collect();
+    acked
+        .into_iter()
+        .filter(|v| admin(w, node, &format!("EXISTS w:{v}")) != Frame::Integer(1))
+        .count() as u64
+}
+
+/// Runs `line` on `node` from the application's connection.
+fn exec(w: &mut World, node: usize, line: &str) -> Frame {
+    let c = w.conns[node];
+    w.nodes[node].execute_line(c, line)
+}
+
+/// Runs `line` on `node` from the operator's connection (setup, REPLICAOF, counting).
+fn admin(w: &mut World, node: usize, line: &str) -> Frame {
+    let c = w.admin[node];
+    w.nodes[node].execute_line(c, line)
+}
+
+/// Replica `r` (re)connects to `m`: PSYNC, then a partial or full sync.
+/// Returns true when it was a full sync.
+fn attach(w: &mut World, r: usize, m: usize) -> bool {
+    let (id, off) = w.nodes[r].psync_request();
+    let s = w.nodes[m].psync(ADDRS[r], &id, off);
+    let full = matches!(s, Sync::Full { .. });
+    w.nodes[r].finish_sync(&s);
+    let off = w.nodes[r].repl().offset;
+    w.nodes[m].replica_ack(ADDRS[r], off);
+    full
+}
+
+/// Sends what node `from` produced to its replicas over the links.
+fn ship(k: &mut Kernel<Ev>, w: &mut World, from: usize) {
+    let ops = w.nodes[from].take_repl_stream();
+    if ops.is_empty() || !w.alive[from] || w.isolated == Some(from) {
+        return;
+    }
+    for to in 0..3 {
+        if w.master_of[to] != Some(from) || w.isolated == Some(to) {
+            continue;
+        }
+        let at = (k.now() + w.link.sample(&mut k.rng)).max(w.last_arrival[from][to]);
+        w.last_arrival[from][to] = at;
+        k.at(
+            at,
+            Ev::Deliver {
+                from,
+                to,
+                ops: ops.clone(),
+            },
+        );
+    }
+}
+
+fn send_ack(k: &mut Kernel<Ev>, w: &mut World, node: usize, offset: u64) {
+    let Some(m) = w.master_of[node] else { return };
+    if w.isolated == Some(m) || w.isolated == Some(node) {
+        return;
+    }
+    let d = w.link.sample(&mut k.rng);
+    k.after(d, Ev::Ack { node, offset });
+}
+
+/// The elected sentinel's failover: the best replica (priority, then
+/// offset, then address) becomes master; the other follows it.
+fn failover(w: &mut World, now: Micros) -> usize {
+    let best = (1..3)
+        .filter(|&r| w.alive[r])
+        .max_by_key(|&r| (w.nodes[r].repl().offset, std::cmp::Reverse(r)))
+        .unwrap_or(1);
+    admin(w, best, "REPLICAOF NO ONE");
+    w.master_of[best] = None;
+    for r in 1..3 {
+        if r != best {
+            admin(w, r, &format!("REPLICAOF {} 6379", &ADDRS[best][..8]));
+            w.master_of[r] = Some(best);
+            attach(w, r, best);
+        }
+    }
+    w.promoted = Some(best);
+    w.failed_over_at = Some(now);
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn async_loses_writes_wait_does_not_and_split_brain_discards() {
+        for seed in [1, 2, 3] {
+            let out = crate::sim::run("failover-lost-writes", seed, &[]).unwrap();
+            for c in &out.checks {
+                assert!(c.passed, "seed {seed}: {} ({})", c.claim, c.detail);
+            }
+            assert!(out.diagram.as_ref().is_some_and(|d| !d.marks.is_empty()));
+        }
+    }
+
+    #[test]
+    fn a_fast_link_narrows_the_loss() {
+        let o = |lat: &str| {
+            let out = crate::sim::run(
+                "failover-lost-writes",
+                1,
+                &[("repl_latency_ms".into(), lat.into())],
+            )
+            .unwrap();
+            out.metric_value("acknowledged then lost").unwrap()
+        };
+        assert!(o("2") <= o("100"), "less lag, fewer lost writes");
+    }
+}

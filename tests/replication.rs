@@ -1,0 +1,373 @@
+//! Replication: the stream's offsets against a real master/replica pair of redis-servers, and the engine's replicas, WAIT, min-replicas, resyncs and promotion on the virtual clock.
+
+use redsim_engine::repl::Sync;
+use redsim_engine::{ClientId, Engine, Frame};
+use redsim_tests::{Conn, RedisServer};
+use std::time::{Duration, Instant};
+
+fn cmd(e: &mut Engine, c: ClientId, line: &str) -> Frame {
+    e.execute_line(c, line)
+}
+
+fn info_field(text: &str, name: &str) -> Option<String> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}:")))
+        .map(|v| v.trim().to_string())
+}
+
+fn info(e: &mut Engine, c: ClientId) -> String {
+    match cmd(e, c, "INFO replication") {
+        Frame::Verbatim(_, b) | Frame::Bulk(b) => String::from_utf8_lossy(&b).into_owned(),
+        other => panic!("INFO gave {other:?}"),
+    }
+}
+
+fn conn_info(c: &mut Conn) -> String {
+    match c.cmd(&["INFO", "replication"]) {
+        Frame::Verbatim(_, b) | Frame::Bulk(b) => String::from_utf8_lossy(&b).into_owned(),
+        other => panic!("INFO gave {other:?}"),
+    }
+}
+
+/// A master and a replica wired by hand: ops flow when `sync` is called.
+struct Pair {
+    master: Engine,
+    replica: Engine,
+    m: ClientId,
+    r: ClientId,
+}
+
+impl Pair {
+    fn new() -> Pair {
+        let mut master = Engine::new(1);
+        let mut replica = Engine::new(2);
+        let m = master.connect("m");
+        let r = replica.connect("r");
+        assert_eq!(
+            cmd(&mut replica, r, "REPLICAOF 127.0.0.1 6379"),
+            Frame::ok()
+        );
+        let (id, off) = replica.psync_request();
+        let s = master.psync("127.0.0.1:6380", &id, off);
+        assert!(
+            matches!(s, Sync::Full { .. }),
+            "a new replica takes a full sync"
+        );
+        replica.finish_sync(&s);
+        Pair {
+            master,
+            replica,
+            m,
+            r,
+        }
+    }
+
+    fn sync(&mut self) {
+        let ops = self.master.take_repl_stream();
+        self.replica.apply_repl(&ops);
+    }
+
+    fn ack(&mut self) {
+        let off = self.replica.repl().offset;
+        self.master.replica_ack("127.0.0.1:6380", off);
+    }
+
+    fn advance(&mut self, ms: u64) {
+        let t = self.master.now_us() + ms * 1000;
+        self.master.advance_to(t);
+        self.replica.advance_to(t);
+    }
+}
+
+#[test]
+fn writes_reach_the_replica_only_when_the_stream_is_delivered() {
+    let mut p = Pair::new();
+    cmd(&mut p.master, p.m, "SET a 1");
+    cmd(&mut p.master, p.m, "HSET h f v");
+    assert_eq!(
+        cmd(&mut p.replica, p.r, "GET a"),
+        Frame::Null,
+        "nothing delivered yet: a stale read"
+    );
+    p.sync();
+    assert_eq!(cmd(&mut p.replica, p.r, "GET a"), Frame::bulk("1"));
+    assert_eq!(cmd(&mut p.replica, p.r, "HGET h f"), Frame::bulk("v"));
+    assert_eq!(p.replica.repl().offset, p.master.repl().offset);
+    let err = cmd(&mut p.replica, p.r, "SET a 2");
+    assert_eq!(
+        err,
+        Frame::err("READONLY You can't write against a read only replica.")
+    );
+    // MULTI with a write is refused at EXEC, as Redis checks the queue's flags.
+    cmd(&mut p.replica, p.r, "MULTI");
+    cmd(&mut p.replica, p.r, "GET a");
+    cmd(&mut p.replica, p.r, "INCR a");
+    let exec = cmd(&mut p.replica, p.r, "EXEC");
+    assert!(exec.is_error(), "{exec:?}");
+}
+
+#[test]
+fn replicas_do_not_expire_keys_but_report_them_missing_until_the_masters_del() {
+    let mut p = Pair::new();
+    cmd(&mut p.master, p.m, "SET k v PX 100");
+    p.sync();
+    // Time passes; whatever the master reclaims has not reached the replica yet.
+    p.advance(500);
+    assert_eq!(cmd(&mut p.replica, p.r, "GET k"), Frame::Null, "logically expired");
+    assert_eq!(cmd(&mut p.replica, p.r, "TTL k"), Frame::Integer(-2));
+    assert_eq!(cmd(&mut p.replica, p.r, "DBSIZE"), Frame::Integer(1), "but still held");
+    // The master's expiry (active, or lazy on this GET) propagates a DEL, which reclaims it.
+    assert_eq!(cmd(&mut p.master, p.m, "GET k"), Frame::Null);
+    p.sync();
+    assert_eq!(cmd(&mut p.replica, p.r, "DBSIZE"), Frame::Integer(0));
+}
+
+#[test]
+fn wait_counts_acknowledgements_and_rolls_nothing_back() {
+    let mut p = Pair::new();
+    cmd(&mut p.master, p.m, "SET a 1");
+    assert_eq!(
+        p.master.submit_line(p.m, "WAIT 1 1000"),
+        None,
+        "blocks until an ack"
+    );
+    assert!(p.master.take_ack_request(), "WAIT asks replicas for an ACK");
+    p.sync();
+    p.ack();
+    assert_eq!(p.master.take_unblocked(), vec![(p.m, Frame::Integer(1))]);
+    // Two replicas wanted, one acks: the timeout answers 1; the write stays.
+    cmd(&mut p.master, p.m, "SET a 2");
+    assert_eq!(p.master.submit_line(p.m, "WAIT 2 100"), None);
+    p.sync();
+    p.ack();
+    assert!(p.master.take_unblocked().is_empty());
+    p.advance(150);
+    assert_eq!(p.master.take_unblocked(), vec![(p.m, Frame::Integer(1))]);
+    assert_eq!(cmd(&mut p.master, p.m, "GET a"), Frame::bulk("2"));
+    // Errors as Redis gives them.
+    assert_eq!(
+        cmd(&mut p.master, p.m, "WAIT x 0"),
+        Frame::err("ERR value is not an integer or out of range")
+    );
+    assert_eq!(
+        cmd(&mut p.master, p.m, "WAIT 1 -1"),
+        Frame::err("ERR timeout is negative")
+    );
+    assert!(
+        matches!(cmd(&mut p.replica, p.r, "WAIT 0 0"), Frame::Error(e) if e.starts_with("ERR WAIT cannot be used with replica instances"))
+    );
+}
+
+#[test]
+fn min_replicas_to_write_refuses_writes_without_fresh_acks() {
+    let mut p = Pair::new();
+    cmd(&mut p.master, p.m, "CONFIG SET min-replicas-to-write 1");
+    cmd(&mut p.master, p.m, "CONFIG SET min-replicas-max-lag 2");
+    assert_eq!(
+        cmd(&mut p.master, p.m, "SET a 1"),
+        Frame::ok(),
+        "the replica acked at sync"
+    );
+    p.advance(3500);
+    assert_eq!(
+        cmd(&mut p.master, p.m, "SET a 2"),
+        Frame::err("NOREPLICAS Not enough good replicas to write.")
+    );
+    assert_eq!(
+        cmd(&mut p.master, p.m, "GET a"),
+        Frame::bulk("1"),
+        "reads still served"
+    );
+    p.sync();
+    p.ack();
+    assert_eq!(cmd(&mut p.master, p.m, "SET a 3"), Frame::ok());
+}
+
+#[test]
+fn a_short_disconnect_resyncs_partially_and_a_long_one_fully() {
+    let mut p = Pair::new();
+    cmd(&mut p.master, p.m, "SET a 1");
+    p.sync();
+    p.replica.master_link_down();
+    let _lost = p.master.take_repl_stream(); // in flight when the link dropped
+    for i in 0..10 {
+        cmd(&mut p.master, p.m, &format!("SET k{i} {i}"));
+    }
+    let (id, off) = p.replica.psync_request();
+    let s = p.master.psync("127.0.0.1:6380", &id, off);
+    let Sync::Partial(ops) = &s else {
+        panic!("expected +CONTINUE, got {s:?}")
+    };
+    assert_eq!(ops.len(), 10);
+    p.replica.finish_sync(&s);
+    assert_eq!(p.replica.repl().offset, p.master.repl().offset);
+    assert_eq!(cmd(&mut p.replica, p.r, "GET k9"), Frame::bulk("9"));
+
+    // A backlog smaller than what was missed forces a full sync.
+    cmd(&mut p.master, p.m, "CONFIG SET repl-backlog-size 200");
+    p.replica.master_link_down();
+    let _ = p.master.take_repl_stream();
+    for i in 0..20 {
+        cmd(&mut p.master, p.m, &format!("SET x{i} {i}"));
+    }
+    let (id, off) = p.replica.psync_request();
+    let s = p.master.psync("127.0.0.1:6380", &id, off);
+    assert!(
+        matches!(s, Sync::Full { .. }),
+        "backlog overwritten: full resync"
+    );
+    p.replica.finish_sync(&s);
+    assert_eq!(cmd(&mut p.replica, p.r, "GET x19"), Frame::bulk("19"));
+    assert_eq!(
+        cmd(&mut p.replica, p.r, "DBSIZE"),
+        cmd(&mut p.master, p.m, "DBSIZE")
+    );
+}
+
+#[test]
+fn a_promoted_replica_keeps_the_old_history_for_the_other_replicas() {
+    let mut p = Pair::new();
+    let mut r2 = Engine::new(3);
+    let c2 = r2.connect("r2");
+    cmd(&mut r2, c2, "REPLICAOF 127.0.0.1 6379");
+    let (id, off) = r2.psync_request();
+    let s = p.master.psync("127.0.0.1:6381", &id, off);
+    r2.finish_sync(&s);
+    cmd(&mut p.master, p.m, "SET a 1");
+    let ops = p.master.take_repl_stream();
+    p.replica.apply_repl(&ops);
+    r2.apply_repl(&ops);
+    // An acknowledged-by-nobody write that only the master saw:
+    cmd(&mut p.master, p.m, "SET lost yes");
+    // Failover: the first replica is promoted, the second follows it.
+    assert_eq!(cmd(&mut p.replica, p.r, "REPLICAOF NO ONE"), Frame::ok());
+    let role = cmd(&mut p.replica, p.r, "ROLE");
+    assert!(
+        matches!(&role, Frame::Array(v) if v[0] == Frame::bulk("master")),
+        "{role:?}"
+    );
+    cmd(&mut r2, c2, "REPLICAOF 127.0.0.1 6380");
+    let (id, off) = r2.psync_request();
+    let s = p.replica.psync("127.0.0.1:6381", &id, off);
+    assert!(
+        matches!(s, Sync::Partial(_)),
+        "PSYNC2: the old replid continues"
+    );
+    r2.finish_sync(&s);
+    assert_eq!(cmd(&mut r2, c2, "GET a"), Frame::bulk("1"));
+    assert_eq!(
+        cmd(&mut r2, c2, "GET lost"),
+        Frame::Null,
+        "the write only the old master had is gone"
+    );
+    let i = info(&mut p.replica, p.r);
+    assert_eq!(info_field(&i, "role").as_deref(), Some("master"));
+    assert_eq!(info_field(&i, "connected_slaves").as_deref(), Some("1"));
+}
+
+/// Waits (wall clock, real servers) until `f` holds.
+fn eventually(what: &str, mut f: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !f() {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn offsets_grow_by_the_commands_resp_length_as_on_a_real_master() {
+    let master = RedisServer::start(&["--repl-ping-replica-period", "3600"]);
+    let replica = RedisServer::start(&["--repl-ping-replica-period", "3600"]);
+    let mut mc = master.conn();
+    let mut rc = replica.conn();
+    rc.cmd(&["REPLICAOF", "127.0.0.1", &master.port.to_string()]);
+    eventually("the replica to sync", || {
+        info_field(&conn_info(&mut rc), "master_link_status").as_deref() == Some("up")
+    });
+    let mut sim = Pair::new();
+    let script = [
+        "SET a 1",
+        "SET b hello",
+        "INCR counter",
+        "HSET h f1 v1 f2 v2",
+        "LPUSH l x y z",
+        "SADD s m1 m2",
+        "DEL a",
+        "SELECT 3",
+        "SET in3 v",
+        "SELECT 0",
+        "SET back 0",
+        "MSET m1 1 m2 2",
+    ];
+    let offset = |c: &mut Conn| -> i64 {
+        info_field(&conn_info(c), "master_repl_offset")
+            .and_then(|v| v.parse().ok())
+            .unwrap()
+    };
+    let sim_offset = |p: &mut Pair| p.master.repl().offset as i64;
+    let (r0, s0) = (offset(&mut mc), sim_offset(&mut sim));
+    let mut real = Vec::new();
+    let mut ours = Vec::new();
+    for line in script {
+        let parts: Vec<&str> = line.split(' ').collect();
+        let a = mc.cmd(&parts);
+        let b = cmd(&mut sim.master, sim.m, line);
+        assert_eq!(a, b, "{line}");
+        sim.master.take_repl_stream();
+        real.push(offset(&mut mc) - r0);
+        ours.push(sim_offset(&mut sim) - s0);
+    }
+    // Redis' first write of a connection's database also sends a SELECT;
+    // both count it once, then only on a change of database.
+    assert_eq!(ours, real, "offset after each command: redsim vs redis");
+    // ROLE and INFO's shape on a real replica and ours.
+    eventually("the replica to catch up", || {
+        info_field(&conn_info(&mut rc), "slave_repl_offset")
+            == info_field(&conn_info(&mut mc), "master_repl_offset")
+    });
+    let real_role = rc.cmd(&["ROLE"]);
+    let Frame::Array(rv) = &real_role else {
+        panic!("{real_role:?}")
+    };
+    assert_eq!(rv[0], Frame::bulk("slave"));
+    assert_eq!(rv[3], Frame::bulk("connected"));
+    let our_role = cmd(&mut sim.replica, sim.r, "ROLE");
+    let Frame::Array(ov) = &our_role else {
+        panic!("{our_role:?}")
+    };
+    assert_eq!((ov.len(), &ov[0], &ov[3]), (rv.len(), &rv[0], &rv[3]));
+    assert_eq!(
+        rc.cmd(&["SET", "x", "1"]),
+        cmd(&mut sim.replica, sim.r, "SET x 1")
+    );
+    assert_eq!(
+        rc.cmd(&["WAIT", "0", "0"]),
+        cmd(&mut sim.replica, sim.r, "WAIT 0 0")
+    );
+    assert_eq!(
+        mc.cmd(&["REPLICAOF", "127.0.0.1", "70000"]),
+        cmd(&mut sim.master, sim.m, "REPLICAOF 127.0.0.1 70000")
+    );
+    assert_eq!(
+        mc.cmd(&["WAIT", "1", "-5"]),
+        cmd(&mut sim.master, sim.m, "WAIT 1 -5")
+    );
+    assert_eq!(
+        mc.cmd(&["WAIT", "1", "abc"]),
+        cmd(&mut sim.master, sim.m, "WAIT 1 abc")
+    );
+    // second_repl_offset is not compared: 7.0.15 reports 1 on a master
+    // that never changed history, where 7.2's code path leaves -1.
+    let fields = ["role", "connected_slaves", "repl_backlog_active"];
+    let (mi, si) = (conn_info(&mut mc), info(&mut sim.master, sim.m));
+    for f in fields {
+        assert_eq!(
+            info_field(&mi, f),
+            info_field(&si, f),
+            "INFO replication {f}"
+        );
+    }
+}
