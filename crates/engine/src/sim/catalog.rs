@@ -9,7 +9,12 @@ pub struct Scenario {
 }
 
 /// Every scenario, in catalogue order. Add new ones here.
-const SCENARIOS: &[Scenario] = &[];
+const SCENARIOS: &[Scenario] = &[
+    super::memory::LRU_APPROXIMATION,
+    super::memory::LRU_VS_LFU_SCAN,
+    super::memory::VOLATILE_OOM,
+    super::memory::EXPIRY_AVALANCHE,
+];
 
 /// Info for every scenario, in catalogue order.
 pub fn catalog() -> Vec<ScenarioInfo> {

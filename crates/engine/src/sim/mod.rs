@@ -13,6 +13,7 @@
 pub mod cacheaside;
 pub mod catalog;
 pub mod kernel;
+pub mod memory;
 pub mod outcome;
 pub mod params;
 pub mod zipf;
