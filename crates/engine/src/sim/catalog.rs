@@ -14,6 +14,14 @@ const SCENARIOS: &[Scenario] = &[
     super::memory::LRU_VS_LFU_SCAN,
     super::memory::VOLATILE_OOM,
     super::memory::EXPIRY_AVALANCHE,
+    // coordination
+    super::coord::DISTRIBUTED_LOCK,
+    super::coord::REDLOCK,
+    super::coord_rate::RATE_LIMITS,
+    super::coord_queue::QUEUES,
+    super::coord_queue::PUBSUB_VS_STREAMS,
+    super::coord_ops::WRITE_BEHIND_COUNTERS,
+    super::coord_ops::SCAN_VS_KEYS,
 ];
 
 /// Info for every scenario, in catalogue order.

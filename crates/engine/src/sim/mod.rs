@@ -12,6 +12,10 @@
 
 pub mod cacheaside;
 pub mod catalog;
+pub mod coord;
+pub mod coord_ops;
+pub mod coord_queue;
+pub mod coord_rate;
 pub mod kernel;
 pub mod memory;
 pub mod outcome;
