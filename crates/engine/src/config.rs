@@ -132,6 +132,17 @@ pub struct Config {
     /// `busy-reply-threshold` (alias `lua-time-limit`), in ms: also sets
     /// a script's step budget (`script::budget_for`).
     pub busy_reply_threshold: i64,
+    /// `lazyfree-lazy-eviction`: evicted values go to the lazy-free thread.
+    pub lazyfree_lazy_eviction: bool,
+    /// `lazyfree-lazy-expire`: expired values go to the lazy-free thread.
+    pub lazyfree_lazy_expire: bool,
+    /// `lazyfree-lazy-server-del`: values the server deletes or overwrites
+    /// as a side effect (RENAME, SET over a key, emptied collections) too.
+    pub lazyfree_lazy_server_del: bool,
+    /// `lazyfree-lazy-user-del`: DEL behaves like UNLINK.
+    pub lazyfree_lazy_user_del: bool,
+    /// `lazyfree-lazy-user-flush`: FLUSHALL/FLUSHDB without SYNC or ASYNC free in the background.
+    pub lazyfree_lazy_user_flush: bool,
 }
 
 impl Default for Config {
@@ -164,6 +175,12 @@ impl Default for Config {
             stream_node_max_bytes: 4096,
             stream_node_max_entries: 100,
             busy_reply_threshold: 5000,
+            // Redis 7.2's defaults: every lazy path off.
+            lazyfree_lazy_eviction: false,
+            lazyfree_lazy_expire: false,
+            lazyfree_lazy_server_del: false,
+            lazyfree_lazy_user_del: false,
+            lazyfree_lazy_user_flush: false,
         }
     }
 }
@@ -544,6 +561,53 @@ pub static PARAMS: &[Param] = &[
             Ok(())
         },
     },
+    // Lazy freeing (lazyfree.rs): which deletions hand big values to the
+    // background thread.
+    Param {
+        name: "lazyfree-lazy-eviction",
+        mutable: true,
+        get: |c| yes_or_no(c.lazyfree_lazy_eviction),
+        set: |c, v| {
+            c.lazyfree_lazy_eviction = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "lazyfree-lazy-expire",
+        mutable: true,
+        get: |c| yes_or_no(c.lazyfree_lazy_expire),
+        set: |c, v| {
+            c.lazyfree_lazy_expire = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "lazyfree-lazy-server-del",
+        mutable: true,
+        get: |c| yes_or_no(c.lazyfree_lazy_server_del),
+        set: |c, v| {
+            c.lazyfree_lazy_server_del = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "lazyfree-lazy-user-del",
+        mutable: true,
+        get: |c| yes_or_no(c.lazyfree_lazy_user_del),
+        set: |c, v| {
+            c.lazyfree_lazy_user_del = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "lazyfree-lazy-user-flush",
+        mutable: true,
+        get: |c| yes_or_no(c.lazyfree_lazy_user_flush),
+        set: |c, v| {
+            c.lazyfree_lazy_user_flush = parse_bool(v)?;
+            Ok(())
+        },
+    },
     // There is no persistence yet, so these report it off and cannot be
     // changed (redis-benchmark and some clients read them). Start-up accepts
     // only the value that is already true.
@@ -560,6 +624,22 @@ pub static PARAMS: &[Param] = &[
         set: |_, v| only(v, "no"),
     },
 ];
+
+/// A boolean parameter as CONFIG GET shows it.
+fn yes_or_no(b: bool) -> String {
+    if b { "yes" } else { "no" }.into()
+}
+
+/// `yesnotoi` for a `BOOL_CONFIG`: `yes` or `no` in any case, else Redis' error.
+fn parse_bool(v: &str) -> Result<bool, String> {
+    if v.eq_ignore_ascii_case("yes") {
+        Ok(true)
+    } else if v.eq_ignore_ascii_case("no") {
+        Ok(false)
+    } else {
+        Err("argument must be 'yes' or 'no'".into())
+    }
+}
 
 /// A `size_t` parameter with `INTEGER_CONFIG` parsing, bounded 0..=LONG_MAX.
 fn size_t(v: &str) -> Result<u64, String> {

@@ -247,9 +247,13 @@ impl Engine {
             });
         }
         c.last_interaction_us = srv.clock.now_us();
+        srv.lazyfree_drain();
         srv.blocking.deny = !may_block;
         let reply = cmd::dispatch(srv, c, args);
         srv.blocking.deny = false;
+        // Synchronous freeing kept the server busy: the command completes
+        // (and the next one starts) that much later.
+        srv.settle_stall();
         cmd::server::sync_client(srv, c);
         if let Some(mut req) = srv.blocking.take_request() {
             // Counted once, when it completes (served or timed out).
@@ -393,6 +397,7 @@ impl Engine {
             // Redis' eviction timer proc: finish what a command ran out of time for.
             crate::evict::perform_evictions(&mut self.srv);
         }
+        self.srv.settle_stall();
     }
 
     /// Virtual microseconds since the start.
@@ -420,11 +425,14 @@ impl Engine {
             if self.srv.next_cron_us > t_us {
                 break;
             }
-            let at = self.srv.next_cron_us;
+            // A stall (synchronous freeing) may have carried the clock past
+            // the tick: it runs late, once, and the next one is a period
+            // after it ends, as Redis' timer reschedules after its proc.
+            let at = self.srv.next_cron_us.max(self.srv.clock.now_us());
             self.srv.clock.set(at);
             self.cron();
             self.before_sleep();
-            self.srv.next_cron_us = at + cron_period_us(&self.srv);
+            self.srv.next_cron_us = self.srv.clock.now_us().max(at) + cron_period_us(&self.srv);
         }
         if t_us > self.srv.clock.now_us() {
             self.srv.clock.set(t_us);
@@ -448,6 +456,8 @@ impl Engine {
         for db in &mut srv.dbs {
             db.shrink_tables();
         }
+        cmd::server::cron_memory_sample(srv);
+        srv.settle_stall();
     }
 
     /// The trace of everything that happened.

@@ -255,6 +255,7 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
     let limit_ns = time_limit_us(srv.config.maxmemory_eviction_tenacity).saturating_mul(1000);
     let mut freed: u64 = 0;
     let mut keys_freed: u64 = 0;
+    let mut free_ns: u64 = 0;
     let dbnum = srv.dbs.len();
     srv.evict.proc_running = false;
     while freed < to_free {
@@ -317,21 +318,41 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
             return EvictResult::Fail;
         };
         let before = srv.used_memory();
-        if let Some(old) = srv.dbs[dbid].remove(&key) {
+        let old = srv.dbs[dbid].remove(&key);
+        if let Some(old) = &old {
             srv.blocking.signal_deleted(dbid, &key, &old.value);
         }
         srv.touch_key(dbid, &key);
-        freed += before.saturating_sub(srv.used_memory());
         srv.stats.evicted_keys += 1;
         srv.emit_with(|| Event::Evicted {
             db: dbid as u32,
             key: lossy(&key),
             policy: policy.name().to_string(),
         });
+        // Freed as `lazyfree-lazy-eviction` says: a big value handed to the
+        // background thread frees little now (`mem_freed` is measured).
+        let lazy = srv.config.lazyfree_lazy_eviction;
+        if let Some(old) = old {
+            // `EVICT_COST_NS` covers a small value; a big one takes longer.
+            let ns = srv.free_value(dbid, &key, old, lazy);
+            free_ns += ns.saturating_sub(crate::lazyfree::FREE_COST_NS);
+        }
+        freed += before.saturating_sub(srv.used_memory());
         keys_freed += 1;
-        if keys_freed.is_multiple_of(16) && keys_freed * EVICT_COST_NS > limit_ns {
-            srv.evict.proc_running = true;
-            break;
+        if keys_freed.is_multiple_of(16) {
+            let spent_ns = keys_freed * EVICT_COST_NS + free_ns;
+            if lazy {
+                // The thread kept freeing meanwhile: stop once under the limit.
+                let t = srv.clock.now_us() + spent_ns / 1000;
+                srv.lazyfree_drain_until(t);
+                if srv.used_memory() <= maxmemory {
+                    break;
+                }
+            }
+            if spent_ns > limit_ns {
+                srv.evict.proc_running = true;
+                break;
+            }
         }
     }
     if srv.evict.proc_running {

@@ -19,6 +19,7 @@ pub mod expire;
 pub mod glob;
 pub mod hll;
 pub mod inspect;
+pub mod lazyfree;
 pub mod longdouble;
 pub mod memory;
 pub mod object;

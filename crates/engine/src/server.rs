@@ -100,6 +100,11 @@ pub struct Server {
     pub pubsub: crate::pubsub::PubSub,
     /// The Lua script cache and `math.random`'s state.
     pub scripts: crate::script::Scripts,
+    /// The lazy-free thread's queue and the main thread's freeing stall.
+    pub lazyfree: crate::lazyfree::LazyFree,
+    /// The last `Event::Memory` sample the cron recorded (used, maxmemory,
+    /// keys, expires), so it records one only when something changed.
+    pub memory_sample: Option<[u64; 4]>,
 }
 
 impl Server {
@@ -131,6 +136,8 @@ impl Server {
             blocking: Default::default(),
             pubsub: Default::default(),
             scripts: Default::default(),
+            lazyfree: Default::default(),
+            memory_sample: None,
         };
         s.lruclock = s.lru_clock_now();
         s
@@ -199,9 +206,11 @@ impl Server {
         true
     }
 
-    /// Reclaims an expired key and records how.
-    pub fn delete_expired(&mut self, db: usize, key: &[u8], how: ExpireHow) {
-        if let Some(old) = self.dbs[db].remove(key) {
+    /// Reclaims an expired key and records how. Its value is freed as
+    /// `lazyfree-lazy-expire` says; returns the synchronous freeing cost (ns).
+    pub fn delete_expired(&mut self, db: usize, key: &[u8], how: ExpireHow) -> u64 {
+        let old = self.dbs[db].remove(key);
+        if let Some(old) = &old {
             // A blocked XREADGROUP learns its key is gone.
             self.blocking.signal_deleted(db, key, &old.value);
         }
@@ -212,6 +221,10 @@ impl Server {
             key: lossy(key),
             how,
         });
+        match old {
+            Some(old) => self.free_value(db, key, old, self.config.lazyfree_lazy_expire),
+            None => 0,
+        }
     }
 
     /// `lookupKey`: the live object under `key`, after lazy expiry, with the
@@ -292,20 +305,28 @@ impl Server {
                 self.new_lru()
             }
         };
-        self.dbs[db].insert(key, Obj { value, lru });
+        let old = self.dbs[db].insert(key, Obj { value, lru });
         let policy = self.config.maxmemory_policy;
         if policy.is_exact() {
             let lfu = policy == crate::config::Policy::ExactLfu;
             self.evict.exact.touch(lfu, db, key);
         }
-        if !keep_ttl {
-            self.dbs[db].persist(key);
+        if !keep_ttl && self.dbs[db].persist(key) {
+            self.emit_with(|| Event::TtlSet {
+                db: db as u32,
+                key: lossy(key),
+                at_ms: None,
+            });
         }
         self.touch_key(db, key);
         self.emit_with(|| Event::Written {
             db: db as u32,
             key: lossy(key),
         });
+        if let Some(old) = old {
+            // `dbOverwrite` frees the old value as `lazyfree-lazy-server-del` says.
+            self.free_value(db, key, old, self.config.lazyfree_lazy_server_del);
+        }
     }
 
     /// Mutates a live key's object in place, accounting memory and recording the write.
@@ -331,7 +352,31 @@ impl Server {
     }
 
     /// Deletes `key` (after lazy expiry); true if a live key was removed.
+    /// The value is freed as Redis' callers of `dbGenericDelete` do:
+    /// UNLINK lazily, GETDEL at once (`dbSyncDelete`), EXPIRE with a past
+    /// time as `lazyfree-lazy-expire` says, anything else (`dbDelete`) as
+    /// `lazyfree-lazy-server-del` says. DEL chooses by
+    /// `lazyfree-lazy-user-del` through [`Server::delete_freeing`].
     pub fn delete(&mut self, db: usize, key: &[u8], cause: DeleteCause) -> bool {
+        let lazy = match cause {
+            DeleteCause::Unlink => true,
+            DeleteCause::Getdel => false,
+            DeleteCause::Expire => self.config.lazyfree_lazy_expire,
+            _ => self.config.lazyfree_lazy_server_del,
+        };
+        self.delete_freeing(db, key, cause, Some(lazy))
+    }
+
+    /// [`Server::delete`] with the freeing chosen by the caller: lazily or
+    /// not, or `None` when the value is not freed but lives on elsewhere
+    /// (RENAME's source, whose value moved to the destination).
+    pub fn delete_freeing(
+        &mut self,
+        db: usize,
+        key: &[u8],
+        cause: DeleteCause,
+        lazy: Option<bool>,
+    ) -> bool {
         self.expire_if_needed(db, key);
         let Some(old) = self.dbs[db].remove(key) else {
             return false;
@@ -343,6 +388,9 @@ impl Server {
             key: lossy(key),
             cause,
         });
+        if let Some(lazy) = lazy {
+            self.free_value(db, key, old, lazy);
+        }
         true
     }
 
@@ -351,6 +399,11 @@ impl Server {
     pub fn set_expire(&mut self, db: usize, key: &[u8], when_ms: i64) {
         self.dbs[db].set_expire(key, when_ms);
         self.touch_key(db, key);
+        self.emit_with(|| Event::TtlSet {
+            db: db as u32,
+            key: lossy(key),
+            at_ms: Some(when_ms),
+        });
     }
 
     /// Removes a key's TTL (PERSIST); true if it had one.
@@ -358,6 +411,11 @@ impl Server {
         let had = self.dbs[db].persist(key);
         if had {
             self.touch_key(db, key);
+            self.emit_with(|| Event::TtlSet {
+                db: db as u32,
+                key: lossy(key),
+                at_ms: None,
+            });
         }
         had
     }
@@ -370,10 +428,12 @@ impl Server {
         }
     }
 
-    /// Total bytes the keyspace accounts for, plus the server's baseline.
+    /// Total bytes the keyspace accounts for, plus the server's baseline
+    /// and what the lazy-free thread has not freed yet.
     pub fn used_memory(&self) -> u64 {
         crate::memory::BASELINE_USED_MEMORY
             + self.dbs.iter().map(|d| d.memory() as u64).sum::<u64>()
+            + self.lazyfree_pending_bytes()
     }
 }
 

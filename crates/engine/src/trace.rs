@@ -119,6 +119,46 @@ pub enum Event {
         sampled: u64,
         expired: u64,
     },
+    /// A value left the keyspace and was freed: at once (`lazy` false: the
+    /// main thread was busy for `cost_us`, which every client waits out) or
+    /// handed to the background thread (`lazy`), which has freed it at the
+    /// virtual instant `done_us`. `key` is none for a whole flushed
+    /// database (`db` none: FLUSHALL), whose `objects` are its keys.
+    /// `effort` is Redis' `lazyfreeGetFreeEffort`.
+    Freed {
+        db: Option<u32>,
+        key: Option<String>,
+        objects: u64,
+        effort: u64,
+        lazy: bool,
+        cost_us: u64,
+        done_us: u64,
+    },
+    /// The background thread finished freeing `objects` (one value, or a
+    /// flushed database's keys); `pending_objects` are still queued.
+    LazyFreed {
+        objects: u64,
+        effort: u64,
+        pending_objects: u64,
+    },
+    /// A key's TTL was set (`at_ms`, absolute Unix ms) or removed (`None`:
+    /// PERSIST, or an overwrite that drops it). With the reclaiming events
+    /// (Expired, Deleted, Evicted, Flushed) this tells which keys are
+    /// logically expired but still in memory ([`pending_expired`]).
+    TtlSet {
+        db: u32,
+        key: String,
+        at_ms: Option<i64>,
+    },
+    /// A memory sample taken by the cron when something changed since the
+    /// last one: `used_memory`, `maxmemory`, keys and keys with a TTL over
+    /// all databases.
+    Memory {
+        used: u64,
+        maxmemory: u64,
+        keys: u64,
+        expires: u64,
+    },
     /// Virtual time was moved forward explicitly.
     ClockAdvanced {
         by_us: u64,
@@ -254,5 +294,124 @@ impl Trace {
     /// Forgets every event (sequence numbers keep counting).
     pub fn clear(&mut self) {
         self.events.clear();
+    }
+}
+
+/// Keys logically expired at `now_ms` (Unix ms) but not reclaimed yet, as
+/// the events tell: `(db, key, at_ms)`, sorted. A key counts once the clock
+/// is strictly past its expiry (`keyIsExpired`) until an Expired, Deleted,
+/// Evicted or Flushed event removes it. Keys whose TTL was set before the
+/// oldest retained event are unknown to it.
+pub fn pending_expired<'a>(
+    events: impl IntoIterator<Item = &'a TraceEvent>,
+    now_ms: i64,
+) -> Vec<(u32, String, i64)> {
+    let mut ttls = std::collections::BTreeMap::new();
+    for ev in events {
+        apply_ttl_event(&mut ttls, &ev.event);
+    }
+    ttls.into_iter()
+        .filter(|(_, at)| now_ms > *at)
+        .map(|((db, key), at)| (db, key, at))
+        .collect()
+}
+
+/// How many keys are expired but unreclaimed over time, for a timeline:
+/// `(at_us, count)` points (virtual µs) at every change, up to `until_us`.
+/// `unix_base_us` is the Unix time of virtual instant 0 (the engine's
+/// `clock.unix_us() - clock.now_us()`), to place absolute expiries.
+pub fn pending_expired_series<'a>(
+    events: impl IntoIterator<Item = &'a TraceEvent>,
+    unix_base_us: u64,
+    until_us: u64,
+) -> Vec<(u64, u64)> {
+    use std::collections::{BTreeMap, BTreeSet};
+    // The virtual µs from which a key expiring at `at_ms` is expired.
+    let cross = |at_ms: i64| -> u64 {
+        let unix = (at_ms.max(-1) + 1) as u64 * 1000;
+        unix.saturating_sub(unix_base_us)
+    };
+    let mut ttls: BTreeMap<(u32, String), i64> = BTreeMap::new();
+    let mut upcoming: BTreeSet<(u64, u32, String)> = BTreeSet::new();
+    let mut count: u64 = 0;
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    let push = |out: &mut Vec<(u64, u64)>, at: u64, count: u64| match out.last_mut() {
+        Some(last) if last.0 == at => last.1 = count,
+        Some(last) if last.1 == count => {}
+        _ => out.push((at, count)),
+    };
+    let cross_until = |t: u64,
+                       upcoming: &mut BTreeSet<(u64, u32, String)>,
+                       count: &mut u64,
+                       out: &mut Vec<(u64, u64)>| {
+        while let Some(first) = upcoming.first() {
+            if first.0 > t {
+                break;
+            }
+            let at = first.0;
+            upcoming.pop_first();
+            *count += 1;
+            push(out, at, *count);
+        }
+    };
+    for ev in events {
+        cross_until(ev.at_us, &mut upcoming, &mut count, &mut out);
+        let changes: Vec<((u32, String), Option<i64>)> = match &ev.event {
+            Event::TtlSet { db, key, at_ms } => vec![((*db, key.clone()), *at_ms)],
+            Event::Expired { db, key, .. }
+            | Event::Deleted { db, key, .. }
+            | Event::Evicted { db, key, .. } => vec![((*db, key.clone()), None)],
+            Event::Flushed { db, .. } => ttls
+                .keys()
+                .filter(|(d, _)| db.is_none_or(|x| x == *d))
+                .map(|k| (k.clone(), None))
+                .collect(),
+            _ => continue,
+        };
+        for (k, new) in changes {
+            let old = ttls.get(&k).copied();
+            if old == new {
+                continue;
+            }
+            if let Some(at) = old {
+                // Not upcoming any more: it had crossed, and counted.
+                if !upcoming.remove(&(cross(at), k.0, k.1.clone())) {
+                    count -= 1;
+                }
+                ttls.remove(&k);
+            }
+            if let Some(at) = new {
+                upcoming.insert((cross(at), k.0, k.1.clone()));
+                ttls.insert(k, at);
+            }
+        }
+        cross_until(ev.at_us, &mut upcoming, &mut count, &mut out);
+        push(&mut out, ev.at_us, count);
+    }
+    cross_until(until_us, &mut upcoming, &mut count, &mut out);
+    out
+}
+
+/// Applies one event to a map of keys with a TTL.
+fn apply_ttl_event(ttls: &mut std::collections::BTreeMap<(u32, String), i64>, event: &Event) {
+    match event {
+        Event::TtlSet { db, key, at_ms } => match at_ms {
+            Some(at) => {
+                ttls.insert((*db, key.clone()), *at);
+            }
+            None => {
+                ttls.remove(&(*db, key.clone()));
+            }
+        },
+        Event::Expired { db, key, .. }
+        | Event::Deleted { db, key, .. }
+        | Event::Evicted { db, key, .. } => {
+            ttls.remove(&(*db, key.clone()));
+        }
+        Event::Flushed { db, .. } => match db {
+            Some(d) => ttls.retain(|(k, _), _| k != d),
+            None => ttls.clear(),
+        },
+        _ => {}
     }
 }

@@ -228,11 +228,14 @@ fn unlink(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     del_generic(ctx, args, DeleteCause::Unlink)
 }
 
+/// `delGenericCommand`: UNLINK frees big values in the background, DEL
+/// too when `lazyfree-lazy-user-del` is on.
 fn del_generic(ctx: &mut Ctx, args: &[Vec<u8>], cause: DeleteCause) -> Frame {
     let db = ctx.db();
+    let lazy = cause == DeleteCause::Unlink || ctx.srv.config.lazyfree_lazy_user_del;
     let n = args[1..]
         .iter()
-        .filter(|k| ctx.srv.delete(db, k, cause))
+        .filter(|k| ctx.srv.delete_freeing(db, k, cause, Some(lazy)))
         .count();
     Frame::Integer(n as i64)
 }
@@ -300,7 +303,8 @@ fn rename_generic(ctx: &mut Ctx, args: &[Vec<u8>], nx: bool) -> Frame {
     if let Some(when) = expire {
         ctx.srv.set_expire(db, dst, when);
     }
-    ctx.srv.delete(db, src, DeleteCause::Rename);
+    // The value lives on under `dst`: nothing is freed.
+    ctx.srv.delete_freeing(db, src, DeleteCause::Rename, None);
     done
 }
 

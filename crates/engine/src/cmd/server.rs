@@ -366,6 +366,37 @@ fn flush_args_ok(args: &[Vec<u8>]) -> bool {
     args.len() == 1 || (args.len() == 2 && (is(&args[1], "async") || is(&args[1], "sync")))
 }
 
+/// `getFlushCommandFlags`' choice: ASYNC frees in the background, SYNC at
+/// once, no argument as `lazyfree-lazy-user-flush` says.
+fn flush_lazy(srv: &Server, args: &[Vec<u8>]) -> bool {
+    match args.get(1) {
+        Some(a) => is(a, "async"),
+        None => srv.config.lazyfree_lazy_user_flush,
+    }
+}
+
+/// [`flush`] that frees what it empties lazily or not (`emptyDbAsync` or
+/// the synchronous `emptyDb`, whose time the main thread spends).
+pub fn flush_freeing(srv: &mut Server, db: Option<usize>, lazy: bool) -> u64 {
+    let range = match db {
+        Some(d) => d..d + 1,
+        None => 0..srv.dbs.len(),
+    };
+    let (mut effort, mut bytes) = (0u64, 0u64);
+    for d in range {
+        let dbase = &srv.dbs[d];
+        effort += dbase
+            .dict
+            .iter()
+            .map(|(_, o)| crate::lazyfree::free_effort(&o.value))
+            .sum::<u64>();
+        bytes += dbase.memory() as u64;
+    }
+    let keys = flush(srv, db);
+    srv.free_flushed(db, keys, effort, bytes, lazy);
+    keys
+}
+
 /// Empties database `db` (all of them if `None`) and records it.
 pub fn flush(srv: &mut Server, db: Option<usize>) -> u64 {
     // `touchAllWatchedKeysInDb`: every watched key that existed is modified.
@@ -401,7 +432,8 @@ fn flushdb(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         return Frame::err(super::SYNTAX);
     }
     let db = ctx.db();
-    flush(ctx.srv, Some(db));
+    let lazy = flush_lazy(ctx.srv, args);
+    flush_freeing(ctx.srv, Some(db), lazy);
     Frame::ok()
 }
 
@@ -409,7 +441,8 @@ fn flushall(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if !flush_args_ok(args) {
         return Frame::err(super::SYNTAX);
     }
-    flush(ctx.srv, None);
+    let lazy = flush_lazy(ctx.srv, args);
+    flush_freeing(ctx.srv, None, lazy);
     Frame::ok()
 }
 
@@ -449,6 +482,7 @@ fn info(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 /// `genInfoSectionDict` + `genRedisInfoString`: the INFO text for the
 /// requested section names (any case; `default`, `all`, `everything`).
 pub fn info_string(srv: &mut Server, requested: &[Vec<u8>]) -> String {
+    srv.lazyfree_drain();
     let mut all = false;
     let mut wanted: Vec<String> = Vec::new();
     if requested.is_empty() {
@@ -598,6 +632,28 @@ pub fn cron_update_memory_stats(srv: &mut Server) {
     }
 }
 
+/// The cron's bookkeeping for views: retires finished lazy-free jobs and,
+/// with the trace on, records a memory sample when anything in it changed
+/// since the last one (a timeline draws memory from these).
+pub fn cron_memory_sample(srv: &mut Server) {
+    srv.lazyfree_drain();
+    if srv.trace.enabled() {
+        let used = srv.used_memory();
+        let keys = srv.dbs.iter().map(|d| d.dict.len() as u64).sum();
+        let expires = srv.dbs.iter().map(|d| d.expires.len() as u64).sum();
+        let sample = [used, srv.config.maxmemory, keys, expires];
+        if srv.memory_sample != Some(sample) {
+            srv.memory_sample = Some(sample);
+            srv.emit(Event::Memory {
+                used,
+                maxmemory: sample[1],
+                keys,
+                expires,
+            });
+        }
+    }
+}
+
 fn info_memory(srv: &mut Server) -> String {
     // INFO refreshes the peak too, so it never shows below the current use.
     cron_update_memory_stats(srv);
@@ -635,7 +691,12 @@ fn info_memory(srv: &mut Server) -> String {
         "maxmemory_policy",
         srv.config.maxmemory_policy.name(),
     );
-    field(&mut o, "lazyfree_pending_objects", 0);
+    field(
+        &mut o,
+        "lazyfree_pending_objects",
+        srv.lazyfree_pending_objects(),
+    );
+    field(&mut o, "lazyfreed_objects", srv.lazyfreed_objects());
     o
 }
 
@@ -778,6 +839,9 @@ fn set_failed(name: &str, why: &str) -> Frame {
 /// CONFIG RESETSTAT: `resetServerStats` (the memory peak survives).
 fn config_resetstat(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     let peak = ctx.srv.stats.peak_memory;
+    // `lazyfreeResetStats`: only the count of freed objects.
+    ctx.srv.lazyfree_drain();
+    ctx.srv.lazyfree.freed_objects = 0;
     ctx.srv.stats = Stats {
         peak_memory: peak,
         ..Stats::default()
