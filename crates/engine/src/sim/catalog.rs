@@ -22,6 +22,14 @@ const SCENARIOS: &[Scenario] = &[
     super::coord_queue::PUBSUB_VS_STREAMS,
     super::coord_ops::WRITE_BEHIND_COUNTERS,
     super::coord_ops::SCAN_VS_KEYS,
+    super::races::DELETE_BEFORE_UPDATE,
+    super::races::UPDATE_THEN_DELETE,
+    super::races::OVERWRITE_VS_DELETE,
+    super::races::DOUBLE_DELETE,
+    super::races::VERSIONED_WRITES,
+    super::races::PENETRATION,
+    super::races::INCR_VS_GET_SET,
+    super::races::PIPELINE_MULTI_LUA,
 ];
 
 /// Info for every scenario, in catalogue order.

@@ -20,6 +20,7 @@ pub mod kernel;
 pub mod memory;
 pub mod outcome;
 pub mod params;
+pub mod races;
 pub mod zipf;
 
 pub use catalog::{catalog, find, run, Scenario};
