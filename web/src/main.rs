@@ -7,6 +7,7 @@
 //! link; its URL settings win over its attributes.
 
 mod app;
+mod bench;
 mod clients;
 mod clock;
 mod help;
@@ -26,6 +27,7 @@ pub const HOST_SELECTOR: &str = "[data-redsim], #redsim";
 
 fn main() {
     panic::install();
+    bench::install();
     mount_all();
 }
 

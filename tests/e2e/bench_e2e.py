@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Speed benchmark, native against wasm: runs `redsim bench zipf --json` and the same
+seeded Zipf cache-aside trace in headless Chromium (`window.redsimBenchZipf` in the
+built dist/), prints requests/s on both and the wasm/native time ratio per cache.
+
+Usage: python3 tests/e2e/bench_e2e.py [--dist DIR] [--redsim BIN] [--requests N] [--keys K] [--seed S]
+
+Only the equality of hit counts (per cache, native vs wasm) is asserted: it proves both
+replayed the same trace through the same engine. Speed is reported, never asserted.
+Prints "N passed, M failed" and exits non-zero on any failure.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from playwright.sync_api import sync_playwright
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from console_e2e import CHROMIUM, CHROMIUM_ARGS, ROOT, serve  # noqa: E402
+
+
+def native(args):
+    """The native report: the given binary, or `cargo run --release -p redsim-cli`."""
+    opts = ["bench", "zipf", "--json", "--requests", str(args.requests), "--keys", str(args.keys),
+            "--seed", str(args.seed)]
+    if args.redsim:
+        cmd = [args.redsim] + opts
+    else:
+        cmd = ["cargo", "run", "--quiet", "--release", "-p", "redsim-cli", "--bin", "redsim", "--"] + opts
+    out = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def wasm(args):
+    """The browser report, from the built page."""
+    server, base = serve(os.path.abspath(args.dist))
+    profile = tempfile.mkdtemp(prefix="redsim-bench-e2e-")
+    errors = []
+    try:
+        with sync_playwright() as p:
+            ctx = p.chromium.launch_persistent_context(
+                profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+            )
+            page = ctx.pages[0] if ctx.pages else ctx.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(base + "index.html")
+            page.wait_for_function("typeof window.redsimBenchZipf === 'function'", timeout=30000)
+            text = page.evaluate(
+                "([r, k, s]) => window.redsimBenchZipf(r, k, s)", [args.requests, args.keys, args.seed]
+            )
+            ctx.close()
+    finally:
+        server.shutdown()
+        shutil.rmtree(profile, ignore_errors=True)
+    if errors:
+        raise RuntimeError("page errors: %s" % errors)
+    return json.loads(text)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dist", default=os.path.join(ROOT, "dist"))
+    ap.add_argument("--redsim", help="the redsim binary (default: cargo run --release)")
+    ap.add_argument("--requests", type=int, default=1_000_000)
+    ap.add_argument("--keys", type=int, default=100_000)
+    ap.add_argument("--seed", type=int, default=2024)
+    args = ap.parse_args()
+    if not os.path.isfile(os.path.join(args.dist, "index.html")):
+        print("no %s/index.html: run `cargo xtask dist` first" % args.dist)
+        print("0 passed, 1 failed")
+        return 1
+    passed = failed = 0
+    try:
+        nat = native(args)
+        web = wasm(args)
+    except Exception as e:  # noqa: BLE001 - reported as one failure
+        print("FAIL running the benchmark: %s" % e)
+        print("0 passed, 1 failed")
+        return 1
+    print("Zipf(%s) cache-aside, %d requests over %d keys, cache of %d keys, seed %d"
+          % (nat["s"], nat["requests"], nat["keys"], nat["capacity"], nat["seed"]))
+    print("%-12s %14s %14s %12s %10s" % ("cache", "native req/s", "wasm req/s", "wasm/native", "hit ratio"))
+    web_by_cache = {r["cache"]: r for r in web["results"]}
+    for n in nat["results"]:
+        w = web_by_cache.get(n["cache"])
+        if w is None:
+            failed += 1
+            print("FAIL %s: missing from the wasm report" % n["cache"])
+            continue
+        ratio = w["elapsed_ms"] / max(n["elapsed_ms"], 1e-9)
+        print("%-12s %14.0f %14.0f %11.2fx %9.2f%%"
+              % (n["cache"], n["requests_per_sec"], w["requests_per_sec"], ratio, 100 * n["hit_ratio"]))
+        same = (n["hits"], n["misses"], n["keys_held"]) == (w["hits"], w["misses"], w["keys_held"])
+        if same and n["requests"] == w["requests"] == args.requests:
+            passed += 1
+            print("ok   %s: same hits (%d), misses and keys held natively and in wasm" % (n["cache"], n["hits"]))
+        else:
+            failed += 1
+            print("FAIL %s: native %s vs wasm %s" % (n["cache"], n, w))
+    print("%d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
