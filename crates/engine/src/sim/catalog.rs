@@ -13,6 +13,7 @@ const SCENARIOS: &[Scenario] = &[
     super::memory::LRU_APPROXIMATION,
     super::memory::LRU_VS_LFU_SCAN,
     super::memory::VOLATILE_OOM,
+    super::memory::DEL_VS_UNLINK,
     super::memory::EXPIRY_AVALANCHE,
     // coordination
     super::coord::DISTRIBUTED_LOCK,
