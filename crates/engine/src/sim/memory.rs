@@ -695,7 +695,7 @@ fn oom_run(p: &Params, seed: u64) -> Outcome {
     );
     out.metric("OOM errors, allkeys-lru", all.ooms as f64, "errors");
     if let Some((w, _)) = vol.first_oom {
-        out.metric("first OOM at write", w as f64, "#");
+        out.metric("first OOM at write", w as f64, "");
     }
     let limit_kb = maxmemory as f64 / 1024.0;
     out.charts.push(
@@ -1058,8 +1058,8 @@ In the expirations chart, 'active' keys were reclaimed by the cycle and 'lazy' o
                 "jitter",
                 10.0,
                 (0.0, 50.0, 1.0),
-                "± %",
-                "Random TTL spread in the jittered run, as a share of the TTL.",
+                "%",
+                "The jittered run stretches or shrinks each TTL by a random share up to this.",
             ),
             ParamSpec::num(
                 "readers",
