@@ -143,6 +143,16 @@ pub struct Config {
     pub lazyfree_lazy_user_del: bool,
     /// `lazyfree-lazy-user-flush`: FLUSHALL/FLUSHDB without SYNC or ASYNC free in the background.
     pub lazyfree_lazy_user_flush: bool,
+    /// `cluster-enabled` (immutable): the server is a cluster node.
+    pub cluster_enabled: bool,
+    /// `cluster-require-full-coverage`: an unowned slot takes the whole cluster down.
+    pub cluster_require_full_coverage: bool,
+    /// `cluster-node-timeout`, in ms (also bounds the rejoin delay).
+    pub cluster_node_timeout: i64,
+    /// `cluster-allow-reads-when-down`: serve reads while the cluster is down.
+    pub cluster_allow_reads_when_down: bool,
+    /// `cluster-config-file` (immutable): accepted and reported; Redsim writes no nodes.conf.
+    pub cluster_config_file: String,
 }
 
 impl Default for Config {
@@ -175,6 +185,11 @@ impl Default for Config {
             stream_node_max_bytes: 4096,
             stream_node_max_entries: 100,
             busy_reply_threshold: 5000,
+            cluster_enabled: false,
+            cluster_require_full_coverage: true,
+            cluster_node_timeout: 15000,
+            cluster_allow_reads_when_down: false,
+            cluster_config_file: "nodes.conf".into(),
             // Redis 7.2's defaults: every lazy path off.
             lazyfree_lazy_eviction: false,
             lazyfree_lazy_expire: false,
@@ -605,6 +620,51 @@ pub static PARAMS: &[Param] = &[
         get: |c| yes_or_no(c.lazyfree_lazy_user_flush),
         set: |c, v| {
             c.lazyfree_lazy_user_flush = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "cluster-enabled",
+        mutable: false,
+        get: |c| yes_or_no(c.cluster_enabled),
+        set: |c, v| {
+            c.cluster_enabled = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "cluster-require-full-coverage",
+        mutable: true,
+        get: |c| yes_or_no(c.cluster_require_full_coverage),
+        set: |c, v| {
+            c.cluster_require_full_coverage = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "cluster-allow-reads-when-down",
+        mutable: true,
+        get: |c| yes_or_no(c.cluster_allow_reads_when_down),
+        set: |c, v| {
+            c.cluster_allow_reads_when_down = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "cluster-node-timeout",
+        mutable: true,
+        get: |c| c.cluster_node_timeout.to_string(),
+        set: |c, v| {
+            c.cluster_node_timeout = int_in(v, 0, i64::MAX)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "cluster-config-file",
+        mutable: false,
+        get: |c| c.cluster_config_file.clone(),
+        set: |c, v| {
+            c.cluster_config_file = v.to_string();
             Ok(())
         },
     },

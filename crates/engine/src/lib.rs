@@ -8,6 +8,7 @@ pub mod blocking;
 pub mod client;
 pub mod clifmt;
 pub mod clock;
+pub mod cluster;
 pub mod cmd;
 pub mod config;
 pub mod db;

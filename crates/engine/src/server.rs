@@ -100,6 +100,8 @@ pub struct Server {
     pub pubsub: crate::pubsub::PubSub,
     /// The Lua script cache and `math.random`'s state.
     pub scripts: crate::script::Scripts,
+    /// This node's view of the cluster when `cluster-enabled` is on.
+    pub cluster: Option<crate::cluster::ClusterState>,
     /// The lazy-free thread's queue and the main thread's freeing stall.
     pub lazyfree: crate::lazyfree::LazyFree,
     /// The last `Event::Memory` sample the cron recorded (used, maxmemory,
@@ -109,7 +111,12 @@ pub struct Server {
 
 impl Server {
     /// A server with `config`, everything derived from `seed`.
-    pub fn new(seed: u64, config: Config, trace_capacity: usize) -> Server {
+    pub fn new(seed: u64, mut config: Config, trace_capacity: usize) -> Server {
+        // A cluster node has only database 0 (7.2 lowers `databases` to 1).
+        let cluster = config.cluster_enabled.then(|| {
+            config.databases = 1;
+            crate::cluster::ClusterState::new(seed, config.port)
+        });
         let mut rng = fastrand::Rng::with_seed(seed);
         let dbs = (0..config.databases)
             .map(|_| Db::new(rng.u64(..)))
@@ -136,6 +143,7 @@ impl Server {
             blocking: Default::default(),
             pubsub: Default::default(),
             scripts: Default::default(),
+            cluster,
             lazyfree: Default::default(),
             memory_sample: None,
         };
@@ -306,6 +314,9 @@ impl Server {
             }
         };
         let old = self.dbs[db].insert(key, Obj { value, lru });
+        if let (None, 0, Some(c)) = (&old, db, self.cluster.as_mut()) {
+            c.key_added(key);
+        }
         let policy = self.config.maxmemory_policy;
         if policy.is_exact() {
             let lfu = policy == crate::config::Policy::ExactLfu;

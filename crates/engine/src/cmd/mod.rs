@@ -7,6 +7,7 @@
 
 pub mod bitmap;
 pub mod blocking;
+pub mod cluster;
 pub mod connection;
 pub mod hash;
 pub mod hll;
@@ -113,6 +114,7 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
         memory::COMMANDS,
         hll::COMMANDS,
         bitmap::COMMANDS,
+        cluster::COMMANDS,
     ]
     .into_iter()
     .flat_map(|family| family.iter())
@@ -155,6 +157,9 @@ fn resolve(args: &[Vec<u8>]) -> Result<(&'static Command, &'static Command), Fra
 /// Checks and runs one command: the parts of Redis' `processCommand` that
 /// exist so far (resolution, arity, MULTI rules, eviction and OOM, queueing).
 pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Frame {
+    if srv.cluster.is_some() {
+        cluster::before_command(srv, client, args);
+    }
     // `c->lastcmd`, which CLIENT LIST shows: "NULL" unless the command resolves.
     srv.last_cmd = ("NULL", "");
     let (parent, cmd) = match resolve(args) {
@@ -181,6 +186,12 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
     if in_multi && cmd.has_flag("no_multi") {
         let e = Frame::err("ERR Command not allowed inside a transaction");
         return reject(srv, client, Some(cmd), e);
+    }
+    // Cluster redirection (`getNodeByQuery`), before eviction as in Redis.
+    if srv.cluster.is_some() {
+        if let Some(e) = cluster::redirect(srv, client, cmd, args) {
+            return e;
+        }
     }
     // Evict before running the command, as `processCommand` does: memory
     // may exceed the limit after a write until the next command arrives.
@@ -237,7 +248,10 @@ pub fn call(
         client,
         cmd,
     };
-    let reply = (cmd.handler)(&mut ctx, args);
+    let reply = match cluster::refuse_other_db(ctx.srv, cmd, args) {
+        Some(e) => e,
+        None => (cmd.handler)(&mut ctx, args),
+    };
     srv.blocking.depth -= 1;
     reply
 }

@@ -1,0 +1,549 @@
+//! Cluster commands against a real `redis-server --cluster-enabled yes`: CLUSTER KEYSLOT on a large seeded key set (binary keys, braces everywhere), the standalone errors, and a lone cluster node's replies (slots, state, redirections, CROSSSLOT in MULTI and EVAL) with node ids and ports normalised.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use redsim_engine::clifmt::format_reply;
+use redsim_engine::cluster::{crc16, key_hash_slot};
+use redsim_tests::{
+    assert_command_info, command_info, encode_request, free_port, Frame, Pair, RedisServer,
+    RedsimServer, Rng,
+};
+
+/// A private directory for a real node's `nodes.conf`, removed on drop.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new() -> TempDir {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "redsim-diff-cluster-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        TempDir(dir)
+    }
+
+    fn conf(&self) -> String {
+        self.0.join("nodes.conf").display().to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Options for a cluster-enabled real node: its own nodes.conf, and an
+/// explicit bus port (the default, port + 10000, may not exist for a
+/// high ephemeral port).
+fn redis_cluster_args(dir: &TempDir, timeout_ms: &str) -> Vec<String> {
+    vec![
+        "--cluster-enabled".into(),
+        "yes".into(),
+        "--cluster-config-file".into(),
+        dir.conf(),
+        "--cluster-port".into(),
+        free_port().to_string(),
+        "--cluster-node-timeout".into(),
+        timeout_ms.into(),
+    ]
+}
+
+/// A random key made to exercise the hash-tag rules: braces (and empty
+/// tags, nested and unbalanced ones) among arbitrary bytes.
+fn random_key(rng: &mut Rng) -> Vec<u8> {
+    let len = rng.below(24);
+    let mut key = Vec::with_capacity(len);
+    for _ in 0..len {
+        let b = match rng.below(10) {
+            0 | 1 => b'{',
+            2 | 3 => b'}',
+            4 => rng.below(256) as u8,
+            5 => b"\0\r\n "[rng.below(4)],
+            _ => b"abcxyz0123"[rng.below(10)],
+        };
+        key.push(b);
+    }
+    match rng.below(6) {
+        0 => {
+            // A tag somewhere: {tag} with a short tag, maybe empty.
+            let at = rng.below(key.len() + 1);
+            let tag_len = rng.below(4);
+            let mut tag = vec![b'{'];
+            tag.extend((0..tag_len).map(|_| b"ab}{"[rng.below(4)]));
+            tag.push(b'}');
+            key.splice(at..at, tag);
+        }
+        1 => key.splice(0..0, b"{}".iter().copied()).for_each(drop),
+        _ => {}
+    }
+    key
+}
+
+/// Sends `cmds` pipelined in chunks and returns the replies.
+fn pipeline(conn: &mut redsim_tests::Conn, cmds: &[Vec<Vec<u8>>]) -> Vec<Frame> {
+    let mut out = Vec::with_capacity(cmds.len());
+    for chunk in cmds.chunks(500) {
+        let mut bytes = Vec::new();
+        for c in chunk {
+            bytes.extend(encode_request(c));
+        }
+        conn.send_raw(&bytes);
+        for _ in chunk {
+            out.push(conn.read_frame().expect("reply"));
+        }
+    }
+    out
+}
+
+#[test]
+fn crc16_is_xmodem() {
+    assert_eq!(crc16(b"123456789"), 0x31C3);
+}
+
+#[test]
+fn keyslot_agrees_with_redis_on_every_key() {
+    let dir = TempDir::new();
+    let extra = redis_cluster_args(&dir, "15000");
+    let refs: Vec<&str> = extra.iter().map(String::as_str).collect();
+    let redis = RedisServer::start(&refs);
+    let sim = RedsimServer::start(&["--cluster-enabled", "yes"]);
+    let (mut r, mut s) = (redis.conn(), sim.conn());
+    let mut rng = Rng(0x5107_c0de);
+    let mut keys: Vec<Vec<u8>> = (0..20_000).map(|_| random_key(&mut rng)).collect();
+    // The documented examples and edge cases.
+    for k in [
+        &b"123456789"[..],
+        b"",
+        b"{",
+        b"}",
+        b"{}",
+        b"}{",
+        b"{{}}",
+        b"{a}",
+        b"a{b}c",
+        b"foo{}{bar}",
+        b"foo{{bar}}zap",
+        b"foo{bar}{zap}",
+        b"{user1000}.following",
+        b"\xff{\x00}\xfe",
+    ] {
+        keys.push(k.to_vec());
+    }
+    let cmds: Vec<Vec<Vec<u8>>> = keys
+        .iter()
+        .map(|k| vec![b"CLUSTER".to_vec(), b"KEYSLOT".to_vec(), k.clone()])
+        .collect();
+    let want = pipeline(&mut r, &cmds);
+    let got = pipeline(&mut s, &cmds);
+    let mut braces = 0;
+    for ((k, w), g) in keys.iter().zip(&want).zip(&got) {
+        assert_eq!(w, g, "CLUSTER KEYSLOT {k:?}");
+        assert_eq!(
+            *w,
+            Frame::Integer(key_hash_slot(k) as i64),
+            "key_hash_slot {k:?}"
+        );
+        braces += k.contains(&b'{') as usize;
+    }
+    assert!(
+        braces > 10_000,
+        "the key set exercises hash tags ({braces})"
+    );
+}
+
+#[test]
+fn standalone_mode_refuses_cluster_commands() {
+    let mut p = Pair::start(&[]);
+    let n = p.corpus(
+        r#"
+        CLUSTER INFO
+        CLUSTER KEYSLOT a
+        CLUSTER HELP
+        CLUSTER NODES
+        CLUSTER MYID
+        CLUSTER SLOTS
+        CLUSTER SHARDS
+        CLUSTER ADDSLOTS 1
+        CLUSTER ADDSLOTS x
+        CLUSTER SETSLOT 1 STABLE
+        CLUSTER COUNTKEYSINSLOT 1
+        CLUSTER GETKEYSINSLOT 1 1
+        CLUSTER COUNT-FAILURE-REPORTS abc
+        READONLY
+        READWRITE
+        ASKING
+        CLUSTER
+        CLUSTER FOO
+        CLUSTER KEYSLOT
+        CLUSTER KEYSLOT a b
+        READONLY x
+        CONFIG GET cluster-enabled
+        CONFIG GET cluster-require-full-coverage
+        CONFIG GET cluster-node-timeout
+        CONFIG GET cluster-allow-reads-when-down
+        CONFIG SET cluster-enabled yes
+        CONFIG SET cluster-require-full-coverage maybe
+        CONFIG SET cluster-node-timeout -1
+        SELECT 1
+        SET a 1
+        MSET a 1 b 2
+        "#,
+    );
+    assert_eq!(n, 31);
+}
+
+/// Replaces a node's id and ports with placeholders, in every string of a reply.
+fn normalise(f: Frame, id: &str, port: u16, cport: u16) -> Frame {
+    let text = |s: &str| {
+        s.replace(id, "<id>")
+            .replace(&format!(":{port}@{cport}"), ":<port>@<cport>")
+    };
+    match f {
+        Frame::Bulk(b) => Frame::Bulk(text(&String::from_utf8_lossy(&b)).into_bytes()),
+        Frame::Verbatim(t, b) => {
+            Frame::Verbatim(t, text(&String::from_utf8_lossy(&b)).into_bytes())
+        }
+        Frame::Simple(s) => Frame::Simple(text(&s)),
+        Frame::Error(s) => Frame::Error(text(&s)),
+        Frame::Integer(i) if i == port as i64 => Frame::Integer(-1),
+        Frame::Array(v) => Frame::Array(
+            v.into_iter()
+                .map(|x| normalise(x, id, port, cport))
+                .collect(),
+        ),
+        Frame::Map(v) => Frame::Map(
+            v.into_iter()
+                .map(|(k, x)| (normalise(k, id, port, cport), normalise(x, id, port, cport)))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+/// A real cluster node and ours, with what tells them apart.
+struct Nodes {
+    p: Pair,
+    redis: (String, u16, u16),
+    sim: (String, u16, u16),
+}
+
+fn bulk_text(f: &Frame) -> String {
+    match f {
+        Frame::Bulk(b) | Frame::Verbatim(_, b) => String::from_utf8_lossy(b).into_owned(),
+        other => panic!("expected a bulk reply, got {other:?}"),
+    }
+}
+
+/// (id, port, bus port) of a node, from its own CLUSTER NODES line.
+fn identity(c: &mut redsim_tests::Conn) -> (String, u16, u16) {
+    let id = bulk_text(&c.cmd(&["CLUSTER", "MYID"]));
+    let nodes = bulk_text(&c.cmd(&["CLUSTER", "NODES"]));
+    let addr = nodes
+        .split(' ')
+        .nth(1)
+        .expect("address field")
+        .trim_start_matches(':')
+        .to_string();
+    let (port, cport) = addr.split_once('@').expect("port@cport");
+    let cport = cport.split(',').next().unwrap_or(cport);
+    (
+        id,
+        port.parse().expect("port"),
+        cport.parse().expect("bus port"),
+    )
+}
+
+impl Nodes {
+    fn start(dir: &TempDir) -> Nodes {
+        // A short node timeout keeps the rejoin delay at its 500 ms floor.
+        let extra = redis_cluster_args(dir, "500");
+        let refs: Vec<&str> = extra.iter().map(String::as_str).collect();
+        let mut p = Pair::start_with(
+            &refs,
+            &["--cluster-enabled", "yes", "--cluster-node-timeout", "500"],
+        );
+        let redis = identity(&mut p.redis);
+        let sim = identity(&mut p.sim);
+        Nodes { p, redis, sim }
+    }
+
+    /// Sends `line` to both and compares the normalised replies.
+    fn check(&mut self, line: &str) -> Frame {
+        let (r, s) = self.p.both(line);
+        let (id, port, cport) = &self.redis;
+        let r = normalise(r, id, *port, *cport);
+        let (id, port, cport) = &self.sim;
+        let s = normalise(s, id, *port, *cport);
+        assert!(
+            r == s,
+            "replies differ for {line}\n  redis:  {}\n  redsim: {}",
+            format_reply(&r),
+            format_reply(&s)
+        );
+        r
+    }
+
+    fn corpus(&mut self, text: &str) {
+        for line in text.lines().map(str::trim) {
+            if !line.is_empty() && !line.starts_with('#') {
+                self.check(line);
+            }
+        }
+    }
+
+    /// Waits until CLUSTER INFO on both says `state` (each node turns in
+    /// its own cron tick), then compares the whole text.
+    fn wait_state(&mut self, state: &str) {
+        let want = format!("cluster_state:{state}");
+        let deadline = Instant::now() + Duration::from_secs(15);
+        for conn in [&mut self.p.redis, &mut self.p.sim] {
+            while !bulk_text(&conn.cmd(&["CLUSTER", "INFO"])).starts_with(&want) {
+                assert!(Instant::now() < deadline, "never reached {want}");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        self.check("CLUSTER INFO");
+    }
+}
+
+#[test]
+fn lone_cluster_node_matches_redis() {
+    let dir = TempDir::new();
+    let mut n = Nodes::start(&dir);
+    assert_eq!(n.redis.0.len(), 40);
+    assert_eq!(n.sim.0.len(), 40);
+    assert!(n.sim.0.bytes().all(|b| b.is_ascii_hexdigit()));
+    // Past the 2 s writable delay cluster_size is computed (0 slots: 0).
+    std::thread::sleep(Duration::from_millis(2300));
+    n.wait_state("fail");
+    n.corpus(
+        r#"
+        CLUSTER NODES
+        CLUSTER SLOTS
+        CLUSTER SHARDS
+        CLUSTER MYID
+        CLUSTER LINKS
+        CLUSTER COUNT-FAILURE-REPORTS abc
+        SET a 1
+        GET a
+        MSET a 1 b 2
+        MSET {a}1 1 {a}2 2
+        EXISTS a b
+        PING
+        ECHO x
+        DBSIZE
+        CLUSTER KEYSLOT a
+        CLUSTER COUNTKEYSINSLOT 15495
+        CLUSTER COUNTKEYSINSLOT 16384
+        CLUSTER COUNTKEYSINSLOT -1
+        CLUSTER COUNTKEYSINSLOT x
+        CLUSTER GETKEYSINSLOT 15495 10
+        CLUSTER GETKEYSINSLOT 1 -1
+        CLUSTER GETKEYSINSLOT 16384 1
+        CLUSTER GETKEYSINSLOT x 1
+        CLUSTER GETKEYSINSLOT 1 x
+        CLUSTER ADDSLOTS 16384
+        CLUSTER ADDSLOTS -1
+        CLUSTER ADDSLOTS x
+        CLUSTER ADDSLOTS 5 5
+        CLUSTER ADDSLOTS 1 2 x
+        CLUSTER DELSLOTS 5
+        CLUSTER ADDSLOTSRANGE 5
+        CLUSTER ADDSLOTSRANGE 5 6 7
+        CLUSTER ADDSLOTSRANGE 6 5
+        CLUSTER ADDSLOTSRANGE 1 x
+        CLUSTER DELSLOTSRANGE 0 10
+        CLUSTER SETSLOT 5 FOO
+        CLUSTER SETSLOT 5 STABLE x
+        CLUSTER SETSLOT x STABLE
+        CLUSTER SETSLOT 5 MIGRATING abc
+        CLUSTER SETSLOT 5 IMPORTING abc
+        CLUSTER SETSLOT 5 NODE abc
+        CLUSTER SETSLOT 5 STABLE
+        CLUSTER REPLICAS abc
+        CLUSTER SLAVES abc
+        CLUSTER REPLICATE abc
+        CLUSTER FORGET abc
+        CLUSTER FAILOVER
+        CLUSTER FAILOVER FOO
+        CLUSTER SET-CONFIG-EPOCH -1
+        CLUSTER SET-CONFIG-EPOCH x
+        SELECT 0
+        SELECT 1
+        SELECT x
+        SELECT 99999999999
+        READONLY
+        READWRITE
+        ASKING
+        CONFIG GET cluster-enabled
+        CLUSTER FOO
+        CLUSTER ADDSLOTS 0 1 2 3 10 11 12
+        CLUSTER ADDSLOTS 2
+        CLUSTER NODES
+        CLUSTER SLOTS
+        CLUSTER SHARDS
+        CLUSTER INFO
+        CLUSTER DELSLOTS 2 2
+        CLUSTER DELSLOTS 2 3
+        CLUSTER DELSLOTS 2
+        CLUSTER NODES
+        CLUSTER FLUSHSLOTS
+        CLUSTER SLOTS
+        "#,
+    );
+    // Every slot: the state turns OK after the rejoin delay.
+    n.check("CLUSTER ADDSLOTSRANGE 0 8000 8001 16383");
+    n.wait_state("ok");
+    n.corpus(
+        r#"
+        CLUSTER NODES
+        CLUSTER SLOTS
+        CLUSTER SHARDS
+        SET a 1
+        GET a
+        MSET a 1 b 2
+        MGET a b
+        DEL a b
+        MSET {a}1 1 {a}2 2 {a}3 3
+        SET a 1
+        CLUSTER COUNTKEYSINSLOT 15495
+        CLUSTER GETKEYSINSLOT 15495 10
+        CLUSTER GETKEYSINSLOT 15495 2
+        CLUSTER GETKEYSINSLOT 15495 0
+        DEL {a}2
+        CLUSTER GETKEYSINSLOT 15495 10
+        SET {a}2 x
+        CLUSTER GETKEYSINSLOT 15495 10
+        RENAME a b
+        RENAME a {a}r
+        SUNIONSTORE d s1 s2
+        ZUNIONSTORE {z}d 2 {z}1 {z}2
+        ZUNIONSTORE d 2 z1 z2
+        ZUNIONSTORE d 5 z1 z2
+        EVAL "return 1" 0
+        EVAL "return 1" 2 a b
+        EVAL "return 1" 2 a {a}1
+        EVAL "return redis.call('get', KEYS[1])" 1 a
+        EVAL "return 1" 5 a
+        XREAD STREAMS s1 s2 0 0
+        XREAD STREAMS {s}1 {s}2 0 0
+        LMPOP 2 l1 l2 LEFT
+        OBJECT ENCODING a
+        TYPE a
+        SELECT 1
+        "#,
+    );
+    // Transactions: a queued command across slots dooms EXEC; commands
+    // that each touch one slot but not the same one fail EXEC itself.
+    n.corpus(
+        r#"
+        MULTI
+        SET a 1
+        SET b 2
+        EXEC
+        EXEC
+        MULTI
+        MSET a 1 b 2
+        SET a 1
+        EXEC
+        MULTI
+        SET {a}1 1
+        GET {a}1
+        EXEC
+        MULTI
+        SELECT 1
+        SET a 2
+        EXEC
+        WATCH a
+        MULTI
+        GET a
+        EXEC
+        "#,
+    );
+    // An unassigned slot takes a full-coverage cluster down at once.
+    n.check("CLUSTER DELSLOTS 15495");
+    n.wait_state("fail");
+    n.corpus(
+        r#"
+        GET a
+        GET b
+        PING
+        CLUSTER KEYSLOT a
+        CLUSTER NODES
+        CONFIG SET cluster-require-full-coverage no
+        "#,
+    );
+    n.wait_state("ok");
+    n.corpus(
+        r#"
+        GET a
+        SET a 1
+        GET b
+        SET b 1
+        MSET b 1 a 2
+        MSET a 2 b 1
+        CLUSTER ADDSLOTS 15495
+        GET a
+        CLUSTER BUMPEPOCH
+        CLUSTER BUMPEPOCH
+        CLUSTER INFO
+        CLUSTER NODES
+        CLUSTER SET-CONFIG-EPOCH 5
+        "#,
+    );
+    // RESP3: maps in CLUSTER SHARDS, verbatim text.
+    n.p.hello3();
+    n.corpus(
+        r#"
+        CLUSTER SHARDS
+        CLUSTER INFO
+        CLUSTER NODES
+        CLUSTER SLOTS
+        "#,
+    );
+}
+
+#[test]
+fn cluster_command_table_matches_redis() {
+    let dir = TempDir::new();
+    let mut n = Nodes::start(&dir);
+    let seven_oh = n.p.redis_is_7_0();
+    let table = redsim_engine::cmd::cluster::COMMANDS;
+    for cmd in table {
+        if cmd.subcommands.is_empty() {
+            assert_command_info(&command_info(&mut n.p.redis, cmd.name), cmd, cmd.name);
+        }
+        for sub in cmd.subcommands {
+            // MYSHARDID is new in 7.2.
+            if seven_oh && sub.name == "myshardid" {
+                continue;
+            }
+            let full = format!("{}|{}", cmd.name, sub.name);
+            assert_command_info(&command_info(&mut n.p.redis, &full), sub, &full);
+        }
+    }
+    // CLUSTER HELP: 7.2 adds MYSHARDID's two lines to 7.0's text, shows
+    // the bus port in the NODES format line and says "Print this help".
+    let (r, s) = n.p.both("CLUSTER HELP");
+    let Frame::Array(mut ours) = s else {
+        panic!("CLUSTER HELP: {s:?}")
+    };
+    if seven_oh {
+        let at = ours
+            .iter()
+            .position(|l| *l == Frame::Simple("MYSHARDID".into()))
+            .expect("MYSHARDID in 7.2's help");
+        ours.drain(at..at + 2);
+        for line in ours.iter_mut() {
+            let Frame::Simple(text) = line else { continue };
+            *text = text
+                .replace("<ip:port@bus-port[,hostname]>", "<ip:port>")
+                .replace("    Print this help.", "    Prints this help.");
+        }
+    }
+    assert_eq!(r, Frame::Array(ours));
+}
