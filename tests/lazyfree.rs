@@ -113,6 +113,23 @@ fn del_of_a_million_field_hash_stalls_everyone_and_unlink_does_not() {
         .at_us;
     assert_eq!(ping_at, t1 + expected_us);
 
+    // Cron ticks the stall ran past are not replayed: one runs late, at
+    // the end of the stall, and the next a period after it.
+    big_hash(&mut e, c, "h", 1_000_000);
+    let loops = e.server().cronloops;
+    let t2 = e.now_us();
+    cmd(&mut e, c, "DEL h");
+    e.advance_to(t2 + expected_us);
+    assert_eq!(
+        e.server().cronloops,
+        loops + 1,
+        "one late tick for three missed"
+    );
+    e.advance_to(t2 + expected_us + 99_999);
+    assert_eq!(e.server().cronloops, loops + 1);
+    e.advance_to(t2 + expected_us + 100_000);
+    assert_eq!(e.server().cronloops, loops + 2);
+
     // UNLINK: no stall; the object waits for the background thread, and
     // its memory stays in use until the thread is done.
     big_hash(&mut e, c, "h", 1_000_000);

@@ -415,3 +415,82 @@ fn apply_ttl_event(ttls: &mut std::collections::BTreeMap<(u32, String), i64>, ev
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(at_us: u64, event: Event) -> TraceEvent {
+        TraceEvent {
+            seq: at_us,
+            at_us,
+            actor: Actor::Server,
+            event,
+        }
+    }
+
+    fn ttl(at_us: u64, db: u32, key: &str, at_ms: Option<i64>) -> TraceEvent {
+        ev(
+            at_us,
+            Event::TtlSet {
+                db,
+                key: key.into(),
+                at_ms,
+            },
+        )
+    }
+
+    #[test]
+    fn pending_keys_follow_ttl_changes_and_every_way_of_reclaiming() {
+        // Unix base 0: virtual µs are Unix µs.
+        let events = vec![
+            ttl(0, 0, "a", Some(10)),
+            ttl(0, 0, "b", Some(20)),
+            ttl(0, 1, "c", Some(30)),
+            ttl(0, 0, "d", Some(40)),
+            // `b` gets a later TTL before it expires: it crosses at 51 ms.
+            ttl(5_000, 0, "b", Some(50)),
+            ev(
+                45_000,
+                Event::Evicted {
+                    db: 0,
+                    key: "d".into(),
+                    policy: "allkeys-lru".into(),
+                },
+            ),
+            ev(
+                60_000,
+                Event::Flushed {
+                    db: Some(1),
+                    keys: 1,
+                },
+            ),
+        ];
+        // Strictly past the expiry, as keyIsExpired.
+        assert!(pending_expired(&events[..5], 10).is_empty());
+        let at = |v: Vec<(u32, String, i64)>| v.into_iter().map(|(_, k, _)| k).collect::<Vec<_>>();
+        assert_eq!(at(pending_expired(&events[..5], 41)), ["a", "d", "c"]);
+        assert_eq!(at(pending_expired(&events, 100)), ["a", "b"]);
+        let series = pending_expired_series(&events, 0, 100_000);
+        assert_eq!(
+            series,
+            vec![
+                (0, 0),
+                (11_000, 1), // a
+                (31_000, 2), // c
+                (41_000, 3), // d
+                (45_000, 2), // d evicted
+                (51_000, 3), // b, at its new time
+                (60_000, 2), // db 1 flushed: c
+            ]
+        );
+        // FLUSHALL clears everything; a persisted key never counts.
+        let mut more = events.clone();
+        more.push(ttl(70_000, 0, "e", Some(80)));
+        more.push(ttl(75_000, 0, "e", None));
+        more.push(ev(90_000, Event::Flushed { db: None, keys: 3 }));
+        let series = pending_expired_series(&more, 0, 100_000);
+        assert_eq!(series.last(), Some(&(90_000, 0)));
+        assert!(series.iter().all(|&(_, n)| n <= 3));
+    }
+}
