@@ -22,10 +22,15 @@
 //!
 //! That holds while the cycle's time budget (25% of a tick) is not the
 //! limit. At 1% and 5% a cycle does one or two loops, far within budget,
-//! so the rate is the algorithm's and both servers must match it: we
-//! assert agreement within 20% (the measured rates are counts over a 2 s
-//! window, with a binomial spread of ~5% at 1%, and Redis' ticks come late
-//! on a loaded machine). At 25% and 100% the loops run until the budget
+//! so the rate is the algorithm's and both servers must match it. The
+//! measured rates are counts over a 2 s window: about 200 keys at 1%, so a
+//! binomial spread of ~7%. Redsim's ticks are exact: within 20% of the
+//! model. Redis' ticks are later than `1/hz` apart, never earlier: its
+//! event loop re-arms the cron timer `1000/hz` ms after the tick *ends*
+//! and sleeps in whole milliseconds (rounded up), so at hz 500 (2 ms) a
+//! tick comes every ~2.5 ms and the rate is ~80% of the model (measured
+//! 0.81–0.86 here), less on a loaded machine: 60% to 110% of the model.
+//! (At the default hz 10 that delay is under 1%.) At 25% and 100% the loops run until the budget
 //! stops them, which Redis measures in real CPU time and redsim models
 //! (`SAMPLE_COST_NS`, `EXPIRE_COST_NS`): the ratio is printed, and only
 //! what the algorithm guarantees is asserted (everything is reclaimed in
@@ -263,10 +268,8 @@ fn active_expiry_reclaims_at_redis_rate() {
             let pass_s = KEYS as f64 * f / analytic;
             assert!(pass_s > WINDOW_S, "{label}: pass {pass_s:.1} s");
             assert!(sim.all_gone_s.is_none() && red.all_gone_s.is_none());
-            // Governed by the algorithm. Redsim's ticks are exact, so only
-            // the binomial spread of the keys scanned in the window (7% at
-            // 1%: ~200 expired keys) moves it: within 20%. Redis' ticks run
-            // late on a loaded machine, never early: 30% below to 20% above.
+            // Governed by the algorithm: redsim within 20% (binomial
+            // spread only), Redis 60% to 110% (late ticks, see the top).
             let ratio = sim_rate / analytic;
             assert!(
                 (0.8..=1.2).contains(&ratio),
@@ -274,7 +277,7 @@ fn active_expiry_reclaims_at_redis_rate() {
             );
             let ratio = red_rate / analytic;
             assert!(
-                (0.7..=1.2).contains(&ratio),
+                (0.6..=1.1).contains(&ratio),
                 "{label}: Redis reclaims {red_rate:.0}/s, analytic {analytic:.0}/s"
             );
             assert_eq!(sim.time_capped, 0, "{label}: redsim's budget never binds");
