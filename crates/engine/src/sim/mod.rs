@@ -17,10 +17,13 @@ pub mod coord_ops;
 pub mod coord_queue;
 pub mod coord_rate;
 pub mod kernel;
+pub mod load;
 pub mod memory;
 pub mod outcome;
 pub mod params;
 pub mod races;
+pub mod singleflight;
+pub mod world;
 pub mod zipf;
 
 pub use catalog::{catalog, find, run, Scenario};
