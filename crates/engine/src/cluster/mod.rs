@@ -164,6 +164,11 @@ pub struct ClusterState {
     pub slot_hits: BTreeMap<u16, u64>,
     /// Redirections and cluster errors answered.
     pub redirects_sent: u64,
+    /// Set by every topology change: until then an OK state is still OK,
+    /// so the per-command check skips the 16384-slot scan.
+    pub dirty: bool,
+    /// The coverage and timeout settings the state was last computed with.
+    checked_with: (bool, i64),
     /// Keys of database 0 per slot in creation order, for GETKEYSINSLOT's
     /// newest-first order (Redis' per-slot key lists); deleted keys are
     /// skipped when read and pruned when the slot's key is created again.
@@ -210,6 +215,8 @@ impl ClusterState {
             slot_hits: BTreeMap::new(),
             redirects_sent: 0,
             slot_keys: BTreeMap::new(),
+            dirty: true,
+            checked_with: (true, 0),
         }
     }
 
@@ -302,6 +309,13 @@ impl ClusterState {
         require_full_coverage: bool,
         node_timeout_ms: i64,
     ) {
+        // Nothing turns an OK state into a failed one but a change.
+        let settings = (require_full_coverage, node_timeout_ms);
+        if self.ok && !self.dirty && self.checked_with == settings {
+            return;
+        }
+        self.dirty = false;
+        self.checked_with = settings;
         let first = *self.first_update_ms.get_or_insert(boot_ms);
         if self.is_master() && !self.ok && now_ms - first < WRITABLE_DELAY_MS {
             return;
@@ -504,6 +518,9 @@ mod tests {
         c.update_state(2500 + 5000, 0, true, 15000);
         assert!(c.ok);
         c.slots[7] = None;
+        c.update_state(7600, 0, true, 15000);
+        assert!(c.ok, "an unmarked change is not looked at");
+        c.dirty = true;
         c.update_state(7600, 0, true, 15000);
         assert!(!c.ok, "an unassigned slot fails the cluster at once");
         c.update_state(7700, 0, false, 15000);

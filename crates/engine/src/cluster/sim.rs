@@ -251,6 +251,10 @@ impl Cluster {
     /// Brings every node's `cluster_state` up to date.
     fn refresh_states(&mut self) {
         for n in &mut self.nodes {
+            if let Some(cl) = n.engine.server_mut().cluster.as_mut() {
+                // The cluster's own changes (gossip, failures) bypass the commands.
+                cl.dirty = true;
+            }
             crate::cmd::cluster::refresh(n.engine.server_mut());
         }
     }

@@ -166,7 +166,9 @@ fn change<R>(ctx: &mut Ctx, f: impl FnOnce(&mut ClusterState) -> R) -> Result<R,
         return Err(Frame::err(DISABLED));
     }
     refresh(ctx.srv);
-    let r = f(ctx.srv.cluster.as_mut().expect("checked above"));
+    let cl = ctx.srv.cluster.as_mut().expect("checked above");
+    let r = f(cl);
+    cl.dirty = true;
     refresh(ctx.srv);
     Ok(r)
 }
@@ -511,6 +513,7 @@ fn replicate(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     let me = cl.myself;
     cl.nodes[me].replica_of = Some(n);
+    cl.dirty = true;
     Frame::ok()
 }
 
