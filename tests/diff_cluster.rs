@@ -547,3 +547,176 @@ fn cluster_command_table_matches_redis() {
     }
     assert_eq!(r, Frame::Array(ours));
 }
+
+/// One step of the three-node comparison.
+enum Step {
+    /// A command on node `i` (`{id0}`.. stand for each side's node ids).
+    Cmd(usize, &'static str),
+    /// MIGRATE of one key from node `from` to node `to`.
+    Migrate(usize, usize, &'static str),
+}
+
+/// Replaces each node's address with `node<i>`.
+fn addresses(f: Frame, addrs: &[String]) -> Frame {
+    match f {
+        Frame::Error(mut e) => {
+            for (i, a) in addrs.iter().enumerate() {
+                e = e.replace(a.as_str(), &format!("node{i}"));
+            }
+            Frame::Error(e)
+        }
+        other => other,
+    }
+}
+
+#[test]
+fn three_masters_redirect_like_a_real_cluster() {
+    use redsim_engine::cluster::sim::{Cluster, SimOptions};
+    // A real three-master cluster: MEET, the slots split as redis-cli does.
+    let dirs: Vec<TempDir> = (0..3).map(|_| TempDir::new()).collect();
+    let cports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let servers: Vec<RedisServer> = dirs
+        .iter()
+        .zip(&cports)
+        .map(|(d, cp)| {
+            let conf = d.conf();
+            let cp = cp.to_string();
+            RedisServer::start(&[
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                &conf,
+                "--cluster-port",
+                &cp,
+                "--cluster-node-timeout",
+                "1000",
+            ])
+        })
+        .collect();
+    let mut conns: Vec<redsim_tests::Conn> = servers.iter().map(|s| s.conn()).collect();
+    for i in 1..3 {
+        let (port, cport) = (servers[i].port.to_string(), cports[i].to_string());
+        let r = conns[0].cmd(&["CLUSTER", "MEET", "127.0.0.1", &port, &cport]);
+        assert_eq!(r, Frame::ok());
+    }
+    for (i, (a, b)) in redsim_engine::cluster::sim::even_ranges(3)
+        .into_iter()
+        .enumerate()
+    {
+        let r = conns[i].cmd(&["CLUSTER", "ADDSLOTSRANGE", &a.to_string(), &b.to_string()]);
+        assert_eq!(r, Frame::ok());
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    for c in conns.iter_mut() {
+        loop {
+            let info = bulk_text(&c.cmd(&["CLUSTER", "INFO"]));
+            if info.starts_with("cluster_state:ok") && info.contains("cluster_known_nodes:3") {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the real cluster never formed: {info}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    let real_ids: Vec<String> = conns
+        .iter_mut()
+        .map(|c| bulk_text(&c.cmd(&["CLUSTER", "MYID"])))
+        .collect();
+    let real_addrs: Vec<String> = servers
+        .iter()
+        .map(|s| format!("127.0.0.1:{}", s.port))
+        .collect();
+    let mut sim = Cluster::new(SimOptions::new(1, 3));
+    let sim_ids: Vec<String> = (0..3).map(|i| sim.node_id(i)).collect();
+    let sim_addrs: Vec<String> = (0..3).map(|i| format!("127.0.0.1:{}", 7000 + i)).collect();
+    let with_ids = |line: &str, ids: &[String]| {
+        let mut l = line.to_string();
+        for (i, id) in ids.iter().enumerate() {
+            l = l.replace(&format!("{{id{i}}}"), id);
+        }
+        redsim_tests::parse(&l)
+    };
+    use Step::{Cmd, Migrate};
+    let steps = [
+        Cmd(0, "SET b 1"),
+        Cmd(1, "GET b"),
+        Cmd(2, "SET foo bar"),
+        Cmd(0, "GET foo"),
+        Cmd(0, "MSET b 1 foo 2"),
+        Cmd(1, "MGET b foo"),
+        Cmd(1, "EXISTS b"),
+        Cmd(1, "PING"),
+        Cmd(1, "CLUSTER KEYSLOT b"),
+        Cmd(2, "SET {t}1 v1"),
+        Cmd(2, "SET {t}2 v2"),
+        Cmd(2, "SET {t}3 v3"),
+        Cmd(0, "CLUSTER SETSLOT 15891 IMPORTING {id2}"),
+        Cmd(2, "CLUSTER SETSLOT 15891 MIGRATING {id0}"),
+        Cmd(2, "CLUSTER COUNTKEYSINSLOT 15891"),
+        Migrate(2, 0, "{t}1"),
+        Cmd(2, "GET {t}1"),
+        Cmd(2, "GET {t}2"),
+        Cmd(2, "MGET {t}1 {t}2"),
+        Cmd(2, "MGET {t}2 {t}3"),
+        Cmd(2, "EXISTS {t}1"),
+        Cmd(2, "SET {t}9 new"),
+        Cmd(0, "GET {t}1"),
+        Cmd(0, "ASKING"),
+        Cmd(0, "GET {t}1"),
+        Cmd(0, "GET {t}1"),
+        Cmd(0, "ASKING"),
+        Cmd(0, "MGET {t}1 {t}2"),
+        Cmd(0, "ASKING"),
+        Cmd(0, "SET {t}9 new"),
+        Cmd(1, "GET {t}1"),
+        Cmd(2, "CLUSTER COUNTKEYSINSLOT 15891"),
+        Migrate(2, 0, "{t}2"),
+        Migrate(2, 0, "{t}3"),
+        Cmd(2, "GET {t}3"),
+        Cmd(2, "MGET {t}2 {t}3"),
+        Cmd(0, "CLUSTER SETSLOT 15891 NODE {id0}"),
+        Cmd(2, "CLUSTER SETSLOT 15891 NODE {id0}"),
+        Cmd(1, "CLUSTER SETSLOT 15891 NODE {id0}"),
+        Cmd(0, "MGET {t}1 {t}2 {t}3 {t}9"),
+        Cmd(2, "GET {t}1"),
+        Cmd(1, "GET {t}1"),
+        Cmd(0, "CLUSTER COUNTKEYSINSLOT 15891"),
+        Cmd(2, "CLUSTER COUNTKEYSINSLOT 15891"),
+    ];
+    for (n, step) in steps.iter().enumerate() {
+        let (want, got, what) = match step {
+            Cmd(i, line) => {
+                let r = conns[*i].cmd_args(&with_ids(line, &real_ids));
+                let s = sim.send(*i, 1, &with_ids(line, &sim_ids)).reply;
+                (r, s, format!("node{i}: {line}"))
+            }
+            Migrate(from, to, key) => {
+                let port = servers[*to].port.to_string();
+                let r = conns[*from].cmd(&[
+                    "MIGRATE",
+                    "127.0.0.1",
+                    &port,
+                    "",
+                    "0",
+                    "5000",
+                    "KEYS",
+                    key,
+                ]);
+                let s = match sim.migrate_key(*from, *to, key.as_bytes()) {
+                    Some(_) => Frame::ok(),
+                    None => Frame::Simple("NOKEY".into()),
+                };
+                (r, s, format!("MIGRATE {key} node{from} -> node{to}"))
+            }
+        };
+        let (want, got) = (addresses(want, &real_addrs), addresses(got, &sim_addrs));
+        assert!(
+            want == got,
+            "step {n}, {what}\n  redis:  {}\n  redsim: {}",
+            format_reply(&want),
+            format_reply(&got)
+        );
+    }
+}
