@@ -26,6 +26,8 @@ pub enum BlockKind {
     List,
     ZSet,
     Stream,
+    /// WAIT (`BLOCKED_WAIT`): no key serves it; replicas' acknowledgements do.
+    Replicas,
 }
 
 impl BlockKind {
@@ -162,6 +164,18 @@ impl Blocking {
     /// True if `client` is woken by the deletion of a key it waits on.
     pub fn unblocks_on_nokey(&self, client: ClientId) -> bool {
         self.waiters.get(&client).is_some_and(|w| w.nokey)
+    }
+
+    /// Clients blocked in WAIT, oldest first, with the command they sent.
+    pub(crate) fn waiting_for_replicas(&self) -> Vec<(ClientId, Vec<Vec<u8>>)> {
+        let mut v: Vec<(u64, ClientId, Vec<Vec<u8>>)> = self
+            .waiters
+            .iter()
+            .filter(|(_, w)| w.kind == BlockKind::Replicas)
+            .map(|(id, w)| (w.since_us, *id, w.args.clone()))
+            .collect();
+        v.sort_by_key(|(since, id, _)| (*since, *id));
+        v.into_iter().map(|(_, id, a)| (id, a)).collect()
     }
 
     /// The next ready key, if any.
@@ -363,6 +377,19 @@ pub fn block_for_keys(
     srv.blocking.set_request(Request {
         kind,
         keys: keys.to_vec(),
+        timeout_ms,
+        args: None,
+        nokey: false,
+    });
+    Frame::NullArray
+}
+
+/// `blockForReplication`: parks a WAIT until replicas acknowledge its
+/// client's offset or `timeout_ms` (absolute Unix ms; 0: never) passes.
+pub fn block_for_replicas(srv: &mut Server, timeout_ms: i64) -> Frame {
+    srv.blocking.set_request(Request {
+        kind: BlockKind::Replicas,
+        keys: Vec::new(),
         timeout_ms,
         args: None,
         nokey: false,

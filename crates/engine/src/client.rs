@@ -23,6 +23,8 @@ pub struct Client {
     pub multi: Option<MultiState>,
     /// Pub/Sub channels, patterns and shard channels it listens to.
     pub subs: crate::pubsub::Subscriptions,
+    /// The replication offset after its last write (`c->woff`): what WAIT waits for.
+    pub repl_woff: u64,
 }
 
 /// What a client in MULTI has queued (`multiState`).

@@ -101,6 +101,7 @@ impl Engine {
                 close_after_reply: false,
                 multi: None,
                 subs: Default::default(),
+                repl_woff: 0,
             },
         );
         self.srv.connected_clients = self.clients.len();
@@ -251,6 +252,14 @@ impl Engine {
         srv.blocking.deny = !may_block;
         let reply = cmd::dispatch(srv, c, args);
         srv.blocking.deny = false;
+        crate::persist::sync_config(srv);
+        if srv.repl.capturing() {
+            // A read-only command's only writes are lazy expirations, which
+            // Redis propagates as DELs of its own.
+            let readonly = cmd::resolve(args).is_ok_and(|(_, c)| c.has_flag("readonly"));
+            crate::repl::propagate(srv, (!readonly).then_some(args));
+        }
+        c.repl_woff = srv.repl.offset;
         // Synchronous freeing kept the server busy: the command completes
         // (and the next one starts) that much later.
         srv.settle_stall();
@@ -362,7 +371,13 @@ impl Engine {
                 how: UnblockHow::Timeout,
                 key: None,
             });
-            let reply = Frame::NullArray;
+            // WAIT answers how many replicas did acknowledge.
+            let reply = if w.kind == crate::blocking::BlockKind::Replicas {
+                let woff = self.clients.get(&id).map_or(0, |c| c.repl_woff);
+                Frame::Integer(self.srv.repl.acked(woff) as i64)
+            } else {
+                Frame::NullArray
+            };
             self.srv.emit_with(|| reply_event(&reply));
             self.srv.actor = Actor::Server;
             // `updateStatsOnUnblock`: the command completes now.
@@ -390,6 +405,8 @@ impl Engine {
     /// timeouts and ready keys (`blockedBeforeSleep`), then a fast active
     /// expire cycle when due.
     pub fn before_sleep(&mut self) {
+        // Expirations and evictions since the last command go out as DELs.
+        crate::repl::propagate(&mut self.srv, None);
         self.handle_block_timeouts();
         self.handle_blocked_clients();
         active_expire_cycle(&mut self.srv, CycleKind::Fast);
@@ -456,8 +473,149 @@ impl Engine {
         for db in &mut srv.dbs {
             db.shrink_tables();
         }
+        crate::repl::propagate(srv, None);
+        crate::persist::cron(srv);
         cmd::server::cron_memory_sample(srv);
         srv.settle_stall();
+    }
+
+    /// Stream ops produced since the last call (master side): the driver
+    /// carries them to replicas with its links' delays.
+    pub fn take_repl_stream(&mut self) -> Vec<crate::repl::ReplOp> {
+        crate::repl::propagate(&mut self.srv, None);
+        self.srv.repl.take_outbox()
+    }
+
+    /// A replica applies ops from its master, in order.
+    pub fn apply_repl(&mut self, ops: &[crate::repl::ReplOp]) {
+        self.srv.actor = Actor::Server;
+        if let crate::repl::Role::Replica {
+            last_io_ms, state, ..
+        } = &mut self.srv.repl.role
+        {
+            *last_io_ms = self.srv.clock.unix_us() as i64 / 1000;
+            *state = crate::repl::LinkState::Connected;
+        }
+        for op in ops {
+            crate::repl::apply(&mut self.srv, op);
+        }
+        self.handle_blocked_clients();
+    }
+
+    /// The master side of `PSYNC`: registers replica `addr` (its announced
+    /// `ip:port`) and answers with a partial or full resync.
+    pub fn psync(&mut self, addr: &str, replid: &str, offset: u64) -> crate::repl::Sync {
+        crate::repl::psync(&mut self.srv, addr, replid, offset)
+    }
+
+    /// The replica side of a resync: loads a snapshot (full) or applies the
+    /// missing ops (partial), and marks the link up.
+    pub fn finish_sync(&mut self, sync: &crate::repl::Sync) {
+        match sync {
+            crate::repl::Sync::Full {
+                replid,
+                offset,
+                snapshot,
+            } => crate::repl::load_full(&mut self.srv, replid, *offset, snapshot),
+            crate::repl::Sync::Partial(ops) => self.apply_repl(ops),
+        }
+    }
+
+    /// What a replica sends in PSYNC: its history's ID and the next byte it needs.
+    pub fn psync_request(&self) -> (String, u64) {
+        (self.srv.repl.replid.clone(), self.srv.repl.offset + 1)
+    }
+
+    /// Marks a replica's link to its master down (a cut link, a dead master).
+    pub fn master_link_down(&mut self) {
+        let now_ms = self.srv.now_ms();
+        if let crate::repl::Role::Replica {
+            state,
+            down_since_ms,
+            ..
+        } = &mut self.srv.repl.role
+        {
+            if *state != crate::repl::LinkState::Connect {
+                *state = crate::repl::LinkState::Connect;
+                *down_since_ms = now_ms;
+            }
+        }
+    }
+
+    /// The master forgets replica `addr` (its link dropped).
+    pub fn replica_gone(&mut self, addr: &str) {
+        for r in &mut self.srv.repl.replicas {
+            if r.addr == addr {
+                r.online = false;
+            }
+        }
+    }
+
+    /// `REPLCONF ACK offset` from replica `addr`: records it, and answers
+    /// every WAIT that now has enough acknowledgements.
+    pub fn replica_ack(&mut self, addr: &str, offset: u64) {
+        let now_ms = self.srv.now_ms();
+        if let Some(r) = self.srv.repl.replicas.iter_mut().find(|r| r.addr == addr) {
+            r.ack_offset = r.ack_offset.max(offset);
+            r.last_ack_ms = now_ms;
+            r.online = true;
+        }
+        for (id, args) in self.srv.blocking.waiting_for_replicas() {
+            let want = args.get(1).and_then(|a| crate::resp::parse_i64(a)).unwrap_or(0);
+            let woff = self.clients.get(&id).map_or(0, |c| c.repl_woff);
+            let acked = self.srv.repl.acked(woff) as i64;
+            if acked < want {
+                continue;
+            }
+            let Some(w) = self.srv.blocking.unblock(id) else {
+                continue;
+            };
+            self.srv.actor = Actor::Client(id);
+            self.srv.emit(Event::Unblocked {
+                how: UnblockHow::Served,
+                key: None,
+            });
+            let reply = Frame::Integer(acked);
+            self.srv.emit_with(|| reply_event(&reply));
+            self.srv.actor = Actor::Server;
+            self.srv.stats.total_commands_processed += 1;
+            self.srv.blocking.deliver(id, reply);
+            self.run_queued(id, w.queued);
+        }
+    }
+
+    /// True once since a WAIT blocked: the driver should ask replicas for an
+    /// ACK (`REPLCONF GETACK`) instead of waiting for their next periodic one.
+    pub fn take_ack_request(&mut self) -> bool {
+        std::mem::take(&mut self.srv.repl.ack_requested)
+    }
+
+    /// A crash and restart: a new engine with the same seed and config,
+    /// its clock where this one's is, loaded from what the files held after
+    /// `crash` (the AOF when on, else the last RDB file). Clients are gone.
+    pub fn crash_restart(&self, crash: crate::persist::Crash) -> Engine {
+        let (snapshot, ops) = crate::persist::recover(&self.srv, crash);
+        let opts = Options {
+            seed: self.srv.seed,
+            config: self.srv.config.clone(),
+            trace_capacity: self.srv.trace.capacity(),
+        };
+        let mut e = Engine::with_options(opts);
+        let base = self.srv.clock.unix_us() - self.srv.clock.now_us();
+        e.set_unix_base_us(base);
+        e.srv.clock.set(self.srv.clock.now_us());
+        e.srv.next_cron_us = self.srv.clock.now_us() + cron_period_us(&e.srv);
+        e.srv.lruclock = e.srv.lru_clock_now();
+        crate::persist::load(&mut e.srv, snapshot.as_ref(), &ops);
+        // The loaded files are the new AOF's base / the last RDB.
+        e.srv.persist.rdb = self.srv.persist.rdb.clone();
+        crate::persist::sync_config(&mut e.srv);
+        e
+    }
+
+    /// This node's replication state (role, offsets, replicas).
+    pub fn repl(&self) -> &crate::repl::Repl {
+        &self.srv.repl
     }
 
     /// The trace of everything that happened.

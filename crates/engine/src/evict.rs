@@ -243,7 +243,9 @@ fn insert(pool: &mut [PoolEntry], key: Vec<u8>, idle: u64, db: usize) {
 /// time budget runs out, or nothing is left to evict.
 pub fn perform_evictions(srv: &mut Server) -> EvictResult {
     let maxmemory = srv.config.maxmemory;
-    if maxmemory == 0 || srv.used_memory() <= maxmemory {
+    // `replica-ignore-maxmemory`: a replica's memory follows its master's.
+    let ignore = srv.repl.is_replica() && srv.config.replica_ignore_maxmemory;
+    if maxmemory == 0 || ignore || srv.used_memory() <= maxmemory {
         srv.evict.proc_running = false;
         return EvictResult::Ok;
     }

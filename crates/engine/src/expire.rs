@@ -79,6 +79,10 @@ pub struct CycleReport {
 
 /// Runs one active expire cycle.
 pub fn active_expire_cycle(srv: &mut Server, kind: CycleKind) -> CycleReport {
+    // Only masters expire keys; replicas wait for the master's DELs.
+    if srv.repl.is_replica() {
+        return CycleReport::default();
+    }
     let effort = srv.config.active_expire_effort.saturating_sub(1) as u64;
     let keys_per_loop = KEYS_PER_LOOP + KEYS_PER_LOOP / 4 * effort;
     let fast_duration = FAST_DURATION_US + FAST_DURATION_US / 4 * effort;

@@ -118,6 +118,8 @@ pub struct Repl {
     /// True once a replica attached: from then on writes are captured (Redis
     /// creates the backlog with the first replica and keeps it).
     capturing: bool,
+    /// True once a replica attached: ops go to the backlog and the outbox.
+    streaming: bool,
     dirty: Vec<Dirty>,
     outbox: Vec<ReplOp>,
     /// The database the stream last selected (a `SELECT` is counted on change).
@@ -150,6 +152,7 @@ impl Repl {
             backlog: VecDeque::new(),
             backlog_histlen: 0,
             capturing: false,
+            streaming: false,
             dirty: Vec::new(),
             outbox: Vec::new(),
             selected: None,
@@ -170,9 +173,16 @@ impl Repl {
         self.capturing
     }
 
-    /// Starts capturing (a replica attached, or this server is a replica
-    /// that may feed sub-replicas).
+    /// Starts capturing for the stream (a replica attached, or this server
+    /// became a master that may get some).
     pub fn start_capturing(&mut self) {
+        self.capturing = true;
+        self.streaming = true;
+    }
+
+    /// Starts capturing for persistence only (AOF records, `save` rules'
+    /// change count); the stream and its offsets stay off.
+    pub fn capture_for_persistence(&mut self) {
         self.capturing = true;
     }
 
@@ -222,6 +232,12 @@ impl Repl {
     }
 
     fn record(&mut self, op: ReplOp, backlog_size: u64) {
+        if !self.streaming {
+            // Captured for persistence only: no replica, no backlog (and
+            // the offset stays 0, as on a Redis that never had one).
+            self.offset = op.start;
+            return;
+        }
         self.backlog_histlen += op.end - op.start;
         self.backlog.push_back(op.clone());
         // Drop whole ops from the front while the backlog holds more bytes
@@ -281,6 +297,7 @@ pub fn propagate(srv: &mut Server, cmd: Option<&[Vec<u8>]>) {
             .join(" ")
     });
     let now_ms = srv.now_ms();
+    let mut made: Vec<ReplOp> = Vec::new();
     for d in last {
         let (db, effect, server_label) = match d {
             Dirty::Flush(db) => (
@@ -342,8 +359,10 @@ pub fn propagate(srv: &mut Server, cmd: Option<&[Vec<u8>]>) {
             effect,
             label,
         };
+        made.push(op.clone());
         srv.repl.record(op, backlog_size);
     }
+    crate::persist::on_ops(srv, &made);
 }
 
 /// Applies one op from the master on a replica, advancing its offset.
@@ -351,8 +370,18 @@ pub fn apply(srv: &mut Server, op: &ReplOp) {
     if op.end <= srv.repl.offset && op.end > op.start {
         return; // already applied (a resent window overlaps)
     }
-    let db = op.db.min(srv.dbs.len().saturating_sub(1));
     srv.repl.applying = true;
+    replay(srv, op);
+    srv.repl.applying = false;
+    srv.repl.offset = srv.repl.offset.max(op.end);
+    // A replica's own stream (for sub-replicas) repeats the master's bytes.
+    propagate_verbatim(srv, op);
+}
+
+/// Makes an op's effect on the keyspace (a replica applying its stream, a
+/// restart replaying its AOF).
+pub fn replay(srv: &mut Server, op: &ReplOp) {
+    let db = op.db.min(srv.dbs.len().saturating_sub(1));
     match &op.effect {
         Effect::Put {
             key,
@@ -375,16 +404,12 @@ pub fn apply(srv: &mut Server, op: &ReplOp) {
             crate::cmd::server::flush(srv, *db);
         }
     }
-    srv.repl.applying = false;
-    srv.repl.offset = srv.repl.offset.max(op.end);
-    // A replica's own stream (for sub-replicas) repeats the master's bytes.
-    propagate_verbatim(srv, op);
 }
 
 /// A replica feeding sub-replicas passes ops on with the same offsets.
 fn propagate_verbatim(srv: &mut Server, op: &ReplOp) {
     srv.repl.dirty.clear();
-    if srv.repl.capturing && !srv.repl.replicas.is_empty() {
+    if srv.repl.streaming && !srv.repl.replicas.is_empty() {
         let size = srv.config.repl_backlog_size;
         srv.repl.record(op.clone(), size);
     }
@@ -592,9 +617,9 @@ pub fn info(srv: &Server) -> String {
         r.replid2,
         r.offset,
         r.second_offset,
-        u8::from(r.capturing),
+        u8::from(r.streaming),
         srv.config.repl_backlog_size,
-        if r.capturing { r.backlog_first_offset() } else { 0 },
+        if r.streaming { r.backlog_first_offset() } else { 0 },
         r.backlog_histlen
     );
     o

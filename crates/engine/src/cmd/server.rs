@@ -399,6 +399,7 @@ pub fn flush_freeing(srv: &mut Server, db: Option<usize>, lazy: bool) -> u64 {
 
 /// Empties database `db` (all of them if `None`) and records it.
 pub fn flush(srv: &mut Server, db: Option<usize>) -> u64 {
+    srv.repl.note_flush(db);
     // `touchAllWatchedKeysInDb`: every watched key that existed is modified.
     if !srv.watches.is_empty() {
         let range = match db {
@@ -513,8 +514,14 @@ pub fn info_string(srv: &mut Server, requested: &[Vec<u8>]) -> String {
     if want("memory") {
         section(&mut out, "Memory", info_memory(srv));
     }
+    if want("persistence") {
+        section(&mut out, "Persistence", crate::persist::info(srv));
+    }
     if want("stats") {
         section(&mut out, "Stats", info_stats(srv));
+    }
+    if want("replication") {
+        section(&mut out, "Replication", crate::repl::info(srv));
     }
     if want("keyspace") {
         section(&mut out, "Keyspace", info_keyspace(srv));

@@ -37,6 +37,8 @@ const SCENARIOS: &[Scenario] = &[
     super::races::PENETRATION,
     super::races::INCR_VS_GET_SET,
     super::races::PIPELINE_MULTI_LUA,
+    super::failover::FAILOVER,
+    super::persistence::PERSISTENCE_LOSS,
 ];
 
 /// Info for every scenario, in catalogue order.

@@ -581,8 +581,6 @@ fn failover(w: &mut World, now: Micros) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn async_loses_writes_wait_does_not_and_split_brain_discards() {
         for seed in [1, 2, 3] {
