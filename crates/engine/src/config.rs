@@ -143,6 +143,30 @@ pub struct Config {
     pub lazyfree_lazy_user_del: bool,
     /// `lazyfree-lazy-user-flush`: FLUSHALL/FLUSHDB without SYNC or ASYNC free in the background.
     pub lazyfree_lazy_user_flush: bool,
+    /// `appendonly`: keep an AOF (simulated files, see `persist.rs`).
+    pub appendonly: bool,
+    /// `appendfsync`: when the AOF reaches the disk.
+    pub appendfsync: crate::persist::Fsync,
+    /// `save`: BGSAVE after `seconds` if at least `changes` writes happened.
+    /// Empty by default here (Redis' default is `3600 1 300 100 60 10000`)
+    /// so a playground or test does no background work it did not ask for.
+    pub save: Vec<(i64, i64)>,
+    /// `auto-aof-rewrite-percentage`: rewrite when the AOF grew this much over its base (0: never).
+    pub auto_aof_rewrite_percentage: u64,
+    /// `auto-aof-rewrite-min-size`: no automatic rewrite below this many bytes.
+    pub auto_aof_rewrite_min_size: u64,
+    /// `repl-backlog-size`, in bytes: how much stream a master keeps for partial resyncs.
+    pub repl_backlog_size: u64,
+    /// `min-replicas-to-write`: refuse writes with fewer good replicas (0: off).
+    pub min_replicas_to_write: i64,
+    /// `min-replicas-max-lag`, in seconds: a good replica acked this recently.
+    pub min_replicas_max_lag: i64,
+    /// `replica-read-only`: replicas refuse client writes.
+    pub replica_read_only: bool,
+    /// `replica-ignore-maxmemory`: replicas never evict (the master's DELs do it).
+    pub replica_ignore_maxmemory: bool,
+    /// `replica-priority`: lower is preferred in a failover; 0 never.
+    pub replica_priority: i64,
     /// `cluster-enabled` (immutable): the server is a cluster node.
     pub cluster_enabled: bool,
     /// `cluster-require-full-coverage`: an unowned slot takes the whole cluster down.
@@ -185,17 +209,28 @@ impl Default for Config {
             stream_node_max_bytes: 4096,
             stream_node_max_entries: 100,
             busy_reply_threshold: 5000,
-            cluster_enabled: false,
-            cluster_require_full_coverage: true,
-            cluster_node_timeout: 15000,
-            cluster_allow_reads_when_down: false,
-            cluster_config_file: "nodes.conf".into(),
             // Redis 7.2's defaults: every lazy path off.
             lazyfree_lazy_eviction: false,
             lazyfree_lazy_expire: false,
             lazyfree_lazy_server_del: false,
             lazyfree_lazy_user_del: false,
             lazyfree_lazy_user_flush: false,
+            appendonly: false,
+            appendfsync: crate::persist::Fsync::Everysec,
+            save: Vec::new(),
+            auto_aof_rewrite_percentage: 100,
+            auto_aof_rewrite_min_size: 64 << 20,
+            repl_backlog_size: 1024 * 1024,
+            min_replicas_to_write: 0,
+            min_replicas_max_lag: 10,
+            replica_read_only: true,
+            replica_ignore_maxmemory: true,
+            replica_priority: 100,
+            cluster_enabled: false,
+            cluster_require_full_coverage: true,
+            cluster_node_timeout: 15000,
+            cluster_allow_reads_when_down: false,
+            cluster_config_file: "nodes.conf".into(),
         }
     }
 }
@@ -576,6 +611,51 @@ pub static PARAMS: &[Param] = &[
             Ok(())
         },
     },
+    Param {
+        name: "cluster-enabled",
+        mutable: false,
+        get: |c| yes_or_no(c.cluster_enabled),
+        set: |c, v| {
+            c.cluster_enabled = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "cluster-require-full-coverage",
+        mutable: true,
+        get: |c| yes_or_no(c.cluster_require_full_coverage),
+        set: |c, v| {
+            c.cluster_require_full_coverage = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "cluster-allow-reads-when-down",
+        mutable: true,
+        get: |c| yes_or_no(c.cluster_allow_reads_when_down),
+        set: |c, v| {
+            c.cluster_allow_reads_when_down = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "cluster-node-timeout",
+        mutable: true,
+        get: |c| c.cluster_node_timeout.to_string(),
+        set: |c, v| {
+            c.cluster_node_timeout = int_in(v, 0, i64::MAX)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "cluster-config-file",
+        mutable: false,
+        get: |c| c.cluster_config_file.clone(),
+        set: |c, v| {
+            c.cluster_config_file = v.to_string();
+            Ok(())
+        },
+    },
     // Lazy freeing (lazyfree.rs): which deletions hand big values to the
     // background thread.
     Param {
@@ -623,65 +703,119 @@ pub static PARAMS: &[Param] = &[
             Ok(())
         },
     },
-    Param {
-        name: "cluster-enabled",
-        mutable: false,
-        get: |c| yes_or_no(c.cluster_enabled),
-        set: |c, v| {
-            c.cluster_enabled = parse_bool(v)?;
-            Ok(())
-        },
-    },
-    Param {
-        name: "cluster-require-full-coverage",
-        mutable: true,
-        get: |c| yes_or_no(c.cluster_require_full_coverage),
-        set: |c, v| {
-            c.cluster_require_full_coverage = parse_bool(v)?;
-            Ok(())
-        },
-    },
-    Param {
-        name: "cluster-allow-reads-when-down",
-        mutable: true,
-        get: |c| yes_or_no(c.cluster_allow_reads_when_down),
-        set: |c, v| {
-            c.cluster_allow_reads_when_down = parse_bool(v)?;
-            Ok(())
-        },
-    },
-    Param {
-        name: "cluster-node-timeout",
-        mutable: true,
-        get: |c| c.cluster_node_timeout.to_string(),
-        set: |c, v| {
-            c.cluster_node_timeout = int_in(v, 0, i64::MAX)?;
-            Ok(())
-        },
-    },
-    Param {
-        name: "cluster-config-file",
-        mutable: false,
-        get: |c| c.cluster_config_file.clone(),
-        set: |c, v| {
-            c.cluster_config_file = v.to_string();
-            Ok(())
-        },
-    },
-    // There is no persistence yet, so these report it off and cannot be
-    // changed (redis-benchmark and some clients read them). Start-up accepts
-    // only the value that is already true.
+    // Persistence is simulated in memory (persist.rs): no files are written.
     Param {
         name: "save",
-        mutable: false,
-        get: |_| String::new(),
-        set: |_, v| only(v, ""),
+        mutable: true,
+        get: |c| {
+            c.save
+                .iter()
+                .map(|(s, n)| format!("{s} {n}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        },
+        set: |c, v| {
+            c.save = crate::persist::parse_save(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "appendfsync",
+        mutable: true,
+        get: |c| c.appendfsync.name().to_string(),
+        set: |c, v| {
+            c.appendfsync = crate::persist::Fsync::parse(v).ok_or(
+                "argument(s) must be one of the following: everysec, always, no",
+            )?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "auto-aof-rewrite-percentage",
+        mutable: true,
+        get: |c| c.auto_aof_rewrite_percentage.to_string(),
+        set: |c, v| {
+            c.auto_aof_rewrite_percentage = int_in(v, 0, INT_MAX)? as u64;
+            Ok(())
+        },
+    },
+    Param {
+        name: "auto-aof-rewrite-min-size",
+        mutable: true,
+        get: |c| c.auto_aof_rewrite_min_size.to_string(),
+        set: |c, v| {
+            c.auto_aof_rewrite_min_size =
+                parse_memory(v).ok_or("argument must be a memory value")?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "repl-backlog-size",
+        mutable: true,
+        get: |c| c.repl_backlog_size.to_string(),
+        // `createSizeTConfig(..., 1, LLONG_MAX, ..., MEMORY_CONFIG)`.
+        set: |c, v| {
+            let n = parse_memory(v).ok_or("argument must be a memory value")?;
+            if n < 1 || n > i64::MAX as u64 {
+                return Err("argument must be between 1 and 9223372036854775807 inclusive".into());
+            }
+            c.repl_backlog_size = n;
+            Ok(())
+        },
+    },
+    Param {
+        name: "min-replicas-to-write",
+        mutable: true,
+        get: |c| c.min_replicas_to_write.to_string(),
+        set: |c, v| {
+            c.min_replicas_to_write = int_in(v, 0, INT_MAX)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "min-replicas-max-lag",
+        mutable: true,
+        get: |c| c.min_replicas_max_lag.to_string(),
+        set: |c, v| {
+            c.min_replicas_max_lag = int_in(v, 0, INT_MAX)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "replica-read-only",
+        mutable: true,
+        get: |c| yes_no(c.replica_read_only),
+        set: |c, v| {
+            c.replica_read_only = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "replica-ignore-maxmemory",
+        mutable: true,
+        get: |c| yes_no(c.replica_ignore_maxmemory),
+        set: |c, v| {
+            c.replica_ignore_maxmemory = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    Param {
+        name: "replica-priority",
+        mutable: true,
+        get: |c| c.replica_priority.to_string(),
+        set: |c, v| {
+            c.replica_priority = int_in(v, 0, INT_MAX)?;
+            Ok(())
+        },
     },
     Param {
         name: "appendonly",
-        mutable: false,
-        get: |_| "no".into(),
-        set: |_, v| only(v, "no"),
+        mutable: true,
+        get: |c| yes_no(c.appendonly),
+        set: |c, v| {
+            c.appendonly = parse_bool(v)?;
+            Ok(())
+        },
     },
 ];
 
@@ -701,6 +835,11 @@ fn parse_bool(v: &str) -> Result<bool, String> {
     }
 }
 
+/// A boolean parameter's value as CONFIG GET shows it.
+fn yes_no(b: bool) -> String {
+    yes_or_no(b)
+}
+
 /// A `size_t` parameter with `INTEGER_CONFIG` parsing, bounded 0..=LONG_MAX.
 fn size_t(v: &str) -> Result<u64, String> {
     Ok(int_in(v, 0, i64::MAX)? as u64)
@@ -716,17 +855,6 @@ fn size_t_memory(v: &str) -> Result<u64, String> {
         ));
     }
     Ok(n)
-}
-
-/// Setter of a read-only parameter: accepts its one value.
-fn only(v: &str, value: &str) -> Result<(), String> {
-    if v.eq_ignore_ascii_case(value) {
-        Ok(())
-    } else {
-        Err(format!(
-            "only '{value}' is supported: persistence is not implemented"
-        ))
-    }
 }
 
 /// The parameter called `name` (case-insensitive).
@@ -765,8 +893,10 @@ mod tests {
         assert!((hz.set)(&mut c, "2147483648").is_err());
         let save = param("save").expect("save");
         assert_eq!((save.get)(&c), "");
-        assert!(!save.mutable && c.set_initial("save", "").is_ok());
-        assert!(c.set_initial("appendonly", "yes").is_err());
+        assert!(c.set_initial("save", "3600 1 300 100").is_ok());
+        assert_eq!((save.get)(&c), "3600 1 300 100");
+        assert!(c.set_initial("save", "3600").is_err());
+        assert!(c.set_initial("appendonly", "maybe").is_err());
     }
 
     #[test]

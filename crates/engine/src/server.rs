@@ -100,13 +100,17 @@ pub struct Server {
     pub pubsub: crate::pubsub::PubSub,
     /// The Lua script cache and `math.random`'s state.
     pub scripts: crate::script::Scripts,
-    /// This node's view of the cluster when `cluster-enabled` is on.
-    pub cluster: Option<crate::cluster::ClusterState>,
     /// The lazy-free thread's queue and the main thread's freeing stall.
     pub lazyfree: crate::lazyfree::LazyFree,
     /// The last `Event::Memory` sample the cron recorded (used, maxmemory,
     /// keys, expires), so it records one only when something changed.
     pub memory_sample: Option<[u64; 4]>,
+    /// This node's view of the cluster when `cluster-enabled` is on.
+    pub cluster: Option<crate::cluster::ClusterState>,
+    /// Replication: role, offsets, backlog, replicas, the captured stream.
+    pub repl: crate::repl::Repl,
+    /// Simulated RDB and AOF files and their counters.
+    pub persist: crate::persist::Persist,
 }
 
 impl Server {
@@ -143,9 +147,11 @@ impl Server {
             blocking: Default::default(),
             pubsub: Default::default(),
             scripts: Default::default(),
-            cluster,
             lazyfree: Default::default(),
             memory_sample: None,
+            cluster,
+            repl: crate::repl::Repl::new(seed),
+            persist: Default::default(),
         };
         s.lruclock = s.lru_clock_now();
         s
@@ -210,6 +216,9 @@ impl Server {
         if !self.key_is_expired(db, key) {
             return false;
         }
+        if self.repl.is_replica() && !self.repl.applying {
+            return true;
+        }
         self.delete_expired(db, key, ExpireHow::Lazy);
         true
     }
@@ -238,8 +247,15 @@ impl Server {
     /// `lookupKey`: the live object under `key`, after lazy expiry, with the
     /// access recorded as `flags` says.
     pub fn lookup(&mut self, db: usize, key: &[u8], flags: Lookup) -> Option<&mut Obj> {
-        self.expire_if_needed(db, key);
         let count = !flags.write && !flags.nostats;
+        // A replica keeps an expired key until the master's DEL arrives,
+        // but reports it missing (`expireIfNeeded` on a replica).
+        if self.expire_if_needed(db, key) {
+            if count {
+                self.stats.keyspace_misses += 1;
+            }
+            return None;
+        }
         // Split the borrows so the object is found once (one hash) and the
         // LFU counter can still draw from the RNG.
         let Server {
@@ -433,6 +449,9 @@ impl Server {
 
     /// `signalModifiedKey`: a write to `key` dooms transactions watching it.
     pub fn touch_key(&mut self, db: usize, key: &[u8]) {
+        // Every write funnels through here, so the replication stream
+        // sees exactly the keys Redis would propagate.
+        self.repl.note_key(db, key);
         if !self.watches.is_empty() {
             let exists = self.dbs[db].dict.contains(key);
             self.watches.touch(db, key, exists);

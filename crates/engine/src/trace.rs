@@ -73,6 +73,13 @@ pub struct Delivery {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
+    /// Persistence work: an AOF fsync (`records` made durable), a BGSAVE
+    /// starting (`records`: changes it covers) or finishing (`records`: its
+    /// copy-on-write bytes), an AOF rewrite.
+    Persisted {
+        what: String,
+        records: u64,
+    },
     Connected {
         name: String,
     },
@@ -230,6 +237,11 @@ impl Trace {
             capacity,
             next_seq: 0,
         }
+    }
+
+    /// How many events it keeps.
+    pub fn capacity(&self) -> usize {
+        self.capacity
     }
 
     /// True when events are recorded; callers skip building costly events otherwise.

@@ -15,7 +15,9 @@ pub mod keys;
 pub mod list;
 pub mod memory;
 pub mod multi;
+pub mod persist;
 pub mod pubsub;
+pub mod repl;
 pub mod script;
 pub mod server;
 pub mod set;
@@ -115,6 +117,8 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
         hll::COMMANDS,
         bitmap::COMMANDS,
         cluster::COMMANDS,
+        repl::COMMANDS,
+        persist::COMMANDS,
     ]
     .into_iter()
     .flat_map(|family| family.iter())
@@ -134,7 +138,7 @@ pub fn lookup(name: &[u8]) -> Option<&'static Command> {
 
 /// Finds the command (or subcommand) `args` names; the parent is returned
 /// too, for the `parent|sub` full name. Errors are Redis' rejections.
-fn resolve(args: &[Vec<u8>]) -> Result<(&'static Command, &'static Command), Frame> {
+pub(crate) fn resolve(args: &[Vec<u8>]) -> Result<(&'static Command, &'static Command), Frame> {
     let Some(parent) = lookup(&args[0]) else {
         return Err(unknown_command(args));
     };
@@ -204,6 +208,24 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
         let e = Frame::err("OOM command not allowed when used memory > 'maxmemory'.");
         return reject(srv, client, Some(cmd), e);
     }
+    // `processCommand`'s replication gates, in its order: too few good
+    // replicas on a master, then a read-only replica.
+    if is_write_command(cmd, client) {
+        let c = &srv.config;
+        if !srv.repl.is_replica()
+            && c.min_replicas_to_write > 0
+            && c.min_replicas_max_lag > 0
+            && (srv.repl.good_replicas(srv.now_ms(), c.min_replicas_max_lag) as i64)
+                < c.min_replicas_to_write
+        {
+            let e = Frame::err("NOREPLICAS Not enough good replicas to write.");
+            return reject(srv, client, Some(cmd), e);
+        }
+        if srv.repl.is_replica() && srv.config.replica_read_only {
+            let e = Frame::err("READONLY You can't write against a read only replica.");
+            return reject(srv, client, Some(cmd), e);
+        }
+    }
     // A subscribed RESP2 connection carries only subscription traffic:
     // its messages are indistinguishable from replies. RESP3 tells them
     // apart (push frames), so it has no such limit.
@@ -231,6 +253,19 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
         }
     }
     call(srv, client, cmd, args)
+}
+
+/// `is_write_command`: the command writes, or it is an EXEC whose queue holds a write.
+fn is_write_command(cmd: &Command, client: &Client) -> bool {
+    if cmd.has_flag("write") {
+        return true;
+    }
+    cmd.name == "exec"
+        && client.multi.as_ref().is_some_and(|m| {
+            m.queued
+                .iter()
+                .any(|a| resolve(a).is_ok_and(|(_, c)| c.has_flag("write")))
+        })
 }
 
 /// Runs a resolved, validated command (`call`).
