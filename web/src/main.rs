@@ -4,16 +4,18 @@
 //! `data-commands` (one command per line, run on load) and `data-clock="paused"`.
 //! The playground element (`#redsim`, or any element with `data-url`) also
 //! reads `?cmd=…&seed=…&clock=paused` from the page URL and offers a Share
-//! link; its URL settings win over its attributes.
+//! link; its URL settings win over its attributes. The playground element
+//! also has a Scenarios tab (opened by `?scenario=<id>`), and every
+//! `[data-redsim-scenario="<id>"]` element gets that one scenario.
 
 mod app;
-mod bench;
 mod clients;
 mod clock;
 mod help;
 mod inspector;
 mod keyspace;
 mod panic;
+mod scenarios;
 mod share;
 mod timeline;
 
@@ -23,11 +25,10 @@ use crate::app::{Widget, WidgetProps};
 use crate::share::Preset;
 
 /// Elements a widget is mounted into.
-pub const HOST_SELECTOR: &str = "[data-redsim], #redsim";
+pub const HOST_SELECTOR: &str = "[data-redsim], #redsim, [data-redsim-scenario]";
 
 fn main() {
     panic::install();
-    bench::install();
     mount_all();
 }
 
@@ -52,6 +53,21 @@ fn mount_all() {
         else {
             continue;
         };
+        if let Some(id) = host.get_attribute("data-redsim-scenario") {
+            let _ = host.class_list().add_1("rs-host");
+            let props = scenarios::LibraryProps {
+                preset: scenarios::ScenarioPreset::from_attrs(
+                    &id,
+                    host.get_attribute("data-seed").as_deref(),
+                    host.get_attribute("data-params").as_deref(),
+                ),
+                embedded: true,
+                shareable: false,
+                active: true,
+            };
+            yew::Renderer::<scenarios::Library>::with_root_and_props(host, props).render();
+            continue;
+        }
         let from_url = host.id() == "redsim" || host.has_attribute("data-url");
         let mut preset = Preset::from_attrs(
             host.get_attribute("data-seed").as_deref(),
@@ -73,6 +89,15 @@ fn mount_all() {
             autofocus: from_url,
             shareable: from_url,
         };
+        if host.id() == "redsim" {
+            // The playground page: the console and the scenario library as tabs.
+            let props = scenarios::PageProps {
+                widget: props,
+                scenario: scenarios::ScenarioPreset::from_url(&search, &hash),
+            };
+            yew::Renderer::<scenarios::Page>::with_root_and_props(host, props).render();
+            continue;
+        }
         yew::Renderer::<Widget>::with_root_and_props(host, props).render();
     }
 }
