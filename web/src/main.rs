@@ -9,6 +9,7 @@
 //! `[data-redsim-scenario="<id>"]` element gets that one scenario.
 
 mod app;
+mod bench;
 mod clients;
 mod clock;
 mod help;
@@ -29,6 +30,7 @@ pub const HOST_SELECTOR: &str = "[data-redsim], #redsim, [data-redsim-scenario]"
 
 fn main() {
     panic::install();
+    bench::install();
     mount_all();
 }
 

@@ -83,6 +83,22 @@ pub fn test() -> Result<(), String> {
             .arg(root().join("dist"))
             .current_dir(root()))
     });
+    // Speed, native against wasm on the same 1M-request trace: ratios are
+    // printed, only equal hit counts are asserted.
+    step("speed benchmark (native vs wasm)", &mut || {
+        if !built {
+            return Err("skipped: dist failed".into());
+        }
+        run(cargo().args(["build", "--release", "-p", "redsim-cli", "--bin", "redsim"]))?;
+        let redsim = crate::util::target_dir()?.join("release/redsim");
+        run(Command::new("python3")
+            .arg(root().join("tests/e2e/bench_e2e.py"))
+            .arg("--dist")
+            .arg(root().join("dist"))
+            .arg("--redsim")
+            .arg(redsim)
+            .current_dir(root()))
+    });
 
     println!("\n==> xtask: summary");
     for o in &outcomes {
