@@ -181,40 +181,49 @@ pub fn idle_ms(lruclock: u32, lru: u32) -> u64 {
 }
 
 /// `evictionPoolPopulate`: samples one database and merges into the pool.
+/// Each sampled key is scored where it lies and copied only if it enters
+/// the pool (most candidates are worse than a full pool's worst).
 fn populate(srv: &mut Server, dbid: usize) {
-    let policy = srv.config.maxmemory_policy;
-    let samples = srv.config.maxmemory_samples as usize;
+    let Server {
+        dbs,
+        rng,
+        config,
+        clock,
+        lruclock,
+        evict,
+        ..
+    } = srv;
+    let policy = config.maxmemory_policy;
     // `maxmemory-samples` may be huge; `sample` caps it at the table size.
-    let mut picked: Vec<(Vec<u8>, i64)> = Vec::new();
-    let db = &srv.dbs[dbid];
+    let samples = config.maxmemory_samples as usize;
+    let db = &dbs[dbid];
+    let pool = &mut evict.pool;
+    let score = |obj: &crate::object::Obj| {
+        if policy.is_lfu() {
+            255 - crate::server::lfu_decayed_at(config, clock, obj.lru) as u64
+        } else {
+            idle_ms(*lruclock, obj.lru)
+        }
+    };
     if all_keys(policy) {
         db.dict
-            .sample(&mut srv.rng, samples, |k, _| picked.push((k.to_vec(), 0)));
+            .sample(rng, samples, |k, obj| insert(pool, k, score(obj), dbid));
     } else {
-        db.expires.sample(&mut srv.rng, samples, |k, &when| {
-            picked.push((k.to_vec(), when))
+        db.expires.sample(rng, samples, |k, &when| {
+            let idle = match policy {
+                Policy::VolatileTtl => u64::MAX - when as u64,
+                _ => match db.dict.get(k) {
+                    Some(obj) => score(obj),
+                    None => return,
+                },
+            };
+            insert(pool, k, idle, dbid);
         });
-    }
-    for (key, when) in picked {
-        let idle = match policy {
-            Policy::VolatileTtl => u64::MAX - when as u64,
-            _ => {
-                let Some(obj) = srv.dbs[dbid].dict.get(&key) else {
-                    continue;
-                };
-                if policy.is_lfu() {
-                    255 - srv.lfu_decayed(obj.lru) as u64
-                } else {
-                    idle_ms(srv.lruclock, obj.lru)
-                }
-            }
-        };
-        insert(&mut srv.evict.pool, key, idle, dbid);
     }
 }
 
 /// Inserts a candidate keeping the pool sorted, exactly as Redis shifts it.
-fn insert(pool: &mut [PoolEntry], key: Vec<u8>, idle: u64, db: usize) {
+fn insert(pool: &mut [PoolEntry], key: &[u8], idle: u64, db: usize) {
     let mut k = 0;
     while k < POOL_SIZE && pool[k].key.is_some() && pool[k].idle < idle {
         k += 1;
@@ -232,9 +241,14 @@ fn insert(pool: &mut [PoolEntry], key: Vec<u8>, idle: u64, db: usize) {
         k -= 1;
         pool[..=k].rotate_left(1);
     }
+    // Reuse the buffer of whatever entry the shifts left in slot k
+    // (Redis keeps a cached sds per slot for the same reason).
+    let mut buf = pool[k].key.take().unwrap_or_default();
+    buf.clear();
+    buf.extend_from_slice(key);
     pool[k] = PoolEntry {
         idle,
-        key: Some(key),
+        key: Some(buf),
         db,
     };
 }
@@ -378,19 +392,19 @@ mod tests {
     fn pool_stays_sorted_and_drops_the_worst_when_full() {
         let mut pool = vec![PoolEntry::default(); POOL_SIZE];
         for idle in [50, 10, 30, 20, 40] {
-            insert(&mut pool, b"k".to_vec(), idle, 0);
+            insert(&mut pool, b"k", idle, 0);
         }
         let got: Vec<u64> = keys(&pool).into_iter().flatten().collect();
         assert_eq!(got, [10, 20, 30, 40, 50]);
         for idle in 100..120 {
-            insert(&mut pool, b"k".to_vec(), idle, 0);
+            insert(&mut pool, b"k", idle, 0);
         }
         let got: Vec<u64> = keys(&pool).into_iter().flatten().collect();
         assert_eq!(got.len(), POOL_SIZE);
         assert_eq!(got[0], 104);
         assert_eq!(got[POOL_SIZE - 1], 119);
         // Worse than all in a full pool: ignored.
-        insert(&mut pool, b"k".to_vec(), 1, 0);
+        insert(&mut pool, b"k", 1, 0);
         assert_eq!(pool[0].idle, 104);
     }
 

@@ -477,6 +477,12 @@ fn lfu_minutes(clock: &Clock) -> u32 {
     ((clock.unix_ms() as u64 / 1000 / 60) & 0xffff) as u32
 }
 
+/// `LFUDecrAndReturn` for callers holding the config and clock apart
+/// from the server (eviction scores samples under split borrows).
+pub fn lfu_decayed_at(config: &Config, clock: &Clock, lru: u32) -> u8 {
+    lfu_decayed(config, clock, lru)
+}
+
 /// `LFUDecrAndReturn`.
 fn lfu_decayed(config: &Config, clock: &Clock, lru: u32) -> u8 {
     let ldt = lru >> 8;

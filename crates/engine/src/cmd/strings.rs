@@ -121,11 +121,18 @@ fn read_string(ctx: &mut Ctx, key: &[u8]) -> Result<Option<RString>, Frame> {
 }
 
 /// `getGenericCommand`: the GET reply for `key`, or WRONGTYPE.
+/// The reply is built from the stored string in place: one copy, where
+/// `read_string` would clone the value first.
 fn get_generic(ctx: &mut Ctx, key: &[u8]) -> Result<Frame, Frame> {
-    Ok(match read_string(ctx, key)? {
-        None => Frame::Null,
-        Some(s) => Frame::Bulk(s.to_bytes()),
-    })
+    let db = ctx.db();
+    match ctx.srv.lookup_read(db, key) {
+        None => Ok(Frame::Null),
+        Some(obj) => match &obj.value {
+            Value::String(s) => Ok(Frame::Bulk(s.to_bytes())),
+            #[allow(unreachable_patterns)]
+            _ => Err(Frame::err(WRONGTYPE)),
+        },
+    }
 }
 
 fn get(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
