@@ -640,6 +640,9 @@ pub struct Config {
     pub lock_ttl: Micros,
     /// How long a pod that lost the rebuild lock sleeps before reading again.
     pub lock_sleep: Micros,
+    /// Singleflight followers wait like a DoChan caller with this deadline
+    /// and give up (an error) when it passes; the leader carries on.
+    pub flight_deadline: Option<Micros>,
     pub refresh_frac: f64,
     /// Reply after the cache SET (true) or right after the database (false).
     pub set_before_reply: bool,
@@ -675,6 +678,7 @@ impl Default for Config {
             beta: 1.0,
             lock_ttl: 500 * MS,
             lock_sleep: 20 * MS,
+            flight_deadline: None,
             refresh_frac: 0.8,
             set_before_reply: false,
             write_order: WriteOrder::DbThenDelete,
@@ -715,6 +719,8 @@ pub struct Metrics {
     pub l1_hits: u64,
     /// Reads served a stale value on purpose (logical expiry).
     pub served_stale: u64,
+    /// Singleflight followers that gave up at their deadline.
+    pub gave_up: u64,
     /// Requests that failed (pool timeouts), per window.
     pub errors: Meter,
     /// When the first database query was booked, and by which pod.
@@ -739,6 +745,7 @@ impl Metrics {
             background_refreshes: 0,
             l1_hits: 0,
             served_stale: 0,
+            gave_up: 0,
             errors: Meter::new(window),
             first_db_at: None,
             first_db_pod: 0,
@@ -821,6 +828,8 @@ pub enum Ev {
     Reply(ReqId, u8, Frame),
     DbDone(ReqId),
     Retry(ReqId),
+    /// A singleflight follower's own deadline.
+    FlightDeadline(ReqId, FlightId),
     PoolTimeout(ReqId),
     Failover,
 }
@@ -944,6 +953,7 @@ impl World {
             Ev::Reply(id, s, f) => self.on_reply(id, step_of(s), f),
             Ev::DbDone(id) => self.db_done(id),
             Ev::Retry(id) => self.send(id, Step::Get, vec!["GET".into(), self.key_of(id)]),
+            Ev::FlightDeadline(id, f) => self.flight_deadline(id, f),
             Ev::PoolTimeout(id) => self.pool_timeout(id),
             Ev::Failover => {
                 self.active = self.nodes.len().saturating_sub(1);
@@ -1297,13 +1307,37 @@ impl World {
                 }
                 match j {
                     Joined::Leader(_) => self.db_query(id, false),
-                    Joined::Follower(_) => {
+                    Joined::Follower(f) => {
                         let now = self.k.now();
                         self.draw_local(id, now, now, "joins the flight");
+                        if let Some(d) = self.cfg.flight_deadline {
+                            self.k.after(d, Ev::FlightDeadline(id, f));
+                        }
                     }
                 }
             }
             _ => self.db_query(id, false),
+        }
+    }
+
+    /// A follower's deadline passed: if the flight has not landed it stops
+    /// waiting and fails (DoChan's `ctx.Done()` branch).
+    fn flight_deadline(&mut self, id: ReqId, f: FlightId) {
+        let Some(pod) = self.reqs.get(&id).map(|r| r.pod) else {
+            return;
+        };
+        let left = self
+            .pods
+            .get_mut(pod)
+            .is_some_and(|p| p.group.abandon(f, &id));
+        if left {
+            let now = self.k.now();
+            self.m.gave_up += 1;
+            self.m.errors.add(now, 1.0);
+            self.draw_local(id, now, now, "deadline: gives up");
+            if let Some(r) = self.reqs.remove(&id) {
+                self.m.reads.record(r.start, now - r.start);
+            }
         }
     }
 
