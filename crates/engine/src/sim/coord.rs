@@ -196,7 +196,8 @@ fn lock_run(p: &Params, seed: u64) -> Outcome {
     let duration = p.count("duration_ms") * MS;
     let retry = 10 * MS;
     let renew_every = ttl / 3;
-    let rec_until = 600 * MS;
+    // Record the story around A's stall, not the whole run: tens of steps.
+    let rec_until = pause + ttl + work + 50 * MS;
 
     let mut k: Kernel<LEv> = Kernel::new(seed);
     let mut redis = Redis::new(seed, &[]);

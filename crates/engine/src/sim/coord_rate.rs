@@ -1,8 +1,8 @@
 //! Coordination scenario 13, rate limits: a fixed window, a sliding log on a sorted set and a token bucket judge the same bursty traffic on one engine, then Redis goes away and the limiter fails open or closed.
 //!
-//! Every request is sent to the three limiters (three keys, three Lua
-//! scripts run by the engine), so they see identical arrivals and differ
-//! only in their algorithm. The sliding log and the token bucket read the
+//! Every request is sent to the three limiters (three keys: INCR and
+//! PEXPIRE for the fixed window, a Lua script for each of the others), so
+//! they see identical arrivals and differ only in their algorithm. The sliding log and the token bucket read the
 //! server's own clock with `TIME`, as the seed texts recommend (client
 //! clocks disagree); the fixed window names its key after the window
 //! number, as a client computes it.
@@ -12,6 +12,7 @@ use super::kernel::{Dist, Kernel, Link, Micros, Redis, MS, SEC};
 use super::outcome::{Chart, Series};
 use super::{Outcome, ParamSpec, Params, Scenario, ScenarioInfo};
 use crate::clock::DEFAULT_UNIX_BASE_US;
+use crate::resp::Frame;
 
 pub const RATE_LIMITS: Scenario = Scenario {
     info: rate_info,
@@ -20,10 +21,6 @@ pub const RATE_LIMITS: Scenario = Scenario {
 
 const ALGS: &[&str] = &["fixed window", "sliding log", "token bucket"];
 const ON_OUTAGE: &[&str] = &["fail-open", "fail-closed"];
-
-/// INCR, and give a new window's key its expiry (one script, so a crash
-/// between the two cannot leave a counter that never expires).
-const FIXED_LUA: &str = "local c = redis.call('INCR', KEYS[1]) if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end if c <= tonumber(ARGV[2]) then return 1 end return 0";
 
 /// One member per admitted request, scored by server time in µs since
 /// ARGV[4] (seconds), kept small so Lua's doubles hold it exactly.
@@ -86,6 +83,8 @@ fn rate_run(p: &Params, seed: u64) -> Outcome {
     let mut next_id = 0u64;
     k.at(0, Ev::Request(0));
     k.at(burst.1, Ev::Measure);
+    // The diagram shows the requests around the first window boundary.
+    let near = |t: Micros| t + 15 * MS >= window && t <= window + 15 * MS;
     let down = |t: Micros| outage > 0 && t >= outage_at && t < outage_at + outage;
 
     while let Some(ev) = k.next(end) {
@@ -102,13 +101,13 @@ fn rate_run(p: &Params, seed: u64) -> Outcome {
                         k.after(timeout, Ev::TimedOut(a, id));
                     } else {
                         let d = link.delay(&mut k.rng).unwrap_or(0);
-                        if a == 0 {
+                        if a == 0 && near(now) {
                             k.rec.msg(
                                 now,
                                 now + d,
                                 app,
                                 rl,
-                                format!("request {id}: 3 limiter scripts"),
+                                format!("request {id}: ask 3 limiters"),
                             );
                         }
                         k.after(d, Ev::Arrive(a, id));
@@ -126,19 +125,14 @@ fn rate_run(p: &Params, seed: u64) -> Outcome {
             Ev::Arrive(a, id) => {
                 let reply = match a {
                     0 => {
+                        // INCR, then give a new window's key its expiry (as the seed texts do).
                         let key = format!("fw:{}", now / window);
-                        redis.exec(
-                            now,
-                            "app",
-                            &[
-                                "EVAL",
-                                FIXED_LUA,
-                                "1",
-                                &key,
-                                &(2 * window / MS).to_string(),
-                                &limit.to_string(),
-                            ],
-                        )
+                        let n = int(&redis.exec(now, "app", &["INCR", &key]));
+                        if n == 1 {
+                            let px = (2 * window / MS).to_string();
+                            redis.exec(now, "app", &["PEXPIRE", &key, &px]);
+                        }
+                        Frame::Integer(i64::from(n as u64 <= limit))
                     }
                     1 => redis.exec(
                         now,
@@ -178,13 +172,14 @@ fn rate_run(p: &Params, seed: u64) -> Outcome {
                     admitted[a].push(now);
                 }
                 let d = link.delay(&mut k.rng).unwrap_or(0);
-                if a == 2 {
+                if near(now) {
+                    let verdict = if ok { "allowed" } else { "limited" };
                     k.rec.msg(
                         now,
                         now + d,
                         rl,
                         app,
-                        format!("request {id}: {}", if ok { "allowed" } else { "limited" }),
+                        format!("{id} {}: {verdict}", ALGS[a]),
                     );
                 }
             }
