@@ -588,6 +588,21 @@ impl Sim {
         }
     }
 
+    /// Cache writes by actors named `writer…`, per key, in execution order:
+    /// (when, writer). One pass, so trial analyses stay linear.
+    fn writer_execs(&self) -> BTreeMap<String, Vec<(Micros, String)>> {
+        let mut by: BTreeMap<String, Vec<(Micros, String)>> = BTreeMap::new();
+        for e in &self.execs {
+            let Some(name) = self.actors.get(e.actor).map(|a| &a.name) else {
+                continue;
+            };
+            if let (true, Some(key)) = (name.starts_with("writer"), key_of(&e.args)) {
+                by.entry(key).or_default().push((e.at, name.clone()));
+            }
+        }
+        by
+    }
+
     /// The tracker of `key` (empty if untracked).
     fn track_of(&self, key: &str) -> Track {
         self.tracks.get(key).cloned().unwrap_or_default()

@@ -247,18 +247,11 @@ fn vw_race(seed: u64, trials: usize, jitter: Micros) -> (Race, usize) {
     sim.finish(end);
     let mut reordered = [0usize; 2];
     let mut first: [Option<(usize, Micros, String)>; 2] = [None, None];
+    let by_key = sim.writer_execs();
     for (v, variant) in ["plain", "lua"].iter().enumerate() {
         for i in 0..trials {
             let key = format!("{variant}:{i}");
-            let writes: Vec<(Micros, String)> = sim
-                .execs
-                .iter()
-                .filter(|e| {
-                    key_of(&e.args).as_ref() == Some(&key)
-                        && sim.actors[e.actor].name.starts_with("writer")
-                })
-                .map(|e| (e.at, sim.actors[e.actor].name.clone()))
-                .collect();
+            let writes = by_key.get(&key).cloned().unwrap_or_default();
             let mut commits = commit_order.get(&key).cloned().unwrap_or_default();
             commits.sort();
             if writes.len() == 2

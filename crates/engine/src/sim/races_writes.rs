@@ -116,23 +116,18 @@ fn ovd_run(p: &Params, seed: u64) -> Outcome {
     // Reordered: the cache writes ran in the opposite order to the commits.
     let mut reordered = [0usize; 2];
     let mut first = [None, None];
+    let by_key = sim.writer_execs();
     for (v, variant) in ["ow", "del"].iter().enumerate() {
         for i in 0..trials {
             let key = format!("{variant}:{i}");
-            let order: Vec<&str> = sim
-                .execs
-                .iter()
-                .filter(|e| {
-                    e.args.get(1) == Some(&key) && sim.actors[e.actor].name.starts_with("writer")
+            let order: Vec<&str> = by_key
+                .get(&key)
+                .map(|w| {
+                    w.iter()
+                        .map(|(_, n)| if n.ends_with('A') { "A" } else { "B" })
+                        .collect()
                 })
-                .map(|e| {
-                    if sim.actors[e.actor].name.ends_with('A') {
-                        "A"
-                    } else {
-                        "B"
-                    }
-                })
-                .collect();
+                .unwrap_or_default();
             let mut c = commits.get(&key).cloned().unwrap_or_default();
             c.sort();
             let c: Vec<&str> = c.iter().map(|x| x.1.as_str()).collect();
@@ -185,14 +180,7 @@ fn ovd_run(p: &Params, seed: u64) -> Outcome {
     if let Some(i) = first[v] {
         let key = format!("{}:{i}", if show_delete { "del" } else { "ow" });
         let g = v * trials + i;
-        let late = sim
-            .execs
-            .iter()
-            .filter(|e| {
-                e.args.get(1) == Some(&key) && sim.actors[e.actor].name.starts_with("writer")
-            })
-            .nth(1)
-            .map(|e| (e.at, sim.actors[e.actor].name.clone()));
+        let late = by_key.get(&key).and_then(|w| w.get(1).cloned());
         if let Some((at, name)) = late {
             if show_delete {
                 sim.mark(g, at, "redis", "good", format!("{name}'s DEL lands last although it committed first: harmless, the key is empty either way and the next reader loads the latest row"));
