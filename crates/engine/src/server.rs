@@ -100,8 +100,6 @@ pub struct Server {
     pub pubsub: crate::pubsub::PubSub,
     /// The Lua script cache and `math.random`'s state.
     pub scripts: crate::script::Scripts,
-    /// This node's view of the cluster when `cluster-enabled` is on.
-    pub cluster: Option<crate::cluster::ClusterState>,
     /// The lazy-free thread's queue and the main thread's freeing stall.
     pub lazyfree: crate::lazyfree::LazyFree,
     /// The last `Event::Memory` sample the cron recorded (used, maxmemory,
@@ -149,7 +147,6 @@ impl Server {
             blocking: Default::default(),
             pubsub: Default::default(),
             scripts: Default::default(),
-            cluster,
             lazyfree: Default::default(),
             memory_sample: None,
             cluster,
