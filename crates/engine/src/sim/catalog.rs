@@ -39,6 +39,8 @@ const SCENARIOS: &[Scenario] = &[
     super::races::PIPELINE_MULTI_LUA,
     super::failover::FAILOVER,
     super::persistence::PERSISTENCE_LOSS,
+    super::cluster_lessons::CLUSTER_HOT_KEY,
+    super::cluster_lessons::CLUSTER_HASH_TAGS,
 ];
 
 /// Info for every scenario, in catalogue order.
