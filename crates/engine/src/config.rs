@@ -724,9 +724,8 @@ pub static PARAMS: &[Param] = &[
         mutable: true,
         get: |c| c.appendfsync.name().to_string(),
         set: |c, v| {
-            c.appendfsync = crate::persist::Fsync::parse(v).ok_or(
-                "argument(s) must be one of the following: everysec, always, no",
-            )?;
+            c.appendfsync = crate::persist::Fsync::parse(v)
+                .ok_or("argument(s) must be one of the following: everysec, always, no")?;
             Ok(())
         },
     },

@@ -561,7 +561,10 @@ impl Engine {
             r.online = true;
         }
         for (id, args) in self.srv.blocking.waiting_for_replicas() {
-            let want = args.get(1).and_then(|a| crate::resp::parse_i64(a)).unwrap_or(0);
+            let want = args
+                .get(1)
+                .and_then(|a| crate::resp::parse_i64(a))
+                .unwrap_or(0);
             let woff = self.clients.get(&id).map_or(0, |c| c.repl_woff);
             let acked = self.srv.repl.acked(woff) as i64;
             if acked < want {

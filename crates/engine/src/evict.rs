@@ -54,6 +54,9 @@ pub struct EvictState {
     pub proc_running: bool,
     /// Bookkeeping of the exact reference policies (empty otherwise).
     pub exact: ExactState,
+    /// Candidates sampled while choosing the current victim, recorded only
+    /// when the trace is on, for the UI's view of one eviction.
+    pub sampled: Vec<crate::trace::Candidate>,
 }
 
 /// What `exact-lru` / `exact-lfu` know: every touched key's access count
@@ -105,6 +108,7 @@ impl Default for EvictState {
             next_db: 0,
             proc_running: false,
             exact: ExactState::default(),
+            sampled: Vec::new(),
         }
     }
 }
@@ -191,13 +195,26 @@ fn populate(srv: &mut Server, dbid: usize) {
         clock,
         lruclock,
         evict,
+        trace,
         ..
     } = srv;
     let policy = config.maxmemory_policy;
+    // The UI's view of one eviction: every sampled key with its score.
+    let record = trace.enabled();
     // `maxmemory-samples` may be huge; `sample` caps it at the table size.
     let samples = config.maxmemory_samples as usize;
     let db = &dbs[dbid];
-    let pool = &mut evict.pool;
+    let EvictState { pool, sampled, .. } = evict;
+    let mut consider = |k: &[u8], idle: u64| {
+        if record {
+            sampled.push(crate::trace::Candidate {
+                db: dbid as u32,
+                key: lossy(k),
+                score: idle,
+            });
+        }
+        insert(pool, k, idle, dbid);
+    };
     let score = |obj: &crate::object::Obj| {
         if policy.is_lfu() {
             255 - crate::server::lfu_decayed_at(config, clock, obj.lru) as u64
@@ -207,7 +224,7 @@ fn populate(srv: &mut Server, dbid: usize) {
     };
     if all_keys(policy) {
         db.dict
-            .sample(rng, samples, |k, obj| insert(pool, k, score(obj), dbid));
+            .sample(rng, samples, |k, obj| consider(k, score(obj)));
     } else {
         db.expires.sample(rng, samples, |k, &when| {
             let idle = match policy {
@@ -217,9 +234,22 @@ fn populate(srv: &mut Server, dbid: usize) {
                     None => return,
                 },
             };
-            insert(pool, k, idle, dbid);
+            consider(k, idle);
         });
     }
+}
+
+/// The pool's occupied slots, in order, for the trace.
+fn pool_view(pool: &[PoolEntry]) -> Vec<crate::trace::Candidate> {
+    pool.iter()
+        .filter_map(|e| {
+            e.key.as_ref().map(|k| crate::trace::Candidate {
+                db: e.db as u32,
+                key: lossy(k),
+                score: e.idle,
+            })
+        })
+        .collect()
 }
 
 /// Inserts a candidate keeping the pool sorted, exactly as Redis shifts it.
@@ -276,6 +306,10 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
     srv.evict.proc_running = false;
     while freed < to_free {
         let mut best: Option<(usize, Vec<u8>)> = None;
+        // What the UI shows of this eviction: the pool it picked from and
+        // the keys sampled into it on the way.
+        let mut pool_seen: Vec<crate::trace::Candidate> = Vec::new();
+        srv.evict.sampled.clear();
         if policy.is_exact() {
             best = exact_pick(srv);
         } else if uses_pool(policy) {
@@ -294,6 +328,9 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
                 }
                 if total_keys == 0 {
                     break;
+                }
+                if srv.trace.enabled() {
+                    pool_seen = pool_view(&srv.evict.pool);
                 }
                 for k in (0..POOL_SIZE).rev() {
                     let Some(key) = srv.evict.pool[k].key.take() else {
@@ -340,10 +377,13 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
         }
         srv.touch_key(dbid, &key);
         srv.stats.evicted_keys += 1;
+        let sampled = std::mem::take(&mut srv.evict.sampled);
         srv.emit_with(|| Event::Evicted {
             db: dbid as u32,
             key: lossy(&key),
             policy: policy.name().to_string(),
+            pool: pool_seen,
+            sampled,
         });
         // Freed as `lazyfree-lazy-eviction` says: a big value handed to the
         // background thread frees little now (`mem_freed` is measured).
@@ -594,5 +634,55 @@ mod tests {
         assert_eq!(time_limit_us(0), 0);
         assert_eq!(time_limit_us(100), u64::MAX);
         assert!(time_limit_us(99) > 100_000_000);
+    }
+
+    #[test]
+    fn the_trace_shows_the_pool_and_the_samples_behind_each_eviction() {
+        let mut e = crate::Engine::new(3);
+        let c = e.connect("t");
+        e.execute_line(c, "CONFIG SET maxmemory-policy allkeys-lru");
+        for i in 0..200 {
+            e.execute_line(c, &format!("SET k{i} {}", "v".repeat(50)));
+            e.advance_by(1_000_000);
+        }
+        let info = e.execute_line(c, "INFO memory");
+        let crate::Frame::Verbatim(_, text) = info else {
+            panic!()
+        };
+        let text = String::from_utf8_lossy(&text).into_owned();
+        let used: u64 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("used_memory:"))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap();
+        e.execute_line(c, &format!("CONFIG SET maxmemory {}", used - 500));
+        e.execute_line(c, "SET trigger x");
+        let evictions: Vec<_> = e
+            .trace()
+            .events()
+            .filter_map(|ev| match &ev.event {
+                crate::trace::Event::Evicted {
+                    key, pool, sampled, ..
+                } => Some((key.clone(), pool.clone(), sampled.clone())),
+                _ => None,
+            })
+            .collect();
+        assert!(!evictions.is_empty());
+        for (key, pool, sampled) in &evictions {
+            assert!(
+                sampled.len() >= 5,
+                "5 samples per round, got {}",
+                sampled.len()
+            );
+            assert!(pool.len() <= POOL_SIZE);
+            assert!(
+                pool.windows(2).all(|w| w[0].score <= w[1].score),
+                "sorted pool"
+            );
+            assert!(
+                pool.iter().any(|p| &p.key == key),
+                "the victim came from the pool"
+            );
+        }
     }
 }

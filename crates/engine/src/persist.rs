@@ -125,7 +125,7 @@ pub struct Persist {
 /// Parses `save`: pairs of "seconds changes", or "" for none.
 pub fn parse_save(v: &str) -> Result<Vec<(i64, i64)>, String> {
     let parts: Vec<&str> = v.split_whitespace().collect();
-    if parts.len() % 2 != 0 {
+    if !parts.len().is_multiple_of(2) {
         return Err("Invalid save parameters".into());
     }
     parts

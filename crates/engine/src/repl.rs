@@ -523,10 +523,10 @@ pub fn promote(srv: &mut Server) {
         return;
     }
     let r = &mut srv.repl;
-    r.replid2 = std::mem::replace(&mut r.replid, String::new());
+    r.replid2 = std::mem::take(&mut r.replid);
     r.second_offset = r.offset as i64;
     // A new ID from the node's own history, so runs replay identically.
-    let mut rng = fastrand::Rng::with_seed(srv.seed ^ r.offset ^ 0x6e65_7769_64);
+    let mut rng = fastrand::Rng::with_seed(srv.seed ^ r.offset ^ 0x006e_6577_6964);
     r.replid = new_replid(&mut rng);
     srv.repl.role = Role::Master;
     srv.repl.start_capturing();

@@ -61,6 +61,15 @@ pub enum PubSubKind {
     Shard,
 }
 
+/// A key considered for eviction and its score (idle ms for LRU,
+/// 255 minus the decayed counter for LFU, inverted expire time for volatile-ttl).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Candidate {
+    pub db: u32,
+    pub key: String,
+    pub score: u64,
+}
+
 /// One client a published message reached.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Delivery {
@@ -114,6 +123,12 @@ pub enum Event {
         db: u32,
         key: String,
         policy: String,
+        /// The eviction pool it was picked from (ascending score; the victim
+        /// is the best live one from the right); empty for random and exact policies.
+        pool: Vec<Candidate>,
+        /// Keys sampled (`maxmemory-samples` per database per round) while
+        /// filling the pool for this eviction, with their scores.
+        sampled: Vec<Candidate>,
     },
     /// A FLUSHDB (`db` set) or FLUSHALL.
     Flushed {
@@ -468,6 +483,8 @@ mod tests {
                     db: 0,
                     key: "d".into(),
                     policy: "allkeys-lru".into(),
+                    pool: Vec::new(),
+                    sampled: Vec::new(),
                 },
             ),
             ev(

@@ -283,7 +283,7 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, Opti
                     }
                 } else {
                     w.acked.push((v, t));
-                    if record && v % 20 == 0 {
+                    if record && v.is_multiple_of(20) {
                         k.rec
                             .msg(now, now + 200, 0, t + 1, format!("SET w:{v} → OK"));
                     }

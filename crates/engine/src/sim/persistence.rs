@@ -21,7 +21,7 @@ fn loss_info() -> ScenarioInfo {
         look_for: "The same client writes to four nodes configured differently, and every node dies at the same instant. Compare the acknowledged writes each restarted node no longer has. Then switch the crash to a process crash: the AOF nodes lose nothing, because their records were already handed to the kernel; the RDB node still loses what came after its last fork. The second chart shows why snapshots are not free: the fork's copy-on-write grows with the writes the parent takes while the child writes the file.",
         params: vec![
             ParamSpec::choice("crash", 0, &["power-loss", "process"], "power loss keeps only fsynced data; a process crash keeps what was written to the kernel"),
-            ParamSpec::num("crash_at_ms", 12_500.0, (1_000.0, 60_000.0, 100.0), "ms", "when every node dies"),
+            ParamSpec::num("crash_at_ms", 7_500.0, (1_000.0, 60_000.0, 100.0), "ms", "when every node dies"),
             ParamSpec::num("writes_per_sec", 200.0, (10.0, 2_000.0, 10.0), "writes/s", "the client's steady write rate"),
         ],
     }
@@ -172,7 +172,7 @@ fn loss_run(p: &Params, seed: u64) -> Outcome {
     );
     out.charts.push(
         Chart::bars(
-            "Copy-on-write during one BGSAVE (10,000 keys of 1 KB)",
+            "Copy-on-write during one BGSAVE (4,000 keys of 1 KB)",
             "MiB copied",
             &["idle", "1k writes/s", "5k writes/s", "20k writes/s"],
         )
@@ -183,9 +183,9 @@ fn loss_run(p: &Params, seed: u64) -> Outcome {
 }
 
 /// Keys of 1 KB in the copy-on-write experiment.
-const KEYS: u32 = 10_000;
+const KEYS: u32 = 4_000;
 
-/// COW bytes of one BGSAVE of a 10k-key dataset while writes hit random keys at `rate`/s.
+/// COW bytes of one BGSAVE of a 4k-key dataset while writes hit random keys at `rate`/s.
 fn cow_bytes(seed: u64, rate: u64) -> u64 {
     let (mut e, c) = node(seed, &[], 0);
     let value = "x".repeat(1000);
@@ -205,7 +205,7 @@ fn cow_bytes(seed: u64, rate: u64) -> u64 {
     let mut rng = fastrand::Rng::with_seed(seed);
     let start = e.now_us();
     let mut t = start;
-    let gap = if rate == 0 { u64::MAX } else { SEC / rate };
+    let gap = SEC.checked_div(rate).unwrap_or(u64::MAX);
     loop {
         let done = e.execute_line(c, "INFO persistence");
         let text = match &done {
