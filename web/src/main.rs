@@ -18,6 +18,7 @@ mod keyspace;
 mod panic;
 mod scenarios;
 mod share;
+mod slotmap;
 mod timeline;
 
 use wasm_bindgen::JsCast;

@@ -195,8 +195,9 @@ fn svg_html(svg: String) -> Html {
     Html::from_html_unchecked(AttrValue::from(svg))
 }
 
-/// The playground page's tabs: the console and the scenario library. The
-/// console stays mounted while hidden, so switching tabs loses nothing.
+/// The playground page's tabs: the console, the scenario library and the
+/// cluster slot map. The console stays mounted while hidden, so switching
+/// tabs loses nothing.
 #[derive(Properties, PartialEq, Clone)]
 pub struct PageProps {
     pub widget: WidgetProps,
@@ -206,23 +207,38 @@ pub struct PageProps {
 #[function_component(Page)]
 pub fn page(props: &PageProps) -> Html {
     let scenarios = use_state(|| props.scenario.id.is_some());
+    // The Cluster view (slot map) is shown over either of the others.
+    let cluster = use_state(|| false);
     let show = |on: bool| {
-        let s = scenarios.clone();
-        Callback::from(move |_: MouseEvent| s.set(on))
+        let (s, c) = (scenarios.clone(), cluster.clone());
+        Callback::from(move |_: MouseEvent| {
+            s.set(on);
+            c.set(false);
+        })
     };
+    let show_cluster = {
+        let c = cluster.clone();
+        Callback::from(move |_: MouseEvent| c.set(true))
+    };
+    let (console_on, scenarios_on) = (!*scenarios && !*cluster, *scenarios && !*cluster);
     html! {
         <>
             <div class="rs-pagetabs" role="tablist" aria-label="Playground views">
-                <button class={ classes!("rs-pagetab", (!*scenarios).then_some("rs-on")) } role="tab"
-                        aria-selected={ (!*scenarios).to_string() } data-action="tab-console" onclick={ show(false) }>{ "Console" }</button>
-                <button class={ classes!("rs-pagetab", scenarios.then_some("rs-on")) } role="tab"
-                        aria-selected={ scenarios.to_string() } data-action="tab-scenarios" onclick={ show(true) }>{ "Scenarios" }</button>
+                <button class={ classes!("rs-pagetab", console_on.then_some("rs-on")) } role="tab"
+                        aria-selected={ console_on.to_string() } data-action="tab-console" onclick={ show(false) }>{ "Console" }</button>
+                <button class={ classes!("rs-pagetab", scenarios_on.then_some("rs-on")) } role="tab"
+                        aria-selected={ scenarios_on.to_string() } data-action="tab-scenarios" onclick={ show(true) }>{ "Scenarios" }</button>
+                <button class={ classes!("rs-pagetab", cluster.then_some("rs-on")) } role="tab"
+                        aria-selected={ cluster.to_string() } data-action="tab-cluster" onclick={ show_cluster }>{ "Cluster" }</button>
             </div>
-            <div class="rs-pageview" hidden={ *scenarios }>
+            <div class="rs-pageview" hidden={ !console_on }>
                 <Widget ..props.widget.clone() />
             </div>
-            <div class="rs-pageview" hidden={ !*scenarios }>
-                <Library preset={ props.scenario.clone() } shareable=true active={ *scenarios } />
+            <div class="rs-pageview" hidden={ !scenarios_on }>
+                <Library preset={ props.scenario.clone() } shareable=true active={ scenarios_on } />
+            </div>
+            <div class="rs-pageview" hidden={ !*cluster }>
+                <crate::slotmap::SlotMap active={ *cluster } />
             </div>
         </>
     }
