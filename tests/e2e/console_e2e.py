@@ -648,6 +648,36 @@ def run_checks(suite, page, base, shots, page_errors):
         shot(page, shots, "14-embed-clients.png")
     suite.check("embedded widgets have their own clients and inspector", embedded_clients_and_inspector)
 
+    def memory_timeline_and_eviction_pool():
+        page.goto(base + "index.html?clock=paused")
+        c.ready()
+        c.run("CONFIG SET maxmemory-policy allkeys-lru")
+        c.run("EVAL \"for i=1,2000 do redis.call('SET','k'..i,string.rep('x',100)) end\" 0")
+        for _ in range(2):
+            c.click("step-1s")
+        info = "\n".join(c.run("INFO memory"))
+        used = int(info.split("used_memory:")[1].split()[0])
+        c.run("CONFIG SET maxmemory %d" % (used - 40000))
+        c.run("SET trigger 1")
+        for _ in range(2):
+            c.click("step-1s")
+        wait_until(lambda: c.q(".rs-tl-mark.rs-m-evict").count() > 0, "eviction marks on the timeline")
+        pts = c.q(".rs-tl-mem .rs-mem-used").get_attribute("points") or ""
+        expect(len(pts.split()) >= 2, "a used-memory line: %r" % pts[:80])
+        maxpts = c.q(".rs-tl-mem .rs-mem-max").get_attribute("points") or ""
+        expect(len(maxpts.split()) >= 1, "a maxmemory line once it is set")
+        title = c.q(".rs-tl-mark.rs-m-evict title").first.text_content()
+        expect("allkeys-lru" in title, "the mark names the policy: %r" % title)
+        c.q(".rs-tl-mark.rs-m-evict").last.click()
+        view = c.q(".rs-evict-view")
+        view.wait_for(timeout=3000)
+        expect(c.q(".rs-evict-pool li").count() >= 1, "the pool's candidates are listed")
+        expect(c.q(".rs-evict-pool li.rs-victim").count() == 1, "the victim is highlighted")
+        expect(c.q(".rs-evict-sampled span").count() >= 1, "the sampled keys are listed")
+        view.scroll_into_view_if_needed()
+        shot(page, shots, "15-eviction-pool.png")
+    suite.check("the timeline draws memory against maxmemory and shows an eviction's pool", memory_timeline_and_eviction_pool)
+
     def no_page_errors():
         expect(not page_errors, "page errors: %r" % page_errors)
     suite.check("no uncaught page errors", no_page_errors)

@@ -416,7 +416,8 @@ impl Component for Widget {
                 }
                 <TimelinePanel marks={ self.timeline.marks.clone() } waits={ self.timeline.waits.clone() }
                                clients={ self.sessions.len() } now_us={ self.engine.now_us() }
-                               zoom={ self.zoom } on_zoom={ link.callback(Msg::Zoom) } />
+                               zoom={ self.zoom } on_zoom={ link.callback(Msg::Zoom) }
+                               memory={ self.timeline.memory.clone() } pending={ self.timeline.pending.clone() } />
             </div>
         }
     }
@@ -527,6 +528,11 @@ impl Widget {
     /// Re-reads the trace, the keyspace and the inspected key; true if any changed.
     fn refresh(&mut self, force: bool) -> bool {
         let mut changed = self.timeline.ingest(self.engine.trace());
+        if changed || force {
+            let base = self.engine.server().clock.unix_us() - self.engine.now_us();
+            self.timeline
+                .update_pending(self.engine.trace(), base, self.engine.now_us());
+        }
         changed |= self.inspector.refresh(&self.engine, force);
         let ttl = self.inspector.ttl_ms(&self.engine);
         if ttl != self.inspector_ttl {

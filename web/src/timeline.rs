@@ -1,4 +1,4 @@
-//! The timeline: commands (coloured by client), the time blocked clients waited, expirations (lazy and active marked apart) and deletions on the virtual time axis, built incrementally from the engine's trace and drawn as SVG.
+//! The timeline: used memory against maxmemory with the count of expired-but-unreclaimed keys, commands (coloured by client), the time blocked clients waited, expirations (lazy and active marked apart), deletions and evictions (click one for its pool) on the virtual time axis, built incrementally from the engine's trace and drawn as SVG.
 //!
 //! The trace is the only history the UI reads: [`Timeline::ingest`] takes the
 //! events after the last sequence number it saw (`Trace::since`), so each
@@ -11,7 +11,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
-use redsim_engine::trace::{Actor, DeleteCause, Event, ExpireHow, Trace, UnblockHow};
+use redsim_engine::trace::{Actor, Candidate, DeleteCause, Event, ExpireHow, Trace, UnblockHow};
 use yew::prelude::*;
 
 use crate::clients::label_num;
@@ -46,6 +46,14 @@ pub enum MarkKind {
     Flushed {
         keys: u64,
     },
+    /// A key evicted for maxmemory, with the pool it came from and the
+    /// samples taken for it (empty for random and exact policies).
+    Evicted {
+        key: String,
+        policy: String,
+        pool: Rc<Vec<Candidate>>,
+        sampled: Rc<Vec<Candidate>>,
+    },
     /// A step of the clock buttons.
     Step {
         by_us: u64,
@@ -79,7 +87,14 @@ pub struct Timeline {
     pub waits: Rc<VecDeque<Wait>>,
     /// Console client number of each engine client seen connecting.
     who: HashMap<u64, usize>,
+    /// `(at_us, used, maxmemory)` from the cron's memory samples.
+    pub memory: Rc<VecDeque<(u64, u64, u64)>>,
+    /// `(at_us, keys)`: how many keys were expired but not yet reclaimed.
+    pub pending: Rc<Vec<(u64, u64)>>,
 }
+
+/// Memory samples kept.
+const MAX_SAMPLES: usize = 4000;
 
 /// A reply's command: the latest one of the same client still without a reply.
 fn pending_command<'a>(
@@ -92,6 +107,16 @@ fn pending_command<'a>(
 }
 
 impl Timeline {
+    /// Recomputes the expired-but-unreclaimed series from the whole trace
+    /// (it depends on every TTL ever set); call after `ingest` changed marks.
+    pub fn update_pending(&mut self, trace: &Trace, unix_base_us: u64, now_us: u64) {
+        let series =
+            redsim_engine::trace::pending_expired_series(trace.events(), unix_base_us, now_us);
+        if *self.pending != series {
+            self.pending = Rc::new(series);
+        }
+    }
+
     /// Reads the trace events after the last one seen; true if marks changed.
     ///
     /// New marks are gathered apart first: most refreshes bring only events
@@ -170,6 +195,29 @@ impl Timeline {
                     cause: *cause,
                 },
                 Event::Flushed { keys, .. } => MarkKind::Flushed { keys: *keys },
+                Event::Evicted {
+                    key,
+                    policy,
+                    pool,
+                    sampled,
+                    ..
+                } => MarkKind::Evicted {
+                    key: key.clone(),
+                    policy: policy.clone(),
+                    pool: Rc::new(pool.clone()),
+                    sampled: Rc::new(sampled.clone()),
+                },
+                Event::Memory {
+                    used, maxmemory, ..
+                } => {
+                    let m = Rc::make_mut(&mut self.memory);
+                    m.push_back((ev.at_us, *used, *maxmemory));
+                    while m.len() > MAX_SAMPLES {
+                        m.pop_front();
+                    }
+                    waits_changed = true;
+                    continue;
+                }
                 Event::ClockAdvanced { by_us } => MarkKind::Step { by_us: *by_us },
                 _ => continue,
             };
@@ -300,11 +348,14 @@ fn x_pct(t: u64, start: u64, end: u64) -> f64 {
     1.5 + 97.0 * (t.saturating_sub(start) as f64 / span)
 }
 
-const LANE_CMD: f64 = 20.0;
-const LANE_EXP: f64 = 50.0;
-const LANE_DEL: f64 = 80.0;
-const AXIS_Y: f64 = 100.0;
-const HEIGHT: f64 = 122.0;
+/// The memory band: its top and height.
+const MEM_TOP: f64 = 6.0;
+const MEM_H: f64 = 34.0;
+const LANE_CMD: f64 = 62.0;
+const LANE_EXP: f64 = 92.0;
+const LANE_DEL: f64 = 122.0;
+const AXIS_Y: f64 = 142.0;
+const HEIGHT: f64 = 164.0;
 
 #[derive(Properties, PartialEq)]
 pub struct TimelineProps {
@@ -315,11 +366,16 @@ pub struct TimelineProps {
     pub now_us: u64,
     pub zoom: Zoom,
     pub on_zoom: Callback<Zoom>,
+    #[prop_or_default]
+    pub memory: Rc<VecDeque<(u64, u64, u64)>>,
+    #[prop_or_default]
+    pub pending: Rc<Vec<(u64, u64)>>,
 }
 
 /// The chart, its lane labels, zoom buttons and legend.
 #[component]
 pub fn TimelinePanel(props: &TimelineProps) -> Html {
+    let selected = use_state(|| None::<Mark>);
     let (start, end) = domain(props.now_us, props.zoom);
     let (step, tick_list) = ticks(start, end);
     // Marks close together in one lane are spread sideways rather than drawn
@@ -337,7 +393,7 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
         let lane = match m.kind {
             MarkKind::Command { .. } => 0,
             MarkKind::Expired { .. } => 1,
-            MarkKind::Deleted { .. } | MarkKind::Flushed { .. } => 2,
+            MarkKind::Deleted { .. } | MarkKind::Flushed { .. } | MarkKind::Evicted { .. } => 2,
             MarkKind::Step { .. } => {
                 steps.push(step_line(x, m));
                 continue;
@@ -349,8 +405,14 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
             slot[lane] = 0;
             last_x[lane] = x;
         }
-        shapes.push(mark(x, slot[lane], m));
+        let pick = matches!(m.kind, MarkKind::Evicted { .. }).then(|| {
+            let selected = selected.clone();
+            let m = m.clone();
+            Callback::from(move |_| selected.set(Some(m.clone())))
+        });
+        shapes.push(mark(x, slot[lane], m, pick));
     }
+    let memory = memory_band(&props.memory, &props.pending, start, end, props.now_us);
     let waits = props
         .waits
         .iter()
@@ -374,12 +436,14 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
             </header>
             <div class="rs-tl-body">
                 <div class="rs-tl-lanes" aria-hidden="true">
+                    <span style={ format!("top:{}px", MEM_TOP + MEM_H / 2.0) }>{ "memory" }</span>
                     <span style={ format!("top:{}px", LANE_CMD) }>{ "commands" }</span>
                     <span style={ format!("top:{}px", LANE_EXP) }>{ "expired" }</span>
-                    <span style={ format!("top:{}px", LANE_DEL) }>{ "deleted" }</span>
+                    <span style={ format!("top:{}px", LANE_DEL) }>{ "deleted · evicted" }</span>
                 </div>
                 <svg class="rs-tl-svg" width="100%" height={ HEIGHT.to_string() } role="img"
-                     aria-label="Timeline of commands, expirations and deletions">
+                     aria-label="Timeline of memory, commands, expirations, deletions and evictions">
+                    { memory }
                     { for [LANE_CMD, LANE_EXP, LANE_DEL].iter().map(|y| html! {
                         <line class="rs-tl-lane" x1="0" x2="100%" y1={ y.to_string() } y2={ y.to_string() } />
                     }) }
@@ -409,6 +473,10 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
                 <span><svg width="14" height="14"><circle class="rs-m-lazy" cx="7" cy="7" r="4.5" /></svg>{ "lazy expiry (on access)" }</span>
                 <span><svg width="14" height="14"><path class="rs-m-active" d="M7,1 L13,7 L7,13 L1,7Z" /></svg>{ "active expiry (cycle)" }</span>
                 <span><svg width="14" height="14"><path class="rs-m-del" d="M3,3 L11,11 M11,3 L3,11" /></svg>{ "deleted" }</span>
+                <span><svg width="14" height="14"><path class="rs-m-evict" d="M7,2 L12,12 L2,12Z" /></svg>{ "evicted (click: its pool)" }</span>
+                <span><svg width="16" height="14"><line class="rs-mem-used" x1="1" x2="15" y1="7" y2="7" /></svg>{ "used memory" }</span>
+                <span><svg width="16" height="14"><line class="rs-mem-max" x1="1" x2="15" y1="7" y2="7" /></svg>{ "maxmemory" }</span>
+                <span><svg width="16" height="14"><line class="rs-mem-pending" x1="1" x2="15" y1="7" y2="7" /></svg>{ "expired, not yet reclaimed" }</span>
                 <span><svg width="14" height="14"><line class="rs-m-step" x1="7" x2="7" y1="0" y2="14" /></svg>{ "clock step" }</span>
                 if !props.waits.is_empty() {
                     <span><svg width="16" height="14"><line class="rs-tl-wait" x1="1" x2="15" y1="7" y2="7" /></svg>{ "blocked, waiting" }</span>
@@ -419,13 +487,157 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
                     }) }
                 }
             </footer>
+            if let Some(m) = (*selected).clone() {
+                { eviction_view(&m, Callback::from(move |_| selected.set(None))) }
+            }
         </section>
+    }
+}
+
+/// The memory band: used memory and maxmemory (scaled to the larger of
+/// the two in view) and the pending-expired count (scaled to its own max),
+/// drawn in a 0..100 x 0..1 viewBox stretched to the chart.
+fn memory_band(
+    memory: &VecDeque<(u64, u64, u64)>,
+    pending: &[(u64, u64)],
+    start: u64,
+    end: u64,
+    now_us: u64,
+) -> Html {
+    // Samples are taken only on change: the one before the view holds at
+    // its start, and the last one holds until now.
+    let before = memory.iter().rev().find(|(t, _, _)| *t < start).copied();
+    let mut in_view: Vec<(u64, u64, u64)> = before
+        .map(|(_, u, m)| (start, u, m))
+        .into_iter()
+        .chain(
+            memory
+                .iter()
+                .filter(|(t, _, _)| *t >= start && *t <= end)
+                .copied(),
+        )
+        .collect();
+    if let Some(&(t, u, m)) = in_view.last() {
+        let until = now_us.min(end);
+        if until > t {
+            in_view.push((until, u, m));
+        }
+    }
+    let top = in_view
+        .iter()
+        .map(|(_, u, m)| (*u).max(*m))
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64
+        // Headroom, so a used line at the limit stays visible under its top.
+        * 1.15;
+    let y = |v: f64, max: f64| format!("{:.4}", 1.0 - (v / max).min(1.0));
+    let mut used = String::new();
+    let mut maxl = String::new();
+    for (t, u, m) in &in_view {
+        let x = format!("{:.3}", x_pct(*t, start, end));
+        used.push_str(&format!("{x},{} ", y(*u as f64, top)));
+        if *m > 0 {
+            maxl.push_str(&format!("{x},{} ", y(*m as f64, top)));
+        }
+    }
+    let pend: Vec<&(u64, u64)> = pending.iter().filter(|(t, _)| *t <= end).collect();
+    let pmax_raw = pend.iter().map(|(_, n)| *n).max().unwrap_or(0);
+    let pmax = pmax_raw.max(1) as f64;
+    let mut pl = String::new();
+    let mut last = 0u64;
+    for (t, n) in &pend {
+        let x = x_pct((*t).max(start), start, end);
+        pl.push_str(&format!(
+            "{x:.3},{} {x:.3},{} ",
+            y(last as f64, pmax),
+            y(*n as f64, pmax)
+        ));
+        last = *n;
+    }
+    if pmax_raw == 0 {
+        // Nothing ever waited to be reclaimed: no line at all.
+        pl.clear();
+    } else {
+        pl.push_str(&format!(
+            "{:.3},{} ",
+            x_pct(now_us.min(end), start, end),
+            y(last as f64, pmax)
+        ));
+    }
+    let peak_used = in_view.iter().map(|(_, u, _)| *u).max().unwrap_or(0);
+    let title = format!(
+        "used memory (peak in view {} KiB){}; expired but not reclaimed: up to {} keys",
+        peak_used / 1024,
+        in_view
+            .last()
+            .filter(|(_, _, m)| *m > 0)
+            .map_or(String::new(), |(_, _, m)| format!(
+                ", maxmemory {} KiB",
+                m / 1024
+            )),
+        pmax_raw
+    );
+    html! {
+        <svg class="rs-tl-mem" x="0" y={ MEM_TOP.to_string() } width="100%" height={ MEM_H.to_string() }
+             viewBox="0 0 100 1" preserveAspectRatio="none">
+            <title>{ title }</title>
+            <polyline class="rs-mem-max" points={ maxl } vector-effect="non-scaling-stroke" />
+            <polyline class="rs-mem-used" points={ used } vector-effect="non-scaling-stroke" />
+            <polyline class="rs-mem-pending" points={ pl } vector-effect="non-scaling-stroke" />
+        </svg>
+    }
+}
+
+/// One eviction: the pool it was picked from (ascending score, the victim
+/// highlighted) and the keys sampled into it, with their scores.
+fn eviction_view(m: &Mark, on_close: Callback<MouseEvent>) -> Html {
+    let MarkKind::Evicted {
+        key,
+        policy,
+        pool,
+        sampled,
+    } = &m.kind
+    else {
+        return html! {};
+    };
+    let score_name = if policy.contains("lfu") {
+        "255 − LFU counter"
+    } else if policy.ends_with("ttl") {
+        "inverted expire time"
+    } else {
+        "idle ms"
+    };
+    html! {
+        <div class="rs-evict-view" role="region" aria-label="Eviction pool">
+            <header class="rs-panel-head">
+                <strong>{ format!("\"{key}\" evicted by {policy} at {}", fmt_tick(m.at_us, 1)) }</strong>
+                <span class="rs-spacer"></span>
+                <button class="rs-chip" onclick={ on_close }>{ "close" }</button>
+            </header>
+            if pool.is_empty() {
+                <p class="rs-muted">{ "This policy picks without a pool (random, or a redsim exact reference policy)." }</p>
+            } else {
+                <p class="rs-muted">{ format!("The pool ({} of 16 slots, score = {score_name}, best on the right); Redis takes the best live key from the right.", pool.len()) }</p>
+                <ol class="rs-evict-pool">
+                    { for pool.iter().map(|c| html! {
+                        <li class={ classes!((c.key == *key).then_some("rs-victim")) }>
+                            <code>{ &c.key }</code><span class="rs-muted">{ format!(" {}", c.score) }</span>
+                        </li>
+                    }) }
+                </ol>
+                <p class="rs-muted">{ format!("Sampled for this eviction ({} keys, maxmemory-samples per database per round):", sampled.len()) }</p>
+                <p class="rs-evict-sampled">
+                    { for sampled.iter().map(|c| html! { <span><code>{ &c.key }</code>{ format!(" {} ", c.score) }</span> }) }
+                </p>
+            }
+        </div>
     }
 }
 
 /// One mark: a nested `<svg>` placed at `x`% whose content is drawn around
 /// its origin, shifted by `slot` places when crowded.
-fn mark(x: f64, slot: u32, m: &Mark) -> Html {
+fn mark(x: f64, slot: u32, m: &Mark, pick: Option<Callback<MouseEvent>>) -> Html {
     let dx = slot as f64 * 11.0;
     let at = fmt_tick(m.at_us, 1);
     let (y, class, shape, title) = match &m.kind {
@@ -476,10 +688,17 @@ fn mark(x: f64, slot: u32, m: &Mark) -> Html {
             html! { <rect x={ (dx - 5.0).to_string() } y="-5" width="10" height="10" /> },
             format!("{at}  flush: {keys} keys removed"),
         ),
+        MarkKind::Evicted { key, policy, .. } => (
+            LANE_DEL,
+            "rs-m-evict".to_string(),
+            html! { <path d={ format!("M{},-6 L{},5 L{},5Z", dx, dx + 6.0, dx - 6.0) } /> },
+            format!("{at}  \"{key}\" evicted by {policy} (click to see its pool)"),
+        ),
         MarkKind::Step { .. } => return step_line(x, m),
     };
     html! {
-        <svg class={ classes!("rs-tl-mark", class) } x={ format!("{x:.3}%") } y={ y.to_string() } overflow="visible">
+        <svg class={ classes!("rs-tl-mark", class, pick.is_some().then_some("rs-clickable")) } x={ format!("{x:.3}%") } y={ y.to_string() } overflow="visible"
+             onclick={ pick }>
             <title>{ title }</title>
             { shape }
         </svg>
