@@ -566,6 +566,9 @@ struct Reshard {
     max_read_us: u64,
     /// (time s, read latency ms), max per bucket.
     latency: Vec<(f64, f64)>,
+    /// A slice of the story: the first ASKs, the big key's MIGRATE, a read
+    /// that waited it out, the first MOVED.
+    diagram: super::Diagram,
 }
 
 fn reshard(
@@ -591,7 +594,18 @@ fn reshard(
     cluster.set_now(start);
     let mut t = start;
     let mut samples: Vec<(u64, u64)> = Vec::new();
-    let mut read = |cluster: &mut Cluster, readers: &mut [SimClient], t: u64| {
+    let mut rec = super::Recorder::default();
+    let lane_c = rec.lane("clients", "client");
+    let lane_f = rec.lane(&format!("node {from} (source)"), "redis");
+    let lane_t = rec.lane(&format!("node {to} (target)"), "redis");
+    let to_addr = cluster.nodes[to].addr.clone();
+    // How many of each kind of read the diagram shows.
+    let (mut asks_shown, mut moved_shown, mut waits_shown) = (0, 0, 0);
+    let mut stall: Option<(u64, u64)> = None;
+    let mut read = |cluster: &mut Cluster,
+                    readers: &mut [SimClient],
+                    t: u64,
+                    stall: Option<(u64, u64)>| {
         cluster.set_now(t);
         let key: Vec<u8> = if !in_slot.is_empty() && rng.bool() {
             in_slot[rng.usize(0..in_slot.len())].clone()
@@ -601,8 +615,44 @@ fn reshard(
             keys[rng.usize(0..keys.len().max(1))].clone()
         };
         let r = rng.usize(0..readers.len());
+        let (ask0, moved0) = (readers[r].stats.ask, readers[r].stats.moved);
         let o = readers[r].run(cluster, &args(&[b"EXISTS", &key]));
         samples.push((t, o.latency_us));
+        let name = String::from_utf8_lossy(&key).into_owned();
+        let (end, mid) = (t + o.latency_us, t + o.latency_us / 2);
+        if readers[r].stats.ask > ask0 && asks_shown < 2 {
+            asks_shown += 1;
+            rec.msg(t, t, lane_c, lane_f, format!("EXISTS {name}"));
+            rec.err(t, mid, lane_f, lane_c, format!("-ASK {slot} {to_addr}"));
+            rec.msg(mid, mid, lane_c, lane_t, format!("ASKING, EXISTS {name}"));
+            rec.msg(mid, end, lane_t, lane_c, reply_text(&o.reply));
+            if asks_shown == 1 {
+                rec.mark(t, lane_f, "info", "The key has already moved: the source answers ASK, and the client asks the target for this one command without updating its slot map.");
+            }
+        } else if readers[r].stats.moved > moved0 && moved_shown < 1 {
+            moved_shown += 1;
+            rec.msg(t, t, lane_c, lane_f, format!("EXISTS {name}"));
+            rec.err(t, mid, lane_f, lane_c, format!("-MOVED {slot} {to_addr}"));
+            rec.msg(
+                mid,
+                end,
+                lane_c,
+                lane_t,
+                format!("CLUSTER SLOTS, EXISTS {name}"),
+            );
+            rec.mark(t, lane_f, "good", "The slot has changed owner: MOVED makes the client reload its slot map, so this client is redirected once.");
+        } else if waits_shown < 1 && stall.is_some_and(|(a, b)| t >= a && t < b) {
+            waits_shown += 1;
+            let lane = if o.node == from { lane_f } else { lane_t };
+            let waited = o.latency_us as f64 / MS as f64;
+            rec.msg(
+                t,
+                end,
+                lane_c,
+                lane,
+                format!("EXISTS {name} (answered after {waited:.1} ms)"),
+            );
+        }
     };
     let mut res = Reshard {
         slot,
@@ -616,10 +666,11 @@ fn reshard(
         ask: 0,
         max_read_us: 0,
         latency: Vec::new(),
+        diagram: super::Diagram::default(),
     };
     for _ in 0..20 {
         t += gap;
-        read(cluster, &mut readers, t);
+        read(cluster, &mut readers, t, None);
     }
     if cluster.begin_migration(slot, to).is_ok() {
         loop {
@@ -629,11 +680,12 @@ fn reshard(
             if m.key == big {
                 res.big_bytes = m.bytes;
                 res.big_stall_us = m.end_us - m.start_us;
+                stall = Some((m.start_us, m.end_us));
             }
             // Clients keep reading while this key moves (at least once).
             loop {
                 t += gap;
-                read(cluster, &mut readers, t);
+                read(cluster, &mut readers, t, stall);
                 if t >= m.end_us {
                     break;
                 }
@@ -644,8 +696,19 @@ fn reshard(
     res.took_us = t - start;
     for _ in 0..200 {
         t += gap;
-        read(cluster, &mut readers, t);
+        read(cluster, &mut readers, t, None);
     }
+    if let Some((a, b)) = stall {
+        let label = format!(
+            "MIGRATE {} ({} bytes)",
+            String::from_utf8_lossy(&big),
+            res.big_bytes
+        );
+        rec.local(a, b, lane_f, label.clone());
+        rec.local(a, b, lane_t, format!("RESTORE ({} bytes)", res.big_bytes));
+        rec.mark(a, lane_f, "bad", format!("MIGRATE is synchronous: both nodes are blocked for {:.1} ms while the big key is serialised, sent and restored, and every command to either waits.", (b - a) as f64 / MS as f64));
+    }
+    res.diagram = rec.take_diagram();
     res.moved = readers.iter().map(|r| r.stats.moved).sum();
     res.ask = readers.iter().map(|r| r.stats.ask).sum();
     res.max_read_us = samples.iter().map(|s| s.1).max().unwrap_or(0);
@@ -766,6 +829,7 @@ fn tags_run(p: &Params, seed: u64) -> Outcome {
         .with(Series::new("read latency", rs.latency.clone())),
     );
 
+    out.diagram = Some(rs.diagram.clone());
     out.strips.push(Strip {
         title: format!("Slot map ({}): owner of each slot", LAYOUTS[featured]),
         legend: owner_legend(),
@@ -869,6 +933,18 @@ mod tests {
             assert!(moved > 300.0, "{moved}");
             let rows = &out.strips[0].rows;
             assert_ne!(rows[0].cells, rows[1].cells);
+            // The diagram shows the ASKs, the stall (marked bad) and a MOVED.
+            let d = out.diagram.as_ref().unwrap();
+            assert!(d
+                .steps
+                .iter()
+                .any(|s| s.error && s.label.starts_with("-ASK ")));
+            assert!(d
+                .steps
+                .iter()
+                .any(|s| s.error && s.label.starts_with("-MOVED ")));
+            assert!(d.marks.iter().any(|m| m.tone == "bad"));
+            assert!(d.steps.len() < 40, "{}", d.steps.len());
         }
     }
 
