@@ -20,7 +20,18 @@ pub const FAILOVER: Scenario = Scenario {
     run: failover_run,
 };
 
-const MODES: &[&str] = &["async", "wait", "split-brain", "split-brain-min-replicas"];
+const MODES: &[&str] = &[
+    "async",
+    "wait",
+    "wait-one",
+    "split-brain",
+    "split-brain-min-replicas",
+];
+/// Mode indices.
+const WAIT_ALL: usize = 1;
+const WAIT_ONE: usize = 2;
+const SPLIT: usize = 3;
+const SPLIT_MIN_REPLICAS: usize = 4;
 
 fn failover_info() -> ScenarioInfo {
     ScenarioInfo {
@@ -28,9 +39,9 @@ fn failover_info() -> ScenarioInfo {
         group: "topology",
         title: "Failover loses acknowledged writes",
         claim: "Replication is asynchronous: a write the master acknowledged can be missing from the replica Sentinel promotes; WAIT for every replica closes that window, and an isolated master keeps accepting writes that are discarded when it rejoins unless min-replicas-to-write stops it.",
-        look_for: "Watch the master's OK reach the client while the replication stream is still on the wire; the crash (or the partition) cuts it. Sentinels mark SDOWN, then ODOWN, vote, and promote the replica with the highest offset. Count the acknowledged writes the new master never saw: some in async mode, none when the client WAITs for both replicas. In split brain the old master's clients keep writing until it rejoins as a replica and a full resync wipes their writes.",
+        look_for: "Watch the master's OK reach the client while the replication stream is still on the wire; the crash (or the partition) cuts it. Sentinels mark SDOWN, then ODOWN, vote, and promote the replica with the highest offset. Count the acknowledged writes the new master never saw: some in async mode, none when the client WAITs for both replicas. WAIT 1 is not enough when the replica that acknowledged is not the one promoted: here the fast replica has replica-priority 200 and the slow one 100, and Sentinel prefers priority over offset. In split brain the old master's clients keep writing until it rejoins as a replica and a full resync wipes their writes.",
         params: vec![
-            ParamSpec::choice("mode", 0, MODES, "async: plain writes; wait: WAIT for every replica after each write; split-brain: the master is isolated instead of crashing (optionally with min-replicas-to-write 1)"),
+            ParamSpec::choice("mode", 0, MODES, "async: plain writes; wait: WAIT for both replicas after each write; wait-one: WAIT 1, with the fast replica configured as less preferred for promotion; split-brain: the master is isolated instead of crashing (optionally with min-replicas-to-write 1)"),
             ParamSpec::num("write_every_ms", 5.0, (1.0, 100.0, 1.0), "ms", "pause between the client's writes"),
             ParamSpec::num("repl_latency_ms", 20.0, (1.0, 500.0, 1.0), "ms", "one-way latency of the master→replica links (plus up to 50% jitter)"),
             ParamSpec::num("fault_at_ms", 1000.0, (200.0, 5000.0, 50.0), "ms", "when the master crashes (or is cut off)"),
@@ -86,7 +97,10 @@ struct World {
     isolated: Option<usize>,
     /// The node the client writes to.
     client_target: usize,
-    link: Dist,
+    /// Link latency to and from each node (the master's entry is unused).
+    links: [Dist; 3],
+    /// WAIT's numreplicas in the WAIT modes.
+    wait_n: i64,
     /// When the last message on each (from, to) link arrives, for FIFO order.
     last_arrival: Vec<Vec<Micros>>,
     /// Writes the client was told succeeded: (value, node that said OK).
@@ -126,9 +140,10 @@ fn failover_run(p: &Params, seed: u64) -> Outcome {
         )),
     );
     let (async_lost, _) = per_mode[0];
-    let (wait_lost, _) = per_mode[1];
-    let (sb_lost, _) = per_mode[2];
-    let (sbm_lost, _) = per_mode[3];
+    let (wait_lost, _) = per_mode[WAIT_ALL];
+    let (wait1_lost, _) = per_mode[WAIT_ONE];
+    let (sb_lost, _) = per_mode[SPLIT];
+    let (sbm_lost, _) = per_mode[SPLIT_MIN_REPLICAS];
     out.check(
         "an asynchronous failover loses at least one acknowledged write",
         async_lost >= 1,
@@ -140,6 +155,11 @@ fn failover_run(p: &Params, seed: u64) -> Outcome {
         format!("{wait_lost} lost with WAIT 2"),
     );
     out.check(
+        "WAIT 1 does not close the window when another replica is promoted",
+        wait1_lost >= 1,
+        format!("{wait1_lost} writes acknowledged by WAIT 1 missing on the promoted replica"),
+    );
+    out.check(
         "an isolated master's writes are discarded when it rejoins, and min-replicas-to-write limits them",
         sb_lost > 0 && sbm_lost < sb_lost,
         format!("split brain lost {sb_lost}; with min-replicas-to-write 1 / max-lag 1 s: {sbm_lost}"),
@@ -149,7 +169,7 @@ fn failover_run(p: &Params, seed: u64) -> Outcome {
 
 /// Runs one mode; returns (lost, acknowledged, the full outcome when `record`).
 fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, Option<Outcome>) {
-    let split = mode >= 2;
+    let split = mode >= SPLIT;
     let mut k: Kernel<Ev> = Kernel::new(seed);
     let lat = (p.get("repl_latency_ms") * MS as f64) as Micros;
     let link = Dist::jittered(lat, lat / 2);
@@ -173,7 +193,17 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, Opti
         alive: vec![true; 3],
         isolated: None,
         client_target: M,
-        link,
+        links: if mode == WAIT_ONE {
+            // One fast replica and one slow one.
+            [
+                link,
+                Dist::jittered(lat / 4, lat / 8),
+                Dist::jittered(lat * 2, lat),
+            ]
+        } else {
+            [link; 3]
+        },
+        wait_n: if mode == WAIT_ALL { 2 } else { 1 },
         last_arrival: vec![vec![0; 3]; 3],
         acked: Vec::new(),
         refused: 0,
@@ -184,9 +214,13 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, Opti
         failed_over_at: None,
         promoted: None,
     };
-    if mode == 3 {
+    if mode == SPLIT_MIN_REPLICAS {
         admin(&mut w, M, "CONFIG SET min-replicas-to-write 1");
         admin(&mut w, M, "CONFIG SET min-replicas-max-lag 1");
+    }
+    if mode == WAIT_ONE {
+        // The trap: the fast replica is configured as the less preferred one.
+        admin(&mut w, 1, "CONFIG SET replica-priority 200");
     }
     for r in 1..3 {
         admin(&mut w, r, "REPLICAOF 10.0.0.1 6379");
@@ -265,10 +299,10 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, Opti
                     k.after(every, Ev::Write);
                     continue;
                 }
-                if mode == 1 {
+                if mode == WAIT_ALL || mode == WAIT_ONE {
                     let id = w.conns[t];
-                    match w.nodes[t].submit_line(id, "WAIT 2 200") {
-                        Some(Frame::Integer(n)) if n >= 2 => w.acked.push((v, t)),
+                    match w.nodes[t].submit_line(id, &format!("WAIT {} 200", w.wait_n)) {
+                        Some(Frame::Integer(n)) if n >= w.wait_n => w.acked.push((v, t)),
                         Some(_) => {}
                         None => {
                             w.waiting = true;
@@ -301,7 +335,7 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, Opti
                 let before = w.nodes[to].repl().offset;
                 w.nodes[to].apply_repl(&ops);
                 let off = w.nodes[to].repl().offset;
-                if mode == 1 && off > before {
+                if (mode == WAIT_ALL || mode == WAIT_ONE) && off > before {
                     send_ack(&mut k, &mut w, to, off);
                 }
                 ship(&mut k, &mut w, to);
@@ -316,7 +350,7 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, Opti
                     if let Frame::Integer(n) = f {
                         if w.waiting {
                             w.waiting = false;
-                            if n >= 2 {
+                            if n >= w.wait_n {
                                 w.acked.push((w.next_value, m));
                             }
                             k.after(every, Ev::Write);
@@ -345,7 +379,7 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, Opti
                 for (_, f) in w.nodes[t].take_unblocked() {
                     if let (Frame::Integer(n), true) = (f, w.waiting) {
                         w.waiting = false;
-                        if n >= 2 {
+                        if n >= w.wait_n {
                             w.acked.push((w.next_value, t));
                         }
                         k.after(every, Ev::Write);
@@ -536,7 +570,7 @@ fn ship(k: &mut Kernel<Ev>, w: &mut World, from: usize) {
         if w.master_of[to] != Some(from) || w.isolated == Some(to) {
             continue;
         }
-        let at = (k.now() + w.link.sample(&mut k.rng)).max(w.last_arrival[from][to]);
+        let at = (k.now() + w.links[to].sample(&mut k.rng)).max(w.last_arrival[from][to]);
         w.last_arrival[from][to] = at;
         k.at(
             at,
@@ -554,16 +588,24 @@ fn send_ack(k: &mut Kernel<Ev>, w: &mut World, node: usize, offset: u64) {
     if w.isolated == Some(m) || w.isolated == Some(node) {
         return;
     }
-    let d = w.link.sample(&mut k.rng);
+    let d = w.links[node].sample(&mut k.rng);
     k.after(d, Ev::Ack { node, offset });
 }
 
 /// The elected sentinel's failover: the best replica (priority, then
 /// offset, then address) becomes master; the other follows it.
 fn failover(w: &mut World, now: Micros) -> usize {
+    // Sentinel's order: lowest replica-priority (0 never), then the
+    // highest offset, then the smallest run ID (here: address).
     let best = (1..3)
-        .filter(|&r| w.alive[r])
-        .max_by_key(|&r| (w.nodes[r].repl().offset, std::cmp::Reverse(r)))
+        .filter(|&r| w.alive[r] && w.nodes[r].server().config.replica_priority > 0)
+        .min_by_key(|&r| {
+            (
+                w.nodes[r].server().config.replica_priority,
+                std::cmp::Reverse(w.nodes[r].repl().offset),
+                r,
+            )
+        })
         .unwrap_or(1);
     admin(w, best, "REPLICAOF NO ONE");
     w.master_of[best] = None;
