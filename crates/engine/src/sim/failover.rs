@@ -26,22 +26,25 @@ const MODES: &[&str] = &[
     "wait-one",
     "split-brain",
     "split-brain-min-replicas",
+    "fencing",
 ];
 /// Mode indices.
 const WAIT_ALL: usize = 1;
 const WAIT_ONE: usize = 2;
 const SPLIT: usize = 3;
 const SPLIT_MIN_REPLICAS: usize = 4;
+/// Async writes, each fenced by a token from `INCR fence` on the same Redis.
+const FENCING: usize = 5;
 
 fn failover_info() -> ScenarioInfo {
     ScenarioInfo {
         id: "failover-lost-writes",
         group: "topology",
         title: "Failover loses acknowledged writes",
-        claim: "Replication is asynchronous: a write the master acknowledged can be missing from the replica Sentinel promotes; WAIT for every replica closes that window, and an isolated master keeps accepting writes that are discarded when it rejoins unless min-replicas-to-write stops it.",
+        claim: "Replication is asynchronous: a write the master acknowledged can be missing from the replica Sentinel promotes; WAIT for every replica closes that window (WAIT 1 narrows it, not always), a fencing counter kept on that Redis rolls back and hands out old tokens again, and an isolated master keeps accepting writes that are discarded when it rejoins unless min-replicas-to-write stops it.",
         look_for: "Watch the master's OK reach the client while the replication stream is still on the wire; the crash (or the partition) cuts it. Sentinels mark SDOWN, then ODOWN, vote, and promote the replica with the highest offset. Count the acknowledged writes the new master never saw: some in async mode, none when the client WAITs for both replicas. WAIT 1 is not enough when the replica that acknowledged is not the one promoted: here the fast replica has replica-priority 200 and the slow one 100, and Sentinel prefers priority over offset. In split brain the old master's clients keep writing until it rejoins as a replica and a full resync wipes their writes.",
         params: vec![
-            ParamSpec::choice("mode", 0, MODES, "async: plain writes; wait: WAIT for both replicas after each write; wait-one: WAIT 1, with the fast replica configured as less preferred for promotion; split-brain: the master is isolated instead of crashing (optionally with min-replicas-to-write 1)"),
+            ParamSpec::choice("mode", 0, MODES, "async: plain writes; fencing: each write also takes a token from INCR fence; wait: WAIT for both replicas after each write; wait-one: WAIT 1, with the fast replica configured as less preferred for promotion; split-brain: the master is isolated instead of crashing (optionally with min-replicas-to-write 1)"),
             ParamSpec::num("write_every_ms", 5.0, (1.0, 100.0, 1.0), "ms", "pause between the client's writes"),
             ParamSpec::num("repl_latency_ms", 20.0, (1.0, 500.0, 1.0), "ms", "one-way latency of the master→replica links (plus up to 50% jitter)"),
             ParamSpec::num("fault_at_ms", 1000.0, (200.0, 5000.0, 50.0), "ms", "when the master crashes (or is cut off)"),
@@ -107,6 +110,9 @@ struct World {
     acked: Vec<(u64, usize)>,
     refused: u64,
     next_value: u64,
+    /// Fencing mode: the highest token handed out, and tokens handed out twice.
+    max_token: i64,
+    reissued: u64,
     waiting: bool,
     /// Sentinel state: last successful ping reply per sentinel; who is down.
     last_ok: [Micros; 3],
@@ -119,9 +125,13 @@ fn failover_run(p: &Params, seed: u64) -> Outcome {
     let mode = p.choice("mode");
     let mut out = Outcome::new("failover-lost-writes", seed, p);
     let mut per_mode = Vec::new();
+    let mut fencing_reissued = 0;
     for (i, _) in MODES.iter().enumerate() {
-        let (lost, acked, o) = simulate(p, seed, i, i == mode);
+        let (lost, acked, reissued, o) = simulate(p, seed, i, i == mode);
         per_mode.push((lost, acked));
+        if i == FENCING {
+            fencing_reissued = reissued;
+        }
         if let Some(o) = o {
             out = o;
         }
@@ -155,6 +165,11 @@ fn failover_run(p: &Params, seed: u64) -> Outcome {
         format!("{wait_lost} lost with WAIT 2"),
     );
     out.check(
+        "a fencing counter kept on the failed-over Redis rolls back: tokens are handed out twice",
+        fencing_reissued >= 1,
+        format!("{fencing_reissued} tokens reissued after the failover"),
+    );
+    out.check(
         "WAIT 1 does not close the window when another replica is promoted",
         wait1_lost >= 1,
         format!("{wait1_lost} writes acknowledged by WAIT 1 missing on the promoted replica"),
@@ -168,8 +183,8 @@ fn failover_run(p: &Params, seed: u64) -> Outcome {
 }
 
 /// Runs one mode; returns (lost, acknowledged, the full outcome when `record`).
-fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, Option<Outcome>) {
-    let split = mode >= SPLIT;
+fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64, Option<Outcome>) {
+    let split = mode == SPLIT || mode == SPLIT_MIN_REPLICAS;
     let mut k: Kernel<Ev> = Kernel::new(seed);
     let lat = (p.get("repl_latency_ms") * MS as f64) as Micros;
     let link = Dist::jittered(lat, lat / 2);
@@ -208,6 +223,8 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, Opti
         acked: Vec::new(),
         refused: 0,
         next_value: 0,
+        max_token: 0,
+        reissued: 0,
         waiting: false,
         last_ok: [0; 3],
         sdown: [false; 3],
@@ -283,6 +300,23 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, Opti
                 }
                 w.next_value += 1;
                 let v = w.next_value;
+                if mode == FENCING {
+                    // The lock service's token comes from the same Redis.
+                    if let Frame::Integer(token) = exec(&mut w, t, "INCR fence") {
+                        if token <= w.max_token {
+                            w.reissued += 1;
+                            if w.reissued == 1 {
+                                k.rec.mark(
+                                    now,
+                                    t + 1,
+                                    "bad",
+                                    format!("INCR fence answers {token} again: the counter lost its last increments in the failover, so a resource that trusts tokens accepts a second holder with an old number (the highest seen was {})", w.max_token),
+                                );
+                            }
+                        }
+                        w.max_token = w.max_token.max(token);
+                    }
+                }
                 let reply2 = exec(&mut w, t, &format!("SET w:{v} {v}"));
                 ship(&mut k, &mut w, t);
                 if reply2.is_error() {
@@ -507,7 +541,7 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, Opti
     let lost = missing_writes(&mut w, final_master);
     let acked = w.acked.len() as u64;
     if !record {
-        return (lost, acked, None);
+        return (lost, acked, w.reissued, None);
     }
     let mut out = Outcome::new("failover-lost-writes", seed, p);
     out.duration_us = k.now();
@@ -524,7 +558,14 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, Opti
         acked, ADDRS[final_master]
     ));
     out.diagram = Some(k.rec.take_diagram());
-    (lost, acked, Some(out))
+    if mode == FENCING {
+        out.metric(
+            "fencing tokens handed out twice",
+            w.reissued as f64,
+            "tokens",
+        );
+    }
+    (lost, acked, w.reissued, Some(out))
 }
 
 /// Acknowledged writes missing from `node`.
