@@ -67,6 +67,15 @@ pub fn run(id: &str, seed: u64, overrides: &[(String, String)]) -> Result<Outcom
     Ok(out)
 }
 
+/// [`run`] with overrides as string slices, as tests and examples write them.
+pub fn run_with(id: &str, seed: u64, overrides: &[(&str, &str)]) -> Result<Outcome, String> {
+    let owned: Vec<(String, String)> = overrides
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    run(id, seed, &owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -876,11 +876,7 @@ mod tests {
     use super::*;
 
     fn run(id: &str, seed: u64, set: &[(&str, &str)]) -> Outcome {
-        let o: Vec<(String, String)> = set
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect();
-        crate::sim::run(id, seed, &o).unwrap()
+        crate::sim::catalog::run_with(id, seed, set).unwrap()
     }
 
     #[test]

@@ -1158,13 +1158,7 @@ pub(crate) mod tests {
 
     /// Runs a scenario with overrides, through the catalogue's resolver.
     pub(crate) fn run_with(s: &Scenario, seed: u64, set: &[(&str, &str)]) -> Outcome {
-        let info = (s.info)();
-        let o: Vec<(String, String)> = set
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect();
-        let p = Params::resolve(&info.params, &o).expect("params");
-        (s.run)(&p, seed)
+        crate::sim::catalog::run_with((s.info)().id, seed, set).expect("params")
     }
 
     pub(crate) fn metric(o: &Outcome, name: &str) -> f64 {

@@ -1427,11 +1427,7 @@ mod tests {
     use crate::sim::catalog;
 
     fn run(id: &str, seed: u64, set: &[(&str, &str)]) -> Outcome {
-        let o: Vec<(String, String)> = set
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect();
-        catalog::run(id, seed, &o).unwrap()
+        catalog::run_with(id, seed, set).unwrap()
     }
 
     fn m(o: &Outcome, name: &str) -> f64 {

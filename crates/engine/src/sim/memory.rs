@@ -1279,11 +1279,7 @@ mod tests {
     use super::*;
 
     fn run(id: &str, seed: u64, set: &[(&str, &str)]) -> Outcome {
-        let o: Vec<(String, String)> = set
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        super::super::run(id, seed, &o).unwrap()
+        crate::sim::catalog::run_with(id, seed, set).unwrap()
     }
 
     fn m(o: &Outcome, name: &str) -> f64 {

@@ -1094,13 +1094,7 @@ mod tests {
     use super::*;
 
     fn run(s: &Scenario, seed: u64, set: &[(&str, &str)]) -> Outcome {
-        let info = (s.info)();
-        let o: Vec<(String, String)> = set
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect();
-        let p = Params::resolve(&info.params, &o).unwrap();
-        (s.run)(&p, seed)
+        crate::sim::catalog::run_with((s.info)().id, seed, set).unwrap()
     }
 
     pub(super) fn passes(s: &Scenario) {
