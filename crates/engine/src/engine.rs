@@ -366,11 +366,6 @@ impl Engine {
             let Some(w) = self.srv.blocking.unblock(id) else {
                 continue;
             };
-            self.srv.actor = Actor::Client(id);
-            self.srv.emit(Event::Unblocked {
-                how: UnblockHow::Timeout,
-                key: None,
-            });
             // WAIT answers how many replicas did acknowledge.
             let reply = if w.kind == crate::blocking::BlockKind::Replicas {
                 let woff = self.clients.get(&id).map_or(0, |c| c.repl_woff);
@@ -378,13 +373,27 @@ impl Engine {
             } else {
                 Frame::NullArray
             };
-            self.srv.emit_with(|| reply_event(&reply));
-            self.srv.actor = Actor::Server;
-            // `updateStatsOnUnblock`: the command completes now.
-            self.srv.stats.total_commands_processed += 1;
-            self.srv.blocking.deliver(id, reply);
-            self.run_queued(id, w.queued);
+            self.complete_blocked(id, w.queued, UnblockHow::Timeout, reply);
         }
+    }
+
+    /// Answers a blocked client without re-running its command (a timeout,
+    /// or WAIT's acknowledgements): the reply is its command's, which
+    /// completes now (`updateStatsOnUnblock`); then what it queued runs.
+    fn complete_blocked(
+        &mut self,
+        id: ClientId,
+        queued: std::collections::VecDeque<Vec<Vec<u8>>>,
+        how: UnblockHow,
+        reply: Frame,
+    ) {
+        self.srv.actor = Actor::Client(id);
+        self.srv.emit(Event::Unblocked { how, key: None });
+        self.srv.emit_with(|| reply_event(&reply));
+        self.srv.actor = Actor::Server;
+        self.srv.stats.total_commands_processed += 1;
+        self.srv.blocking.deliver(id, reply);
+        self.run_queued(id, queued);
     }
 
     /// Splits `line` like redis-cli, executes it, then lets the event loop
@@ -573,17 +582,7 @@ impl Engine {
             let Some(w) = self.srv.blocking.unblock(id) else {
                 continue;
             };
-            self.srv.actor = Actor::Client(id);
-            self.srv.emit(Event::Unblocked {
-                how: UnblockHow::Served,
-                key: None,
-            });
-            let reply = Frame::Integer(acked);
-            self.srv.emit_with(|| reply_event(&reply));
-            self.srv.actor = Actor::Server;
-            self.srv.stats.total_commands_processed += 1;
-            self.srv.blocking.deliver(id, reply);
-            self.run_queued(id, w.queued);
+            self.complete_blocked(id, w.queued, UnblockHow::Served, Frame::Integer(acked));
         }
     }
 

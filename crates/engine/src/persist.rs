@@ -65,7 +65,8 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    fn take(srv: &Server) -> Snapshot {
+    /// The live keyspace now (keys already expired are left out, as `rdbSave` does).
+    pub(crate) fn take(srv: &Server) -> Snapshot {
         let now_ms = srv.now_ms();
         let mut entries = Vec::new();
         for (db, d) in srv.dbs.iter().enumerate() {

@@ -93,7 +93,7 @@ pub struct ReplicaLink {
 }
 
 /// A key touched by the running command, or a flush, in order.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Dirty {
     Key(usize, Vec<u8>),
     Flush(Option<usize>),
@@ -278,12 +278,13 @@ pub fn propagate(srv: &mut Server, cmd: Option<&[Vec<u8>]>) {
     }
     let dirty = std::mem::take(&mut srv.repl.dirty);
     // Only the last mention of a key matters: its state after the command.
-    let mut last: Vec<Dirty> = Vec::with_capacity(dirty.len());
-    for d in dirty.into_iter().rev() {
-        if !last.contains(&d) {
-            last.push(d);
-        }
-    }
+    // A set keeps this linear for commands touching many keys (MSET, DEL).
+    let mut seen = std::collections::BTreeSet::new();
+    let mut last: Vec<Dirty> = dirty
+        .into_iter()
+        .rev()
+        .filter(|d| seen.insert(d.clone()))
+        .collect();
     last.reverse();
     let backlog_size = srv.config.repl_backlog_size;
     let mut cmd_bytes = cmd.map(|a| {
@@ -296,7 +297,6 @@ pub fn propagate(srv: &mut Server, cmd: Option<&[Vec<u8>]>) {
             .collect::<Vec<_>>()
             .join(" ")
     });
-    let now_ms = srv.now_ms();
     let mut made: Vec<ReplOp> = Vec::new();
     for d in last {
         let (db, effect, server_label) = match d {
@@ -308,10 +308,7 @@ pub fn propagate(srv: &mut Server, cmd: Option<&[Vec<u8>]>) {
             Dirty::Key(db, key) => {
                 let live = srv.dbs[db]
                     .get(&key)
-                    .filter(|_| match srv.dbs[db].expire_at(&key) {
-                        Some(t) => now_ms <= t,
-                        None => true,
-                    })
+                    .filter(|_| !srv.key_is_expired(db, &key))
                     .cloned();
                 let label = format!("DEL {}", crate::server::lossy(&key));
                 match live {
@@ -345,12 +342,10 @@ pub fn propagate(srv: &mut Server, cmd: Option<&[Vec<u8>]>) {
         }
         let start = srv.repl.offset;
         srv.repl.offset += bytes;
-        let label = match (&label_cmd, cmd_bytes.is_none() && bytes > 0) {
+        let label = match (&label_cmd, &effect) {
             (Some(l), _) => l.clone(),
-            (None, _) => match effect {
-                Effect::Del { .. } => format!("{server_label} (expired or evicted)"),
-                _ => server_label,
-            },
+            (None, Effect::Del { .. }) => format!("{server_label} (expired or evicted)"),
+            (None, _) => server_label,
         };
         let op = ReplOp {
             start,
@@ -466,26 +461,23 @@ pub fn psync(srv: &mut Server, addr: &str, replid: &str, offset: u64) -> Sync {
         r.sync_partial_err += 1;
     }
     r.sync_full += 1;
-    let mut snapshot = Vec::new();
-    for (db, d) in srv.dbs.iter().enumerate() {
-        for (key, obj) in d.dict.iter() {
-            let expire_ms = d.expire_at(key);
-            if expire_ms.is_some_and(|t| now_ms > t) {
-                continue;
-            }
-            snapshot.push(ReplOp {
-                start: srv.repl.offset,
-                end: srv.repl.offset,
-                db,
-                effect: Effect::Put {
-                    key: key.to_vec(),
-                    obj: obj.clone(),
-                    expire_ms,
-                },
-                label: "RDB".into(),
-            });
-        }
-    }
+    // The RDB a full sync sends is the keyspace now, as BGSAVE takes it.
+    let at = srv.repl.offset;
+    let snapshot = crate::persist::Snapshot::take(srv)
+        .entries
+        .into_iter()
+        .map(|(db, key, obj, expire_ms)| ReplOp {
+            start: at,
+            end: at,
+            db,
+            effect: Effect::Put {
+                key,
+                obj,
+                expire_ms,
+            },
+            label: "RDB".into(),
+        })
+        .collect();
     // After a snapshot the stream needs a SELECT before its next command.
     srv.repl.selected = None;
     Sync::Full {
