@@ -25,7 +25,9 @@ pub mod outcome;
 pub mod params;
 pub mod persistence;
 pub mod races;
+pub mod sentinel;
 pub mod singleflight;
+pub mod topology;
 pub mod world;
 pub mod zipf;
 

@@ -1,0 +1,1549 @@
+//! An interactive replication topology: a master, replicas and sentinels made of real engines on the discrete-event kernel, steppable in virtual time and poked live (kill, partition, pause a link, change appendfsync, fail over), with per-node timelines and the acknowledged writes each fault loses.
+//!
+//! Everything is deterministic: the same [`TopoOptions`] and the same
+//! controls at the same virtual instants give the same state, so a share link
+//! only needs the options and [`Topology::script`] ([`Topology::replay`]).
+//!
+//! The world, as modelled:
+//! - nodes `0..=replicas` at `10.0.0.<id+1>:6379`; node 0 starts as master.
+//!   Replication links carry [`crate::Engine::take_repl_stream`] ops with
+//!   `link_latency_ms` plus up to 50% jitter, in order. A link that breaks (a
+//!   kill, a partition, a pause) drops what was on the wire; when it can work
+//!   again the replica reconnects after one round trip with PSYNC, partial
+//!   when the master's backlog still holds its offset, full otherwise.
+//!   Breaking is immediate (as if `repl-timeout` were short);
+//! - sentinel `i` runs on the machine of node `i` (when there is one), so
+//!   partitioning that node cuts the sentinel off with it; see
+//!   [`super::sentinel`] for the rules they follow;
+//! - one client writes `SET w:<n> <value>` at `writes_per_sec`, one at a time,
+//!   optionally followed by `WAIT wait wait_timeout_ms`, to the master the
+//!   newest sentinel config it can reach names. It lives next to the node it
+//!   writes to: partitioning that node takes the client along (the classic
+//!   split brain), partitioning another one does not. A write is
+//!   *acknowledged* when SET answered OK (and WAIT reached `wait`);
+//! - an acknowledged write is *lost* once the node the client treats as
+//!   master no longer holds it (after a failover, a crash and restart, a
+//!   healed partition). Writes refused (errors, unreachable master, WAIT
+//!   short of its count) are never acknowledged.
+//!
+//! Controls are applied at the current instant and logged; a restarted node
+//! loads what its files held after its crash ([`crate::persist::Crash`]): a
+//! replica comes back as a replica (its `replicaof` is in its config) and
+//! full-syncs, a master comes back as a master until sentinels convert it.
+
+use super::kernel::{Dist, Kernel, Micros, MS, SEC};
+pub use super::sentinel::SentinelView;
+use super::sentinel::{
+    NodeInfo, Order, SentinelConfig, SentinelEvent, SentinelNet, Sentinels, TICK_US,
+};
+use crate::persist::Crash;
+use crate::repl::{Effect, ReplOp, Sync};
+use crate::{ClientId, Engine, Frame, Options};
+use serde::Serialize;
+
+/// Most events kept (the oldest are dropped beyond twice this).
+pub const EVENTS_CAP: usize = 5_000;
+/// Most write records kept (the oldest are dropped beyond twice this).
+pub const WRITES_CAP: usize = 50_000;
+/// Trace events each engine keeps between two polls (persistence events are read from it).
+const TRACE_CAP: usize = 512;
+/// Replicas send `REPLCONF ACK` this often.
+const ACK_PERIOD_US: Micros = SEC;
+
+/// How the world is built.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TopoOptions {
+    pub seed: u64,
+    /// Replicas of the first master, 1..=4.
+    pub replicas: usize,
+    /// Sentinels, 1..=7 (3 or 5 in practice).
+    pub sentinels: usize,
+    /// Sentinels that must agree the master is down (1..=sentinels).
+    pub quorum: usize,
+    /// `down-after-milliseconds`.
+    pub down_after_ms: u64,
+    /// `failover-timeout` (Redis' default is 180 s; shorter here so a failed
+    /// election is retried while one watches).
+    pub failover_timeout_ms: u64,
+    /// One-way latency of replication links (plus up to 50% jitter).
+    pub link_latency_ms: f64,
+    /// The client's write rate (0: no writes).
+    pub writes_per_sec: f64,
+    /// `WAIT <wait> <wait_timeout_ms>` after each write (0: no WAIT).
+    pub wait: i64,
+    pub wait_timeout_ms: i64,
+    /// Every node's AOF: `always | everysec | no`, or `off` (`appendonly no`).
+    pub appendfsync: String,
+    /// Every node's `save` rules (`""`: none).
+    pub save: String,
+    /// Every node's `min-replicas-to-write` and `min-replicas-max-lag`.
+    pub min_replicas_to_write: i64,
+    pub min_replicas_max_lag: i64,
+    /// Every node's `repl-backlog-size` in bytes.
+    pub repl_backlog_size: u64,
+    /// Bytes in each written value.
+    pub value_bytes: usize,
+    /// `replica-priority` per node (missing entries: 100).
+    pub priorities: Vec<i64>,
+}
+
+impl Default for TopoOptions {
+    fn default() -> TopoOptions {
+        TopoOptions {
+            seed: 1,
+            replicas: 2,
+            sentinels: 3,
+            quorum: 2,
+            down_after_ms: 2_000,
+            failover_timeout_ms: 10_000,
+            link_latency_ms: 20.0,
+            writes_per_sec: 50.0,
+            wait: 0,
+            wait_timeout_ms: 500,
+            appendfsync: "everysec".into(),
+            save: "30 100".into(),
+            min_replicas_to_write: 0,
+            min_replicas_max_lag: 10,
+            repl_backlog_size: 1 << 20,
+            value_bytes: 16,
+            priorities: Vec::new(),
+        }
+    }
+}
+
+/// What the user can do to the running world.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Control {
+    /// The node's process dies (or its machine loses power).
+    Kill {
+        node: usize,
+        power_loss: bool,
+    },
+    /// A killed node starts again from its files.
+    Restart {
+        node: usize,
+    },
+    /// Cuts the node (and the sentinel on its machine, and the client if it
+    /// writes there) from everyone else.
+    Partition {
+        node: usize,
+    },
+    Heal {
+        node: usize,
+    },
+    /// Stops the link into a replica (its connection breaks).
+    PauseLink {
+        replica: usize,
+    },
+    ResumeLink {
+        replica: usize,
+    },
+    /// `always | everysec | no | off`.
+    SetAppendfsync {
+        node: usize,
+        mode: String,
+    },
+    /// `SENTINEL FAILOVER`: a failover without agreement.
+    Failover,
+    SetWait(i64),
+    SetWriteRate(f64),
+}
+
+impl Control {
+    /// A compact, URL-safe token: `kill.0`, `kill.0.power`, `restart.0`,
+    /// `part.1`, `heal.1`, `pause.2`, `resume.2`, `fsync.0.always`,
+    /// `failover`, `wait.1`, `rate.200`. [`Control::parse`] reads it back.
+    pub fn token(&self) -> String {
+        match self {
+            Control::Kill { node, power_loss } => {
+                format!("kill.{node}{}", if *power_loss { ".power" } else { "" })
+            }
+            Control::Restart { node } => format!("restart.{node}"),
+            Control::Partition { node } => format!("part.{node}"),
+            Control::Heal { node } => format!("heal.{node}"),
+            Control::PauseLink { replica } => format!("pause.{replica}"),
+            Control::ResumeLink { replica } => format!("resume.{replica}"),
+            Control::SetAppendfsync { node, mode } => format!("fsync.{node}.{mode}"),
+            Control::Failover => "failover".into(),
+            Control::SetWait(n) => format!("wait.{n}"),
+            Control::SetWriteRate(r) => format!("rate.{r}"),
+        }
+    }
+
+    /// Reads a token written by [`Control::token`].
+    pub fn parse(s: &str) -> Result<Control, String> {
+        let bad = || format!("bad control '{s}'");
+        let (head, rest) = s.split_once('.').unwrap_or((s, ""));
+        let node = |t: &str| t.parse::<usize>().map_err(|_| bad());
+        let parts: Vec<&str> = rest.split('.').collect();
+        let c = match (head, parts.as_slice()) {
+            ("kill", [n]) => Control::Kill {
+                node: node(n)?,
+                power_loss: false,
+            },
+            ("kill", [n, "power"]) => Control::Kill {
+                node: node(n)?,
+                power_loss: true,
+            },
+            ("restart", [n]) => Control::Restart { node: node(n)? },
+            ("part", [n]) => Control::Partition { node: node(n)? },
+            ("heal", [n]) => Control::Heal { node: node(n)? },
+            ("pause", [n]) => Control::PauseLink { replica: node(n)? },
+            ("resume", [n]) => Control::ResumeLink { replica: node(n)? },
+            ("fsync", [n, m]) if FSYNC_MODES.contains(m) => Control::SetAppendfsync {
+                node: node(n)?,
+                mode: m.to_string(),
+            },
+            ("failover", [""]) => Control::Failover,
+            ("wait", _) => Control::SetWait(rest.parse().map_err(|_| bad())?),
+            ("rate", _) => {
+                let r: f64 = rest.parse().map_err(|_| bad())?;
+                if !r.is_finite() || r < 0.0 {
+                    return Err(bad());
+                }
+                Control::SetWriteRate(r)
+            }
+            _ => return Err(bad()),
+        };
+        Ok(c)
+    }
+}
+
+const FSYNC_MODES: &[&str] = &["always", "everysec", "no", "off"];
+
+/// One write the client made.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WriteRecord {
+    pub id: u64,
+    pub sent_us: u64,
+    /// When the client was told it succeeded (None: refused or pending).
+    pub acked_us: Option<u64>,
+    /// The node it was sent to.
+    pub node: usize,
+    /// When the node the client treats as master stopped holding it.
+    pub lost_us: Option<u64>,
+    /// Why it was not acknowledged.
+    pub error: Option<String>,
+}
+
+/// Something that happened on one node, for its timeline.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NodeEvent {
+    pub at_us: u64,
+    pub node: usize,
+    pub kind: NodeEventKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum NodeEventKind {
+    /// The client sent write `id` here.
+    Write {
+        id: u64,
+    },
+    Acked {
+        id: u64,
+    },
+    Refused {
+        id: u64,
+        error: String,
+    },
+    /// Replication stream arrived: the replica's offset after it and how many client writes it carried.
+    Arrived {
+        offset: u64,
+        writes: u64,
+    },
+    /// The replica acknowledged `offset` to its master.
+    Ack {
+        offset: u64,
+    },
+    /// AOF records fsynced.
+    Fsync {
+        records: u64,
+    },
+    SnapshotStart,
+    SnapshotEnd {
+        cow_bytes: u64,
+    },
+    Crash {
+        power_loss: bool,
+    },
+    /// Back from its files, missing this many writes it had acknowledged.
+    Restart {
+        lost_writes: u64,
+    },
+    /// Sentinel `sentinel` considers this master subjectively down.
+    Sdown {
+        sentinel: usize,
+    },
+    Odown {
+        sentinel: usize,
+        agree: usize,
+    },
+    TryFailover {
+        sentinel: usize,
+        epoch: u64,
+    },
+    Elected {
+        sentinel: usize,
+        epoch: u64,
+    },
+    ElectionFailed {
+        sentinel: usize,
+        epoch: u64,
+    },
+    NoGoodReplica {
+        sentinel: usize,
+    },
+    /// `REPLICAOF NO ONE`.
+    Promoted,
+    /// `REPLICAOF` node `to`.
+    Repointed {
+        to: usize,
+    },
+    /// Sentinels now name this node master (`+switch-master`).
+    SwitchMaster {
+        epoch: u64,
+    },
+    /// The client now writes here.
+    ClientSwitched,
+    FullSync,
+    PartialSync,
+    LinkDown,
+    Partitioned,
+    Healed,
+    LinkPaused,
+    LinkResumed,
+    Appendfsync {
+        mode: String,
+    },
+    /// Acknowledged writes this node (the client's master) does not hold.
+    Lost {
+        ids: Vec<u64>,
+    },
+}
+
+/// Plain data about the world now, for drawing.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TopoView {
+    pub now_us: u64,
+    pub nodes: Vec<NodeView>,
+    pub links: Vec<LinkView>,
+    pub sentinels: Vec<SentinelView>,
+    /// The node the client writes to.
+    pub client_master: usize,
+    /// The client is cut off with this node.
+    pub client_isolated_with: Option<usize>,
+    /// What the sentinels are doing, in words.
+    pub failover: Option<String>,
+    pub writes: u64,
+    pub acked: u64,
+    pub refused: u64,
+    pub lost: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NodeView {
+    pub id: usize,
+    pub addr: String,
+    /// `master | replica`.
+    pub role: String,
+    /// The node it replicates from.
+    pub master_of: Option<usize>,
+    pub alive: bool,
+    pub isolated: bool,
+    pub offset: u64,
+    pub keys: u64,
+    /// `always | everysec | no | off`.
+    pub appendfsync: String,
+    pub aof_records: u64,
+    pub aof_fsynced_records: u64,
+    pub bgsave_in_progress: bool,
+    /// Replicas: `up | down | syncing`; masters: `none`.
+    pub link_status: String,
+    pub priority: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkView {
+    pub from: usize,
+    pub to: usize,
+    pub latency_ms: f64,
+    pub paused: bool,
+    /// Stream bytes on the wire towards the replica.
+    pub in_flight_bytes: u64,
+    /// Master offset minus replica offset.
+    pub behind_bytes: u64,
+}
+
+#[derive(Clone, Debug)]
+enum Ev {
+    Write {
+        gen: u64,
+    },
+    Deliver {
+        to: usize,
+        gen: u64,
+        ops: Vec<ReplOp>,
+        bytes: u64,
+    },
+    GetAck {
+        to: usize,
+        gen: u64,
+    },
+    Ack {
+        from: usize,
+        gen: u64,
+        offset: u64,
+    },
+    SyncDone {
+        to: usize,
+        gen: u64,
+    },
+    AckTick,
+    SentinelTick,
+    WaitTimeout,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LinkSt {
+    Down,
+    Syncing,
+    Up,
+}
+
+struct Node {
+    e: Engine,
+    app: ClientId,
+    admin: ClientId,
+    alive: bool,
+    isolated: bool,
+    crash: Crash,
+    /// The node it replicates from, as configured.
+    master_of: Option<usize>,
+    link: LinkSt,
+    /// Bumped whenever the incoming link breaks or reconnects: older messages are dropped.
+    gen: u64,
+    paused: bool,
+    in_flight: u64,
+    last_arrival: Micros,
+    down_since: Micros,
+    trace_seq: u64,
+    bgsave: bool,
+    fsync: String,
+    run_id: String,
+}
+
+/// The interactive world.
+pub struct Topology {
+    opts: TopoOptions,
+    k: Kernel<Ev>,
+    nodes: Vec<Node>,
+    sentinels: Sentinels,
+    latency: Dist,
+    client_master: usize,
+    client_zone: Option<usize>,
+    write_gen: u64,
+    rate: f64,
+    wait: i64,
+    /// A WAIT in progress: (write id, node, replicas wanted).
+    waiting: Option<(u64, usize, i64)>,
+    next_id: u64,
+    value: String,
+    writes: Vec<WriteRecord>,
+    events: Vec<NodeEvent>,
+    script: Vec<(u64, Control)>,
+    acked: u64,
+    refused: u64,
+    lost: u64,
+    lost_dirty: bool,
+}
+
+fn addr(n: usize) -> String {
+    format!("10.0.0.{}:6379", n + 1)
+}
+
+impl Topology {
+    /// Builds the world at time 0 (out-of-range options are clamped).
+    pub fn new(opts: TopoOptions) -> Topology {
+        let mut opts = opts;
+        opts.replicas = opts.replicas.clamp(1, 4);
+        opts.sentinels = opts.sentinels.clamp(1, 7);
+        opts.quorum = opts.quorum.clamp(1, opts.sentinels);
+        if !FSYNC_MODES.contains(&opts.appendfsync.as_str()) {
+            opts.appendfsync = "everysec".into();
+        }
+        let lat = (opts.link_latency_ms.clamp(0.0, 10_000.0) * MS as f64) as Micros;
+        let mut k: Kernel<Ev> = Kernel::new(opts.seed);
+        let n = opts.replicas + 1;
+        let mut nodes = Vec::with_capacity(n);
+        for i in 0..n {
+            let mut o = Options::new(opts.seed.wrapping_mul(31).wrapping_add(i as u64));
+            o.trace_capacity = TRACE_CAP;
+            let e = Engine::with_options(o);
+            let run_id = run_id(&mut k.rng);
+            let mut node = Node {
+                e,
+                app: ClientId::default(),
+                admin: ClientId::default(),
+                alive: true,
+                isolated: false,
+                crash: Crash::Process,
+                master_of: (i > 0).then_some(0),
+                link: LinkSt::Down,
+                gen: 0,
+                paused: false,
+                in_flight: 0,
+                last_arrival: 0,
+                down_since: 0,
+                trace_seq: 0,
+                bgsave: false,
+                fsync: opts.appendfsync.clone(),
+                run_id,
+            };
+            node.app = node.e.connect("app");
+            node.admin = node.e.connect("admin");
+            nodes.push(node);
+        }
+        let sentinels = Sentinels::new(
+            SentinelConfig {
+                count: opts.sentinels,
+                quorum: opts.quorum,
+                down_after_us: opts.down_after_ms.max(1) * MS,
+                failover_timeout_us: opts.failover_timeout_ms.max(1) * MS,
+            },
+            0,
+            opts.seed,
+        );
+        let mut t = Topology {
+            value: "x".repeat(opts.value_bytes.clamp(1, 1 << 20)),
+            rate: opts.writes_per_sec.max(0.0),
+            wait: opts.wait.max(0),
+            opts,
+            k,
+            nodes,
+            sentinels,
+            latency: Dist::jittered(lat, lat / 2),
+            client_master: 0,
+            client_zone: None,
+            write_gen: 0,
+            waiting: None,
+            next_id: 1,
+            writes: Vec::new(),
+            events: Vec::new(),
+            script: Vec::new(),
+            acked: 0,
+            refused: 0,
+            lost: 0,
+            lost_dirty: false,
+        };
+        for i in 0..n {
+            t.configure(i);
+            if i > 0 {
+                t.admin(i, "REPLICAOF 10.0.0.1 6379");
+                // The initial sync happens before time starts.
+                t.attach(i);
+            }
+        }
+        for i in 0..n {
+            t.nodes[i].trace_seq = t.nodes[i].e.trace().next_seq();
+        }
+        t.k.at(ACK_PERIOD_US, Ev::AckTick);
+        t.k.at(TICK_US, Ev::SentinelTick);
+        if t.rate > 0.0 {
+            t.k.at(0, Ev::Write { gen: 0 });
+        }
+        t
+    }
+
+    /// Persistence, replication and priority settings of node `i`.
+    fn configure(&mut self, i: usize) {
+        let o = &self.opts;
+        let mut lines = vec![
+            format!("CONFIG SET save \"{}\"", o.save),
+            format!(
+                "CONFIG SET repl-backlog-size {}",
+                o.repl_backlog_size.max(1)
+            ),
+            format!(
+                "CONFIG SET min-replicas-to-write {}",
+                o.min_replicas_to_write.max(0)
+            ),
+            format!(
+                "CONFIG SET min-replicas-max-lag {}",
+                o.min_replicas_max_lag.max(0)
+            ),
+            format!(
+                "CONFIG SET replica-priority {}",
+                o.priorities.get(i).copied().unwrap_or(100).max(0)
+            ),
+        ];
+        lines.extend(fsync_lines(&self.nodes[i].fsync));
+        for l in lines {
+            self.admin(i, &l);
+        }
+    }
+
+    /// Replays `script` from the start: the state [`Topology::script`] describes.
+    pub fn replay(opts: TopoOptions, script: &[(u64, Control)], until_us: u64) -> Topology {
+        let mut t = Topology::new(opts);
+        for (at, c) in script {
+            t.advance_to(*at);
+            // A control that failed live was not logged, so this one succeeds.
+            let _ = t.control(c.clone());
+        }
+        t.advance_to(until_us);
+        t
+    }
+
+    pub fn options(&self) -> &TopoOptions {
+        &self.opts
+    }
+
+    pub fn now_us(&self) -> u64 {
+        self.k.now()
+    }
+
+    /// Runs every event due up to `t_us` and moves the clock there.
+    pub fn advance_to(&mut self, t_us: u64) {
+        while let Some(ev) = self.k.next(t_us) {
+            self.handle(ev);
+            self.settle();
+        }
+        self.k.finish_at(t_us);
+        let now = self.k.now();
+        for n in self.nodes.iter_mut().filter(|n| n.alive) {
+            n.e.advance_to(now);
+        }
+    }
+
+    /// The controls applied so far, with their instants.
+    pub fn script(&self) -> &[(u64, Control)] {
+        &self.script
+    }
+
+    /// Per-node timeline, oldest first (bounded).
+    pub fn events(&self) -> &[NodeEvent] {
+        &self.events
+    }
+
+    /// Every write the client made (bounded), oldest first.
+    pub fn writes(&self) -> &[WriteRecord] {
+        &self.writes
+    }
+
+    /// Applies `c` now and logs it; errors leave the world unchanged.
+    pub fn control(&mut self, c: Control) -> Result<(), String> {
+        let now = self.k.now();
+        let n = self.nodes.len();
+        let check = |node: usize| {
+            if node < n {
+                Ok(())
+            } else {
+                Err(format!("no node {node} (nodes are 0..{})", n - 1))
+            }
+        };
+        match &c {
+            Control::Kill { node, power_loss } => {
+                check(*node)?;
+                if !self.nodes[*node].alive {
+                    return Err(format!("node {node} is already down"));
+                }
+                let nd = &mut self.nodes[*node];
+                nd.alive = false;
+                nd.crash = if *power_loss {
+                    Crash::PowerLoss
+                } else {
+                    Crash::Process
+                };
+                self.event(
+                    *node,
+                    NodeEventKind::Crash {
+                        power_loss: *power_loss,
+                    },
+                );
+            }
+            Control::Restart { node } => {
+                check(*node)?;
+                if self.nodes[*node].alive {
+                    return Err(format!("node {node} is running"));
+                }
+                self.restart(*node);
+            }
+            Control::Partition { node } => {
+                check(*node)?;
+                if self.nodes[*node].isolated {
+                    return Err(format!("node {node} is already partitioned"));
+                }
+                self.nodes[*node].isolated = true;
+                if self.client_master == *node && self.client_zone.is_none() {
+                    self.client_zone = Some(*node);
+                }
+                self.event(*node, NodeEventKind::Partitioned);
+            }
+            Control::Heal { node } => {
+                check(*node)?;
+                if !self.nodes[*node].isolated {
+                    return Err(format!("node {node} is not partitioned"));
+                }
+                self.nodes[*node].isolated = false;
+                if self.client_zone == Some(*node) {
+                    self.client_zone = None;
+                }
+                self.lost_dirty = true;
+                self.event(*node, NodeEventKind::Healed);
+            }
+            Control::PauseLink { replica } => {
+                check(*replica)?;
+                if self.nodes[*replica].paused {
+                    return Err(format!("link into node {replica} is already paused"));
+                }
+                self.nodes[*replica].paused = true;
+                self.event(*replica, NodeEventKind::LinkPaused);
+            }
+            Control::ResumeLink { replica } => {
+                check(*replica)?;
+                if !self.nodes[*replica].paused {
+                    return Err(format!("link into node {replica} is not paused"));
+                }
+                self.nodes[*replica].paused = false;
+                self.event(*replica, NodeEventKind::LinkResumed);
+            }
+            Control::SetAppendfsync { node, mode } => {
+                check(*node)?;
+                if !FSYNC_MODES.contains(&mode.as_str()) {
+                    return Err(format!(
+                        "appendfsync must be one of {}",
+                        FSYNC_MODES.join(", ")
+                    ));
+                }
+                if !self.nodes[*node].alive {
+                    return Err(format!("node {node} is down"));
+                }
+                self.nodes[*node].fsync = mode.clone();
+                for l in fsync_lines(mode) {
+                    self.admin(*node, &l);
+                }
+                self.event(*node, NodeEventKind::Appendfsync { mode: mode.clone() });
+            }
+            Control::Failover => {
+                let net = Net {
+                    nodes: &self.nodes,
+                    now,
+                };
+                self.sentinels
+                    .force_failover(now, &net)
+                    .map_err(|e| format!("-{e}"))?;
+            }
+            Control::SetWait(w) => {
+                if *w < 0 {
+                    return Err("ERR timeout is negative".into());
+                }
+                self.wait = *w;
+            }
+            Control::SetWriteRate(r) => {
+                if !r.is_finite() || *r < 0.0 {
+                    return Err("write rate must be a finite number >= 0".into());
+                }
+                self.rate = *r;
+                self.write_gen += 1;
+                if *r > 0.0 && self.waiting.is_none() {
+                    let gen = self.write_gen;
+                    self.k.at(now, Ev::Write { gen });
+                }
+            }
+        }
+        self.script.push((now, c));
+        self.settle();
+        Ok(())
+    }
+
+    /// Plain data about now (cheap: a few nodes, links and sentinels).
+    pub fn view(&self) -> TopoView {
+        let now = self.k.now();
+        let nodes = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let srv = n.e.server();
+                let replica = n.e.repl().is_replica();
+                NodeView {
+                    id: i,
+                    addr: addr(i),
+                    role: if replica { "replica" } else { "master" }.into(),
+                    master_of: if replica { n.master_of } else { None },
+                    alive: n.alive,
+                    isolated: n.isolated,
+                    offset: n.e.repl().offset,
+                    keys: srv.dbs.iter().map(|d| d.len() as u64).sum(),
+                    appendfsync: n.fsync.clone(),
+                    aof_records: srv.persist.aof.len() as u64,
+                    aof_fsynced_records: srv.persist.aof_fsynced as u64,
+                    bgsave_in_progress: n.bgsave,
+                    link_status: if !replica {
+                        "none"
+                    } else {
+                        match n.link {
+                            LinkSt::Up => "up",
+                            LinkSt::Syncing => "syncing",
+                            LinkSt::Down => "down",
+                        }
+                    }
+                    .into(),
+                    priority: srv.config.replica_priority,
+                }
+            })
+            .collect();
+        let links = self
+            .nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, n)| {
+                let m = n.master_of?;
+                n.e.repl().is_replica().then(|| LinkView {
+                    from: m,
+                    to: i,
+                    latency_ms: self.latency.mean() / MS as f64,
+                    paused: n.paused,
+                    in_flight_bytes: n.in_flight,
+                    behind_bytes: self.nodes[m]
+                        .e
+                        .repl()
+                        .offset
+                        .saturating_sub(n.e.repl().offset),
+                })
+            })
+            .collect();
+        let net = self.net();
+        TopoView {
+            now_us: now,
+            nodes,
+            links,
+            sentinels: self.sentinels.views(&net),
+            client_master: self.client_master,
+            client_isolated_with: self.client_zone,
+            failover: self.sentinels.phase_text(),
+            writes: self.next_id - 1,
+            acked: self.acked,
+            refused: self.refused,
+            lost: self.lost,
+        }
+    }
+
+    // ---- the world's rules ----
+
+    fn net(&self) -> Net<'_> {
+        Net {
+            nodes: &self.nodes,
+            now: self.k.now(),
+        }
+    }
+
+    fn client_reaches(&self, n: usize) -> bool {
+        let nd = &self.nodes[n];
+        nd.alive && zone_of(nd, n) == self.client_zone
+    }
+
+    fn event(&mut self, node: usize, kind: NodeEventKind) {
+        let at_us = self.k.now();
+        self.events.push(NodeEvent { at_us, node, kind });
+        if self.events.len() > 2 * EVENTS_CAP {
+            let cut = self.events.len() - EVENTS_CAP;
+            self.events.drain(..cut);
+        }
+    }
+
+    fn admin(&mut self, n: usize, line: &str) -> Frame {
+        let nd = &mut self.nodes[n];
+        nd.e.execute_line(nd.admin, line)
+    }
+
+    fn handle(&mut self, ev: Ev) {
+        let now = self.k.now();
+        for n in self.nodes.iter_mut().filter(|n| n.alive) {
+            n.e.advance_to(now);
+        }
+        match ev {
+            Ev::Write { gen } => {
+                if gen == self.write_gen && self.waiting.is_none() {
+                    self.write();
+                }
+            }
+            Ev::Deliver {
+                to,
+                gen,
+                ops,
+                bytes,
+            } => {
+                let nd = &mut self.nodes[to];
+                if nd.gen != gen || !nd.alive {
+                    return;
+                }
+                nd.in_flight = nd.in_flight.saturating_sub(bytes);
+                nd.e.apply_repl(&ops);
+                // A replica feeds its own AOF and save counters with the
+                // stream it applies, as Redis' replicas do by executing it.
+                crate::persist::on_ops(nd.e.server_mut(), &ops);
+                let offset = nd.e.repl().offset;
+                let writes = ops
+                    .iter()
+                    .filter(
+                        |o| matches!(&o.effect, Effect::Put { key, .. } if key.starts_with(b"w:")),
+                    )
+                    .count() as u64;
+                self.event(to, NodeEventKind::Arrived { offset, writes });
+            }
+            Ev::GetAck { to, gen } => {
+                if self.nodes[to].gen == gen && self.nodes[to].alive {
+                    self.send_ack(to);
+                }
+            }
+            Ev::Ack { from, gen, offset } => {
+                let Some(m) = self.nodes[from].master_of else {
+                    return;
+                };
+                if self.nodes[from].gen != gen || !self.nodes[m].alive {
+                    return;
+                }
+                self.nodes[m].e.replica_ack(&addr(from), offset);
+                self.event(from, NodeEventKind::Ack { offset });
+            }
+            Ev::SyncDone { to, gen } => {
+                if self.nodes[to].gen == gen && self.link_wanted(to) {
+                    self.ship_all();
+                    let full = self.attach(to);
+                    self.event(
+                        to,
+                        if full {
+                            NodeEventKind::FullSync
+                        } else {
+                            NodeEventKind::PartialSync
+                        },
+                    );
+                }
+            }
+            Ev::AckTick => {
+                for r in 0..self.nodes.len() {
+                    if self.nodes[r].link == LinkSt::Up && self.nodes[r].alive {
+                        self.send_ack(r);
+                    }
+                }
+                self.k.after(ACK_PERIOD_US, Ev::AckTick);
+            }
+            Ev::SentinelTick => {
+                self.sentinel_tick();
+                self.k.after(TICK_US, Ev::SentinelTick);
+            }
+            Ev::WaitTimeout => {}
+        }
+    }
+
+    /// After every event and control: WAIT replies, shipping, links,
+    /// persistence events and lost writes.
+    fn settle(&mut self) {
+        self.collect_wait();
+        self.ship_all();
+        self.reconcile();
+        self.poll_persistence();
+        if self.lost_dirty {
+            self.check_lost();
+        }
+    }
+
+    fn write(&mut self) {
+        let now = self.k.now();
+        let id = self.next_id;
+        self.next_id += 1;
+        let m = self.client_master;
+        self.push_write(WriteRecord {
+            id,
+            sent_us: now,
+            acked_us: None,
+            node: m,
+            lost_us: None,
+            error: None,
+        });
+        self.event(m, NodeEventKind::Write { id });
+        if !self.client_reaches(m) {
+            let why = if self.nodes[m].alive {
+                "timeout: master unreachable"
+            } else {
+                "connection refused"
+            };
+            self.refuse(id, m, why.into());
+            self.schedule_write(now);
+            return;
+        }
+        let line = format!("SET w:{id} {}", self.value);
+        let nd = &mut self.nodes[m];
+        let reply = nd.e.execute_line(nd.app, &line);
+        self.ship(m);
+        if reply.is_error() {
+            self.refuse(id, m, crate::clifmt::format_reply(&reply));
+            self.schedule_write(now);
+            return;
+        }
+        if self.wait <= 0 {
+            self.ack(id, m);
+            self.schedule_write(now);
+            return;
+        }
+        let want = self.wait;
+        let line = format!("WAIT {want} {}", self.opts.wait_timeout_ms.max(0));
+        let nd = &mut self.nodes[m];
+        match nd.e.submit_line(nd.app, &line) {
+            Some(f) => self.finish_wait(id, m, want, &f),
+            None => {
+                self.waiting = Some((id, m, want));
+                if self.nodes[m].e.take_ack_request() {
+                    self.get_acks(m);
+                }
+                let t = (self.opts.wait_timeout_ms.max(0) as u64) * MS + MS;
+                self.k.after(t, Ev::WaitTimeout);
+            }
+        }
+    }
+
+    fn schedule_write(&mut self, sent: Micros) {
+        if self.rate <= 0.0 {
+            return;
+        }
+        let gap = ((SEC as f64 / self.rate) as Micros).max(1);
+        let gen = self.write_gen;
+        self.k.at(sent + gap, Ev::Write { gen });
+    }
+
+    fn push_write(&mut self, w: WriteRecord) {
+        self.writes.push(w);
+        if self.writes.len() > 2 * WRITES_CAP {
+            let cut = self.writes.len() - WRITES_CAP;
+            self.writes.drain(..cut);
+        }
+    }
+
+    fn record(&mut self, id: u64) -> Option<&mut WriteRecord> {
+        let first = self.writes.first()?.id;
+        let i = id.checked_sub(first)? as usize;
+        self.writes.get_mut(i)
+    }
+
+    fn refuse(&mut self, id: u64, node: usize, error: String) {
+        self.refused += 1;
+        if let Some(w) = self.record(id) {
+            w.error = Some(error.clone());
+        }
+        self.event(node, NodeEventKind::Refused { id, error });
+    }
+
+    fn ack(&mut self, id: u64, node: usize) {
+        let now = self.k.now();
+        self.acked += 1;
+        if let Some(w) = self.record(id) {
+            w.acked_us = Some(now);
+        }
+        self.event(node, NodeEventKind::Acked { id });
+    }
+
+    fn finish_wait(&mut self, id: u64, node: usize, want: i64, f: &Frame) {
+        match f {
+            Frame::Integer(k) if *k >= want => self.ack(id, node),
+            Frame::Integer(k) => {
+                self.refuse(id, node, format!("WAIT reached {k} of {want} replicas"))
+            }
+            other => self.refuse(id, node, crate::clifmt::format_reply(other)),
+        }
+    }
+
+    /// WAIT replies, and WAITs whose connection is gone.
+    fn collect_wait(&mut self) {
+        let mut replies = Vec::new();
+        for (i, n) in self.nodes.iter_mut().enumerate() {
+            if n.alive {
+                for (c, f) in n.e.take_unblocked() {
+                    if c == n.app {
+                        replies.push((i, f));
+                    }
+                }
+            }
+        }
+        let Some((id, node, want)) = self.waiting else {
+            return;
+        };
+        let now = self.k.now();
+        if let Some((_, f)) = replies.into_iter().find(|(i, _)| *i == node) {
+            self.waiting = None;
+            self.finish_wait(id, node, want, &f);
+            self.schedule_write(now.saturating_sub(1));
+        } else if !self.client_reaches(node) || self.nodes[node].e.repl().is_replica() {
+            self.waiting = None;
+            self.refuse(id, node, "connection lost before WAIT returned".into());
+            self.schedule_write(now);
+        }
+    }
+
+    /// The master's REPLCONF GETACK, behind the stream on every live link.
+    fn get_acks(&mut self, m: usize) {
+        let now = self.k.now();
+        for r in 0..self.nodes.len() {
+            if self.nodes[r].master_of != Some(m) || self.nodes[r].link != LinkSt::Up {
+                continue;
+            }
+            let d = self.latency.sample(&mut self.k.rng);
+            let nd = &mut self.nodes[r];
+            let at = (now + d).max(nd.last_arrival);
+            nd.last_arrival = at;
+            let gen = nd.gen;
+            self.k.at(at, Ev::GetAck { to: r, gen });
+        }
+    }
+
+    /// `REPLCONF ACK <offset>` from replica `r`, over the link.
+    fn send_ack(&mut self, r: usize) {
+        let d = self.latency.sample(&mut self.k.rng);
+        let nd = &self.nodes[r];
+        let ev = Ev::Ack {
+            from: r,
+            gen: nd.gen,
+            offset: nd.e.repl().offset,
+        };
+        self.k.after(d, ev);
+    }
+
+    fn ship_all(&mut self) {
+        for m in 0..self.nodes.len() {
+            if self.nodes[m].alive && !self.nodes[m].e.repl().is_replica() {
+                self.ship(m);
+            }
+        }
+    }
+
+    /// Sends what master `m` produced down its working links.
+    fn ship(&mut self, m: usize) {
+        let ops = self.nodes[m].e.take_repl_stream();
+        if ops.is_empty() {
+            return;
+        }
+        let bytes: u64 = ops.iter().map(|o| o.end - o.start).sum();
+        let now = self.k.now();
+        for r in 0..self.nodes.len() {
+            if self.nodes[r].master_of != Some(m) || self.nodes[r].link != LinkSt::Up {
+                continue;
+            }
+            let d = self.latency.sample(&mut self.k.rng);
+            let nd = &mut self.nodes[r];
+            let at = (now + d).max(nd.last_arrival);
+            nd.last_arrival = at;
+            nd.in_flight += bytes;
+            let gen = nd.gen;
+            self.k.at(
+                at,
+                Ev::Deliver {
+                    to: r,
+                    gen,
+                    ops: ops.clone(),
+                    bytes,
+                },
+            );
+        }
+    }
+
+    /// Whether replica `r`'s link to its master can work now.
+    fn link_wanted(&self, r: usize) -> bool {
+        let nd = &self.nodes[r];
+        let Some(m) = nd.master_of else { return false };
+        let ms = &self.nodes[m];
+        nd.alive
+            && ms.alive
+            && !nd.paused
+            && nd.e.repl().is_replica()
+            && !ms.e.repl().is_replica()
+            && zone_of(nd, r) == zone_of(ms, m)
+    }
+
+    /// Breaks links that cannot work and starts reconnecting those that can.
+    fn reconcile(&mut self) {
+        let now = self.k.now();
+        for r in 0..self.nodes.len() {
+            let want = self.link_wanted(r);
+            let st = self.nodes[r].link;
+            match (st, want) {
+                (LinkSt::Up | LinkSt::Syncing, false) => {
+                    let nd = &mut self.nodes[r];
+                    nd.gen += 1;
+                    nd.link = LinkSt::Down;
+                    nd.in_flight = 0;
+                    nd.down_since = now;
+                    if nd.alive {
+                        nd.e.master_link_down();
+                    }
+                    if let Some(m) = nd.master_of {
+                        if self.nodes[m].alive && st == LinkSt::Up {
+                            self.nodes[m].e.replica_gone(&addr(r));
+                        }
+                    }
+                    if st == LinkSt::Up {
+                        self.event(r, NodeEventKind::LinkDown);
+                    }
+                }
+                (LinkSt::Down, true) => {
+                    let rtt = 2 * self.latency.sample(&mut self.k.rng);
+                    let nd = &mut self.nodes[r];
+                    nd.gen += 1;
+                    nd.link = LinkSt::Syncing;
+                    let gen = nd.gen;
+                    self.k.after(rtt.max(1), Ev::SyncDone { to: r, gen });
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Replica `r` (re)connects to its master: PSYNC, then a partial or
+    /// full sync. Returns true when it was a full sync.
+    fn attach(&mut self, r: usize) -> bool {
+        let Some(m) = self.nodes[r].master_of else {
+            return false;
+        };
+        let (id, off) = self.nodes[r].e.psync_request();
+        let s = self.nodes[m].e.psync(&addr(r), &id, off);
+        let full = matches!(s, Sync::Full { .. });
+        let now = self.k.now();
+        let nd = &mut self.nodes[r];
+        nd.e.finish_sync(&s);
+        match &s {
+            // After loading the master's RDB a replica with AOF on rewrites
+            // its AOF from the new data; a partial sync's ops are appended.
+            Sync::Full { .. } if nd.e.server().config.appendonly => {
+                crate::persist::rewrite_aof(nd.e.server_mut())
+            }
+            Sync::Partial(ops) => crate::persist::on_ops(nd.e.server_mut(), ops),
+            Sync::Full { .. } => {}
+        }
+        nd.link = LinkSt::Up;
+        nd.in_flight = 0;
+        nd.last_arrival = now;
+        let off = nd.e.repl().offset;
+        self.nodes[m].e.replica_ack(&addr(r), off);
+        if r == self.client_master {
+            self.lost_dirty = true;
+        }
+        full
+    }
+
+    fn restart(&mut self, n: usize) {
+        let crash = self.nodes[n].crash;
+        let mut e = self.nodes[n].e.crash_restart(crash);
+        e.advance_to(self.k.now());
+        let nd = &mut self.nodes[n];
+        nd.app = e.connect("app");
+        nd.admin = e.connect("admin");
+        nd.trace_seq = e.trace().next_seq();
+        nd.e = e;
+        nd.alive = true;
+        nd.bgsave = false;
+        nd.link = LinkSt::Down;
+        nd.gen += 1;
+        nd.in_flight = 0;
+        nd.down_since = self.k.now();
+        nd.run_id = run_id(&mut self.k.rng);
+        if let Some(m) = nd.master_of {
+            // A replica's config file still says replicaof.
+            let line = format!("REPLICAOF 10.0.0.{} 6379", m + 1);
+            self.admin(n, &line);
+        }
+        // Acknowledged writes this node answered that it no longer holds.
+        let lost_writes = self
+            .writes
+            .iter()
+            .filter(|w| w.node == n && w.acked_us.is_some() && w.lost_us.is_none())
+            .filter(|w| !holds(&self.nodes[n].e, w.id))
+            .count() as u64;
+        self.event(n, NodeEventKind::Restart { lost_writes });
+        if n == self.client_master {
+            self.lost_dirty = true;
+        }
+    }
+
+    fn sentinel_tick(&mut self) {
+        let now = self.k.now();
+        let mut orders = Vec::new();
+        let mut evs = Vec::new();
+        {
+            let net = Net {
+                nodes: &self.nodes,
+                now,
+            };
+            self.sentinels.tick(now, &net, &mut orders, &mut evs);
+        }
+        for ev in evs {
+            self.sentinel_event(ev);
+        }
+        for o in orders {
+            let Order::ReplicaOf { node, to } = o;
+            self.replicaof(node, to);
+        }
+        // The client asks the sentinels it can reach (and hears +switch-master).
+        let zone = self.client_zone;
+        let nodes = self.nodes.len();
+        let isolated: Vec<bool> = self.nodes.iter().map(|n| n.isolated).collect();
+        let announced = self
+            .sentinels
+            .announced(|s| sentinel_zone(&isolated, nodes, s) == zone);
+        if let Some(m) = announced {
+            if m != self.client_master {
+                self.client_master = m;
+                self.lost_dirty = true;
+                self.event(m, NodeEventKind::ClientSwitched);
+            }
+        }
+    }
+
+    fn sentinel_event(&mut self, ev: SentinelEvent) {
+        let master = |s: usize, t: &Topology| t.sentinels.s[s].master;
+        match ev {
+            SentinelEvent::Sdown { sentinel, node } => {
+                self.event(node, NodeEventKind::Sdown { sentinel })
+            }
+            SentinelEvent::Odown {
+                sentinel,
+                node,
+                agree,
+            } => self.event(node, NodeEventKind::Odown { sentinel, agree }),
+            SentinelEvent::TryFailover { sentinel, epoch } => {
+                let m = master(sentinel, self);
+                self.event(m, NodeEventKind::TryFailover { sentinel, epoch })
+            }
+            SentinelEvent::Elected {
+                sentinel, epoch, ..
+            } => {
+                let m = master(sentinel, self);
+                self.event(m, NodeEventKind::Elected { sentinel, epoch })
+            }
+            SentinelEvent::ElectionFailed { sentinel, epoch } => {
+                let m = master(sentinel, self);
+                self.event(m, NodeEventKind::ElectionFailed { sentinel, epoch })
+            }
+            SentinelEvent::NoGoodReplica { sentinel } => {
+                let m = master(sentinel, self);
+                self.event(m, NodeEventKind::NoGoodReplica { sentinel })
+            }
+            SentinelEvent::SwitchMaster { to, epoch, .. } => {
+                self.event(to, NodeEventKind::SwitchMaster { epoch })
+            }
+            SentinelEvent::SdownCleared { .. }
+            | SentinelEvent::Vote { .. }
+            | SentinelEvent::Promoted { .. }
+            | SentinelEvent::ConfigUpdate { .. }
+            | SentinelEvent::Repoint { .. }
+            | SentinelEvent::ConvertToReplica { .. } => {}
+        }
+    }
+
+    /// A sentinel's `REPLICAOF` reaches node `n`.
+    fn replicaof(&mut self, n: usize, to: Option<usize>) {
+        let is_replica = self.nodes[n].e.repl().is_replica();
+        match to {
+            None => {
+                if !is_replica {
+                    return;
+                }
+                self.admin(n, "REPLICAOF NO ONE");
+                let nd = &mut self.nodes[n];
+                nd.master_of = None;
+                nd.link = LinkSt::Down;
+                nd.gen += 1;
+                nd.in_flight = 0;
+                self.event(n, NodeEventKind::Promoted);
+            }
+            Some(m) => {
+                if is_replica && self.nodes[n].master_of == Some(m) {
+                    return;
+                }
+                self.admin(n, &format!("REPLICAOF 10.0.0.{} 6379", m + 1));
+                let now = self.k.now();
+                let nd = &mut self.nodes[n];
+                nd.master_of = Some(m);
+                nd.link = LinkSt::Down;
+                nd.gen += 1;
+                nd.in_flight = 0;
+                nd.down_since = now;
+                self.event(n, NodeEventKind::Repointed { to: m });
+            }
+        }
+        if n == self.client_master {
+            self.lost_dirty = true;
+        }
+    }
+
+    /// Fsyncs and snapshots, from each engine's trace since the last look.
+    fn poll_persistence(&mut self) {
+        for i in 0..self.nodes.len() {
+            if !self.nodes[i].alive {
+                continue;
+            }
+            let mut found = Vec::new();
+            let nd = &self.nodes[i];
+            for ev in nd.e.trace().since(nd.trace_seq) {
+                if let crate::trace::Event::Persisted { what, records } = &ev.event {
+                    found.push((ev.at_us, what.clone(), *records));
+                }
+            }
+            self.nodes[i].trace_seq = self.nodes[i].e.trace().next_seq();
+            let mut fsynced = 0;
+            let mut fsync_at = 0;
+            for (at, what, records) in found {
+                let kind = match what.as_str() {
+                    "fsync" => {
+                        fsynced += records;
+                        fsync_at = at;
+                        continue;
+                    }
+                    "bgsave-start" => {
+                        self.nodes[i].bgsave = true;
+                        NodeEventKind::SnapshotStart
+                    }
+                    "rdb" if self.nodes[i].bgsave => {
+                        self.nodes[i].bgsave = false;
+                        NodeEventKind::SnapshotEnd { cow_bytes: records }
+                    }
+                    _ => continue,
+                };
+                self.event_at(at, i, kind);
+            }
+            if fsynced > 0 {
+                self.event_at(fsync_at, i, NodeEventKind::Fsync { records: fsynced });
+            }
+        }
+    }
+
+    fn event_at(&mut self, at_us: u64, node: usize, kind: NodeEventKind) {
+        // Engine instants never run ahead of the kernel's; keep the timeline ordered.
+        let at_us = at_us
+            .min(self.k.now())
+            .max(self.events.last().map_or(0, |e| e.at_us));
+        self.events.push(NodeEvent { at_us, node, kind });
+    }
+
+    /// Marks acknowledged writes the client's master no longer holds.
+    fn check_lost(&mut self) {
+        let m = self.client_master;
+        if !self.nodes[m].alive {
+            return;
+        }
+        self.lost_dirty = false;
+        let now = self.k.now();
+        let mut ids = Vec::new();
+        let e = &self.nodes[m].e;
+        for w in self.writes.iter_mut() {
+            if w.acked_us.is_some() && w.lost_us.is_none() && !holds(e, w.id) {
+                w.lost_us = Some(now);
+                ids.push(w.id);
+            }
+        }
+        if !ids.is_empty() {
+            self.lost += ids.len() as u64;
+            self.event(m, NodeEventKind::Lost { ids });
+        }
+    }
+}
+
+fn holds(e: &Engine, id: u64) -> bool {
+    let key = format!("w:{id}");
+    e.server().dbs[0].get(key.as_bytes()).is_some()
+}
+
+fn run_id(rng: &mut fastrand::Rng) -> String {
+    (0..40)
+        .map(|_| char::from_digit(rng.u32(0..16), 16).unwrap_or('0'))
+        .collect()
+}
+
+fn fsync_lines(mode: &str) -> Vec<String> {
+    if mode == "off" {
+        vec!["CONFIG SET appendonly no".into()]
+    } else {
+        vec![
+            format!("CONFIG SET appendfsync {mode}"),
+            "CONFIG SET appendonly yes".into(),
+        ]
+    }
+}
+
+/// Which side of a partition a node is on (None: the main side).
+fn zone_of(n: &Node, id: usize) -> Option<usize> {
+    n.isolated.then_some(id)
+}
+
+/// Sentinel `s` runs on node `s`'s machine when there is one.
+fn sentinel_zone(isolated: &[bool], nodes: usize, s: usize) -> Option<usize> {
+    (s < nodes && isolated[s]).then_some(s)
+}
+
+struct Net<'a> {
+    nodes: &'a [Node],
+    now: Micros,
+}
+
+impl Net<'_> {
+    fn szone(&self, s: usize) -> Option<usize> {
+        (s < self.nodes.len() && self.nodes[s].isolated).then_some(s)
+    }
+}
+
+impl SentinelNet for Net<'_> {
+    fn nodes(&self) -> usize {
+        self.nodes.len()
+    }
+
+    fn reaches_node(&self, s: usize, n: usize) -> bool {
+        let nd = &self.nodes[n];
+        nd.alive && zone_of(nd, n) == self.szone(s)
+    }
+
+    fn reaches_sentinel(&self, a: usize, b: usize) -> bool {
+        self.szone(a) == self.szone(b)
+    }
+
+    fn info(&self, n: usize) -> NodeInfo {
+        let nd = &self.nodes[n];
+        let r = nd.e.repl();
+        NodeInfo {
+            is_master: !r.is_replica(),
+            master: if r.is_replica() { nd.master_of } else { None },
+            offset: r.offset,
+            priority: nd.e.server().config.replica_priority,
+            link_down_us: if nd.link == LinkSt::Up {
+                0
+            } else {
+                self.now.saturating_sub(nd.down_since)
+            },
+            run_id: nd.run_id.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn killing_the_master_fails_over_and_the_client_follows() {
+        let mut t = Topology::new(TopoOptions::default());
+        t.advance_to(5 * SEC);
+        assert_eq!(t.view().client_master, 0);
+        t.control(Control::Kill {
+            node: 0,
+            power_loss: false,
+        })
+        .unwrap();
+        t.advance_to(15 * SEC);
+        let v = t.view();
+        assert_ne!(v.client_master, 0);
+        assert_eq!(v.nodes[v.client_master].role, "master");
+        assert!(t
+            .events()
+            .iter()
+            .any(|e| matches!(e.kind, NodeEventKind::Promoted)));
+        assert!(v.acked > 0 && v.refused > 0);
+    }
+}
