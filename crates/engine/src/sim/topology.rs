@@ -1637,7 +1637,7 @@ mod tests {
         };
         // About 13 KB of stream a second: 0.5 s fits in 16 KB, 5 s does not.
         let script = [
-            (1 * SEC, Control::PauseLink { replica: 1 }),
+            (SEC, Control::PauseLink { replica: 1 }),
             (1_500_000, Control::ResumeLink { replica: 1 }),
             (2 * SEC, Control::PauseLink { replica: 2 }),
             (7 * SEC, Control::ResumeLink { replica: 2 }),
