@@ -566,6 +566,9 @@ impl Topology {
         if t.rate > 0.0 {
             t.k.at(0, Ev::Write { gen: 0 });
         }
+        // Like every control, construction leaves nothing due at `now`, so
+        // calling `advance_to(now)` again (a paused clock) changes nothing.
+        t.advance_to(0);
         t
     }
 
@@ -773,6 +776,9 @@ impl Topology {
         }
         self.script.push((now, c));
         self.settle();
+        // Run what the control made due now (a write, a resync), so two
+        // controls at one instant see the same world live and in replay.
+        self.advance_to(now);
         Ok(())
     }
 
@@ -1027,9 +1033,16 @@ impl Topology {
         if self.rate <= 0.0 {
             return;
         }
-        let gap = ((SEC as f64 / self.rate) as Micros).max(1);
         let gen = self.write_gen;
-        self.k.at(sent + gap, Ev::Write { gen });
+        self.k.at(sent + self.gap(), Ev::Write { gen });
+    }
+
+    /// Time between two writes at the current rate.
+    fn gap(&self) -> Micros {
+        if self.rate <= 0.0 {
+            return Micros::MAX / 4;
+        }
+        ((SEC as f64 / self.rate) as Micros).max(1)
     }
 
     fn push_write(&mut self, w: WriteRecord) {
@@ -1092,7 +1105,12 @@ impl Topology {
         if let Some((_, f)) = replies.into_iter().find(|(i, _)| *i == node) {
             self.waiting = None;
             self.finish_wait(id, node, want, &f);
-            self.schedule_write(now.saturating_sub(1));
+            // Paced from when the write was sent, never before now.
+            let sent = self
+                .record(id)
+                .map_or(now, |w| w.sent_us)
+                .max(now.saturating_sub(self.gap()));
+            self.schedule_write(sent);
         } else if !self.client_reaches(node) || self.nodes[node].e.repl().is_replica() {
             self.waiting = None;
             self.refuse(id, node, "connection lost before WAIT returned".into());
@@ -2153,6 +2171,8 @@ mod tests {
             ..TopoOptions::default()
         };
         let script = vec![
+            (0, Control::SetWriteRate(40.0)),
+            (1_500_000, Control::SetWriteRate(60.0)),
             (1_500_000, Control::SetWait(1)),
             (3_000_000, Control::PauseLink { replica: 2 }),
             (3_700_000, Control::ResumeLink { replica: 2 }),
@@ -2192,7 +2212,11 @@ mod tests {
                 if *at > t {
                     break;
                 }
-                live.advance_to(*at);
+                // Controls at one instant come without a step between
+                // them, as two clicks on a paused clock do.
+                if *at > live.now_us() {
+                    live.advance_to(*at);
+                }
                 live.control(c.clone()).unwrap();
                 next.next();
             }
