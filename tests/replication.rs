@@ -382,3 +382,44 @@ fn offsets_grow_by_the_commands_resp_length_as_on_a_real_master() {
         );
     }
 }
+
+#[test]
+fn a_replica_with_aof_keeps_what_it_applied_across_a_crash() {
+    use redsim_engine::persist::Crash;
+    let mut p = Pair::new();
+    cmd(&mut p.replica, p.r, "CONFIG SET appendfsync always");
+    assert_eq!(
+        cmd(&mut p.replica, p.r, "CONFIG SET appendonly yes"),
+        Frame::ok()
+    );
+    cmd(&mut p.master, p.m, "SET before 1");
+    p.sync();
+    let rewrites = |e: &mut Engine, c| match cmd(e, c, "INFO persistence") {
+        Frame::Verbatim(_, b) | Frame::Bulk(b) => {
+            info_field(&String::from_utf8_lossy(&b), "aof_rewrites").unwrap()
+        }
+        other => panic!("INFO gave {other:?}"),
+    };
+    let before = rewrites(&mut p.replica, p.r);
+    // A full sync after AOF is on: the replica's AOF restarts from the data it loaded.
+    let (id, off) = p.replica.psync_request();
+    let s = p.master.psync("127.0.0.1:6380", "?", off);
+    assert!(
+        matches!(s, Sync::Full { .. }),
+        "{id}: a full sync was forced"
+    );
+    p.replica.finish_sync(&s);
+    cmd(&mut p.master, p.m, "SET after 2");
+    cmd(&mut p.master, p.m, "DEL before");
+    p.sync();
+    let after = rewrites(&mut p.replica, p.r);
+    assert_eq!(
+        after.parse::<u64>().unwrap(),
+        before.parse::<u64>().unwrap() + 1,
+        "the full sync rewrote the AOF"
+    );
+    let mut restarted = p.replica.crash_restart(Crash::PowerLoss);
+    let c = restarted.connect("after-crash");
+    assert_eq!(cmd(&mut restarted, c, "GET after"), Frame::bulk("2"));
+    assert_eq!(cmd(&mut restarted, c, "EXISTS before"), Frame::Integer(0));
+}

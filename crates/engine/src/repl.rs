@@ -369,8 +369,11 @@ pub fn apply(srv: &mut Server, op: &ReplOp) {
     replay(srv, op);
     srv.repl.applying = false;
     srv.repl.offset = srv.repl.offset.max(op.end);
-    // A replica's own stream (for sub-replicas) repeats the master's bytes.
+    // A replica's own stream (for sub-replicas) repeats the master's bytes,
+    // and its AOF and save counters see what it applied, as when Redis'
+    // replica executes the stream.
     propagate_verbatim(srv, op);
+    crate::persist::on_ops(srv, std::slice::from_ref(op));
 }
 
 /// Makes an op's effect on the keyspace (a replica applying its stream, a
@@ -490,9 +493,12 @@ pub fn psync(srv: &mut Server, addr: &str, replid: &str, offset: u64) -> Sync {
 /// Loads a full sync's snapshot on a replica: everything it had is dropped.
 pub fn load_full(srv: &mut Server, replid: &str, offset: u64, snapshot: &[ReplOp]) {
     crate::cmd::server::flush(srv, None);
+    // Loading an RDB is not a change to save (rdbLoad leaves `dirty` alone).
+    let dirty = srv.persist.dirty;
     for op in snapshot {
         apply(srv, op);
     }
+    srv.persist.dirty = dirty;
     srv.repl.dirty.clear();
     srv.repl.replid = replid.to_string();
     srv.repl.offset = offset;
@@ -504,6 +510,11 @@ pub fn load_full(srv: &mut Server, replid: &str, offset: u64, snapshot: &[ReplOp
     {
         *state = LinkState::Connected;
         *last_io_ms = srv.clock.unix_us() as i64 / 1000;
+    }
+    // After loading the master's RDB a replica with AOF on rewrites it from
+    // the new data (Redis restarts the AOF after a full sync).
+    if srv.config.appendonly {
+        crate::persist::rewrite_aof(srv);
     }
 }
 

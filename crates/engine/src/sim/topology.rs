@@ -33,9 +33,8 @@
 //! RDB; the engine's restart starts a new history), a master comes back as a
 //! master until sentinels convert it.
 //!
-//! Replicas keep their own AOF: the engine appends to it only what a node
-//! executes itself, so this driver feeds it the stream a replica applies and
-//! rewrites it after a full sync, which is what Redis' replicas do.
+//! Replicas keep their own AOF: the engine appends the stream a replica
+//! applies and rewrites it after a full sync, as Redis' replicas do.
 
 use super::kernel::{Dist, Kernel, Micros, MS, SEC};
 pub use super::sentinel::SentinelView;
@@ -931,9 +930,6 @@ impl Topology {
                 }
                 nd.in_flight = nd.in_flight.saturating_sub(bytes);
                 nd.e.apply_repl(&ops);
-                // A replica feeds its own AOF and save counters with the
-                // stream it applies, as Redis' replicas do by executing it.
-                crate::persist::on_ops(nd.e.server_mut(), &ops);
                 let offset = nd.e.repl().offset;
                 let writes = ops
                     .iter()
@@ -1285,15 +1281,6 @@ impl Topology {
         }
         let nd = &mut self.nodes[r];
         nd.e.finish_sync(&s);
-        match &s {
-            // After loading the master's RDB a replica with AOF on rewrites
-            // its AOF from the new data; a partial sync's ops are appended.
-            Sync::Full { .. } if nd.e.server().config.appendonly => {
-                crate::persist::rewrite_aof(nd.e.server_mut())
-            }
-            Sync::Partial(ops) => crate::persist::on_ops(nd.e.server_mut(), ops),
-            Sync::Full { .. } => {}
-        }
         nd.link = LinkSt::Up;
         nd.in_flight = 0;
         nd.last_arrival = now;
