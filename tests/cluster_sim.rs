@@ -319,7 +319,10 @@ fn replicas_are_listed_and_receive_writes() {
     assert!(matches!(&moved, Frame::Error(e) if e.starts_with("MOVED ") && e.ends_with(":7000")));
     assert_eq!(c.send(3, 1, &args("READONLY")).reply, Frame::ok());
     // The stream is still on the link: the replica read is stale.
-    assert_eq!(c.send(3, 1, &args(&format!("GET {key}"))).reply, Frame::Null);
+    assert_eq!(
+        c.send(3, 1, &args(&format!("GET {key}"))).reply,
+        Frame::Null
+    );
     c.advance_by(1_000);
     assert_eq!(
         c.send(3, 1, &args(&format!("GET {key}"))).reply,
@@ -327,8 +330,14 @@ fn replicas_are_listed_and_receive_writes() {
     );
     // The replica's offset is the master's once the ack is back.
     c.advance_by(1_000);
-    assert_eq!(c.nodes[3].engine.repl().offset, c.nodes[0].engine.repl().offset);
-    assert_eq!(c.nodes[0].engine.repl().replicas[0].ack_offset, c.nodes[0].engine.repl().offset);
+    assert_eq!(
+        c.nodes[3].engine.repl().offset,
+        c.nodes[0].engine.repl().offset
+    );
+    assert_eq!(
+        c.nodes[0].engine.repl().replicas[0].ack_offset,
+        c.nodes[0].engine.repl().offset
+    );
     // Writes are still redirected to the master.
     let w = c.send(3, 1, &args(&format!("SET {key} w"))).reply;
     assert!(matches!(&w, Frame::Error(e) if e.starts_with("MOVED ")));

@@ -1528,10 +1528,29 @@ impl Cluster {
     }
 }
 
-/// True for `CLUSTER ...`: a command that may change the topology.
+/// True for a `CLUSTER` subcommand that may change the topology (reads
+/// such as CLUSTER SLOTS, which clients send often, need no gossip).
 fn is_cluster_command(args: &[Vec<u8>]) -> bool {
+    const CHANGES: [&[u8]; 13] = [
+        b"addslots",
+        b"addslotsrange",
+        b"delslots",
+        b"delslotsrange",
+        b"flushslots",
+        b"setslot",
+        b"replicate",
+        b"failover",
+        b"bumpepoch",
+        b"set-config-epoch",
+        b"forget",
+        b"meet",
+        b"reset",
+    ];
     args.first()
         .is_some_and(|a| a.eq_ignore_ascii_case(b"cluster"))
+        && args
+            .get(1)
+            .is_some_and(|s| CHANGES.iter().any(|c| s.eq_ignore_ascii_case(c)))
 }
 
 /// `redis-cli --cluster create`'s split of the slots among `masters`.
@@ -1564,6 +1583,8 @@ pub struct ClientStats {
     pub tryagain: u64,
     /// Slot map reloads (CLUSTER SLOTS).
     pub refreshes: u64,
+    /// Commands sent to a node that was down.
+    pub refused: u64,
 }
 
 /// A cluster-aware client, as redis-py's or Jedis': it caches the slot map
@@ -1676,6 +1697,14 @@ impl SimClient {
                 }
                 (Some("TRYAGAIN"), _, _) => {
                     self.stats.tryagain += 1;
+                    return outcome(sent.reply.clone(), redirects);
+                }
+                _ if msg.ends_with("(connection refused)") => {
+                    // As redis-py and Jedis do: reload the slot map from
+                    // another node, so a failover is found once it happened.
+                    self.stats.refused += 1;
+                    let other = (node + 1) % cluster.nodes.len();
+                    self.refresh(cluster, other);
                     return outcome(sent.reply.clone(), redirects);
                 }
                 _ => return outcome(sent.reply.clone(), redirects),
