@@ -173,6 +173,9 @@ fn standalone_mode_refuses_cluster_commands() {
         CLUSTER COUNTKEYSINSLOT 1
         CLUSTER GETKEYSINSLOT 1 1
         CLUSTER COUNT-FAILURE-REPORTS abc
+        CLUSTER FAILOVER
+        CLUSTER FAILOVER FORCE
+        CLUSTER FAILOVER a b
         READONLY
         READWRITE
         ASKING
@@ -193,7 +196,7 @@ fn standalone_mode_refuses_cluster_commands() {
         MSET a 1 b 2
         "#,
     );
-    assert_eq!(n, 31);
+    assert_eq!(n, 34);
 }
 
 /// Replaces a node's id and ports with placeholders, in every string of a reply.
@@ -370,6 +373,11 @@ fn lone_cluster_node_matches_redis() {
         CLUSTER FORGET abc
         CLUSTER FAILOVER
         CLUSTER FAILOVER FOO
+        CLUSTER FAILOVER FORCE
+        CLUSTER failover takeover
+        CLUSTER FAILOVER FORCE x
+        CLUSTER FAILOVER TAKEOVER FORCE
+        CLUSTER COUNT-FAILURE-REPORTS
         CLUSTER SET-CONFIG-EPOCH -1
         CLUSTER SET-CONFIG-EPOCH x
         SELECT 0
