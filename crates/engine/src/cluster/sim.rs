@@ -640,12 +640,15 @@ impl Cluster {
                     }
                     // Left without slots, b (or its master) follows the
                     // winner (`clusterUpdateSlotsConfigWith`).
+                    // Its data is then the new master's business (a resync).
                     if lost && v.slot_count(mine) == 0 {
                         let me_b = v.myself;
                         v.nodes[me_b].replica_of = Some(a);
+                        lost_keys.clear();
                     }
                 }
-                // Keys left in a slot this node lost are deleted (dirty slots).
+                // A master keeping other slots deletes the keys left in the
+                // ones it lost (dirty slots).
                 for s in lost_keys {
                     let srv = self.nodes[b].engine.server_mut();
                     for k in crate::cmd::cluster::keys_in_slot(srv, s) {
