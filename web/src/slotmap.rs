@@ -25,6 +25,8 @@ const NODES: usize = 2 * MASTERS;
 const NODE_TIMEOUT_MS: i64 = 5000;
 /// Virtual time per animation step while a failover plays (4× real time).
 const FAILOVER_STEP_US: u64 = 4 * STEP_MS as u64 * 1000;
+/// How long a failover may play before the view says nobody took over.
+const GIVE_UP_AFTER_US: u64 = 6 * NODE_TIMEOUT_MS as u64 * 1000;
 /// Cells per canvas row, and their size in CSS pixels.
 const COLS: usize = 128;
 const CELL: f64 = 4.0;
@@ -53,6 +55,7 @@ pub enum Msg {
     Key(String),
     Migrate,
     Kill,
+    Restart,
     Tick,
 }
 
@@ -369,11 +372,47 @@ impl SlotMap {
             )),
             None => status.push_str("pings go unanswered."),
         }
+        // No replica left to take over: the slots stay down.
+        if !done && cluster.now_us() - f.started_us > GIVE_UP_AFTER_US {
+            done = true;
+            status = format!(
+                "No replica took over node {}'s slots: they stay unserved (CLUSTERDOWN with full coverage) until it comes back.",
+                f.killed
+            );
+        }
         self.status = status;
         if done {
             self.failover = None;
             self.timer = None;
         }
+    }
+
+    /// Brings every dead node back: a master whose slots were taken over
+    /// rejoins as a replica of the winner (gossip, then a resync).
+    fn restart_dead(&mut self) {
+        let Some(cluster) = self.cluster.as_mut() else {
+            return;
+        };
+        if self.failover.is_some() {
+            return;
+        }
+        let dead: Vec<usize> = (0..cluster.nodes.len())
+            .filter(|&i| cluster.nodes[i].down)
+            .collect();
+        for &i in &dead {
+            cluster.restart_node(i);
+        }
+        // A few cron steps: the others hear from it and clear its flags.
+        cluster.advance_by(1_000_000);
+        let view = cluster.view(observer(cluster));
+        let back: Vec<String> = dead
+            .iter()
+            .map(|&i| match view.nodes[i].replica_of {
+                Some(m) => format!("node {i} is back as a replica of node {m}"),
+                None => format!("node {i} is back as a master"),
+            })
+            .collect();
+        self.status = format!("{}.", back.join("; "));
     }
 
     /// One animation step: a few MIGRATEs, or the end of the migration.
@@ -481,6 +520,7 @@ impl Component for SlotMap {
                     self.timer = Some(Interval::new(STEP_MS, move || link.send_message(Msg::Tick)));
                 }
             }
+            Msg::Restart => self.restart_dead(),
             Msg::Tick if self.failover.is_some() => self.failover_step(),
             Msg::Tick => self.step(),
         }
@@ -498,6 +538,10 @@ impl Component for SlotMap {
             Msg::Key(input.value())
         });
         let busy = self.migration.is_some() || self.failover.is_some();
+        let any_down = self
+            .cluster
+            .as_ref()
+            .is_some_and(|c| c.nodes.iter().any(|n| n.down));
         let side = (COLS as f64 * CELL) as u32;
         let rows = (SLOTS / COLS) as f64 * CELL;
         let legend: Html = COLOURS
@@ -547,6 +591,8 @@ impl Component for SlotMap {
                         onclick={ link.callback(|_: MouseEvent| Msg::Migrate) }>{ "Migrate its slot" }</button>
                 <button class="rs-slotmap-kill" data-action="kill" disabled={ busy }
                         onclick={ link.callback(|_: MouseEvent| Msg::Kill) }>{ "Kill its master" }</button>
+                <button class="rs-slotmap-restart" data-action="restart" disabled={ busy || !any_down }
+                        onclick={ link.callback(|_: MouseEvent| Msg::Restart) }>{ "Restart dead nodes" }</button>
                 { if self.key.is_empty() { Html::default() } else { self.key_info() } }
                 <canvas ref={ self.canvas.clone() } class="rs-slotmap-canvas" width={ side.to_string() } height={ (rows as u32).to_string() }
                         style="max-width:100%;image-rendering:pixelated;border:1px solid #ddd"
