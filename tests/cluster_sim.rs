@@ -318,15 +318,117 @@ fn replicas_are_listed_and_receive_writes() {
     let moved = c.send(3, 1, &args(&format!("GET {key}"))).reply;
     assert!(matches!(&moved, Frame::Error(e) if e.starts_with("MOVED ") && e.ends_with(":7000")));
     assert_eq!(c.send(3, 1, &args("READONLY")).reply, Frame::ok());
+    // The stream is still on the link: the replica read is stale.
+    assert_eq!(
+        c.send(3, 1, &args(&format!("GET {key}"))).reply,
+        Frame::Null
+    );
+    c.advance_by(1_000);
     assert_eq!(
         c.send(3, 1, &args(&format!("GET {key}"))).reply,
         Frame::bulk("v")
+    );
+    // The replica's offset is the master's once the ack is back.
+    c.advance_by(1_000);
+    assert_eq!(
+        c.nodes[3].engine.repl().offset,
+        c.nodes[0].engine.repl().offset
+    );
+    assert_eq!(
+        c.nodes[0].engine.repl().replicas[0].ack_offset,
+        c.nodes[0].engine.repl().offset
     );
     // Writes are still redirected to the master.
     let w = c.send(3, 1, &args(&format!("SET {key} w"))).reply;
     assert!(matches!(&w, Frame::Error(e) if e.starts_with("MOVED ")));
     assert_eq!(c.send(3, 1, &args("READWRITE")).reply, Frame::ok());
     assert!(c.send(3, 1, &args(&format!("GET {key}"))).reply.is_error());
+}
+
+#[test]
+fn a_killed_master_is_found_out_on_the_clock_and_replaced_by_its_replica() {
+    let mut opts = SimOptions::new(23, 3);
+    opts.replicas_per_master = 1;
+    opts.config.cluster_node_timeout = 3000;
+    let mut c = Cluster::new(opts);
+    let key = (0..)
+        .map(|i| format!("f{i}"))
+        .find(|k| initial_owner(3, key_hash_slot(k.as_bytes())) == 1)
+        .expect("a key of master 1");
+    let mut client = c.client();
+    assert_eq!(
+        client.run_line(&mut c, &format!("SET {key} v")).reply,
+        Frame::ok()
+    );
+    c.advance_by(100_000);
+    let dead = c.node_id(1);
+    c.kill_node(1);
+    // Seen from node 0, second by second: ok while only suspected, then
+    // fail (full coverage) until the replica (node 4) takes over.
+    let mut states = Vec::new();
+    let mut reports = 0;
+    for _ in 0..40 {
+        c.advance_by(250_000);
+        let info = text(&c.admin(0, "CLUSTER INFO"));
+        let nodes = text(&c.admin(0, "CLUSTER NODES"));
+        let line = nodes.lines().find(|l| l.starts_with(&dead)).expect("line");
+        let flags = line.split(' ').nth(2).expect("flags").to_string();
+        let state = info.lines().next().expect("state").to_string();
+        if let Frame::Integer(n) = c.admin(2, &format!("CLUSTER COUNT-FAILURE-REPORTS {dead}")) {
+            reports = reports.max(n);
+        }
+        if states.last() != Some(&(flags.clone(), state.clone())) {
+            states.push((flags, state));
+        }
+    }
+    let flags: Vec<&str> = states.iter().map(|(f, _)| f.as_str()).collect();
+    let pfail = flags.iter().position(|f| *f == "master,fail?");
+    let fail = flags.iter().position(|f| *f == "master,fail");
+    assert!(
+        pfail.is_some() && fail.is_some() && pfail < fail,
+        "{states:?}"
+    );
+    assert!(
+        states.iter().any(|(_, s)| s == "cluster_state:fail"),
+        "{states:?}"
+    );
+    assert_eq!(
+        states.last().map(|(_, s)| s.as_str()),
+        Some("cluster_state:ok")
+    );
+    assert!(reports >= 1, "node 2 heard node 0's failure report");
+    // The replica serves the key now; the client finds it after a refusal.
+    let out = client.run_line(&mut c, &format!("GET {key}"));
+    let out = if out.reply.is_error() {
+        client.run_line(&mut c, &format!("GET {key}"))
+    } else {
+        out
+    };
+    assert_eq!(out.reply, Frame::bulk("v"));
+    assert_eq!(out.node, 4);
+    let me = text(&c.admin(4, "CLUSTER NODES"));
+    assert!(
+        me.contains("127.0.0.1:7004@17004 myself,master - 0 0 4 connected 5461-10922"),
+        "{me}"
+    );
+    assert!(
+        me.contains(&format!("{dead} 127.0.0.1:7001@17001 master,fail - ")),
+        "{me}"
+    );
+    // Back up, it follows the winner and everyone clears its flag.
+    c.restart_node(1);
+    c.advance_by(2_000_000);
+    let nodes = text(&c.admin(0, "CLUSTER NODES"));
+    let winner = c.node_id(4);
+    assert!(
+        nodes.contains(&format!("{dead} 127.0.0.1:7001@17001 slave {winner} ")),
+        "{nodes}"
+    );
+    assert_eq!(c.send(1, 1, &args("READONLY")).reply, Frame::ok());
+    assert_eq!(
+        c.send(1, 1, &args(&format!("GET {key}"))).reply,
+        Frame::bulk("v")
+    );
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Cluster commands against a real `redis-server --cluster-enabled yes`: CLUSTER KEYSLOT on a large seeded key set (binary keys, braces everywhere), the standalone errors, and a lone cluster node's replies (slots, state, redirections, CROSSSLOT in MULTI and EVAL) with node ids and ports normalised.
+//! Cluster commands against a real `redis-server --cluster-enabled yes`: CLUSTER KEYSLOT on a large seeded key set (binary keys, braces everywhere), the standalone errors, a lone cluster node's replies (slots, state, redirections, CROSSSLOT in MULTI and EVAL) with node ids and ports normalised, and a real master failover (fail?, fail, the replica promoted) next to the simulated one.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
@@ -173,6 +173,9 @@ fn standalone_mode_refuses_cluster_commands() {
         CLUSTER COUNTKEYSINSLOT 1
         CLUSTER GETKEYSINSLOT 1 1
         CLUSTER COUNT-FAILURE-REPORTS abc
+        CLUSTER FAILOVER
+        CLUSTER FAILOVER FORCE
+        CLUSTER FAILOVER a b
         READONLY
         READWRITE
         ASKING
@@ -193,7 +196,7 @@ fn standalone_mode_refuses_cluster_commands() {
         MSET a 1 b 2
         "#,
     );
-    assert_eq!(n, 31);
+    assert_eq!(n, 34);
 }
 
 /// Replaces a node's id and ports with placeholders, in every string of a reply.
@@ -370,6 +373,11 @@ fn lone_cluster_node_matches_redis() {
         CLUSTER FORGET abc
         CLUSTER FAILOVER
         CLUSTER FAILOVER FOO
+        CLUSTER FAILOVER FORCE
+        CLUSTER failover takeover
+        CLUSTER FAILOVER FORCE x
+        CLUSTER FAILOVER TAKEOVER FORCE
+        CLUSTER COUNT-FAILURE-REPORTS
         CLUSTER SET-CONFIG-EPOCH -1
         CLUSTER SET-CONFIG-EPOCH x
         SELECT 0
@@ -730,5 +738,166 @@ fn three_masters_redirect_like_a_real_cluster() {
             format_reply(&want),
             format_reply(&got)
         );
+    }
+}
+
+/// The fields of a `CLUSTER NODES` line that two clusters can share: flags,
+/// whether it follows a master, link state and slots (ids, addresses,
+/// ping times and epochs differ by construction).
+fn line_shape(nodes: &str, id: &str) -> String {
+    let line = nodes
+        .lines()
+        .find(|l| l.starts_with(id))
+        .unwrap_or_else(|| panic!("no line for {id} in\n{nodes}"));
+    let f: Vec<&str> = line.split(' ').collect();
+    let follows = if f[3] == "-" { "-" } else { "follows" };
+    format!("{} {} {} {}", f[2], follows, f[7], f[8..].join(" "))
+}
+
+#[test]
+fn a_real_master_failover_matches_the_sim() {
+    use redsim_engine::cluster::sim::{Cluster, SimOptions};
+    // Three masters and a replica each, node timeout 1 s.
+    let dirs: Vec<TempDir> = (0..6).map(|_| TempDir::new()).collect();
+    let mut servers: Vec<Option<RedisServer>> = dirs
+        .iter()
+        .map(|d| {
+            let mut args = redis_cluster_args(d, "1000");
+            // Full syncs write an RDB: into the node's own directory, not
+            // the working directory where the next server would load it.
+            args.extend(["--dir".to_string(), d.0.display().to_string()]);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            Some(RedisServer::start(&args))
+        })
+        .collect();
+    let mut conns: Vec<redsim_tests::Conn> =
+        servers.iter().map(|s| s.as_ref().unwrap().conn()).collect();
+    let ids: Vec<String> = conns
+        .iter_mut()
+        .map(|c| bulk_text(&c.cmd(&["CLUSTER", "MYID"])))
+        .collect();
+    let cport0 = match conns[0].cmd(&["CONFIG", "GET", "cluster-port"]) {
+        Frame::Array(a) => bulk_text(&a[1]),
+        other => panic!("CONFIG GET cluster-port: {other:?}"),
+    };
+    let port0 = servers[0].as_ref().unwrap().port.to_string();
+    for c in conns.iter_mut().skip(1) {
+        assert_eq!(
+            c.cmd(&["CLUSTER", "MEET", "127.0.0.1", &port0, &cport0]),
+            Frame::ok()
+        );
+    }
+    for (i, (a, b)) in redsim_engine::cluster::sim::even_ranges(3)
+        .into_iter()
+        .enumerate()
+    {
+        let r = conns[i].cmd(&["CLUSTER", "ADDSLOTSRANGE", &a.to_string(), &b.to_string()]);
+        assert_eq!(r, Frame::ok());
+    }
+    let wait = |conns: &mut Vec<redsim_tests::Conn>,
+                what: &str,
+                ok: &dyn Fn(usize, &str) -> bool,
+                cmd: &[&str]| {
+        let deadline = Instant::now() + Duration::from_secs(40);
+        for (i, c) in conns.iter_mut().enumerate() {
+            loop {
+                let t = bulk_text(&c.cmd(cmd));
+                if ok(i, &t) {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "{what}: node {i}: {t}");
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    };
+    wait(
+        &mut conns,
+        "all nodes known",
+        &|_, t| t.contains("cluster_known_nodes:6"),
+        &["CLUSTER", "INFO"],
+    );
+    for r in 3..6 {
+        let m = ids[r - 3].clone();
+        assert_eq!(conns[r].cmd(&["CLUSTER", "REPLICATE", &m]), Frame::ok());
+    }
+    wait(
+        &mut conns,
+        "replicas linked and the state OK",
+        &|i, t| t.contains("role:master") && i < 3 || t.contains("master_link_status:up"),
+        &["INFO", "replication"],
+    );
+    wait(
+        &mut conns,
+        "state ok",
+        &|_, t| t.starts_with("cluster_state:ok"),
+        &["CLUSTER", "INFO"],
+    );
+    // Node 0 dies; node 1 watches the flags of node 0 and node 3.
+    servers[0] = None;
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(40);
+    let real_final = loop {
+        let nodes = bulk_text(&conns[1].cmd(&["CLUSTER", "NODES"]));
+        let dead = line_shape(&nodes, &ids[0]);
+        let flags = dead.split(' ').next().unwrap_or("").to_string();
+        if seen.last() != Some(&flags) {
+            seen.push(flags);
+        }
+        if line_shape(&nodes, &ids[3]).starts_with("master - connected 0-5460") {
+            break nodes;
+        }
+        assert!(Instant::now() < deadline, "no failover: {nodes}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(seen.iter().any(|f| f == "master,fail"), "{seen:?}");
+    // The same in the sim.
+    let mut opts = SimOptions::new(3, 3);
+    opts.replicas_per_master = 1;
+    opts.config.cluster_node_timeout = 1000;
+    let mut sim = Cluster::new(opts);
+    let sim_ids: Vec<String> = (0..6).map(|i| sim.node_id(i)).collect();
+    sim.kill_node(0);
+    let mut sim_seen = vec!["master".to_string()];
+    let sim_final = loop {
+        sim.advance_by(20_000);
+        let nodes = bulk_text(&sim.admin(1, "CLUSTER NODES"));
+        let flags = line_shape(&nodes, &sim_ids[0])
+            .split(' ')
+            .next()
+            .unwrap_or("")
+            .to_string();
+        if sim_seen.last() != Some(&flags) {
+            sim_seen.push(flags);
+        }
+        if line_shape(&nodes, &sim_ids[3]).starts_with("master - connected 0-5460") {
+            break nodes;
+        }
+        assert!(sim.now_us() < 60_000_000, "no failover in the sim: {nodes}");
+    };
+    assert_eq!(sim_seen, ["master", "master,fail?", "master,fail"]);
+    // Every line has the same shape in both, seen from node 1.
+    for i in 0..6 {
+        assert_eq!(
+            line_shape(&real_final, &ids[i]),
+            line_shape(&sim_final, &sim_ids[i]),
+            "node {i}"
+        );
+    }
+    let real_info = bulk_text(&conns[1].cmd(&["CLUSTER", "INFO"]));
+    let sim_info = bulk_text(&sim.admin(1, "CLUSTER INFO"));
+    for field in [
+        "cluster_state:",
+        "cluster_slots_ok:",
+        "cluster_slots_fail:",
+        "cluster_known_nodes:",
+        "cluster_size:",
+    ] {
+        let pick = |t: &str| {
+            t.lines()
+                .find(|l| l.starts_with(field))
+                .unwrap_or("")
+                .to_string()
+        };
+        assert_eq!(pick(&real_info), pick(&sim_info), "{field}");
     }
 }

@@ -9,6 +9,7 @@ const GOLDEN: &[(&str, u64)] = &[
     ("distributed-lock", 1),
     ("failover-lost-writes", 1),
     ("replication-topology", 1),
+    ("cluster-failover", 1),
 ];
 
 fn path(id: &str, seed: u64) -> PathBuf {

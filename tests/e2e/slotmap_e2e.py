@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """End-to-end test of the Cluster view (the slot map): serves dist/, opens the playground's Cluster
 tab in headless Chromium (the system's /usr/bin/chromium), reads the slot map's canvas back,
-types a key with a hash tag and compares the slot shown with CRC16-XMODEM computed here, and runs
-the animated slot migration.
+types a key with a hash tag and compares the slot shown with CRC16-XMODEM computed here, runs
+the animated slot migration, kills a master to watch its replica take the slots over on the
+sim clock (PFAIL, FAIL, election, promotion), and restarts it as a replica of the winner.
 
 Usage: python3 tests/e2e/slotmap_e2e.py [--dist DIR] [--shots DIR]
 Prints "N passed, M failed" and exits non-zero on any failure. Screenshots go to target/e2e/.
@@ -178,6 +179,44 @@ def run_checks(suite, page, base, shots, page_errors):
         expect("node 0: 5462 slots" in legend and "node 2: 5460 slots" in legend, legend)
         page.screenshot(path=os.path.join(shots, "slotmap-migrated.png"), full_page=True)
 
+    def kill_fails_over_to_the_replica():
+        key = "user:{42}:cart"
+        slot = key_hash_slot(key)
+        inp = q(".rs-slotmap-input")
+        inp.fill(key)
+        wait_until(lambda: slot_shown() == slot, "the user's slot shown")
+        expect("owned by node 1" in q(".rs-slotmap-key").inner_text(), "node 1 owns it")
+        before = page.evaluate(CELL_RGB, slot)
+        legend = q(".rs-slotmap-legend").inner_text()
+        expect("node 4: 0 slots, replica of node 1" in legend, legend)
+        q('[data-action="kill"]').click()
+        wait_until(lambda: "is down" in q(".rs-slotmap-status").inner_text()
+                   or "after node 1 died" in q(".rs-slotmap-status").inner_text(), "the kill to start")
+        expect(q('[data-action="migrate"]').is_disabled(), "no migration during a failover")
+        # The observers suspect it first (fail?), then agree (fail).
+        wait_until(lambda: "PFAIL" in q(".rs-slotmap-status").inner_text()
+                   or "FAIL" in q(".rs-slotmap-status").inner_text(), "PFAIL seen", timeout=15.0)
+        page.screenshot(path=os.path.join(shots, "slotmap-failing.png"), full_page=True)
+        status = wait_until(lambda: (lambda t: t if "was promoted" in t else None)(
+            q(".rs-slotmap-status").inner_text()), "the replica to be promoted", timeout=30.0)
+        expect("Node 4 was promoted" in status and "5462 slots" in status, status)
+        after = page.evaluate(CELL_RGB, slot)
+        expect(before != after, "the slot changed colour: %r -> %r" % (before, after))
+        legend = q(".rs-slotmap-legend").inner_text()
+        expect("node 4: 5462 slots" in legend and "down" in legend and "(fail)" in legend, legend)
+        expect("owned by node 4" in q(".rs-slotmap-key").inner_text(), q(".rs-slotmap-key").inner_text())
+        page.screenshot(path=os.path.join(shots, "slotmap-failed-over.png"), full_page=True)
+
+    def restart_brings_the_old_master_back_as_a_replica():
+        q('[data-action="restart"]').click()
+        status = wait_until(lambda: (lambda t: t if "is back" in t else None)(
+            q(".rs-slotmap-status").inner_text()), "the restart")
+        expect("node 1 is back as a replica of node 4" in status, status)
+        legend = q(".rs-slotmap-legend").inner_text()
+        expect("node 1: 0 slots, replica of node 4" in legend and "down" not in legend
+               and "fail" not in legend, legend)
+        expect(q('[data-action="restart"]').is_disabled(), "nothing left to restart")
+
     def no_page_errors():
         expect(not page_errors, "page errors: %r" % page_errors)
 
@@ -185,6 +224,9 @@ def run_checks(suite, page, base, shots, page_errors):
     suite.check("the canvas is drawn (pixels read back)", canvas_has_pixels)
     suite.check("a typed key shows its slot (CRC16-XMODEM) and hash tag", typed_key_shows_its_slot)
     suite.check("Migrate moves the slot to another node, animated", migration_moves_the_slot)
+    suite.check("Kill fails the master over to its replica on the sim clock", kill_fails_over_to_the_replica)
+    suite.check("Restart brings the old master back as a replica of the winner",
+                restart_brings_the_old_master_back_as_a_replica)
     suite.check("no uncaught page errors", no_page_errors)
 
 

@@ -1,14 +1,15 @@
-//! The Cluster view: the 16384 hash slots of a small simulated cluster drawn on one canvas, coloured by owner and shaded by heat, with a key box showing a key's slot and hash tag, and an animated slot migration.
+//! The Cluster view: the 16384 hash slots of a small simulated cluster drawn on one canvas, coloured by owner and shaded by heat, with a key box showing a key's slot and hash tag, an animated slot migration, and a node kill whose failover plays on the sim clock.
 //!
 //! One `<canvas>` of 128×128 cells rather than 16384 DOM nodes: a redraw is
 //! a few thousand `fillRect`s (runs of equal cells are merged), cheap
 //! enough to repeat on every migration step. The cluster is the engine's
-//! `cluster::sim::Cluster` (three masters, real engines), so slots, owners,
-//! keys and MIGRATE stalls are the simulation's own; it is built the first
-//! time the view is shown.
+//! `cluster::sim::Cluster` (three masters with a replica each, real
+//! engines), so slots, owners, keys, MIGRATE stalls and failovers (PFAIL,
+//! FAIL, election, promotion) are the simulation's own; it is built the
+//! first time the view is shown.
 
 use gloo::timers::callback::Interval;
-use redsim_engine::cluster::sim::{Cluster, SimOptions};
+use redsim_engine::cluster::sim::{BusWhat, Cluster, SimOptions};
 use redsim_engine::cluster::{key_hash_slot, SLOTS};
 use redsim_engine::sim::cluster_lessons::heat_level;
 use redsim_engine::sim::zipf::Zipf;
@@ -17,14 +18,30 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlInputElement};
 use yew::prelude::*;
 
 const MASTERS: usize = 3;
+/// Masters and their replicas.
+const NODES: usize = 2 * MASTERS;
+/// `cluster-node-timeout` of the view's cluster, shorter than Redis' 15 s
+/// default so a failover plays in seconds.
+const NODE_TIMEOUT_MS: i64 = 5000;
+/// Virtual time per animation step while a failover plays (4× real time).
+const FAILOVER_STEP_US: u64 = 4 * STEP_MS as u64 * 1000;
+/// How long a failover may play before the view says nobody took over.
+const GIVE_UP_AFTER_US: u64 = 6 * NODE_TIMEOUT_MS as u64 * 1000;
 /// Cells per canvas row, and their size in CSS pixels.
 const COLS: usize = 128;
 const CELL: f64 = 4.0;
 /// Migration animation period, ms, and keys moved per step.
 const STEP_MS: u32 = 80;
 const KEYS_PER_STEP: usize = 8;
-/// Owner colours (r, g, b).
-const COLOURS: [(u8, u8, u8); MASTERS] = [(216, 54, 43), (43, 108, 216), (42, 157, 92)];
+/// Owner colours (r, g, b): masters, then the replicas that may take over.
+const COLOURS: [(u8, u8, u8); NODES] = [
+    (216, 54, 43),
+    (43, 108, 216),
+    (42, 157, 92),
+    (232, 139, 25),
+    (126, 63, 191),
+    (22, 160, 170),
+];
 const DEFAULT_KEY: &str = "user:{42}:cart";
 
 #[derive(Properties, PartialEq, Clone)]
@@ -37,7 +54,16 @@ pub struct SlotMapProps {
 pub enum Msg {
     Key(String),
     Migrate,
+    Kill,
+    Restart,
     Tick,
+}
+
+/// A failover playing: the node killed and where its bus events start.
+struct Failover {
+    killed: usize,
+    first_event: usize,
+    started_us: u64,
 }
 
 /// A slot migration in progress.
@@ -56,6 +82,7 @@ pub struct SlotMap {
     cluster: Option<Cluster>,
     key: String,
     migration: Option<Migration>,
+    failover: Option<Failover>,
     timer: Option<Interval>,
     status: String,
 }
@@ -64,7 +91,10 @@ pub struct SlotMap {
 /// tenant's orders under a single tag (one busy slot) with a 256 KB
 /// catalogue, and Zipf-distributed reads for heat.
 fn build_cluster() -> Cluster {
-    let mut cluster = Cluster::new(SimOptions::new(1, MASTERS));
+    let mut opts = SimOptions::new(1, MASTERS);
+    opts.replicas_per_master = 1;
+    opts.config.cluster_node_timeout = NODE_TIMEOUT_MS;
+    let mut cluster = Cluster::new(opts);
     let mut client = cluster.client();
     client.refresh(&mut cluster, 0);
     let mut run = |cluster: &mut Cluster, parts: &[&[u8]]| {
@@ -134,6 +164,13 @@ fn cell_xy(slot: usize) -> (f64, f64) {
     ((slot % COLS) as f64 * CELL, (slot / COLS) as f64 * CELL)
 }
 
+/// The first live node: whose view of the slots the map shows.
+fn observer(cluster: &Cluster) -> usize {
+    (0..cluster.nodes.len())
+        .find(|&i| !cluster.nodes[i].down)
+        .unwrap_or(0)
+}
+
 impl SlotMap {
     fn ensure_cluster(&mut self, active: bool) {
         if active && self.cluster.is_none() {
@@ -156,7 +193,7 @@ impl SlotMap {
         else {
             return;
         };
-        let view = cluster.view(0);
+        let view = cluster.view(observer(cluster));
         let heat = slot_heat(cluster);
         let max = heat.iter().copied().max().unwrap_or(0);
         ctx.set_fill_style_str("#fff");
@@ -211,7 +248,7 @@ impl SlotMap {
         let Some(cluster) = self.cluster.as_mut() else {
             return;
         };
-        if self.migration.is_some() {
+        if self.migration.is_some() || self.failover.is_some() {
             return;
         }
         let slot = if self.key.is_empty() {
@@ -220,10 +257,15 @@ impl SlotMap {
         } else {
             key_hash_slot(self.key.as_bytes())
         };
-        let Some(from) = cluster.view(0).owner(slot) else {
+        let view = cluster.view(observer(cluster));
+        let Some(from) = view.owner(slot) else {
             return;
         };
-        let to = (from + 1) % MASTERS;
+        // The next master serving slots after the owner.
+        let to = (1..NODES)
+            .map(|d| (from + d) % NODES)
+            .find(|&n| view.nodes[n].replica_of.is_none() && view.slot_count(n) > 0)
+            .unwrap_or(from);
         let total: usize = cluster.keys_per_slot(from).get(&slot).copied().unwrap_or(0);
         match cluster.begin_migration(slot, to) {
             Ok(_) => {
@@ -241,6 +283,136 @@ impl SlotMap {
             }
             Err(e) => self.status = format!("Cannot migrate slot {slot}: {e:?}"),
         }
+    }
+
+    /// Kills the master owning the typed key's slot (or node 0's first slot):
+    /// the bus then finds out on the sim clock, step by step.
+    fn start_failover(&mut self) {
+        let Some(cluster) = self.cluster.as_mut() else {
+            return;
+        };
+        if self.failover.is_some() || self.migration.is_some() {
+            return;
+        }
+        let slot = key_hash_slot(self.key.as_bytes());
+        let Some(killed) = cluster.view(observer(cluster)).owner(slot) else {
+            return;
+        };
+        let first_event = cluster.events.len();
+        cluster.kill_node(killed);
+        self.status = format!(
+            "Node {killed} (127.0.0.1:{}) is down. The others ping it and wait cluster-node-timeout ({} s).",
+            7000 + killed,
+            NODE_TIMEOUT_MS / 1000
+        );
+        self.failover = Some(Failover {
+            killed,
+            first_event,
+            started_us: cluster.now_us(),
+        });
+    }
+
+    /// One failover step: the sim clock moves on and the status tells the
+    /// latest phase; it ends when a replica took the slots.
+    fn failover_step(&mut self) {
+        let (Some(cluster), Some(f)) = (self.cluster.as_mut(), self.failover.as_ref()) else {
+            self.timer = None;
+            return;
+        };
+        cluster.advance_by(FAILOVER_STEP_US);
+        let at = |us: u64| (us - f.started_us) as f64 / 1e6;
+        let events = &cluster.events[f.first_event..];
+        let pfail = events
+            .iter()
+            .filter(|e| matches!(e.what, BusWhat::Pfail { of } if of == f.killed))
+            .count();
+        let mut status = format!(
+            "{:.1} s after node {} died: ",
+            at(cluster.now_us()),
+            f.killed
+        );
+        let mut done = false;
+        match events.iter().rev().find(|e| {
+            matches!(
+                e.what,
+                BusWhat::Fail { .. }
+                    | BusWhat::ElectionScheduled { .. }
+                    | BusWhat::VoteRequested { .. }
+                    | BusWhat::Promoted { .. }
+            )
+        }) {
+            Some(e) => match e.what {
+                BusWhat::Promoted { epoch, votes } => {
+                    done = true;
+                    let slots = cluster.view(e.node).slot_count(e.node);
+                    status = format!(
+                        "Node {} was promoted {:.1} s after node {} died ({votes} votes, configEpoch {epoch}) and now owns its {slots} slots.",
+                        e.node,
+                        at(e.at_us),
+                        f.killed
+                    );
+                }
+                BusWhat::VoteRequested { epoch } => {
+                    status.push_str(&format!(
+                        "node {} asks the masters for votes (epoch {epoch}).",
+                        e.node
+                    ));
+                }
+                BusWhat::ElectionScheduled { rank, delay_ms } => {
+                    status.push_str(&format!(
+                        "FAIL; replica node {} starts its election in {delay_ms} ms (rank {rank}). Every slot answers CLUSTERDOWN meanwhile.",
+                        e.node
+                    ));
+                }
+                _ => status
+                    .push_str("a majority of masters agree: FAIL. Every slot answers CLUSTERDOWN."),
+            },
+            None if pfail > 0 => status.push_str(&format!(
+                "{pfail} node(s) flag it PFAIL (fail?): no pong for the node timeout."
+            )),
+            None => status.push_str("pings go unanswered."),
+        }
+        // No replica left to take over: the slots stay down.
+        if !done && cluster.now_us() - f.started_us > GIVE_UP_AFTER_US {
+            done = true;
+            status = format!(
+                "No replica took over node {}'s slots: they stay unserved (CLUSTERDOWN with full coverage) until it comes back.",
+                f.killed
+            );
+        }
+        self.status = status;
+        if done {
+            self.failover = None;
+            self.timer = None;
+        }
+    }
+
+    /// Brings every dead node back: a master whose slots were taken over
+    /// rejoins as a replica of the winner (gossip, then a resync).
+    fn restart_dead(&mut self) {
+        let Some(cluster) = self.cluster.as_mut() else {
+            return;
+        };
+        if self.failover.is_some() {
+            return;
+        }
+        let dead: Vec<usize> = (0..cluster.nodes.len())
+            .filter(|&i| cluster.nodes[i].down)
+            .collect();
+        for &i in &dead {
+            cluster.restart_node(i);
+        }
+        // A few cron steps: the others hear from it and clear its flags.
+        cluster.advance_by(1_000_000);
+        let view = cluster.view(observer(cluster));
+        let back: Vec<String> = dead
+            .iter()
+            .map(|&i| match view.nodes[i].replica_of {
+                Some(m) => format!("node {i} is back as a replica of node {m}"),
+                None => format!("node {i} is back as a master"),
+            })
+            .collect();
+        self.status = format!("{}.", back.join("; "));
     }
 
     /// One animation step: a few MIGRATEs, or the end of the migration.
@@ -279,7 +451,7 @@ impl SlotMap {
         let owner = self
             .cluster
             .as_ref()
-            .and_then(|c| c.view(0).owner(slot))
+            .and_then(|c| c.view(observer(c)).owner(slot))
             .map_or("-".to_string(), |o| {
                 format!("node {o} (127.0.0.1:{})", 7000 + o)
             });
@@ -318,6 +490,7 @@ impl Component for SlotMap {
             cluster: None,
             key: DEFAULT_KEY.to_string(),
             migration: None,
+            failover: None,
             timer: None,
             status: String::new(),
         };
@@ -340,6 +513,15 @@ impl Component for SlotMap {
                     self.timer = Some(Interval::new(STEP_MS, move || link.send_message(Msg::Tick)));
                 }
             }
+            Msg::Kill => {
+                self.start_failover();
+                if self.failover.is_some() && self.timer.is_none() {
+                    let link = ctx.link().clone();
+                    self.timer = Some(Interval::new(STEP_MS, move || link.send_message(Msg::Tick)));
+                }
+            }
+            Msg::Restart => self.restart_dead(),
+            Msg::Tick if self.failover.is_some() => self.failover_step(),
             Msg::Tick => self.step(),
         }
         true
@@ -355,17 +537,42 @@ impl Component for SlotMap {
             let input: HtmlInputElement = e.target_unchecked_into();
             Msg::Key(input.value())
         });
+        let busy = self.migration.is_some() || self.failover.is_some();
+        let any_down = self
+            .cluster
+            .as_ref()
+            .is_some_and(|c| c.nodes.iter().any(|n| n.down));
         let side = (COLS as f64 * CELL) as u32;
         let rows = (SLOTS / COLS) as f64 * CELL;
         let legend: Html = COLOURS
             .iter()
             .enumerate()
             .map(|(i, (r, g, b))| {
-                let slots = self.cluster.as_ref().map_or(0, |c| c.view(0).slot_count(i));
+                let Some(c) = self.cluster.as_ref() else {
+                    return Html::default();
+                };
+                let view = c.view(observer(c));
+                let node = &view.nodes[i];
+                let role = match node.replica_of {
+                    Some(m) => format!(", replica of node {m}"),
+                    None => String::new(),
+                };
+                let health = if c.nodes[i].down {
+                    ", down"
+                } else {
+                    ""
+                };
+                let flag = if node.failed {
+                    " (fail)"
+                } else if node.pfail {
+                    " (fail?)"
+                } else {
+                    ""
+                };
                 html! {
-                    <span style="margin-right:14px">
+                    <span style="margin-right:14px" data-node={ i.to_string() }>
                         <span style={ format!("display:inline-block;width:10px;height:10px;margin-right:4px;background:rgb({r},{g},{b})") }></span>
-                        { format!("node {i}: {slots} slots") }
+                        { format!("node {i}: {} slots{role}{health}{flag}", view.slot_count(i)) }
                     </span>
                 }
             })
@@ -373,15 +580,19 @@ impl Component for SlotMap {
         html! {
             <div class="rs-slotmap" data-view="cluster">
                 <p class="rs-slotmap-intro">
-                    { "Redis Cluster splits keys over 16384 hash slots; each master owns some. Each cell below is one slot (128 per row), coloured by its owner and darker where it holds more keys or served more commands." }
+                    { "Redis Cluster splits keys over 16384 hash slots; each master owns some and has a replica. Each cell below is one slot (128 per row), coloured by its owner and darker where it holds more keys or served more commands. Kill a master to watch its replica take over after cluster-node-timeout." }
                 </p>
                 <label class="rs-slotmap-label">
                     { "Key " }
                     <input class="rs-slotmap-input" type="text" spellcheck="false" value={ self.key.clone() }
                            aria-label="Key to locate" {oninput} />
                 </label>
-                <button class="rs-slotmap-migrate" data-action="migrate" disabled={ self.migration.is_some() }
+                <button class="rs-slotmap-migrate" data-action="migrate" disabled={ busy }
                         onclick={ link.callback(|_: MouseEvent| Msg::Migrate) }>{ "Migrate its slot" }</button>
+                <button class="rs-slotmap-kill" data-action="kill" disabled={ busy }
+                        onclick={ link.callback(|_: MouseEvent| Msg::Kill) }>{ "Kill its master" }</button>
+                <button class="rs-slotmap-restart" data-action="restart" disabled={ busy || !any_down }
+                        onclick={ link.callback(|_: MouseEvent| Msg::Restart) }>{ "Restart dead nodes" }</button>
                 { if self.key.is_empty() { Html::default() } else { self.key_info() } }
                 <canvas ref={ self.canvas.clone() } class="rs-slotmap-canvas" width={ side.to_string() } height={ (rows as u32).to_string() }
                         style="max-width:100%;image-rendering:pixelated;border:1px solid #ddd"

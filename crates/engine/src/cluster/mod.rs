@@ -84,8 +84,32 @@ pub struct Node {
     pub replica_of: Option<usize>,
     /// The epoch under which this node's slot claims are ranked.
     pub config_epoch: u64,
-    /// Flagged FAIL (the simulated cluster sets it when a node is down).
+    /// Flagged FAIL: a majority of masters agreed it is unreachable.
     pub failed: bool,
+    /// Flagged PFAIL (`fail?`): this node alone has had no answer from it
+    /// for `cluster-node-timeout`.
+    pub pfail: bool,
+    /// Unix ms of the ping still waiting for its pong (0: none), and of the
+    /// last pong, as `CLUSTER NODES` prints them.
+    pub ping_sent_ms: i64,
+    pub pong_ms: i64,
+    /// Failure reports about this node: `(reporting master, unix ms)`.
+    pub fail_reports: Vec<(usize, i64)>,
+    /// Unix ms it was flagged FAIL (for `CLUSTER_FAIL_UNDO_TIME_MULT`).
+    pub fail_time_ms: i64,
+    /// Unix ms this node last voted for a replica of this master.
+    pub voted_ms: i64,
+}
+
+/// `CLUSTER FAILOVER`'s variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ManualFailover {
+    /// Waits for the master to pause and the offsets to match.
+    Coordinated,
+    /// No agreement with the master, still an election.
+    Force,
+    /// No election: a new epoch without consensus.
+    Takeover,
 }
 
 /// Why a command cannot run here (`CLUSTER_REDIR_*`), and the reply it gets.
@@ -169,6 +193,11 @@ pub struct ClusterState {
     pub dirty: bool,
     /// The coverage and timeout settings the state was last computed with.
     checked_with: (bool, i64),
+    /// The last epoch this master voted in (`lastVoteEpoch`).
+    pub last_vote_epoch: u64,
+    /// A `CLUSTER FAILOVER` accepted on this replica and its deadline
+    /// (unix ms, `mf_end`); the cluster's cron carries it out.
+    pub manual_failover: Option<(ManualFailover, i64)>,
     /// Keys of database 0 per slot in creation order, for GETKEYSINSLOT's
     /// newest-first order (Redis' per-slot key lists); deleted keys are
     /// skipped when read and pruned when the slot's key is created again.
@@ -199,6 +228,12 @@ impl ClusterState {
                 replica_of: None,
                 config_epoch: 0,
                 failed: false,
+                pfail: false,
+                ping_sent_ms: 0,
+                pong_ms: 0,
+                fail_reports: Vec::new(),
+                fail_time_ms: 0,
+                voted_ms: 0,
             }],
             myself: 0,
             slots: vec![None; SLOTS],
@@ -215,6 +250,8 @@ impl ClusterState {
             slot_hits: BTreeMap::new(),
             redirects_sent: 0,
             slot_keys: BTreeMap::new(),
+            last_vote_epoch: 0,
+            manual_failover: None,
             dirty: true,
             checked_with: (true, 0),
         }
@@ -337,7 +374,10 @@ impl ClusterState {
             .filter(|&i| self.nodes[i].replica_of.is_none() && counts[i] > 0)
             .collect();
         self.size = serving.len();
-        let reachable = serving.iter().filter(|&&i| !self.nodes[i].failed).count();
+        let reachable = serving
+            .iter()
+            .filter(|&&i| !self.nodes[i].failed && !self.nodes[i].pfail)
+            .count();
         if reachable < self.size / 2 + 1 {
             ok = false;
             self.among_minority_ms = now_ms;
@@ -383,6 +423,9 @@ impl ClusterState {
         } else {
             "master"
         });
+        if node.pfail {
+            flags.push("fail?");
+        }
         if node.failed {
             flags.push("fail");
         }
@@ -395,19 +438,21 @@ impl ClusterState {
             .replica_of
             .and_then(|m| self.nodes.get(m))
             .map_or(node.config_epoch, |m| m.config_epoch);
-        let link = if n == self.myself || !node.failed {
+        let link = if n == self.myself || !(node.failed || node.pfail) {
             "connected"
         } else {
             "disconnected"
         };
         let mut line = format!(
-            "{} {}:{}@{} {} {} 0 0 {} {}",
+            "{} {}:{}@{} {} {} {} {} {} {}",
             node.id,
             node.ip,
             node.port,
             node.cport,
             flags.join(","),
             master,
+            node.ping_sent_ms,
+            node.pong_ms,
             epoch,
             link
         );
@@ -450,18 +495,24 @@ impl ClusterState {
             .flatten()
             .filter(|&&n| self.nodes[n as usize].failed)
             .count();
+        let pfail = self
+            .slots
+            .iter()
+            .flatten()
+            .filter(|&&n| self.nodes[n as usize].pfail)
+            .count();
         let my_epoch = match self.me().replica_of {
             Some(m) => self.nodes[m].config_epoch,
             None => self.me().config_epoch,
         };
         format!(
             "cluster_state:{}\r\ncluster_slots_assigned:{assigned}\r\ncluster_slots_ok:{}\r\n\
-             cluster_slots_pfail:0\r\ncluster_slots_fail:{failed}\r\ncluster_known_nodes:{}\r\n\
+             cluster_slots_pfail:{pfail}\r\ncluster_slots_fail:{failed}\r\ncluster_known_nodes:{}\r\n\
              cluster_size:{}\r\ncluster_current_epoch:{}\r\ncluster_my_epoch:{my_epoch}\r\n\
              cluster_stats_messages_sent:0\r\ncluster_stats_messages_received:0\r\n\
              total_cluster_links_buffer_limit_exceeded:0\r\n",
             if self.ok { "ok" } else { "fail" },
-            assigned - failed,
+            assigned - failed - pfail,
             self.nodes.len(),
             self.size,
             self.current_epoch,

@@ -2,7 +2,7 @@
 
 use super::{arg_i64, container, is, Command, Ctx};
 use crate::client::Client;
-use crate::cluster::{key_hash_slot, ClusterState, Redirect, SLOTS};
+use crate::cluster::{key_hash_slot, ClusterState, ManualFailover, Redirect, SLOTS};
 use crate::resp::{parse_i64, Frame};
 use crate::server::Server;
 
@@ -268,14 +268,21 @@ fn unknown_node(id: &[u8]) -> Frame {
     ))
 }
 
+/// `clusterNodeFailureReportsCount`: reports younger than twice the node
+/// timeout (older ones are dropped first, as Redis does).
 fn count_failure_reports(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let now = ctx.srv.now_ms();
+    let validity = ctx.srv.config.cluster_node_timeout * 2;
     let cl = match state(ctx) {
         Ok(c) => c,
         Err(e) => return e,
     };
-    // No bus, so no failure reports: a known node has none.
     match cl.lookup_node(&args[2]) {
-        Some(_) => Frame::Integer(0),
+        Some(n) => {
+            let reports = &mut cl.nodes[n].fail_reports;
+            reports.retain(|&(_, t)| now - t <= validity);
+            Frame::Integer(reports.len() as i64)
+        }
         None => unknown_node(&args[2]),
     }
 }
@@ -552,22 +559,53 @@ fn set_config_epoch(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     super::reply(r)
 }
 
+/// `CLUSTER FAILOVER [FORCE|TAKEOVER]`: checks the preconditions as
+/// `clusterCommand` does and records the request with its deadline
+/// (`mf_end`, `CLUSTER_MF_TIMEOUT` = 5 s); the simulated cluster's cron
+/// carries it out. A lone server is a master, so it gets the first error.
 fn failover(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    if ctx.srv.cluster.is_some() && args.len() > 3 {
+        return subcommand_syntax(args);
+    }
+    let now = ctx.srv.now_ms();
     let cl = match state(ctx) {
         Ok(c) => c,
         Err(e) => return e,
     };
-    if let Some(opt) = args.get(2) {
-        if !is(opt, "force") && !is(opt, "takeover") {
-            return Frame::err(super::SYNTAX);
-        }
-    }
-    if cl.is_master() {
+    let kind = match args.get(2) {
+        None => ManualFailover::Coordinated,
+        Some(opt) if is(opt, "force") => ManualFailover::Force,
+        Some(opt) if is(opt, "takeover") => ManualFailover::Takeover,
+        Some(_) => return Frame::err(super::SYNTAX),
+    };
+    let Some(master) = cl.me().replica_of else {
         return Frame::err("ERR You should send CLUSTER FAILOVER to a replica");
+    };
+    let m = &cl.nodes[master];
+    if kind == ManualFailover::Coordinated && (m.failed || m.pfail) {
+        return Frame::err("ERR Master is down or failed, please use CLUSTER FAILOVER FORCE");
     }
-    // Failover needs replication, which is another part of Redsim.
-    Frame::err("ERR redsim: CLUSTER FAILOVER is not simulated yet")
+    cl.manual_failover = Some((kind, now + MF_TIMEOUT_MS));
+    Frame::ok()
 }
+
+/// `addReplySubcommandSyntaxError`: a known subcommand with an argument
+/// count `clusterCommand` does not take.
+fn subcommand_syntax(args: &[Vec<u8>]) -> Frame {
+    let end = args[1]
+        .iter()
+        .position(|&b| b == 0)
+        .unwrap_or(args[1].len())
+        .min(128);
+    Frame::err(format!(
+        "ERR unknown subcommand or wrong number of arguments for '{}'. Try {} HELP.",
+        String::from_utf8_lossy(&args[1][..end]),
+        String::from_utf8_lossy(&args[0]).to_ascii_uppercase()
+    ))
+}
+
+/// `CLUSTER_MF_TIMEOUT`: how long a manual failover may take.
+pub const MF_TIMEOUT_MS: i64 = 5000;
 
 fn flushslots(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     if let Err(e) = state(ctx) {

@@ -41,6 +41,7 @@ const SCENARIOS: &[Scenario] = &[
     super::persistence::PERSISTENCE_LOSS,
     super::cluster_lessons::CLUSTER_HOT_KEY,
     super::cluster_lessons::CLUSTER_HASH_TAGS,
+    super::cluster_failover::CLUSTER_FAILOVER,
 ];
 
 /// Info for every scenario, in catalogue order.

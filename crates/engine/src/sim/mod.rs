@@ -12,6 +12,7 @@
 
 pub mod cacheaside;
 pub mod catalog;
+pub mod cluster_failover;
 pub mod cluster_lessons;
 pub mod coord;
 pub mod coord_ops;
