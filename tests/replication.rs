@@ -423,3 +423,37 @@ fn a_replica_with_aof_keeps_what_it_applied_across_a_crash() {
     assert_eq!(cmd(&mut restarted, c, "GET after"), Frame::bulk("2"));
     assert_eq!(cmd(&mut restarted, c, "EXISTS before"), Frame::Integer(0));
 }
+
+#[test]
+fn a_promoted_replica_serves_a_lagging_replica_from_its_own_backlog() {
+    let mut p = Pair::new();
+    let mut r2 = Engine::new(3);
+    let c2 = r2.connect("r2");
+    cmd(&mut r2, c2, "REPLICAOF 127.0.0.1 6379");
+    let (id, off) = r2.psync_request();
+    let s = p.master.psync("127.0.0.1:6381", &id, off);
+    r2.finish_sync(&s);
+    cmd(&mut p.master, p.m, "SET a 1");
+    let first = p.master.take_repl_stream();
+    p.replica.apply_repl(&first);
+    r2.apply_repl(&first);
+    // Only the first replica receives the next writes before the master dies.
+    cmd(&mut p.master, p.m, "SET b 2");
+    cmd(&mut p.master, p.m, "INCR n");
+    let second = p.master.take_repl_stream();
+    p.replica.apply_repl(&second);
+    assert_eq!(cmd(&mut p.replica, p.r, "REPLICAOF NO ONE"), Frame::ok());
+    cmd(&mut r2, c2, "REPLICAOF 127.0.0.1 6380");
+    let (id, off) = r2.psync_request();
+    let s = p.replica.psync("127.0.0.1:6381", &id, off);
+    // Redis keeps a backlog on every synced replica, so the promoted one
+    // sends the lagging replica just the bytes it missed.
+    match &s {
+        Sync::Partial(ops) => assert_eq!(ops.len(), second.len(), "{ops:?}"),
+        Sync::Full { .. } => panic!("a full sync where the backlog had the missing ops"),
+    }
+    r2.finish_sync(&s);
+    assert_eq!(cmd(&mut r2, c2, "GET b"), Frame::bulk("2"));
+    assert_eq!(cmd(&mut r2, c2, "GET n"), Frame::bulk("1"));
+    assert_eq!(r2.repl().offset, p.replica.repl().offset);
+}

@@ -231,7 +231,8 @@ impl Repl {
             .count()
     }
 
-    fn record(&mut self, op: ReplOp, backlog_size: u64) {
+    /// Appends `op` to the backlog and, when `send`, to the outbox for replicas.
+    fn record(&mut self, op: ReplOp, backlog_size: u64, send: bool) {
         if !self.streaming {
             // Captured for persistence only: no replica, no backlog (and
             // the offset stays 0, as on a Redis that never had one).
@@ -248,7 +249,9 @@ impl Repl {
                 None => break,
             }
         }
-        self.outbox.push(op);
+        if send {
+            self.outbox.push(op);
+        }
     }
 }
 
@@ -355,7 +358,7 @@ pub fn propagate(srv: &mut Server, cmd: Option<&[Vec<u8>]>) {
             label,
         };
         made.push(op.clone());
-        srv.repl.record(op, backlog_size);
+        srv.repl.record(op, backlog_size, true);
     }
     crate::persist::on_ops(srv, &made);
 }
@@ -407,9 +410,12 @@ pub fn replay(srv: &mut Server, op: &ReplOp) {
 /// A replica feeding sub-replicas passes ops on with the same offsets.
 fn propagate_verbatim(srv: &mut Server, op: &ReplOp) {
     srv.repl.dirty.clear();
-    if srv.repl.streaming && !srv.repl.replicas.is_empty() {
+    if srv.repl.streaming {
+        // A synced replica keeps a backlog even without sub-replicas, so
+        // that after a promotion the others can continue from it (PSYNC2).
         let size = srv.config.repl_backlog_size;
-        srv.repl.record(op.clone(), size);
+        let send = !srv.repl.replicas.is_empty();
+        srv.repl.record(op.clone(), size, send);
     }
 }
 
@@ -504,6 +510,8 @@ pub fn load_full(srv: &mut Server, replid: &str, offset: u64, snapshot: &[ReplOp
     srv.repl.offset = offset;
     srv.repl.backlog.clear();
     srv.repl.backlog_histlen = 0;
+    // Redis creates the backlog once the replica has loaded the master's data.
+    srv.repl.streaming = true;
     if let Role::Replica {
         state, last_io_ms, ..
     } = &mut srv.repl.role
