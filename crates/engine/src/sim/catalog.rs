@@ -1,12 +1,6 @@
 //! The scenario catalogue: every scenario's info and run function, in the order the library shows them.
 
-use super::{Outcome, Params, ScenarioInfo};
-
-/// A runnable scenario.
-pub struct Scenario {
-    pub info: fn() -> ScenarioInfo,
-    pub run: fn(&Params, u64) -> Outcome,
-}
+use super::{Outcome, Params, Scenario, ScenarioInfo};
 
 /// Every scenario, in catalogue order. Add new ones here.
 const SCENARIOS: &[Scenario] = &[

@@ -522,12 +522,9 @@ mod tests {
     #[test]
     fn checks_pass_for_seeds() {
         for seed in [1, 2] {
-            let out = crate::sim::catalog::run_with(
-                "cluster-failover",
-                seed,
-                &[("node_timeout_ms", "2000")],
-            )
-            .expect("runs");
+            let out =
+                crate::sim::run_with("cluster-failover", seed, &[("node_timeout_ms", "2000")])
+                    .expect("runs");
             for c in &out.checks {
                 assert!(c.passed, "seed {seed}: {} — {}", c.claim, c.detail);
             }

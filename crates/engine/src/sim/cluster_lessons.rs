@@ -876,7 +876,7 @@ mod tests {
     use super::*;
 
     fn run(id: &str, seed: u64, set: &[(&str, &str)]) -> Outcome {
-        crate::sim::catalog::run_with(id, seed, set).unwrap()
+        crate::sim::run_with(id, seed, set).unwrap()
     }
 
     #[test]

@@ -1158,7 +1158,7 @@ pub(crate) mod tests {
 
     /// Runs a scenario with overrides, through the catalogue's resolver.
     pub(crate) fn run_with(s: &Scenario, seed: u64, set: &[(&str, &str)]) -> Outcome {
-        crate::sim::catalog::run_with((s.info)().id, seed, set).expect("params")
+        crate::sim::run_with((s.info)().id, seed, set).expect("params")
     }
 
     pub(crate) fn metric(o: &Outcome, name: &str) -> f64 {

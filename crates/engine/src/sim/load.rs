@@ -1424,10 +1424,9 @@ fn retry_incr(p: &Params, seed: u64) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::catalog;
 
     fn run(id: &str, seed: u64, set: &[(&str, &str)]) -> Outcome {
-        catalog::run_with(id, seed, set).unwrap()
+        crate::sim::run_with(id, seed, set).unwrap()
     }
 
     fn m(o: &Outcome, name: &str) -> f64 {

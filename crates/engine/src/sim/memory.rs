@@ -5,10 +5,10 @@
 //! OOM error come from the engine (evict.rs, expire.rs), never from here.
 //! The scenarios only choose the workload and read what happened.
 
-use super::catalog::Scenario;
 use super::kernel::{Database, Dist, Kernel, Latencies, Meter, Micros, Redis, MS, SEC};
 use super::outcome::StripRow;
 use super::zipf::Zipf;
+use super::Scenario;
 use super::{Chart, Outcome, ParamSpec, Params, ScenarioInfo, Series, Strip};
 use crate::resp::Frame;
 
@@ -1279,7 +1279,7 @@ mod tests {
     use super::*;
 
     fn run(id: &str, seed: u64, set: &[(&str, &str)]) -> Outcome {
-        crate::sim::catalog::run_with(id, seed, set).unwrap()
+        crate::sim::run_with(id, seed, set).unwrap()
     }
 
     fn m(o: &Outcome, name: &str) -> f64 {

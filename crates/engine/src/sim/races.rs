@@ -12,8 +12,8 @@
 //! either side. Between two writes only expiry can change the cache, and
 //! its instant is known, so stale windows are measured exactly, not sampled.
 
-use super::catalog::Scenario;
 use super::kernel::{reply_text, Database, Dist, Kernel, Micros, Redis, Row, MS, SEC};
+use super::Scenario;
 use super::{Chart, Diagram, Outcome, ParamSpec, Params, Recorder, ScenarioInfo, Series};
 use crate::object::Value;
 use crate::Frame;
@@ -1094,7 +1094,7 @@ mod tests {
     use super::*;
 
     fn run(s: &Scenario, seed: u64, set: &[(&str, &str)]) -> Outcome {
-        crate::sim::catalog::run_with((s.info)().id, seed, set).unwrap()
+        crate::sim::run_with((s.info)().id, seed, set).unwrap()
     }
 
     pub(super) fn passes(s: &Scenario) {

@@ -2488,12 +2488,8 @@ mod tests {
     fn every_canned_script_passes_its_checks() {
         for script in SCRIPTS {
             for seed in [1, 2, 3] {
-                let out = crate::sim::catalog::run_with(
-                    "replication-topology",
-                    seed,
-                    &[("script", script)],
-                )
-                .unwrap();
+                let out = crate::sim::run_with("replication-topology", seed, &[("script", script)])
+                    .unwrap();
                 assert!(out.checks.len() >= 2, "{script}");
                 for c in &out.checks {
                     assert!(c.passed, "{script} seed {seed}: {} ({})", c.claim, c.detail);
