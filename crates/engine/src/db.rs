@@ -72,8 +72,8 @@ impl Db {
 
     /// Removes `key` and its TTL.
     pub fn remove(&mut self, key: &[u8]) -> Option<Obj> {
-        let (k, obj) = self.dict.remove(key)?;
-        self.mem -= obj.entry_size(&k);
+        let obj = self.dict.take(key)?;
+        self.mem -= obj.entry_size(key);
         if self.expires.remove(key).is_some() {
             self.mem -= memory::expire_entry_size();
         }

@@ -14,9 +14,52 @@ pub const INITIAL_SIZE: usize = 4;
 /// `HASHTABLE_MIN_FILL`: shrink when less than 10% of buckets are used.
 const MIN_FILL_PERCENT: usize = 10;
 
+/// Longest key stored inside its node rather than in its own allocation.
+const INLINE_KEY: usize = 14;
+
+/// A node's key: short keys (most keys in practice) live in the node itself,
+/// so a lookup reads one cache line where a boxed key costs a second miss.
+/// Long keys pay a double indirection to keep this at 16 bytes, the size of
+/// a plain boxed slice, so nodes do not grow.
+#[derive(Clone, Debug)]
+enum KeyBuf {
+    Inline { len: u8, bytes: [u8; INLINE_KEY] },
+    Heap(Box<Box<[u8]>>),
+}
+
+impl KeyBuf {
+    fn new(key: &[u8]) -> KeyBuf {
+        if key.len() <= INLINE_KEY {
+            let mut bytes = [0u8; INLINE_KEY];
+            bytes[..key.len()].copy_from_slice(key);
+            KeyBuf::Inline {
+                len: key.len() as u8,
+                bytes,
+            }
+        } else {
+            KeyBuf::Heap(Box::new(key.into()))
+        }
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            KeyBuf::Inline { len, bytes } => &bytes[..*len as usize],
+            KeyBuf::Heap(b) => b,
+        }
+    }
+
+    fn into_boxed(self) -> Box<[u8]> {
+        match self {
+            KeyBuf::Inline { .. } => self.as_slice().into(),
+            KeyBuf::Heap(b) => *b,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Node<V> {
-    key: Box<[u8]>,
+    key: KeyBuf,
     hash: u64,
     next: u32,
     val: V,
@@ -100,7 +143,7 @@ impl<V> Dict<V> {
         let mut i = self.buckets[h as usize & self.mask()];
         while i != NIL {
             let n = &self.nodes[i as usize];
-            if n.hash == h && &*n.key == key {
+            if n.hash == h && n.key.as_slice() == key {
                 return Some(i);
             }
             i = n.next;
@@ -135,7 +178,7 @@ impl<V> Dict<V> {
         let h = self.hash(key);
         self.find(key, h).map(|i| {
             let n = &self.nodes[i as usize];
-            (&*n.key, &n.val)
+            (n.key.as_slice(), &n.val)
         })
     }
 
@@ -159,7 +202,7 @@ impl<V> Dict<V> {
         let b = h as usize & self.mask();
         let idx = self.nodes.len() as u32;
         self.nodes.push(Node {
-            key: key.into(),
+            key: KeyBuf::new(key),
             hash: h,
             next: self.buckets[b],
             val,
@@ -207,6 +250,15 @@ impl<V> Dict<V> {
 
     /// Removes `key`, returning its stored key and value.
     pub fn remove(&mut self, key: &[u8]) -> Option<(Box<[u8]>, V)> {
+        self.unlink(key).map(|n| (n.key.into_boxed(), n.val))
+    }
+
+    /// Removes `key`, returning its value only (no copy of the key is made).
+    pub fn take(&mut self, key: &[u8]) -> Option<V> {
+        self.unlink(key).map(|n| n.val)
+    }
+
+    fn unlink(&mut self, key: &[u8]) -> Option<Node<V>> {
         if self.buckets.is_empty() {
             return None;
         }
@@ -216,7 +268,7 @@ impl<V> Dict<V> {
         let mut i = self.buckets[b];
         while i != NIL {
             let n = &self.nodes[i as usize];
-            if n.hash == h && &*n.key == key {
+            if n.hash == h && n.key.as_slice() == key {
                 break;
             }
             prev = i;
@@ -245,8 +297,7 @@ impl<V> Dict<V> {
                 self.nodes[j as usize].next = i;
             }
         }
-        let node = self.nodes.swap_remove(i as usize);
-        Some((node.key, node.val))
+        Some(self.nodes.swap_remove(i as usize))
     }
 
     /// Removes everything, keeping the seed.
@@ -257,17 +308,19 @@ impl<V> Dict<V> {
 
     /// Every entry, in storage order (not bucket order).
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], &V)> {
-        self.nodes.iter().map(|n| (&*n.key, &n.val))
+        self.nodes.iter().map(|n| (n.key.as_slice(), &n.val))
     }
 
     /// Every entry mutably, in storage order.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (&[u8], &mut V)> {
-        self.nodes.iter_mut().map(|n| (&*n.key, &mut n.val))
+        self.nodes
+            .iter_mut()
+            .map(|n| (n.key.as_slice(), &mut n.val))
     }
 
     /// The entry stored at slab position `i` (for uniform random picks).
     pub fn entry_at(&self, i: usize) -> Option<(&[u8], &V)> {
-        self.nodes.get(i).map(|n| (&*n.key, &n.val))
+        self.nodes.get(i).map(|n| (n.key.as_slice(), &n.val))
     }
 
     /// One SCAN step (`dictScan` on a single table): visits every entry of the
@@ -283,7 +336,7 @@ impl<V> Dict<V> {
         let mut i = self.buckets[(cursor & m0) as usize];
         while i != NIL {
             let n = &self.nodes[i as usize];
-            visit(&n.key, &n.val);
+            visit(n.key.as_slice(), &n.val);
             i = n.next;
         }
         let mut v = cursor | !m0;
@@ -318,7 +371,7 @@ impl<V> Dict<V> {
             pick -= 1;
         }
         let n = &self.nodes[i as usize];
-        Some((&n.key, &n.val))
+        Some((n.key.as_slice(), &n.val))
     }
 
     /// `dictGetSomeKeys`: up to `count` entries from consecutive buckets
@@ -332,7 +385,7 @@ impl<V> Dict<V> {
     ) -> usize {
         self.sample_slots(rng, count, |j| {
             let n = &self.nodes[j as usize];
-            take(&n.key, &n.val)
+            take(n.key.as_slice(), &n.val)
         })
     }
 
@@ -390,7 +443,7 @@ impl<V> Dict<V> {
             return self.random_entry(rng);
         }
         let n = &self.nodes[picked[rng.usize(..got)] as usize];
-        Some((&n.key, &n.val))
+        Some((n.key.as_slice(), &n.val))
     }
 }
 
@@ -487,6 +540,24 @@ mod tests {
         assert_eq!(d.sample(&mut rng, 16, |k, _| got.push(k.to_vec())), 16);
         assert!(got.iter().all(|k| d.contains(k)));
         assert!(d.fair_random_entry(&mut rng).is_some());
+    }
+
+    #[test]
+    fn short_and_long_keys_round_trip() {
+        let mut d = Dict::new(4);
+        let keys: Vec<Vec<u8>> = (0..40).map(|n| vec![b'x'; n]).collect();
+        for (i, k) in keys.iter().enumerate() {
+            d.insert(k, i);
+        }
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(d.get_entry(k), Some((&k[..], &i)));
+        }
+        // A key that is a prefix of an inline one, padded with zeros, differs.
+        assert_eq!(d.get(&[b'x', 0]), None);
+        assert_eq!(d.remove(&keys[30]), Some((keys[30].clone().into(), 30)));
+        assert_eq!(d.take(&keys[3]), Some(3));
+        assert_eq!(d.len(), 38);
+        assert_eq!(std::mem::size_of::<KeyBuf>(), 16);
     }
 
     #[test]

@@ -289,7 +289,12 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
     let maxmemory = srv.config.maxmemory;
     // `replica-ignore-maxmemory`: a replica's memory follows its master's.
     let ignore = srv.repl.is_replica() && srv.config.replica_ignore_maxmemory;
-    if maxmemory == 0 || ignore || srv.used_memory() <= maxmemory {
+    if maxmemory == 0 || ignore {
+        srv.evict.proc_running = false;
+        return EvictResult::Ok;
+    }
+    let used = srv.used_memory();
+    if used <= maxmemory {
         srv.evict.proc_running = false;
         return EvictResult::Ok;
     }
@@ -297,7 +302,7 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
     if policy == Policy::NoEviction {
         return EvictResult::Fail;
     }
-    let to_free = srv.used_memory() - maxmemory;
+    let to_free = used - maxmemory;
     let limit_ns = time_limit_us(srv.config.maxmemory_eviction_tenacity).saturating_mul(1000);
     let mut freed: u64 = 0;
     let mut keys_freed: u64 = 0;
@@ -370,7 +375,10 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
         let Some((dbid, key)) = best else {
             return EvictResult::Fail;
         };
-        let before = srv.used_memory();
+        // Only this database and the lazy-free queue change while one key
+        // is evicted, so their sum measures `mem_freed` without summing
+        // every database's memory twice per key.
+        let before = srv.dbs[dbid].memory() as u64 + srv.lazyfree_pending_bytes();
         let old = srv.dbs[dbid].remove(&key);
         if let Some(old) = &old {
             srv.blocking.signal_deleted(dbid, &key, &old.value);
@@ -393,7 +401,8 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
             let ns = srv.free_value(dbid, &key, old, lazy);
             free_ns += ns.saturating_sub(crate::lazyfree::FREE_COST_NS);
         }
-        freed += before.saturating_sub(srv.used_memory());
+        let after = srv.dbs[dbid].memory() as u64 + srv.lazyfree_pending_bytes();
+        freed += before.saturating_sub(after);
         keys_freed += 1;
         if keys_freed.is_multiple_of(16) {
             let spent_ns = keys_freed * EVICT_COST_NS + free_ns;
