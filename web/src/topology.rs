@@ -270,7 +270,7 @@ pub fn topo_link(base: &str, o: &TopoOptions, script: &[(u64, Control)], now_us:
 // ---------- drawing: the topology graph ----------
 
 const GRAPH_W: f64 = 860.0;
-const NODE_W: f64 = 150.0;
+const NODE_W: f64 = 172.0;
 const NODE_H: f64 = 96.0;
 const NODE_Y: f64 = 118.0;
 const SENT_Y: f64 = 34.0;
@@ -303,13 +303,13 @@ pub fn graph_svg(v: &TopoView) -> String {
          markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">\
          <path d=\"M0 0L10 5L0 10z\" fill=\"context-stroke\"/></marker></defs>",
     );
-    let master = v.nodes.iter().position(|x| x.role == "master");
     // Sentinels: a row of circles; a line to the master they believe in,
     // dashed red when they cannot reach it.
     let ns = v.sentinels.len();
     let sx = |i: usize| 220.0 + (GRAPH_W - 240.0) * (i as f64 + 0.5) / ns.max(1) as f64;
     for (i, st) in v.sentinels.iter().enumerate() {
-        if let Some(m) = master {
+        let m = st.master;
+        if m < n {
             let class = if st.reaches_master {
                 "rs-topo-sline"
             } else {
@@ -580,7 +580,7 @@ pub fn graph_svg(v: &TopoView) -> String {
                 NODE_Y + 17.0 + 18.0 * k as f64,
                 "start",
                 &format!("class=\"{class}\""),
-                &redsim_viz::svg::clip(l, 24),
+                &redsim_viz::svg::clip(l, 27),
             );
         }
         if !nd.alive {
@@ -624,6 +624,7 @@ enum Dense {
     Arrived,
     Ack,
     Fsync,
+    Refused,
 }
 
 impl Dense {
@@ -634,6 +635,7 @@ impl Dense {
             Dense::Arrived => "arrived",
             Dense::Ack => "ack",
             Dense::Fsync => "fsync",
+            Dense::Refused => "refused",
         }
     }
 }
@@ -646,6 +648,8 @@ struct Bin {
     items: u64,
     first_id: Option<u64>,
     last_id: Option<u64>,
+    /// The first refusal's error, for refused writes.
+    error: Option<String>,
 }
 
 /// The per-node lanes over `[now - window, now]` (or `[0, window]` early on).
@@ -743,6 +747,8 @@ pub fn lanes_svg(
     let mut spans: Vec<(usize, u64, u64, &str, String)> = Vec::new();
     let mut bins: BTreeMap<(usize, Dense, i64), Bin> = BTreeMap::new();
     let mut singles = String::new();
+    // Where the last label on each (lane, row) ends, so labels never overlap.
+    let mut label_end: BTreeMap<(usize, i64), f64> = BTreeMap::new();
     for e in events {
         if e.node >= n {
             continue;
@@ -844,6 +850,7 @@ pub fn lanes_svg(
             NodeEventKind::Arrived { writes, .. } => Some(dense(Dense::Arrived, *writes, None)),
             NodeEventKind::Ack { .. } => Some(dense(Dense::Ack, 1, None)),
             NodeEventKind::Fsync { records } => Some(dense(Dense::Fsync, *records, None)),
+            NodeEventKind::Refused { id, .. } => Some(dense(Dense::Refused, 1, Some(*id))),
             _ => None,
         };
         if let Some((d, items, id)) = kind {
@@ -854,6 +861,10 @@ pub fn lanes_svg(
                 items: 0,
                 first_id: id,
                 last_id: id,
+                error: match &e.kind {
+                    NodeEventKind::Refused { error, .. } => Some(error.clone()),
+                    _ => None,
+                },
             });
             b.count += 1;
             b.items += items;
@@ -864,7 +875,7 @@ pub fn lanes_svg(
             }
             continue;
         }
-        single_mark(&mut singles, e, x, y, &lost);
+        single_mark(&mut singles, e, x, y, &lost, &mut label_end);
     }
     // Spans still open run to now.
     for (node, (from, pl)) in &down_since {
@@ -954,6 +965,14 @@ pub fn lanes_svg(
             ),
             Dense::Ack => format!("{} REPLCONF ACK(s) to the master", b.count),
             Dense::Fsync => format!("{} fsync(s), {} record(s)", b.count, b.items),
+            Dense::Refused => format!(
+                "{} write(s) refused{ids}{}",
+                b.count,
+                b.error
+                    .as_deref()
+                    .map(|e| format!(": {e}"))
+                    .unwrap_or_default()
+            ),
         };
         let detail = format!("node {node}: {what} at {when}");
         let (yy, hh) = match d {
@@ -962,10 +981,11 @@ pub fn lanes_svg(
             Dense::Arrived => (y + 22.0, 8.0),
             Dense::Ack => (y + 30.0, 5.0),
             Dense::Fsync => (y + 38.0, 6.0),
+            Dense::Refused => (y + 12.0, 8.0),
         };
         let _ = write!(
             s,
-            "<rect x=\"{}\" y=\"{}\" width=\"2\" height=\"{}\" class=\"rs-topo-m rs-topo-{}\" data-kind=\"{}\" data-detail=\"{}\"><title>{}</title></rect>",
+            "<rect x=\"{}\" y=\"{}\" width=\"2\" height=\"{}\" class=\"rs-topo-m rs-topo-d-{}\" data-kind=\"{}\" data-detail=\"{}\"><title>{}</title></rect>",
             px(x - 1.0),
             px(yy),
             px(hh),
@@ -991,7 +1011,14 @@ pub fn lanes_svg(
 
 /// A mark drawn on its own: lifecycle, Sentinel and sync events, and the
 /// writes of a lost acknowledged write (always visible, in red).
-fn single_mark(s: &mut String, e: &NodeEvent, x: f64, y: f64, lost: &BTreeMap<u64, u64>) {
+fn single_mark(
+    s: &mut String,
+    e: &NodeEvent,
+    x: f64,
+    y: f64,
+    lost: &BTreeMap<u64, u64>,
+    label_end: &mut BTreeMap<(usize, i64), f64>,
+) {
     let at = time_exact(e.at_us);
     let node = e.node;
     let lost_text = |id: &u64| {
@@ -1016,13 +1043,6 @@ fn single_mark(s: &mut String, e: &NodeEvent, x: f64, y: f64, lost: &BTreeMap<u6
                 lost_text(id)
             ),
             "rs-topo-lostw",
-            12.0,
-        ),
-        NodeEventKind::Refused { id, error } => (
-            "refused",
-            "✗".into(),
-            format!("node {node}: write {id} refused at {at}: {error}"),
-            "rs-topo-refused",
             12.0,
         ),
         NodeEventKind::Crash { power_loss } => (
@@ -1184,7 +1204,7 @@ fn single_mark(s: &mut String, e: &NodeEvent, x: f64, y: f64, lost: &BTreeMap<u6
                     if ids.len() > shown.len() { ", …" } else { "" }
                 ),
                 "rs-topo-lostm",
-                0.0,
+                10.0,
             )
         }
         _ => return,
@@ -1194,23 +1214,37 @@ fn single_mark(s: &mut String, e: &NodeEvent, x: f64, y: f64, lost: &BTreeMap<u6
         s,
         "<g class=\"rs-topo-m {class}\" data-kind=\"{kind}\" data-detail=\"{detail}\"><title>{detail}</title>"
     );
+    // A label is left out (the mark and its title stay) where it would
+    // overlap the previous one on the same lane and row.
+    let mut label_fits = |lx: f64, row: f64| {
+        let key = (node, row as i64);
+        if label_end.get(&key).is_some_and(|end| lx < *end) {
+            return false;
+        }
+        label_end.insert(key, lx + redsim_viz::svg::text_width(&label, 10.0) + 4.0);
+        true
+    };
     match kind {
         "write" | "acked" => {
             redsim_viz::svg::rect(s, x - 1.5, y + dy, 3.0, 8.0, "");
         }
-        "refused" | "repointed" | "fullsync" | "partialsync" | "linkdown" | "linkpaused"
-        | "linkresumed" | "appendfsync" => {
+        "repointed" | "fullsync" | "partialsync" | "linkdown" | "linkpaused" | "linkresumed"
+        | "appendfsync" => {
             let _ = write!(
                 s,
                 "<circle cx=\"{}\" cy=\"{}\" r=\"3\"/>",
                 px(x),
                 px(y + dy + 4.0)
             );
-            redsim_viz::svg::text(s, x + 5.0, y + dy + 8.0, "start", "", &label);
+            if label_fits(x + 5.0, dy) {
+                redsim_viz::svg::text(s, x + 5.0, y + dy + 8.0, "start", "", &label);
+            }
         }
         _ => {
             redsim_viz::svg::line(s, x, y + 1.0, x, y + LANE_H - 1.0, "");
-            redsim_viz::svg::text(s, x + 3.0, y + 10.0 + dy, "start", "", &label);
+            if label_fits(x + 3.0, dy) {
+                redsim_viz::svg::text(s, x + 3.0, y + 10.0 + dy, "start", "", &label);
+            }
         }
     }
     s.push_str("</g>");
@@ -1603,6 +1637,7 @@ impl Component for TopologyTab {
                 <ul class="rs-topo-legend">
                     <li><i class="rs-topo-k-write"></i>{ "write sent" }</li>
                     <li><i class="rs-topo-k-acked"></i>{ "acknowledged" }</li>
+                    <li><i class="rs-topo-k-refused"></i>{ "refused" }</li>
                     <li><i class="rs-topo-k-arrived"></i>{ "replication arrived" }</li>
                     <li><i class="rs-topo-k-ack"></i>{ "replica ACK" }</li>
                     <li><i class="rs-topo-k-fsync"></i>{ "fsync" }</li>
@@ -1660,7 +1695,7 @@ impl TopologyTab {
                                                 onclick={ link.callback(move |_| Msg::Control(Control::PauseLink { replica: id })) }>{ "pause link" }</button>
                                     }
                                 }
-                                <select class="rs-topo-fsync" data-node={ id.to_string() } aria-label={ format!("appendfsync of node {id}") } onchange={ fsync }>
+                                <select class="rs-topo-fsyncsel" data-node={ id.to_string() } aria-label={ format!("appendfsync of node {id}") } onchange={ fsync }>
                                     { for FSYNC_MODES.iter().map(|m| html! {
                                         <option value={ *m } selected={ nd.appendfsync == *m }>{ format!("fsync {m}") }</option>
                                     }) }
@@ -1721,7 +1756,7 @@ impl TopologyTab {
                 if shareable {
                     <label class="rs-topo-share">
                         <span>{ "Share (replays to this instant)" }</span>
-                        <input class="rs-topo-link" type="text" readonly=true value={ self.share_url() } />
+                        <input class="rs-topo-sharelink" type="text" readonly=true value={ self.share_url() } />
                     </label>
                 }
                 <p class="rs-topo-took">{ format!("built in {:.0} ms", self.took_ms) }</p>
@@ -1880,5 +1915,49 @@ mod tests {
         // Dense marks are merged: never more than one per bin per kind per lane.
         let bins = (LANES_W / BIN_PX) as usize + 1;
         assert!(l.matches("data-kind=\"write\"").count() <= bins * v.nodes.len());
+    }
+
+    /// The end-to-end test's story: links held, the master killed, Sentinel
+    /// fails over and the writes only the old master had are lost, in red.
+    #[test]
+    fn a_failover_after_held_links_draws_lost_writes() {
+        let mut topo = Topology::new(TopoOptions::default());
+        topo.advance_to(5_000_000);
+        let replicas = topo.view().nodes.len() - 1;
+        for r in 1..=replicas {
+            topo.control(Control::PauseLink { replica: r }).unwrap();
+        }
+        topo.advance_to(6_000_000);
+        topo.control(Control::Kill {
+            node: 0,
+            power_loss: false,
+        })
+        .unwrap();
+        for r in 1..=replicas {
+            topo.control(Control::ResumeLink { replica: r }).unwrap();
+        }
+        let mut t = 6_000_000;
+        while topo.view().client_master == 0 && t < 60_000_000 {
+            t += 1_000_000;
+            topo.advance_to(t);
+        }
+        let v = topo.view();
+        assert_ne!(v.client_master, 0, "failed over by {t} µs");
+        assert!(v.lost > 0, "acknowledged writes lost: {v:?}");
+        let l = lanes_svg(&v, topo.events(), topo.writes(), 30_000_000);
+        assert!(l.contains("rs-topo-lostw") || l.contains("data-kind=\"lost\""));
+        for kind in ["sdown", "odown", "promoted"] {
+            assert!(
+                l.contains(&format!("data-kind=\"{kind}\"")),
+                "{kind} marked"
+            );
+        }
+        // The link replays to the same world.
+        let again = Topology::replay(TopoOptions::default(), topo.script(), topo.now_us());
+        assert_eq!(again.view(), v);
+        assert_eq!(
+            lanes_svg(&again.view(), again.events(), again.writes(), 30_000_000),
+            l
+        );
     }
 }
