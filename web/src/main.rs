@@ -116,7 +116,7 @@ fn mount_all() {
                 .chain(share::parse_query(hash.trim_start_matches('#')))
                 .filter(|(k, _)| k == "tab")
                 .map(|(_, v)| v)
-                .last();
+                .next_back();
             let topology_link = tab.as_deref() == Some("topology");
             let props = scenarios::PageProps {
                 widget: props,

@@ -203,7 +203,7 @@ fn num_text(v: f64) -> String {
 /// A virtual instant in ms for a link: whole ms plainly, else with the
 /// microseconds (`1500.25`), so links round-trip exactly.
 pub fn fmt_ms(us: u64) -> String {
-    if us % 1000 == 0 {
+    if us.is_multiple_of(1000) {
         format!("{}", us / 1000)
     } else {
         let s = format!("{}.{:03}", us / 1000, us % 1000);
@@ -1278,11 +1278,14 @@ pub enum Msg {
     Detail(Option<String>),
 }
 
+/// A link's script and instant, waiting for the view to be shown.
+type Pending = (Vec<(u64, Control)>, Option<u64>);
+
 pub struct TopologyTab {
     opts: TopoOptions,
     topo: Option<Topology>,
     /// From the link, replayed when the view is first shown.
-    pending: Option<(Vec<(u64, Control)>, Option<u64>)>,
+    pending: Option<Pending>,
     ticker: Option<Interval>,
     last_wall: f64,
     carry_us: f64,
@@ -1824,10 +1827,12 @@ mod tests {
 
     #[test]
     fn links_carry_options_script_and_instant() {
-        let mut o = TopoOptions::default();
-        o.seed = 7;
-        o.replicas = 3;
-        o.appendfsync = "always".into();
+        let o = TopoOptions {
+            seed: 7,
+            replicas: 3,
+            appendfsync: "always".into(),
+            ..TopoOptions::default()
+        };
         let script = vec![(
             2_000_000,
             Control::Kill {
