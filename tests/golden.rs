@@ -8,6 +8,7 @@ const GOLDEN: &[(&str, u64)] = &[
     ("delete-before-update", 1),
     ("distributed-lock", 1),
     ("failover-lost-writes", 1),
+    ("replication-topology", 1),
 ];
 
 fn path(id: &str, seed: u64) -> PathBuf {

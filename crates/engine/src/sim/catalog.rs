@@ -37,6 +37,7 @@ const SCENARIOS: &[Scenario] = &[
     super::memory::DEL_VS_UNLINK,
     super::memory::EXPIRY_AVALANCHE,
     super::failover::FAILOVER,
+    super::topology::REPLICATION_TOPOLOGY,
     super::persistence::PERSISTENCE_LOSS,
     super::cluster_lessons::CLUSTER_HOT_KEY,
     super::cluster_lessons::CLUSTER_HASH_TAGS,

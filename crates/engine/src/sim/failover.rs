@@ -2,15 +2,16 @@
 //!
 //! The nodes are real engines wired by the replication API
 //! ([`crate::Engine::take_repl_stream`], [`crate::Engine::psync`],
-//! [`crate::Engine::replica_ack`]); the sentinels follow Sentinel's rules in
-//! miniature: each pings the master every second, marks it subjectively
-//! down (SDOWN) after `down-after-milliseconds` without a reply, objectively
-//! down (ODOWN) when `quorum` sentinels agree, and the first to see ODOWN
-//! asks for votes; with a majority it promotes the replica with the best
-//! priority and offset and repoints the other. A crashed master's unsent
-//! stream (still in its socket buffers) dies with it.
+//! [`crate::Engine::replica_ack`]); the sentinels are
+//! [`super::sentinel::Sentinels`] (SDOWN after `down-after-milliseconds`,
+//! ODOWN at `quorum`, a leader elected by majority in a new epoch, the
+//! replica with the best priority and offset promoted, the other repointed,
+//! an old master converted to a replica once it is seen again). They run on
+//! the majority side: an isolated master is cut off from all of them. A
+//! crashed master's unsent stream (still in its socket buffers) dies with it.
 
 use super::kernel::{Dist, Kernel, Micros, MS};
+use super::sentinel::{NodeInfo, Order, SentinelConfig, SentinelEvent, SentinelNet, Sentinels};
 use super::{Chart, Outcome, ParamSpec, Params, Scenario, ScenarioInfo, Series};
 use crate::repl::Sync;
 use crate::{ClientId, Engine, Frame, Options};
@@ -80,10 +81,8 @@ enum Ev {
     WaitTimeout,
     Fault,
     Heal,
-    /// Sentinel `s` pings the master.
-    Ping {
-        s: usize,
-    },
+    /// The sentinels' timer.
+    SentinelTick,
 }
 
 struct World {
@@ -114,9 +113,6 @@ struct World {
     max_token: i64,
     reissued: u64,
     waiting: bool,
-    /// Sentinel state: last successful ping reply per sentinel; who is down.
-    last_ok: [Micros; 3],
-    sdown: [bool; 3],
     failed_over_at: Option<Micros>,
     promoted: Option<usize>,
 }
@@ -226,8 +222,6 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64,
         max_token: 0,
         reissued: 0,
         waiting: false,
-        last_ok: [0; 3],
-        sdown: [false; 3],
         failed_over_at: None,
         promoted: None,
     };
@@ -267,18 +261,27 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64,
     let heal_after = (p.get("heal_after_ms") * MS as f64) as Micros;
     let every = (p.get("write_every_ms") * MS as f64) as Micros;
     let down_after = (p.get("down_after_ms") * MS as f64) as Micros;
-    let quorum = p.count("quorum") as usize;
-    let end = fault_at + down_after + heal_after + 2_000 * MS;
+    let quorum = (p.count("quorum") as usize).clamp(1, 3);
+    // Room for the election and, after a heal, the 8 s before Sentinel
+    // converts the old master.
+    let end = fault_at + down_after + heal_after + 10_000 * MS;
+    let mut sentinels = Sentinels::new(
+        SentinelConfig {
+            count: 3,
+            quorum,
+            down_after_us: down_after,
+            failover_timeout_us: 180_000 * MS,
+        },
+        M,
+        seed,
+    );
     k.at(0, Ev::Write);
     k.at(1000 * MS, Ev::AckTick);
     k.at(fault_at, Ev::Fault);
     if split {
         k.at(fault_at + heal_after, Ev::Heal);
     }
-    for s in 0..3 {
-        let phase = k.rng.u64(0..1000) * MS;
-        k.at(phase, Ev::Ping { s });
-    }
+    k.at(super::sentinel::TICK_US, Ev::SentinelTick);
     let mut lost_marked = false;
     while let Some(ev) = k.next(end) {
         let now = k.now();
@@ -447,77 +450,61 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64,
             Ev::Heal => {
                 w.isolated = None;
                 k.rec.local(now, now + 20 * MS, 1, "partition heals");
+                // The client can reach the sentinels again and learns the new master.
                 if let Some(newm) = w.promoted {
-                    // Sentinel reconfigures the old master as a replica of the new one.
-                    admin(&mut w, M, &format!("REPLICAOF {} 6379", &ADDRS[newm][..8]));
-                    w.master_of[M] = Some(newm);
-                    let full = attach(&mut w, M, newm);
-                    k.rec.msg(
-                        now,
-                        now + 10 * MS,
-                        4,
-                        1,
-                        format!(
-                            "REPLICAOF {} ({})",
-                            ADDRS[newm],
-                            if full { "full resync" } else { "partial" }
-                        ),
-                    );
                     if w.client_target == M {
                         w.client_target = newm;
                     }
-                    k.rec.mark(now + 10 * MS, 1, "bad", "The old master rejoins as a replica: a full resync replaces its data, and every write its clients made during the partition is gone.");
                 }
             }
-            Ev::Ping { s } => {
-                let cur = w.promoted.unwrap_or(M);
-                let reachable = w.alive[cur] && w.isolated != Some(cur);
-                if reachable {
-                    w.last_ok[s] = now;
-                    w.sdown[s] = false;
-                } else if now.saturating_sub(w.last_ok[s]) >= down_after
-                    && !w.sdown[s]
-                    && w.promoted.is_none()
-                {
-                    w.sdown[s] = true;
+            Ev::SentinelTick => {
+                let mut orders = Vec::new();
+                let mut evs = Vec::new();
+                sentinels.tick(now, &FailNet(&w), &mut orders, &mut evs);
+                for ev in evs {
                     if record {
-                        k.rec.local(
-                            now,
-                            now + 5 * MS,
-                            4,
-                            format!("sentinel {} +sdown master", s + 1),
-                        );
+                        draw_sentinel_event(&mut k, &ev, quorum);
                     }
-                    let agree = w.sdown.iter().filter(|d| **d).count();
-                    if agree >= quorum && w.promoted.is_none() {
-                        k.rec.mark(now, 4, "info", format!("+odown: {agree} of 3 sentinels agree (quorum {quorum}); sentinel {} asks for votes and wins a majority", s + 1));
-                        let best = failover(&mut w, now);
-                        k.rec
-                            .msg(now, now + 5 * MS, 4, best + 1, "REPLICAOF NO ONE");
-                        for r in 1..3 {
-                            if r != best {
-                                k.rec.msg(
-                                    now,
-                                    now + 5 * MS,
-                                    4,
-                                    r + 1,
-                                    format!("REPLICAOF {}", ADDRS[best]),
-                                );
-                            }
+                }
+                for Order::ReplicaOf { node, to } in orders {
+                    match to {
+                        None => {
+                            admin(&mut w, node, "REPLICAOF NO ONE");
+                            w.master_of[node] = None;
+                            w.promoted = Some(node);
+                            w.failed_over_at = Some(now);
+                            k.rec
+                                .msg(now, now + 5 * MS, 4, node + 1, "REPLICAOF NO ONE");
                         }
-                        k.rec.msg(
-                            now + 5 * MS,
-                            now + 6 * MS,
-                            4,
-                            0,
-                            format!("+switch-master {}", ADDRS[best]),
-                        );
-                        if !split {
-                            w.client_target = best;
+                        Some(m) => {
+                            admin(&mut w, node, &format!("REPLICAOF {} 6379", &ADDRS[m][..8]));
+                            w.master_of[node] = Some(m);
+                            let full = attach(&mut w, node, m);
+                            k.rec.msg(
+                                now,
+                                now + 5 * MS,
+                                4,
+                                node + 1,
+                                format!(
+                                    "REPLICAOF {} ({})",
+                                    ADDRS[m],
+                                    if full { "full resync" } else { "partial" }
+                                ),
+                            );
+                            if node == M {
+                                k.rec.mark(now + 5 * MS, 1, "bad", "The old master rejoins as a replica: a full resync replaces its data, and every write its clients made during the partition is gone.");
+                            }
                         }
                     }
                 }
-                k.after(1000 * MS, Ev::Ping { s });
+                if !split {
+                    if let Some(m) = w.promoted {
+                        if w.client_target != m && sentinels.s.iter().any(|x| x.master == m) {
+                            w.client_target = m;
+                        }
+                    }
+                }
+                k.after(super::sentinel::TICK_US, Ev::SentinelTick);
             }
         }
         if record && !lost_marked && w.promoted.is_some() {
@@ -633,33 +620,79 @@ fn send_ack(k: &mut Kernel<Ev>, w: &mut World, node: usize, offset: u64) {
     k.after(d, Ev::Ack { node, offset });
 }
 
-/// The elected sentinel's failover: the best replica (priority, then
-/// offset, then address) becomes master; the other follows it.
-fn failover(w: &mut World, now: Micros) -> usize {
-    // Sentinel's order: lowest replica-priority (0 never), then the
-    // highest offset, then the smallest run ID (here: address).
-    let best = (1..3)
-        .filter(|&r| w.alive[r] && w.nodes[r].server().config.replica_priority > 0)
-        .min_by_key(|&r| {
-            (
-                w.nodes[r].server().config.replica_priority,
-                std::cmp::Reverse(w.nodes[r].repl().offset),
-                r,
-            )
-        })
-        .unwrap_or(1);
-    admin(w, best, "REPLICAOF NO ONE");
-    w.master_of[best] = None;
-    for r in 1..3 {
-        if r != best {
-            admin(w, r, &format!("REPLICAOF {} 6379", &ADDRS[best][..8]));
-            w.master_of[r] = Some(best);
-            attach(w, r, best);
+/// Draws what the sentinels did on their lane (4).
+fn draw_sentinel_event(k: &mut Kernel<Ev>, ev: &SentinelEvent, quorum: usize) {
+    let now = k.now();
+    match ev {
+        SentinelEvent::Sdown { sentinel, .. } => k.rec.local(
+            now,
+            now + 5 * MS,
+            4,
+            format!("sentinel {} +sdown master", sentinel + 1),
+        ),
+        SentinelEvent::Odown { sentinel, agree, .. } => k.rec.mark(
+            now,
+            4,
+            "info",
+            format!(
+                "+odown: {agree} of 3 sentinels agree (quorum {quorum}); sentinel {} will ask for votes",
+                sentinel + 1
+            ),
+        ),
+        SentinelEvent::Elected {
+            sentinel,
+            epoch,
+            votes,
+        } => k.rec.local(
+            now,
+            now + 5 * MS,
+            4,
+            format!(
+                "sentinel {} elected leader of epoch {epoch} with {votes} votes",
+                sentinel + 1
+            ),
+        ),
+        SentinelEvent::SwitchMaster { to, .. } => k.rec.msg(
+            now,
+            now + 6 * MS,
+            4,
+            0,
+            format!("+switch-master {}", ADDRS[*to]),
+        ),
+        _ => {}
+    }
+}
+
+/// The scenario's network as sentinels see it: they all sit on the
+/// majority side, so a dead or isolated node is out of their reach.
+struct FailNet<'a>(&'a World);
+
+impl SentinelNet for FailNet<'_> {
+    fn nodes(&self) -> usize {
+        3
+    }
+
+    fn reaches_node(&self, _s: usize, n: usize) -> bool {
+        self.0.alive[n] && self.0.isolated != Some(n)
+    }
+
+    fn reaches_sentinel(&self, _a: usize, _b: usize) -> bool {
+        true
+    }
+
+    fn info(&self, n: usize) -> NodeInfo {
+        let e = &self.0.nodes[n];
+        let replica = e.repl().is_replica();
+        NodeInfo {
+            is_master: !replica,
+            master: if replica { self.0.master_of[n] } else { None },
+            offset: e.repl().offset,
+            priority: e.server().config.replica_priority,
+            link_down_us: 0,
+            // Run IDs order like the addresses, as the old tie-break did.
+            run_id: ADDRS[n].to_string(),
         }
     }
-    w.promoted = Some(best);
-    w.failed_over_at = Some(now);
-    best
 }
 
 #[cfg(test)]

@@ -734,3 +734,213 @@ impl Sentinels {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Nodes 0..n: node 0 the master; `side[s]` groups sentinels and `node_side[n]` nodes.
+    struct Fake {
+        alive: Vec<bool>,
+        node_side: Vec<u8>,
+        side: Vec<u8>,
+        infos: Vec<NodeInfo>,
+    }
+
+    impl SentinelNet for Fake {
+        fn nodes(&self) -> usize {
+            self.infos.len()
+        }
+        fn reaches_node(&self, s: usize, n: usize) -> bool {
+            self.alive[n] && self.side[s] == self.node_side[n]
+        }
+        fn reaches_sentinel(&self, a: usize, b: usize) -> bool {
+            self.side[a] == self.side[b]
+        }
+        fn info(&self, n: usize) -> NodeInfo {
+            self.infos[n].clone()
+        }
+    }
+
+    fn replica(offset: u64, priority: i64, run_id: &str) -> NodeInfo {
+        NodeInfo {
+            is_master: false,
+            master: Some(0),
+            offset,
+            priority,
+            link_down_us: 0,
+            run_id: run_id.into(),
+        }
+    }
+
+    fn world(sentinels: usize, replicas: Vec<NodeInfo>) -> Fake {
+        let mut infos = vec![NodeInfo {
+            is_master: true,
+            master: None,
+            offset: 0,
+            priority: 100,
+            link_down_us: 0,
+            run_id: "m".into(),
+        }];
+        infos.extend(replicas);
+        Fake {
+            alive: vec![true; infos.len()],
+            node_side: vec![0; infos.len()],
+            side: vec![0; sentinels],
+            infos,
+        }
+    }
+
+    fn cfg(count: usize, quorum: usize) -> SentinelConfig {
+        SentinelConfig {
+            count,
+            quorum,
+            down_after_us: 1_000_000,
+            failover_timeout_us: 5_000_000,
+        }
+    }
+
+    /// Ticks until the first order; returns the time, the order and the events so far.
+    fn until_order(s: &mut Sentinels, net: &Fake, from: u64) -> (u64, Order, Vec<SentinelEvent>) {
+        let (mut o, mut e) = (Vec::new(), Vec::new());
+        let mut t = from;
+        while o.is_empty() {
+            assert!(t < from + 60_000_000, "no order in a minute");
+            s.tick(t, net, &mut o, &mut e);
+            t += TICK_US;
+        }
+        (t, o.remove(0), e)
+    }
+
+    /// Ticks until `until`; returns every order and event.
+    fn run(
+        s: &mut Sentinels,
+        net: &Fake,
+        from: u64,
+        until: u64,
+    ) -> (Vec<Order>, Vec<SentinelEvent>) {
+        let (mut o, mut e) = (Vec::new(), Vec::new());
+        let mut t = from;
+        while t <= until {
+            s.tick(t, net, &mut o, &mut e);
+            t += TICK_US;
+        }
+        (o, e)
+    }
+
+    #[test]
+    fn selection_prefers_priority_then_offset_then_run_id_and_skips_priority_zero() {
+        let net = world(
+            3,
+            vec![
+                replica(900, 100, "b"),
+                replica(500, 50, "z"),
+                replica(999, 0, "a"),
+                replica(500, 50, "y"),
+            ],
+        );
+        let s = Sentinels::new(cfg(3, 2), 0, 1);
+        // Priority 50 beats 100 whatever the offset; equal offsets: smaller run ID.
+        assert_eq!(s.select(0, 0, &net), Some(4));
+        let net = world(3, vec![replica(10, 100, "b"), replica(20, 100, "c")]);
+        assert_eq!(s.select(0, 0, &net), Some(2), "greater offset");
+        let mut net = world(3, vec![replica(10, 0, "b"), replica(20, 100, "c")]);
+        net.alive[2] = false;
+        assert_eq!(s.select(0, 0, &net), None, "priority 0 never, dead never");
+        let mut net = world(3, vec![replica(10, 100, "b")]);
+        net.infos[1].link_down_us = 60_000_000;
+        assert_eq!(s.select(0, 0, &net), None, "disconnected too long");
+    }
+
+    #[test]
+    fn a_down_master_is_failed_over_by_a_majority_leader() {
+        let mut net = world(3, vec![replica(10, 100, "b"), replica(20, 100, "c")]);
+        let mut s = Sentinels::new(cfg(3, 2), 0, 9);
+        let (o, _) = run(&mut s, &net, 0, 3_000_000);
+        assert!(o.is_empty(), "healthy master");
+        net.alive[0] = false;
+        let (t, order, e) = until_order(&mut s, &net, 3_100_000);
+        assert!(t > 4_000_000, "down-after 1 s after the last reply");
+        assert!(e.iter().any(|e| matches!(e, SentinelEvent::Odown { .. })));
+        let elected: Vec<_> = e
+            .iter()
+            .filter_map(|e| match e {
+                SentinelEvent::Elected { votes, epoch, .. } => Some((*votes, *epoch)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(elected.len(), 1);
+        assert!(elected[0].0 >= 2);
+        assert_eq!(order, Order::ReplicaOf { node: 2, to: None });
+        // Until node 2 reports master, nothing is switched.
+        let (o, e) = run(&mut s, &net, t, t + 1_000_000);
+        assert!(o.is_empty());
+        assert!(!e
+            .iter()
+            .any(|e| matches!(e, SentinelEvent::SwitchMaster { .. })));
+        net.infos[2].is_master = true;
+        net.infos[2].master = None;
+        let (o, e) = run(&mut s, &net, t + 1_100_000, t + 2_000_000);
+        assert!(o.contains(&Order::ReplicaOf {
+            node: 1,
+            to: Some(2)
+        }));
+        assert!(e
+            .iter()
+            .any(|e| matches!(e, SentinelEvent::SwitchMaster { to: 2, .. })));
+        // Every sentinel adopts the new config; a client asking any gets node 2.
+        assert!(s.s.iter().all(|x| x.master == 2));
+        assert_eq!(s.announced(|_| true), Some(2));
+    }
+
+    #[test]
+    fn without_a_majority_there_is_no_failover_and_it_retries_after_the_timeout() {
+        // Quorum 1: every sentinel alone reaches ODOWN, but none gets 2 votes.
+        let mut net = world(3, vec![replica(10, 100, "b")]);
+        net.alive[0] = false;
+        net.side = vec![0, 1, 2];
+        net.node_side = vec![0, 0];
+        let mut s = Sentinels::new(cfg(3, 1), 0, 3);
+        let (o, e) = run(&mut s, &net, 0, 20_000_000);
+        assert!(o.is_empty(), "{o:?}");
+        assert!(e
+            .iter()
+            .any(|e| matches!(e, SentinelEvent::TryFailover { .. })));
+        let failed = e
+            .iter()
+            .filter(|e| matches!(e, SentinelEvent::ElectionFailed { sentinel: 0, .. }))
+            .count();
+        // Election timeout min(10 s, 5 s), retries every 2 × 5 s.
+        assert!(failed >= 2, "{failed}");
+        // Reconnect the sentinels: the next attempt wins.
+        net.side = vec![0, 0, 0];
+        let (o, _) = run(&mut s, &net, 20_100_000, 40_000_000);
+        assert_eq!(o.first(), Some(&Order::ReplicaOf { node: 1, to: None }));
+    }
+
+    #[test]
+    fn a_sentinel_cut_off_with_the_master_cannot_reach_a_majority() {
+        // Sentinel 0 sits with the master on side 1; sentinels 1 and 2 and
+        // the replica on side 0 fail over without it.
+        let mut net = world(3, vec![replica(10, 100, "b")]);
+        net.node_side = vec![1, 0];
+        net.side = vec![1, 0, 0];
+        let mut s = Sentinels::new(cfg(3, 2), 0, 5);
+        let (t, order, e) = until_order(&mut s, &net, 0);
+        assert_eq!(order, Order::ReplicaOf { node: 1, to: None });
+        assert!(!e.iter().any(|e| matches!(
+            e,
+            SentinelEvent::Sdown { sentinel: 0, .. } | SentinelEvent::Vote { sentinel: 0, .. }
+        )));
+        net.infos[1].is_master = true;
+        net.infos[1].master = None;
+        run(&mut s, &net, t, t + 1_000_000);
+        // The isolated sentinel still names the old master to its side.
+        assert_eq!(s.announced(|i| i == 0), Some(0));
+        assert_eq!(s.announced(|i| i != 0), Some(1));
+        // Healed, it learns the newer config from the others.
+        net.side = vec![0, 0, 0];
+        run(&mut s, &net, t + 1_100_000, t + 1_500_000);
+        assert_eq!(s.announced(|i| i == 0), Some(1));
+    }
+}

@@ -226,6 +226,18 @@ pub struct WriteRecord {
     pub error: Option<String>,
 }
 
+/// One resync of a replica: PSYNC's outcome and the offsets it bridged.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SyncRecord {
+    pub at_us: u64,
+    pub replica: usize,
+    pub master: usize,
+    pub full: bool,
+    /// The replica's offset when it asked, and its master's.
+    pub replica_offset: u64,
+    pub master_offset: u64,
+}
+
 /// Something that happened on one node, for its timeline.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NodeEvent {
@@ -451,6 +463,7 @@ pub struct Topology {
     value: String,
     writes: Vec<WriteRecord>,
     events: Vec<NodeEvent>,
+    syncs: Vec<SyncRecord>,
     script: Vec<(u64, Control)>,
     acked: u64,
     refused: u64,
@@ -530,6 +543,7 @@ impl Topology {
             next_id: 1,
             writes: Vec::new(),
             events: Vec::new(),
+            syncs: Vec::new(),
             script: Vec::new(),
             acked: 0,
             refused: 0,
@@ -629,6 +643,11 @@ impl Topology {
     /// Every write the client made (bounded), oldest first.
     pub fn writes(&self) -> &[WriteRecord] {
         &self.writes
+    }
+
+    /// Every resync after the start (bounded), oldest first.
+    pub fn syncs(&self) -> &[SyncRecord] {
+        &self.syncs
     }
 
     /// Applies `c` now and logs it; errors leave the world unchanged.
@@ -1208,6 +1227,19 @@ impl Topology {
         let s = self.nodes[m].e.psync(&addr(r), &id, off);
         let full = matches!(s, Sync::Full { .. });
         let now = self.k.now();
+        if now > 0 {
+            self.syncs.push(SyncRecord {
+                at_us: now,
+                replica: r,
+                master: m,
+                full,
+                replica_offset: off.saturating_sub(1),
+                master_offset: self.nodes[m].e.repl().offset,
+            });
+            if self.syncs.len() > 2 * EVENTS_CAP {
+                self.syncs.drain(..EVENTS_CAP);
+            }
+        }
         let nd = &mut self.nodes[r];
         nd.e.finish_sync(&s);
         match &s {
@@ -1522,9 +1554,566 @@ impl SentinelNet for Net<'_> {
     }
 }
 
+// ---- the catalogue scenario ----
+
+use super::outcome::{Chart, Outcome, Series, Strip, StripRow};
+use super::{ParamSpec, Params, Scenario, ScenarioInfo};
+
+pub const REPLICATION_TOPOLOGY: Scenario = Scenario {
+    info: topo_info,
+    run: topo_run,
+};
+
+const SCRIPTS: &[&str] = &[
+    "kill-master",
+    "partition-master",
+    "pause-replica",
+    "power-loss",
+];
+const KILL: usize = 0;
+const PARTITION: usize = 1;
+/// Index 3 is power-loss.
+const PAUSE: usize = 2;
+
+fn topo_info() -> ScenarioInfo {
+    ScenarioInfo {
+        id: "replication-topology",
+        group: "topology",
+        title: "A replication topology under faults",
+        claim: "With asynchronous replication a failover or a crash throws away acknowledged writes unless the client waited for replicas or the disk; a master cut off with its clients keeps acknowledging writes that vanish when it rejoins (min-replicas-to-write bounds them); a replica that falls further behind than the backlog holds needs a full resync.",
+        look_for: "One lane per node plus the client and the sentinels. Kill the master: sentinels mark it SDOWN, agree on ODOWN, elect a leader in a new epoch and promote the replica with the best priority and offset; the client is refused until +switch-master. Partition it instead: the sentinels on the majority side fail over while the client, cut off with the old master, keeps writing to it; at the heal those writes are marked lost. Pause a replica's link briefly and it continues from the backlog; pause it long and it full-syncs. Power loss: the master restarts from its files before any failover and only appendfsync always keeps every acknowledged write.",
+        params: vec![
+            ParamSpec::choice("script", 0, SCRIPTS, "kill-master: the master dies at 4 s and restarts at 14 s; partition-master: the master and its client are cut off from 4 s to 14 s; pause-replica: replica 1's link stops for 1 s, replica 2's for 10 s; power-loss: the master's machine loses power at 4.7 s and restarts half a second later"),
+            ParamSpec::choice("appendfsync", 1, FSYNC_MODES, "every node's AOF fsync policy (off: no AOF, RDB snapshots only)"),
+            ParamSpec::num("wait", 0.0, (0.0, 4.0, 1.0), "replicas", "WAIT for this many replicas after each write (0: no WAIT)"),
+            ParamSpec::num("replicas", 2.0, (1.0, 4.0, 1.0), "", "replicas of the master"),
+            ParamSpec::num("writes_per_sec", 50.0, (5.0, 500.0, 5.0), "writes/s", "the client's write rate"),
+            ParamSpec::num("link_latency_ms", 20.0, (1.0, 500.0, 1.0), "ms", "one-way latency of replication links (plus up to 50% jitter)"),
+            ParamSpec::num("down_after_ms", 2_000.0, (500.0, 10_000.0, 100.0), "ms", "Sentinel's down-after-milliseconds (3 sentinels, quorum 2)"),
+        ],
+    }
+}
+
+/// The canned control script for `which`, and how long to run.
+fn canned(which: usize) -> (Vec<(u64, Control)>, u64) {
+    let kill = |power_loss| Control::Kill {
+        node: 0,
+        power_loss,
+    };
+    match which {
+        KILL => (
+            vec![
+                (4 * SEC, kill(false)),
+                (14 * SEC, Control::Restart { node: 0 }),
+            ],
+            26 * SEC,
+        ),
+        PARTITION => (
+            vec![
+                (4 * SEC, Control::Partition { node: 0 }),
+                (14 * SEC, Control::Heal { node: 0 }),
+            ],
+            26 * SEC,
+        ),
+        PAUSE => (
+            vec![
+                (3 * SEC, Control::PauseLink { replica: 1 }),
+                (4 * SEC, Control::ResumeLink { replica: 1 }),
+                (6 * SEC, Control::PauseLink { replica: 2 }),
+                (16 * SEC, Control::ResumeLink { replica: 2 }),
+            ],
+            20 * SEC,
+        ),
+        _ => (
+            vec![
+                (4_700_000, kill(true)),
+                (5_200_000, Control::Restart { node: 0 }),
+            ],
+            8 * SEC,
+        ),
+    }
+}
+
+fn topo_options(p: &Params, seed: u64, which: usize) -> TopoOptions {
+    let replicas = p.count("replicas").clamp(1, 4) as usize;
+    TopoOptions {
+        seed,
+        // The pause script needs a second replica to pause for long.
+        replicas: if which == PAUSE {
+            replicas.max(2)
+        } else {
+            replicas
+        },
+        sentinels: 3,
+        quorum: 2,
+        down_after_ms: p.count("down_after_ms"),
+        link_latency_ms: p.get("link_latency_ms"),
+        writes_per_sec: p.get("writes_per_sec"),
+        wait: p.count("wait") as i64,
+        appendfsync: FSYNC_MODES[p.choice("appendfsync").min(FSYNC_MODES.len() - 1)].into(),
+        // A small backlog and larger values, so a pause outgrows it in seconds.
+        repl_backlog_size: if which == PAUSE { 32 * 1024 } else { 1 << 20 },
+        value_bytes: if which == PAUSE { 100 } else { 16 },
+        ..TopoOptions::default()
+    }
+}
+
+fn topo_run(p: &Params, seed: u64) -> Outcome {
+    let which = p.choice("script").min(SCRIPTS.len() - 1);
+    let opts = topo_options(p, seed, which);
+    let (script, until) = canned(which);
+    let (t, lag) = play(&opts, &script, until);
+    let mut out = Outcome::new("replication-topology", seed, p);
+    out.duration_us = until;
+    let v = t.view();
+    let fault = script[0].0;
+    out.metric("acknowledged writes", v.acked as f64, "writes");
+    out.metric("refused writes", v.refused as f64, "writes");
+    out.metric("acknowledged then lost", v.lost as f64, "writes");
+    let gap = unavailability(&t, fault);
+    out.metric(
+        "longest gap between acknowledged writes",
+        gap as f64 / MS as f64,
+        "ms",
+    );
+    let (full, partial) = syncs(&t);
+    out.metric("full resyncs", full as f64, "");
+    out.metric("partial resyncs", partial as f64, "");
+    consistency_check(&mut out, &t);
+    match which {
+        KILL => {
+            let waited = TopoOptions {
+                wait: opts.replicas as i64,
+                ..opts.clone()
+            };
+            let w = play(&waited, &script, until).0.view();
+            out.check(
+                "WAIT for every replica: no acknowledged write is lost in the failover",
+                w.lost == 0,
+                format!(
+                    "{} lost with WAIT {} ({} acknowledged); {} lost here",
+                    w.lost, opts.replicas, w.acked, v.lost
+                ),
+            );
+            out.check(
+                "the client cannot write from the crash until the sentinels switch masters (at least down-after)",
+                gap >= opts.down_after_ms * MS,
+                format!("{} ms without an acknowledged write; down-after {} ms", gap / MS, opts.down_after_ms),
+            );
+        }
+        PARTITION => {
+            let plain = TopoOptions {
+                wait: 0,
+                ..opts.clone()
+            };
+            let guarded = TopoOptions {
+                wait: 0,
+                min_replicas_to_write: 1,
+                min_replicas_max_lag: 2,
+                ..opts.clone()
+            };
+            let a = play(&plain, &script, until).0.view();
+            let b = play(&guarded, &script, until).0.view();
+            out.check(
+                "writes the isolated master acknowledged are lost when the partition heals; min-replicas-to-write 1 (max lag 2 s) bounds them",
+                a.lost > 0 && b.lost < a.lost,
+                format!("no WAIT: {} lost; with min-replicas-to-write: {}", a.lost, b.lost),
+            );
+        }
+        PAUSE => {
+            let expected = pause_expectations(&t, &script);
+            let ok = expected.iter().all(|(_, want, got)| Some(*want) == *got);
+            out.check(
+                "a replica resyncs partially when the backlog still holds its offset, fully when it does not",
+                ok && expected.iter().any(|(_, f, _)| *f) && expected.iter().any(|(_, f, _)| !*f),
+                expected
+                    .iter()
+                    .map(|(r, want, got)| {
+                        format!(
+                            "replica {r}: backlog says {}, saw {}",
+                            if *want { "full" } else { "partial" },
+                            match got {
+                                Some(true) => "full",
+                                Some(false) => "partial",
+                                None => "none",
+                            }
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            );
+        }
+        _ => {
+            let mut lost = Vec::new();
+            for mode in FSYNC_MODES {
+                let o = TopoOptions {
+                    appendfsync: mode.to_string(),
+                    wait: 0,
+                    ..opts.clone()
+                };
+                lost.push(play(&o, &script, until).0.view().lost);
+            }
+            out.charts.push(
+                Chart::bars(
+                    "Acknowledged writes lost to a power loss, by appendfsync",
+                    "writes",
+                    FSYNC_MODES,
+                )
+                .with(Series::new(
+                    "lost",
+                    lost.iter()
+                        .enumerate()
+                        .map(|(i, l)| (i as f64, *l as f64))
+                        .collect(),
+                )),
+            );
+            let per_sec = opts.writes_per_sec;
+            out.check(
+                "after a power loss appendfsync always loses nothing acknowledged, everysec about a second, no and RDB-only far more",
+                lost[0] == 0 && (lost[1] as f64) <= per_sec * 2.0 + 2.0 && lost[2] > lost[1] && lost[3] > lost[1],
+                format!("always {}, everysec {}, no {}, off {}", lost[0], lost[1], lost[2], lost[3]),
+            );
+        }
+    }
+    let mut chart = Chart::line(
+        "Replica lag: bytes behind its master",
+        "virtual time (s)",
+        "bytes",
+    );
+    chart.series = lag;
+    out.charts.push(chart);
+    out.strips.push(write_strip(&t, fault));
+    out.diagram = Some(diagram(&t));
+    out.note(format!(
+        "{} writes sent, {} acknowledged, {} refused, {} acknowledged and later lost; the client ends on node {} ({}).",
+        v.writes, v.acked, v.refused, v.lost, v.client_master, addr(v.client_master)
+    ));
+    out
+}
+
+/// Replays `script` to `until`, sampling each replica's lag every 100 ms.
+fn play(opts: &TopoOptions, script: &[(u64, Control)], until: u64) -> (Topology, Vec<Series>) {
+    let mut t = Topology::new(opts.clone());
+    let n = t.nodes.len();
+    let mut lag: Vec<Vec<(f64, f64)>> = vec![Vec::new(); n];
+    let mut next = 0;
+    let mut now = 0;
+    while now <= until {
+        while next < script.len() && script[next].0 <= now {
+            t.advance_to(script[next].0);
+            let _ = t.control(script[next].1.clone());
+            next += 1;
+        }
+        t.advance_to(now);
+        for l in t.view().links {
+            lag[l.to].push((now as f64 / SEC as f64, l.behind_bytes as f64));
+        }
+        now += TICK_US;
+    }
+    let series = lag
+        .into_iter()
+        .enumerate()
+        .filter(|(_, pts)| !pts.is_empty())
+        .map(|(i, pts)| Series::new(&format!("node {i}"), pts))
+        .collect();
+    (t, series)
+}
+
+/// The longest stretch after `from` without an acknowledged write.
+fn unavailability(t: &Topology, from: u64) -> u64 {
+    let mut last = from;
+    let mut worst = 0;
+    for w in t.writes() {
+        if let Some(a) = w.acked_us {
+            if a >= from {
+                worst = worst.max(a - last);
+                last = a;
+            }
+        }
+    }
+    worst.max(t.now_us().saturating_sub(last))
+}
+
+fn syncs(t: &Topology) -> (u64, u64) {
+    let mut full = 0;
+    let mut partial = 0;
+    for e in t.events() {
+        match e.kind {
+            NodeEventKind::FullSync => full += 1,
+            NodeEventKind::PartialSync => partial += 1,
+            _ => {}
+        }
+    }
+    (full, partial)
+}
+
+/// For each paused replica: whether the stream it missed outgrew the
+/// backlog (so a full resync is due), and whether its resync was full.
+fn pause_expectations(t: &Topology, script: &[(u64, Control)]) -> Vec<(usize, bool, Option<bool>)> {
+    let mut out = Vec::new();
+    for (at, c) in script {
+        let Control::PauseLink { replica } = c else {
+            continue;
+        };
+        let sync = t
+            .syncs()
+            .iter()
+            .find(|s| s.replica == *replica && s.at_us > *at);
+        let want_full = sync.is_some_and(|s| {
+            s.master_offset.saturating_sub(s.replica_offset) > t.opts.repl_backlog_size
+        });
+        out.push((*replica, want_full, sync.map(|s| s.full)));
+    }
+    out
+}
+
+/// Every acknowledged write is either held by the client's master or marked lost.
+fn consistency_check(out: &mut Outcome, t: &Topology) {
+    let m = t.view().client_master;
+    let e = &t.nodes[m].e;
+    let bad = t
+        .writes()
+        .iter()
+        .filter(|w| w.acked_us.is_some())
+        .filter(|w| holds(e, w.id) == w.lost_us.is_some())
+        .count();
+    out.check(
+        "every acknowledged write is either on the client's final master or marked lost",
+        bad == 0 && t.nodes[m].alive,
+        format!("{bad} writes contradict their marking (final master node {m})"),
+    );
+}
+
+const STRIP_LEGEND: &[&str] = &[
+    "refused",
+    "acknowledged",
+    "acknowledged, then lost",
+    "absent",
+    "held",
+];
+
+/// One cell per write from 2 s before the first control: the client's
+/// verdict, then which nodes hold each write at the end.
+fn write_strip(t: &Topology, fault: u64) -> Strip {
+    let ws: Vec<&WriteRecord> = t
+        .writes()
+        .iter()
+        .filter(|w| w.sent_us + 2 * SEC >= fault)
+        .take(800)
+        .collect();
+    let mut rows = vec![StripRow {
+        label: "client".into(),
+        cells: ws
+            .iter()
+            .map(|w| match (w.acked_us, w.lost_us) {
+                (None, _) => 0,
+                (Some(_), None) => 1,
+                (Some(_), Some(_)) => 2,
+            })
+            .collect(),
+    }];
+    for (i, n) in t.nodes.iter().enumerate() {
+        rows.push(StripRow {
+            label: format!("node {i}{}", if n.alive { "" } else { " (down)" }),
+            cells: ws
+                .iter()
+                .map(|w| if holds(&n.e, w.id) { 4 } else { 3 })
+                .collect(),
+        });
+    }
+    Strip {
+        title: "Each write from 2 s before the first fault: the client's verdict, and which nodes hold it at the end".into(),
+        legend: STRIP_LEGEND.iter().map(|s| s.to_string()).collect(),
+        rows,
+    }
+}
+
+/// The race diagram: a lane per node, the client and the sentinels.
+fn diagram(t: &Topology) -> super::Diagram {
+    let mut rec = super::Recorder {
+        step_cap: 240,
+        ..Default::default()
+    };
+    let client = rec.lane("client", "client");
+    let n = t.nodes.len();
+    let lanes: Vec<usize> = (0..n)
+        .map(|i| rec.lane(&format!("node {i} {}", addr(i)), "redis"))
+        .collect();
+    let sent = rec.lane("sentinels", "sentinel");
+    let mut refused_streak = false;
+    let mut lost_ids = std::collections::BTreeSet::new();
+    for e in t.events() {
+        if let NodeEventKind::Lost { ids } = &e.kind {
+            lost_ids.extend(ids.iter().copied());
+        }
+    }
+    let step = MS * 5;
+    for e in t.events() {
+        let (at, lane) = (e.at_us, lanes[e.node]);
+        match &e.kind {
+            NodeEventKind::Acked { id } => {
+                refused_streak = false;
+                if lost_ids.contains(id) && lost_ids.range(..id).count() < 12 {
+                    rec.msg(
+                        at,
+                        at + step,
+                        client,
+                        lane,
+                        format!("SET w:{id} → OK (later lost)"),
+                    );
+                }
+            }
+            NodeEventKind::Refused { id, error } => {
+                if !refused_streak {
+                    rec.err(at, at + step, client, lane, format!("w:{id}: {error}"));
+                }
+                refused_streak = true;
+            }
+            NodeEventKind::Crash { power_loss } => rec.local(
+                at,
+                at + step,
+                lane,
+                if *power_loss {
+                    "power loss"
+                } else {
+                    "process killed"
+                },
+            ),
+            NodeEventKind::Restart { lost_writes } => {
+                rec.local(at, at + step, lane, "restart from its files");
+                let tone = if *lost_writes > 0 { "bad" } else { "good" };
+                rec.mark(
+                    at,
+                    lane,
+                    tone,
+                    format!("Restarted missing {lost_writes} writes it had acknowledged."),
+                );
+            }
+            NodeEventKind::Partitioned => rec.local(at, at + step, lane, "partitioned"),
+            NodeEventKind::Healed => rec.local(at, at + step, lane, "partition heals"),
+            NodeEventKind::LinkPaused => rec.local(at, at + step, lane, "link paused"),
+            NodeEventKind::LinkResumed => rec.local(at, at + step, lane, "link resumed"),
+            NodeEventKind::Appendfsync { mode } => {
+                rec.local(at, at + step, lane, format!("appendfsync {mode}"))
+            }
+            NodeEventKind::Sdown { sentinel } => rec.local(
+                at,
+                at + step,
+                sent,
+                format!("sentinel {sentinel} +sdown node {}", e.node),
+            ),
+            NodeEventKind::Odown { sentinel, agree } => rec.mark(
+                at,
+                sent,
+                "info",
+                format!(
+                    "sentinel {sentinel}: +odown node {} ({agree} agree)",
+                    e.node
+                ),
+            ),
+            NodeEventKind::TryFailover { sentinel, epoch } => rec.local(
+                at,
+                at + step,
+                sent,
+                format!("sentinel {sentinel} +try-failover epoch {epoch}"),
+            ),
+            NodeEventKind::Elected { sentinel, epoch } => rec.local(
+                at,
+                at + step,
+                sent,
+                format!("sentinel {sentinel} elected leader of epoch {epoch}"),
+            ),
+            NodeEventKind::ElectionFailed { sentinel, epoch } => rec.mark(
+                at,
+                sent,
+                "info",
+                format!("sentinel {sentinel}: no majority in epoch {epoch}"),
+            ),
+            NodeEventKind::NoGoodReplica { sentinel } => rec.mark(
+                at,
+                sent,
+                "bad",
+                format!("sentinel {sentinel}: no replica fit for promotion"),
+            ),
+            NodeEventKind::Promoted => rec.msg(at, at + step, sent, lane, "REPLICAOF NO ONE"),
+            NodeEventKind::Repointed { to } => rec.msg(
+                at,
+                at + step,
+                sent,
+                lane,
+                format!("REPLICAOF {}", addr(*to)),
+            ),
+            NodeEventKind::SwitchMaster { epoch } => rec.msg(
+                at,
+                at + step,
+                sent,
+                client,
+                format!("+switch-master {} (epoch {epoch})", addr(e.node)),
+            ),
+            NodeEventKind::ClientSwitched => rec.local(
+                at,
+                at + step,
+                client,
+                format!("writes go to node {}", e.node),
+            ),
+            NodeEventKind::FullSync | NodeEventKind::PartialSync => {
+                let full = e.kind == NodeEventKind::FullSync;
+                let master = t
+                    .syncs()
+                    .iter()
+                    .find(|s| s.at_us == at && s.replica == e.node)
+                    .map_or(e.node, |s| s.master);
+                let label = if full {
+                    "full resync (RDB)"
+                } else {
+                    "partial resync (backlog)"
+                };
+                rec.msg(at.saturating_sub(step), at, lanes[master], lane, label);
+                if full {
+                    rec.mark(at, lane, "info", "Full resync: the master's backlog no longer holds this replica's offset (or the history changed), so it loads a snapshot of the whole dataset.");
+                } else {
+                    rec.mark(
+                        at,
+                        lane,
+                        "good",
+                        "Partial resync: the backlog still holds everything this replica missed.",
+                    );
+                }
+            }
+            NodeEventKind::LinkDown => rec.local(at, at + step, lane, "link to master down"),
+            NodeEventKind::Lost { ids } => rec.mark(
+                at,
+                lane,
+                "bad",
+                format!(
+                    "{} acknowledged writes are not on the client's master (w:{}…w:{})",
+                    ids.len(),
+                    ids.first().copied().unwrap_or(0),
+                    ids.last().copied().unwrap_or(0)
+                ),
+            ),
+            NodeEventKind::SnapshotStart => rec.local(at, at + step, lane, "BGSAVE fork"),
+            NodeEventKind::Write { .. }
+            | NodeEventKind::Arrived { .. }
+            | NodeEventKind::Ack { .. }
+            | NodeEventKind::Fsync { .. }
+            | NodeEventKind::SnapshotEnd { .. } => {}
+        }
+    }
+    rec.take_diagram()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn kinds(t: &Topology, node: usize) -> Vec<&NodeEventKind> {
+        t.events()
+            .iter()
+            .filter(|e| e.node == node)
+            .map(|e| &e.kind)
+            .collect()
+    }
 
     #[test]
     fn killing_the_master_fails_over_and_the_client_follows() {
@@ -1540,10 +2129,328 @@ mod tests {
         let v = t.view();
         assert_ne!(v.client_master, 0);
         assert_eq!(v.nodes[v.client_master].role, "master");
-        assert!(t
+        assert!(kinds(&t, v.client_master).contains(&&NodeEventKind::Promoted));
+        assert!(v.acked > 0 && v.refused > 0);
+        // The other replica follows the new master.
+        let other = 3 - v.client_master;
+        assert_eq!(v.nodes[other].master_of, Some(v.client_master));
+        // Writes are refused only between the crash and the switch.
+        let first_ok_after = t
+            .writes()
+            .iter()
+            .find(|w| w.sent_us > 5 * SEC && w.acked_us.is_some())
+            .unwrap();
+        assert!(
+            first_ok_after.sent_us >= 5 * SEC + 2 * SEC,
+            "down-after is 2 s"
+        );
+        assert!(first_ok_after.sent_us < 5 * SEC + 6 * SEC);
+    }
+
+    fn session() -> (TopoOptions, Vec<(u64, Control)>) {
+        let o = TopoOptions {
+            seed: 7,
+            ..TopoOptions::default()
+        };
+        let script = vec![
+            (1_500_000, Control::SetWait(1)),
+            (3_000_000, Control::PauseLink { replica: 2 }),
+            (3_700_000, Control::ResumeLink { replica: 2 }),
+            (3_900_000, Control::SetWait(0)),
+            (4_000_000, Control::Partition { node: 0 }),
+            (9_000_000, Control::Heal { node: 0 }),
+            (9_000_000, Control::SetWriteRate(80.0)),
+            (
+                12_000_000,
+                Control::Kill {
+                    node: 1,
+                    power_loss: true,
+                },
+            ),
+            (14_250_000, Control::Restart { node: 1 }),
+            (
+                15_000_000,
+                Control::SetAppendfsync {
+                    node: 2,
+                    mode: "always".into(),
+                },
+            ),
+        ];
+        (o, script)
+    }
+
+    #[test]
+    fn same_seed_and_script_give_the_same_events_and_replay_reproduces_the_state() {
+        let (o, script) = session();
+        // Live: uneven steps, as animation frames would be.
+        let mut live = Topology::new(o.clone());
+        let mut t = 0;
+        let mut next = script.iter().peekable();
+        while t < 20 * SEC {
+            t += 16_667;
+            while let Some((at, c)) = next.peek() {
+                if *at > t {
+                    break;
+                }
+                live.advance_to(*at);
+                live.control(c.clone()).unwrap();
+                next.next();
+            }
+            live.advance_to(t);
+        }
+        assert_eq!(live.script(), &script[..]);
+        let again = Topology::replay(o.clone(), live.script(), live.now_us());
+        let json =
+            |t: &Topology| serde_json::to_string(&(t.view(), t.events(), t.writes())).unwrap();
+        assert_eq!(json(&live), json(&again));
+        let other = Topology::replay(TopoOptions { seed: 8, ..o }, &script, live.now_us());
+        assert_ne!(json(&live), json(&other), "the seed matters");
+        assert!(live.view().lost > 0, "the healed partition lost writes");
+    }
+
+    #[test]
+    fn a_short_pause_resyncs_partially_a_long_one_fully() {
+        let o = TopoOptions {
+            repl_backlog_size: 16 * 1024,
+            value_bytes: 100,
+            writes_per_sec: 100.0,
+            ..TopoOptions::default()
+        };
+        // About 13 KB of stream a second: 0.5 s fits in 16 KB, 5 s does not.
+        let script = [
+            (SEC, Control::PauseLink { replica: 1 }),
+            (1_500_000, Control::ResumeLink { replica: 1 }),
+            (2 * SEC, Control::PauseLink { replica: 2 }),
+            (7 * SEC, Control::ResumeLink { replica: 2 }),
+        ];
+        let t = Topology::replay(o, &script, 8 * SEC);
+        let syncs = |n| {
+            t.events()
+                .iter()
+                .filter(|e| e.node == n && e.at_us > SEC)
+                .filter_map(|e| match e.kind {
+                    NodeEventKind::FullSync => Some("full"),
+                    NodeEventKind::PartialSync => Some("partial"),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(syncs(1), ["partial"]);
+        assert_eq!(syncs(2), ["full"]);
+        let v = t.view();
+        assert!(
+            v.links.iter().all(|l| l.behind_bytes < 2_000),
+            "{:?}",
+            v.links
+        );
+    }
+
+    fn power_loss(mode: &str) -> (u64, u64) {
+        let o = TopoOptions {
+            appendfsync: mode.into(),
+            save: "".into(),
+            down_after_ms: 5_000,
+            ..TopoOptions::default()
+        };
+        let script = [
+            (
+                3_500_000,
+                Control::Kill {
+                    node: 0,
+                    power_loss: true,
+                },
+            ),
+            (4 * SEC, Control::Restart { node: 0 }),
+        ];
+        let t = Topology::replay(o, &script, 6 * SEC);
+        let v = t.view();
+        assert_eq!(v.client_master, 0, "{mode}: restarted before any failover");
+        let restart_lost = t
             .events()
             .iter()
-            .any(|e| matches!(e.kind, NodeEventKind::Promoted)));
-        assert!(v.acked > 0 && v.refused > 0);
+            .find_map(|e| match e.kind {
+                NodeEventKind::Restart { lost_writes } => Some(lost_writes),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(restart_lost, v.lost, "{mode}");
+        (v.lost, v.acked)
+    }
+
+    #[test]
+    fn power_loss_with_appendfsync_always_loses_nothing_acknowledged() {
+        let (always, acked) = power_loss("always");
+        assert_eq!(always, 0);
+        assert!(acked > 150);
+        let (everysec, _) = power_loss("everysec");
+        assert!(
+            (1..=60).contains(&everysec),
+            "about the last second: {everysec}"
+        );
+        let (no, _) = power_loss("no");
+        let (off, _) = power_loss("off");
+        assert!(no > everysec && off > everysec, "{no} {off}");
+    }
+
+    #[test]
+    fn replica_priority_beats_offset_in_the_election() {
+        let o = TopoOptions {
+            replicas: 3,
+            priorities: vec![100, 100, 50, 0],
+            ..TopoOptions::default()
+        };
+        let t = Topology::replay(
+            o,
+            &[(
+                2 * SEC,
+                Control::Kill {
+                    node: 0,
+                    power_loss: false,
+                },
+            )],
+            10 * SEC,
+        );
+        assert_eq!(t.view().client_master, 2);
+    }
+
+    #[test]
+    fn a_partitioned_master_keeps_its_client_until_the_heal_unless_min_replicas_stops_it() {
+        let run = |min: i64| {
+            let o = TopoOptions {
+                min_replicas_to_write: min,
+                min_replicas_max_lag: 2,
+                ..TopoOptions::default()
+            };
+            let script = [
+                (2 * SEC, Control::Partition { node: 0 }),
+                (12 * SEC, Control::Heal { node: 0 }),
+            ];
+            let t = Topology::replay(o, &script, 25 * SEC);
+            let v = t.view();
+            assert_ne!(v.client_master, 0);
+            // The old master was converted to a replica of the new one.
+            assert_eq!(v.nodes[0].master_of, Some(v.client_master));
+            assert_eq!(v.nodes[0].link_status, "up");
+            v.lost
+        };
+        let plain = run(0);
+        let guarded = run(1);
+        assert!(
+            plain > 300,
+            "ten seconds of writes to the isolated master: {plain}"
+        );
+        assert!(guarded < plain / 3, "{guarded} vs {plain}");
+    }
+
+    #[test]
+    fn controls_round_trip_as_tokens_and_bad_ones_are_refused() {
+        let all = [
+            Control::Kill {
+                node: 0,
+                power_loss: false,
+            },
+            Control::Kill {
+                node: 3,
+                power_loss: true,
+            },
+            Control::Restart { node: 1 },
+            Control::Partition { node: 1 },
+            Control::Heal { node: 1 },
+            Control::PauseLink { replica: 2 },
+            Control::ResumeLink { replica: 2 },
+            Control::SetAppendfsync {
+                node: 0,
+                mode: "off".into(),
+            },
+            Control::Failover,
+            Control::SetWait(2),
+            Control::SetWriteRate(200.0),
+            Control::SetWriteRate(0.25),
+        ];
+        for c in all {
+            let tok = c.token();
+            assert!(tok.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.'));
+            assert_eq!(Control::parse(&tok), Ok(c), "{tok}");
+        }
+        assert_eq!(
+            Control::Kill {
+                node: 0,
+                power_loss: true
+            }
+            .token(),
+            "kill.0.power"
+        );
+        for bad in [
+            "",
+            "kill",
+            "kill.x",
+            "fsync.0.sometimes",
+            "rate.-1",
+            "rate.inf",
+            "failover.1",
+            "wait.a",
+            "part.1.2",
+        ] {
+            assert!(Control::parse(bad).is_err(), "{bad}");
+        }
+        let mut t = Topology::new(TopoOptions::default());
+        assert!(t.control(Control::Restart { node: 0 }).is_err());
+        assert!(t.control(Control::Heal { node: 1 }).is_err());
+        assert!(t
+            .control(Control::Kill {
+                node: 9,
+                power_loss: false
+            })
+            .is_err());
+        assert!(t.control(Control::SetWait(-1)).is_err());
+        assert!(t.script().is_empty(), "refused controls are not logged");
+    }
+
+    #[test]
+    fn a_forced_failover_promotes_a_replica_while_the_master_lives() {
+        let mut t = Topology::new(TopoOptions::default());
+        t.advance_to(2 * SEC);
+        t.control(Control::Failover).unwrap();
+        assert!(t.control(Control::Failover).unwrap_err().contains("INPROG"));
+        t.advance_to(15 * SEC);
+        let v = t.view();
+        assert_ne!(v.client_master, 0);
+        // The old master, alive, is converted to a replica (after 8 s).
+        assert_eq!(v.nodes[0].role, "replica");
+        assert_eq!(v.nodes[0].master_of, Some(v.client_master));
+    }
+
+    #[test]
+    fn events_and_writes_stay_bounded() {
+        let o = TopoOptions {
+            writes_per_sec: 1_000.0,
+            ..TopoOptions::default()
+        };
+        let mut t = Topology::new(o);
+        t.advance_to(20 * SEC);
+        assert!(t.events().len() <= 2 * EVENTS_CAP);
+        assert!(t.events().windows(2).all(|w| w[0].at_us <= w[1].at_us));
+        assert!(t.view().acked > 19_000);
+    }
+
+    #[test]
+    fn every_canned_script_passes_its_checks() {
+        for script in SCRIPTS {
+            for seed in [1, 2, 3] {
+                let out = crate::sim::catalog::run_with(
+                    "replication-topology",
+                    seed,
+                    &[("script", script)],
+                )
+                .unwrap();
+                assert!(out.checks.len() >= 2, "{script}");
+                for c in &out.checks {
+                    assert!(c.passed, "{script} seed {seed}: {} ({})", c.claim, c.detail);
+                }
+                let d = out.diagram.as_ref().unwrap();
+                assert!(!d.marks.is_empty() && !d.steps.is_empty(), "{script}");
+                assert_eq!(out.strips[0].rows.len(), 4, "client + 3 nodes");
+            }
+        }
     }
 }
