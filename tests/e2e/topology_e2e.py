@@ -3,7 +3,8 @@
 Chromium (the system's /usr/bin/chromium), runs virtual time, holds the replication links and kills
 the master, waits for Sentinel's SDOWN, ODOWN and a promoted replica, checks that the acknowledged
 writes the failover lost are counted and drawn in red, then opens the address bar's share link in a
-fresh page and checks it replays to the same state.
+fresh page and checks it replays to the same state; last, the embedding page's [data-redsim-topology]
+element.
 
 Usage: python3 tests/e2e/topology_e2e.py [--dist DIR] [--shots DIR]
 Prints "N passed, M failed" and exits non-zero on any failure. Screenshots go to target/e2e/.
@@ -242,6 +243,20 @@ def run_checks(suite, ctx, page, base, shots, page_errors):
         wait_until(lambda: "seed=42" in page.url and "do=" not in page.url, "a fresh world with seed 42")
         expect(state()["lost"] == "0", "nothing lost in a fresh world")
 
+    def embedded_element_replays_its_params():
+        page.goto(base + "embed.html")
+        host = q("[data-redsim-topology]")
+        host.locator(".rs-topo-graph").wait_for(state="visible", timeout=15000)
+        expect(host.locator("[data-now-us]").get_attribute("data-now-us") == "12000000", "paused at t=12 s")
+        nodes = host.locator(".rs-topo-graph .rs-topo-node")
+        expect(nodes.nth(0).get_attribute("data-alive") == "false", "node 0 was killed at 3 s")
+        roles = [nodes.nth(i).get_attribute("data-role") for i in range(nodes.count())]
+        expect(roles[0] == "master" and roles[1:].count("master") == 1, "a replica took over: %r" % roles)
+        expect(host.locator(".rs-topo-sharelink").count() == 0, "no share box on a documentation page")
+        expect(page.url.endswith("embed.html"), "the page's address is left alone: %s" % page.url)
+        # The other widgets on the page still work.
+        expect(q("[data-redsim] .rs-input").count() >= 1, "console widgets mounted too")
+
     def no_page_errors():
         expect(not page_errors, "page errors: %r" % page_errors)
         expect(page.locator(".rs-crash").count() == 0, "no crash overlay")
@@ -252,6 +267,7 @@ def run_checks(suite, ctx, page, base, shots, page_errors):
     suite.check("lost acknowledged writes are counted and drawn red", lost_writes_are_highlighted)
     suite.check("the share link replays to the same state", share_link_replays_the_same_state)
     suite.check("partition, heal, appendfsync, restart, play and reset", controls_change_the_world)
+    suite.check("a [data-redsim-topology] element replays its data-params", embedded_element_replays_its_params)
     suite.check("no uncaught page errors", no_page_errors)
 
 

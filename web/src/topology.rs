@@ -270,8 +270,9 @@ pub fn topo_link(base: &str, o: &TopoOptions, script: &[(u64, Control)], now_us:
 // ---------- drawing: the topology graph ----------
 
 const GRAPH_W: f64 = 860.0;
-const NODE_W: f64 = 172.0;
-const NODE_H: f64 = 96.0;
+/// Widest node box; with five nodes they get narrower to fit.
+const NODE_W_MAX: f64 = 176.0;
+const NODE_H: f64 = 112.0;
 const NODE_Y: f64 = 118.0;
 const SENT_Y: f64 = 34.0;
 
@@ -515,9 +516,12 @@ pub fn graph_svg(v: &TopoView) -> String {
         s.push_str("</g>");
     }
     // Nodes.
+    let node_w = NODE_W_MAX.min(GRAPH_W / n.max(1) as f64 - 8.0);
+    // Characters of 11 px monospace that fit in a box.
+    let chars = ((node_w - 14.0) / 6.7) as usize;
     for nd in &v.nodes {
         let cx = node_cx(nd.id, n);
-        let x = cx - NODE_W / 2.0;
+        let x = cx - node_w / 2.0;
         let mut classes = format!("rs-topo-node rs-topo-{}", esc(&nd.role));
         if !nd.alive {
             classes.push_str(" rs-topo-dead");
@@ -545,7 +549,11 @@ pub fn graph_svg(v: &TopoView) -> String {
             head.clone(),
             nd.addr.clone(),
             format!("offset {}", nd.offset),
-            format!("keys {} · fsync {}", nd.keys, nd.appendfsync),
+            format!("keys {}", nd.keys),
+            format!(
+                "fsync {} · {}/{} synced",
+                nd.appendfsync, nd.aof_fsynced_records, nd.aof_records
+            ),
             status.clone(),
         ];
         let detail = lines.join("\n");
@@ -564,14 +572,14 @@ pub fn graph_svg(v: &TopoView) -> String {
             &mut s,
             x,
             NODE_Y,
-            NODE_W,
+            node_w,
             NODE_H,
             "rx=\"8\" class=\"rs-topo-box\"",
         );
         for (k, l) in lines.iter().enumerate() {
             let class = match k {
                 0 => "rs-topo-nhead",
-                4 => "rs-topo-nstatus",
+                5 => "rs-topo-nstatus",
                 _ => "rs-topo-nline",
             };
             redsim_viz::svg::text(
@@ -580,7 +588,7 @@ pub fn graph_svg(v: &TopoView) -> String {
                 NODE_Y + 17.0 + 18.0 * k as f64,
                 "start",
                 &format!("class=\"{class}\""),
-                &redsim_viz::svg::clip(l, 27),
+                &redsim_viz::svg::clip(l, chars),
             );
         }
         if !nd.alive {
@@ -588,13 +596,13 @@ pub fn graph_svg(v: &TopoView) -> String {
                 &mut s,
                 x + 4.0,
                 NODE_Y + 4.0,
-                x + NODE_W - 4.0,
+                x + node_w - 4.0,
                 NODE_Y + NODE_H - 4.0,
                 "class=\"rs-topo-cross\"",
             );
             redsim_viz::svg::line(
                 &mut s,
-                x + NODE_W - 4.0,
+                x + node_w - 4.0,
                 NODE_Y + 4.0,
                 x + 4.0,
                 NODE_Y + NODE_H - 4.0,
@@ -920,6 +928,29 @@ pub fn lanes_svg(
                 time_exact(*from)
             ),
         ));
+    }
+    // The engine keeps the latest events only: say where the older ones went
+    // (a write record older than the first event means events were dropped).
+    if let Some(first) = events.first() {
+        let dropped = writes.first().is_some_and(|w| w.sent_us < first.at_us);
+        if dropped && first.at_us > t0 {
+            let x = x_of(first.at_us);
+            let detail = format!(
+                "events before {} are no longer kept (the last {} or so are)",
+                time_exact(first.at_us),
+                redsim_engine::sim::topology::EVENTS_CAP
+            );
+            let _ = write!(
+                s,
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"rs-topo-dropped\" data-detail=\"{}\"><title>{}</title></rect>",
+                px(LANE_LABEL),
+                px(AXIS_H),
+                px((x - LANE_LABEL).max(0.0)),
+                px(LANE_H * n as f64),
+                esc(&detail),
+                esc(&detail)
+            );
+        }
     }
     for (node, from, to, class, detail) in &spans {
         if *to < t0 || *from > t1 {
@@ -1300,6 +1331,9 @@ pub struct TopologyTab {
     url_wall: f64,
     /// Wall ms the last build (replay) took.
     took_ms: f64,
+    /// Wall ms the last step of virtual time took, and the last drawing.
+    step_ms: f64,
+    draw_ms: std::cell::Cell<f64>,
 }
 
 fn wall_ms() -> f64 {
@@ -1341,8 +1375,10 @@ impl TopologyTab {
 
     fn advance_ms(&mut self, ms: u64) {
         if let Some(t) = self.topo.as_mut() {
+            let started = wall_ms();
             let to = t.now_us() + ms * 1000;
             t.advance_to(to);
+            self.step_ms = wall_ms() - started;
         }
     }
 
@@ -1402,6 +1438,8 @@ impl Component for TopologyTab {
             error: None,
             url_wall: 0.0,
             took_ms: 0.0,
+            step_ms: 0.0,
+            draw_ms: std::cell::Cell::new(0.0),
         };
         if ctx.props().active {
             t.build();
@@ -1529,11 +1567,13 @@ impl Component for TopologyTab {
         let Some(topo) = self.topo.as_ref() else {
             return html! { <div class="rs-topo" data-view="topology"></div> };
         };
+        let drawing = wall_ms();
         let v = topo.view();
         let playing = self.ticker.is_some();
         let window_us = self.window_s * 1_000_000;
         let graph = graph_svg(&v);
         let lanes = lanes_svg(&v, topo.events(), topo.writes(), window_us);
+        self.draw_ms.set(wall_ms() - drawing);
         let on_detail = link.callback(|e: MouseEvent| {
             let d = e
                 .target()
@@ -1762,7 +1802,10 @@ impl TopologyTab {
                         <input class="rs-topo-sharelink" type="text" readonly=true value={ self.share_url() } />
                     </label>
                 }
-                <p class="rs-topo-took">{ format!("built in {:.0} ms", self.took_ms) }</p>
+                <p class="rs-topo-took" data-built-ms={ format!("{:.1}", self.took_ms) } data-step-ms={ format!("{:.1}", self.step_ms) }
+                   data-draw-ms={ format!("{:.1}", self.draw_ms.get()) }>
+                    { format!("built in {:.0} ms; last step {:.1} ms; drawing {:.1} ms (wall time in this browser)", self.took_ms, self.step_ms, self.draw_ms.get()) }
+                </p>
             </details>
         }
     }
