@@ -39,6 +39,10 @@ const WINDOWS_S: [u64; 4] = [5, 10, 30, 60];
 /// How often (wall ms) the address bar follows the clock while playing.
 const URL_EVERY_MS: f64 = 1000.0;
 const FSYNC_MODES: [&str; 4] = ["always", "everysec", "no", "off"];
+/// The latest instant a link replays to: opening a link runs the world from
+/// zero, and an hour of virtual time at a high write rate already takes
+/// the browser a minute or more.
+const MAX_REPLAY_US: u64 = 3_600_000_000;
 
 /// What a link or element asks the view to start with: raw key/value pairs,
 /// resolved (and checked) by [`TopoPreset::resolve`].
@@ -88,10 +92,24 @@ impl TopoPreset {
         for (k, v) in &self.pairs {
             match k.as_str() {
                 "do" => match parse_script(v) {
+                    Ok(s) if s.last().is_some_and(|(t, _)| *t > MAX_REPLAY_US) => {
+                        r.problems.push(format!(
+                            "controls past {} s are more than a link may replay; ignored",
+                            MAX_REPLAY_US / 1_000_000
+                        ))
+                    }
                     Ok(s) => r.script = s,
                     Err(e) => r.problems.push(e),
                 },
                 "t" => match parse_ms(v) {
+                    Some(t) if t > MAX_REPLAY_US => {
+                        r.problems.push(format!(
+                            "t {} s is past the {} s a link may replay; stopping there",
+                            t / 1_000_000,
+                            MAX_REPLAY_US / 1_000_000
+                        ));
+                        r.until_us = Some(MAX_REPLAY_US);
+                    }
                     Some(t) => r.until_us = Some(t),
                     None => r.problems.push(format!("t '{v}' is not a time in ms")),
                 },
@@ -1798,7 +1816,11 @@ impl TopologyTab {
                 </div>
                 if shareable {
                     <label class="rs-topo-share">
-                        <span>{ "Share (replays to this instant)" }</span>
+                        <span>{ if self.topo.as_ref().is_some_and(|t| t.now_us() > MAX_REPLAY_US) {
+                            "Share (replays only the first hour)"
+                        } else {
+                            "Share (replays to this instant)"
+                        } }</span>
                         <input class="rs-topo-sharelink" type="text" readonly=true value={ self.share_url() } />
                     </label>
                 }
@@ -1925,6 +1947,15 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("quorum 7"), "{text}");
+        let r = TopoPreset::from_url("?t=7200000&do=10:kill.0", "").resolve();
+        assert_eq!(r.until_us, Some(MAX_REPLAY_US));
+        assert!(
+            r.problems[0].contains("past the 3600 s"),
+            "{:?}",
+            r.problems
+        );
+        let r = TopoPreset::from_url("?do=3600001:kill.0", "").resolve();
+        assert!(r.script.is_empty() && r.problems[0].contains("ignored"));
         let r = TopoPreset::from_attrs(Some("0x10"), Some("rate=50&do=100:part.1")).resolve();
         assert_eq!((r.opts.seed, r.opts.writes_per_sec), (16, 50.0));
         assert_eq!(script_text(&r.script), "100:part.1");
