@@ -82,6 +82,7 @@ impl TopoPreset {
         p
     }
 
+    /// Options, script and instant; a bad part is reported and left out.
     pub fn resolve(&self) -> Resolved {
         let mut r = Resolved {
             opts: TopoOptions::default(),
@@ -1324,7 +1325,10 @@ pub enum Msg {
     /// An option of the setup form: the world is rebuilt.
     SetOption(&'static str, String),
     Reset,
+    /// Show (or clear) the details of a clicked node, link or mark.
     Detail(Option<String>),
+    /// A form value that cannot be used.
+    Invalid(String),
 }
 
 /// A link's script and instant, waiting for the view to be shown.
@@ -1576,6 +1580,7 @@ impl Component for TopologyTab {
                 self.update_url(ctx);
             }
             Msg::Detail(d) => self.detail = d,
+            Msg::Invalid(e) => self.error = Some(e),
         }
         true
     }
@@ -1618,10 +1623,10 @@ impl Component for TopologyTab {
                 Ok(r) if r.is_finite() && (0.0..=1000.0).contains(&r) => {
                     Msg::Control(Control::SetWriteRate(r))
                 }
-                _ => Msg::Detail(Some(format!(
+                _ => Msg::Invalid(format!(
                     "write rate '{}' is not a number in 0..=1000",
                     i.value()
-                ))),
+                )),
             }
         });
         html! {
