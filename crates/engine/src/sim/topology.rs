@@ -67,6 +67,8 @@ pub struct TopoOptions {
     pub failover_timeout_ms: u64,
     /// One-way latency of replication links (plus up to 50% jitter).
     pub link_latency_ms: f64,
+    /// Per node: the latency of its link when it is a replica (missing entries: `link_latency_ms`).
+    pub latencies_ms: Vec<f64>,
     /// The client's write rate (0: no writes).
     pub writes_per_sec: f64,
     /// `WAIT <wait> <wait_timeout_ms>` after each write (0: no WAIT).
@@ -97,6 +99,7 @@ impl Default for TopoOptions {
             down_after_ms: 2_000,
             failover_timeout_ms: 10_000,
             link_latency_ms: 20.0,
+            latencies_ms: Vec::new(),
             writes_per_sec: 50.0,
             wait: 0,
             wait_timeout_ms: 500,
@@ -451,7 +454,8 @@ pub struct Topology {
     k: Kernel<Ev>,
     nodes: Vec<Node>,
     sentinels: Sentinels,
-    latency: Dist,
+    /// Latency of the replication link into each node (when it is a replica).
+    latency: Vec<Dist>,
     client_master: usize,
     client_zone: Option<usize>,
     write_gen: u64,
@@ -485,9 +489,19 @@ impl Topology {
         if !FSYNC_MODES.contains(&opts.appendfsync.as_str()) {
             opts.appendfsync = "everysec".into();
         }
-        let lat = (opts.link_latency_ms.clamp(0.0, 10_000.0) * MS as f64) as Micros;
-        let mut k: Kernel<Ev> = Kernel::new(opts.seed);
         let n = opts.replicas + 1;
+        let latency = (0..n)
+            .map(|i| {
+                let ms = opts
+                    .latencies_ms
+                    .get(i)
+                    .copied()
+                    .unwrap_or(opts.link_latency_ms);
+                let lat = (ms.clamp(0.0, 10_000.0) * MS as f64) as Micros;
+                Dist::jittered(lat, lat / 2)
+            })
+            .collect();
+        let mut k: Kernel<Ev> = Kernel::new(opts.seed);
         let mut nodes = Vec::with_capacity(n);
         for i in 0..n {
             let mut o = Options::new(opts.seed.wrapping_mul(31).wrapping_add(i as u64));
@@ -535,7 +549,7 @@ impl Topology {
             k,
             nodes,
             sentinels,
-            latency: Dist::jittered(lat, lat / 2),
+            latency,
             client_master: 0,
             client_zone: None,
             write_gen: 0,
@@ -566,6 +580,9 @@ impl Topology {
         if t.rate > 0.0 {
             t.k.at(0, Ev::Write { gen: 0 });
         }
+        // Like every control, construction leaves nothing due at `now`, so
+        // calling `advance_to(now)` again (a paused clock) changes nothing.
+        t.advance_to(0);
         t
     }
 
@@ -773,6 +790,9 @@ impl Topology {
         }
         self.script.push((now, c));
         self.settle();
+        // Run what the control made due now (a write, a resync), so two
+        // controls at one instant see the same world live and in replay.
+        self.advance_to(now);
         Ok(())
     }
 
@@ -822,7 +842,7 @@ impl Topology {
                 n.e.repl().is_replica().then(|| LinkView {
                     from: m,
                     to: i,
-                    latency_ms: self.latency.mean() / MS as f64,
+                    latency_ms: self.latency[i].mean() / MS as f64,
                     paused: n.paused,
                     in_flight_bytes: n.in_flight,
                     behind_bytes: self.nodes[m]
@@ -1027,9 +1047,16 @@ impl Topology {
         if self.rate <= 0.0 {
             return;
         }
-        let gap = ((SEC as f64 / self.rate) as Micros).max(1);
         let gen = self.write_gen;
-        self.k.at(sent + gap, Ev::Write { gen });
+        self.k.at(sent + self.gap(), Ev::Write { gen });
+    }
+
+    /// Time between two writes at the current rate.
+    fn gap(&self) -> Micros {
+        if self.rate <= 0.0 {
+            return Micros::MAX / 4;
+        }
+        ((SEC as f64 / self.rate) as Micros).max(1)
     }
 
     fn push_write(&mut self, w: WriteRecord) {
@@ -1092,7 +1119,12 @@ impl Topology {
         if let Some((_, f)) = replies.into_iter().find(|(i, _)| *i == node) {
             self.waiting = None;
             self.finish_wait(id, node, want, &f);
-            self.schedule_write(now.saturating_sub(1));
+            // Paced from when the write was sent, never before now.
+            let sent = self
+                .record(id)
+                .map_or(now, |w| w.sent_us)
+                .max(now.saturating_sub(self.gap()));
+            self.schedule_write(sent);
         } else if !self.client_reaches(node) || self.nodes[node].e.repl().is_replica() {
             self.waiting = None;
             self.refuse(id, node, "connection lost before WAIT returned".into());
@@ -1107,7 +1139,7 @@ impl Topology {
             if self.nodes[r].master_of != Some(m) || self.nodes[r].link != LinkSt::Up {
                 continue;
             }
-            let d = self.latency.sample(&mut self.k.rng);
+            let d = self.latency[r].sample(&mut self.k.rng);
             let nd = &mut self.nodes[r];
             let at = (now + d).max(nd.last_arrival);
             nd.last_arrival = at;
@@ -1118,7 +1150,7 @@ impl Topology {
 
     /// `REPLCONF ACK <offset>` from replica `r`, over the link.
     fn send_ack(&mut self, r: usize) {
-        let d = self.latency.sample(&mut self.k.rng);
+        let d = self.latency[r].sample(&mut self.k.rng);
         let nd = &self.nodes[r];
         let ev = Ev::Ack {
             from: r,
@@ -1148,7 +1180,7 @@ impl Topology {
             if self.nodes[r].master_of != Some(m) || self.nodes[r].link != LinkSt::Up {
                 continue;
             }
-            let d = self.latency.sample(&mut self.k.rng);
+            let d = self.latency[r].sample(&mut self.k.rng);
             let nd = &mut self.nodes[r];
             let at = (now + d).max(nd.last_arrival);
             nd.last_arrival = at;
@@ -1205,7 +1237,7 @@ impl Topology {
                     }
                 }
                 (LinkSt::Down, true) => {
-                    let rtt = 2 * self.latency.sample(&mut self.k.rng);
+                    let rtt = 2 * self.latency[r].sample(&mut self.k.rng);
                     let nd = &mut self.nodes[r];
                     nd.gen += 1;
                     nd.link = LinkSt::Syncing;
@@ -2153,6 +2185,8 @@ mod tests {
             ..TopoOptions::default()
         };
         let script = vec![
+            (0, Control::SetWriteRate(40.0)),
+            (1_500_000, Control::SetWriteRate(60.0)),
             (1_500_000, Control::SetWait(1)),
             (3_000_000, Control::PauseLink { replica: 2 }),
             (3_700_000, Control::ResumeLink { replica: 2 }),
@@ -2192,7 +2226,11 @@ mod tests {
                 if *at > t {
                     break;
                 }
-                live.advance_to(*at);
+                // Controls at one instant come without a step between
+                // them, as two clicks on a paused clock do.
+                if *at > live.now_us() {
+                    live.advance_to(*at);
+                }
                 live.control(c.clone()).unwrap();
                 next.next();
             }
@@ -2452,5 +2490,38 @@ mod tests {
                 assert_eq!(out.strips[0].rows.len(), 4, "client + 3 nodes");
             }
         }
+    }
+
+    #[test]
+    fn wait_one_is_not_enough_when_sentinel_promotes_the_slow_replica() {
+        let run = |seed, wait| {
+            let o = TopoOptions {
+                seed,
+                wait,
+                writes_per_sec: 100.0,
+                // Node 1 is fast but less preferred; node 2 is slow.
+                latencies_ms: vec![20.0, 2.0, 80.0],
+                priorities: vec![100, 200, 100],
+                ..TopoOptions::default()
+            };
+            let kill = Control::Kill {
+                node: 0,
+                power_loss: false,
+            };
+            let t = Topology::replay(o, &[(3 * SEC, kill)], 10 * SEC);
+            let v = t.view();
+            assert_eq!(v.client_master, 2, "priority beats offset");
+            // Link latencies belong to the replica: 2 ms plus half the jitter's 1 ms.
+            let into1 = v.links.iter().find(|l| l.to == 1).unwrap();
+            assert_eq!((into1.from, into1.latency_ms), (2, 2.5));
+            v.lost
+        };
+        let one: u64 = (1..=3).map(|s| run(s, 1)).sum();
+        let all: u64 = (1..=3).map(|s| run(s, 2)).sum();
+        assert!(
+            one > 0,
+            "WAIT 1 answered by the fast replica, then it was not promoted"
+        );
+        assert_eq!(all, 0);
     }
 }
