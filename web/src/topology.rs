@@ -147,6 +147,17 @@ pub fn set_option(o: &mut TopoOptions, key: &str, v: &str) -> Result<bool, Strin
             _ => Err(format!("{key} '{v}' is not a number in {lo}..={hi}")),
         }
     };
+    // A comma-separated list, one entry per node (empty: none).
+    let list = |v: &str, lo: f64, hi: f64| -> Result<Vec<f64>, String> {
+        v.split(',')
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .map(|x| match x.parse::<f64>() {
+                Ok(n) if n.is_finite() && (lo..=hi).contains(&n) => Ok(n),
+                _ => Err(format!("{key} '{v}': '{x}' is not a number in {lo}..={hi}")),
+            })
+            .collect()
+    };
     match key {
         "seed" => o.seed = parse_seed(v).ok_or(format!("seed '{v}' is not a number"))?,
         "replicas" => o.replicas = int(1, 4)? as usize,
@@ -157,6 +168,13 @@ pub fn set_option(o: &mut TopoOptions, key: &str, v: &str) -> Result<bool, Strin
         "rate" => o.writes_per_sec = real(0.0, 1000.0)?,
         "wait" => o.wait = int(0, 4)?,
         "minrep" => o.min_replicas_to_write = int(0, 4)?,
+        "lats" => o.latencies_ms = list(v, 0.0, 1000.0)?,
+        "prio" => {
+            o.priorities = list(v, 0.0, 1000.0)?
+                .into_iter()
+                .map(|p| p as i64)
+                .collect()
+        }
         "backlog" => o.repl_backlog_size = int(16 * 1024, 64 << 20)? as u64,
         "fotimeout" => o.failover_timeout_ms = int(1000, 600_000)? as u64,
         "fsync" if FSYNC_MODES.contains(&v) => o.appendfsync = v.to_string(),
@@ -207,6 +225,27 @@ pub fn options_query(o: &TopoOptions) -> String {
         "fsync",
         o.appendfsync.clone(),
         o.appendfsync != d.appendfsync,
+    );
+    put(
+        "backlog",
+        o.repl_backlog_size.to_string(),
+        o.repl_backlog_size != d.repl_backlog_size,
+    );
+    put(
+        "fotimeout",
+        o.failover_timeout_ms.to_string(),
+        o.failover_timeout_ms != d.failover_timeout_ms,
+    );
+    let joined = |v: Vec<String>| v.join(",");
+    put(
+        "lats",
+        joined(o.latencies_ms.iter().map(|l| num_text(*l)).collect()),
+        o.latencies_ms != d.latencies_ms,
+    );
+    put(
+        "prio",
+        joined(o.priorities.iter().map(|p| p.to_string()).collect()),
+        o.priorities != d.priorities,
     );
     q
 }
@@ -1807,6 +1846,10 @@ impl TopologyTab {
                     { field("rate", "writes/s", num_text(o.writes_per_sec), "The client's write rate at the start") }
                     { field("wait", "WAIT n", o.wait.to_string(), "WAIT n after each write at the start (0 = off)") }
                     { field("minrep", "min-replicas-to-write", o.min_replicas_to_write.to_string(), "The master refuses writes with fewer good replicas") }
+                    { field("lats", "per-node latency ms", o.latencies_ms.iter().map(|l| num_text(*l)).collect::<Vec<_>>().join(","),
+                            "Comma-separated, per node: the latency of its link while it is a replica (empty: link latency)") }
+                    { field("prio", "replica-priority", o.priorities.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(","),
+                            "Comma-separated, per node (empty: 100); Sentinel never promotes 0 and prefers lower") }
                     { field("backlog", "repl-backlog-size B", o.repl_backlog_size.to_string(), "A replica further behind than this needs a full resync") }
                     { field("fotimeout", "failover-timeout ms", o.failover_timeout_ms.to_string(), "How long before a failed election is retried") }
                     <label class="rs-topo-opt">
@@ -1924,6 +1967,31 @@ mod tests {
         assert_eq!(r.opts.appendfsync, "always");
         assert_eq!(script_text(&r.script), "2000:kill.0");
         assert_eq!(r.until_us, Some(12_345_000));
+        // Every option survives a link.
+        let all = TopoOptions {
+            seed: 3,
+            replicas: 4,
+            sentinels: 5,
+            quorum: 3,
+            down_after_ms: 1500,
+            failover_timeout_ms: 20_000,
+            link_latency_ms: 7.5,
+            latencies_ms: vec![20.0, 2.0, 80.0],
+            writes_per_sec: 200.0,
+            wait: 1,
+            appendfsync: "no".into(),
+            min_replicas_to_write: 1,
+            repl_backlog_size: 65_536,
+            priorities: vec![100, 200, 0],
+            ..TopoOptions::default()
+        };
+        let (_, q) = topo_link("/", &all, &[], 0)
+            .split_once('?')
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .unwrap();
+        let r = TopoPreset::from_url(&q, "").resolve();
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
+        assert_eq!(r.opts, all, "{q}");
         // Defaults stay out of the link.
         let plain = topo_link("/", &TopoOptions::default(), &[], 0);
         assert_eq!(
@@ -1961,6 +2029,10 @@ mod tests {
         );
         let r = TopoPreset::from_url("?do=3600001:kill.0", "").resolve();
         assert!(r.script.is_empty() && r.problems[0].contains("ignored"));
+        let r = TopoPreset::from_url("?lats=20,2,80&prio=100,200,100&latency=x", "").resolve();
+        assert_eq!(r.opts.latencies_ms, vec![20.0, 2.0, 80.0]);
+        assert_eq!(r.opts.priorities, vec![100, 200, 100]);
+        assert!(r.problems[0].contains("latency 'x'"), "{:?}", r.problems);
         let r = TopoPreset::from_attrs(Some("0x10"), Some("rate=50&do=100:part.1")).resolve();
         assert_eq!((r.opts.seed, r.opts.writes_per_sec), (16, 50.0));
         assert_eq!(script_text(&r.script), "100:part.1");
