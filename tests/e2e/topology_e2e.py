@@ -232,6 +232,26 @@ def run_checks(suite, ctx, page, base, shots, page_errors):
         q('[data-action="restart"][data-node="0"]').click()
         wait_until(lambda: state()["nodes"][0].split("/")[2] == "true", "node 0 restarted")
         expect(q(".rs-topo-lanes [data-kind=restart]").count() == 1, "the restart is marked")
+        # SENTINEL FAILOVER moves the master without a failure.
+        def master():
+            return [x.split("/")[0] for x in state()["nodes"] if x.split("/")[1] == "master" and x.split("/")[2] == "true"]
+        # The restarted old master comes back a master; Sentinel converts it
+        # to a replica of the new one a few seconds after it sees it.
+        for _ in range(30):
+            if len(master()) == 1:
+                break
+            step(1000)
+        old = master()
+        expect(len(old) == 1, "one live master before the manual failover: %r" % old)
+        q('[data-action="topo-failover"]').click()
+        # The old master stays one until Sentinel converts it, as after a crash.
+        for _ in range(30):
+            step(1000)
+            m = master()
+            if len(m) == 1 and m != old and state()["client"] == m[0]:
+                break
+        expect(len(master()) == 1 and master() != old, "a manual failover moved the master: %r -> %r" % (old, master()))
+        expect("failover" in page.url, "the failover is in the link: %s" % page.url)
         q('[data-action="topo-play"]').click()
         before = now_us()
         wait_until(lambda: now_us() > before + 200_000, "play to run time")
@@ -266,7 +286,7 @@ def run_checks(suite, ctx, page, base, shots, page_errors):
     suite.check("killing the master: SDOWN, ODOWN, a promoted replica", killing_the_master_fails_over)
     suite.check("lost acknowledged writes are counted and drawn red", lost_writes_are_highlighted)
     suite.check("the share link replays to the same state", share_link_replays_the_same_state)
-    suite.check("partition, heal, appendfsync, restart, play and reset", controls_change_the_world)
+    suite.check("partition, heal, appendfsync, restart, manual failover, play and reset", controls_change_the_world)
     suite.check("a [data-redsim-topology] element replays its data-params", embedded_element_replays_its_params)
     suite.check("no uncaught page errors", no_page_errors)
 
