@@ -29,7 +29,13 @@
 //! Controls are applied at the current instant and logged; a restarted node
 //! loads what its files held after its crash ([`crate::persist::Crash`]): a
 //! replica comes back as a replica (its `replicaof` is in its config) and
-//! full-syncs, a master comes back as a master until sentinels convert it.
+//! full-syncs (Redis 7 could continue from the replication ID kept in its
+//! RDB; the engine's restart starts a new history), a master comes back as a
+//! master until sentinels convert it.
+//!
+//! Replicas keep their own AOF: the engine appends to it only what a node
+//! executes itself, so this driver feeds it the stream a replica applies and
+//! rewrites it after a full sync, which is what Redis' replicas do.
 
 use super::kernel::{Dist, Kernel, Micros, MS, SEC};
 pub use super::sentinel::SentinelView;
