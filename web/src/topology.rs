@@ -608,13 +608,16 @@ pub fn graph_svg(v: &TopoView) -> String {
             nd.addr.clone(),
             format!("offset {}", nd.offset),
             format!("keys {}", nd.keys),
-            format!(
-                "fsync {} · {}/{} synced",
-                nd.appendfsync, nd.aof_fsynced_records, nd.aof_records
-            ),
+            format!("appendfsync {}", nd.appendfsync),
             status.clone(),
         ];
-        let detail = lines.join("\n");
+        let detail = format!(
+            "{}\nAOF records fsynced: {} of {}\nreplica-priority {}",
+            lines.join("\n"),
+            nd.aof_fsynced_records,
+            nd.aof_records,
+            nd.priority
+        );
         let _ = write!(
             s,
             "<g class=\"{classes}\" data-node=\"{}\" data-role=\"{}\" data-alive=\"{}\" data-isolated=\"{}\" data-offset=\"{}\" data-detail=\"{}\"><title>{}</title>",
@@ -2071,6 +2074,17 @@ mod tests {
         // Dense marks are merged: never more than one per bin per kind per lane.
         let bins = (LANES_W / BIN_PX) as usize + 1;
         assert!(l.matches("data-kind=\"write\"").count() <= bins * v.nodes.len());
+    }
+
+    /// `save 30 100` (the default) forks a BGSAVE after 30 s of writes: a band.
+    #[test]
+    fn snapshots_are_bands() {
+        let mut topo = Topology::new(TopoOptions::default());
+        topo.advance_to(40_000_000);
+        let v = topo.view();
+        let l = lanes_svg(&v, topo.events(), topo.writes(), 30_000_000);
+        assert!(l.contains("class=\"rs-topo-snapspan\""), "a snapshot band");
+        assert!(l.contains("snapshot (BGSAVE)"));
     }
 
     /// The end-to-end test's story: links held, the master killed, Sentinel
