@@ -356,6 +356,8 @@ pub struct TopoView {
     pub client_isolated_with: Option<usize>,
     /// What the sentinels are doing, in words.
     pub failover: Option<String>,
+    /// The last completed failover, in words.
+    pub last_failover: Option<String>,
     pub writes: u64,
     pub acked: u64,
     pub refused: u64,
@@ -479,6 +481,7 @@ pub struct Topology {
     refused: u64,
     lost: u64,
     lost_dirty: bool,
+    last_failover: Option<String>,
 }
 
 fn addr(n: usize) -> String {
@@ -569,6 +572,7 @@ impl Topology {
             refused: 0,
             lost: 0,
             lost_dirty: false,
+            last_failover: None,
         };
         for i in 0..n {
             t.configure(i);
@@ -868,6 +872,7 @@ impl Topology {
             client_master: self.client_master,
             client_isolated_with: self.client_zone,
             failover: self.sentinels.phase_text(),
+            last_failover: self.last_failover.clone(),
             writes: self.next_id - 1,
             acked: self.acked,
             refused: self.refused,
@@ -1397,7 +1402,16 @@ impl Topology {
                 let m = master(sentinel, self);
                 self.event(m, NodeEventKind::NoGoodReplica { sentinel })
             }
-            SentinelEvent::SwitchMaster { to, epoch, .. } => {
+            SentinelEvent::SwitchMaster {
+                sentinel,
+                from,
+                to,
+                epoch,
+            } => {
+                self.last_failover = Some(format!(
+                    "at {:.1} s sentinel {sentinel} (epoch {epoch}) moved the master from node {from} to node {to}",
+                    self.k.now() as f64 / SEC as f64
+                ));
                 self.event(to, NodeEventKind::SwitchMaster { epoch })
             }
             SentinelEvent::SdownCleared { .. }
@@ -2168,6 +2182,12 @@ mod tests {
         assert_ne!(v.client_master, 0);
         assert_eq!(v.nodes[v.client_master].role, "master");
         assert!(kinds(&t, v.client_master).contains(&&NodeEventKind::Promoted));
+        assert!(v.failover.is_none());
+        let last = v.last_failover.unwrap();
+        assert!(
+            last.contains(&format!("from node 0 to node {}", v.client_master)),
+            "{last}"
+        );
         assert!(v.acked > 0 && v.refused > 0);
         // The other replica follows the new master.
         let other = 3 - v.client_master;
