@@ -174,6 +174,8 @@ def run_checks(suite, ctx, page, base, shots, page_errors):
             expect(q(".rs-topo-lanes [data-kind=%s]" % kind).count() > 0, "a %s mark on the lanes" % kind)
         expect(q(".rs-topo-lanes [data-kind=promoted]").count() >= 1, "the promotion is marked")
         expect(s["client"] == masters[0].split("/")[0], "the client follows the new master: %r" % s)
+        last = q(".rs-topo-lastfo").inner_text()
+        expect("node %s" % masters[0].split("/")[0] in last, "the bar names the last failover: %r" % last)
         page.screenshot(path=os.path.join(shots, "topology-failover.png"), full_page=True)
 
     def lost_writes_are_highlighted():

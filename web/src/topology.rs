@@ -1698,6 +1698,9 @@ impl Component for TopologyTab {
                     if v.refused > 0 {
                         <span class="rs-topo-count" data-refused={ v.refused.to_string() }>{ format!("{} refused", v.refused) }</span>
                     }
+                    if let Some(f) = &v.last_failover {
+                        <span class="rs-topo-lastfo" title="The last completed failover">{ f }</span>
+                    }
                     if let Some(f) = &v.failover {
                         <span class="rs-topo-phase" role="status">{ f }</span>
                     }
