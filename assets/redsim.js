@@ -1,8 +1,8 @@
-// Redsim loader: starts the wasm playground (which mounts into every [data-redsim], #redsim and
-// [data-redsim-scenario] element) and, after a crash, re-creates it. Files are found relative to this script, so the
+// Redsim loader: starts the wasm playground (which mounts into every [data-redsim], #redsim,
+// [data-redsim-scenario] and [data-redsim-topology] element) and, after a crash, re-creates it. Files are found relative to this script, so the
 // site can live under any sub-path.
 const here = new URL('.', import.meta.url);
-const HOSTS = '[data-redsim], #redsim, [data-redsim-scenario]';
+const HOSTS = '[data-redsim], #redsim, [data-redsim-scenario], [data-redsim-topology]';
 let generation = 0;
 
 // Imports the wasm-bindgen module and runs the app. A crashed wasm instance cannot be reused, so

@@ -6,7 +6,9 @@
 //! reads `?cmd=…&seed=…&clock=paused` from the page URL and offers a Share
 //! link; its URL settings win over its attributes. The playground element
 //! also has a Scenarios tab (opened by `?scenario=<id>`), and every
-//! `[data-redsim-scenario="<id>"]` element gets that one scenario.
+//! `[data-redsim-scenario="<id>"]` element gets that one scenario. Its
+//! Topology tab (`?tab=topology&seed=…&do=…&t=…`) is also embeddable as
+//! `[data-redsim-topology]` (with `data-seed` and `data-params`).
 
 mod app;
 mod bench;
@@ -20,6 +22,7 @@ mod scenarios;
 mod share;
 mod slotmap;
 mod timeline;
+mod topology;
 
 use wasm_bindgen::JsCast;
 
@@ -27,7 +30,8 @@ use crate::app::{Widget, WidgetProps};
 use crate::share::Preset;
 
 /// Elements a widget is mounted into.
-pub const HOST_SELECTOR: &str = "[data-redsim], #redsim, [data-redsim-scenario]";
+pub const HOST_SELECTOR: &str =
+    "[data-redsim], #redsim, [data-redsim-scenario], [data-redsim-topology]";
 
 fn main() {
     panic::install();
@@ -71,6 +75,19 @@ fn mount_all() {
             yew::Renderer::<scenarios::Library>::with_root_and_props(host, props).render();
             continue;
         }
+        if host.has_attribute("data-redsim-topology") {
+            let _ = host.class_list().add_1("rs-host");
+            let props = topology::TopoProps {
+                preset: topology::TopoPreset::from_attrs(
+                    host.get_attribute("data-seed").as_deref(),
+                    host.get_attribute("data-params").as_deref(),
+                ),
+                shareable: false,
+                active: true,
+            };
+            yew::Renderer::<topology::TopologyTab>::with_root_and_props(host, props).render();
+            continue;
+        }
         let from_url = host.id() == "redsim" || host.has_attribute("data-url");
         let mut preset = Preset::from_attrs(
             host.get_attribute("data-seed").as_deref(),
@@ -94,9 +111,27 @@ fn mount_all() {
         };
         if host.id() == "redsim" {
             // The playground page: the console and the scenario library as tabs.
+            let tab = share::parse_query(search.trim_start_matches('?'))
+                .into_iter()
+                .chain(share::parse_query(hash.trim_start_matches('#')))
+                .filter(|(k, _)| k == "tab")
+                .map(|(_, v)| v)
+                .next_back();
+            let topology_link = tab.as_deref() == Some("topology");
             let props = scenarios::PageProps {
                 widget: props,
-                scenario: scenarios::ScenarioPreset::from_url(&search, &hash),
+                // A topology link's options are not scenario parameters.
+                scenario: if topology_link {
+                    scenarios::ScenarioPreset::default()
+                } else {
+                    scenarios::ScenarioPreset::from_url(&search, &hash)
+                },
+                topology: if topology_link {
+                    topology::TopoPreset::from_url(&search, &hash)
+                } else {
+                    topology::TopoPreset::default()
+                },
+                tab,
             };
             yew::Renderer::<scenarios::Page>::with_root_and_props(host, props).render();
             continue;

@@ -195,50 +195,74 @@ fn svg_html(svg: String) -> Html {
     Html::from_html_unchecked(AttrValue::from(svg))
 }
 
-/// The playground page's tabs: the console, the scenario library and the
-/// cluster slot map. The console stays mounted while hidden, so switching
-/// tabs loses nothing.
+/// The playground page's tabs: the console, the scenario library, the
+/// cluster slot map and the replication topology. The console stays mounted
+/// while hidden, so switching tabs loses nothing.
 #[derive(Properties, PartialEq, Clone)]
 pub struct PageProps {
     pub widget: WidgetProps,
     pub scenario: ScenarioPreset,
+    /// The Topology tab's link settings (`?tab=topology&…`).
+    pub topology: crate::topology::TopoPreset,
+    /// The tab named by `?tab=` (console, scenarios, cluster, topology).
+    pub tab: Option<String>,
+}
+
+/// The page's tabs, in their order on screen.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum PageTab {
+    Console,
+    Scenarios,
+    Cluster,
+    Topology,
+}
+
+impl PageTab {
+    /// The tab a link opens: `?tab=` if it names one, else Scenarios when
+    /// the link names a scenario, else the console.
+    pub fn from_link(tab: Option<&str>, scenario: bool) -> PageTab {
+        match tab.map(str::trim) {
+            Some("console") => PageTab::Console,
+            Some("scenarios") => PageTab::Scenarios,
+            Some("cluster") => PageTab::Cluster,
+            Some("topology") => PageTab::Topology,
+            _ if scenario => PageTab::Scenarios,
+            _ => PageTab::Console,
+        }
+    }
 }
 
 #[function_component(Page)]
 pub fn page(props: &PageProps) -> Html {
-    let scenarios = use_state(|| props.scenario.id.is_some());
-    // The Cluster view (slot map) is shown over either of the others.
-    let cluster = use_state(|| false);
-    let show = |on: bool| {
-        let (s, c) = (scenarios.clone(), cluster.clone());
-        Callback::from(move |_: MouseEvent| {
-            s.set(on);
-            c.set(false);
-        })
+    let tab = use_state(|| PageTab::from_link(props.tab.as_deref(), props.scenario.id.is_some()));
+    let button = |t: PageTab, action: &'static str, label: &'static str| {
+        let on = *tab == t;
+        let set = tab.clone();
+        html! {
+            <button class={ classes!("rs-pagetab", on.then_some("rs-on")) } role="tab"
+                    aria-selected={ on.to_string() } data-action={ action } onclick={ Callback::from(move |_: MouseEvent| set.set(t)) }>{ label }</button>
+        }
     };
-    let show_cluster = {
-        let c = cluster.clone();
-        Callback::from(move |_: MouseEvent| c.set(true))
-    };
-    let (console_on, scenarios_on) = (!*scenarios && !*cluster, *scenarios && !*cluster);
+    let on = |t: PageTab| *tab == t;
     html! {
         <>
             <div class="rs-pagetabs" role="tablist" aria-label="Playground views">
-                <button class={ classes!("rs-pagetab", console_on.then_some("rs-on")) } role="tab"
-                        aria-selected={ console_on.to_string() } data-action="tab-console" onclick={ show(false) }>{ "Console" }</button>
-                <button class={ classes!("rs-pagetab", scenarios_on.then_some("rs-on")) } role="tab"
-                        aria-selected={ scenarios_on.to_string() } data-action="tab-scenarios" onclick={ show(true) }>{ "Scenarios" }</button>
-                <button class={ classes!("rs-pagetab", cluster.then_some("rs-on")) } role="tab"
-                        aria-selected={ cluster.to_string() } data-action="tab-cluster" onclick={ show_cluster }>{ "Cluster" }</button>
+                { button(PageTab::Console, "tab-console", "Console") }
+                { button(PageTab::Scenarios, "tab-scenarios", "Scenarios") }
+                { button(PageTab::Cluster, "tab-cluster", "Cluster") }
+                { button(PageTab::Topology, "tab-topology", "Topology") }
             </div>
-            <div class="rs-pageview" hidden={ !console_on }>
+            <div class="rs-pageview" hidden={ !on(PageTab::Console) }>
                 <Widget ..props.widget.clone() />
             </div>
-            <div class="rs-pageview" hidden={ !scenarios_on }>
-                <Library preset={ props.scenario.clone() } shareable=true active={ scenarios_on } />
+            <div class="rs-pageview" hidden={ !on(PageTab::Scenarios) }>
+                <Library preset={ props.scenario.clone() } shareable=true active={ on(PageTab::Scenarios) } />
             </div>
-            <div class="rs-pageview" hidden={ !*cluster }>
-                <crate::slotmap::SlotMap active={ *cluster } />
+            <div class="rs-pageview" hidden={ !on(PageTab::Cluster) }>
+                <crate::slotmap::SlotMap active={ on(PageTab::Cluster) } />
+            </div>
+            <div class="rs-pageview" hidden={ !on(PageTab::Topology) }>
+                <crate::topology::TopologyTab preset={ props.topology.clone() } shareable=true active={ on(PageTab::Topology) } />
             </div>
         </>
     }
@@ -792,6 +816,14 @@ mod tests {
         assert_eq!(p.seed, Some(3));
         // In data-params every key is a parameter, even `seed`.
         assert_eq!(p.params.len(), 2);
+    }
+
+    #[test]
+    fn tab_links_pick_the_page_tab() {
+        assert!(PageTab::from_link(Some("topology"), true) == PageTab::Topology);
+        assert!(PageTab::from_link(Some("cluster"), false) == PageTab::Cluster);
+        assert!(PageTab::from_link(None, true) == PageTab::Scenarios);
+        assert!(PageTab::from_link(Some("nonsense"), false) == PageTab::Console);
     }
 
     #[test]

@@ -93,6 +93,16 @@ pub fn test() -> Result<(), String> {
             .arg(root().join("dist"))
             .current_dir(root()))
     });
+    step("topology end-to-end test", &mut || {
+        if !built {
+            return Err("skipped: dist failed".into());
+        }
+        run(Command::new("python3")
+            .arg(root().join("tests/e2e/topology_e2e.py"))
+            .arg("--dist")
+            .arg(root().join("dist"))
+            .current_dir(root()))
+    });
     // Speed, native against wasm on the same 1M-request trace: ratios are
     // printed, only equal hit counts are asserted.
     step("speed benchmark (native vs wasm)", &mut || {

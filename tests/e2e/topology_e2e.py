@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""End-to-end test of the Topology tab: serves dist/, opens the playground's Topology tab in headless
+Chromium (the system's /usr/bin/chromium), runs virtual time, holds the replication links and kills
+the master, waits for Sentinel's SDOWN, ODOWN and a promoted replica, checks that the acknowledged
+writes the failover lost are counted and drawn in red, then opens the address bar's share link in a
+fresh page and checks it replays to the same state; last, the embedding page's [data-redsim-topology]
+element.
+
+Usage: python3 tests/e2e/topology_e2e.py [--dist DIR] [--shots DIR]
+Prints "N passed, M failed" and exits non-zero on any failure. Screenshots go to target/e2e/.
+"""
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import urllib.parse
+
+from playwright.sync_api import sync_playwright
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from console_e2e import CHROMIUM, CHROMIUM_ARGS, ROOT, Suite, expect, serve, wait_until  # noqa: E402
+
+# Everything the tab shows about the world, read from the drawings' data attributes.
+STATE = """() => {
+  const root = document.querySelector('#redsim .rs-topo');
+  if (!root) return null;
+  const attrs = (sel, names) => [...root.querySelectorAll(sel)].map(
+    e => names.map(n => e.getAttribute(n)).join('/'));
+  const one = (sel, name) => { const e = root.querySelector(sel); return e ? e.getAttribute(name) : null; };
+  return {
+    now: one('[data-now-us]', 'data-now-us'),
+    acked: one('[data-acked]', 'data-acked'),
+    lost: one('[data-lost]', 'data-lost'),
+    nodes: attrs('.rs-topo-graph .rs-topo-node', ['data-node', 'data-role', 'data-alive', 'data-isolated', 'data-offset']),
+    sentinels: attrs('.rs-topo-graph .rs-topo-sentinel', ['data-sentinel', 'data-sdown', 'data-odown', 'data-leader']),
+    links: attrs('.rs-topo-graph .rs-topo-link', ['data-from', 'data-to', 'data-paused']),
+    client: one('.rs-topo-cpath', 'data-client-master'),
+    marks: [...root.querySelectorAll('.rs-topo-lanes [data-kind]')].length,
+  };
+}"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dist", default=os.path.join(ROOT, "dist"))
+    ap.add_argument("--shots", default=os.path.join(ROOT, "target", "e2e"))
+    args = ap.parse_args()
+    if not os.path.isfile(os.path.join(args.dist, "index.html")):
+        print("no %s/index.html: run `cargo xtask dist` first" % args.dist)
+        print("0 passed, 1 failed")
+        return 1
+    os.makedirs(args.shots, exist_ok=True)
+    site = tempfile.mkdtemp(prefix="redsim-topology-site-")
+    os.makedirs(os.path.join(site, "docs"))
+    os.symlink(os.path.abspath(args.dist), os.path.join(site, "docs", "play"))
+    server, origin = serve(site)
+    base = origin + "docs/play/"
+    profile = tempfile.mkdtemp(prefix="redsim-topology-e2e-")
+    suite = Suite(args.shots)
+    page_errors = []
+    try:
+        with sync_playwright() as p:
+            ctx = p.chromium.launch_persistent_context(
+                profile,
+                executable_path=CHROMIUM,
+                args=CHROMIUM_ARGS,
+                headless=True,
+                viewport={"width": 1400, "height": 1300},
+            )
+            page = ctx.pages[0] if ctx.pages else ctx.new_page()
+            page.on("pageerror", lambda e: page_errors.append(str(e)))
+            page.set_default_timeout(8000)
+            run_checks(suite, ctx, page, base, args.shots, page_errors)
+            ctx.close()
+    finally:
+        server.shutdown()
+        shutil.rmtree(profile, ignore_errors=True)
+        shutil.rmtree(site, ignore_errors=True)
+    print("%d passed, %d failed" % (suite.passed, suite.failed))
+    return 0 if suite.failed == 0 else 1
+
+
+def run_checks(suite, ctx, page, base, shots, page_errors):
+    q = page.locator
+    shared = {}
+
+    def state(pg=None):
+        return (pg or page).evaluate(STATE)
+
+    def step(ms, pg=None):
+        (pg or page).locator('#redsim [data-action="topo-step"][data-ms="%d"]' % ms).click()
+
+    def now_us(pg=None):
+        return int(state(pg)["now"])
+
+    def opens_the_topology_tab():
+        page.goto(base + "index.html?tab=topology")
+        q(".rs-topo-graph").wait_for(state="visible", timeout=15000)
+        expect(q(".rs-pagetab.rs-on").inner_text() == "Topology", "the Topology tab is selected")
+        expect(not q(".rs-widget").is_visible(), "the console is hidden")
+        # A fresh session plays by itself.
+        first = now_us()
+        wait_until(lambda: now_us() > first, "virtual time to run")
+        q('[data-action="topo-pause"]').click()
+        s = state()
+        roles = [n.split("/")[1] for n in s["nodes"]]
+        expect(roles.count("master") == 1 and len(roles) >= 2, "one master and replicas: %r" % s["nodes"])
+        expect(s["nodes"][0].split("/")[1] == "master", "node 0 starts as the master: %r" % s["nodes"])
+        expect(len(s["sentinels"]) >= 3, "three or more sentinels: %r" % s["sentinels"])
+        expect(len(s["links"]) == len(roles) - 1, "one link per replica: %r" % s["links"])
+        expect(s["client"] == "0", "the client writes to node 0: %r" % s["client"])
+
+    def time_runs_and_writes_are_drawn():
+        before = now_us()
+        step(5000)
+        wait_until(lambda: now_us() == before + 5_000_000, "5 s of virtual time")
+        s = state()
+        expect(int(s["acked"]) > 0, "writes were acknowledged: %r" % s)
+        expect(q(".rs-topo-lanes [data-kind=write]").count() > 0, "write marks in the lanes")
+        expect(q(".rs-topo-lanes [data-kind=acked]").count() > 0, "ack marks in the lanes")
+        expect(q(".rs-topo-lanes [data-kind=arrived]").count() > 0, "replication arrivals in the lanes")
+        offsets = [int(n.split("/")[4]) for n in s["nodes"]]
+        expect(offsets[0] > 0 and min(offsets) > 0, "every node has a replication offset: %r" % offsets)
+        # Clicking a node shows its details.
+        q('.rs-topo-graph .rs-topo-node[data-node="1"]').click()
+        detail = q(".rs-topo-detail").inner_text()
+        expect("node 1" in detail and "offset" in detail, detail)
+        page.screenshot(path=os.path.join(shots, "topology.png"), full_page=True)
+
+    def killing_the_master_fails_over():
+        # Hold every replica's stream for a while, so the master acknowledges
+        # writes no replica has: the failover must lose them.
+        n = len(state()["nodes"])
+        for r in range(1, n):
+            q('[data-action="pause"][data-node="%d"]' % r).click()
+        wait_until(lambda: all(lk.endswith("/true") for lk in state()["links"]), "links paused")
+        expect(q(".rs-topo-link.rs-topo-paused").count() == n - 1, "paused links are drawn dashed")
+        step(1000)
+        killed_at = now_us()
+        q('[data-action="kill"][data-node="0"]').click()
+        wait_until(lambda: state()["nodes"][0].split("/")[2] == "false", "node 0 dead")
+        expect(q(".rs-topo-lanes [data-kind=crash]").count() == 1, "the crash is marked on a lane")
+        for r in range(1, n):
+            q('[data-action="resume"][data-node="%d"]' % r).click()
+        # In 0.1 s steps: SDOWN (after down-after-milliseconds), then ODOWN
+        # once a quorum agrees, each shown on the sentinels while it holds.
+        seen = {"sdown": None, "odown": None}
+        masters = []
+        promoted_at = None
+        for _ in range(400):
+            step(100)
+            s = state()
+            if seen["sdown"] is None and any(x.split("/")[1] == "true" for x in s["sentinels"]):
+                seen["sdown"] = int(s["now"])
+                expect(q(".rs-topo-graph .rs-topo-b-sdown").count() > 0, "an SDOWN badge")
+                page.screenshot(path=os.path.join(shots, "topology-sdown.png"), full_page=True)
+            if seen["odown"] is None and any(x.split("/")[2] == "true" for x in s["sentinels"]):
+                seen["odown"] = int(s["now"])
+                expect(q(".rs-topo-graph .rs-topo-b-odown").count() > 0, "an ODOWN badge")
+            masters = [x for x in s["nodes"] if x.split("/")[1] == "master" and x.split("/")[0] != "0"]
+            if masters and promoted_at is None:
+                promoted_at = int(s["now"])
+            # Then Sentinel announces it and the client follows.
+            if masters and s["client"] == masters[0].split("/")[0]:
+                break
+        expect(seen["sdown"] is not None, "a sentinel showed SDOWN")
+        expect(seen["odown"] is not None and seen["odown"] >= seen["sdown"], "ODOWN after SDOWN: %r" % seen)
+        expect(masters, "a replica was promoted: %r" % s["nodes"])
+        print("     killed at %.1f s: SDOWN %.1f s, ODOWN %.1f s, promoted %.1f s, client follows %.1f s" % (
+            killed_at / 1e6, seen["sdown"] / 1e6, seen["odown"] / 1e6, promoted_at / 1e6, int(s["now"]) / 1e6))
+        for kind in ("sdown", "odown", "elected", "promoted"):
+            expect(q(".rs-topo-lanes [data-kind=%s]" % kind).count() > 0, "a %s mark on the lanes" % kind)
+        expect(q(".rs-topo-lanes [data-kind=promoted]").count() >= 1, "the promotion is marked")
+        expect(s["client"] == masters[0].split("/")[0], "the client follows the new master: %r" % s)
+        last = q(".rs-topo-lastfo").inner_text()
+        expect("node %s" % masters[0].split("/")[0] in last, "the bar names the last failover: %r" % last)
+        page.screenshot(path=os.path.join(shots, "topology-failover.png"), full_page=True)
+
+    def lost_writes_are_highlighted():
+        s = state()
+        lost = int(s["lost"])
+        expect(lost > 0, "acknowledged writes were lost: %r" % s)
+        expect("rs-topo-lostcount" in (q("[data-lost]").get_attribute("class") or ""), "the lost counter is red")
+        marks = q(".rs-topo-lanes .rs-topo-lostw")
+        flags = q(".rs-topo-lanes [data-kind=lost]")
+        expect(marks.count() + flags.count() > 0, "lost writes are drawn")
+        red = page.evaluate(
+            "() => { const e = document.querySelector('.rs-topo-lanes .rs-topo-lostw rect, .rs-topo-lanes [data-kind=lost] line');"
+            " return e ? getComputedStyle(e).fill + '|' + getComputedStyle(e).stroke : null; }")
+        expect(red and "216, 54, 43" in red, "lost marks are red: %r" % red)
+        target = marks.first if marks.count() else flags.first
+        target.click(force=True)
+        detail = q(".rs-topo-detail").inner_text()
+        expect("LOST" in detail or "lost" in detail, detail)
+
+    def share_link_replays_the_same_state():
+        url = wait_until(lambda: page.url if "do=" in page.url else None, "the address bar to carry the script")
+        query = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)
+        expect(query.get("tab") == ["topology"], url)
+        expect("kill.0" in query["do"][0] and "pause.1" in query["do"][0], url)
+        expect(query.get("t") == [str(now_us() // 1000)], "t is the current instant: %s" % url)
+        expect(q(".rs-topo-sharelink").input_value() == url, "the share box shows the same link")
+        here = state()
+        other = ctx.new_page()
+        other.on("pageerror", lambda e: page_errors.append(str(e)))
+        other.goto(url)
+        other.locator(".rs-topo-graph").wait_for(state="visible", timeout=15000)
+        wait_until(lambda: state(other) and state(other)["now"] == here["now"], "the replay to reach t")
+        there = state(other)
+        # A shared session opens paused, so it stays where it was shared.
+        other.wait_for_timeout(300)
+        expect(state(other)["now"] == here["now"], "the shared session is paused")
+        for k in ("acked", "lost", "nodes", "sentinels", "links", "client"):
+            expect(there[k] == here[k], "%s: %r != %r" % (k, there[k], here[k]))
+        expect(other.locator(".rs-topo-lanes .rs-topo-lostw, .rs-topo-lanes [data-kind=lost]").count() > 0,
+               "the replay highlights the lost writes too")
+        other.screenshot(path=os.path.join(shots, "topology-shared.png"), full_page=True)
+        shared["page"] = other
+        # It goes on from there: a step runs the same world on.
+        step(1000, other)
+        wait_until(lambda: int(state(other)["now"]) == int(here["now"]) + 1_000_000, "one more second")
+        other.close()
+
+    def controls_change_the_world():
+        q('[data-action="partition"][data-node="1"]').click()
+        wait_until(lambda: state()["nodes"][1].split("/")[3] == "true", "node 1 isolated")
+        expect(q('.rs-topo-graph .rs-topo-node.rs-topo-isolated[data-node="1"]').count() == 1, "drawn isolated")
+        q('[data-action="heal"][data-node="1"]').click()
+        wait_until(lambda: state()["nodes"][1].split("/")[3] == "false", "node 1 healed")
+        q('.rs-topo-fsyncsel[data-node="1"]').select_option("always")
+        wait_until(lambda: "fsync.1.always" in page.url, "the fsync change in the link")
+        q('[data-action="restart"][data-node="0"]').click()
+        wait_until(lambda: state()["nodes"][0].split("/")[2] == "true", "node 0 restarted")
+        expect(q(".rs-topo-lanes [data-kind=restart]").count() == 1, "the restart is marked")
+        # SENTINEL FAILOVER moves the master without a failure.
+        def master():
+            return [x.split("/")[0] for x in state()["nodes"] if x.split("/")[1] == "master" and x.split("/")[2] == "true"]
+        # The restarted old master comes back a master; Sentinel converts it
+        # to a replica of the new one a few seconds after it sees it.
+        for _ in range(30):
+            if len(master()) == 1:
+                break
+            step(1000)
+        old = master()
+        expect(len(old) == 1, "one live master before the manual failover: %r" % old)
+        q('[data-action="topo-failover"]').click()
+        # The old master stays one until Sentinel converts it, as after a crash.
+        for _ in range(30):
+            step(1000)
+            m = master()
+            if len(m) == 1 and m != old and state()["client"] == m[0]:
+                break
+        expect(len(master()) == 1 and master() != old, "a manual failover moved the master: %r -> %r" % (old, master()))
+        expect("failover" in page.url, "the failover is in the link: %s" % page.url)
+        q('[data-action="topo-play"]').click()
+        before = now_us()
+        wait_until(lambda: now_us() > before + 200_000, "play to run time")
+        q('[data-action="topo-pause"]').click()
+        # Reset with another seed starts over.
+        seed = q('.rs-topo-opt input[data-option="seed"]')
+        seed.fill("42")
+        seed.dispatch_event("change")
+        wait_until(lambda: "seed=42" in page.url and "do=" not in page.url, "a fresh world with seed 42")
+        expect(state()["lost"] == "0", "nothing lost in a fresh world")
+
+    def embedded_element_replays_its_params():
+        page.goto(base + "embed.html")
+        host = q("[data-redsim-topology]")
+        host.locator(".rs-topo-graph").wait_for(state="visible", timeout=15000)
+        expect(host.locator("[data-now-us]").get_attribute("data-now-us") == "12000000", "paused at t=12 s")
+        nodes = host.locator(".rs-topo-graph .rs-topo-node")
+        expect(nodes.nth(0).get_attribute("data-alive") == "false", "node 0 was killed at 3 s")
+        roles = [nodes.nth(i).get_attribute("data-role") for i in range(nodes.count())]
+        expect(roles[0] == "master" and roles[1:].count("master") == 1, "a replica took over: %r" % roles)
+        expect(host.locator(".rs-topo-sharelink").count() == 0, "no share box on a documentation page")
+        expect(page.url.endswith("embed.html"), "the page's address is left alone: %s" % page.url)
+        # The other widgets on the page still work.
+        expect(q("[data-redsim] .rs-input").count() >= 1, "console widgets mounted too")
+
+    def no_page_errors():
+        expect(not page_errors, "page errors: %r" % page_errors)
+        expect(page.locator(".rs-crash").count() == 0, "no crash overlay")
+
+    suite.check("the Topology tab opens and runs virtual time", opens_the_topology_tab)
+    suite.check("writes, acks and replication arrivals are drawn per node", time_runs_and_writes_are_drawn)
+    suite.check("killing the master: SDOWN, ODOWN, a promoted replica", killing_the_master_fails_over)
+    suite.check("lost acknowledged writes are counted and drawn red", lost_writes_are_highlighted)
+    suite.check("the share link replays to the same state", share_link_replays_the_same_state)
+    suite.check("partition, heal, appendfsync, restart, manual failover, play and reset", controls_change_the_world)
+    suite.check("a [data-redsim-topology] element replays its data-params", embedded_element_replays_its_params)
+    suite.check("no uncaught page errors", no_page_errors)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
