@@ -79,11 +79,14 @@ impl RString {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
     String(RString),
-    List(crate::types::list::List),
-    Hash(crate::types::hash::Hash),
-    Set(crate::types::set::Set),
-    ZSet(crate::types::zset::ZSet),
-    /// Boxed: a stream (its nodes, rax and groups) is much larger than the other values.
+    /// The collections are boxed so that `Obj`, stored inline in every
+    /// keyspace node, stays small: the common string keys then fit a node in
+    /// about one cache line instead of paying for the largest collection.
+    List(Box<crate::types::list::List>),
+    Hash(Box<crate::types::hash::Hash>),
+    Set(Box<crate::types::set::Set>),
+    ZSet(Box<crate::types::zset::ZSet>),
+    /// A stream (its nodes, rax and groups) is much larger than the other values.
     Stream(Box<crate::types::stream::Stream>),
 }
 
@@ -152,5 +155,27 @@ impl Obj {
             value: Value::String(s),
             lru,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every keyspace node holds an `Obj` inline; the collections are boxed
+    /// so that it stays the size of a string value (a tagged `Vec`) plus the
+    /// LRU field, not the size of the largest collection.
+    #[test]
+    fn obj_stays_small() {
+        assert!(
+            std::mem::size_of::<Value>() <= 32,
+            "Value is {} bytes",
+            std::mem::size_of::<Value>()
+        );
+        assert!(
+            std::mem::size_of::<Obj>() <= 40,
+            "Obj is {} bytes",
+            std::mem::size_of::<Obj>()
+        );
     }
 }

@@ -314,7 +314,7 @@ fn write_hash<R>(
     if !exists {
         let mut h = Hash::new();
         let (r, _) = f(&mut h);
-        ctx.srv.set_key(db, key, Value::Hash(h), false);
+        ctx.srv.set_key(db, key, Value::Hash(Box::new(h)), false);
         return Some(r);
     }
     update(ctx.srv, db, key, |v| match v {
@@ -586,7 +586,7 @@ fn peek_split<'a>(
 ) -> (Option<&'a Hash>, &'a mut fastrand::Rng) {
     let Server { dbs, rng, .. } = srv;
     let h = match dbs[db].get(key).map(|o| &o.value) {
-        Some(Value::Hash(h)) => Some(h),
+        Some(Value::Hash(h)) => Some(&**h),
         _ => None,
     };
     (h, rng)

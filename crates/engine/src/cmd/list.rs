@@ -236,7 +236,7 @@ fn push_elements(ctx: &mut Ctx, key: &[u8], elements: &[Vec<u8>], end: End, exis
     let mut l = List::new();
     let n = fill_in(&mut l);
     let db = ctx.db();
-    ctx.srv.set_key(db, key, Value::List(l), false);
+    ctx.srv.set_key(db, key, Value::List(Box::new(l)), false);
     n
 }
 
@@ -636,7 +636,7 @@ pub(crate) fn lmove_generic(ctx: &mut Ctx, args: &[Vec<u8>], from: End, to: End)
         l.try_convert_append(add_bytes, 1, fill);
         l.push(value.clone(), to.is_head());
         let db = ctx.db();
-        ctx.srv.set_key(db, dst, Value::List(l), false);
+        ctx.srv.set_key(db, dst, Value::List(Box::new(l)), false);
     }
     signal_modified(ctx, src);
     elements_removed(ctx, src);

@@ -123,24 +123,85 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
     .flat_map(|family| family.iter())
 }
 
+/// Longest command name the packed table holds: a name and its length
+/// pack into one `u128`, so a lookup is a multiply, a shift and one integer
+/// comparison (this runs for every command). Longer names (a few rare
+/// commands) go through a hash table.
+const MAX_NAME: usize = 15;
+
+/// `name` lower-cased into 15 bytes with its length in the top byte; `None`
+/// if it is empty or too long to pack.
+fn pack_name(name: &[u8]) -> Option<u128> {
+    if name.is_empty() || name.len() > MAX_NAME {
+        return None;
+    }
+    let mut packed = (name.len() as u128) << 120;
+    for (i, b) in name.iter().enumerate() {
+        packed |= (b.to_ascii_lowercase() as u128) << (8 * i);
+    }
+    Some(packed)
+}
+
+/// Slot of a packed name in a table of `1 << bits` slots.
+fn name_slot(packed: u128, bits: u32) -> usize {
+    let folded = (packed as u64) ^ ((packed >> 64) as u64).rotate_left(29);
+    (folded.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize
+}
+
+/// The command table as an open-addressed array of packed names (0: empty
+/// slot, which no packed name is since its length byte is non-zero), and
+/// the names too long to pack.
+struct NameTable {
+    bits: u32,
+    slots: Vec<(u128, Option<&'static Command>)>,
+    long: crate::dict::Dict<&'static Command>,
+}
+
+impl NameTable {
+    fn build() -> NameTable {
+        let n = all().count();
+        // At most a quarter full: probes are short.
+        let bits = (n * 4).next_power_of_two().trailing_zeros();
+        let mut slots = vec![(0u128, None); 1 << bits];
+        let mut long = crate::dict::Dict::new(0x5eed_c0de);
+        for c in all() {
+            let Some(packed) = pack_name(c.name.as_bytes()) else {
+                long.insert(c.name.as_bytes(), c);
+                continue;
+            };
+            let mut i = name_slot(packed, bits);
+            while slots[i].1.is_some() {
+                i = (i + 1) & (slots.len() - 1);
+            }
+            slots[i] = (packed, Some(c));
+        }
+        NameTable { bits, slots, long }
+    }
+
+    fn get(&self, name: &[u8]) -> Option<&'static Command> {
+        let Some(packed) = pack_name(name) else {
+            // Lower-case into a stack buffer (no command name is longer).
+            let mut buf = [0u8; 32];
+            let lower = buf.get_mut(..name.len())?;
+            lower.copy_from_slice(name);
+            lower.make_ascii_lowercase();
+            return self.long.get(lower).copied();
+        };
+        let mut i = name_slot(packed, self.bits);
+        loop {
+            match self.slots[i] {
+                (p, found @ Some(_)) if p == packed => return found,
+                (_, None) => return None,
+                _ => i = (i + 1) & (self.slots.len() - 1),
+            }
+        }
+    }
+}
+
 /// The command called `name` (any case).
 pub fn lookup(name: &[u8]) -> Option<&'static Command> {
-    // A hash table rather than an ordered map: this runs for every command,
-    // and one hash and one comparison beat a dozen string comparisons.
-    static TABLE: OnceLock<crate::dict::Dict<&'static Command>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        let mut t = crate::dict::Dict::new(0x5eed_c0de);
-        for c in all() {
-            t.insert(c.name.as_bytes(), c);
-        }
-        t
-    });
-    // Lower-case into a stack buffer.
-    let mut buf = [0u8; 32];
-    let lower = buf.get_mut(..name.len())?;
-    lower.copy_from_slice(name);
-    lower.make_ascii_lowercase();
-    table.get(lower).copied()
+    static TABLE: OnceLock<NameTable> = OnceLock::new();
+    TABLE.get_or_init(NameTable::build).get(name)
 }
 
 /// Finds the command (or subcommand) `args` names; the parent is returned
@@ -383,6 +444,24 @@ mod tests {
             assert!(seen.insert(c.name), "duplicate command {}", c.name);
             assert!(!c.syntax.is_empty(), "{} has no syntax line", c.name);
         }
+    }
+
+    #[test]
+    fn lookup_finds_every_command_in_any_case_and_nothing_else() {
+        for c in all() {
+            assert!(std::ptr::eq(lookup(c.name.as_bytes()).unwrap(), c));
+            let upper = c.name.to_ascii_uppercase();
+            assert!(std::ptr::eq(lookup(upper.as_bytes()).unwrap(), c));
+        }
+        // A trailing NUL, a prefix, an extension, the empty name and an
+        // overlong one are all unknown.
+        assert!(lookup(b"get\0").is_none());
+        assert!(lookup(b"ge").is_none());
+        assert!(lookup(b"gett").is_none());
+        assert!(lookup(b"").is_none());
+        assert!(lookup(b"getgetgetgetgetget").is_none());
+        assert!(lookup(&[b'a'; 40]).is_none());
+        assert!(lookup(&[0xc7, b'e', b't']).is_none());
     }
 
     #[test]

@@ -147,7 +147,7 @@ fn peek_split<'a>(
 ) -> (Option<&'a Set>, &'a mut fastrand::Rng) {
     let Server { dbs, rng, .. } = srv;
     let s = match dbs[db].get(key).map(|o| &o.value) {
-        Some(Value::Set(s)) => Some(s),
+        Some(Value::Set(s)) => Some(&**s),
         _ => None,
     };
     (s, rng)
@@ -186,7 +186,7 @@ fn store(ctx: &mut Ctx, dst: &[u8], set: Set) -> Frame {
     }
     let n = set.len() as i64;
     ctx.srv.lookup_write(db, dst);
-    ctx.srv.set_key(db, dst, Value::Set(set), false);
+    ctx.srv.set_key(db, dst, Value::Set(Box::new(set)), false);
     Frame::Integer(n)
 }
 
@@ -216,7 +216,8 @@ fn sadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     } else {
         let mut s = Set::create(&args[2], hint, &lim);
         let added = add_all(&mut s);
-        ctx.srv.set_key(db, &args[1], Value::Set(s), false);
+        ctx.srv
+            .set_key(db, &args[1], Value::Set(Box::new(s)), false);
         added
     };
     Frame::Integer(added as i64)
@@ -313,7 +314,7 @@ fn smove(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if dst_kind.is_none() {
         let mut s = Set::create(ele, 1, &lim);
         s.add(ele, &lim);
-        ctx.srv.set_key(db, dst, Value::Set(s), false);
+        ctx.srv.set_key(db, dst, Value::Set(Box::new(s)), false);
     } else {
         update_set(ctx.srv, db, dst, |s| {
             let added = s.add(ele, &lim);

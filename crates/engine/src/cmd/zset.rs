@@ -244,7 +244,7 @@ fn store_result(ctx: &mut Ctx, dst: &[u8], result: Option<ZSet>) -> Frame {
         Some(z) => {
             let n = z.len();
             ctx.srv.lookup_write(db, dst);
-            ctx.srv.set_key(db, dst, Value::ZSet(z), false);
+            ctx.srv.set_key(db, dst, Value::ZSet(Box::new(z)), false);
             Frame::Integer(n as i64)
         }
         None => {
@@ -459,7 +459,7 @@ fn zadd_generic(ctx: &mut Ctx, args: &[Vec<u8>], incr: bool) -> Frame {
         let lim = limits(&ctx.srv.config);
         let mut z = ZSet::create(elements, pairs[0].1.len(), lim, &mut ctx.srv.rng);
         let o = run(&mut z, &mut ctx.srv.rng, lim);
-        ctx.srv.set_key(db, key, Value::ZSet(z), false);
+        ctx.srv.set_key(db, key, Value::ZSet(Box::new(z)), false);
         o
     };
     let (added, updated, processed, score, nan) = outcome;
