@@ -62,6 +62,17 @@ impl Pair {
         }
     }
 
+    /// A second replica of the same master, fully synced, at `127.0.0.1:6381`.
+    fn second_replica(&mut self) -> (Engine, ClientId) {
+        let mut r2 = Engine::new(3);
+        let c2 = r2.connect("r2");
+        cmd(&mut r2, c2, "REPLICAOF 127.0.0.1 6379");
+        let (id, off) = r2.psync_request();
+        let s = self.master.psync("127.0.0.1:6381", &id, off);
+        r2.finish_sync(&s);
+        (r2, c2)
+    }
+
     fn sync(&mut self) {
         let ops = self.master.take_repl_stream();
         self.replica.apply_repl(&ops);
@@ -235,12 +246,7 @@ fn a_short_disconnect_resyncs_partially_and_a_long_one_fully() {
 #[test]
 fn a_promoted_replica_keeps_the_old_history_for_the_other_replicas() {
     let mut p = Pair::new();
-    let mut r2 = Engine::new(3);
-    let c2 = r2.connect("r2");
-    cmd(&mut r2, c2, "REPLICAOF 127.0.0.1 6379");
-    let (id, off) = r2.psync_request();
-    let s = p.master.psync("127.0.0.1:6381", &id, off);
-    r2.finish_sync(&s);
+    let (mut r2, c2) = p.second_replica();
     cmd(&mut p.master, p.m, "SET a 1");
     let ops = p.master.take_repl_stream();
     p.replica.apply_repl(&ops);
@@ -427,12 +433,7 @@ fn a_replica_with_aof_keeps_what_it_applied_across_a_crash() {
 #[test]
 fn a_promoted_replica_serves_a_lagging_replica_from_its_own_backlog() {
     let mut p = Pair::new();
-    let mut r2 = Engine::new(3);
-    let c2 = r2.connect("r2");
-    cmd(&mut r2, c2, "REPLICAOF 127.0.0.1 6379");
-    let (id, off) = r2.psync_request();
-    let s = p.master.psync("127.0.0.1:6381", &id, off);
-    r2.finish_sync(&s);
+    let (mut r2, c2) = p.second_replica();
     cmd(&mut p.master, p.m, "SET a 1");
     let first = p.master.take_repl_stream();
     p.replica.apply_repl(&first);

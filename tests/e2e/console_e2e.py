@@ -17,6 +17,7 @@ import tempfile
 import threading
 import time
 import traceback
+import types
 import urllib.parse
 
 from playwright.sync_api import sync_playwright
@@ -137,7 +138,11 @@ class Console:
         return self.q(".rs-key .rs-keyname").all_inner_texts()
 
 
-def main():
+def run_site_suite(name, viewport, checks, timeout_ms=8000, on_context=None):
+    """The shared frame of every page test: parses --dist/--shots, serves dist/ under a sub-path
+    (as a documentation site would host it: every asset must load by a relative path), opens a
+    fresh Chromium profile, calls `checks(run)` with the suite, context, page, URLs and the page's
+    uncaught errors, cleans up, prints "N passed, M failed" and returns the exit code."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--dist", default=os.path.join(ROOT, "dist"))
     ap.add_argument("--shots", default=os.path.join(ROOT, "target", "e2e"))
@@ -147,39 +152,59 @@ def main():
         print("0 passed, 1 failed")
         return 1
     os.makedirs(args.shots, exist_ok=True)
-    # The site is served under a sub-path, as a documentation site would host it: every
-    # asset must load by a relative path.
-    site = tempfile.mkdtemp(prefix="redsim-site-")
+    site = tempfile.mkdtemp(prefix="%s-site-" % name)
     os.makedirs(os.path.join(site, "docs"))
     os.symlink(os.path.abspath(args.dist), os.path.join(site, "docs", "play"))
     server, origin = serve(site)
-    base = origin + "docs/play/"
-    profile = tempfile.mkdtemp(prefix="redsim-e2e-")
-    suite = Suite(args.shots)
-    page_errors = []
+    profile = tempfile.mkdtemp(prefix="%s-e2e-" % name)
+    run = types.SimpleNamespace(
+        suite=Suite(args.shots),
+        origin=origin,
+        base=origin + "docs/play/",
+        site=site,
+        shots=args.shots,
+        page_errors=[],
+    )
     try:
         with sync_playwright() as p:
-            ctx = p.chromium.launch_persistent_context(
+            run.ctx = p.chromium.launch_persistent_context(
                 profile,
                 executable_path=CHROMIUM,
                 args=CHROMIUM_ARGS,
                 headless=True,
-                viewport={"width": 1280, "height": 900},
+                viewport=viewport,
             )
-            try:
-                ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin.rstrip("/"))
-            except Exception:  # noqa: BLE001 - older Chromium: the Share test accepts either outcome
-                pass
-            page = ctx.pages[0] if ctx.pages else ctx.new_page()
-            page.on("pageerror", lambda e: page_errors.append(str(e)))
-            run_checks(suite, page, base, args.shots, page_errors)
-            ctx.close()
+            if on_context:
+                on_context(run)
+            run.page = run.ctx.pages[0] if run.ctx.pages else run.ctx.new_page()
+            run.page.on("pageerror", lambda e: run.page_errors.append(str(e)))
+            if timeout_ms:
+                run.page.set_default_timeout(timeout_ms)
+            checks(run)
+            run.ctx.close()
     finally:
         server.shutdown()
         shutil.rmtree(profile, ignore_errors=True)
         shutil.rmtree(site, ignore_errors=True)
-    print("%d passed, %d failed" % (suite.passed, suite.failed))
-    return 0 if suite.failed == 0 else 1
+    print("%d passed, %d failed" % (run.suite.passed, run.suite.failed))
+    return 0 if run.suite.failed == 0 else 1
+
+
+def grant_clipboard(run):
+    try:
+        run.ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=run.origin.rstrip("/"))
+    except Exception:  # noqa: BLE001 - older Chromium: the Share test accepts either outcome
+        pass
+
+
+def main():
+    return run_site_suite(
+        "redsim",
+        {"width": 1280, "height": 900},
+        lambda r: run_checks(r.suite, r.page, r.base, r.shots, r.page_errors),
+        timeout_ms=None,
+        on_context=grant_clipboard,
+    )
 
 
 def clock_ms(text):

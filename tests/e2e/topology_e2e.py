@@ -10,17 +10,12 @@ Usage: python3 tests/e2e/topology_e2e.py [--dist DIR] [--shots DIR]
 Prints "N passed, M failed" and exits non-zero on any failure. Screenshots go to target/e2e/.
 """
 
-import argparse
 import os
-import shutil
 import sys
-import tempfile
 import urllib.parse
 
-from playwright.sync_api import sync_playwright
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from console_e2e import CHROMIUM, CHROMIUM_ARGS, ROOT, Suite, expect, serve, wait_until  # noqa: E402
+from console_e2e import expect, run_site_suite, wait_until  # noqa: E402
 
 # Everything the tab shows about the world, read from the drawings' data attributes.
 STATE = """() => {
@@ -43,43 +38,11 @@ STATE = """() => {
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--dist", default=os.path.join(ROOT, "dist"))
-    ap.add_argument("--shots", default=os.path.join(ROOT, "target", "e2e"))
-    args = ap.parse_args()
-    if not os.path.isfile(os.path.join(args.dist, "index.html")):
-        print("no %s/index.html: run `cargo xtask dist` first" % args.dist)
-        print("0 passed, 1 failed")
-        return 1
-    os.makedirs(args.shots, exist_ok=True)
-    site = tempfile.mkdtemp(prefix="redsim-topology-site-")
-    os.makedirs(os.path.join(site, "docs"))
-    os.symlink(os.path.abspath(args.dist), os.path.join(site, "docs", "play"))
-    server, origin = serve(site)
-    base = origin + "docs/play/"
-    profile = tempfile.mkdtemp(prefix="redsim-topology-e2e-")
-    suite = Suite(args.shots)
-    page_errors = []
-    try:
-        with sync_playwright() as p:
-            ctx = p.chromium.launch_persistent_context(
-                profile,
-                executable_path=CHROMIUM,
-                args=CHROMIUM_ARGS,
-                headless=True,
-                viewport={"width": 1400, "height": 1300},
-            )
-            page = ctx.pages[0] if ctx.pages else ctx.new_page()
-            page.on("pageerror", lambda e: page_errors.append(str(e)))
-            page.set_default_timeout(8000)
-            run_checks(suite, ctx, page, base, args.shots, page_errors)
-            ctx.close()
-    finally:
-        server.shutdown()
-        shutil.rmtree(profile, ignore_errors=True)
-        shutil.rmtree(site, ignore_errors=True)
-    print("%d passed, %d failed" % (suite.passed, suite.failed))
-    return 0 if suite.failed == 0 else 1
+    return run_site_suite(
+        "redsim-topology",
+        {"width": 1400, "height": 1300},
+        lambda r: run_checks(r.suite, r.ctx, r.page, r.base, r.shots, r.page_errors),
+    )
 
 
 def run_checks(suite, ctx, page, base, shots, page_errors):

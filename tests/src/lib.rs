@@ -29,27 +29,37 @@ impl RedisServer {
     /// (`cargo xtask test`) installs it.
     pub fn start(extra: &[&str]) -> RedisServer {
         let bin = std::env::var("REDSIM_REDIS_SERVER").unwrap_or_else(|_| "redis-server".into());
-        let port = free_port();
-        let child = Command::new(&bin)
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!("cannot start {bin} ({e}); run `cargo xtask test`, which installs it")
-            });
-        wait_for_port(port);
-        RedisServer { child, port }
+        // Another test may take the port between `free_port` and the
+        // server's bind (a cluster node's bus port is its port + 10000): the
+        // server then exits, and whatever else listens there answers. Only a
+        // listener reporting our child's pid counts; otherwise try again.
+        for _ in 0..8 {
+            let port = free_port();
+            let mut child = Command::new(&bin)
+                .args([
+                    "--port",
+                    &port.to_string(),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                ])
+                .args(extra)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap_or_else(|e| {
+                    panic!("cannot start {bin} ({e}); run `cargo xtask test`, which installs it")
+                });
+            if listening_pid(port, &mut child) == Some(child.id()) {
+                return RedisServer { child, port };
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        panic!("{bin} did not come up on a free port in 8 attempts");
     }
 
     /// A new connection to it.
@@ -90,6 +100,35 @@ impl RedsimServer {
     pub fn conn(&self) -> Conn {
         Conn::connect(self.port)
     }
+}
+
+/// The pid of the redis-server answering on `port` once it listens (None if
+/// `child` exited first, or something else answers).
+fn listening_pid(port: u16, child: &mut Child) -> Option<u32> {
+    for _ in 0..500 {
+        if child.try_wait().ok().flatten().is_some() {
+            return None;
+        }
+        if let Ok(stream) = TcpStream::connect(("127.0.0.1", port)) {
+            let mut c = Conn {
+                stream,
+                buf: Vec::new(),
+            };
+            c.stream
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .ok()?;
+            let info = match c.cmd(&["INFO", "server"]) {
+                Frame::Bulk(b) | Frame::Verbatim(_, b) => String::from_utf8_lossy(&b).into_owned(),
+                _ => return None,
+            };
+            return info
+                .lines()
+                .find_map(|l| l.strip_prefix("process_id:"))
+                .and_then(|v| v.trim().parse().ok());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
 }
 
 fn wait_for_port(port: u16) {

@@ -721,6 +721,29 @@ struct Bin {
     error: Option<String>,
 }
 
+/// Spans still open on the lanes, by (node, CSS class): since when, and what.
+type Open = BTreeMap<(usize, &'static str), (u64, String)>;
+/// Spans to draw: (node, from, to, CSS class, title).
+type Spans<'a> = Vec<(usize, u64, u64, &'a str, String)>;
+/// Ends the open span `class` of `node` at `end`, if one is open.
+fn close(
+    open: &mut Open,
+    spans: &mut Spans,
+    node: usize,
+    class: &'static str,
+    end: u64,
+    suffix: String,
+) {
+    if let Some((from, what)) = open.remove(&(node, class)) {
+        let text = format!(
+            "node {node}{what} {} – {}{suffix}",
+            time_exact(from),
+            time_exact(end)
+        );
+        spans.push((node, from, end, class, text));
+    }
+}
+
 /// The per-node lanes over `[now - window, now]` (or `[0, window]` early on).
 pub fn lanes_svg(
     v: &TopoView,
@@ -809,11 +832,8 @@ pub fn lanes_svg(
         .collect();
     // Spans (a node down, a snapshot) open before the window are found by
     // walking every event: `events()` is bounded, so this stays cheap.
-    let mut down_since: BTreeMap<usize, (u64, bool)> = BTreeMap::new();
-    let mut snap_since: BTreeMap<usize, u64> = BTreeMap::new();
-    let mut cut_since: BTreeMap<usize, u64> = BTreeMap::new();
-    let mut paused_since: BTreeMap<usize, u64> = BTreeMap::new();
-    let mut spans: Vec<(usize, u64, u64, &str, String)> = Vec::new();
+    let mut open: Open = BTreeMap::new();
+    let mut spans: Spans = Vec::new();
     let mut bins: BTreeMap<(usize, Dense, i64), Bin> = BTreeMap::new();
     let mut singles = String::new();
     // Where the last label on each (lane, row) ends, so labels never overlap.
@@ -824,83 +844,66 @@ pub fn lanes_svg(
         }
         match &e.kind {
             NodeEventKind::Crash { power_loss } => {
-                down_since.insert(e.node, (e.at_us, *power_loss));
+                let how = if *power_loss {
+                    "power loss"
+                } else {
+                    "process crash"
+                };
+                open.insert(
+                    (e.node, "rs-topo-downspan"),
+                    (e.at_us, format!(" down ({how})")),
+                );
             }
-            NodeEventKind::Restart { .. } => {
-                if let Some((from, pl)) = down_since.remove(&e.node) {
-                    spans.push((
-                        e.node,
-                        from,
-                        e.at_us,
-                        "rs-topo-downspan",
-                        format!(
-                            "node {} down ({}) {} – {}",
-                            e.node,
-                            if pl { "power loss" } else { "process crash" },
-                            time_exact(from),
-                            time_exact(e.at_us)
-                        ),
-                    ));
-                }
-            }
+            NodeEventKind::Restart { .. } => close(
+                &mut open,
+                &mut spans,
+                e.node,
+                "rs-topo-downspan",
+                e.at_us,
+                String::new(),
+            ),
             NodeEventKind::Partitioned => {
-                cut_since.insert(e.node, e.at_us);
+                open.insert(
+                    (e.node, "rs-topo-cutspan"),
+                    (e.at_us, " partitioned".into()),
+                );
             }
-            NodeEventKind::Healed => {
-                if let Some(from) = cut_since.remove(&e.node) {
-                    spans.push((
-                        e.node,
-                        from,
-                        e.at_us,
-                        "rs-topo-cutspan",
-                        format!(
-                            "node {} partitioned {} – {}",
-                            e.node,
-                            time_exact(from),
-                            time_exact(e.at_us)
-                        ),
-                    ));
-                }
-            }
+            NodeEventKind::Healed => close(
+                &mut open,
+                &mut spans,
+                e.node,
+                "rs-topo-cutspan",
+                e.at_us,
+                String::new(),
+            ),
             NodeEventKind::LinkPaused => {
-                paused_since.insert(e.node, e.at_us);
+                open.insert(
+                    (e.node, "rs-topo-pausespan"),
+                    (e.at_us, ": replication link paused".into()),
+                );
             }
-            NodeEventKind::LinkResumed => {
-                if let Some(from) = paused_since.remove(&e.node) {
-                    spans.push((
-                        e.node,
-                        from,
-                        e.at_us,
-                        "rs-topo-pausespan",
-                        format!(
-                            "node {}: replication link paused {} – {}",
-                            e.node,
-                            time_exact(from),
-                            time_exact(e.at_us)
-                        ),
-                    ));
-                }
-            }
+            NodeEventKind::LinkResumed => close(
+                &mut open,
+                &mut spans,
+                e.node,
+                "rs-topo-pausespan",
+                e.at_us,
+                String::new(),
+            ),
             NodeEventKind::SnapshotStart => {
-                snap_since.insert(e.node, e.at_us);
+                open.insert(
+                    (e.node, "rs-topo-snapspan"),
+                    (e.at_us, " snapshot (BGSAVE)".into()),
+                );
             }
-            NodeEventKind::SnapshotEnd { cow_bytes } => {
-                if let Some(from) = snap_since.remove(&e.node) {
-                    spans.push((
-                        e.node,
-                        from,
-                        e.at_us,
-                        "rs-topo-snapspan",
-                        format!(
-                            "node {} snapshot (BGSAVE) {} – {}, copy-on-write {}",
-                            e.node,
-                            time_exact(from),
-                            time_exact(e.at_us),
-                            bytes_text(*cow_bytes)
-                        ),
-                    ));
-                }
-            }
+            NodeEventKind::SnapshotEnd { cow_bytes } => close(
+                &mut open,
+                &mut spans,
+                e.node,
+                "rs-topo-snapspan",
+                e.at_us,
+                format!(", copy-on-write {}", bytes_text(*cow_bytes)),
+            ),
             _ => {}
         }
         if e.at_us < t0 || e.at_us > t1 {
@@ -947,48 +950,9 @@ pub fn lanes_svg(
         single_mark(&mut singles, e, x, y, &lost, &mut label_end);
     }
     // Spans still open run to now.
-    for (node, (from, pl)) in &down_since {
-        spans.push((
-            *node,
-            *from,
-            v.now_us,
-            "rs-topo-downspan",
-            format!(
-                "node {node} down ({}) since {}",
-                if *pl { "power loss" } else { "process crash" },
-                time_exact(*from)
-            ),
-        ));
-    }
-    for (node, from) in &snap_since {
-        spans.push((
-            *node,
-            *from,
-            v.now_us,
-            "rs-topo-snapspan",
-            format!("node {node} snapshot (BGSAVE) since {}", time_exact(*from)),
-        ));
-    }
-    for (node, from) in &cut_since {
-        spans.push((
-            *node,
-            *from,
-            v.now_us,
-            "rs-topo-cutspan",
-            format!("node {node} partitioned since {}", time_exact(*from)),
-        ));
-    }
-    for (node, from) in &paused_since {
-        spans.push((
-            *node,
-            *from,
-            v.now_us,
-            "rs-topo-pausespan",
-            format!(
-                "node {node}: replication link paused since {}",
-                time_exact(*from)
-            ),
-        ));
+    for ((node, class), (from, what)) in open {
+        let text = format!("node {node}{what} since {}", time_exact(from));
+        spans.push((node, from, v.now_us, class, text));
     }
     // The engine keeps the latest events only: say where the older ones went
     // (a write record older than the first event means events were dropped).

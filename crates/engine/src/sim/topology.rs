@@ -1141,18 +1141,26 @@ impl Topology {
 
     /// The master's REPLCONF GETACK, behind the stream on every live link.
     fn get_acks(&mut self, m: usize) {
-        let now = self.k.now();
         for r in 0..self.nodes.len() {
-            if self.nodes[r].master_of != Some(m) || self.nodes[r].link != LinkSt::Up {
-                continue;
+            if let Some((at, gen)) = self.next_arrival(m, r) {
+                self.k.at(at, Ev::GetAck { to: r, gen });
             }
-            let d = self.latency[r].sample(&mut self.k.rng);
-            let nd = &mut self.nodes[r];
-            let at = (now + d).max(nd.last_arrival);
-            nd.last_arrival = at;
-            let gen = nd.gen;
-            self.k.at(at, Ev::GetAck { to: r, gen });
         }
+    }
+
+    /// When a message master `m` sends replica `r` now arrives, in order
+    /// behind what is already on the link (and the link's generation), or
+    /// none when `r` has no working link to `m`.
+    fn next_arrival(&mut self, m: usize, r: usize) -> Option<(Micros, u64)> {
+        if self.nodes[r].master_of != Some(m) || self.nodes[r].link != LinkSt::Up {
+            return None;
+        }
+        let d = self.latency[r].sample(&mut self.k.rng);
+        let now = self.k.now();
+        let nd = &mut self.nodes[r];
+        let at = (now + d).max(nd.last_arrival);
+        nd.last_arrival = at;
+        Some((at, nd.gen))
     }
 
     /// `REPLCONF ACK <offset>` from replica `r`, over the link.
@@ -1182,17 +1190,11 @@ impl Topology {
             return;
         }
         let bytes: u64 = ops.iter().map(|o| o.end - o.start).sum();
-        let now = self.k.now();
         for r in 0..self.nodes.len() {
-            if self.nodes[r].master_of != Some(m) || self.nodes[r].link != LinkSt::Up {
+            let Some((at, gen)) = self.next_arrival(m, r) else {
                 continue;
-            }
-            let d = self.latency[r].sample(&mut self.k.rng);
-            let nd = &mut self.nodes[r];
-            let at = (now + d).max(nd.last_arrival);
-            nd.last_arrival = at;
-            nd.in_flight += bytes;
-            let gen = nd.gen;
+            };
+            self.nodes[r].in_flight += bytes;
             self.k.at(
                 at,
                 Ev::Deliver {
