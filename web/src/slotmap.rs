@@ -587,11 +587,11 @@ impl Component for SlotMap {
                     <input class="rs-slotmap-input" type="text" spellcheck="false" value={ self.key.clone() }
                            aria-label="Key to locate" {oninput} />
                 </label>
-                <button class="rs-slotmap-migrate" data-action="migrate" disabled={ busy }
+                <button class="rs-btn rs-slotmap-migrate" data-action="migrate" disabled={ busy }
                         onclick={ link.callback(|_: MouseEvent| Msg::Migrate) }>{ "Migrate its slot" }</button>
-                <button class="rs-slotmap-kill" data-action="kill" disabled={ busy }
+                <button class="rs-btn rs-slotmap-kill" data-action="kill" disabled={ busy }
                         onclick={ link.callback(|_: MouseEvent| Msg::Kill) }>{ "Kill its master" }</button>
-                <button class="rs-slotmap-restart" data-action="restart" disabled={ busy || !any_down }
+                <button class="rs-btn rs-slotmap-restart" data-action="restart" disabled={ busy || !any_down }
                         onclick={ link.callback(|_: MouseEvent| Msg::Restart) }>{ "Restart dead nodes" }</button>
                 { if self.key.is_empty() { Html::default() } else { self.key_info() } }
                 <canvas ref={ self.canvas.clone() } class="rs-slotmap-canvas" width={ side.to_string() } height={ (rows as u32).to_string() }
