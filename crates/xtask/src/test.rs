@@ -63,46 +63,24 @@ pub fn test() -> Result<(), String> {
         run(cargo().args(["test", "--workspace"]))
     });
     let built = step("dist", &mut || crate::dist::dist().map(|_| ()));
-    step("browser end-to-end test", &mut || {
-        if !built {
-            return Err("skipped: dist failed".into());
-        }
-        run(Command::new("python3")
-            .arg(root().join("tests/e2e/console_e2e.py"))
-            .arg("--dist")
-            .arg(root().join("dist"))
-            .current_dir(root()))
-    });
-    step("scenario library end-to-end test", &mut || {
-        if !built {
-            return Err("skipped: dist failed".into());
-        }
-        run(Command::new("python3")
-            .arg(root().join("tests/e2e/scenarios_e2e.py"))
-            .arg("--dist")
-            .arg(root().join("dist"))
-            .current_dir(root()))
-    });
-    step("cluster slot map end-to-end test", &mut || {
-        if !built {
-            return Err("skipped: dist failed".into());
-        }
-        run(Command::new("python3")
-            .arg(root().join("tests/e2e/slotmap_e2e.py"))
-            .arg("--dist")
-            .arg(root().join("dist"))
-            .current_dir(root()))
-    });
-    step("topology end-to-end test", &mut || {
-        if !built {
-            return Err("skipped: dist failed".into());
-        }
-        run(Command::new("python3")
-            .arg(root().join("tests/e2e/topology_e2e.py"))
-            .arg("--dist")
-            .arg(root().join("dist"))
-            .current_dir(root()))
-    });
+    // The page tests, each a Playwright script against the built site.
+    for (name, script) in [
+        ("browser end-to-end test", "console_e2e.py"),
+        ("scenario library end-to-end test", "scenarios_e2e.py"),
+        ("cluster slot map end-to-end test", "slotmap_e2e.py"),
+        ("topology end-to-end test", "topology_e2e.py"),
+    ] {
+        step(name, &mut || {
+            if !built {
+                return Err("skipped: dist failed".into());
+            }
+            run(Command::new("python3")
+                .arg(root().join("tests/e2e").join(script))
+                .arg("--dist")
+                .arg(root().join("dist"))
+                .current_dir(root()))
+        });
+    }
     // Speed, native against wasm on the same 1M-request trace: ratios are
     // printed, only equal hit counts are asserted.
     step("speed benchmark (native vs wasm)", &mut || {

@@ -565,7 +565,7 @@ fn set_config_epoch(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 /// carries it out. A lone server is a master, so it gets the first error.
 fn failover(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if ctx.srv.cluster.is_some() && args.len() > 3 {
-        return subcommand_syntax(args);
+        return super::subcommand_syntax_error(args);
     }
     let now = ctx.srv.now_ms();
     let cl = match state(ctx) {
@@ -587,21 +587,6 @@ fn failover(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     cl.manual_failover = Some((kind, now + MF_TIMEOUT_MS));
     Frame::ok()
-}
-
-/// `addReplySubcommandSyntaxError`: a known subcommand with an argument
-/// count `clusterCommand` does not take.
-fn subcommand_syntax(args: &[Vec<u8>]) -> Frame {
-    let end = args[1]
-        .iter()
-        .position(|&b| b == 0)
-        .unwrap_or(args[1].len())
-        .min(128);
-    Frame::err(format!(
-        "ERR unknown subcommand or wrong number of arguments for '{}'. Try {} HELP.",
-        String::from_utf8_lossy(&args[1][..end]),
-        String::from_utf8_lossy(&args[0]).to_ascii_uppercase()
-    ))
 }
 
 /// `CLUSTER_MF_TIMEOUT`: how long a manual failover may take.

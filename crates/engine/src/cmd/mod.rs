@@ -373,6 +373,16 @@ fn reject(srv: &mut Server, client: &mut Client, cmd: Option<&Command>, err: Fra
 }
 
 /// Up to `max` bytes of `arg` as Redis prints it with `%.*s`: stops at a NUL.
+/// `addReplySubcommandSyntaxError`: a known subcommand with an argument
+/// count its handler does not take (`%.128s` of the subcommand, as a C string).
+pub(crate) fn subcommand_syntax_error(args: &[Vec<u8>]) -> Frame {
+    Frame::err(format!(
+        "ERR unknown subcommand or wrong number of arguments for '{}'. Try {} HELP.",
+        preview(&args[1], 128),
+        preview(&args[0], usize::MAX).to_ascii_uppercase()
+    ))
+}
+
 fn preview(arg: &[u8], max: usize) -> String {
     let end = arg
         .iter()

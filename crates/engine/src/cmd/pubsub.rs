@@ -329,24 +329,9 @@ fn spublish(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     Frame::Integer(pubsub::publish(ctx.srv, id, &args[1], &args[2], true))
 }
 
-/// `addReplySubcommandSyntaxError`: a known subcommand with an argument
-/// count its handler does not take.
-fn syntax_error(args: &[Vec<u8>]) -> Frame {
-    let end = args[1]
-        .iter()
-        .position(|&b| b == 0)
-        .unwrap_or(args[1].len())
-        .min(128);
-    Frame::err(format!(
-        "ERR unknown subcommand or wrong number of arguments for '{}'. Try {} HELP.",
-        String::from_utf8_lossy(&args[1][..end]),
-        String::from_utf8_lossy(&args[0]).to_ascii_uppercase()
-    ))
-}
-
 fn channel_list(ctx: &mut Ctx, args: &[Vec<u8>], shard: bool) -> Frame {
     if args.len() > 3 {
-        return syntax_error(args);
+        return super::subcommand_syntax_error(args);
     }
     let pattern = args.get(2).map(Vec::as_slice);
     Frame::Array(

@@ -408,16 +408,6 @@ fn limits(srv: &Server) -> NodeLimits {
     }
 }
 
-/// `addReplySubcommandSyntaxError`.
-fn subcommand_syntax(args: &[Vec<u8>]) -> Frame {
-    let name: String = lossy(cstr(&args[1])).chars().take(128).collect();
-    Frame::err(format!(
-        "ERR unknown subcommand or wrong number of arguments for '{}'. Try {} HELP.",
-        name,
-        lossy(cstr(&args[0])).to_ascii_uppercase()
-    ))
-}
-
 /// `addReplyHelp`.
 fn help_reply(args: &[Vec<u8>], lines: &[&str]) -> Frame {
     let cmd = lossy(cstr(&args[0])).to_ascii_uppercase();
@@ -1072,7 +1062,7 @@ fn xgroup(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
                 }
                 i += 2;
             } else {
-                return subcommand_syntax(args);
+                return super::subcommand_syntax_error(args);
             }
         }
         exists = match write_lookup(ctx, &args[2]) {
@@ -1166,7 +1156,7 @@ fn xgroup(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         .unwrap_or(0);
         Frame::Integer(pending as i64)
     } else {
-        subcommand_syntax(args)
+        super::subcommand_syntax_error(args)
     }
 }
 
@@ -1732,7 +1722,7 @@ fn xinfo(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     } else if opt_is(opt, "STREAM") {
         xinfo_stream(s, args)
     } else {
-        subcommand_syntax(args)
+        super::subcommand_syntax_error(args)
     }
 }
 
@@ -1743,14 +1733,14 @@ fn xinfo_stream(s: &Stream, args: &[Vec<u8>]) -> Frame {
     let full = !optv.is_empty();
     if full {
         if optv.len() != 1 && optv.len() != 3 {
-            return subcommand_syntax(args);
+            return super::subcommand_syntax_error(args);
         }
         if !opt_is(&optv[0], "full") {
-            return subcommand_syntax(args);
+            return super::subcommand_syntax_error(args);
         }
         if optv.len() == 3 {
             if !opt_is(&optv[1], "count") {
-                return subcommand_syntax(args);
+                return super::subcommand_syntax_error(args);
             }
             count = match arg_i64(&optv[2]) {
                 Ok(n) if n < 0 => 10,
