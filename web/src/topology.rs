@@ -842,69 +842,53 @@ pub fn lanes_svg(
         if e.node >= n {
             continue;
         }
-        match &e.kind {
+        // Span edges: (class, Some(what) to open | None to close, suffix on close).
+        let edge = match &e.kind {
             NodeEventKind::Crash { power_loss } => {
                 let how = if *power_loss {
                     "power loss"
                 } else {
                     "process crash"
                 };
-                open.insert(
-                    (e.node, "rs-topo-downspan"),
-                    (e.at_us, format!(" down ({how})")),
-                );
+                Some((
+                    "rs-topo-downspan",
+                    Some(format!(" down ({how})")),
+                    String::new(),
+                ))
             }
-            NodeEventKind::Restart { .. } => close(
-                &mut open,
-                &mut spans,
-                e.node,
-                "rs-topo-downspan",
-                e.at_us,
-                String::new(),
-            ),
-            NodeEventKind::Partitioned => {
-                open.insert(
-                    (e.node, "rs-topo-cutspan"),
-                    (e.at_us, " partitioned".into()),
-                );
-            }
-            NodeEventKind::Healed => close(
-                &mut open,
-                &mut spans,
-                e.node,
+            NodeEventKind::Restart { .. } => Some(("rs-topo-downspan", None, String::new())),
+            NodeEventKind::Partitioned => Some((
                 "rs-topo-cutspan",
-                e.at_us,
+                Some(" partitioned".into()),
                 String::new(),
-            ),
-            NodeEventKind::LinkPaused => {
-                open.insert(
-                    (e.node, "rs-topo-pausespan"),
-                    (e.at_us, ": replication link paused".into()),
-                );
-            }
-            NodeEventKind::LinkResumed => close(
-                &mut open,
-                &mut spans,
-                e.node,
+            )),
+            NodeEventKind::Healed => Some(("rs-topo-cutspan", None, String::new())),
+            NodeEventKind::LinkPaused => Some((
                 "rs-topo-pausespan",
-                e.at_us,
+                Some(": replication link paused".into()),
                 String::new(),
-            ),
-            NodeEventKind::SnapshotStart => {
-                open.insert(
-                    (e.node, "rs-topo-snapspan"),
-                    (e.at_us, " snapshot (BGSAVE)".into()),
-                );
-            }
-            NodeEventKind::SnapshotEnd { cow_bytes } => close(
-                &mut open,
-                &mut spans,
-                e.node,
+            )),
+            NodeEventKind::LinkResumed => Some(("rs-topo-pausespan", None, String::new())),
+            NodeEventKind::SnapshotStart => Some((
                 "rs-topo-snapspan",
-                e.at_us,
+                Some(" snapshot (BGSAVE)".into()),
+                String::new(),
+            )),
+            NodeEventKind::SnapshotEnd { cow_bytes } => Some((
+                "rs-topo-snapspan",
+                None,
                 format!(", copy-on-write {}", bytes_text(*cow_bytes)),
-            ),
-            _ => {}
+            )),
+            _ => None,
+        };
+        match edge {
+            Some((class, Some(what), _)) => {
+                open.insert((e.node, class), (e.at_us, what));
+            }
+            Some((class, None, suffix)) => {
+                close(&mut open, &mut spans, e.node, class, e.at_us, suffix)
+            }
+            None => {}
         }
         if e.at_us < t0 || e.at_us > t1 {
             continue;

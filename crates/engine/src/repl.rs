@@ -499,12 +499,13 @@ pub fn psync(srv: &mut Server, addr: &str, replid: &str, offset: u64) -> Sync {
 /// Loads a full sync's snapshot on a replica: everything it had is dropped.
 pub fn load_full(srv: &mut Server, replid: &str, offset: u64, snapshot: &[ReplOp]) {
     crate::cmd::server::flush(srv, None);
-    // Loading an RDB is not a change to save (rdbLoad leaves `dirty` alone).
-    let dirty = srv.persist.dirty;
+    // Loading an RDB only makes its keys: it is not a change to save, not
+    // part of the stream, and the AOF is rewritten from the result below.
+    srv.repl.applying = true;
     for op in snapshot {
-        apply(srv, op);
+        replay(srv, op);
     }
-    srv.persist.dirty = dirty;
+    srv.repl.applying = false;
     srv.repl.dirty.clear();
     srv.repl.replid = replid.to_string();
     srv.repl.offset = offset;

@@ -372,7 +372,6 @@ fn reject(srv: &mut Server, client: &mut Client, cmd: Option<&Command>, err: Fra
     }
 }
 
-/// Up to `max` bytes of `arg` as Redis prints it with `%.*s`: stops at a NUL.
 /// `addReplySubcommandSyntaxError`: a known subcommand with an argument
 /// count its handler does not take (`%.128s` of the subcommand, as a C string).
 pub(crate) fn subcommand_syntax_error(args: &[Vec<u8>]) -> Frame {
@@ -383,6 +382,7 @@ pub(crate) fn subcommand_syntax_error(args: &[Vec<u8>]) -> Frame {
     ))
 }
 
+/// Up to `max` bytes of `arg` as Redis prints it with `%.*s`: stops at a NUL.
 fn preview(arg: &[u8], max: usize) -> String {
     let end = arg
         .iter()
