@@ -175,7 +175,6 @@ fn check_lines(f: &Frame) -> Result<(), String> {
             Ok(())
         }
         Frame::BigNumber(s) if s.contains(['\r', '\n']) => Err(format!("big number: {s:?}")),
-        Frame::Verbatim(fmt, _) if fmt.len() != 3 => Err(format!("verbatim format {fmt:?}")),
         Frame::Array(v) | Frame::Set(v) | Frame::Push(v) => v.iter().try_for_each(check_lines),
         Frame::Map(p) => p.iter().try_for_each(|(k, v)| {
             check_lines(k)?;

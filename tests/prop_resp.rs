@@ -242,7 +242,10 @@ fn frame() -> impl Strategy<Value = Frame> {
         .prop_map(Frame::Double),
         any::<bool>().prop_map(Frame::Boolean),
         "-?[1-9][0-9]{0,40}".prop_map(Frame::BigNumber),
-        ("txt|mkd", vec(any::<u8>(), 0..24)).prop_map(|(f, t)| Frame::Verbatim(f, t)),
+        ("txt|mkd", vec(any::<u8>(), 0..24)).prop_map(|(f, t)| {
+            let f = f.as_bytes();
+            Frame::Verbatim([f[0], f[1], f[2]], t)
+        }),
     ];
     leaf.prop_recursive(3, 48, 6, |inner| {
         prop_oneof![

@@ -50,10 +50,23 @@ impl Db {
         self.dict.get(key)
     }
 
-    /// Stores `obj` under `key`, replacing any value (the TTL is left alone).
-    pub fn insert(&mut self, key: &[u8], obj: Obj) -> Option<Obj> {
+    /// The key's `lru` field (LRU clock, or LFU minutes and counter).
+    pub fn lru(&self, key: &[u8]) -> Option<u32> {
+        self.dict.aux(key)
+    }
+
+    /// Sets the key's `lru` field, if the key exists.
+    pub fn set_lru(&mut self, key: &[u8], lru: u32) {
+        if let Some(slot) = self.dict.slot_of(key) {
+            self.dict.set_aux_at(slot, lru);
+        }
+    }
+
+    /// Stores `obj` under `key` with `lru` as its LRU/LFU field, replacing
+    /// any value (the TTL is left alone).
+    pub fn insert(&mut self, key: &[u8], obj: Obj, lru: u32) -> Option<Obj> {
         self.mem += obj.entry_size(key);
-        let old = self.dict.insert(key, obj);
+        let old = self.dict.insert_aux(key, obj, lru);
         if let Some(o) = &old {
             self.mem -= o.entry_size(key);
         }

@@ -47,6 +47,10 @@ pub struct Engine {
     srv: Server,
     clients: BTreeMap<ClientId, Client>,
     next_client: ClientId,
+    /// The client that ran the last command, whose CLIENT LIST entry is
+    /// brought up to date only when another client runs one (until then no
+    /// other client can look at it).
+    unsynced: Option<ClientId>,
 }
 
 impl Engine {
@@ -63,6 +67,7 @@ impl Engine {
             srv,
             clients: BTreeMap::new(),
             next_client: 1,
+            unsynced: None,
         }
     }
 
@@ -124,6 +129,9 @@ impl Engine {
                 key: None,
             });
             self.srv.actor = Actor::Server;
+        }
+        if self.unsynced == Some(id) {
+            self.unsynced = None;
         }
         if let Some(mut c) = self.clients.remove(&id) {
             // Its subscriptions go with it: what is published from now on
@@ -233,12 +241,20 @@ impl Engine {
         may_block: bool,
         announce: bool,
     ) -> Option<Frame> {
+        if let Some(prev) = self.unsynced.take() {
+            if prev != client {
+                if let Some(p) = self.clients.get(&prev) {
+                    cmd::server::sync_client(&mut self.srv, p);
+                }
+            }
+        }
         let Some(c) = self.clients.get_mut(&client) else {
             return Some(Frame::err("ERR unknown client"));
         };
         if args.is_empty() {
             return Some(Frame::err("ERR empty command"));
         }
+        self.unsynced = Some(client);
         self.srv.actor = Actor::Client(client);
         let srv = &mut self.srv;
         if announce {
@@ -263,7 +279,6 @@ impl Engine {
         // Synchronous freeing kept the server busy: the command completes
         // (and the next one starts) that much later.
         srv.settle_stall();
-        cmd::server::sync_client(srv, c);
         if let Some(mut req) = srv.blocking.take_request() {
             // Counted once, when it completes (served or timed out).
             srv.stats.total_commands_processed =

@@ -205,7 +205,7 @@ fn populate(srv: &mut Server, dbid: usize) {
     let samples = config.maxmemory_samples as usize;
     let db = &dbs[dbid];
     let EvictState { pool, sampled, .. } = evict;
-    let mut consider = |k: &[u8], idle: u64| {
+    let mut consider = |pool: &mut Vec<PoolEntry>, k: &[u8], idle: u64| {
         if record {
             sampled.push(crate::trace::Candidate {
                 db: dbid as u32,
@@ -215,26 +215,32 @@ fn populate(srv: &mut Server, dbid: usize) {
         }
         insert(pool, k, idle, dbid);
     };
-    let score = |obj: &crate::object::Obj| {
+    let score = |lru: u32| {
         if policy.is_lfu() {
-            255 - crate::server::lfu_decayed_at(config, clock, obj.lru) as u64
+            255 - crate::server::lfu_decayed_at(config, clock, lru) as u64
         } else {
-            idle_ms(*lruclock, obj.lru)
+            idle_ms(*lruclock, lru)
         }
     };
     if all_keys(policy) {
-        db.dict
-            .sample(rng, samples, |k, obj| consider(k, score(obj)));
+        // Scored from the dict's link records; a node (for its key) is
+        // read only when the candidate enters the pool.
+        db.dict.sample_aux(rng, samples, |slot, lru| {
+            let idle = score(lru);
+            if record || enters(pool, idle) {
+                consider(pool, db.dict.key_at(slot), idle);
+            }
+        });
     } else {
         db.expires.sample(rng, samples, |k, &when| {
             let idle = match policy {
                 Policy::VolatileTtl => u64::MAX - when as u64,
-                _ => match db.dict.get(k) {
-                    Some(obj) => score(obj),
+                _ => match db.dict.aux(k) {
+                    Some(lru) => score(lru),
                     None => return,
                 },
             };
-            consider(k, idle);
+            consider(pool, k, idle);
         });
     }
 }
@@ -250,6 +256,12 @@ fn pool_view(pool: &[PoolEntry]) -> Vec<crate::trace::Candidate> {
             })
         })
         .collect()
+}
+
+/// False when [`insert`] would drop a candidate of score `idle` at once
+/// (worse than everything in a full pool), so its key need not be read.
+fn enters(pool: &[PoolEntry], idle: u64) -> bool {
+    pool[POOL_SIZE - 1].key.is_none() || (pool[0].key.is_some() && pool[0].idle < idle)
 }
 
 /// Inserts a candidate keeping the pool sorted, exactly as Redis shifts it.

@@ -861,7 +861,7 @@ mod tests {
         let (mut e, c) = engine();
         run(&mut e, c, "SET k v");
         e.advance_to(5_000_000);
-        let lru = e.server().dbs[0].get(b"k").unwrap().lru;
+        let lru = e.server().dbs[0].lru(b"k").unwrap();
         let stats = (
             e.server().stats.keyspace_hits,
             e.server().stats.keyspace_misses,
@@ -872,7 +872,7 @@ mod tests {
         let v = view(&e, "k");
         assert_eq!(v.ttl_ms, Some(-50));
         assert!(e.inspect(0, b"missing").is_none());
-        assert_eq!(e.server().dbs[0].get(b"k").unwrap().lru, lru);
+        assert_eq!(e.server().dbs[0].lru(b"k").unwrap(), lru);
         assert_eq!(
             (
                 e.server().stats.keyspace_hits,
@@ -937,7 +937,7 @@ mod tests {
         // Register 0 set to 33, past what a sparse VAL opcode holds.
         let mut bytes = crate::hll::new_sparse();
         crate::hll::set_register(&mut bytes, 0, 33, 3000).unwrap();
-        e.server_mut().dbs[0].insert(b"h", Obj::string(RString::plain(bytes), 0));
+        e.server_mut().dbs[0].insert(b"h", Obj::string(RString::plain(bytes)), 0);
         let after = view(&e, "h");
         let conv = conversion(&before, &after).expect("promotion");
         assert_eq!(
@@ -1248,8 +1248,8 @@ mod tests {
             b"s",
             Obj {
                 value: Value::Stream(Box::new(st)),
-                lru: 0,
             },
+            0,
         );
         let v = view(&e, "s");
         assert_eq!((v.kind, v.encoding, v.len), ("stream", "stream", 39));

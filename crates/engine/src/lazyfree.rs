@@ -119,7 +119,11 @@ impl LazyFree {
     }
 
     /// Bytes still held by jobs not done at `now_us`.
+    #[inline]
     pub fn pending_bytes_at(&self, now_us: u64) -> u64 {
+        if self.jobs.is_empty() {
+            return 0;
+        }
         self.jobs
             .iter()
             .skip_while(|j| j.done_us <= now_us)
@@ -260,7 +264,16 @@ impl Server {
 
     /// Retires the jobs done by `t_us` (eviction looks ahead by its own
     /// modelled running time, during which the thread keeps working).
+    #[inline]
     pub fn lazyfree_drain_until(&mut self, t_us: u64) {
+        // Almost always empty: keep the common case a single test.
+        if !self.lazyfree.jobs.is_empty() {
+            self.lazyfree_drain_jobs(t_us);
+        }
+    }
+
+    #[cold]
+    fn lazyfree_drain_jobs(&mut self, t_us: u64) {
         for job in self.lazyfree.finish(t_us) {
             let pending = self.lazyfree.pending_objects;
             self.emit(Event::LazyFreed {

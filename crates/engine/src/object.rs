@@ -116,12 +116,13 @@ impl Value {
     }
 }
 
-/// What a key maps to: the value plus Redis' 24-bit `lru` field, which holds
-/// the LRU clock or, under an LFU policy, 16 bits of minutes and an 8-bit counter.
+/// What a key maps to. Redis' 24-bit `lru` field (the LRU clock or, under
+/// an LFU policy, 16 bits of minutes and an 8-bit counter) is not stored
+/// here but beside the key's chain link in the keyspace dict ([`crate::db::Db::lru`]),
+/// so that eviction scores sampled keys without reading their objects.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Obj {
     pub value: Value,
-    pub lru: u32,
 }
 
 impl Obj {
@@ -150,10 +151,9 @@ impl Obj {
     }
 
     /// A string object.
-    pub fn string(s: RString, lru: u32) -> Obj {
+    pub fn string(s: RString) -> Obj {
         Obj {
             value: Value::String(s),
-            lru,
         }
     }
 }
@@ -163,8 +163,8 @@ mod tests {
     use super::*;
 
     /// Every keyspace node holds an `Obj` inline; the collections are boxed
-    /// so that it stays the size of a string value (a tagged `Vec`) plus the
-    /// LRU field, not the size of the largest collection.
+    /// so that it stays the size of a string value (a tagged `Vec`), not the
+    /// size of the largest collection.
     #[test]
     fn obj_stays_small() {
         assert!(
@@ -173,7 +173,7 @@ mod tests {
             std::mem::size_of::<Value>()
         );
         assert!(
-            std::mem::size_of::<Obj>() <= 40,
+            std::mem::size_of::<Obj>() <= 32,
             "Obj is {} bytes",
             std::mem::size_of::<Obj>()
         );

@@ -149,7 +149,19 @@ pub fn wanted(srv: &Server) -> bool {
 
 /// Called after each command and cron tick: starts capturing when
 /// persistence was just configured, and turning AOF on writes its base.
+#[inline]
 pub fn sync_config(srv: &mut Server) {
+    // The settled state, checked after every command: nothing to do.
+    let settled = srv.persist.lastsave != 0
+        && srv.config.appendonly == srv.persist.aof_base.is_some()
+        && (srv.repl.capturing() || !wanted(srv));
+    if !settled {
+        sync_config_slow(srv);
+    }
+}
+
+#[cold]
+fn sync_config_slow(srv: &mut Server) {
     if srv.persist.lastsave == 0 {
         // `server.lastsave` starts at startup, as if a save had just happened.
         srv.persist.lastsave = srv.now_ms() / 1000;

@@ -408,7 +408,16 @@ pub fn publish(
 
 /// After `client`'s reply has gone to the outbox's reader: the rest of its
 /// reply (further confirmations), then the messages it published to itself.
+#[inline]
 pub fn after_reply(srv: &mut Server, client: ClientId) {
+    if srv.pubsub.reply_tail.is_empty() && srv.pubsub.pending_own.is_empty() {
+        return;
+    }
+    deliver_after_reply(srv, client);
+}
+
+#[cold]
+fn deliver_after_reply(srv: &mut Server, client: ClientId) {
     let tail = srv.pubsub.take_reply_tail();
     for f in tail {
         srv.blocking.deliver(client, f);

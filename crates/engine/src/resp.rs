@@ -25,7 +25,10 @@ pub enum Frame {
     Double(f64),
     Boolean(bool),
     BigNumber(String),
-    Verbatim(String, Vec<u8>),
+    /// RESP3 verbatim text: its three-byte format (`txt`, `mkd`) and body.
+    /// The format is an array, not a `String`, so that every `Frame` is 32
+    /// bytes: replies move through several layers by value.
+    Verbatim([u8; 3], Vec<u8>),
     Push(Vec<Frame>),
 }
 
@@ -118,7 +121,7 @@ impl Frame {
             Frame::Verbatim(fmt, text) => {
                 if resp3 {
                     let mut body = Vec::with_capacity(text.len() + 4);
-                    body.extend_from_slice(fmt.as_bytes());
+                    body.extend_from_slice(fmt);
                     body.push(b':');
                     body.extend_from_slice(text);
                     line(out, b'=', itoa(body.len() as i64).as_bytes());
@@ -487,10 +490,7 @@ pub fn parse_frame(buf: &[u8]) -> Result<Option<(Frame, usize)>, String> {
             let body = buf[pos..pos + n].to_vec();
             pos += n + 2;
             if buf[0] == b'=' && body.len() >= 4 {
-                Frame::Verbatim(
-                    String::from_utf8_lossy(&body[..3]).into_owned(),
-                    body[4..].to_vec(),
-                )
+                Frame::Verbatim([body[0], body[1], body[2]], body[4..].to_vec())
             } else {
                 Frame::Bulk(body)
             }
@@ -546,6 +546,17 @@ mod tests {
 
     fn args(v: &[&str]) -> Vec<Vec<u8>> {
         v.iter().map(|s| s.as_bytes().to_vec()).collect()
+    }
+
+    /// Every command's reply moves through dispatch by value: keep it to a
+    /// `Vec` and a tag.
+    #[test]
+    fn frames_stay_small() {
+        assert!(
+            std::mem::size_of::<Frame>() <= 32,
+            "{}",
+            std::mem::size_of::<Frame>()
+        );
     }
 
     #[test]

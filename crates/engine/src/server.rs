@@ -268,10 +268,13 @@ impl Server {
             evict,
             ..
         } = self;
-        match dbs[db].dict.get_mut(key) {
-            Some(obj) => {
+        let dict = &mut dbs[db].dict;
+        match dict.slot_of(key) {
+            Some(slot) => {
                 if !flags.notouch {
-                    obj.lru = touched_lru(config, clock, rng, *lruclock, obj.lru, flags.write);
+                    let lru = dict.aux_at(slot);
+                    let lru = touched_lru(config, clock, rng, *lruclock, lru, flags.write);
+                    dict.set_aux_at(slot, lru);
                     // The redsim-only exact policies keep their own order.
                     let policy = config.maxmemory_policy;
                     if policy.is_exact() {
@@ -282,7 +285,7 @@ impl Server {
                 if count {
                     stats.keyspace_hits += 1;
                 }
-                Some(obj)
+                Some(dict.val_at_mut(slot))
             }
             None => {
                 if count {
@@ -312,15 +315,16 @@ impl Server {
     /// Redis' `dbOverwrite` does) and dropping the TTL unless `keep_ttl`. A
     /// new key is signalled ready for clients blocked on it (`dbAdd`).
     pub fn set_key(&mut self, db: usize, key: &[u8], value: Value, keep_ttl: bool) {
-        let lru = match self.dbs[db].get(key) {
-            Some(o) => {
+        let d = &self.dbs[db].dict;
+        let lru = match d.slot_of(key) {
+            Some(slot) => {
                 // `dbOverwrite` counts as a deletion for XREADGROUP waiters.
-                self.blocking.signal_deleted(db, key, &o.value);
+                self.blocking.signal_deleted(db, key, &d.val_at(slot).value);
                 // 8.6's LRM policies date the key by its last write.
                 if self.config.maxmemory_policy.is_lrm() {
                     self.lruclock
                 } else {
-                    o.lru
+                    d.aux_at(slot)
                 }
             }
             None => {
@@ -329,7 +333,7 @@ impl Server {
                 self.new_lru()
             }
         };
-        let old = self.dbs[db].insert(key, Obj { value, lru });
+        let old = self.dbs[db].insert(key, Obj { value }, lru);
         if let (None, 0, Some(c)) = (&old, db, self.cluster.as_mut()) {
             c.key_added(key);
         }
@@ -359,17 +363,10 @@ impl Server {
     /// Mutates a live key's object in place, accounting memory and recording the write.
     pub fn modify<R>(&mut self, db: usize, key: &[u8], f: impl FnOnce(&mut Obj) -> R) -> Option<R> {
         // 8.6's LRM policies date the key by its last write.
-        let lrm = self
-            .config
-            .maxmemory_policy
-            .is_lrm()
-            .then_some(self.lruclock);
-        let r = self.dbs[db].with_mut(key, |o| {
-            if let Some(clock) = lrm {
-                o.lru = clock;
-            }
-            f(o)
-        })?;
+        if self.config.maxmemory_policy.is_lrm() {
+            self.dbs[db].set_lru(key, self.lruclock);
+        }
+        let r = self.dbs[db].with_mut(key, f)?;
         self.touch_key(db, key);
         self.emit_with(|| Event::Written {
             db: db as u32,

@@ -164,8 +164,8 @@ fn string_for_bit_write(ctx: &mut Ctx, key: &[u8], maxbit: u64) -> Result<bool, 
             key,
             Obj {
                 value: Value::String(RString::Raw(b)),
-                lru,
             },
+            lru,
         );
         return Ok(true);
     }

@@ -431,7 +431,7 @@ pub const HELP: &[&str] = &[
 fn info(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     refresh(ctx.srv);
     match state(ctx) {
-        Ok(cl) => Frame::Verbatim("txt".into(), cl.info_text().into_bytes()),
+        Ok(cl) => Frame::Verbatim(*b"txt", cl.info_text().into_bytes()),
         Err(e) => e,
     }
 }
@@ -474,7 +474,7 @@ fn myshardid(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
 
 fn nodes(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     match state(ctx) {
-        Ok(cl) => Frame::Verbatim("txt".into(), cl.nodes_text().into_bytes()),
+        Ok(cl) => Frame::Verbatim(*b"txt", cl.nodes_text().into_bytes()),
         Err(e) => e,
     }
 }

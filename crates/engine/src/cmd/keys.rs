@@ -525,7 +525,10 @@ fn object_refcount(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 fn object_idletime(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let lfu = ctx.srv.config.maxmemory_policy.is_lfu();
     let clock = ctx.srv.lruclock;
-    let Some(lru) = object_lookup(ctx, &args[2]).map(|o| o.lru) else {
+    if object_lookup(ctx, &args[2]).is_none() {
+        return Frame::Null;
+    }
+    let Some(lru) = ctx.srv.dbs[ctx.client.db].lru(&args[2]) else {
         return Frame::Null;
     };
     if lfu {
@@ -542,7 +545,10 @@ fn object_idletime(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 fn object_freq(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let lfu = ctx.srv.config.maxmemory_policy.is_lfu();
-    let Some(lru) = object_lookup(ctx, &args[2]).map(|o| o.lru) else {
+    if object_lookup(ctx, &args[2]).is_none() {
+        return Frame::Null;
+    }
+    let Some(lru) = ctx.srv.dbs[ctx.client.db].lru(&args[2]) else {
         return Frame::Null;
     };
     if !lfu {

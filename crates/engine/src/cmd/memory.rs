@@ -249,7 +249,7 @@ fn doctor(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     } else {
         "Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base.\n".to_string()
     };
-    Frame::Verbatim("txt".into(), text.into_bytes())
+    Frame::Verbatim(*b"txt", text.into_bytes())
 }
 
 /// Redis built without jemalloc answers with this line; the model has no

@@ -131,15 +131,39 @@ const MAX_NAME: usize = 15;
 
 /// `name` lower-cased into 15 bytes with its length in the top byte; `None`
 /// if it is empty or too long to pack.
+#[inline]
 fn pack_name(name: &[u8]) -> Option<u128> {
-    if name.is_empty() || name.len() > MAX_NAME {
+    let n = name.len();
+    if n == 0 || n > MAX_NAME {
         return None;
     }
-    let mut packed = (name.len() as u128) << 120;
-    for (i, b) in name.iter().enumerate() {
-        packed |= (b.to_ascii_lowercase() as u128) << (8 * i);
-    }
-    Some(packed)
+    // Two little-endian words, zero-padded, lower-cased eight bytes at a time.
+    let (lo, hi) = if n >= 8 {
+        let lo = u64::from_le_bytes(name[..8].try_into().expect("8 bytes"));
+        let hi = if n > 8 {
+            crate::dict::tail_le(&name[8..])
+        } else {
+            0
+        };
+        (lo, hi)
+    } else {
+        (crate::dict::tail_le(name), 0)
+    };
+    Some((n as u128) << 120 | (ascii_lower8(hi) as u128) << 64 | ascii_lower8(lo) as u128)
+}
+
+/// `to_ascii_lowercase` on each byte of a word (SWAR): bytes `A`..=`Z`
+/// gain 0x20, every other byte (zero padding, non-ASCII) is left alone.
+#[inline]
+fn ascii_lower8(x: u64) -> u64 {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let low7 = x & !HIGH;
+    // Each byte's high bit: its low 7 bits are >= 'A', and > 'Z'.
+    let ge_a = low7.wrapping_add(ONES * (0x80 - b'A' as u64));
+    let gt_z = low7.wrapping_add(ONES * (0x80 - b'Z' as u64 - 1));
+    let upper = ge_a & !gt_z & !x & HIGH;
+    x | (upper >> 2)
 }
 
 /// Slot of a packed name in a table of `1 << bits` slots.
@@ -472,6 +496,26 @@ mod tests {
         assert!(lookup(b"getgetgetgetgetget").is_none());
         assert!(lookup(&[b'a'; 40]).is_none());
         assert!(lookup(&[0xc7, b'e', b't']).is_none());
+    }
+
+    #[test]
+    fn packing_lower_cases_like_to_ascii_lowercase() {
+        let naive = |name: &[u8]| {
+            let mut packed = (name.len() as u128) << 120;
+            for (i, b) in name.iter().enumerate() {
+                packed |= (b.to_ascii_lowercase() as u128) << (8 * i);
+            }
+            packed
+        };
+        let mut rng = fastrand::Rng::with_seed(4);
+        for _ in 0..20_000 {
+            let len = rng.usize(1..=MAX_NAME);
+            let name: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
+            assert_eq!(pack_name(&name), Some(naive(&name)), "{name:?}");
+        }
+        for b in 0..=255u8 {
+            assert_eq!(pack_name(&[b]), Some(naive(&[b])), "byte {b}");
+        }
     }
 
     #[test]

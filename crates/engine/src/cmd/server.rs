@@ -477,7 +477,7 @@ const DEFAULT_SECTIONS: &[&str] = &[
 
 fn info(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let text = info_string(ctx.srv, &args[1..]);
-    Frame::Verbatim("txt".into(), text.into_bytes())
+    Frame::Verbatim(*b"txt", text.into_bytes())
 }
 
 /// `genInfoSectionDict` + `genRedisInfoString`: the INFO text for the
@@ -1626,7 +1626,7 @@ fn client_info(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     let e = own_entry(ctx);
     let mut line = client_line(ctx.srv, ctx.client.id, &e);
     line.push('\n');
-    Frame::Verbatim("txt".into(), line.into_bytes())
+    Frame::Verbatim(*b"txt", line.into_bytes())
 }
 
 /// CLIENT LIST [TYPE t] | [ID id ...], one line per connection, oldest first.
@@ -1676,7 +1676,7 @@ fn client_list(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             out.push('\n');
         }
     }
-    Frame::Verbatim("txt".into(), out.into_bytes())
+    Frame::Verbatim(*b"txt", out.into_bytes())
 }
 
 fn client_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {

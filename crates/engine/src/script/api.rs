@@ -196,7 +196,7 @@ pub fn frame_to_lua(f: &Frame, resp: u8) -> Value {
         Frame::Verbatim(fmt, text) if resp3 => {
             let mut inner = Table::new();
             inner.set_str("string", Value::str(text));
-            inner.set_str("format", Value::str(fmt));
+            inner.set_str("format", Value::str(&fmt[..]));
             let mut t = Table::new();
             t.set_str("verbatim_string", Table::value(inner));
             Table::value(t)
@@ -244,7 +244,13 @@ fn to_frame(v: &Value, resp: u8, depth: usize) -> Frame {
                 if let (Value::Str(fmt), Value::Str(s)) =
                     (vt.get_str("format"), vt.get_str("string"))
                 {
-                    return Frame::Verbatim(String::from_utf8_lossy(&fmt).into_owned(), s.to_vec());
+                    // `addReplyVerbatim`: the first three bytes of the
+                    // format (a C string: a NUL ends it), padded with spaces.
+                    let mut f = *b"   ";
+                    for (d, b) in f.iter_mut().zip(fmt.iter().take_while(|&&b| b != 0)) {
+                        *d = *b;
+                    }
+                    return Frame::Verbatim(f, s.to_vec());
                 }
             }
             if let Value::Table(m) = tb.get_str("map") {
