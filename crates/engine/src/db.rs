@@ -65,8 +65,15 @@ impl Db {
     /// Stores `obj` under `key` with `lru` as its LRU/LFU field, replacing
     /// any value (the TTL is left alone).
     pub fn insert(&mut self, key: &[u8], obj: Obj, lru: u32) -> Option<Obj> {
+        let h = self.dict.hash(key);
+        self.insert_hashed(key, h, obj, lru)
+    }
+
+    /// [`Db::insert`] for a hash from `self.dict.hash(key)`: a caller that
+    /// looked the key up first hashes it once.
+    pub fn insert_hashed(&mut self, key: &[u8], h: u32, obj: Obj, lru: u32) -> Option<Obj> {
         self.mem += obj.entry_size(key);
-        let old = self.dict.insert_aux(key, obj, lru);
+        let old = self.dict.insert_hashed(key, h, obj, lru);
         if let Some(o) = &old {
             self.mem -= o.entry_size(key);
         }

@@ -316,7 +316,8 @@ impl Server {
     /// new key is signalled ready for clients blocked on it (`dbAdd`).
     pub fn set_key(&mut self, db: usize, key: &[u8], value: Value, keep_ttl: bool) {
         let d = &self.dbs[db].dict;
-        let lru = match d.slot_of(key) {
+        let h = d.hash(key);
+        let lru = match d.slot_of_hashed(key, h) {
             Some(slot) => {
                 // `dbOverwrite` counts as a deletion for XREADGROUP waiters.
                 self.blocking.signal_deleted(db, key, &d.val_at(slot).value);
@@ -333,7 +334,7 @@ impl Server {
                 self.new_lru()
             }
         };
-        let old = self.dbs[db].insert(key, Obj { value }, lru);
+        let old = self.dbs[db].insert_hashed(key, h, Obj { value }, lru);
         if let (None, 0, Some(c)) = (&old, db, self.cluster.as_mut()) {
             c.key_added(key);
         }
