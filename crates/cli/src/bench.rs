@@ -8,79 +8,43 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use redsim_engine::sim::cacheaside::{
-    engine_for, replay_lru, replay_zipf, zipf_trace, Replay, Workload,
-};
+use redsim_engine::sim::cacheaside::{self, Measured, Row, Workload};
 
 /// Policies measured through the engine, after the baseline.
 pub const POLICIES: [&str; 2] = ["allkeys-lru", "allkeys-lfu"];
+
+/// Rounds per cache unless `--rounds` says otherwise.
+pub const DEFAULT_ROUNDS: u32 = 3;
 
 /// `redsim bench --help`.
 pub fn usage() -> String {
     let d = Workload::default();
     format!(
-        "Usage: redsim bench zipf [--requests N] [--keys K] [--seed S] [--json]\n\
+        "Usage: redsim bench zipf [--requests N] [--keys K] [--seed S] [--rounds R] [--json]\n\
          \n\
          Replays a seeded Zipf({}) cache-aside trace (GET k<i>; on a miss, SET it to a\n\
          {}-byte value) through an exact-LRU cache on hashbrown (the baseline) and the\n\
          engine under allkeys-lru and allkeys-lfu, each with room for {}% of the keys,\n\
-         and prints requests/s, the ratio to the baseline and hit ratios.\n\
+         and prints requests/s, the ratio to the baseline and hit ratios. The caches\n\
+         take turns for R rounds and each reports its fastest.\n\
          \n\
-         Defaults: --requests {} --keys {} --seed {}\n",
-        d.s, d.value_len, d.capacity_pct, d.requests, d.keys, d.seed
+         Defaults: --requests {} --keys {} --seed {} --rounds {}\n",
+        d.s, d.value_len, d.capacity_pct, d.requests, d.keys, d.seed, DEFAULT_ROUNDS
     )
 }
 
-/// One measured cache.
-#[derive(Clone, Debug)]
-pub struct Row {
-    pub cache: String,
-    pub elapsed_ms: f64,
-    pub replay: Replay,
-}
-
-impl Row {
-    /// Requests per second of wall time.
-    pub fn requests_per_sec(&self) -> f64 {
-        self.replay.requests as f64 * 1000.0 / self.elapsed_ms.max(1e-9)
-    }
-}
-
-/// Generates the trace and replays it through every cache, baseline first.
-pub fn measure(w: &Workload) -> Result<(f64, Vec<Row>), String> {
-    let t = Instant::now();
-    let trace = zipf_trace(w);
-    let trace_ms = t.elapsed().as_secs_f64() * 1000.0;
-    if trace.is_empty() {
-        return Err("empty trace: --requests and --keys must be positive".into());
-    }
-    let mut rows = Vec::new();
-    let t = Instant::now();
-    let replay = replay_lru(&trace, w);
-    rows.push(Row {
-        cache: "exact-lru".into(),
-        elapsed_ms: t.elapsed().as_secs_f64() * 1000.0,
-        replay,
-    });
-    for policy in POLICIES {
-        let (mut engine, client) = engine_for(w, policy)?;
-        let t = Instant::now();
-        let replay = replay_zipf(&mut engine, client, &trace, w);
-        let elapsed_ms = t.elapsed().as_secs_f64() * 1000.0;
-        if replay.errors != 0 {
-            return Err(format!("{policy}: {} error replies", replay.errors));
-        }
-        rows.push(Row {
-            cache: policy.into(),
-            elapsed_ms,
-            replay,
-        });
-    }
-    Ok((trace_ms, rows))
+/// Generates the trace and replays it through every cache, baseline first,
+/// `rounds` times, timed with the wall clock; each row is a cache's fastest round.
+pub fn measure(w: &Workload, rounds: u32) -> Result<Measured, String> {
+    let start = Instant::now();
+    cacheaside::measure(w, &POLICIES, rounds, || {
+        start.elapsed().as_secs_f64() * 1000.0
+    })
 }
 
 /// The JSON report: the workload, then one object per cache.
-pub fn to_json(w: &Workload, trace_ms: f64, rows: &[Row]) -> String {
+pub fn to_json(w: &Workload, m: &Measured) -> String {
+    let (trace_ms, rows) = (m.trace_ms, &m.rows);
     let base = rows.first().map(Row::requests_per_sec).unwrap_or(1.0);
     let results: Vec<String> = rows
         .iter()
@@ -103,7 +67,7 @@ pub fn to_json(w: &Workload, trace_ms: f64, rows: &[Row]) -> String {
         .collect();
     format!(
         "{{\"platform\":\"native\",\"requests\":{},\"keys\":{},\"s\":{},\"seed\":{},\"capacity\":{},\
-         \"value_len\":{},\"trace_ms\":{:.3},\"results\":[{}]}}",
+         \"value_len\":{},\"trace_ms\":{:.3},\"rounds\":{},\"results\":[{}]}}",
         w.requests,
         w.keys,
         w.s,
@@ -111,15 +75,17 @@ pub fn to_json(w: &Workload, trace_ms: f64, rows: &[Row]) -> String {
         w.capacity(),
         w.value_len,
         trace_ms,
+        m.rounds,
         results.join(",")
     )
 }
 
 /// The human-readable table.
-pub fn to_table(w: &Workload, trace_ms: f64, rows: &[Row]) -> String {
+pub fn to_table(w: &Workload, m: &Measured) -> String {
+    let (trace_ms, rows) = (m.trace_ms, &m.rows);
     let base = rows.first().map(Row::requests_per_sec).unwrap_or(1.0);
     let mut out = format!(
-        "Zipf({}) cache-aside: {} requests over {} keys, cache of {} keys ({}%), {}-byte values (trace made in {:.0} ms)\n\n\
+        "Zipf({}) cache-aside: {} requests over {} keys, cache of {} keys ({}%), {}-byte values (trace made in {:.0} ms; best of {} rounds)\n\n\
          {:<18} {:>12} {:>9} {:>9} {:>10} {:>10}\n",
         w.s,
         w.requests,
@@ -128,6 +94,7 @@ pub fn to_table(w: &Workload, trace_ms: f64, rows: &[Row]) -> String {
         w.capacity_pct,
         w.value_len,
         trace_ms,
+        m.rounds,
         "cache",
         "requests/s",
         "ns/req",
@@ -154,9 +121,10 @@ pub fn to_table(w: &Workload, trace_ms: f64, rows: &[Row]) -> String {
 }
 
 /// Reads the options after `zipf`.
-pub fn parse(args: &[String]) -> Result<(Workload, bool), String> {
+pub fn parse(args: &[String]) -> Result<(Workload, bool, u32), String> {
     let mut w = Workload::default();
     let mut json = false;
+    let mut rounds = DEFAULT_ROUNDS;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut number = |name: &str| -> Result<u64, String> {
@@ -175,10 +143,16 @@ pub fn parse(args: &[String]) -> Result<(Workload, bool), String> {
                     .map_err(|_| "--keys: at most 4294967295".to_string())?
             }
             "--seed" => w.seed = number("--seed")?,
+            "--rounds" => {
+                rounds = u32::try_from(number("--rounds")?)
+                    .ok()
+                    .filter(|&r| r <= 100)
+                    .ok_or_else(|| "--rounds: at most 100".to_string())?
+            }
             other => return Err(format!("unknown option '{other}'")),
         }
     }
-    Ok((w, json))
+    Ok((w, json, rounds))
 }
 
 /// `redsim bench ...`.
@@ -194,19 +168,19 @@ pub fn main(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let (w, json) = match parse(&args[1..]) {
+    let (w, json, rounds) = match parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
             eprintln!("redsim bench: {msg}\n\n{}", usage());
             return ExitCode::from(2);
         }
     };
-    match measure(&w) {
-        Ok((trace_ms, rows)) => {
+    match measure(&w, rounds) {
+        Ok(m) => {
             if json {
-                println!("{}", to_json(&w, trace_ms, &rows));
+                println!("{}", to_json(&w, &m));
             } else {
-                print!("{}", to_table(&w, trace_ms, &rows));
+                print!("{}", to_table(&w, &m));
             }
             ExitCode::SUCCESS
         }
@@ -227,8 +201,17 @@ mod tests {
 
     #[test]
     fn options() {
-        let (w, json) = parse(&args("--requests 1_000 --keys 500 --seed 9 --json")).unwrap();
-        assert_eq!((w.requests, w.keys, w.seed, json), (1000, 500, 9, true));
+        let (w, json, rounds) = parse(&args(
+            "--requests 1_000 --keys 500 --seed 9 --json --rounds 2",
+        ))
+        .unwrap();
+        assert_eq!(
+            (w.requests, w.keys, w.seed, json, rounds),
+            (1000, 500, 9, true, 2)
+        );
+        assert_eq!(parse(&args("")).unwrap().2, DEFAULT_ROUNDS);
+        assert!(parse(&args("--rounds 0")).is_err());
+        assert!(parse(&args("--rounds 101")).is_err());
         assert!(parse(&args("--requests")).is_err());
         assert!(parse(&args("--requests 0")).is_err());
         assert!(parse(&args("--keys 99999999999")).is_err());
@@ -237,17 +220,19 @@ mod tests {
 
     #[test]
     fn json_report_has_every_cache_and_equal_request_counts() {
-        let (w, _) = parse(&args("--requests 20000 --keys 2000")).unwrap();
-        let (trace_ms, rows) = measure(&w).unwrap();
+        let (w, _, _) = parse(&args("--requests 20000 --keys 2000")).unwrap();
+        let m = measure(&w, 2).unwrap();
+        let rows = &m.rows;
         assert_eq!(rows.len(), 3);
-        let json = to_json(&w, trace_ms, &rows);
+        let json = to_json(&w, &m);
+        assert!(json.contains("\"rounds\":2"), "{json}");
         for cache in ["exact-lru", "allkeys-lru", "allkeys-lfu"] {
             assert!(json.contains(&format!("\"cache\":\"{cache}\"")), "{json}");
         }
-        for r in &rows {
+        for r in rows {
             assert_eq!(r.replay.hits + r.replay.misses, 20000, "{}", r.cache);
             assert!(r.replay.evicted > 0, "{}", r.cache);
         }
-        assert!(to_table(&w, trace_ms, &rows).contains("engine allkeys-lfu"));
+        assert!(to_table(&w, &m).contains("engine allkeys-lfu"));
     }
 }

@@ -5,7 +5,9 @@
 //! (`--only POLICY` to replay through one policy alone, `--rounds R` for
 //! the number of interleaved rounds, 3 by default; each row reports its
 //! fastest round).
-//! The trace is generated before any timing; each cache replays it once.
+//! The trace is generated before any timing; the caches take turns
+//! replaying it (`sim::cacheaside::measure`), and each row is a cache's
+//! fastest round.
 //! Throughput is reported against the baseline measured in the same
 //! process, never as an absolute target.
 //!
@@ -43,7 +45,7 @@ impl Watch {
     }
 }
 
-use redsim_engine::sim::cacheaside::{engine_for, replay_lru, replay_zipf, zipf_trace, Workload};
+use redsim_engine::sim::cacheaside::{measure, Workload};
 
 fn arg(args: &[String], name: &str) -> Option<u64> {
     let i = args.iter().position(|a| a == name)?;
@@ -59,27 +61,6 @@ fn main() {
     if let Some(k) = arg(&args, "--keys") {
         w.keys = k as u32;
     }
-    let t = Instant::now();
-    let trace = zipf_trace(&w);
-    println!(
-        "Zipf({}) cache-aside: {} requests over {} keys, cache {} keys ({}%), {}-byte values; trace made in {:.2} s",
-        w.s,
-        w.requests,
-        w.keys,
-        w.capacity(),
-        w.capacity_pct,
-        w.value_len,
-        t.elapsed().as_secs_f64()
-    );
-
-    println!(
-        "timing: {}",
-        if thread_cpu_ns().is_some() {
-            "thread CPU time"
-        } else {
-            "wall time"
-        }
-    );
     // `--only allkeys-lfu` (any policy name) replays through that one alone,
     // for profiling.
     let only = args
@@ -90,60 +71,45 @@ fn main() {
         Some(p) => vec![p.as_str()],
         None => vec!["allkeys-lru", "allkeys-lfu"],
     };
-    // Rounds interleave the caches, and each row keeps its fastest round:
-    // a shared machine's noise only ever slows a replay down.
-    let rounds = arg(&args, "--rounds").unwrap_or(3).max(1);
-    let mut base_best = f64::INFINITY;
-    let mut base = None;
-    let mut best = vec![f64::INFINITY; policies.len()];
-    let mut replays = vec![None; policies.len()];
-    for _ in 0..rounds {
-        let t = Watch::start();
-        let r = replay_lru(&trace, &w);
-        base_best = base_best.min(t.secs());
-        base = Some(r);
-        for (i, policy) in policies.iter().enumerate() {
-            let (mut engine, client) = engine_for(&w, policy).expect("engine setup");
-            let t = Watch::start();
-            let r = replay_zipf(&mut engine, client, &trace, &w);
-            best[i] = best[i].min(t.secs());
-            assert_eq!(r.errors, 0, "{policy}: error replies");
-            // Same seed, same trace: every round must replay identically.
-            if let Some(prev) = &replays[i] {
-                assert_eq!(prev, &r, "{policy}: rounds differ");
-            }
-            replays[i] = Some(r);
-        }
-    }
-    let base = base.expect("at least one round");
-    let base_rps = w.requests as f64 / base_best;
-
+    let rounds = arg(&args, "--rounds").unwrap_or(3).clamp(1, 100) as u32;
+    let watch = Watch::start();
+    let m = measure(&w, &policies, rounds, || watch.secs() * 1000.0).expect("benchmark");
     println!(
-        "\nbest of {rounds} rounds\n{:<22} {:>12} {:>10} {:>9} {:>10} {:>10}",
-        "cache", "requests/s", "ns/req", "vs base", "hit ratio", "keys held"
+        "Zipf({}) cache-aside: {} requests over {} keys, cache {} keys ({}%), {}-byte values; trace made in {:.2} s",
+        w.s,
+        w.requests,
+        w.keys,
+        w.capacity(),
+        w.capacity_pct,
+        w.value_len,
+        m.trace_ms / 1000.0
     );
-    let row = |name: &str, secs: f64, hits: f64, held: u64| {
-        let rps = w.requests as f64 / secs;
+    println!(
+        "timing: {}",
+        if thread_cpu_ns().is_some() {
+            "thread CPU time"
+        } else {
+            "wall time"
+        }
+    );
+    println!(
+        "\nbest of {} rounds\n{:<22} {:>12} {:>10} {:>9} {:>10} {:>10}",
+        m.rounds, "cache", "requests/s", "ns/req", "vs base", "hit ratio", "keys held"
+    );
+    let base_rps = m.rows[0].requests_per_sec();
+    for row in &m.rows {
+        let name = if row.cache == "exact-lru" {
+            "exact-LRU (hashbrown)".to_string()
+        } else {
+            format!("engine {}", row.cache)
+        };
         println!(
-            "{name:<22} {rps:>12.0} {:>10.1} {:>8.3}x {:>9.2}% {held:>10}",
-            secs * 1e9 / w.requests as f64,
-            rps / base_rps,
-            hits * 100.0
-        );
-    };
-    row(
-        "exact-LRU (hashbrown)",
-        base_best,
-        base.hit_ratio(),
-        base.keys_held,
-    );
-    for (i, policy) in policies.iter().enumerate() {
-        let r = replays[i].as_ref().expect("replayed");
-        row(
-            &format!("engine {policy}"),
-            best[i],
-            r.hit_ratio(),
-            r.keys_held,
+            "{name:<22} {:>12.0} {:>10.1} {:>8.3}x {:>9.2}% {:>10}",
+            row.requests_per_sec(),
+            row.elapsed_ms * 1e6 / row.replay.requests as f64,
+            row.requests_per_sec() / base_rps,
+            row.replay.hit_ratio() * 100.0,
+            row.replay.keys_held
         );
     }
 }
