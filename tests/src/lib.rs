@@ -117,7 +117,9 @@ fn listening_pid(port: u16, child: &mut Child) -> Option<u32> {
             c.stream
                 .set_read_timeout(Some(Duration::from_secs(5)))
                 .ok()?;
-            let info = match c.cmd(&["INFO", "server"]) {
+            // Whatever answers may also hang up (a server exiting after a
+            // failed bind resets the connection): that is "not ours" too.
+            let info = match c.try_cmd(&["INFO", "server"])? {
                 Frame::Bulk(b) | Frame::Verbatim(_, b) => String::from_utf8_lossy(&b).into_owned(),
                 _ => return None,
             };
@@ -166,6 +168,24 @@ impl Conn {
     pub fn cmd(&mut self, args: &[&str]) -> Frame {
         let args: Vec<&[u8]> = args.iter().map(|s| s.as_bytes()).collect();
         self.cmd_bytes(&args)
+    }
+
+    /// Sends one command and reads its reply; `None` if the connection
+    /// fails or closes first (for probing a port that may not be ours).
+    pub fn try_cmd(&mut self, args: &[&str]) -> Option<Frame> {
+        let args: Vec<&[u8]> = args.iter().map(|s| s.as_bytes()).collect();
+        self.stream.write_all(&encode_request(&args)).ok()?;
+        loop {
+            if let Some((f, used)) = parse_frame(&self.buf).ok()? {
+                self.buf.drain(..used);
+                return Some(f);
+            }
+            let mut chunk = [0u8; 65536];
+            match self.stream.read(&mut chunk) {
+                Ok(0) | Err(_) => return None,
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+            }
+        }
     }
 
     /// Sends one command given as byte strings and reads its reply.
