@@ -84,16 +84,26 @@ pub struct RedsimServer {
 impl RedsimServer {
     /// Starts a server with `--name value` style options (e.g. `["--hz", "100"]`).
     pub fn start(extra: &[&str]) -> RedsimServer {
-        let port = free_port();
-        let mut args: Vec<String> = vec!["--port".into(), port.to_string()];
-        args.extend(extra.iter().map(|s| s.to_string()));
-        let opts = redsim_cli::ServerOptions::from_args(&args).expect("valid server options");
-        let server = redsim_cli::spawn(opts).expect("redsim server starts");
-        wait_for_port(port);
-        RedsimServer {
-            port,
-            _server: server,
+        // As for redis-server, the free port may be taken before the bind:
+        // a failed start tries another one.
+        let mut last_err = String::new();
+        for _ in 0..8 {
+            let port = free_port();
+            let mut args: Vec<String> = vec!["--port".into(), port.to_string()];
+            args.extend(extra.iter().map(|s| s.to_string()));
+            let opts = redsim_cli::ServerOptions::from_args(&args).expect("valid server options");
+            match redsim_cli::spawn(opts) {
+                Ok(server) => {
+                    wait_for_port(port);
+                    return RedsimServer {
+                        port,
+                        _server: server,
+                    };
+                }
+                Err(e) => last_err = format!("{e:?}"),
+            }
         }
+        panic!("redsim server did not start on a free port in 8 attempts: {last_err}");
     }
 
     /// A new connection to it.
