@@ -3,8 +3,9 @@
 //! `hashbrown` would be faster for plain lookups, but Redis' observable
 //! behaviour depends on its bucket layout: SCAN's guarantee across resizes,
 //! the non-uniform sampling that approximated LRU and the active expire cycle
-//! see. Nodes live in one slab (`Vec`) and chains link them by index, which
-//! keeps memory contiguous. Resizing is done at once rather than
+//! see. Entries live in slabs (`Vec`s) and chains link them by index, which
+//! keeps memory contiguous; each entry's chain link sits apart from its key
+//! and value (see [`Link`]). Resizing is done at once rather than
 //! incrementally; SCAN's cursor algorithm is the one for a single table.
 
 /// Index of "no node" in a chain.
@@ -74,7 +75,7 @@ struct Link {
 }
 
 /// Mask of the aux word in [`Link::tag_aux`] (Redis' `LRU_BITS` is 24).
-pub const AUX_MASK: u32 = (1 << 24) - 1;
+const AUX_MASK: u32 = (1 << 24) - 1;
 
 impl Link {
     #[inline]
@@ -327,13 +328,8 @@ impl<V> Dict<V> {
         }
     }
 
-    /// Inserts or replaces, setting the entry's word to `aux`; returns the
-    /// previous value.
-    pub fn insert_aux(&mut self, key: &[u8], val: V, aux: u32) -> Option<V> {
-        self.insert_hashed(key, self.hash(key), val, aux)
-    }
-
-    /// [`Dict::insert_aux`] for a hash the caller computed with [`Dict::hash`].
+    /// Inserts or replaces, setting the entry's word to `aux`, for a hash the
+    /// caller computed with [`Dict::hash`]; returns the previous value.
     pub fn insert_hashed(&mut self, key: &[u8], h: u32, val: V, aux: u32) -> Option<V> {
         match self.find(key, h) {
             Some(i) => {
@@ -744,7 +740,7 @@ mod tests {
             let aux = rng.u32(..) & AUX_MASK;
             match rng.u8(..4) {
                 0 | 1 => {
-                    d.insert_aux(&k, step, aux);
+                    d.insert_hashed(&k, d.hash(&k), step, aux);
                     model.insert(k.clone(), aux);
                 }
                 2 => {

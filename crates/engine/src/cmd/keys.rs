@@ -463,6 +463,13 @@ fn object_lookup<'a>(ctx: &'a mut Ctx, key: &[u8]) -> Option<&'a mut crate::obje
     ctx.srv.lookup(db, key, Lookup::READ_NOTOUCH)
 }
 
+/// The live key's `lru` field (after lazy expiry), which the keyspace keeps
+/// beside the key's chain link rather than in its object.
+fn object_lru(ctx: &mut Ctx, key: &[u8]) -> Option<u32> {
+    object_lookup(ctx, key)?;
+    ctx.srv.dbs[ctx.db()].lru(key)
+}
+
 fn object_help(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     let lines = [
         "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -525,10 +532,7 @@ fn object_refcount(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 fn object_idletime(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let lfu = ctx.srv.config.maxmemory_policy.is_lfu();
     let clock = ctx.srv.lruclock;
-    if object_lookup(ctx, &args[2]).is_none() {
-        return Frame::Null;
-    }
-    let Some(lru) = ctx.srv.dbs[ctx.client.db].lru(&args[2]) else {
+    let Some(lru) = object_lru(ctx, &args[2]) else {
         return Frame::Null;
     };
     if lfu {
@@ -545,10 +549,7 @@ fn object_idletime(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 fn object_freq(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let lfu = ctx.srv.config.maxmemory_policy.is_lfu();
-    if object_lookup(ctx, &args[2]).is_none() {
-        return Frame::Null;
-    }
-    let Some(lru) = ctx.srv.dbs[ctx.client.db].lru(&args[2]) else {
+    let Some(lru) = object_lru(ctx, &args[2]) else {
         return Frame::Null;
     };
     if !lfu {
