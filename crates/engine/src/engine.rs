@@ -702,3 +702,67 @@ fn reply_event(reply: &Frame) -> Event {
 fn cron_period_us(srv: &Server) -> u64 {
     1_000_000 / srv.config.hz.clamp(1, 500) as u64
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line_of(list: &Frame, id: ClientId) -> String {
+        let Frame::Verbatim(_, text) = list else {
+            panic!("CLIENT LIST answered {list:?}")
+        };
+        String::from_utf8_lossy(text)
+            .lines()
+            .find(|l| l.starts_with(&format!("id={id} ")))
+            .unwrap_or_else(|| panic!("no line for client {id}"))
+            .to_string()
+    }
+
+    /// A client's CLIENT LIST entry is brought up to date lazily, when
+    /// another client runs a command: what the other one sees is still its
+    /// last command, database and name.
+    #[test]
+    fn client_list_shows_another_clients_last_command() {
+        let mut e = Engine::new(1);
+        let a = e.connect("a");
+        let b = e.connect("b");
+        e.execute_line(a, "CLIENT SETNAME alpha");
+        e.execute_line(a, "SELECT 3");
+        e.execute_line(a, "GET k");
+        let seen = line_of(&e.execute_line(b, "CLIENT LIST"), a);
+        assert!(seen.contains(" name=alpha "), "{seen}");
+        assert!(seen.contains(" db=3 "), "{seen}");
+        assert!(seen.contains(" cmd=get "), "{seen}");
+        e.execute_line(a, "SET k v");
+        let seen = line_of(&e.execute_line(b, "CLIENT LIST"), a);
+        assert!(seen.contains(" cmd=set "), "{seen}");
+        // Its own line shows the command it is running.
+        let own = line_of(&e.execute_line(b, "CLIENT LIST"), b);
+        assert!(own.contains(" cmd=client|list "), "{own}");
+        // A client that leaves with its entry unsynced is gone from the list.
+        e.execute_line(a, "PING");
+        e.disconnect(a);
+        let Frame::Verbatim(_, text) = e.execute_line(b, "CLIENT LIST") else {
+            panic!()
+        };
+        assert!(!String::from_utf8_lossy(&text).contains(&format!("id={a} ")));
+    }
+
+    /// `addReplyVerbatim`: a script's verbatim format is its first three
+    /// bytes, padded with spaces.
+    #[test]
+    fn script_verbatim_formats_are_three_bytes() {
+        let mut e = Engine::new(1);
+        let c = e.connect("c");
+        e.execute_line(c, "HELLO 3");
+        for (fmt, want) in [("markdown", *b"mar"), ("t", *b"t  "), ("txt", *b"txt")] {
+            let script =
+                format!("EVAL \"return {{verbatim_string={{format='{fmt}', string='x'}}}}\" 0");
+            assert_eq!(
+                e.execute_line(c, &script),
+                Frame::Verbatim(want, b"x".to_vec()),
+                "{fmt}"
+            );
+        }
+    }
+}
