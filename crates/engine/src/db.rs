@@ -1,5 +1,7 @@
 //! One logical database: the main dictionary, the expires dictionary, and the memory they account for.
 
+use std::cell::Cell;
+
 use crate::dict::Dict;
 use crate::memory;
 use crate::object::Obj;
@@ -137,5 +139,103 @@ impl Db {
     pub fn shrink_tables(&mut self) {
         self.dict.shrink_if_needed();
         self.expires.shrink_if_needed();
+    }
+}
+
+/// The server's databases, indexed like a `Vec<Db>`, with their memory
+/// summed cheaply. Redis reads `used_memory` from one counter before every
+/// command (eviction checks it); summing every database's accounting there
+/// instead cost more than the GET it guarded. So each mutable borrow of a
+/// database marks it, and [`Dbs::memory`] re-reads only the marked ones.
+/// Every way to mutate a database goes through `IndexMut` (one marked) or
+/// `DerefMut` (all marked), so the sum cannot go stale.
+pub struct Dbs {
+    dbs: Vec<Db>,
+    /// Each database's `memory()` when last summed.
+    counted: Vec<Cell<u64>>,
+    /// The sum of `counted`.
+    total: Cell<u64>,
+    /// Bit `i` for a database `i` borrowed mutably since the last sum;
+    /// bit 63 stands for databases 63 and above.
+    dirty: Cell<u64>,
+}
+
+impl Dbs {
+    /// Wraps `dbs`, every one counted at the next sum.
+    pub fn new(dbs: Vec<Db>) -> Dbs {
+        Dbs {
+            counted: dbs.iter().map(|_| Cell::new(0)).collect(),
+            dbs,
+            total: Cell::new(0),
+            dirty: Cell::new(u64::MAX),
+        }
+    }
+
+    fn bit(i: usize) -> u64 {
+        1 << i.min(63)
+    }
+
+    /// Bytes all databases account for: the sum of their `memory()`.
+    pub fn memory(&self) -> u64 {
+        let mut dirty = self.dirty.replace(0);
+        let mut total = self.total.get();
+        while dirty != 0 {
+            let b = dirty.trailing_zeros() as usize;
+            dirty &= dirty - 1;
+            let end = if b == 63 { self.dbs.len() } else { b + 1 };
+            for i in b..end.min(self.dbs.len()) {
+                let now = self.dbs[i].memory() as u64;
+                total = total
+                    .wrapping_sub(self.counted[i].replace(now))
+                    .wrapping_add(now);
+            }
+        }
+        self.total.set(total);
+        total
+    }
+}
+
+impl std::ops::Deref for Dbs {
+    type Target = [Db];
+    fn deref(&self) -> &[Db] {
+        &self.dbs
+    }
+}
+
+impl std::ops::DerefMut for Dbs {
+    fn deref_mut(&mut self) -> &mut [Db] {
+        self.dirty.set(u64::MAX);
+        &mut self.dbs
+    }
+}
+
+impl std::ops::Index<usize> for Dbs {
+    type Output = Db;
+    fn index(&self, i: usize) -> &Db {
+        &self.dbs[i]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Dbs {
+    fn index_mut(&mut self, i: usize) -> &mut Db {
+        self.dirty.set(self.dirty.get() | Dbs::bit(i));
+        &mut self.dbs[i]
+    }
+}
+
+impl<'a> IntoIterator for &'a Dbs {
+    type Item = &'a Db;
+    type IntoIter = std::slice::Iter<'a, Db>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.dbs.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a mut Dbs {
+    type Item = &'a mut Db;
+    type IntoIter = std::slice::IterMut<'a, Db>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.dirty.set(u64::MAX);
+        self.dbs.iter_mut()
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::clock::Clock;
 use crate::config::Config;
-use crate::db::Db;
+use crate::db::{Db, Dbs};
 use crate::object::{Obj, Value, LFU_INIT_VAL, LRU_CLOCK_MAX, LRU_CLOCK_RESOLUTION_MS};
 use crate::trace::{Actor, DeleteCause, Event, ExpireHow, Trace};
 
@@ -67,7 +67,7 @@ impl Lookup {
 pub struct Server {
     pub clock: Clock,
     pub rng: fastrand::Rng,
-    pub dbs: Vec<Db>,
+    pub dbs: Dbs,
     pub config: Config,
     pub stats: Stats,
     pub trace: Trace,
@@ -122,9 +122,11 @@ impl Server {
             crate::cluster::ClusterState::new(seed, config.port)
         });
         let mut rng = fastrand::Rng::with_seed(seed);
-        let dbs = (0..config.databases)
-            .map(|_| Db::new(rng.u64(..)))
-            .collect();
+        let dbs = Dbs::new(
+            (0..config.databases)
+                .map(|_| Db::new(rng.u64(..)))
+                .collect(),
+        );
         let clock = Clock::default();
         let mut s = Server {
             clock,
@@ -459,9 +461,7 @@ impl Server {
     /// Total bytes the keyspace accounts for, plus the server's baseline
     /// and what the lazy-free thread has not freed yet.
     pub fn used_memory(&self) -> u64 {
-        crate::memory::BASELINE_USED_MEMORY
-            + self.dbs.iter().map(|d| d.memory() as u64).sum::<u64>()
-            + self.lazyfree_pending_bytes()
+        crate::memory::BASELINE_USED_MEMORY + self.dbs.memory() + self.lazyfree_pending_bytes()
     }
 }
 
