@@ -34,20 +34,116 @@ pub const POOL_SIZE: usize = 16;
 /// Modelled cost of evicting one key.
 pub const EVICT_COST_NS: u64 = 1_000;
 
-/// One pool slot (`struct evictionPoolEntry`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct PoolEntry {
+/// One pool slot (`struct evictionPoolEntry`): small and `Copy`, so the
+/// shifts that keep the pool sorted move 16 bytes per entry; its key lives
+/// in the pool's buffer `buf`, which travels with the entry as Redis'
+/// `cached` sds does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct PoolEntry {
     /// Score: the higher, the better a candidate.
-    pub idle: u64,
-    pub key: Option<Vec<u8>>,
-    pub db: usize,
+    idle: u64,
+    db: u32,
+    /// Which of [`Pool::keys`] holds this entry's key.
+    buf: u8,
+    /// False for an empty slot.
+    full: bool,
+}
+
+/// The eviction pool (`EvictionPoolLRU`): [`POOL_SIZE`] entries sorted by
+/// ascending score with the empty ones on the right, and one key buffer per
+/// entry, reused for every key the entry takes (no allocation per
+/// candidate once the buffers have grown to the keys' length).
+#[derive(Clone, Debug)]
+pub struct Pool {
+    entries: [PoolEntry; POOL_SIZE],
+    keys: [Vec<u8>; POOL_SIZE],
+}
+
+impl Default for Pool {
+    fn default() -> Self {
+        Pool {
+            entries: std::array::from_fn(|i| PoolEntry {
+                buf: i as u8,
+                ..PoolEntry::default()
+            }),
+            keys: Default::default(),
+        }
+    }
+}
+
+impl Pool {
+    /// The occupied slots in order: (db, key, score).
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &[u8], u64)> {
+        self.entries
+            .iter()
+            .filter(|e| e.full)
+            .map(|e| (e.db as usize, self.keys[e.buf as usize].as_slice(), e.idle))
+    }
+
+    /// False when [`Pool::insert`] would drop a candidate of score `idle`
+    /// at once (worse than everything in a full pool), so its key need not
+    /// be read.
+    fn enters(&self, idle: u64) -> bool {
+        let e = &self.entries;
+        !e[POOL_SIZE - 1].full || (e[0].full && e[0].idle < idle)
+    }
+
+    /// Inserts a candidate keeping the pool sorted, exactly as Redis shifts it.
+    fn insert(&mut self, key: &[u8], idle: u64, db: usize) {
+        let e = &mut self.entries;
+        let mut k = 0;
+        while k < POOL_SIZE && e[k].full && e[k].idle < idle {
+            k += 1;
+        }
+        if k == 0 && e[POOL_SIZE - 1].full {
+            // Worse than everything in a full pool.
+            return;
+        } else if k < POOL_SIZE && !e[k].full {
+            // An empty slot: take it.
+        } else if !e[POOL_SIZE - 1].full {
+            // Room on the right: shift k.. right by one; the empty last
+            // entry's buffer comes round to k.
+            let spare = e[POOL_SIZE - 1];
+            e.copy_within(k..POOL_SIZE - 1, k + 1);
+            e[k] = spare;
+        } else {
+            // Full: drop the worst (leftmost) and insert just before k,
+            // reusing the dropped entry's buffer.
+            k -= 1;
+            let spare = e[0];
+            e.copy_within(1..=k, 0);
+            e[k] = spare;
+        }
+        let buf = &mut self.keys[e[k].buf as usize];
+        buf.clear();
+        buf.extend_from_slice(key);
+        e[k].idle = idle;
+        e[k].db = db as u32;
+        e[k].full = true;
+    }
+
+    /// Empties slot `k`, swapping its key into `out` (whose old buffer the
+    /// slot keeps); returns the entry's database, or None if it was empty.
+    fn take(&mut self, k: usize, out: &mut Vec<u8>) -> Option<usize> {
+        let e = &mut self.entries[k];
+        if !e.full {
+            return None;
+        }
+        e.full = false;
+        e.idle = 0;
+        std::mem::swap(&mut self.keys[e.buf as usize], out);
+        Some(e.db as usize)
+    }
 }
 
 /// What eviction keeps between calls.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct EvictState {
-    /// The candidates pool, sorted by ascending score; empty slots on the right.
-    pub pool: Vec<PoolEntry>,
+    /// The candidates pool.
+    pub pool: Pool,
+    /// The key being evicted, a buffer swapped with the pool's (see
+    /// [`Pool::take`]) so choosing a victim allocates nothing.
+    victim: Vec<u8>,
     /// Database the random policies try next.
     pub next_db: usize,
     /// Eviction ran out of time and continues before the next sleep.
@@ -98,18 +194,6 @@ impl ExactState {
     /// Forgets everything (FLUSHALL, policy change).
     pub fn clear(&mut self) {
         *self = ExactState::default();
-    }
-}
-
-impl Default for EvictState {
-    fn default() -> Self {
-        EvictState {
-            pool: vec![PoolEntry::default(); POOL_SIZE],
-            next_db: 0,
-            proc_running: false,
-            exact: ExactState::default(),
-            sampled: Vec::new(),
-        }
     }
 }
 
@@ -205,7 +289,7 @@ fn populate(srv: &mut Server, dbid: usize) {
     let samples = config.maxmemory_samples as usize;
     let db = &dbs[dbid];
     let EvictState { pool, sampled, .. } = evict;
-    let mut consider = |pool: &mut Vec<PoolEntry>, k: &[u8], idle: u64| {
+    let mut consider = |pool: &mut Pool, k: &[u8], idle: u64| {
         if record {
             sampled.push(crate::trace::Candidate {
                 db: dbid as u32,
@@ -213,7 +297,7 @@ fn populate(srv: &mut Server, dbid: usize) {
                 score: idle,
             });
         }
-        insert(pool, k, idle, dbid);
+        pool.insert(k, idle, dbid);
     };
     let score = |lru: u32| {
         if policy.is_lfu() {
@@ -227,7 +311,7 @@ fn populate(srv: &mut Server, dbid: usize) {
         // read only when the candidate enters the pool.
         db.dict.sample_aux(rng, samples, |slot, lru| {
             let idle = score(lru);
-            if record || enters(pool, idle) {
+            if record || pool.enters(idle) {
                 consider(pool, db.dict.key_at(slot), idle);
             }
         });
@@ -246,53 +330,14 @@ fn populate(srv: &mut Server, dbid: usize) {
 }
 
 /// The pool's occupied slots, in order, for the trace.
-fn pool_view(pool: &[PoolEntry]) -> Vec<crate::trace::Candidate> {
+fn pool_view(pool: &Pool) -> Vec<crate::trace::Candidate> {
     pool.iter()
-        .filter_map(|e| {
-            e.key.as_ref().map(|k| crate::trace::Candidate {
-                db: e.db as u32,
-                key: lossy(k),
-                score: e.idle,
-            })
+        .map(|(db, key, score)| crate::trace::Candidate {
+            db: db as u32,
+            key: lossy(key),
+            score,
         })
         .collect()
-}
-
-/// False when [`insert`] would drop a candidate of score `idle` at once
-/// (worse than everything in a full pool), so its key need not be read.
-fn enters(pool: &[PoolEntry], idle: u64) -> bool {
-    pool[POOL_SIZE - 1].key.is_none() || (pool[0].key.is_some() && pool[0].idle < idle)
-}
-
-/// Inserts a candidate keeping the pool sorted, exactly as Redis shifts it.
-fn insert(pool: &mut [PoolEntry], key: &[u8], idle: u64, db: usize) {
-    let mut k = 0;
-    while k < POOL_SIZE && pool[k].key.is_some() && pool[k].idle < idle {
-        k += 1;
-    }
-    if k == 0 && pool[POOL_SIZE - 1].key.is_some() {
-        // Worse than everything in a full pool.
-        return;
-    } else if k < POOL_SIZE && pool[k].key.is_none() {
-        // An empty slot: take it.
-    } else if pool[POOL_SIZE - 1].key.is_none() {
-        // Room on the right: shift k.. right by one.
-        pool[k..].rotate_right(1);
-    } else {
-        // Full: drop the worst (leftmost) and insert just before k.
-        k -= 1;
-        pool[..=k].rotate_left(1);
-    }
-    // Reuse the buffer of whatever entry the shifts left in slot k
-    // (Redis keeps a cached sds per slot for the same reason).
-    let mut buf = pool[k].key.take().unwrap_or_default();
-    buf.clear();
-    buf.extend_from_slice(key);
-    pool[k] = PoolEntry {
-        idle,
-        key: Some(buf),
-        db,
-    };
 }
 
 /// `performEvictions`: evicts until used memory is under `maxmemory`, the
@@ -350,11 +395,11 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
                     pool_seen = pool_view(&srv.evict.pool);
                 }
                 for k in (0..POOL_SIZE).rev() {
-                    let Some(key) = srv.evict.pool[k].key.take() else {
+                    let mut key = std::mem::take(&mut srv.evict.victim);
+                    let Some(dbid) = srv.evict.pool.take(k, &mut key) else {
+                        srv.evict.victim = key;
                         continue;
                     };
-                    let dbid = srv.evict.pool[k].db;
-                    srv.evict.pool[k].idle = 0;
                     let present = if all_keys(policy) {
                         srv.dbs[dbid].dict.contains(&key)
                     } else {
@@ -364,6 +409,7 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
                         best = Some((dbid, key));
                         break;
                     }
+                    srv.evict.victim = key;
                 }
             }
         } else {
@@ -416,6 +462,8 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
         let after = srv.dbs[dbid].memory() as u64 + srv.lazyfree_pending_bytes();
         freed += before.saturating_sub(after);
         keys_freed += 1;
+        // The name's buffer goes back for the next victim.
+        srv.evict.victim = key;
         if keys_freed.is_multiple_of(16) {
             let spent_ns = keys_freed * EVICT_COST_NS + free_ns;
             if lazy {
@@ -443,30 +491,90 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
 mod tests {
     use super::*;
 
-    fn keys(pool: &[PoolEntry]) -> Vec<Option<u64>> {
-        pool.iter()
-            .map(|e| e.key.as_ref().map(|_| e.idle))
-            .collect()
+    fn scores(pool: &Pool) -> Vec<u64> {
+        pool.iter().map(|(_, _, idle)| idle).collect()
     }
 
     #[test]
     fn pool_stays_sorted_and_drops_the_worst_when_full() {
-        let mut pool = vec![PoolEntry::default(); POOL_SIZE];
+        let mut pool = Pool::default();
         for idle in [50, 10, 30, 20, 40] {
-            insert(&mut pool, b"k", idle, 0);
+            pool.insert(b"k", idle, 0);
         }
-        let got: Vec<u64> = keys(&pool).into_iter().flatten().collect();
-        assert_eq!(got, [10, 20, 30, 40, 50]);
+        assert_eq!(scores(&pool), [10, 20, 30, 40, 50]);
         for idle in 100..120 {
-            insert(&mut pool, b"k", idle, 0);
+            pool.insert(b"k", idle, 0);
         }
-        let got: Vec<u64> = keys(&pool).into_iter().flatten().collect();
+        let got = scores(&pool);
         assert_eq!(got.len(), POOL_SIZE);
         assert_eq!(got[0], 104);
         assert_eq!(got[POOL_SIZE - 1], 119);
         // Worse than all in a full pool: ignored.
-        insert(&mut pool, b"k", 1, 0);
-        assert_eq!(pool[0].idle, 104);
+        assert!(!pool.enters(1));
+        pool.insert(b"k", 1, 0);
+        assert_eq!(scores(&pool)[0], 104);
+    }
+
+    /// The pool against a plain model of `evictionPoolPopulate`'s shifts
+    /// (a vector of optional (score, key, db)), under random inserts and
+    /// takes: same entries in the same slots, and every key still with its
+    /// own entry after the buffers have been passed around.
+    #[test]
+    fn pool_matches_redis_shifts_and_keys_follow_their_entries() {
+        type Slot = Option<(u64, Vec<u8>, usize)>;
+        fn model_insert(m: &mut [Slot], key: &[u8], idle: u64, db: usize) {
+            let mut k = 0;
+            while k < POOL_SIZE && m[k].as_ref().is_some_and(|e| e.0 < idle) {
+                k += 1;
+            }
+            if k == 0 && m[POOL_SIZE - 1].is_some() {
+                return;
+            } else if k < POOL_SIZE && m[k].is_none() {
+            } else if m[POOL_SIZE - 1].is_none() {
+                m[k..].rotate_right(1);
+            } else {
+                k -= 1;
+                m[..=k].rotate_left(1);
+            }
+            m[k] = Some((idle, key.to_vec(), db));
+        }
+        let mut rng = fastrand::Rng::with_seed(4);
+        let mut pool = Pool::default();
+        let mut model: Vec<Slot> = vec![None; POOL_SIZE];
+        let mut out = Vec::new();
+        for step in 0..20_000u32 {
+            if rng.u8(..4) == 0 {
+                let k = rng.usize(..POOL_SIZE);
+                let want = model[k].take();
+                let got = pool.take(k, &mut out);
+                assert_eq!(got, want.as_ref().map(|e| e.2), "step {step}");
+                if let Some(e) = want {
+                    assert_eq!(out, e.1, "step {step}");
+                }
+            } else {
+                let idle = rng.u64(..200);
+                let key = format!("key:{step}:{}", "x".repeat(rng.usize(..30)));
+                let db = rng.usize(..16);
+                assert_eq!(
+                    pool.enters(idle),
+                    model[POOL_SIZE - 1].is_none() || model[0].as_ref().is_some_and(|e| e.0 < idle)
+                );
+                pool.insert(key.as_bytes(), idle, db);
+                model_insert(&mut model, key.as_bytes(), idle, db);
+            }
+            let got: Vec<Slot> = pool
+                .entries
+                .iter()
+                .map(|e| {
+                    e.full
+                        .then(|| (e.idle, pool.keys[e.buf as usize].clone(), e.db as usize))
+                })
+                .collect();
+            assert_eq!(got, model, "step {step}");
+            let mut bufs: Vec<u8> = pool.entries.iter().map(|e| e.buf).collect();
+            bufs.sort_unstable();
+            assert_eq!(bufs, (0..POOL_SIZE as u8).collect::<Vec<_>>());
+        }
     }
 
     /// Fills an engine with `n` string keys written straight into the keyspace.
