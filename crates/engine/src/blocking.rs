@@ -178,6 +178,13 @@ impl Blocking {
         v.into_iter().map(|(_, id, a)| (id, a)).collect()
     }
 
+    /// True when some key was made ready since the last [`Self::pop_ready`]
+    /// drained them (checked after every command; usually false).
+    #[inline]
+    pub(crate) fn has_ready(&self) -> bool {
+        !self.ready.is_empty()
+    }
+
     /// The next ready key, if any.
     pub(crate) fn pop_ready(&mut self) -> Option<(usize, Vec<u8>)> {
         let k = self.ready.pop_front()?;

@@ -166,7 +166,9 @@ impl Engine {
         }
         let reply = self.run(client, args, false, true);
         crate::pubsub::after_reply(&mut self.srv, client);
-        self.handle_blocked_clients();
+        if self.srv.blocking.has_ready() {
+            self.handle_blocked_clients();
+        }
         reply.unwrap_or(Frame::NullArray)
     }
 
@@ -183,7 +185,9 @@ impl Engine {
         }
         let reply = self.run(client, args, true, true);
         crate::pubsub::after_reply(&mut self.srv, client);
-        self.handle_blocked_clients();
+        if self.srv.blocking.has_ready() {
+            self.handle_blocked_clients();
+        }
         reply
     }
 

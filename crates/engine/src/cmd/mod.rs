@@ -375,7 +375,11 @@ pub fn call(
         client,
         cmd,
     };
-    let reply = match cluster::refuse_other_db(ctx.srv, cmd, args) {
+    let refused = match ctx.srv.cluster {
+        Some(_) => cluster::refuse_other_db(ctx.srv, cmd, args),
+        None => None,
+    };
+    let reply = match refused {
         Some(e) => e,
         None => (cmd.handler)(&mut ctx, args),
     };
