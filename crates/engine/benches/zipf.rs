@@ -1,8 +1,8 @@
 //! The speed benchmark: a Zipf(0.99) cache-aside trace replayed through the engine under allkeys-lru and allkeys-lfu, and through an exact-LRU baseline on hashbrown in the same run; prints requests/s, ratios and hit ratios.
 //!
 //! Run with `cargo bench -p redsim-engine --bench zipf` (10M requests over
-//! 1M keys, a cache of 10%), or pass `--requests N --keys K` after `--`
-//! (`--only POLICY` to replay through one policy alone, `--rounds R` for
+//! 1M keys, a cache of 10%), or pass `--requests N --keys K --cache-pct P`
+//! after `--` (`--only POLICY` to replay through one policy alone, `--rounds R` for
 //! the number of interleaved rounds, 3 by default; each row reports its
 //! fastest round).
 //! The trace is generated before any timing; the caches take turns
@@ -60,6 +60,11 @@ fn main() {
     }
     if let Some(k) = arg(&args, "--keys") {
         w.keys = k as u32;
+    }
+    // `--cache-pct 100` holds every key: after warm-up every GET hits, which
+    // isolates the per-command cost from eviction's.
+    if let Some(p) = arg(&args, "--cache-pct") {
+        w.capacity_pct = p.clamp(1, 100) as f64;
     }
     // `--only allkeys-lfu` (any policy name) replays through that one alone,
     // for profiling.
