@@ -239,3 +239,57 @@ impl<'a> IntoIterator for &'a mut Dbs {
         self.dbs.iter_mut()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::object::RString;
+
+    fn obj(len: usize) -> Obj {
+        Obj::string(RString::from_bytes(&vec![b'v'; len]))
+    }
+
+    /// The cached sum always equals summing every database, whichever way
+    /// they were reached: one by index, all through a slice or an iterator,
+    /// including databases past the 63rd (which share one dirty bit).
+    #[test]
+    fn memory_sum_follows_every_kind_of_mutation() {
+        let mut rng = fastrand::Rng::with_seed(5);
+        let mut dbs = Dbs::new((0..70).map(Db::new).collect());
+        let naive = |dbs: &Dbs| dbs.iter().map(|d| d.memory() as u64).sum::<u64>();
+        assert_eq!(dbs.memory(), naive(&dbs));
+        for step in 0..5_000u32 {
+            let key = format!("k{}", rng.u32(..300)).into_bytes();
+            let i = rng.usize(..70);
+            match rng.u8(..6) {
+                0 | 1 => {
+                    dbs[i].insert(&key, obj(rng.usize(..100)), 0);
+                }
+                2 => {
+                    dbs[i].remove(&key);
+                }
+                3 => {
+                    if dbs[i].get(&key).is_some() {
+                        dbs[i].set_expire(&key, 1_000 + step as i64);
+                    }
+                }
+                4 => {
+                    if let Some(d) = dbs.get_mut(i) {
+                        d.persist(&key);
+                        d.insert(&key, obj(30), 0);
+                    }
+                }
+                _ => {
+                    for d in &mut dbs {
+                        d.shrink_tables();
+                    }
+                    if step % 1000 == 0 {
+                        dbs[i].clear();
+                    }
+                }
+            }
+            assert_eq!(dbs.memory(), naive(&dbs), "step {step}");
+        }
+        assert!(dbs.iter().filter(|d| !d.is_empty()).count() > 30);
+    }
+}
