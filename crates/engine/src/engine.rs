@@ -169,7 +169,10 @@ impl Engine {
         if self.srv.blocking.has_ready() {
             self.handle_blocked_clients();
         }
-        reply.unwrap_or(Frame::NullArray)
+        // Lazily: an eager `Frame::NullArray` is built and dropped (a call
+        // into `Frame`'s drop glue) on every command that did not block.
+        #[allow(clippy::unnecessary_lazy_evaluations)]
+        reply.unwrap_or_else(|| Frame::NullArray)
     }
 
     /// Executes one command for `client` as a connection would send it:
