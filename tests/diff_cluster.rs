@@ -210,7 +210,7 @@ fn normalise(f: Frame, id: &str, port: u16, cport: u16) -> Frame {
         Frame::Verbatim(t, b) => {
             Frame::Verbatim(t, text(&String::from_utf8_lossy(&b)).into_bytes())
         }
-        Frame::Simple(s) => Frame::Simple(text(&s)),
+        Frame::Simple(s) => Frame::simple(text(&s)),
         Frame::Error(s) => Frame::Error(text(&s)),
         Frame::Integer(i) if i == port as i64 => Frame::Integer(-1),
         Frame::Array(v) => Frame::Array(
@@ -550,7 +550,8 @@ fn cluster_command_table_matches_redis() {
             let Frame::Simple(text) = line else { continue };
             *text = text
                 .replace("<ip:port@bus-port[,hostname]>", "<ip:port>")
-                .replace("    Print this help.", "    Prints this help.");
+                .replace("    Print this help.", "    Prints this help.")
+                .into();
         }
     }
     assert_eq!(r, Frame::Array(ours));

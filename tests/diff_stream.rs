@@ -177,7 +177,7 @@ fn wait_running(c: &mut Conn, cmd: &str) {
 fn bulk_text(f: &Frame) -> String {
     match f {
         Frame::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
-        Frame::Simple(s) => s.clone(),
+        Frame::Simple(s) => s.to_string(),
         Frame::Verbatim(_, b) => String::from_utf8_lossy(b).into_owned(),
         other => panic!("expected a string, got {other:?}"),
     }

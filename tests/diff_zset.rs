@@ -77,7 +77,7 @@ fn pair(extra: &[&str]) -> Pair {
 fn bulk_text(f: &Frame) -> String {
     match f {
         Frame::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
-        Frame::Simple(s) => s.clone(),
+        Frame::Simple(s) => s.to_string(),
         other => panic!("expected a string, got {other:?}"),
     }
 }

@@ -224,7 +224,7 @@ proptest! {
 /// Any reply frame, nested a few levels.
 fn frame() -> impl Strategy<Value = Frame> {
     let leaf = prop_oneof![
-        "[^\r\n]{0,16}".prop_map(Frame::Simple),
+        "[^\r\n]{0,16}".prop_map(Frame::simple),
         "[A-Z]{1,9} [^\r\n]{0,16}".prop_map(Frame::Error),
         any::<i64>().prop_map(Frame::Integer),
         vec(any::<u8>(), 0..24).prop_map(Frame::Bulk),
@@ -295,7 +295,7 @@ proptest! {
     fn status_and_error_lines_never_break_the_protocol(s in "\\PC*|[a-z\r\n ]{0,12}") {
         // Whatever text a command puts in a status or error, it goes out as
         // one line, and errors built with `Frame::err` carry no CR/LF at all.
-        for f in [Frame::Simple(s.clone()), Frame::Error(s.clone()), Frame::err(s.clone())] {
+        for f in [Frame::simple(s.clone()), Frame::Error(s.clone()), Frame::err(s.clone())] {
             for proto in [2, 3] {
                 let bytes = f.to_bytes(proto);
                 let (_, used) = parse_frame(&bytes).unwrap().unwrap();

@@ -586,7 +586,7 @@ pub fn assert_command_info(info: &[Frame], cmd: &redsim_engine::cmd::Command, fu
     let flags: Vec<Frame> = cmd
         .flags
         .iter()
-        .map(|f| Frame::Simple(f.to_string()))
+        .map(|f| Frame::simple(f.to_string()))
         .collect();
     assert_eq!(info[2], Frame::Array(flags), "{full} flags");
     let keys = [cmd.keys.0, cmd.keys.1, cmd.keys.2].map(|k| Frame::Integer(k as i64));
@@ -594,7 +594,7 @@ pub fn assert_command_info(info: &[Frame], cmd: &redsim_engine::cmd::Command, fu
     let acl: Vec<Frame> = cmd
         .acl
         .iter()
-        .map(|a| Frame::Simple(format!("@{a}")))
+        .map(|a| Frame::simple(format!("@{a}")))
         .collect();
     assert_eq!(info[6], Frame::Array(acl), "{full} ACL categories");
 }

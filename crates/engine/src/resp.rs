@@ -13,7 +13,7 @@ pub const PROTO_MAX_BULK_LEN: i64 = 512 * 1024 * 1024;
 /// (`$-1` against `*-1`), which some commands (BLPOP, EXEC) rely on.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Frame {
-    Simple(String),
+    Simple(std::borrow::Cow<'static, str>),
     Error(String),
     Integer(i64),
     Bulk(Vec<u8>),
@@ -36,6 +36,12 @@ impl Frame {
     /// `+OK`.
     pub fn ok() -> Frame {
         Frame::Simple("OK".into())
+    }
+
+    /// A simple string: static text is kept without a copy (`+OK` and the
+    /// like, on every write), built text is owned.
+    pub fn simple(s: impl Into<std::borrow::Cow<'static, str>>) -> Frame {
+        Frame::Simple(s.into())
     }
 
     /// An error reply; `msg` includes its code (`ERR ...`, `WRONGTYPE ...`).
@@ -467,7 +473,7 @@ pub fn parse_frame(buf: &[u8]) -> Result<Option<(Frame, usize)>, String> {
     };
     let mut pos = cr + 2;
     let frame = match buf[0] {
-        b'+' => Frame::Simple(text()),
+        b'+' => Frame::simple(text()),
         b'-' => Frame::Error(text()),
         b':' => Frame::Integer(num()?),
         b'_' => Frame::Null,

@@ -253,7 +253,7 @@ fn addslots_inner(ctx: &mut Ctx, args: &[Vec<u8>]) -> Result<Frame, Frame> {
 
 fn bumpepoch(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     match change(ctx, |cl| (cl.bump_epoch(), cl.me().config_epoch)) {
-        Ok((bumped, epoch)) => Frame::Simple(format!(
+        Ok((bumped, epoch)) => Frame::simple(format!(
             "{} {epoch}",
             if bumped { "BUMPED" } else { "STILL" }
         )),
@@ -360,10 +360,10 @@ fn help(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         return e;
     }
     let cmd = String::from_utf8_lossy(&args[0]).to_ascii_uppercase();
-    let mut out = vec![Frame::Simple(format!(
+    let mut out = vec![Frame::simple(format!(
         "{cmd} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"
     ))];
-    out.extend(HELP.iter().map(|l| Frame::Simple(l.to_string())));
+    out.extend(HELP.iter().map(|l| Frame::simple(l.to_string())));
     out.push(Frame::Simple("HELP".into()));
     out.push(Frame::Simple("    Print this help.".into()));
     Frame::Array(out)

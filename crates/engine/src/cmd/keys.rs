@@ -488,7 +488,7 @@ fn object_help(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
         "HELP",
         "    Print this help.",
     ];
-    Frame::Array(lines.iter().map(|l| Frame::Simple(l.to_string())).collect())
+    Frame::Array(lines.iter().map(|l| Frame::simple(l.to_string())).collect())
 }
 
 fn object_encoding(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {

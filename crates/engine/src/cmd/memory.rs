@@ -123,7 +123,7 @@ fn help(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
         "HELP",
         "    Print this help.",
     ];
-    Frame::Array(lines.iter().map(|l| Frame::Simple(l.to_string())).collect())
+    Frame::Array(lines.iter().map(|l| Frame::simple(l.to_string())).collect())
 }
 
 /// MEMORY USAGE: no expiry check, no touch, no stats (Redis looks the key

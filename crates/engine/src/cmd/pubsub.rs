@@ -392,10 +392,10 @@ fn pubsub_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         "    Print this help.",
     ];
     let cmd = String::from_utf8_lossy(&args[0]).to_ascii_uppercase();
-    let mut out = vec![Frame::Simple(format!(
+    let mut out = vec![Frame::simple(format!(
         "{cmd} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"
     ))];
-    out.extend(lines.iter().map(|l| Frame::Simple(l.to_string())));
+    out.extend(lines.iter().map(|l| Frame::simple(l.to_string())));
     Frame::Array(out)
 }
 

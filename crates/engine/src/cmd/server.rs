@@ -859,10 +859,10 @@ fn config_resetstat(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
 /// `addReplyHelp`: a header naming the command as typed, the lines, and HELP.
 fn help_reply(args: &[Vec<u8>], lines: &[&str]) -> Frame {
     let cmd = String::from_utf8_lossy(&args[0]).to_ascii_uppercase();
-    let mut out = vec![Frame::Simple(format!(
+    let mut out = vec![Frame::simple(format!(
         "{cmd} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"
     ))];
-    out.extend(lines.iter().map(|l| Frame::Simple(l.to_string())));
+    out.extend(lines.iter().map(|l| Frame::simple(l.to_string())));
     out.push(Frame::Simple("HELP".into()));
     out.push(Frame::Simple("    Print this help.".into()));
     Frame::Array(out)
@@ -992,11 +992,11 @@ pub fn command_info_frame(parent: Option<&Command>, cmd: &Command) -> Frame {
     let flags = SHOWN_FLAGS
         .iter()
         .filter(|f| cmd.has_flag(f))
-        .map(|f| Frame::Simple(f.to_string()))
+        .map(|f| Frame::simple(f.to_string()))
         .collect();
     let cats = acl_categories(cmd)
         .into_iter()
-        .map(|c| Frame::Simple(format!("@{c}")))
+        .map(|c| Frame::simple(format!("@{c}")))
         .collect();
     let subs = if cmd.subcommands.is_empty() {
         Frame::Set(vec![])

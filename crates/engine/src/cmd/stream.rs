@@ -411,10 +411,10 @@ fn limits(srv: &Server) -> NodeLimits {
 /// `addReplyHelp`.
 fn help_reply(args: &[Vec<u8>], lines: &[&str]) -> Frame {
     let cmd = lossy(cstr(&args[0])).to_ascii_uppercase();
-    let mut out = vec![Frame::Simple(format!(
+    let mut out = vec![Frame::simple(format!(
         "{cmd} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"
     ))];
-    out.extend(lines.iter().map(|l| Frame::Simple(l.to_string())));
+    out.extend(lines.iter().map(|l| Frame::simple(l.to_string())));
     out.push(Frame::Simple("HELP".into()));
     out.push(Frame::Simple("    Print this help.".into()));
     Frame::Array(out)

@@ -134,7 +134,7 @@ pub fn frame_to_lua(f: &Frame, resp: u8) -> Value {
     match f {
         Frame::Simple(s) => {
             let mut t = Table::new();
-            t.set_str("ok", Value::str(s));
+            t.set_str("ok", Value::str(s.as_bytes()));
             Table::value(t)
         }
         Frame::Error(e) => call_error(&format!("-{e}")),
@@ -231,7 +231,7 @@ fn to_frame(v: &Value, resp: u8, depth: usize) -> Frame {
                 return Frame::err(String::from_utf8_lossy(&e).into_owned());
             }
             if let Value::Str(ok) = tb.get_str("ok") {
-                return Frame::Simple(String::from_utf8_lossy(&ok).replace(['\r', '\n'], " "));
+                return Frame::simple(String::from_utf8_lossy(&ok).replace(['\r', '\n'], " "));
             }
             if let Value::Num(d) = tb.get_str("double") {
                 return Frame::Double(d);
