@@ -166,9 +166,7 @@ impl Engine {
         }
         let reply = self.run(client, args, false, true);
         crate::pubsub::after_reply(&mut self.srv, client);
-        if self.srv.blocking.has_ready() {
-            self.handle_blocked_clients();
-        }
+        self.handle_blocked_clients();
         // Lazily: an eager `Frame::NullArray` is built and dropped (a call
         // into `Frame`'s drop glue) on every command that did not block.
         #[allow(clippy::unnecessary_lazy_evaluations)]
@@ -188,9 +186,7 @@ impl Engine {
         }
         let reply = self.run(client, args, true, true);
         crate::pubsub::after_reply(&mut self.srv, client);
-        if self.srv.blocking.has_ready() {
-            self.handle_blocked_clients();
-        }
+        self.handle_blocked_clients();
         reply
     }
 
@@ -314,8 +310,16 @@ impl Engine {
     /// `handleClientsBlockedOnKeys`: for every key made ready, serve the
     /// clients waiting on it in the order they blocked, while the key holds
     /// the type they wait for. A served command may make more keys ready
-    /// (BLMOVE's push); the loop runs until none is left.
+    /// (BLMOVE's push); the loop runs until none is left. Called after
+    /// every command, so the usual case (no key ready) is checked inline.
+    #[inline]
     fn handle_blocked_clients(&mut self) {
+        if self.srv.blocking.has_ready() {
+            self.serve_ready_keys();
+        }
+    }
+
+    fn serve_ready_keys(&mut self) {
         while let Some((db, key)) = self.srv.blocking.pop_ready() {
             for id in self.srv.blocking.waiting_on(db, &key) {
                 // `lookupKeyReadWithFlags(LOOKUP_NOEFFECTS)`: an expired key

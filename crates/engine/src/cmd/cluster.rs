@@ -1080,8 +1080,14 @@ pub fn before_command(srv: &mut Server, client: &Client, args: &[Vec<u8>]) {
 
 /// Database checks of SELECT, MOVE, SWAPDB and COPY in cluster mode, where
 /// only database 0 exists: Redis' handlers refuse before doing anything.
+/// Run for every command, so outside cluster mode it is one inline check.
+#[inline]
 pub fn refuse_other_db(srv: &Server, cmd: &Command, args: &[Vec<u8>]) -> Option<Frame> {
     srv.cluster.as_ref()?;
+    refuse_other_db_in_cluster(srv, cmd, args)
+}
+
+fn refuse_other_db_in_cluster(srv: &Server, cmd: &Command, args: &[Vec<u8>]) -> Option<Frame> {
     let int = |a: &[u8]| parse_i64(a).filter(|n| i32::try_from(*n).is_ok());
     match cmd.name {
         // `getIntFromObjectOrReply`'s two errors, then the cluster check.

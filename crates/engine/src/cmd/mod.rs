@@ -375,11 +375,7 @@ pub fn call(
         client,
         cmd,
     };
-    let refused = match ctx.srv.cluster {
-        Some(_) => cluster::refuse_other_db(ctx.srv, cmd, args),
-        None => None,
-    };
-    let reply = match refused {
+    let reply = match cluster::refuse_other_db(ctx.srv, cmd, args) {
         Some(e) => e,
         None => (cmd.handler)(&mut ctx, args),
     };
