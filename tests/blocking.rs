@@ -7,8 +7,8 @@
 use std::time::{Duration, Instant};
 
 use redsim_engine::blocking::BlockKind;
-use redsim_engine::resp::{encode_request, split_args};
-use redsim_engine::trace::{Event, UnblockHow};
+use redsim_engine::proto::resp::{encode_request, split_args};
+use redsim_engine::server::trace::{Event, UnblockHow};
 use redsim_engine::{ClientId, Engine, Frame};
 use redsim_tests::Differ;
 

@@ -1,12 +1,12 @@
 //! The simulated cluster (`cluster::sim`): MOVED/ASK/TRYAGAIN redirections from real node engines, slot migration with a big key's stall on the virtual clock, client convergence, full coverage, replicas, the heat map's counters, and determinism of the whole topology.
 
 use redsim_engine::cluster::key_hash_slot;
-use redsim_engine::cluster::sim::{even_ranges, Cluster, SimOptions};
 use redsim_engine::Frame;
+use redsim_sim::cluster::{even_ranges, Cluster, SimOptions};
 use redsim_tests::Rng;
 
 fn args(line: &str) -> Vec<Vec<u8>> {
-    redsim_engine::resp::split_args(line.as_bytes()).expect("valid line")
+    redsim_engine::proto::resp::split_args(line.as_bytes()).expect("valid line")
 }
 
 /// The master that owns `slot` when the cluster is created.

@@ -1,6 +1,6 @@
 //! Determinism: a long scripted run (many clients, TTLs, RANDOMKEY, SCAN, INCR, virtual time crossing many cron ticks with active expiry) gives byte-identical replies and trace for the same seed, and a different trace for another seed.
 
-use redsim_engine::trace::Event;
+use redsim_engine::server::trace::Event;
 use redsim_engine::{Engine, Frame};
 
 /// The script's own generator (xorshift64*), independent of the engine's
@@ -83,7 +83,7 @@ fn run(seed: u64) -> Run {
             matches!(
                 ev.event,
                 Event::Expired {
-                    how: redsim_engine::trace::ExpireHow::Active,
+                    how: redsim_engine::server::trace::ExpireHow::Active,
                     ..
                 }
             )

@@ -3,8 +3,8 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use redsim_engine::clifmt::format_reply;
 use redsim_engine::cluster::{crc16, key_hash_slot};
+use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{
     assert_command_info, command_info, encode_request, free_port, Frame, Pair, RedisServer,
     RedsimServer, Rng,
@@ -580,7 +580,7 @@ fn addresses(f: Frame, addrs: &[String]) -> Frame {
 
 #[test]
 fn three_masters_redirect_like_a_real_cluster() {
-    use redsim_engine::cluster::sim::{Cluster, SimOptions};
+    use redsim_sim::cluster::{Cluster, SimOptions};
     // A real three-master cluster: MEET, the slots split as redis-cli does.
     let dirs: Vec<TempDir> = (0..3).map(|_| TempDir::new()).collect();
     let cports: Vec<u16> = (0..3).map(|_| free_port()).collect();
@@ -608,10 +608,7 @@ fn three_masters_redirect_like_a_real_cluster() {
         let r = conns[0].cmd(&["CLUSTER", "MEET", "127.0.0.1", &port, &cport]);
         assert_eq!(r, Frame::ok());
     }
-    for (i, (a, b)) in redsim_engine::cluster::sim::even_ranges(3)
-        .into_iter()
-        .enumerate()
-    {
+    for (i, (a, b)) in redsim_sim::cluster::even_ranges(3).into_iter().enumerate() {
         let r = conns[i].cmd(&["CLUSTER", "ADDSLOTSRANGE", &a.to_string(), &b.to_string()]);
         assert_eq!(r, Frame::ok());
     }
@@ -757,7 +754,7 @@ fn line_shape(nodes: &str, id: &str) -> String {
 
 #[test]
 fn a_real_master_failover_matches_the_sim() {
-    use redsim_engine::cluster::sim::{Cluster, SimOptions};
+    use redsim_sim::cluster::{Cluster, SimOptions};
     // Three masters and a replica each, node timeout 1 s.
     let dirs: Vec<TempDir> = (0..6).map(|_| TempDir::new()).collect();
     let mut servers: Vec<Option<RedisServer>> = dirs
@@ -788,10 +785,7 @@ fn a_real_master_failover_matches_the_sim() {
             Frame::ok()
         );
     }
-    for (i, (a, b)) in redsim_engine::cluster::sim::even_ranges(3)
-        .into_iter()
-        .enumerate()
-    {
+    for (i, (a, b)) in redsim_sim::cluster::even_ranges(3).into_iter().enumerate() {
         let r = conns[i].cmd(&["CLUSTER", "ADDSLOTSRANGE", &a.to_string(), &b.to_string()]);
         assert_eq!(r, Frame::ok());
     }

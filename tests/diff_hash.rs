@@ -15,7 +15,7 @@
 
 use std::collections::BTreeSet;
 
-use redsim_engine::clifmt::format_reply;
+use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{
     args, assert_command_table, commands_in_acl_category, parse, show, Conn, Frame, Pair,
     RedisServer, Rng,

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use redsim_engine::trace::{Delivery, Event, PubSubKind};
+use redsim_engine::server::trace::{Delivery, Event, PubSubKind};
 use redsim_engine::Engine;
 use redsim_tests::{
     command_info, commands_in_acl_category, commands_in_group, encode_request, Conn, Differ, Frame,
@@ -18,8 +18,8 @@ fn next_both(d: &mut Differ, i: usize) -> Frame {
         got,
         want,
         "frames differ on connection {i}\n  redis:  {}\n  redsim: {}",
-        redsim_engine::clifmt::format_reply(&want),
-        redsim_engine::clifmt::format_reply(&got)
+        redsim_engine::proto::clifmt::format_reply(&want),
+        redsim_engine::proto::clifmt::format_reply(&got)
     );
     d.compared += 1;
     want
@@ -616,8 +616,8 @@ fn the_trace_shows_a_missed_message() {
         })
         .map(|t| {
             let who = match t.actor {
-                redsim_engine::trace::Actor::Client(id) => Some(id),
-                redsim_engine::trace::Actor::Server => None,
+                redsim_engine::server::trace::Actor::Client(id) => Some(id),
+                redsim_engine::server::trace::Actor::Server => None,
             };
             (who, t.event.clone())
         })

@@ -5,7 +5,7 @@
 //! last line, RESP3 doubles printed by `%.17g` in 7.0): those are checked
 //! against 7.2's text on redsim alone.
 
-use redsim_engine::clifmt::format_reply;
+use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{Differ, Frame};
 
 /// Sends `args` to both servers on connection 0 and asserts equal replies.

@@ -18,7 +18,7 @@
 
 use std::collections::BTreeSet;
 
-use redsim_engine::clifmt::format_reply;
+use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{
     args, assert_command_table, commands_in_acl_category, parse, show, Conn, Differ, Frame, Pair,
     RedisServer, RedsimServer, Rng,

@@ -28,7 +28,7 @@
 use std::ops::{Deref, DerefMut};
 use std::time::Duration;
 
-use redsim_engine::clifmt::format_reply;
+use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{
     assert_command_info, command_info, commands_in_group, encode_request, parse, show, Conn, Frame,
     Pair, RedisServer, RedsimServer, Rng,

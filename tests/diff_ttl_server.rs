@@ -9,8 +9,8 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use redsim_engine::clifmt::format_reply;
 use redsim_engine::cmd::Command;
+use redsim_engine::proto::clifmt::format_reply;
 use redsim_engine::Engine;
 use redsim_tests::{Conn, Frame, Pair};
 
@@ -569,7 +569,7 @@ fn command_count_list_docs_and_help() {
 fn config_get_and_set_match_redis() {
     let mut p = Pair::start(&[]);
     // Our parameters have Redis' defaults (port and bind differ by design).
-    for param in redsim_engine::config::PARAMS {
+    for param in redsim_engine::server::config::PARAMS {
         // Redis 7.0 has no listpack sets: diff_set.rs checks those two.
         if matches!(
             param.name,
@@ -1041,13 +1041,18 @@ fn ttl_rounds_to_the_nearest_second() {
         .trace()
         .events()
         .filter_map(|ev| match &ev.event {
-            redsim_engine::trace::Event::Deleted { key, cause, .. } => Some((key.clone(), *cause)),
+            redsim_engine::server::trace::Event::Deleted { key, cause, .. } => {
+                Some((key.clone(), *cause))
+            }
             _ => None,
         })
         .last();
     assert_eq!(
         last_delete,
-        Some(("abs".to_string(), redsim_engine::trace::DeleteCause::Expire))
+        Some((
+            "abs".to_string(),
+            redsim_engine::server::trace::DeleteCause::Expire
+        ))
     );
     assert_eq!(e.server().stats.expired_keys, 1);
 }
@@ -1056,7 +1061,7 @@ fn ttl_rounds_to_the_nearest_second() {
 /// they dropped; DBSIZE counts expired keys not yet reclaimed, as Redis does.
 #[test]
 fn flushes_are_traced_and_dbsize_counts_pending_expiries() {
-    use redsim_engine::trace::Event;
+    use redsim_engine::server::trace::Event;
     let mut e = Engine::new(9);
     let c = e.connect("t");
     for line in [

@@ -18,8 +18,8 @@
 use std::collections::BTreeSet;
 
 use redsim_engine::cmd::Command;
-use redsim_engine::double::g17;
-use redsim_engine::resp::fmt_double;
+use redsim_engine::num::double::g17;
+use redsim_engine::proto::resp::fmt_double;
 use redsim_tests::{assert_command_info, command_info, show, Frame, Pair, RedisServer, Rng};
 
 /// Redis 7.0's `d2string`: integers within ±2^52 in full, else `%.17g`.

@@ -4,13 +4,13 @@
 //! ([`SAMPLE_COST_NS`] per sampled key plus [`EXPIRE_COST_NS`] per deleted
 //! one), so the expected figures below are computed from those constants.
 
-use redsim_engine::config::Config;
 use redsim_engine::expire::{
     active_expire_cycle, CycleKind, CycleReport, EXPIRE_COST_NS, SAMPLE_COST_NS,
 };
-use redsim_engine::object::{RString, Value};
+use redsim_engine::keyspace::object::{RString, Value};
+use redsim_engine::server::config::Config;
+use redsim_engine::server::trace::{Event, ExpireHow};
 use redsim_engine::server::Server;
-use redsim_engine::trace::{Event, ExpireHow};
 use redsim_engine::{Engine, Frame, Options};
 
 /// An engine with one database, so loop counts are those of that database.

@@ -44,9 +44,9 @@
 
 use std::time::{Duration, Instant};
 
-use redsim_engine::config::Config;
-use redsim_engine::object::{RString, Value};
-use redsim_engine::trace::Event;
+use redsim_engine::keyspace::object::{RString, Value};
+use redsim_engine::server::config::Config;
+use redsim_engine::server::trace::Event;
 use redsim_engine::{Engine, Frame, Options};
 use redsim_tests::RedisServer;
 

@@ -1,6 +1,6 @@
 //! Golden traces: a few scenarios' race diagrams and figures, stored in tests/golden/ and compared byte for byte, so any change in what a lesson shows is deliberate. Regenerate with `REDSIM_BLESS=1 cargo test -p redsim-tests --test golden`.
 
-use redsim_engine::sim;
+use redsim_sim as sim;
 use std::path::PathBuf;
 
 /// Scenarios whose story is a race: their diagrams are the lesson.

@@ -1,7 +1,7 @@
 //! Lazy freeing on the virtual clock: DEL of a big value stalls every client by the modelled cost while UNLINK hands it to the background thread, each `lazyfree-lazy-*` switch chooses the path, the pending/freed counters drain over virtual time, the trace records TTLs and memory samples, and CONFIG and the commands' replies match redis-server.
 
 use redsim_engine::lazyfree::{free_effort, FREE_COST_NS, LAZYFREE_THRESHOLD};
-use redsim_engine::trace::{pending_expired, pending_expired_series, Event};
+use redsim_engine::server::trace::{pending_expired, pending_expired_series, Event};
 use redsim_engine::{Engine, Frame, Options};
 use redsim_tests::{parse, Pair};
 

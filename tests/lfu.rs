@@ -13,7 +13,7 @@
 //! factor 100 (table: 49); the code's expectation at factor 10 is about
 //! 147, so the table's 142 is itself a low draw.
 
-use redsim_engine::config::Config;
+use redsim_engine::server::config::Config;
 use redsim_engine::{Engine, Frame};
 
 /// redis.conf's table: rows by factor, columns 100, 1K, 100K, 1M, 10M hits.
@@ -27,7 +27,7 @@ const TABLE: [(u32, [u32; 5]); 4] = [
 
 /// The counter after `hits` INCRs of a fresh key (the first creates it).
 fn counter_after(config: &Config, rng: &mut fastrand::Rng, hits: u64) -> u8 {
-    let mut c = redsim_engine::object::LFU_INIT_VAL;
+    let mut c = redsim_engine::keyspace::object::LFU_INIT_VAL;
     for _ in 1..hits {
         if c == 255 {
             break;

@@ -4,7 +4,7 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use redsim_engine::cmd::{self, Command};
-use redsim_engine::resp::{fmt_double, parse_frame, Frame};
+use redsim_engine::proto::resp::{fmt_double, parse_frame, Frame};
 use redsim_engine::Engine;
 
 /// Words that steer commands into their option parsers, number parsers and

@@ -3,7 +3,7 @@
 use proptest::collection::vec;
 use proptest::prelude::*;
 use redsim_cli::framing::{RequestScan, Scan};
-use redsim_engine::resp::{
+use redsim_engine::proto::resp::{
     encode_request, fmt_double, parse_frame, parse_request, split_args, Frame, PROTO_MAX_BULK_LEN,
 };
 
@@ -97,12 +97,12 @@ fn check_parse(buf: &[u8], max_bulk: i64) -> Result<(), TestCaseError> {
 
 /// `Request` is not `Clone`; rebuild it for comparisons.
 trait CloneReq {
-    fn clone_req(&self) -> redsim_engine::resp::Request;
+    fn clone_req(&self) -> redsim_engine::proto::resp::Request;
 }
 
-impl CloneReq for redsim_engine::resp::Request {
-    fn clone_req(&self) -> redsim_engine::resp::Request {
-        redsim_engine::resp::Request {
+impl CloneReq for redsim_engine::proto::resp::Request {
+    fn clone_req(&self) -> redsim_engine::proto::resp::Request {
+        redsim_engine::proto::resp::Request {
             args: self.args.clone(),
             consumed: self.consumed,
         }

@@ -1,7 +1,7 @@
 //! The headless scenario runner (`redsim scenarios`, `redsim run`) over the whole catalogue: JSON that parses and names its run, an SVG for every scenario, and clear errors for bad usage.
 
 use redsim_cli::run::{run_command, scenarios_command};
-use redsim_engine::sim::catalog;
+use redsim_sim::catalog;
 
 fn args(a: &[&str]) -> Vec<String> {
     a.iter().map(|s| s.to_string()).collect()

@@ -1,6 +1,6 @@
 //! The whole scenario catalogue: every scenario is deterministic per seed, backs its headline claim at its defaults, and describes itself completely.
 
-use redsim_engine::sim::{self, catalog};
+use redsim_sim::{self as sim, catalog};
 
 fn json(id: &str, seed: u64) -> String {
     let out = sim::run(id, seed, &[]).unwrap_or_else(|e| panic!("{id}: {e}"));

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use redsim_engine::clifmt::format_reply;
+use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{Differ, Frame};
 
 /// unlock.lua: delete the key only if it still holds our token.

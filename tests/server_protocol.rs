@@ -5,7 +5,7 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use redsim_cli::{RunningServer, ServerOptions};
-use redsim_engine::resp::PROTO_INLINE_MAX_SIZE;
+use redsim_engine::proto::resp::PROTO_INLINE_MAX_SIZE;
 use redsim_tests::{encode_request, parse_frame, Conn, Frame, RedisServer, RedsimServer};
 
 /// A raw connection: what goes in and comes out are bytes, not frames.

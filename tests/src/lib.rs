@@ -6,8 +6,8 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use redsim_engine::clifmt::format_reply;
-pub use redsim_engine::resp::{encode_request, parse_frame, Frame};
+use redsim_engine::proto::clifmt::format_reply;
+pub use redsim_engine::proto::resp::{encode_request, parse_frame, Frame};
 
 /// A free loopback port (bound, then released).
 pub fn free_port() -> u16 {
@@ -298,7 +298,7 @@ impl Differ {
 
 /// A command line split as redis-cli splits it (quotes, `\x00` escapes).
 pub fn parse(line: &str) -> Vec<Vec<u8>> {
-    redsim_engine::resp::split_args(line.as_bytes()).expect("balanced quotes in test line")
+    redsim_engine::proto::resp::split_args(line.as_bytes()).expect("balanced quotes in test line")
 }
 
 /// A command from its words.

@@ -12,8 +12,8 @@
 use std::rc::Rc;
 
 use gloo::timers::callback::Interval;
-use redsim_engine::clifmt::format_reply;
-use redsim_engine::resp::split_args;
+use redsim_engine::proto::clifmt::format_reply;
+use redsim_engine::proto::resp::split_args;
 use redsim_engine::{Engine, Frame, Options};
 use wasm_bindgen::{closure::Closure, JsValue};
 use web_sys::{HtmlInputElement, KeyboardEvent};

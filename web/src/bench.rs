@@ -4,7 +4,7 @@
 //! one on the same trace (tests/e2e/bench_e2e.py). It runs synchronously
 //! on the page's thread: a million requests take a few seconds.
 
-use redsim_engine::sim::cacheaside::{measure, Workload};
+use redsim_sim::cacheaside::{measure, Workload};
 use wasm_bindgen::prelude::*;
 
 /// Exposes `window.redsimBenchZipf`.

@@ -5,7 +5,7 @@
 //! hints for free.
 
 use redsim_engine::cmd::{self, Command};
-use redsim_engine::resp::split_args;
+use redsim_engine::proto::resp::split_args;
 
 /// One command as `HELP` prints it.
 #[derive(Clone, Debug, PartialEq, Eq)]

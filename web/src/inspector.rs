@@ -9,7 +9,7 @@ use std::rc::Rc;
 use redsim_engine::inspect::{
     self, Body, Gauge, HllView, KeyView, ListView, Preview, SkipView, StreamView, Unit, ZSetView,
 };
-use redsim_engine::trace::Event;
+use redsim_engine::server::trace::Event;
 use redsim_engine::Engine;
 use yew::prelude::*;
 
@@ -451,7 +451,7 @@ pub struct Bar {
 /// least 0..=15, at most 0..=51, the largest value a register can hold).
 pub fn hll_bars(histogram: &[u64], max_register: u8) -> Vec<Bar> {
     let last = (max_register as usize + 2).clamp(15, 51);
-    let top = (redsim_engine::hll::REGISTERS as f64 + 1.0).ln();
+    let top = (redsim_engine::keyspace::types::hll::REGISTERS as f64 + 1.0).ln();
     (0..=last)
         .map(|v| {
             let count = histogram.get(v).copied().unwrap_or(0);

@@ -14,7 +14,7 @@
 use std::rc::Rc;
 
 use gloo::timers::callback::Interval;
-use redsim_engine::sim::{self, ChartKind, Outcome, ParamSpec, Params, ScenarioInfo};
+use redsim_sim::{self as sim, ChartKind, Outcome, ParamSpec, Params, ScenarioInfo};
 use wasm_bindgen::JsValue;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;

@@ -9,10 +9,10 @@
 //! first time the view is shown.
 
 use gloo::timers::callback::Interval;
-use redsim_engine::cluster::sim::{BusWhat, Cluster, SimOptions};
 use redsim_engine::cluster::{key_hash_slot, SLOTS};
-use redsim_engine::sim::cluster_lessons::heat_level;
-use redsim_engine::sim::zipf::Zipf;
+use redsim_sim::cluster::{BusWhat, Cluster, SimOptions};
+use redsim_sim::cluster_lessons::heat_level;
+use redsim_sim::zipf::Zipf;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlInputElement};
 use yew::prelude::*;

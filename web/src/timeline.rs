@@ -11,7 +11,9 @@
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
-use redsim_engine::trace::{Actor, Candidate, DeleteCause, Event, ExpireHow, Trace, UnblockHow};
+use redsim_engine::server::trace::{
+    Actor, Candidate, DeleteCause, Event, ExpireHow, Trace, UnblockHow,
+};
 use yew::prelude::*;
 
 use crate::clients::label_num;
@@ -110,8 +112,11 @@ impl Timeline {
     /// Recomputes the expired-but-unreclaimed series from the whole trace
     /// (it depends on every TTL ever set); call after `ingest` changed marks.
     pub fn update_pending(&mut self, trace: &Trace, unix_base_us: u64, now_us: u64) {
-        let series =
-            redsim_engine::trace::pending_expired_series(trace.events(), unix_base_us, now_us);
+        let series = redsim_engine::server::trace::pending_expired_series(
+            trace.events(),
+            unix_base_us,
+            now_us,
+        );
         if *self.pending != series {
             self.pending = Rc::new(series);
         }
@@ -747,7 +752,7 @@ fn step_line(x: f64, m: &Mark) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use redsim_engine::trace::Actor;
+    use redsim_engine::server::trace::Actor;
 
     #[test]
     fn ingest_reads_only_new_events_and_pairs_replies() {

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use gloo::timers::callback::Interval;
-use redsim_engine::sim::topology::{
+use redsim_sim::topology::{
     Control, NodeEvent, NodeEventKind, TopoOptions, TopoView, Topology, WriteRecord,
 };
 use redsim_viz::svg::{esc, px, time_exact};
@@ -947,7 +947,7 @@ pub fn lanes_svg(
             let detail = format!(
                 "events before {} are no longer kept (the last {} or so are)",
                 time_exact(first.at_us),
-                redsim_engine::sim::topology::EVENTS_CAP
+                redsim_sim::topology::EVENTS_CAP
             );
             let _ = write!(
                 s,

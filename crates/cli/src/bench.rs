@@ -8,7 +8,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use redsim_engine::sim::cacheaside::{self, Measured, Row, Workload};
+use redsim_sim::cacheaside::{self, Measured, Row, Workload};
 
 /// Policies measured through the engine, after the baseline.
 pub const POLICIES: [&str; 2] = ["allkeys-lru", "allkeys-lfu"];

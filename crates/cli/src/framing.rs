@@ -9,7 +9,7 @@
 //! unusual (inline requests, a bad header, an over-long line) is left to the
 //! parser, which then gives Redis' exact error.
 
-use redsim_engine::resp::{parse_i64, PROTO_INLINE_MAX_SIZE};
+use redsim_engine::proto::resp::{parse_i64, PROTO_INLINE_MAX_SIZE};
 
 /// What to do with the buffered bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,7 +121,7 @@ fn find_cr(buf: &[u8], from: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use redsim_engine::resp::{encode_request, parse_request, PROTO_MAX_BULK_LEN};
+    use redsim_engine::proto::resp::{encode_request, parse_request, PROTO_MAX_BULK_LEN};
 
     #[test]
     fn every_prefix_of_a_request_needs_more_and_the_whole_parses() {

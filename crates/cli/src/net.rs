@@ -14,7 +14,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use redsim_engine::resp::{parse_request, Frame};
+use redsim_engine::proto::resp::{parse_request, Frame};
 use redsim_engine::{ClientId, Engine, Options};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::OwnedWriteHalf;

@@ -6,7 +6,7 @@
 //! works for `redis-server` works here for every parameter the engine has,
 //! and we fail the same visible way for one it does not.
 
-use redsim_engine::config::{self, Config};
+use redsim_engine::server::config::{self, Config};
 
 /// Options parsed from `redsim server` arguments.
 #[derive(Clone, Debug, Default)]

@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
-use redsim_engine::sim::{self, Outcome, ParamSpec, ScenarioInfo};
+use redsim_sim::{self as sim, Outcome, ParamSpec, ScenarioInfo};
 
 /// Seed when `--seed` is not given; the browser library uses the same one.
 pub const DEFAULT_SEED: u64 = 1;
@@ -426,7 +426,7 @@ fn fmt_duration(us: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use redsim_engine::sim::{Chart, Series};
+    use redsim_sim::{Chart, Series};
 
     fn args(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()

@@ -22,7 +22,7 @@ fn help_and_version() {
     let out = redsim(&["server", "--help"]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    for p in redsim_engine::config::PARAMS {
+    for p in redsim_engine::server::config::PARAMS {
         assert!(
             text.contains(&format!("--{}", p.name)),
             "{} missing:\n{text}",

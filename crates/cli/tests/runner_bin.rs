@@ -42,7 +42,7 @@ fn help_and_listing_succeed() {
     let out = redsim(&["scenarios"]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    for i in redsim_engine::sim::catalog() {
+    for i in redsim_sim::catalog() {
         assert!(text.contains(i.id), "{} missing:\n{text}", i.id);
     }
 }

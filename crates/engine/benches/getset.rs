@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{BenchmarkId, Criterion};
-use redsim_engine::dict::Dict;
+use redsim_engine::keyspace::dict::Dict;
 use redsim_engine::{Engine, Options};
 
 const KEYS: usize = 1_000_000;

@@ -13,9 +13,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use crate::client::ClientId;
-use crate::object::Value;
-use crate::resp::Frame;
+use crate::keyspace::object::Value;
+use crate::proto::resp::Frame;
+use crate::server::client::ClientId;
 use crate::server::{lossy, Server};
 
 /// What a client waits for (`BLOCKED_LIST`, `BLOCKED_ZSET`, `BLOCKED_STREAM`):
@@ -451,7 +451,7 @@ const NOT_A_FLOAT: &str = "ERR timeout is not a float or out of range";
 /// times 1000 and rounded up to whole ms; 0 waits forever, anything else
 /// becomes an absolute Unix-ms deadline from `now_ms`.
 pub fn timeout_arg(arg: &[u8], now_ms: i64) -> Result<i64, Frame> {
-    let Some(ld) = crate::longdouble::LongDouble::parse(arg) else {
+    let Some(ld) = crate::num::longdouble::LongDouble::parse(arg) else {
         return Err(Frame::err(NOT_A_FLOAT));
     };
     let ms = match seconds_to_ms_exact(arg) {
@@ -693,7 +693,7 @@ mod tests {
     fn exact_and_approximate_paths_agree_on_easy_values() {
         for s in ["0.1", "0.25", "3", "12.345", "0.001", "100000", "7.5e2"] {
             let exact = seconds_to_ms_exact(s.as_bytes()).expect("plain decimal");
-            let ld = crate::longdouble::LongDouble::parse(s.as_bytes()).expect("valid");
+            let ld = crate::num::longdouble::LongDouble::parse(s.as_bytes()).expect("valid");
             assert_eq!(exact, seconds_to_ms_approx(&ld.to_fixed17()), "{s}");
         }
     }

@@ -2,13 +2,13 @@
 
 use std::collections::BTreeMap;
 
-pub use crate::client::{Client, ClientId};
 use crate::cmd;
-use crate::config::Config;
 use crate::expire::{active_expire_cycle, CycleKind};
-use crate::resp::Frame;
+use crate::proto::resp::Frame;
+pub use crate::server::client::{Client, ClientId};
+use crate::server::config::Config;
+use crate::server::trace::{Actor, Event, Trace, UnblockHow};
 use crate::server::{lossy, Server};
-use crate::trace::{Actor, Event, Trace, UnblockHow};
 
 /// How to build an engine. Only the seed is required.
 #[derive(Clone, Debug)]
@@ -192,7 +192,7 @@ impl Engine {
 
     /// Like [`Engine::execute_line`], but the command may block (see [`Engine::submit`]).
     pub fn submit_line(&mut self, client: ClientId, line: &str) -> Option<Frame> {
-        let Some(args) = crate::resp::split_args(line.as_bytes()) else {
+        let Some(args) = crate::proto::resp::split_args(line.as_bytes()) else {
             return Some(Frame::err("Invalid argument(s)"));
         };
         if args.is_empty() {
@@ -425,7 +425,7 @@ impl Engine {
     /// Splits `line` like redis-cli, executes it, then lets the event loop
     /// run `beforeSleep`. Unbalanced quotes give redis-cli's message.
     pub fn execute_line(&mut self, client: ClientId, line: &str) -> Frame {
-        let Some(args) = crate::resp::split_args(line.as_bytes()) else {
+        let Some(args) = crate::proto::resp::split_args(line.as_bytes()) else {
             return Frame::err("Invalid argument(s)");
         };
         if args.is_empty() {
@@ -598,7 +598,7 @@ impl Engine {
         for (id, args) in self.srv.blocking.waiting_for_replicas() {
             let want = args
                 .get(1)
-                .and_then(|a| crate::resp::parse_i64(a))
+                .and_then(|a| crate::proto::resp::parse_i64(a))
                 .unwrap_or(0);
             let woff = self.clients.get(&id).map_or(0, |c| c.repl_woff);
             let acked = self.srv.repl.acked(woff) as i64;
@@ -694,7 +694,7 @@ impl Engine {
 
 /// The trace event for a reply: as redis-cli prints it, capped at 300 bytes.
 fn reply_event(reply: &Frame) -> Event {
-    let mut text = crate::clifmt::format_reply(reply);
+    let mut text = crate::proto::clifmt::format_reply(reply);
     if text.len() > 300 {
         let mut cut = 300;
         while !text.is_char_boundary(cut) {

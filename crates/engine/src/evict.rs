@@ -25,9 +25,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::config::Policy;
+use crate::server::config::Policy;
+use crate::server::trace::Event;
 use crate::server::{lossy, Server};
-use crate::trace::Event;
 
 /// `EVPOOL_SIZE`.
 pub const POOL_SIZE: usize = 16;
@@ -152,7 +152,7 @@ pub struct EvictState {
     pub exact: ExactState,
     /// Candidates sampled while choosing the current victim, recorded only
     /// when the trace is on, for the UI's view of one eviction.
-    pub sampled: Vec<crate::trace::Candidate>,
+    pub sampled: Vec<crate::server::trace::Candidate>,
 }
 
 /// What `exact-lru` / `exact-lfu` know: every touched key's access count
@@ -263,9 +263,9 @@ pub fn idle_ms(lruclock: u32, lru: u32) -> u64 {
     let ticks = if lruclock >= lru {
         (lruclock - lru) as u64
     } else {
-        lruclock as u64 + (crate::object::LRU_CLOCK_MAX - lru) as u64
+        lruclock as u64 + (crate::keyspace::object::LRU_CLOCK_MAX - lru) as u64
     };
-    ticks * crate::object::LRU_CLOCK_RESOLUTION_MS
+    ticks * crate::keyspace::object::LRU_CLOCK_RESOLUTION_MS
 }
 
 /// `evictionPoolPopulate`: samples one database and merges into the pool.
@@ -291,7 +291,7 @@ fn populate(srv: &mut Server, dbid: usize) {
     let EvictState { pool, sampled, .. } = evict;
     let mut consider = |pool: &mut Pool, k: &[u8], idle: u64| {
         if record {
-            sampled.push(crate::trace::Candidate {
+            sampled.push(crate::server::trace::Candidate {
                 db: dbid as u32,
                 key: lossy(k),
                 score: idle,
@@ -330,9 +330,9 @@ fn populate(srv: &mut Server, dbid: usize) {
 }
 
 /// The pool's occupied slots, in order, for the trace.
-fn pool_view(pool: &Pool) -> Vec<crate::trace::Candidate> {
+fn pool_view(pool: &Pool) -> Vec<crate::server::trace::Candidate> {
     pool.iter()
-        .map(|(db, key, score)| crate::trace::Candidate {
+        .map(|(db, key, score)| crate::server::trace::Candidate {
             db: db as u32,
             key: lossy(key),
             score,
@@ -370,7 +370,7 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
         let mut best: Option<(usize, Vec<u8>)> = None;
         // What the UI shows of this eviction: the pool it picked from and
         // the keys sampled into it on the way.
-        let mut pool_seen: Vec<crate::trace::Candidate> = Vec::new();
+        let mut pool_seen: Vec<crate::server::trace::Candidate> = Vec::new();
         srv.evict.sampled.clear();
         if policy.is_exact() {
             best = exact_pick(srv);
@@ -582,7 +582,9 @@ mod tests {
         let srv = engine.server_mut();
         for i in 0..n {
             let key = format!("key:{i:05}").into_bytes();
-            let v = crate::object::Value::String(crate::object::RString::plain(vec![b'x'; 40]));
+            let v = crate::keyspace::object::Value::String(
+                crate::keyspace::object::RString::plain(vec![b'x'; 40]),
+            );
             srv.set_key(0, &key, v, false);
             if ttl {
                 let when = srv.now_ms() + 1_000_000 + i as i64;
@@ -790,7 +792,7 @@ mod tests {
             .trace()
             .events()
             .filter_map(|ev| match &ev.event {
-                crate::trace::Event::Evicted {
+                crate::server::trace::Event::Evicted {
                     key, pool, sampled, ..
                 } => Some((key.clone(), pool.clone(), sampled.clone())),
                 _ => None,

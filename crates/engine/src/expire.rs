@@ -20,8 +20,8 @@
 //! [`EXPIRE_COST_NS`] more, so the cycle stops after the same amount of work
 //! on every run.
 
+use crate::server::trace::{Event, ExpireHow};
 use crate::server::Server;
-use crate::trace::{Event, ExpireHow};
 
 /// `ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP`.
 pub const KEYS_PER_LOOP: u64 = 20;
@@ -140,7 +140,7 @@ pub fn active_expire_cycle(srv: &mut Server, kind: CycleKind) -> CycleReport {
             }
             let slots = db.expires.buckets() as u64;
             // Under 1% full, sampling is too costly: wait for the resize.
-            if slots > crate::dict::INITIAL_SIZE as u64 && num * 100 / slots < 1 {
+            if slots > crate::keyspace::dict::INITIAL_SIZE as u64 && num * 100 / slots < 1 {
                 break;
             }
             num = num.min(keys_per_loop);

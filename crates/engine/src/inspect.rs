@@ -12,11 +12,11 @@
 
 use serde::Serialize;
 
-use crate::config::Config;
-use crate::double::d2string;
-use crate::object::{Obj, RString, Value, EMBSTR_SIZE_LIMIT};
+use crate::keyspace::object::{Obj, RString, Value, EMBSTR_SIZE_LIMIT};
+use crate::keyspace::types::skiplist::LinkView;
+use crate::num::double::d2string;
+use crate::server::config::Config;
 use crate::server::lossy;
-use crate::types::skiplist::LinkView;
 
 /// Elements listed in a preview.
 pub const PREVIEW_ITEMS: usize = 32;
@@ -340,7 +340,7 @@ impl KeyView {
     fn string(&mut self, s: &RString, cfg: &Config) {
         self.len = s.len();
         let bytes = s.to_bytes();
-        if crate::hll::is_valid(&bytes) {
+        if crate::keyspace::types::hll::is_valid(&bytes) {
             self.hll(&bytes, cfg);
             return;
         }
@@ -359,8 +359,10 @@ impl KeyView {
     }
 
     fn hll(&mut self, s: &[u8], cfg: &Config) {
-        let dense = s.get(4) == Some(&crate::hll::DENSE);
-        let histogram = crate::hll::histogram(s).map(|h| h.to_vec()).ok();
+        let dense = s.get(4) == Some(&crate::keyspace::types::hll::DENSE);
+        let histogram = crate::keyspace::types::hll::histogram(s)
+            .map(|h| h.to_vec())
+            .ok();
         let max_register = histogram
             .as_ref()
             .and_then(|h| h.iter().rposition(|&n| n > 0))
@@ -379,24 +381,24 @@ impl KeyView {
             "largest register",
             Unit::Register,
             Some(max_register as u64),
-            crate::hll::SPARSE_VAL_MAX_VALUE as u64,
+            crate::keyspace::types::hll::SPARSE_VAL_MAX_VALUE as u64,
             sparse_dense,
         ));
         self.body = Body::Hll(HllView {
             dense,
             bytes: s.len(),
-            cached: crate::hll::cached(s),
+            cached: crate::keyspace::types::hll::cached(s),
             estimate: histogram
                 .is_some()
-                .then(|| crate::hll::count(s).ok())
+                .then(|| crate::keyspace::types::hll::count(s).ok())
                 .flatten(),
             histogram: histogram.unwrap_or_default(),
             max_register,
         });
     }
 
-    fn list(&mut self, l: &crate::types::list::List, cfg: &Config) {
-        use crate::types::list::convert_limits;
+    fn list(&mut self, l: &crate::keyspace::types::list::List, cfg: &Config) {
+        use crate::keyspace::types::list::convert_limits;
         self.len = l.len();
         let fill = if l.is_quicklist() {
             l.fill()
@@ -444,7 +446,7 @@ impl KeyView {
         });
     }
 
-    fn hash(&mut self, h: &crate::types::hash::Hash, cfg: &Config) {
+    fn hash(&mut self, h: &crate::keyspace::types::hash::Hash, cfg: &Config) {
         self.len = h.len();
         let to = ("listpack", "hashtable");
         self.gauges.push(gauge(
@@ -487,8 +489,8 @@ impl KeyView {
         };
     }
 
-    fn set(&mut self, s: &crate::types::set::Set, cfg: &Config) {
-        use crate::types::set::Member;
+    fn set(&mut self, s: &crate::keyspace::types::set::Set, cfg: &Config) {
+        use crate::keyspace::types::set::Member;
         self.len = s.len();
         let small = self.len <= MEASURE_MAX;
         self.gauges.push(gauge(
@@ -528,7 +530,7 @@ impl KeyView {
             small.then(|| {
                 s.iter().all(|m| match m {
                     Member::Int(_) => true,
-                    Member::Str(b) => crate::resp::parse_i64(b).is_some(),
+                    Member::Str(b) => crate::proto::resp::parse_i64(b).is_some(),
                 })
             })
         };
@@ -555,7 +557,7 @@ impl KeyView {
         };
     }
 
-    fn zset(&mut self, z: &crate::types::zset::ZSet, cfg: &Config) {
+    fn zset(&mut self, z: &crate::keyspace::types::zset::ZSet, cfg: &Config) {
         self.len = z.len();
         let to = ("listpack", "skiplist");
         self.gauges.push(gauge(
@@ -610,8 +612,8 @@ impl KeyView {
 }
 
 impl KeyView {
-    fn stream(&mut self, st: &crate::types::stream::Stream, cfg: &Config) {
-        use crate::types::stream::StreamId;
+    fn stream(&mut self, st: &crate::keyspace::types::stream::Stream, cfg: &Config) {
+        use crate::keyspace::types::stream::StreamId;
         let log = st.log();
         self.len = log.len() as usize;
         let mut newest: Vec<StreamEntry> = log
@@ -915,7 +917,7 @@ mod tests {
         let after = view(&e, "h");
         let Body::Hll(h) = &after.body else { panic!() };
         assert!(h.dense);
-        assert_eq!(h.bytes, crate::hll::DENSE_SIZE);
+        assert_eq!(h.bytes, crate::keyspace::types::hll::DENSE_SIZE);
         let conv = conversion(&before, &after).expect("promotion seen");
         assert_eq!((conv.from, conv.to), ("sparse", "dense"));
         assert_eq!(
@@ -935,8 +937,8 @@ mod tests {
         run(&mut e, c, "PFADD h a");
         let before = view(&e, "h");
         // Register 0 set to 33, past what a sparse VAL opcode holds.
-        let mut bytes = crate::hll::new_sparse();
-        crate::hll::set_register(&mut bytes, 0, 33, 3000).unwrap();
+        let mut bytes = crate::keyspace::types::hll::new_sparse();
+        crate::keyspace::types::hll::set_register(&mut bytes, 0, 33, 3000).unwrap();
         e.server_mut().dbs[0].insert(b"h", Obj::string(RString::plain(bytes)), 0);
         let after = view(&e, "h");
         let conv = conversion(&before, &after).expect("promotion");
@@ -1217,7 +1219,7 @@ mod tests {
 
     #[test]
     fn streams_show_entries_nodes_groups_and_pels() {
-        use crate::types::stream::{NodeLimits, Stream, StreamId};
+        use crate::keyspace::types::stream::{NodeLimits, Stream, StreamId};
         let (mut e, _) = engine();
         let lim = NodeLimits {
             max_bytes: 4096,

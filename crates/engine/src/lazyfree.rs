@@ -27,9 +27,9 @@
 
 use std::collections::VecDeque;
 
-use crate::object::{Obj, Value};
+use crate::keyspace::object::{Obj, Value};
+use crate::server::trace::Event;
 use crate::server::{lossy, Server};
-use crate::trace::Event;
 
 /// `LAZYFREE_THRESHOLD`: values with a larger free effort go to the
 /// background thread on a lazy path; smaller ones are freed at once.
@@ -324,15 +324,15 @@ mod tests {
 
     #[test]
     fn effort_follows_lazyfree_get_free_effort() {
-        use crate::object::RString;
+        use crate::keyspace::object::RString;
         let s = Value::String(RString::plain(vec![b'x'; 100]));
         assert_eq!(free_effort(&s), 1);
-        let lim = crate::types::hash::HashLimits {
+        let lim = crate::keyspace::types::hash::HashLimits {
             max_listpack_entries: 512,
             max_listpack_value: 64,
             dict_seed: 1,
         };
-        let mut h = crate::types::hash::Hash::new();
+        let mut h = crate::keyspace::types::hash::Hash::new();
         for i in 0..10 {
             h.set(format!("f{i}").as_bytes(), b"v", &lim);
         }

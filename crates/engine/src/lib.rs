@@ -5,38 +5,26 @@
 //! code runs natively and in the browser (`wasm32-unknown-unknown`).
 
 pub mod blocking;
-pub mod client;
-pub mod clifmt;
-pub mod clock;
 pub mod cluster;
 pub mod cmd;
-pub mod config;
-pub mod db;
-pub mod dict;
-pub mod double;
 pub mod engine;
 pub mod evict;
 pub mod expire;
 pub mod glob;
-pub mod hll;
 pub mod inspect;
+pub mod keyspace;
 pub mod lazyfree;
-pub mod longdouble;
-pub mod memory;
-pub mod object;
+pub mod num;
 pub mod persist;
+pub mod proto;
 pub mod pubsub;
 pub mod repl;
-pub mod resp;
 pub mod script;
 pub mod server;
-pub mod sim;
-pub mod trace;
-pub mod types;
 pub mod watch;
 
 pub use engine::{ClientId, Engine, KeyInfo, Options};
-pub use resp::Frame;
+pub use proto::Frame;
 
 /// The Redis version whose behaviour Redsim follows, as INFO and HELLO report it.
 pub const REDIS_VERSION: &str = "7.2.4";

@@ -16,7 +16,7 @@
 //! - an RDB file exists once a BGSAVE completes; the snapshot is the
 //!   keyspace at the fork, so everything after the fork is only in memory.
 
-use crate::object::Obj;
+use crate::keyspace::object::Obj;
 use crate::repl::{Effect, ReplOp};
 use crate::server::Server;
 
@@ -92,7 +92,7 @@ struct Child {
     snapshot: Snapshot,
     done_us: u64,
     /// Keys the parent modified since the fork (each copies its pages once).
-    touched: crate::dict::Dict<()>,
+    touched: crate::keyspace::dict::Dict<()>,
     cow_bytes: u64,
 }
 
@@ -132,8 +132,8 @@ pub fn parse_save(v: &str) -> Result<Vec<(i64, i64)>, String> {
     parts
         .chunks(2)
         .map(|p| {
-            let s = crate::resp::parse_i64(p[0].as_bytes()).filter(|n| *n >= 1);
-            let c = crate::resp::parse_i64(p[1].as_bytes()).filter(|n| *n >= 0);
+            let s = crate::proto::resp::parse_i64(p[0].as_bytes()).filter(|n| *n >= 1);
+            let c = crate::proto::resp::parse_i64(p[1].as_bytes()).filter(|n| *n >= 0);
             match (s, c) {
                 (Some(s), Some(c)) => Ok((s, c)),
                 _ => Err("Invalid save parameters".to_string()),
@@ -193,7 +193,7 @@ pub fn on_ops(srv: &mut Server, ops: &[ReplOp]) {
             if child.touched.get(&key).is_none() {
                 let size = srv.dbs[op.db.min(srv.dbs.len() - 1)]
                     .get(&key)
-                    .map_or(PAGE, |o| crate::memory::usage(&key, o) as u64);
+                    .map_or(PAGE, |o| crate::keyspace::memory::usage(&key, o) as u64);
                 child.cow_bytes += size.div_ceil(PAGE) * PAGE;
                 child.touched.insert(&key, ());
             }
@@ -213,7 +213,7 @@ fn fsync(srv: &mut Server) {
     if srv.persist.aof_fsynced < n {
         let synced = n - srv.persist.aof_fsynced;
         srv.persist.aof_fsynced = n;
-        srv.emit(crate::trace::Event::Persisted {
+        srv.emit(crate::server::trace::Event::Persisted {
             what: "fsync".into(),
             records: synced as u64,
         });
@@ -277,11 +277,11 @@ pub fn bgsave(srv: &mut Server) -> bool {
     srv.persist.child = Some(Child {
         snapshot,
         done_us: srv.clock.now_us() + dur,
-        touched: crate::dict::Dict::new(seed),
+        touched: crate::keyspace::dict::Dict::new(seed),
         cow_bytes: 0,
     });
     srv.persist.dirty_at_fork = srv.persist.dirty;
-    srv.emit(crate::trace::Event::Persisted {
+    srv.emit(crate::server::trace::Event::Persisted {
         what: "bgsave-start".into(),
         records: srv.persist.dirty,
     });
@@ -299,7 +299,7 @@ fn finish_bgsave(srv: &mut Server) {
     srv.persist.rdb_saves += 1;
     srv.persist.last_cow_size = child.cow_bytes;
     srv.persist.last_bgsave_secs = secs;
-    srv.emit(crate::trace::Event::Persisted {
+    srv.emit(crate::server::trace::Event::Persisted {
         what: "rdb".into(),
         records: child.cow_bytes,
     });
@@ -312,7 +312,7 @@ pub fn save(srv: &mut Server) {
     srv.persist.dirty = 0;
     srv.persist.lastsave = srv.now_ms() / 1000;
     srv.persist.rdb_saves += 1;
-    srv.emit(crate::trace::Event::Persisted {
+    srv.emit(crate::server::trace::Event::Persisted {
         what: "rdb".into(),
         records: 0,
     });
@@ -329,7 +329,7 @@ pub fn rewrite_aof(srv: &mut Server) {
     srv.persist.aof_bytes = srv.persist.aof_base_bytes;
     srv.persist.aof_rewrites += 1;
     srv.persist.last_fsync_us = srv.clock.now_us();
-    srv.emit(crate::trace::Event::Persisted {
+    srv.emit(crate::server::trace::Event::Persisted {
         what: "aof-rewrite".into(),
         records: 0,
     });

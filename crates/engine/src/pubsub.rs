@@ -26,10 +26,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::client::{Client, ClientId};
-use crate::resp::Frame;
+use crate::proto::resp::Frame;
+use crate::server::client::{Client, ClientId};
+use crate::server::trace::{Delivery, Event, PubSubKind};
 use crate::server::{lossy, Server};
-use crate::trace::{Delivery, Event, PubSubKind};
 
 /// A set of names that remembers the order they were added in.
 #[derive(Clone, Debug, Default)]

@@ -22,7 +22,7 @@
 //! [`crate::Engine::apply_repl`] with whatever delay its links have, and
 //! acknowledgements back through [`crate::Engine::replica_ack`].
 
-use crate::object::Obj;
+use crate::keyspace::object::Obj;
 use crate::server::Server;
 use std::collections::VecDeque;
 

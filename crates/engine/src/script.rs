@@ -60,7 +60,7 @@ pub mod value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::resp::Frame;
+use crate::proto::resp::Frame;
 use interp::{first, Host, Interp, LuaError};
 use parse::FuncProto;
 use value::{Table, Value};
@@ -174,7 +174,7 @@ pub fn shebang(body: &[u8]) -> Result<(Flags, usize), String> {
     let Some(end) = body.iter().position(|&b| b == b'\n') else {
         return Err("Invalid script shebang".into());
     };
-    let parts = crate::resp::split_args(&body[..end]).unwrap_or_default();
+    let parts = crate::proto::resp::split_args(&body[..end]).unwrap_or_default();
     let Some(engine) = parts.first() else {
         return Err("Invalid engine in script shebang".into());
     };
@@ -273,7 +273,7 @@ pub fn run(
 
 #[cfg(test)]
 mod tests {
-    use crate::resp::Frame;
+    use crate::proto::resp::Frame;
     use crate::Engine;
 
     fn eval(e: &mut Engine, c: u64, script: &str) -> Frame {

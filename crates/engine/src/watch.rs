@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::client::ClientId;
+use crate::server::client::ClientId;
 
 /// A key one client watches.
 #[derive(Clone, Debug, PartialEq, Eq)]

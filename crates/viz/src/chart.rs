@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use redsim_engine::sim::{Chart, ChartKind};
+use redsim_sim::{Chart, ChartKind};
 
 use crate::svg::{self, esc, px, GREY, INK, PALETTE};
 

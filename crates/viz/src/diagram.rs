@@ -8,7 +8,7 @@
 
 use std::fmt::Write;
 
-use redsim_engine::sim::{Diagram, Step};
+use redsim_sim::{Diagram, Step};
 
 use crate::svg::{self, esc, px, GREEN, GREY, INK, RED};
 

@@ -17,7 +17,7 @@ pub use strip::{state_colour, strip_svg};
 
 use std::fmt::Write;
 
-use redsim_engine::sim::Outcome;
+use redsim_sim::Outcome;
 
 /// One SVG for a whole outcome, for files: the race diagram if the outcome
 /// has one, otherwise every chart and strip stacked top to bottom.
@@ -80,7 +80,7 @@ fn size_of(svg: &str) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use redsim_engine::sim::{Chart, Diagram, Lane, Mark, Series, Step, Strip};
+    use redsim_sim::{Chart, Diagram, Lane, Mark, Series, Step, Strip};
 
     /// A minimal well-formedness check: balanced tags, quoted attributes,
     /// no stray `<` or `&` in text. Returns the element names opened.
@@ -335,11 +335,11 @@ mod tests {
                 "hot & kept".to_string(),
             ],
             rows: vec![
-                redsim_engine::sim::outcome::StripRow {
+                redsim_sim::outcome::StripRow {
                     label: "allkeys-lru".to_string(),
                     cells: vec![0, 1, 1, 2, 7],
                 },
-                redsim_engine::sim::outcome::StripRow {
+                redsim_sim::outcome::StripRow {
                     label: "random".to_string(),
                     cells: vec![1; 2000],
                 },

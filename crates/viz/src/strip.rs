@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use redsim_engine::sim::Strip;
+use redsim_sim::Strip;
 
 use crate::svg::{self, esc, INK, PALETTE};
 

@@ -8,8 +8,6 @@
 //! simulated cluster in [`sim`] plays the gossip by copying slot claims
 //! between the views of its nodes.
 
-pub mod sim;
-
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Hash slots in a cluster (`CLUSTER_SLOTS`).

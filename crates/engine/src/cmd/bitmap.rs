@@ -12,10 +12,10 @@
 
 use super::strings::{cstr, opt_is};
 use super::{arg_i64, Command, Ctx, NOT_INTEGER, SYNTAX, WRONGTYPE};
-use crate::object::{Obj, RString, Value};
-use crate::resp::{parse_i64, Frame};
+use crate::keyspace::object::{Obj, RString, Value};
+use crate::proto::resp::{parse_i64, Frame};
+use crate::server::trace::{DeleteCause, Event};
 use crate::server::{lossy, Server};
-use crate::trace::{DeleteCause, Event};
 
 /// Defines one bitmap-group command entry.
 macro_rules! bit_cmd {

@@ -16,9 +16,9 @@ use super::list::{
 use super::strings::opt_is;
 use super::{Command, Ctx, SYNTAX, WRONGTYPE};
 use crate::blocking::{block_for_keys, may_block, timeout_arg, BlockKind};
-use crate::object::Value;
-use crate::resp::Frame;
-use crate::trace::DeleteCause;
+use crate::keyspace::object::Value;
+use crate::proto::resp::Frame;
+use crate::server::trace::DeleteCause;
 
 /// Defines one sorted-set blocking command entry.
 macro_rules! zset_cmd {

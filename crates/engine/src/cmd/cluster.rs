@@ -1,9 +1,9 @@
 //! Cluster commands (CLUSTER and its subcommands, READONLY, READWRITE, ASKING) and the redirection check dispatch runs before a keyed command, as Redis 7.2's `clusterCommand` and `getNodeByQuery`.
 
 use super::{arg_i64, container, is, Command, Ctx};
-use crate::client::Client;
 use crate::cluster::{key_hash_slot, ClusterState, ManualFailover, Redirect, SLOTS};
-use crate::resp::{parse_i64, Frame};
+use crate::proto::resp::{parse_i64, Frame};
+use crate::server::client::Client;
 use crate::server::Server;
 
 /// `This instance has cluster support disabled`: every cluster command in standalone mode.

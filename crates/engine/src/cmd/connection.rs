@@ -1,7 +1,7 @@
 //! Connection commands: PING, ECHO, SELECT, QUIT, HELLO.
 
 use super::{arg_i64, is, Command, Ctx};
-use crate::resp::Frame;
+use crate::proto::resp::Frame;
 
 pub static COMMANDS: &[Command] = &[
     Command {
@@ -125,7 +125,7 @@ fn hello(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let mut ver = ctx.client.resp as i64;
     let mut i = 1;
     if args.len() >= 2 {
-        match crate::resp::parse_i64(&args[1]) {
+        match crate::proto::resp::parse_i64(&args[1]) {
             Some(v) => ver = v,
             None => return Frame::err("ERR Protocol version is not an integer or out of range"),
         }

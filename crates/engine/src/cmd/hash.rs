@@ -8,12 +8,12 @@
 use super::strings::{cstr, opt_is};
 use super::{arg_i64, Command, Ctx, NOT_FLOAT, SYNTAX, WRONGTYPE};
 use crate::glob;
-use crate::longdouble::LongDouble;
-use crate::object::Value;
-use crate::resp::{parse_i64, Frame};
+use crate::keyspace::object::Value;
+use crate::keyspace::types::hash::{Hash, HashLimits};
+use crate::num::longdouble::LongDouble;
+use crate::proto::resp::{parse_i64, Frame};
+use crate::server::trace::{DeleteCause, Event};
 use crate::server::{lossy, Server};
-use crate::trace::{DeleteCause, Event};
-use crate::types::hash::{Hash, HashLimits};
 
 /// Defines one hash-group command entry.
 macro_rules! hash_cmd {
@@ -802,7 +802,7 @@ mod tests {
         let deleted = e
             .trace()
             .events()
-            .any(|ev| matches!(&ev.event, crate::trace::Event::Deleted { key, .. } if key == "h"));
+            .any(|ev| matches!(&ev.event, crate::server::trace::Event::Deleted { key, .. } if key == "h"));
         assert!(deleted, "the trace records the deletion");
     }
 }

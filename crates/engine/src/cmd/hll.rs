@@ -11,9 +11,9 @@
 use super::bitmap::{unshare, written};
 use super::strings::cstr;
 use super::{Command, Ctx, WRONGTYPE};
-use crate::hll;
-use crate::object::{Obj, RString, Value};
-use crate::resp::Frame;
+use crate::keyspace::object::{Obj, RString, Value};
+use crate::keyspace::types::hll;
+use crate::proto::resp::Frame;
 use crate::server::lossy;
 
 /// Defines one hyperloglog-group command entry.

@@ -8,12 +8,12 @@
 
 use super::strings::{cstr, opt_is};
 use super::{arg_i64, Command, Ctx, SYNTAX};
-use crate::config::Policy;
 use crate::glob;
-use crate::object::{RString, Value};
-use crate::resp::Frame;
+use crate::keyspace::object::{RString, Value};
+use crate::proto::resp::Frame;
+use crate::server::config::Policy;
+use crate::server::trace::DeleteCause;
 use crate::server::Lookup;
-use crate::trace::DeleteCause;
 
 /// Defines one generic-group command entry.
 macro_rules! key_cmd {
@@ -458,7 +458,7 @@ fn scan(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 }
 
 /// `objectCommandLookup`: counts a hit or miss but does not touch the key.
-fn object_lookup<'a>(ctx: &'a mut Ctx, key: &[u8]) -> Option<&'a mut crate::object::Obj> {
+fn object_lookup<'a>(ctx: &'a mut Ctx, key: &[u8]) -> Option<&'a mut crate::keyspace::object::Obj> {
     let db = ctx.db();
     ctx.srv.lookup(db, key, Lookup::READ_NOTOUCH)
 }
@@ -542,7 +542,7 @@ fn object_idletime(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let idle = if clock >= lru {
         clock - lru
     } else {
-        clock + (crate::object::LRU_CLOCK_MAX - lru)
+        clock + (crate::keyspace::object::LRU_CLOCK_MAX - lru)
     };
     Frame::Integer(idle as i64)
 }

@@ -9,11 +9,11 @@
 
 use super::strings::opt_is;
 use super::{Command, Ctx, NOT_INTEGER, SYNTAX, WRONGTYPE};
-use crate::object::Value;
-use crate::resp::{parse_i64, Frame};
+use crate::keyspace::object::Value;
+use crate::keyspace::types::list::List;
+use crate::proto::resp::{parse_i64, Frame};
 use crate::server::lossy;
-use crate::trace::{DeleteCause, Event};
-use crate::types::list::List;
+use crate::server::trace::{DeleteCause, Event};
 
 /// Defines one list-group command entry.
 macro_rules! list_cmd {

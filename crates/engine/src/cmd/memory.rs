@@ -7,7 +7,7 @@
 //! two agree exactly only with `SAMPLES 0` (see tests/memory_fidelity.rs).
 
 use super::{Command, Ctx};
-use crate::resp::{parse_i64, Frame};
+use crate::proto::resp::{parse_i64, Frame};
 
 macro_rules! mem_cmd {
     ($name:literal, $arity:expr, [$($flag:literal),*], $keys:expr, [$($acl:literal),*],
@@ -146,7 +146,7 @@ fn usage(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let db = ctx.db();
     match ctx.srv.dbs[db].get(&args[2]) {
         None => Frame::Null,
-        Some(obj) => Frame::Integer(crate::memory::usage(&args[2], obj) as i64),
+        Some(obj) => Frame::Integer(crate::keyspace::memory::usage(&args[2], obj) as i64),
     }
 }
 
@@ -159,7 +159,7 @@ fn stats(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     super::server::cron_update_memory_stats(srv);
     let used = srv.used_memory();
     let peak = srv.stats.peak_memory.max(used);
-    let startup = crate::memory::BASELINE_USED_MEMORY;
+    let startup = crate::keyspace::memory::BASELINE_USED_MEMORY;
     let int = |n: u64| Frame::Integer(n as i64);
     let mut m: Vec<(Frame, Frame)> = vec![
         (Frame::bulk("peak.allocated"), int(peak)),
@@ -183,7 +183,7 @@ fn stats(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
         if d.is_empty() {
             continue;
         }
-        let (main, expires) = crate::memory::db_overhead(d);
+        let (main, expires) = crate::keyspace::memory::db_overhead(d);
         overhead += main + expires;
         keys += d.len() as u64;
         m.push((

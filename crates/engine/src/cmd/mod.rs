@@ -28,8 +28,8 @@ pub mod zset;
 
 use std::sync::OnceLock;
 
-use crate::client::Client;
-use crate::resp::{parse_i64, Frame};
+use crate::proto::resp::{parse_i64, Frame};
+use crate::server::client::Client;
 use crate::server::Server;
 
 /// What a handler works with.
@@ -141,13 +141,13 @@ fn pack_name(name: &[u8]) -> Option<u128> {
     let (lo, hi) = if n >= 8 {
         let lo = u64::from_le_bytes(name[..8].try_into().expect("8 bytes"));
         let hi = if n > 8 {
-            crate::dict::tail_le(&name[8..])
+            crate::keyspace::dict::tail_le(&name[8..])
         } else {
             0
         };
         (lo, hi)
     } else {
-        (crate::dict::tail_le(name), 0)
+        (crate::keyspace::dict::tail_le(name), 0)
     };
     Some((n as u128) << 120 | (ascii_lower8(hi) as u128) << 64 | ascii_lower8(lo) as u128)
 }
@@ -178,7 +178,7 @@ fn name_slot(packed: u128, bits: u32) -> usize {
 struct NameTable {
     bits: u32,
     slots: Vec<(u128, Option<&'static Command>)>,
-    long: crate::dict::Dict<&'static Command>,
+    long: crate::keyspace::dict::Dict<&'static Command>,
 }
 
 impl NameTable {
@@ -187,7 +187,7 @@ impl NameTable {
         // At most a quarter full: probes are short.
         let bits = (n * 4).next_power_of_two().trailing_zeros();
         let mut slots = vec![(0u128, None); 1 << bits];
-        let mut long = crate::dict::Dict::new(0x5eed_c0de);
+        let mut long = crate::keyspace::dict::Dict::new(0x5eed_c0de);
         for c in all() {
             let Some(packed) = pack_name(c.name.as_bytes()) else {
                 long.insert(c.name.as_bytes(), c);

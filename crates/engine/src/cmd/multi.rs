@@ -1,8 +1,8 @@
 //! Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH, with Redis' exact semantics (queue-time errors abort, runtime errors do not roll back, WATCH sees expiry).
 
 use super::{Command, Ctx};
-use crate::client::{Client, MultiState};
-use crate::resp::Frame;
+use crate::proto::resp::Frame;
+use crate::server::client::{Client, MultiState};
 use crate::server::Server;
 
 const TX_FLAGS: &[&str] = &["noscript", "loading", "stale", "fast", "allow_busy"];

@@ -1,7 +1,7 @@
 //! Persistence commands: SAVE, BGSAVE, BGREWRITEAOF and LASTSAVE, over the simulated files in `crate::persist`.
 
 use super::{Command, Ctx};
-use crate::resp::Frame;
+use crate::proto::resp::Frame;
 
 macro_rules! persist_cmd {
     ($name:literal, $arity:expr, [$($flag:literal),*], [$($acl:literal),*], $syntax:literal, $summary:literal, $since:literal, $handler:expr) => {

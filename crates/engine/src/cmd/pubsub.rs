@@ -6,9 +6,9 @@
 //! and leaves the rest in the reply tail, which follows it on the wire.
 
 use super::{Command, Ctx};
+use crate::proto::resp::Frame;
 use crate::pubsub;
-use crate::resp::Frame;
-use crate::trace::PubSubKind;
+use crate::server::trace::PubSubKind;
 
 /// `PUBSUB NOSCRIPT LOADING STALE`, plus `SENTINEL` for the classic forms.
 const SUB_FLAGS: &[&str] = &["pubsub", "noscript", "loading", "stale", "sentinel"];

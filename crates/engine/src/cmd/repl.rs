@@ -1,8 +1,8 @@
 //! Replication commands: REPLICAOF (and its old name SLAVEOF), ROLE and WAIT, over the engine's replication state (`crate::repl`).
 
 use super::{Command, Ctx};
+use crate::proto::resp::{parse_i64, Frame};
 use crate::repl::{LinkState, Role};
-use crate::resp::{parse_i64, Frame};
 
 pub static COMMANDS: &[Command] = &[
     Command {

@@ -7,9 +7,9 @@
 //! EVAL, so blocking ones answer at once, as Redis' script client does.
 
 use super::{arg_i64, Command, Ctx};
-use crate::client::Client;
-use crate::resp::Frame;
+use crate::proto::resp::Frame;
 use crate::script::interp::Host;
+use crate::server::client::Client;
 use crate::server::Server;
 
 const SCRIPT_FLAGS: &[&str] = &[

@@ -9,11 +9,11 @@
 use std::fmt::Write as _;
 
 use super::{arg_i64, is, Command, Ctx};
-use crate::client::Client;
-use crate::config::{self, PARAMS};
-use crate::resp::Frame;
+use crate::proto::resp::Frame;
+use crate::server::client::Client;
+use crate::server::config::{self, PARAMS};
+use crate::server::trace::Event;
 use crate::server::{Server, Stats};
-use crate::trace::Event;
 
 /// A subcommand entry; every subcommand here has no keys.
 #[allow(clippy::too_many_arguments)]
@@ -537,7 +537,7 @@ fn field(out: &mut String, name: &str, value: impl std::fmt::Display) {
 /// A 40-hex-digit run id derived from the seed, so runs replay identically.
 fn run_id(seed: u64) -> String {
     (0u8..3)
-        .map(|i| format!("{:016x}", crate::dict::hash_bytes(seed, &[i])))
+        .map(|i| format!("{:016x}", crate::keyspace::dict::hash_bytes(seed, &[i])))
         .collect::<String>()[..40]
         .to_string()
 }
@@ -620,15 +620,15 @@ fn memory_overhead(srv: &Server) -> u64 {
         .filter(|d| !d.is_empty())
         .map(|d| {
             let keys = d.dict.len() as u64;
-            let main = keys * crate::memory::DICT_ENTRY as u64
+            let main = keys * crate::keyspace::memory::DICT_ENTRY as u64
                 + d.dict.buckets() as u64 * PTR
-                + keys * crate::memory::ROBJ as u64;
-            let expires = d.expires.len() as u64 * crate::memory::DICT_ENTRY as u64
+                + keys * crate::keyspace::memory::ROBJ as u64;
+            let expires = d.expires.len() as u64 * crate::keyspace::memory::DICT_ENTRY as u64
                 + d.expires.buckets() as u64 * PTR;
             main + expires
         })
         .sum();
-    crate::memory::BASELINE_USED_MEMORY + tables
+    crate::keyspace::memory::BASELINE_USED_MEMORY + tables
 }
 
 /// `cronUpdateMemoryStats`' peak tracking, run by every cron tick.
@@ -666,7 +666,7 @@ fn info_memory(srv: &mut Server) -> String {
     cron_update_memory_stats(srv);
     let used = srv.used_memory();
     let peak = srv.stats.peak_memory;
-    let startup = crate::memory::BASELINE_USED_MEMORY;
+    let startup = crate::keyspace::memory::BASELINE_USED_MEMORY;
     let overhead = memory_overhead(srv).min(used);
     let dataset = used - overhead;
     let net = if used > startup { used - startup } else { 1 };

@@ -12,11 +12,11 @@ use super::hash::{
     too_many_random, update, MAX_RANDOM_REPLY,
 };
 use super::{Command, Ctx, SYNTAX, WRONGTYPE};
-use crate::object::Value;
-use crate::resp::{parse_i64, Frame};
+use crate::keyspace::object::Value;
+use crate::keyspace::types::set::{Member, Set, SetLimits};
+use crate::proto::resp::{parse_i64, Frame};
+use crate::server::trace::DeleteCause;
 use crate::server::Server;
-use crate::trace::DeleteCause;
-use crate::types::set::{Member, Set, SetLimits};
 
 /// Defines one set-group command entry.
 macro_rules! set_cmd {
@@ -948,7 +948,7 @@ mod tests {
             let db = &e.server().dbs[0];
             let entries: usize = db.dict.iter().map(|(k, o)| o.entry_size(k)).sum();
             entries
-                + db.expires.len() * crate::memory::expire_entry_size()
+                + db.expires.len() * crate::keyspace::memory::expire_entry_size()
                 + 8 * (db.dict.buckets() + db.expires.buckets())
         };
         for step in 0..6000 {

@@ -20,11 +20,11 @@
 use super::strings::{cstr, opt_is};
 use super::{arg_i64, Command, Ctx, NOT_INTEGER, SYNTAX, WRONGTYPE};
 use crate::blocking::{block_for_stream, may_block};
-use crate::object::Value;
-use crate::resp::{parse_i64, Frame};
+use crate::keyspace::object::Value;
+use crate::keyspace::types::stream::{AppendError, Entry, Log, NodeLimits, Stream, StreamId, Trim};
+use crate::proto::resp::{parse_i64, Frame};
+use crate::server::trace::Event;
 use crate::server::{lossy, Server};
-use crate::trace::Event;
-use crate::types::stream::{AppendError, Entry, Log, NodeLimits, Stream, StreamId, Trim};
 
 /// Defines one stream command entry.
 macro_rules! stream_cmd {

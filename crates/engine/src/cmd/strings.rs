@@ -7,10 +7,10 @@
 //! `dbUnshareStringValue` does.
 
 use super::{arg_i64, Command, Ctx, NOT_FLOAT, NOT_INTEGER, SYNTAX, WRONGTYPE};
-use crate::longdouble::LongDouble;
-use crate::object::{RString, Value};
-use crate::resp::{parse_i64, Frame};
-use crate::trace::DeleteCause;
+use crate::keyspace::object::{RString, Value};
+use crate::num::longdouble::LongDouble;
+use crate::proto::resp::{parse_i64, Frame};
+use crate::server::trace::DeleteCause;
 
 /// Defines one string-group command entry.
 macro_rules! string_cmd {
@@ -644,7 +644,7 @@ fn setrange(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 #[cfg(test)]
 mod tests {
-    use crate::object::{RString, Value};
+    use crate::keyspace::object::{RString, Value};
     use crate::{Engine, Frame};
 
     fn run(e: &mut Engine, c: u64, args: &[&str]) -> Frame {

@@ -1,9 +1,9 @@
 //! Expiry commands: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT (with NX / XX / GT / LT), TTL, PTTL, EXPIRETIME, PEXPIRETIME and PERSIST, as Redis 7.2's expire.c implements them.
 
 use super::{arg_i64, is, Command, Ctx};
-use crate::resp::Frame;
+use crate::proto::resp::Frame;
+use crate::server::trace::DeleteCause;
 use crate::server::Lookup;
-use crate::trace::DeleteCause;
 
 /// The four setters share arity, flags and categories; only the name,
 /// syntax and docs differ.

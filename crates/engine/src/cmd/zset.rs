@@ -15,14 +15,16 @@ use super::hash::{
 };
 use super::strings::{cstr, opt_is};
 use super::{arg_i64, Command, Ctx, NOT_FLOAT, SYNTAX, WRONGTYPE};
-use crate::config::Config;
-use crate::dict::Dict;
-use crate::double::{d2string, g17, string2d, strtod};
-use crate::object::Value;
-use crate::resp::{parse_i64, Frame};
+use crate::keyspace::dict::Dict;
+use crate::keyspace::object::Value;
+use crate::keyspace::types::zset::{
+    AddFlags, AddOutcome, LexItem, LexRange, Limits, ScoreRange, ZSet,
+};
+use crate::num::double::{d2string, g17, string2d, strtod};
+use crate::proto::resp::{parse_i64, Frame};
+use crate::server::config::Config;
+use crate::server::trace::{DeleteCause, Event};
 use crate::server::{lossy, Server};
-use crate::trace::{DeleteCause, Event};
-use crate::types::zset::{AddFlags, AddOutcome, LexItem, LexRange, Limits, ScoreRange, ZSet};
 
 /// Defines one sorted-set command entry.
 macro_rules! zset_cmd {
@@ -1041,12 +1043,12 @@ impl Source<'_> {
 }
 
 /// The members of a set, in its iteration order.
-fn set_members(s: &crate::types::set::Set) -> Vec<Vec<u8>> {
+fn set_members(s: &crate::keyspace::types::set::Set) -> Vec<Vec<u8>> {
     s.members()
 }
 
 /// `setTypeIsMember`.
-fn set_contains(s: &crate::types::set::Set, member: &[u8]) -> bool {
+fn set_contains(s: &crate::keyspace::types::set::Set, member: &[u8]) -> bool {
     s.contains(member)
 }
 
@@ -1247,7 +1249,7 @@ fn zsetop(
     if card_only {
         return Frame::Integer(cardinality);
     }
-    result.sort_by(|a, b| crate::types::skiplist::cmp_entry(a.1, &a.0, b.1, &b.0));
+    result.sort_by(|a, b| crate::keyspace::types::skiplist::cmp_entry(a.1, &a.0, b.1, &b.0));
     match dst {
         None => pairs_reply(result, withscores, ctx.client.resp >= 3),
         Some(dst) => {
@@ -1438,7 +1440,7 @@ mod tests {
     use crate::{Engine, Frame};
 
     fn run(e: &mut Engine, c: u64, line: &str) -> Frame {
-        let args = crate::resp::split_args(line.as_bytes()).expect("balanced quotes");
+        let args = crate::proto::resp::split_args(line.as_bytes()).expect("balanced quotes");
         e.execute(c, &args)
     }
 
@@ -1534,7 +1536,9 @@ mod tests {
             run(&mut e, c, &format!("ZREM z member:{i}"));
         }
         assert_eq!(e.server().used_memory(), base, "everything given back");
-        if let Some(crate::object::Value::ZSet(z)) = e.server().dbs[0].get(b"z").map(|o| &o.value) {
+        if let Some(crate::keyspace::object::Value::ZSet(z)) =
+            e.server().dbs[0].get(b"z").map(|o| &o.value)
+        {
             panic!("emptied set still there: {:?}", z.len());
         }
     }
@@ -1593,7 +1597,7 @@ mod tests {
                 let Some(obj) = e.server().dbs[0].get(key.as_bytes()) else {
                     continue;
                 };
-                let crate::object::Value::ZSet(z) = &obj.value else {
+                let crate::keyspace::object::Value::ZSet(z) = &obj.value else {
                     panic!("{key} is not a sorted set");
                 };
                 assert!(!z.is_empty(), "empty set left under {key}");

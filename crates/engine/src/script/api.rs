@@ -4,7 +4,7 @@ use super::interp::{Interp, LuaError};
 use super::number::c_long;
 use super::stdlib::{check_num, R};
 use super::value::{Native, Table, Value};
-use crate::resp::Frame;
+use crate::proto::resp::Frame;
 
 /// `REDIS_VERSION_NUM` of the version Redsim follows (7.2.4).
 pub const REDIS_VERSION_NUM: f64 = 0x07_02_04 as f64;
@@ -122,7 +122,7 @@ pub fn fpconv(n: f64) -> String {
     } else if n == 0.0 {
         format!("{sign}0")
     } else {
-        crate::double::fpconv_dtoa(n)
+        crate::num::double::fpconv_dtoa(n)
     }
 }
 
@@ -184,7 +184,7 @@ pub fn frame_to_lua(f: &Frame, resp: u8) -> Value {
             t.set_str("double", Value::Num(*d));
             Table::value(t)
         }
-        Frame::Double(d) => Value::str(crate::resp::fmt_double(*d)),
+        Frame::Double(d) => Value::str(crate::proto::resp::fmt_double(*d)),
         Frame::Boolean(b) if resp3 => Value::Bool(*b),
         Frame::Boolean(b) => Value::Num(*b as u8 as f64),
         Frame::BigNumber(s) if resp3 => {

@@ -220,7 +220,7 @@ impl Parser<'_> {
         }
         if c == b'-' || c.is_ascii_digit() || self.lenient_number() {
             // `decode_invalid_numbers` is on: strtod decides (hex, inf, nan, `+1`, `01`).
-            let r = crate::double::strtod(&self.s[self.pos..]);
+            let r = crate::num::double::strtod(&self.s[self.pos..]);
             if r.len == 0 {
                 return (Tok::Error("invalid number"), self.pos);
             }

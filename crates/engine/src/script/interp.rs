@@ -10,7 +10,7 @@ use super::parse::{
     BinOp, Block, Call, Expr, Field, FuncProto, GenFor, MethodCall, NumFor, Slot, Stat, UpvalDesc,
 };
 use super::value::{Cell, Function, LStr, Table, TableRef, Value};
-use crate::resp::Frame;
+use crate::proto::resp::Frame;
 
 /// Why evaluation stopped early.
 #[derive(Debug)]

@@ -1,6 +1,6 @@
 //! Lua 5.1 numbers as text: `tostring`'s `%.14g`, the string-to-number rules of `luaO_str2d` (glibc `strtod`), and C `printf` conversions for `string.format`.
 
-use crate::double::strtod;
+use crate::num::double::strtod;
 
 /// C's `isspace` in the C locale.
 pub fn is_space(c: u8) -> bool {

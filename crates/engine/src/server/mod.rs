@@ -1,0 +1,551 @@
+//! The server state every command sees: databases, clock, RNG, config, stats and trace, with Redis' key lookup rules (lazy expiry, LRU/LFU touch, hit/miss stats).
+
+pub mod client;
+pub mod clock;
+pub mod config;
+pub mod trace;
+
+use crate::keyspace::db::{Db, Dbs};
+use crate::keyspace::object::{Obj, Value, LFU_INIT_VAL, LRU_CLOCK_MAX, LRU_CLOCK_RESOLUTION_MS};
+use crate::server::clock::Clock;
+use crate::server::config::Config;
+use crate::server::trace::{Actor, DeleteCause, Event, ExpireHow, Trace};
+
+/// Counters INFO stats reports.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub keyspace_hits: u64,
+    pub keyspace_misses: u64,
+    pub expired_keys: u64,
+    pub evicted_keys: u64,
+    pub total_commands_processed: u64,
+    pub total_connections_received: u64,
+    pub rejected_calls: u64,
+    pub expired_stale_perc: f64,
+    pub expired_time_cap_reached_count: u64,
+    /// Modelled CPU time of the active expire cycle, in nanoseconds.
+    pub expire_cycle_time_used_ns: u64,
+    /// `stat_peak_memory`: the highest `used_memory` the cron or INFO saw
+    /// (CONFIG RESETSTAT keeps it, as Redis does).
+    pub peak_memory: u64,
+}
+
+/// How a command looks a key up (`LOOKUP_*` flags).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Lookup {
+    /// Do not update the LRU/LFU field (`LOOKUP_NOTOUCH`).
+    pub notouch: bool,
+    /// Do not count a hit or miss (`LOOKUP_NOSTATS`); write lookups never count.
+    pub nostats: bool,
+    /// A write lookup: no hit/miss stats.
+    pub write: bool,
+}
+
+impl Lookup {
+    /// `lookupKeyRead`.
+    pub const READ: Lookup = Lookup {
+        notouch: false,
+        nostats: false,
+        write: false,
+    };
+    /// `lookupKeyWrite`.
+    pub const WRITE: Lookup = Lookup {
+        notouch: false,
+        nostats: true,
+        write: true,
+    };
+    /// `lookupKeyReadWithFlags(LOOKUP_NOTOUCH)`: TYPE, TTL, EXISTS.
+    pub const READ_NOTOUCH: Lookup = Lookup {
+        notouch: true,
+        nostats: false,
+        write: false,
+    };
+    /// No touch, no stats (OBJECT, internal reads).
+    pub const PEEK: Lookup = Lookup {
+        notouch: true,
+        nostats: true,
+        write: false,
+    };
+}
+
+/// The whole server behind every client: what `struct redisServer` is to Redis.
+pub struct Server {
+    pub clock: Clock,
+    pub rng: fastrand::Rng,
+    pub dbs: Dbs,
+    pub config: Config,
+    pub stats: Stats,
+    pub trace: Trace,
+    /// Who is running the current command, for trace stamps.
+    pub actor: Actor,
+    /// The LRU clock, refreshed by the cron as Redis caches it.
+    pub lruclock: u32,
+    /// When the next cron tick is due, in virtual microseconds.
+    pub next_cron_us: u64,
+    /// Cron ticks run so far (`cronloops`).
+    pub cronloops: u64,
+    /// State the active expire cycle keeps between calls (its C statics).
+    pub expire_state: crate::expire::CycleState,
+    /// Keys watched by clients for their transactions.
+    pub watches: crate::watch::Watches,
+    /// The eviction pool and its companions, kept across evictions.
+    pub evict: crate::evict::EvictState,
+    /// Clients currently connected.
+    pub connected_clients: usize,
+    /// Fixed at start: the seed the run was created with.
+    pub seed: u64,
+    /// What CLIENT LIST shows of every connection, by id; the engine keeps
+    /// it in step after each command (handlers only see their own client).
+    pub client_list: std::collections::BTreeMap<u64, crate::cmd::server::ClientEntry>,
+    /// The command being dispatched as (name, subcommand or ""), for `cmd=` in CLIENT LIST.
+    pub last_cmd: (&'static str, &'static str),
+    /// Clients blocked on keys, keys ready to serve them, their timeouts.
+    pub blocking: crate::blocking::Blocking,
+    /// Pub/Sub subscribers by channel, pattern and shard channel.
+    pub pubsub: crate::pubsub::PubSub,
+    /// The Lua script cache and `math.random`'s state.
+    pub scripts: crate::script::Scripts,
+    /// The lazy-free thread's queue and the main thread's freeing stall.
+    pub lazyfree: crate::lazyfree::LazyFree,
+    /// The last `Event::Memory` sample the cron recorded (used, maxmemory,
+    /// keys, expires), so it records one only when something changed.
+    pub memory_sample: Option<[u64; 4]>,
+    /// This node's view of the cluster when `cluster-enabled` is on.
+    pub cluster: Option<crate::cluster::ClusterState>,
+    /// Replication: role, offsets, backlog, replicas, the captured stream.
+    pub repl: crate::repl::Repl,
+    /// Simulated RDB and AOF files and their counters.
+    pub persist: crate::persist::Persist,
+}
+
+impl Server {
+    /// A server with `config`, everything derived from `seed`.
+    pub fn new(seed: u64, mut config: Config, trace_capacity: usize) -> Server {
+        // A cluster node has only database 0 (7.2 lowers `databases` to 1).
+        let cluster = config.cluster_enabled.then(|| {
+            config.databases = 1;
+            crate::cluster::ClusterState::new(seed, config.port)
+        });
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let dbs = Dbs::new(
+            (0..config.databases)
+                .map(|_| Db::new(rng.u64(..)))
+                .collect(),
+        );
+        let clock = Clock::default();
+        let mut s = Server {
+            clock,
+            rng,
+            dbs,
+            config,
+            stats: Stats::default(),
+            trace: Trace::new(trace_capacity),
+            actor: Actor::Server,
+            lruclock: 0,
+            next_cron_us: 0,
+            cronloops: 0,
+            expire_state: Default::default(),
+            evict: Default::default(),
+            watches: Default::default(),
+            connected_clients: 0,
+            seed,
+            client_list: Default::default(),
+            last_cmd: ("", ""),
+            blocking: Default::default(),
+            pubsub: Default::default(),
+            scripts: Default::default(),
+            lazyfree: Default::default(),
+            memory_sample: None,
+            cluster,
+            repl: crate::repl::Repl::new(seed),
+            persist: Default::default(),
+        };
+        s.lruclock = s.lru_clock_now();
+        s
+    }
+
+    /// Virtual Unix time in milliseconds: what `mstime()` is to Redis.
+    pub fn now_ms(&self) -> i64 {
+        self.clock.unix_ms()
+    }
+
+    /// Records an event if tracing is on.
+    pub fn emit(&mut self, event: Event) {
+        if self.trace.enabled() {
+            self.trace
+                .push(self.clock.now_us(), self.actor.clone(), event);
+        }
+    }
+
+    /// Records an event built lazily, for events costly to build.
+    pub fn emit_with(&mut self, f: impl FnOnce() -> Event) {
+        if self.trace.enabled() {
+            let ev = f();
+            self.trace.push(self.clock.now_us(), self.actor.clone(), ev);
+        }
+    }
+
+    /// `getLRUClock()`: seconds on a 24-bit wrapping clock.
+    pub fn lru_clock_now(&self) -> u32 {
+        ((self.now_ms() as u64 / LRU_CLOCK_RESOLUTION_MS) & LRU_CLOCK_MAX as u64) as u32
+    }
+
+    /// Minutes on a 16-bit clock (`LFUGetTimeInMinutes`).
+    pub fn lfu_minutes(&self) -> u32 {
+        lfu_minutes(&self.clock)
+    }
+
+    /// The `lru` field a new object gets (`createObject`).
+    pub fn new_lru(&self) -> u32 {
+        if self.config.maxmemory_policy.is_lfu() {
+            (self.lfu_minutes() << 8) | LFU_INIT_VAL as u32
+        } else {
+            self.lruclock
+        }
+    }
+
+    /// `LFUDecrAndReturn`: the counter after subtracting one per
+    /// `lfu-decay-time` minutes elapsed since the last access.
+    pub fn lfu_decayed(&self, lru: u32) -> u8 {
+        lfu_decayed(&self.config, &self.clock, lru)
+    }
+
+    /// `keyIsExpired`: true once the clock is strictly past the key's expiry.
+    pub fn key_is_expired(&self, db: usize, key: &[u8]) -> bool {
+        match self.dbs[db].expire_at(key) {
+            Some(when) => self.now_ms() > when,
+            None => false,
+        }
+    }
+
+    /// `expireIfNeeded`: deletes `key` if it is logically expired (lazy expiry).
+    pub fn expire_if_needed(&mut self, db: usize, key: &[u8]) -> bool {
+        if !self.key_is_expired(db, key) {
+            return false;
+        }
+        if self.repl.is_replica() && !self.repl.applying {
+            return true;
+        }
+        self.delete_expired(db, key, ExpireHow::Lazy);
+        true
+    }
+
+    /// Reclaims an expired key and records how. Its value is freed as
+    /// `lazyfree-lazy-expire` says; returns the synchronous freeing cost (ns).
+    pub fn delete_expired(&mut self, db: usize, key: &[u8], how: ExpireHow) -> u64 {
+        let old = self.dbs[db].remove(key);
+        if let Some(old) = &old {
+            // A blocked XREADGROUP learns its key is gone.
+            self.blocking.signal_deleted(db, key, &old.value);
+        }
+        self.touch_key(db, key);
+        self.stats.expired_keys += 1;
+        self.emit_with(|| Event::Expired {
+            db: db as u32,
+            key: lossy(key),
+            how,
+        });
+        match old {
+            Some(old) => self.free_value(db, key, old, self.config.lazyfree_lazy_expire),
+            None => 0,
+        }
+    }
+
+    /// `lookupKey`: the live object under `key`, after lazy expiry, with the
+    /// access recorded as `flags` says.
+    pub fn lookup(&mut self, db: usize, key: &[u8], flags: Lookup) -> Option<&mut Obj> {
+        let count = !flags.write && !flags.nostats;
+        // A replica keeps an expired key until the master's DEL arrives,
+        // but reports it missing (`expireIfNeeded` on a replica).
+        if self.expire_if_needed(db, key) {
+            if count {
+                self.stats.keyspace_misses += 1;
+            }
+            return None;
+        }
+        // Split the borrows so the object is found once (one hash) and the
+        // LFU counter can still draw from the RNG.
+        let Server {
+            dbs,
+            rng,
+            config,
+            stats,
+            lruclock,
+            clock,
+            evict,
+            ..
+        } = self;
+        let dict = &mut dbs[db].dict;
+        match dict.slot_of(key) {
+            Some(slot) => {
+                if !flags.notouch {
+                    let lru = dict.aux_at(slot);
+                    let lru = touched_lru(config, clock, rng, *lruclock, lru, flags.write);
+                    dict.set_aux_at(slot, lru);
+                    // The redsim-only exact policies keep their own order.
+                    let policy = config.maxmemory_policy;
+                    if policy.is_exact() {
+                        let lfu = policy == crate::server::config::Policy::ExactLfu;
+                        evict.exact.touch(lfu, db, key);
+                    }
+                }
+                if count {
+                    stats.keyspace_hits += 1;
+                }
+                Some(dict.val_at_mut(slot))
+            }
+            None => {
+                if count {
+                    stats.keyspace_misses += 1;
+                }
+                None
+            }
+        }
+    }
+
+    /// `lookupKeyRead`.
+    pub fn lookup_read(&mut self, db: usize, key: &[u8]) -> Option<&mut Obj> {
+        self.lookup(db, key, Lookup::READ)
+    }
+
+    /// `lookupKeyWrite`.
+    pub fn lookup_write(&mut self, db: usize, key: &[u8]) -> Option<&mut Obj> {
+        self.lookup(db, key, Lookup::WRITE)
+    }
+
+    /// True if a live key exists (no touch, no stats).
+    pub fn exists(&mut self, db: usize, key: &[u8]) -> bool {
+        self.lookup(db, key, Lookup::PEEK).is_some()
+    }
+
+    /// `setKey`: stores a value, keeping the old `lru` field on overwrite (as
+    /// Redis' `dbOverwrite` does) and dropping the TTL unless `keep_ttl`. A
+    /// new key is signalled ready for clients blocked on it (`dbAdd`).
+    pub fn set_key(&mut self, db: usize, key: &[u8], value: Value, keep_ttl: bool) {
+        let d = &self.dbs[db].dict;
+        let h = d.hash(key);
+        let lru = match d.slot_of_hashed(key, h) {
+            Some(slot) => {
+                // `dbOverwrite` counts as a deletion for XREADGROUP waiters.
+                self.blocking.signal_deleted(db, key, &d.val_at(slot).value);
+                // 8.6's LRM policies date the key by its last write.
+                if self.config.maxmemory_policy.is_lrm() {
+                    self.lruclock
+                } else {
+                    d.aux_at(slot)
+                }
+            }
+            None => {
+                // `dbAdd` signals a new key to clients blocked on it.
+                self.blocking.signal_ready(db, key, &value);
+                self.new_lru()
+            }
+        };
+        let old = self.dbs[db].insert_hashed(key, h, Obj { value }, lru);
+        if let (None, 0, Some(c)) = (&old, db, self.cluster.as_mut()) {
+            c.key_added(key);
+        }
+        let policy = self.config.maxmemory_policy;
+        if policy.is_exact() {
+            let lfu = policy == crate::server::config::Policy::ExactLfu;
+            self.evict.exact.touch(lfu, db, key);
+        }
+        if !keep_ttl && self.dbs[db].persist(key) {
+            self.emit_with(|| Event::TtlSet {
+                db: db as u32,
+                key: lossy(key),
+                at_ms: None,
+            });
+        }
+        self.touch_key(db, key);
+        self.emit_with(|| Event::Written {
+            db: db as u32,
+            key: lossy(key),
+        });
+        if let Some(old) = old {
+            // `dbOverwrite` frees the old value as `lazyfree-lazy-server-del` says.
+            self.free_value(db, key, old, self.config.lazyfree_lazy_server_del);
+        }
+    }
+
+    /// Mutates a live key's object in place, accounting memory and recording the write.
+    pub fn modify<R>(&mut self, db: usize, key: &[u8], f: impl FnOnce(&mut Obj) -> R) -> Option<R> {
+        // 8.6's LRM policies date the key by its last write.
+        if self.config.maxmemory_policy.is_lrm() {
+            self.dbs[db].set_lru(key, self.lruclock);
+        }
+        let r = self.dbs[db].with_mut(key, f)?;
+        self.touch_key(db, key);
+        self.emit_with(|| Event::Written {
+            db: db as u32,
+            key: lossy(key),
+        });
+        Some(r)
+    }
+
+    /// Deletes `key` (after lazy expiry); true if a live key was removed.
+    /// The value is freed as Redis' callers of `dbGenericDelete` do:
+    /// UNLINK lazily, GETDEL at once (`dbSyncDelete`), EXPIRE with a past
+    /// time as `lazyfree-lazy-expire` says, anything else (`dbDelete`) as
+    /// `lazyfree-lazy-server-del` says. DEL chooses by
+    /// `lazyfree-lazy-user-del` through [`Server::delete_freeing`].
+    pub fn delete(&mut self, db: usize, key: &[u8], cause: DeleteCause) -> bool {
+        let lazy = match cause {
+            DeleteCause::Unlink => true,
+            DeleteCause::Getdel => false,
+            DeleteCause::Expire => self.config.lazyfree_lazy_expire,
+            _ => self.config.lazyfree_lazy_server_del,
+        };
+        self.delete_freeing(db, key, cause, Some(lazy))
+    }
+
+    /// [`Server::delete`] with the freeing chosen by the caller: lazily or
+    /// not, or `None` when the value is not freed but lives on elsewhere
+    /// (RENAME's source, whose value moved to the destination).
+    pub fn delete_freeing(
+        &mut self,
+        db: usize,
+        key: &[u8],
+        cause: DeleteCause,
+        lazy: Option<bool>,
+    ) -> bool {
+        self.expire_if_needed(db, key);
+        let Some(old) = self.dbs[db].remove(key) else {
+            return false;
+        };
+        self.blocking.signal_deleted(db, key, &old.value);
+        self.touch_key(db, key);
+        self.emit_with(|| Event::Deleted {
+            db: db as u32,
+            key: lossy(key),
+            cause,
+        });
+        if let Some(lazy) = lazy {
+            self.free_value(db, key, old, lazy);
+        }
+        true
+    }
+
+    /// Sets a live key's absolute expiry in Unix ms. Callers deal with times
+    /// already past first: EXPIRE deletes the key instead (`checkAlreadyExpired`).
+    pub fn set_expire(&mut self, db: usize, key: &[u8], when_ms: i64) {
+        self.dbs[db].set_expire(key, when_ms);
+        self.touch_key(db, key);
+        self.emit_with(|| Event::TtlSet {
+            db: db as u32,
+            key: lossy(key),
+            at_ms: Some(when_ms),
+        });
+    }
+
+    /// Removes a key's TTL (PERSIST); true if it had one.
+    pub fn persist(&mut self, db: usize, key: &[u8]) -> bool {
+        let had = self.dbs[db].persist(key);
+        if had {
+            self.touch_key(db, key);
+            self.emit_with(|| Event::TtlSet {
+                db: db as u32,
+                key: lossy(key),
+                at_ms: None,
+            });
+        }
+        had
+    }
+
+    /// `signalModifiedKey`: a write to `key` dooms transactions watching it.
+    pub fn touch_key(&mut self, db: usize, key: &[u8]) {
+        // Every write funnels through here, so the replication stream
+        // sees exactly the keys Redis would propagate.
+        self.repl.note_key(db, key);
+        if !self.watches.is_empty() {
+            let exists = self.dbs[db].dict.contains(key);
+            self.watches.touch(db, key, exists);
+        }
+    }
+
+    /// Total bytes the keyspace accounts for, plus the server's baseline
+    /// and what the lazy-free thread has not freed yet.
+    pub fn used_memory(&self) -> u64 {
+        crate::keyspace::memory::BASELINE_USED_MEMORY
+            + self.dbs.memory()
+            + self.lazyfree_pending_bytes()
+    }
+}
+
+/// Bytes as text for display (invalid UTF-8 replaced).
+pub fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Minutes on a 16-bit clock (`LFUGetTimeInMinutes`).
+fn lfu_minutes(clock: &Clock) -> u32 {
+    ((clock.unix_ms() as u64 / 1000 / 60) & 0xffff) as u32
+}
+
+/// `LFUDecrAndReturn` for callers holding the config and clock apart
+/// from the server (eviction scores samples under split borrows).
+pub fn lfu_decayed_at(config: &Config, clock: &Clock, lru: u32) -> u8 {
+    lfu_decayed(config, clock, lru)
+}
+
+/// `LFUDecrAndReturn`.
+fn lfu_decayed(config: &Config, clock: &Clock, lru: u32) -> u8 {
+    let ldt = lru >> 8;
+    let counter = (lru & 0xff) as u8;
+    let now = lfu_minutes(clock);
+    let elapsed = if now >= ldt {
+        now - ldt
+    } else {
+        65535 - ldt + now
+    };
+    let periods = match config.lfu_decay_time {
+        0 => 0,
+        d => elapsed / d,
+    };
+    if periods > counter as u32 {
+        0
+    } else {
+        counter - periods as u8
+    }
+}
+
+/// `LFULogIncr`: grows the counter with probability `1/((c-5)*factor+1)`.
+/// Public so tests can replay the redis.conf counter table (tests/lfu.rs).
+pub fn lfu_log_incr(config: &Config, rng: &mut fastrand::Rng, counter: u8) -> u8 {
+    if counter == 255 {
+        return 255;
+    }
+    let r = rng.f64();
+    let base = (counter as f64 - LFU_INIT_VAL as f64).max(0.0);
+    let p = 1.0 / (base * config.lfu_log_factor as f64 + 1.0);
+    if r < p {
+        counter + 1
+    } else {
+        counter
+    }
+}
+
+/// The `lru` field after an access: `updateLFU` under LFU, the cached LRU
+/// clock under LRU, and under 8.6's LRM the clock on writes only.
+fn touched_lru(
+    config: &Config,
+    clock: &Clock,
+    rng: &mut fastrand::Rng,
+    lruclock: u32,
+    lru: u32,
+    write: bool,
+) -> u32 {
+    if config.maxmemory_policy.is_lrm() {
+        if write {
+            lruclock
+        } else {
+            lru
+        }
+    } else if config.maxmemory_policy.is_lfu() {
+        let c = lfu_decayed(config, clock, lru);
+        let c = lfu_log_incr(config, rng, c);
+        (lfu_minutes(clock) << 8) | c as u32
+    } else {
+        lruclock
+    }
+}

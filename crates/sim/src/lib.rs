@@ -1,0 +1,65 @@
+//! Scenarios: runnable lessons built on the engine, each a pure function of (seed, parameters) returning an [`Outcome`] that views draw.
+//!
+//! A scenario is data plus a script. Its [`ScenarioInfo`] names it, explains
+//! what to look for and lists its parameters ([`ParamSpec`], with defaults,
+//! ranges and one-line explanations), so the headless runner, the browser's
+//! scenario library and the tests all read the same catalogue. Running it
+//! gives an [`Outcome`]: headline metrics, the checks that back its claim,
+//! charts over virtual time, strips (one cell per key) and a race diagram
+//! (one lane per actor, messages as arrows, the moment things go wrong
+//! marked). Views play an outcome back with a cursor; nothing in it depends
+//! on when or where it was computed.
+
+pub mod cacheaside;
+pub mod catalog;
+pub mod cluster;
+pub mod cluster_failover;
+pub mod cluster_lessons;
+pub mod coord;
+pub mod coord_ops;
+pub mod coord_queue;
+pub mod coord_rate;
+pub mod failover;
+pub mod kernel;
+pub mod load;
+pub mod memory;
+pub mod outcome;
+pub mod params;
+pub mod persistence;
+pub mod races;
+pub mod sentinel;
+pub mod singleflight;
+pub mod topology;
+pub mod world;
+pub mod zipf;
+
+pub use catalog::{catalog, find, run, run_with};
+pub use kernel::{Kernel, Recorder};
+pub use outcome::{
+    Chart, ChartKind, Check, Diagram, Lane, Mark, Metric, Outcome, Series, Step, Strip,
+};
+pub use params::{ParamSpec, Params};
+
+use serde::Serialize;
+
+/// A runnable scenario: defined here, not in the catalogue, so the
+/// scenario modules the catalogue lists don't depend on it.
+pub struct Scenario {
+    pub info: fn() -> ScenarioInfo,
+    pub run: fn(&Params, u64) -> Outcome,
+}
+
+/// What a scenario is, for catalogues and parameter forms.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScenarioInfo {
+    /// Stable identifier used on the command line and in share links.
+    pub id: &'static str,
+    /// Which group of lessons it belongs to (memory, consistency, ...).
+    pub group: &'static str,
+    pub title: &'static str,
+    /// The claim the scenario demonstrates, one sentence.
+    pub claim: &'static str,
+    /// What to look for while it plays, a few sentences in our own words.
+    pub look_for: &'static str,
+    pub params: Vec<ParamSpec>,
+}
