@@ -534,16 +534,16 @@ fn engine_forgets_a_disconnected_waiter_and_counts_commands_once() {
     let mut e = Engine::new(7);
     let a = e.connect("a");
     let b = e.connect("b");
-    let before = e.server().stats.total_commands_processed;
+    let before = e.stats().total_commands_processed;
     submit(&mut e, a, "BLPOP q 0");
-    assert_eq!(e.server().stats.total_commands_processed, before);
+    assert_eq!(e.stats().total_commands_processed, before);
     submit(&mut e, b, "RPUSH q x");
     served(&mut e);
-    assert_eq!(e.server().stats.total_commands_processed, before + 2);
+    assert_eq!(e.stats().total_commands_processed, before + 2);
     submit(&mut e, a, "BLPOP q 0.5");
     e.advance_by(600_000);
     assert_eq!(served(&mut e), vec![(a, Frame::NullArray)]);
-    assert_eq!(e.server().stats.total_commands_processed, before + 3);
+    assert_eq!(e.stats().total_commands_processed, before + 3);
 
     submit(&mut e, a, "BLPOP q 0");
     e.disconnect(a);

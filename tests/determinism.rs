@@ -93,7 +93,7 @@ fn run(seed: u64) -> Run {
         replies,
         randomkeys,
         trace_json: serde_json::to_string(e.trace()).expect("trace serialises"),
-        cron_ticks: e.server().cronloops,
+        cron_ticks: e.cron_loops(),
         active_expired,
     }
 }

@@ -685,13 +685,13 @@ fn lookup_statistics_match_redis() {
         let refs: Vec<&[u8]> = a.iter().map(|x| x.as_slice()).collect();
         c.cmd_bytes(&refs);
         let after = keyspace_stats(&mut c);
-        let srv = engine.server();
-        let (h0, m0) = (srv.stats.keyspace_hits, srv.stats.keyspace_misses);
+        let srv = engine.stats();
+        let (h0, m0) = (srv.keyspace_hits, srv.keyspace_misses);
         engine.execute(client, &a);
-        let srv = engine.server();
+        let srv = engine.stats();
         let ours = (
-            (srv.stats.keyspace_hits - h0) as i64,
-            (srv.stats.keyspace_misses - m0) as i64,
+            (srv.keyspace_hits - h0) as i64,
+            (srv.keyspace_misses - m0) as i64,
         );
         let theirs = (after.0 - before.0, after.1 - before.1);
         assert_eq!(ours, theirs, "(hits, misses) counted by {line}");

@@ -1029,7 +1029,7 @@ fn ttl_rounds_to_the_nearest_second() {
     e.advance_by(1_000);
     assert_eq!(run(&mut e, "PTTL edge"), Frame::Integer(-2));
     // EXPIRETIME rounds the absolute time the same way.
-    let now_ms = e.server().now_ms();
+    let now_ms = e.unix_ms();
     let at = now_ms - now_ms % 1000 + 100_000 + 499;
     run(&mut e, &format!("SET abs v PXAT {at}"));
     assert_eq!(run(&mut e, "EXPIRETIME abs"), Frame::Integer(at / 1000));
@@ -1054,7 +1054,7 @@ fn ttl_rounds_to_the_nearest_second() {
             redsim_engine::server::trace::DeleteCause::Expire
         ))
     );
-    assert_eq!(e.server().stats.expired_keys, 1);
+    assert_eq!(e.stats().expired_keys, 1);
 }
 
 /// FLUSHDB and FLUSHALL are single trace events with the number of keys
@@ -1086,5 +1086,5 @@ fn flushes_are_traced_and_dbsize_counts_pending_expiries() {
         })
         .collect();
     assert_eq!(flushes, [(Some(0), 2), (None, 1)]);
-    assert_eq!(e.server().stats.expired_keys, 0);
+    assert_eq!(e.stats().expired_keys, 0);
 }

@@ -147,13 +147,13 @@ fn run_virtual(policy: &str, trace: &[usize]) -> (f64, usize) {
         ];
         assert_eq!(e.execute(c, &args), Frame::ok());
     };
-    let empty = e.server().used_memory();
+    let empty = e.used_memory();
     for k in KEYS..KEYS + CAPACITY {
         set(&mut e, k);
     }
-    let full = e.server().used_memory();
+    let full = e.used_memory();
     assert_eq!(e.execute_line(c, "FLUSHALL"), Frame::ok());
-    let limit = e.server().used_memory() + (full - empty);
+    let limit = e.used_memory() + (full - empty);
     let ok = e.execute_line(c, &format!("CONFIG SET maxmemory-policy {policy}"));
     assert_eq!(ok, Frame::ok());
     let ok = e.execute_line(c, &format!("CONFIG SET maxmemory {limit}"));
@@ -177,7 +177,7 @@ fn run_virtual(policy: &str, trace: &[usize]) -> (f64, usize) {
         }
         e.before_sleep();
     }
-    (hits as f64 / trace.len() as f64, e.server().dbs[0].len())
+    (hits as f64 / trace.len() as f64, e.dbsize(0))
 }
 
 #[test]

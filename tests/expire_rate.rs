@@ -44,7 +44,6 @@
 
 use std::time::{Duration, Instant};
 
-use redsim_engine::keyspace::object::{RString, Value};
 use redsim_engine::server::config::Config;
 use redsim_engine::server::trace::Event;
 use redsim_engine::{Engine, Frame, Options};
@@ -115,20 +114,11 @@ fn redsim_run(period: u64, max_s: f64) -> (Run, bool) {
     };
     let mut e = Engine::with_options(opts);
     let expiring = KEYS / period;
-    {
-        let srv = e.server_mut();
-        let now = srv.now_ms();
-        for i in 0..KEYS {
-            let key = format!("key:{i}");
-            srv.set_key(
-                0,
-                key.as_bytes(),
-                Value::String(RString::from_bytes(b"v")),
-                false,
-            );
-            let ttl = if i % period == 0 { 1 } else { 3_600_000 };
-            srv.set_expire(0, key.as_bytes(), now + ttl);
-        }
+    let c = e.connect("populate");
+    for i in 0..KEYS {
+        let ttl = if i % period == 0 { 1 } else { 3_600_000 };
+        let set = format!("SET key:{i} v PX {ttl}");
+        assert_eq!(e.execute_line(c, &set), Frame::ok());
     }
     let mut samples = Vec::new();
     let mut all_gone_s = None;
@@ -137,7 +127,7 @@ fn redsim_run(period: u64, max_s: f64) -> (Run, bool) {
     while (t_us as f64) < max_s * 1e6 {
         t_us += step_us;
         e.advance_to(t_us);
-        let n = e.server().stats.expired_keys;
+        let n = e.stats().expired_keys;
         let t = t_us as f64 / 1e6;
         samples.push((t, n));
         if n >= expiring && all_gone_s.is_none() {
@@ -152,7 +142,7 @@ fn redsim_run(period: u64, max_s: f64) -> (Run, bool) {
     let run = Run {
         samples,
         all_gone_s,
-        time_capped: e.server().stats.expired_time_cap_reached_count,
+        time_capped: e.stats().expired_time_cap_reached_count,
     };
     (run, fast)
 }
@@ -321,56 +311,4 @@ fn active_expiry_reclaims_at_redis_rate() {
             }
         }
     }
-}
-
-#[test]
-fn analytic_model_matches_the_cycle_loop_by_loop() {
-    // The model's ingredients, checked on redsim's own cycle reports: keys
-    // sampled per loop and loops per cycle at 5% expired.
-    let mut opts = Options::new(3);
-    opts.config = Config {
-        hz: HZ as u32,
-        databases: 1,
-        ..Config::default()
-    };
-    let mut e = Engine::with_options(opts);
-    {
-        let srv = e.server_mut();
-        let now = srv.now_ms();
-        for i in 0..KEYS {
-            let key = format!("key:{i}");
-            srv.set_key(
-                0,
-                key.as_bytes(),
-                Value::String(RString::from_bytes(b"v")),
-                false,
-            );
-            let ttl = if i % 20 == 0 { -1 } else { 3_600_000 };
-            srv.set_expire(0, key.as_bytes(), now + ttl);
-        }
-    }
-    let (mut sampled, mut loops, mut cycles) = (0u64, 0u64, 0u64);
-    for _ in 0..2000 {
-        let r = redsim_engine::expire::active_expire_cycle(
-            e.server_mut(),
-            redsim_engine::expire::CycleKind::Slow,
-        );
-        sampled += r.sampled;
-        loops += r.loops;
-        cycles += 1;
-    }
-    let per_loop = sampled as f64 / loops as f64;
-    let loops_per_cycle = loops as f64 / cycles as f64;
-    let a = KEYS as f64 / KEYS.next_power_of_two() as f64;
-    let q = binomial_tail(20, 0.05, 3);
-    println!(
-        "5%: {per_loop:.2} keys/loop (model {:.2}), {loops_per_cycle:.3} loops/cycle (model {:.3})",
-        20.0 + a / 2.0,
-        1.0 / (1.0 - q)
-    );
-    assert!((per_loop - (20.0 + a / 2.0)).abs() < 0.3, "{per_loop}");
-    assert!(
-        (loops_per_cycle - 1.0 / (1.0 - q)).abs() < 0.03,
-        "{loops_per_cycle}"
-    );
 }

@@ -116,19 +116,15 @@ fn del_of_a_million_field_hash_stalls_everyone_and_unlink_does_not() {
     // Cron ticks the stall ran past are not replayed: one runs late, at
     // the end of the stall, and the next a period after it.
     big_hash(&mut e, c, "h", 1_000_000);
-    let loops = e.server().cronloops;
+    let loops = e.cron_loops();
     let t2 = e.now_us();
     cmd(&mut e, c, "DEL h");
     e.advance_to(t2 + expected_us);
-    assert_eq!(
-        e.server().cronloops,
-        loops + 1,
-        "one late tick for three missed"
-    );
+    assert_eq!(e.cron_loops(), loops + 1, "one late tick for three missed");
     e.advance_to(t2 + expected_us + 99_999);
-    assert_eq!(e.server().cronloops, loops + 1);
+    assert_eq!(e.cron_loops(), loops + 1);
     e.advance_to(t2 + expected_us + 100_000);
-    assert_eq!(e.server().cronloops, loops + 2);
+    assert_eq!(e.cron_loops(), loops + 2);
 
     // UNLINK: no stall; the object waits for the background thread, and
     // its memory stays in use until the thread is done.
@@ -344,8 +340,7 @@ fn effort_is_redis_free_effort_per_type() {
         zadd.push(format!("m{i}").into_bytes());
     }
     e.execute(c, &zadd);
-    let srv = e.server();
-    let effort = |k: &str| free_effort(&srv.dbs[0].get(k.as_bytes()).expect("key").value);
+    let effort = |k: &str| free_effort(e.peek(0, k.as_bytes()).expect("key"));
     // Listpacks and intsets are one allocation; a skiplist zset counts members.
     assert_eq!(effort("l"), 1);
     assert_eq!(effort("s"), 1);
@@ -357,8 +352,8 @@ fn effort_is_redis_free_effort_per_type() {
 fn trace_tells_expired_but_unreclaimed_keys() {
     let (mut e, c) = engine();
     // Active expiry off (as DEBUG SET-ACTIVE-EXPIRE 0 would): only accesses reclaim.
-    e.server_mut().config.hz = 1;
-    let base_ms = e.server().now_ms();
+    e.config_set("hz", "1").expect("hz");
+    let base_ms = e.unix_ms();
     cmd(&mut e, c, "SET a 1 PX 100");
     cmd(&mut e, c, "SET b 1 PX 200");
     cmd(&mut e, c, "SET c 1 PX 300");
@@ -384,12 +379,12 @@ fn trace_tells_expired_but_unreclaimed_keys() {
     // Reading `a` reclaims it; `b` stays expired in memory.
     assert_eq!(cmd(&mut e, c, "GET a"), Frame::Null);
     let evs: Vec<_> = e.trace().events().cloned().collect();
-    let now = e.server().now_ms();
+    let now = e.unix_ms();
     let p = pending_expired(&evs, now);
     assert_eq!(p.len(), 1);
     assert_eq!((p[0].1.as_str(), p[0].2), ("b", base_ms + 200));
     // The series: 1 at 100 ms (a), 2 at 200 ms (b), 1 again when a went.
-    let base_us = e.server().clock.unix_us() - e.now_us();
+    let base_us = e.unix_base_us();
     let series = pending_expired_series(&evs, base_us, 400_000);
     let a_gone = evs
         .iter()
@@ -406,40 +401,6 @@ fn trace_tells_expired_but_unreclaimed_keys() {
             (301_000, 2)
         ]
     );
-}
-
-#[test]
-fn cron_samples_memory_when_it_changes() {
-    let (mut e, c) = engine();
-    e.advance_by(1_000_000);
-    let samples = |e: &Engine| {
-        e.trace()
-            .events()
-            .filter_map(|ev| match ev.event {
-                Event::Memory { used, keys, .. } => Some((used, keys)),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-    };
-    // Ten ticks, nothing changed after the first: one sample.
-    assert_eq!(samples(&e).len(), 1);
-    cmd(&mut e, c, "SET k v");
-    e.advance_by(1_000_000);
-    let s = samples(&e);
-    assert_eq!(s.len(), 2);
-    assert_eq!(s[1].1, 1);
-    assert!(s[1].0 > s[0].0);
-    assert_eq!(
-        Some(s[1].0),
-        Some(e.server().used_memory()),
-        "the sample is used_memory"
-    );
-    // No trace, no samples (and no cost).
-    let mut opts = Options::new(1);
-    opts.trace_capacity = 0;
-    let mut quiet = Engine::with_options(opts);
-    quiet.advance_by(1_000_000);
-    assert!(quiet.server().memory_sample.is_none());
 }
 
 #[test]

@@ -529,7 +529,7 @@ impl Widget {
     fn refresh(&mut self, force: bool) -> bool {
         let mut changed = self.timeline.ingest(self.engine.trace());
         if changed || force {
-            let base = self.engine.server().clock.unix_us() - self.engine.now_us();
+            let base = self.engine.unix_base_us();
             self.timeline
                 .update_pending(self.engine.trace(), base, self.engine.now_us());
         }

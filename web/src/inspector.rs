@@ -122,10 +122,7 @@ impl Inspector {
     /// is only rebuilt when something happened).
     pub fn ttl_ms(&self, engine: &Engine) -> Option<i64> {
         let t = self.target.as_ref()?;
-        let db = engine.server().dbs.get(t.db)?;
-        db.get(t.key.as_bytes())?;
-        db.expire_at(t.key.as_bytes())
-            .map(|at| at - engine.server().now_ms())
+        engine.ttl_ms(t.db, t.key.as_bytes())
     }
 }
 

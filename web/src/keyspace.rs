@@ -36,10 +36,10 @@ pub struct Keyspace {
 impl Keyspace {
     /// Re-reads database `db` of `engine`.
     pub fn refresh(&mut self, engine: &Engine, db: usize) {
-        let now_ms = engine.server().now_ms();
+        let now_ms = engine.unix_ms();
         let snapshot = engine.keys_snapshot(db, LIMIT);
         let rows = self.rows_from(snapshot, now_ms);
-        self.count = engine.server().dbs.get(db).map_or(0, |d| d.len());
+        self.count = engine.dbsize(db);
         self.db = db;
         if *self.rows != rows {
             self.rows = Rc::new(rows);

@@ -20,7 +20,8 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::app::{Widget, WidgetProps};
-use crate::share::{encode_component, parse_query, parse_seed};
+use crate::share::{encode_component, parse_query};
+use redsim_sim::params::{fmt_num, parse_seed};
 
 /// Seed when neither the link nor the element gives one; `redsim run` uses the same.
 pub const DEFAULT_SEED: u64 = 1;
@@ -99,27 +100,10 @@ pub fn scenario_link(
             url.push('&');
             url.push_str(&encode_component(p.name));
             url.push('=');
-            url.push_str(&encode_component(&value_text(p, *v)));
+            url.push_str(&encode_component(&p.value_text(*v)));
         }
     }
     url
-}
-
-/// A parameter value as the runner reads it back: a choice's name, else the number.
-pub fn value_text(p: &ParamSpec, v: f64) -> String {
-    let i = v.round();
-    if !p.choices.is_empty() && i >= 0.0 && (i as usize) < p.choices.len() {
-        return p.choices[i as usize].to_string();
-    }
-    fmt_num(v)
-}
-
-fn fmt_num(v: f64) -> String {
-    if v.is_finite() && v == v.trunc() && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
-    }
 }
 
 /// The values a form starts with: defaults, then the preset's overrides;

@@ -4,6 +4,8 @@
 //! browser's `URLSearchParams`, so the rules are unit-tested natively and the
 //! same code serves `data-*` attributes on documentation pages.
 
+use redsim_sim::params::parse_seed;
+
 /// What a page URL (or a widget's attributes) asks a widget to start with.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Preset {
@@ -55,15 +57,6 @@ impl Preset {
             paused: clock.is_some_and(|c| c.trim().eq_ignore_ascii_case("paused")),
             t0: None,
         }
-    }
-}
-
-/// A seed in decimal or `0x` hex.
-pub fn parse_seed(s: &str) -> Option<u64> {
-    let s = s.trim();
-    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => s.parse().ok(),
     }
 }
 

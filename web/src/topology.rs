@@ -26,7 +26,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-use crate::share::{encode_component, parse_query, parse_seed};
+use crate::share::{encode_component, parse_query};
+use redsim_sim::params::parse_seed;
 
 /// Timer period while playing, ms of wall time.
 const TICK_MS: u32 = 50;

@@ -15,7 +15,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use redsim_engine::proto::resp::{parse_request, Frame};
-use redsim_engine::{ClientId, Engine, Options};
+use redsim_engine::{ClientId, ClientOrigin, Engine, Options};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::{TcpListener, TcpStream};
@@ -184,7 +184,7 @@ async fn cron_ticker(shared: Rc<Shared>) {
     loop {
         let due_us = {
             let engine = shared.engine.borrow();
-            let cron = engine.server().next_cron_us;
+            let cron = engine.next_cron_us();
             engine
                 .next_block_deadline_us()
                 .map_or(cron, |d| d.min(cron))
@@ -273,11 +273,14 @@ async fn connection(shared: Rc<Shared>, stream: TcpStream, peer: SocketAddr) {
         let mut engine = shared.engine.borrow_mut();
         let id = engine.connect(&peer.to_string());
         // CLIENT LIST shows where a connection comes from, as in Redis.
-        if let Some(entry) = engine.server_mut().client_list.get_mut(&id) {
-            entry.addr = peer.to_string();
-            entry.laddr = stream.local_addr().map_or(String::new(), |a| a.to_string());
-            entry.fd = raw_fd(&stream);
-        }
+        engine.set_client_origin(
+            id,
+            ClientOrigin {
+                addr: peer.to_string(),
+                laddr: stream.local_addr().map_or(String::new(), |a| a.to_string()),
+                fd: raw_fd(&stream),
+            },
+        );
         id
     };
     let _guard = ClientGuard {
@@ -360,7 +363,7 @@ fn process(
     let mut used = 0;
     let mut ran = false;
     let mut engine = shared.engine.borrow_mut();
-    let max_bulk = engine.server().config.proto_max_bulk_len;
+    let max_bulk = engine.config().proto_max_bulk_len;
     while used < buf.len() {
         let pending = &buf[used..];
         if scan.check(pending, max_bulk) == Scan::NeedMore {

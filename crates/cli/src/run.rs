@@ -9,7 +9,8 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
-use redsim_sim::{self as sim, Outcome, ParamSpec, ScenarioInfo};
+use redsim_sim::params::{fmt_num, parse_seed};
+use redsim_sim::{self as sim, Outcome, ScenarioInfo};
 
 /// Seed when `--seed` is not given; the browser library uses the same one.
 pub const DEFAULT_SEED: u64 = 1;
@@ -142,7 +143,7 @@ pub fn describe(i: &ScenarioInfo) -> String {
         } else {
             format!(
                 "{} (one of {})",
-                choice_name(p, p.default),
+                p.value_text(p.default),
                 p.choices.join(", ")
             )
         };
@@ -157,25 +158,6 @@ fn unit_suffix(unit: &str) -> String {
         String::new()
     } else {
         format!(", {unit}")
-    }
-}
-
-/// A number without a useless `.0`.
-fn fmt_num(v: f64) -> String {
-    if v.is_finite() && v == v.trunc() && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
-    }
-}
-
-/// The name of a choice parameter's value (its index), or the number.
-fn choice_name(p: &ParamSpec, v: f64) -> String {
-    let i = v.round();
-    if i >= 0.0 && (i as usize) < p.choices.len() {
-        p.choices[i as usize].to_string()
-    } else {
-        fmt_num(v)
     }
 }
 
@@ -269,15 +251,6 @@ fn parse_set(v: &str) -> Result<(String, String), String> {
     }
 }
 
-/// A seed in decimal or `0x` hex.
-pub fn parse_seed(s: &str) -> Option<u64> {
-    let s = s.trim();
-    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => s.parse().ok(),
-    }
-}
-
 /// `redsim run …`. An `Err` is a usage error (bad option, unknown scenario,
 /// unknown parameter, bad value) to print before exiting with status 2.
 pub fn run_command(args: &[String], out: &mut dyn Write) -> Result<Status, String> {
@@ -333,7 +306,7 @@ pub fn report(o: &Outcome, info: Option<&ScenarioInfo>) -> String {
         .map(|(name, v)| {
             let spec = info.and_then(|i| i.params.iter().find(|p| p.name == name));
             match spec {
-                Some(p) if !p.choices.is_empty() => format!("{name}={}", choice_name(p, *v)),
+                Some(p) if !p.choices.is_empty() => format!("{name}={}", p.value_text(*v)),
                 Some(p) if !p.unit.is_empty() => format!("{name}={} {}", fmt_num(*v), p.unit),
                 _ => format!("{name}={}", fmt_num(*v)),
             }
@@ -426,7 +399,7 @@ fn fmt_duration(us: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use redsim_sim::{Chart, Series};
+    use redsim_sim::{Chart, ParamSpec, Series};
 
     fn args(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()

@@ -23,7 +23,7 @@ pub mod script;
 pub mod server;
 pub mod watch;
 
-pub use engine::{ClientId, Engine, KeyInfo, Options};
+pub use engine::{ClientId, ClientOrigin, Engine, KeyDump, KeyInfo, Options};
 pub use proto::Frame;
 
 /// The Redis version whose behaviour Redsim follows, as INFO and HELLO report it.

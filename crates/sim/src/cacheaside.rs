@@ -133,7 +133,7 @@ pub fn engine_for(w: &Workload, policy: &str) -> Result<(Engine, ClientId), Stri
     let mut engine = Engine::with_options(opts);
     let client = engine.connect("bench");
     let value = vec![b'v'; w.value_len];
-    let empty = engine.server().used_memory();
+    let empty = engine.used_memory();
     let mut key = Vec::new();
     for i in 0..w.capacity() {
         key_name(&mut key, i as u32);
@@ -142,15 +142,14 @@ pub fn engine_for(w: &Workload, policy: &str) -> Result<(Engine, ClientId), Stri
             return Err(format!("calibration SET failed: {r:?}"));
         }
     }
-    let full = engine.server().used_memory();
+    let full = engine.used_memory();
     let r = engine.execute(client, &[b"FLUSHALL".to_vec()]);
     if r.is_error() {
         return Err(format!("FLUSHALL failed: {r:?}"));
     }
-    let limit = engine.server().used_memory() + (full - empty);
-    let srv = engine.server_mut();
-    srv.config.set_initial("maxmemory-policy", policy)?;
-    srv.config.maxmemory = limit;
+    let limit = engine.used_memory() + (full - empty);
+    engine.config_set("maxmemory-policy", policy)?;
+    engine.config_set("maxmemory", &limit.to_string())?;
     Ok((engine, client))
 }
 
@@ -164,7 +163,7 @@ pub fn replay_zipf(engine: &mut Engine, client: ClientId, trace: &[u32], w: &Wor
         Vec::with_capacity(16),
         vec![b'v'; w.value_len],
     ];
-    let evicted_before = engine.server().stats.evicted_keys;
+    let evicted_before = engine.stats().evicted_keys;
     let mut out = Replay {
         requests: trace.len() as u64,
         ..Default::default()
@@ -190,9 +189,9 @@ pub fn replay_zipf(engine: &mut Engine, client: ClientId, trace: &[u32], w: &Wor
         }
         engine.before_sleep();
     }
-    let srv = engine.server();
-    out.keys_held = srv.dbs.iter().map(|d| d.len() as u64).sum();
-    out.evicted = srv.stats.evicted_keys - evicted_before;
+    let dbs = engine.config().databases as usize;
+    out.keys_held = (0..dbs).map(|db| engine.dbsize(db) as u64).sum();
+    out.evicted = engine.stats().evicted_keys - evicted_before;
     out
 }
 

@@ -28,7 +28,6 @@ use redsim_engine::engine::{ClientId, Engine, Options};
 use redsim_engine::proto::resp::Frame;
 use redsim_engine::repl::ReplOp;
 use redsim_engine::server::config::Config;
-use redsim_engine::server::trace::DeleteCause;
 
 /// `clusterCron` runs every 100 ms.
 pub const CRON_US: u64 = 100_000;
@@ -311,7 +310,7 @@ impl Cluster {
         let mut table: Vec<Node> = nodes
             .iter()
             .map(|n| {
-                let me = n.engine.server().cluster.as_ref().expect("cluster mode");
+                let me = n.engine.cluster().expect("cluster mode");
                 me.me().clone()
             })
             .collect();
@@ -334,15 +333,10 @@ impl Cluster {
         }
         let ranges = even_ranges(opts.masters);
         let base_ms = nodes.first().map_or(0, |n| {
-            n.engine.server().now_ms() - (n.engine.now_us() / 1000) as i64
+            n.engine.unix_ms() - (n.engine.now_us() / 1000) as i64
         });
         for (i, n) in nodes.iter_mut().enumerate() {
-            let cl = n
-                .engine
-                .server_mut()
-                .cluster
-                .as_mut()
-                .expect("cluster mode");
+            let cl = n.engine.cluster_bus().expect("cluster mode");
             cl.nodes = table.clone();
             cl.myself = i;
             cl.current_epoch = opts.masters as u64;
@@ -417,31 +411,18 @@ impl Cluster {
     /// Brings every node's `cluster_state` up to date.
     fn refresh_states(&mut self) {
         for n in &mut self.nodes {
-            if let Some(cl) = n.engine.server_mut().cluster.as_mut() {
-                // The cluster's own changes (gossip, failures) bypass the commands.
-                cl.dirty = true;
-            }
-            redsim_engine::cmd::cluster::refresh(n.engine.server_mut());
+            // The cluster's own changes (gossip, failures) bypass the commands.
+            n.engine.cluster_refresh();
         }
     }
 
     /// Node `i`'s view of the cluster.
     pub fn view(&self, i: usize) -> &redsim_engine::cluster::ClusterState {
-        self.nodes[i]
-            .engine
-            .server()
-            .cluster
-            .as_ref()
-            .expect("cluster mode")
+        self.nodes[i].engine.cluster().expect("cluster mode")
     }
 
     fn view_mut(&mut self, i: usize) -> &mut redsim_engine::cluster::ClusterState {
-        self.nodes[i]
-            .engine
-            .server_mut()
-            .cluster
-            .as_mut()
-            .expect("cluster mode")
+        self.nodes[i].engine.cluster_bus().expect("cluster mode")
     }
 
     /// The node listening on `addr` (`ip:port`).
@@ -650,10 +631,7 @@ impl Cluster {
                 // A master keeping other slots deletes the keys left in the
                 // ones it lost (dirty slots).
                 for s in lost_keys {
-                    let srv = self.nodes[b].engine.server_mut();
-                    for k in redsim_engine::cmd::cluster::keys_in_slot(srv, s) {
-                        srv.delete(0, &k, DeleteCause::Del);
-                    }
+                    self.nodes[b].engine.del_keys_in_slot(s);
                 }
             }
         }
@@ -762,7 +740,7 @@ impl Cluster {
     }
 
     fn timeout_ms(&self, i: usize) -> i64 {
-        self.nodes[i].engine.server().config.cluster_node_timeout
+        self.nodes[i].engine.config().cluster_node_timeout
     }
 
     /// Runs, in time order, every cron step and every message due by `t_us`;
@@ -876,7 +854,7 @@ impl Cluster {
             match want {
                 None => {
                     if is_replica {
-                        redsim_engine::repl::promote(self.nodes[i].engine.server_mut());
+                        self.nodes[i].engine.promote();
                     }
                     self.nodes[i].attached_to = None;
                 }
@@ -894,7 +872,7 @@ impl Cluster {
                             self.nodes[i].paused_until_us = 0;
                             self.event(i, BusWhat::Demoted { master: m });
                         }
-                        redsim_engine::repl::demote(self.nodes[i].engine.server_mut(), &host, port);
+                        self.nodes[i].engine.follow(&host, port);
                         self.nodes[i].attached_to = None;
                     }
                     if self.nodes[i].attached_to != Some(m) && !self.nodes[m].down {
@@ -1322,7 +1300,7 @@ impl Cluster {
         n.election = Election::default();
         n.mf_can_start = false;
         n.mf_master_offset = None;
-        redsim_engine::repl::promote(n.engine.server_mut());
+        n.engine.promote();
         n.attached_to = None;
     }
 
@@ -1410,8 +1388,7 @@ impl Cluster {
         let Some((from, to)) = self.migration_of(slot) else {
             return Vec::new();
         };
-        let keys =
-            redsim_engine::cmd::cluster::keys_in_slot(self.nodes[from].engine.server(), slot);
+        let keys = self.nodes[from].engine.keys_in_slot(slot);
         keys.into_iter()
             .take(count)
             .filter_map(|k| self.migrate_key(from, to, &k))
@@ -1434,15 +1411,8 @@ impl Cluster {
         for i in [from, to] {
             self.nodes[i].engine.advance_to(start);
         }
-        let (value, ttl, bytes) = {
-            let srv = self.nodes[from].engine.server_mut();
-            if srv.expire_if_needed(0, key) {
-                return None;
-            }
-            let obj = srv.dbs[0].get(key)?;
-            let bytes = redsim_engine::keyspace::memory::usage(key, obj) as u64;
-            (obj.value.clone(), srv.dbs[0].expire_at(key), bytes)
-        };
+        let dump = self.nodes[from].engine.dump_key(0, key)?;
+        let bytes = dump.bytes;
         let end = start + self.opts.migrate.of(bytes);
         for i in [from, to] {
             let n = &mut self.nodes[i];
@@ -1450,15 +1420,8 @@ impl Cluster {
             n.load.migrating_us += end - start;
             n.engine.advance_to(end);
         }
-        self.nodes[from]
-            .engine
-            .server_mut()
-            .delete(0, key, DeleteCause::Del);
-        let dst = self.nodes[to].engine.server_mut();
-        dst.set_key(0, key, value, false);
-        if let Some(when) = ttl {
-            dst.set_expire(0, key, when);
-        }
+        self.nodes[from].engine.delete_key(0, key);
+        self.nodes[to].engine.restore_key(0, key, dump);
         self.nodes[from].load.keys_migrated_out += 1;
         self.nodes[to].load.keys_migrated_in += 1;
         Some(MigratedKey {
@@ -1510,7 +1473,7 @@ impl Cluster {
     /// Keys per slot on node `i` (database 0), for a heat map.
     pub fn keys_per_slot(&self, i: usize) -> BTreeMap<u16, usize> {
         let mut out = BTreeMap::new();
-        for (k, _) in self.nodes[i].engine.server().dbs[0].dict.iter() {
+        for k in self.nodes[i].engine.keys(0) {
             *out.entry(key_hash_slot(k)).or_insert(0) += 1;
         }
         out
@@ -1933,11 +1896,7 @@ mod tests {
         assert_eq!(acked.len(), 400, "every write succeeded (after MOVED)");
         let missing = acked
             .iter()
-            .filter(|k| {
-                c.nodes[3].engine.server().dbs[0]
-                    .get(k.as_bytes())
-                    .is_none()
-            })
+            .filter(|k| !c.nodes[3].engine.holds_key(0, k.as_bytes()))
             .count();
         assert!(client.stats.moved >= 1);
         (missing, c)
@@ -2006,9 +1965,7 @@ mod tests {
                     master: 3,
                     full: true
                 }));
-        assert!(c.nodes[0].engine.server().dbs[0]
-            .get(key.as_bytes())
-            .is_none());
+        assert!(!c.nodes[0].engine.holds_key(0, key.as_bytes()));
         for i in 1..6 {
             assert!(!c.view(i).nodes[0].failed, "node {i} cleared FAIL");
         }

@@ -238,11 +238,8 @@ fn simulate(p: &Params, seed: u64, timeout_ms: i64, rate: f64, record: bool) -> 
     run.refused = client.stats.refused;
     // Acknowledged writes the victim's slots' owner does not have now.
     let owner_now = cluster.view(1).owner(0).unwrap_or(VICTIM);
-    let srv = cluster.nodes[owner_now].engine.server();
-    run.lost = acked
-        .iter()
-        .filter(|(k, _)| srv.dbs[0].get(k).is_none())
-        .count() as u64;
+    let owner = &cluster.nodes[owner_now].engine;
+    run.lost = acked.iter().filter(|(k, _)| !owner.holds_key(0, k)).count() as u64;
     // Acknowledged before the crash but arriving after it: still on the link.
     let lag = cluster.opts.repl_link_us;
     run.on_the_link = acked

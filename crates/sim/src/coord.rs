@@ -1022,7 +1022,7 @@ fn redlock_once(p: &Params, seed: u64, fault: Option<usize>) -> RedlockRun {
             REv::Jump => {
                 // M3's wall clock leaps forward: its keys' absolute expiry times come early.
                 let e = &mut masters[2].engine;
-                let base = e.server().clock.unix_us() - e.now_us();
+                let base = e.unix_base_us();
                 e.set_unix_base_us(base + jump);
                 k.rec.local(
                     now,

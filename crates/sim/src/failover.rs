@@ -690,7 +690,7 @@ impl SentinelNet for FailNet<'_> {
             is_master: !replica,
             master: if replica { self.0.master_of[n] } else { None },
             offset: e.repl().offset,
-            priority: e.server().config.replica_priority,
+            priority: e.config().replica_priority,
             link_down_us: 0,
             // Run IDs order like the addresses, as the old tie-break did.
             run_id: ADDRS[n].to_string(),

@@ -25,7 +25,7 @@ fn maxmemory_for(seed: u64, n: usize, mut write: impl FnMut(&mut Redis, usize)) 
     }
     // Every fresh engine starts from the same baseline, so what this one
     // uses with n keys is the limit another one reaches with n keys.
-    r.engine.server().used_memory()
+    r.engine.used_memory()
 }
 
 fn int_reply(f: &Frame) -> i64 {
@@ -138,13 +138,12 @@ fn lru_variant(seed: u64, maxmemory: u64, policy: &str, samples: u32, gap: Micro
         r.exec(t, "app", &["GET", &i.to_string()]);
     }
     let half = inserted / 2;
-    while r.engine.server().stats.evicted_keys < half && id < 2 * guard {
+    while r.engine.stats().evicted_keys < half && id < 2 * guard {
         id += 1;
         r.exec(t, "app", &["SET", &id.to_string(), "foo"]);
     }
-    let db = &r.engine.server().dbs[0];
     let present = (1..=id)
-        .map(|i| db.dict.contains(i.to_string().as_bytes()))
+        .map(|i| r.engine.holds_key(0, i.to_string().as_bytes()))
         .collect();
     LruRun { first_max, present }
 }
@@ -399,9 +398,8 @@ fn scan_policy(seed: u64, policy: &str, maxmemory: u64, p: &Params) -> ScanRun {
     let (mut b_hit, mut b_n, mut d_hit, mut d_n) = (0u64, 0u64, 0u64, 0u64);
     let mut after_taken = false;
     let resident = |r: &Redis| {
-        let db = &r.engine.server().dbs[0];
         (0..HOT_SET.min(keys as usize))
-            .filter(|i| db.dict.contains(format!("key:{i}").as_bytes()))
+            .filter(|i| r.engine.holds_key(0, format!("key:{i}").as_bytes()))
             .count()
     };
     while let Some(ev) = k.next(SCAN_RUN_END) {
@@ -450,7 +448,7 @@ fn scan_policy(seed: u64, policy: &str, maxmemory: u64, p: &Params) -> ScanRun {
     }
     run.before = pct(b_hit as f64, b_n as f64);
     run.during = pct(d_hit as f64, d_n as f64);
-    run.evicted = r.engine.server().stats.evicted_keys;
+    run.evicted = r.engine.stats().evicted_keys;
     run
 }
 
@@ -640,7 +638,7 @@ fn oom_policy(seed: u64, policy: &str, maxmemory: u64, p: &Params) -> OomRun {
     let mut t: Micros = 0;
     for w in 1..=writes {
         t += MS;
-        let left = r.engine.server().dbs[0].expires.len();
+        let left = r.engine.expires_count(0);
         let key = format!("new:{w}");
         match r.exec(t, "app", &["SET", &key, &value]) {
             Frame::Error(e) => {
@@ -652,16 +650,16 @@ fn oom_policy(seed: u64, policy: &str, maxmemory: u64, p: &Params) -> OomRun {
             }
             _ => run.accepted += 1,
         }
-        let srv = r.engine.server();
-        run.used.push((w as f64, srv.used_memory() as f64 / 1024.0));
+        let e = &r.engine;
+        run.used.push((w as f64, e.used_memory() as f64 / 1024.0));
         run.volatile_left
-            .push((w as f64, srv.dbs[0].expires.len() as f64));
+            .push((w as f64, e.expires_count(0) as f64));
     }
-    let srv = r.engine.server();
-    run.evicted = srv.stats.evicted_keys;
+    let e = &r.engine;
+    run.evicted = e.stats().evicted_keys;
     run.volatile_evicted = ttl_keys
         .iter()
-        .filter(|k| !srv.dbs[0].dict.contains(k.as_bytes()))
+        .filter(|k| !e.holds_key(0, k.as_bytes()))
         .count() as u64;
     run
 }
@@ -1148,7 +1146,7 @@ fn avalanche_variant(seed: u64, jitter: f64, p: &Params, end: Micros) -> AvRun {
     k.at(AV_WINDOW, AvEv::Tick);
     // Expirations the engine did while moving its clock are the cycle's
     // (active); those during a command are the reader's (lazy).
-    let expired = |r: &Redis| r.engine.server().stats.expired_keys;
+    let expired = |r: &Redis| r.engine.stats().expired_keys;
     while let Some(ev) = k.next(end) {
         let now = k.now();
         let before = expired(&r);

@@ -21,6 +21,16 @@ pub struct ParamSpec {
 }
 
 impl ParamSpec {
+    /// A value as the runner reads it back and forms show it: a choice's
+    /// name, else the number.
+    pub fn value_text(&self, v: f64) -> String {
+        let i = v.round();
+        if i >= 0.0 && (i as usize) < self.choices.len() {
+            return self.choices[i as usize].to_string();
+        }
+        fmt_num(v)
+    }
+
     /// A numeric parameter.
     pub fn num(
         name: &'static str,
@@ -166,6 +176,24 @@ impl Params {
     /// All values by name, for outcomes and share links.
     pub fn values(&self) -> &BTreeMap<String, f64> {
         &self.values
+    }
+}
+
+/// A number without a useless `.0`, as parameters and metrics are shown.
+pub fn fmt_num(v: f64) -> String {
+    if v.is_finite() && v == v.trunc() && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// A seed in decimal or `0x` hex, as links and the command line give it.
+pub fn parse_seed(s: &str) -> Option<u64> {
+    let s = s.trim();
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => s.parse().ok(),
     }
 }
 

@@ -529,21 +529,17 @@ impl Sim {
     /// without side effects.
     fn peek(&self, key: &str) -> (Option<String>, Option<Micros>) {
         let e = &self.redis.engine;
-        let srv = e.server();
-        let Some(db) = srv.dbs.first() else {
+        let Some(value) = e.peek(0, key.as_bytes()) else {
             return (None, None);
         };
-        let Some(obj) = db.get(key.as_bytes()) else {
-            return (None, None);
-        };
-        let exp = db.expire_at(key.as_bytes()).map(|ms| {
-            let left_us = (ms - srv.now_ms()).saturating_mul(1000);
+        let exp = e.ttl_ms(0, key.as_bytes()).map(|left_ms| {
+            let left_us = left_ms.saturating_mul(1000);
             (e.now_us() as i64).saturating_add(left_us).max(0) as Micros
         });
         if exp.is_some_and(|x| x <= self.now()) {
             return (None, None);
         }
-        let text = match &obj.value {
+        let text = match value {
             Value::String(s) => String::from_utf8_lossy(&s.to_bytes()).into_owned(),
             other => format!("<{}>", other.type_name()),
         };

@@ -813,7 +813,7 @@ impl Topology {
             .iter()
             .enumerate()
             .map(|(i, n)| {
-                let srv = n.e.server();
+                let e = &n.e;
                 let replica = n.e.repl().is_replica();
                 NodeView {
                     id: i,
@@ -823,10 +823,12 @@ impl Topology {
                     alive: n.alive,
                     isolated: n.isolated,
                     offset: n.e.repl().offset,
-                    keys: srv.dbs.iter().map(|d| d.len() as u64).sum(),
+                    keys: (0..e.config().databases as usize)
+                        .map(|db| e.dbsize(db) as u64)
+                        .sum(),
                     appendfsync: n.fsync.clone(),
-                    aof_records: srv.persist.aof.len() as u64,
-                    aof_fsynced_records: srv.persist.aof_fsynced as u64,
+                    aof_records: e.persistence().aof.len() as u64,
+                    aof_fsynced_records: e.persistence().aof_fsynced as u64,
                     bgsave_in_progress: n.bgsave,
                     link_status: if !replica {
                         "none"
@@ -838,7 +840,7 @@ impl Topology {
                         }
                     }
                     .into(),
-                    priority: srv.config.replica_priority,
+                    priority: e.config().replica_priority,
                 }
             })
             .collect();
@@ -1523,7 +1525,7 @@ impl Topology {
 
 fn holds(e: &Engine, id: u64) -> bool {
     let key = format!("w:{id}");
-    e.server().dbs[0].get(key.as_bytes()).is_some()
+    e.holds_key(0, key.as_bytes())
 }
 
 fn run_id(rng: &mut fastrand::Rng) -> String {
@@ -1585,7 +1587,7 @@ impl SentinelNet for Net<'_> {
             is_master: !r.is_replica(),
             master: if r.is_replica() { nd.master_of } else { None },
             offset: r.offset,
-            priority: nd.e.server().config.replica_priority,
+            priority: nd.e.config().replica_priority,
             link_down_us: if nd.link == LinkSt::Up {
                 0
             } else {

@@ -806,35 +806,48 @@ fn config_set(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if args.len() % 2 == 1 {
         return Frame::err(super::SYNTAX);
     }
+    let pairs: Vec<(&[u8], &[u8])> = args[2..]
+        .chunks_exact(2)
+        .map(|p| (p[0].as_slice(), p[1].as_slice()))
+        .collect();
+    match set_params(ctx.srv, &pairs) {
+        Ok(()) => Frame::ok(),
+        Err(e) => e,
+    }
+}
+
+/// CONFIG SET's work on (name, value) pairs: Redis' checks in its order,
+/// all or nothing, then `updateMaxmemory`'s side effect. The error is the reply.
+pub fn set_params(srv: &mut Server, pairs: &[(&[u8], &[u8])]) -> Result<(), Frame> {
     let mut chosen: Vec<(&'static config::Param, String)> = Vec::new();
-    for pair in args[2..].chunks_exact(2) {
-        let typed = super::ttl::err_text(&pair[0]);
+    for (name, value) in pairs {
+        let typed = super::ttl::err_text(name);
         let Some(p) = config::param(&typed) else {
-            return Frame::err(format!(
+            return Err(Frame::err(format!(
                 "ERR Unknown option or number of arguments for CONFIG SET - '{typed}'"
-            ));
+            )));
         };
         if !p.mutable {
-            return set_failed(&typed, "can't set immutable config");
+            return Err(set_failed(&typed, "can't set immutable config"));
         }
         if chosen.iter().any(|(q, _)| std::ptr::eq(*q, p)) {
-            return set_failed(&typed, "duplicate parameter");
+            return Err(set_failed(&typed, "duplicate parameter"));
         }
-        chosen.push((p, String::from_utf8_lossy(&pair[1]).into_owned()));
+        chosen.push((p, String::from_utf8_lossy(value).into_owned()));
     }
-    let backup = ctx.srv.config.clone();
+    let backup = srv.config.clone();
     for (p, value) in &chosen {
-        if let Err(e) = (p.set)(&mut ctx.srv.config, value) {
-            ctx.srv.config = backup;
-            return set_failed(p.name, &e);
+        if let Err(e) = (p.set)(&mut srv.config, value) {
+            srv.config = backup;
+            return Err(set_failed(p.name, &e));
         }
     }
-    if ctx.srv.config.maxmemory > 0 && chosen.iter().any(|(p, _)| p.name == "maxmemory") {
+    if srv.config.maxmemory > 0 && chosen.iter().any(|(p, _)| p.name == "maxmemory") {
         // `updateMaxmemory` starts the eviction timer: a lowered limit is
         // enforced before the next sleep, not only at the next command.
-        ctx.srv.evict.proc_running = true;
+        srv.evict.proc_running = true;
     }
-    Frame::ok()
+    Ok(())
 }
 
 fn set_failed(name: &str, why: &str) -> Frame {

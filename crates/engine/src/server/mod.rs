@@ -70,52 +70,52 @@ impl Lookup {
 
 /// The whole server behind every client: what `struct redisServer` is to Redis.
 pub struct Server {
-    pub clock: Clock,
-    pub rng: fastrand::Rng,
-    pub dbs: Dbs,
-    pub config: Config,
-    pub stats: Stats,
-    pub trace: Trace,
+    pub(crate) clock: Clock,
+    pub(crate) rng: fastrand::Rng,
+    pub(crate) dbs: Dbs,
+    pub(crate) config: Config,
+    pub(crate) stats: Stats,
+    pub(crate) trace: Trace,
     /// Who is running the current command, for trace stamps.
-    pub actor: Actor,
+    pub(crate) actor: Actor,
     /// The LRU clock, refreshed by the cron as Redis caches it.
-    pub lruclock: u32,
+    pub(crate) lruclock: u32,
     /// When the next cron tick is due, in virtual microseconds.
-    pub next_cron_us: u64,
+    pub(crate) next_cron_us: u64,
     /// Cron ticks run so far (`cronloops`).
-    pub cronloops: u64,
+    pub(crate) cronloops: u64,
     /// State the active expire cycle keeps between calls (its C statics).
-    pub expire_state: crate::expire::CycleState,
+    pub(crate) expire_state: crate::expire::CycleState,
     /// Keys watched by clients for their transactions.
-    pub watches: crate::watch::Watches,
+    pub(crate) watches: crate::watch::Watches,
     /// The eviction pool and its companions, kept across evictions.
-    pub evict: crate::evict::EvictState,
+    pub(crate) evict: crate::evict::EvictState,
     /// Clients currently connected.
-    pub connected_clients: usize,
+    pub(crate) connected_clients: usize,
     /// Fixed at start: the seed the run was created with.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// What CLIENT LIST shows of every connection, by id; the engine keeps
     /// it in step after each command (handlers only see their own client).
-    pub client_list: std::collections::BTreeMap<u64, crate::cmd::server::ClientEntry>,
+    pub(crate) client_list: std::collections::BTreeMap<u64, crate::cmd::server::ClientEntry>,
     /// The command being dispatched as (name, subcommand or ""), for `cmd=` in CLIENT LIST.
-    pub last_cmd: (&'static str, &'static str),
+    pub(crate) last_cmd: (&'static str, &'static str),
     /// Clients blocked on keys, keys ready to serve them, their timeouts.
-    pub blocking: crate::blocking::Blocking,
+    pub(crate) blocking: crate::blocking::Blocking,
     /// Pub/Sub subscribers by channel, pattern and shard channel.
-    pub pubsub: crate::pubsub::PubSub,
+    pub(crate) pubsub: crate::pubsub::PubSub,
     /// The Lua script cache and `math.random`'s state.
-    pub scripts: crate::script::Scripts,
+    pub(crate) scripts: crate::script::Scripts,
     /// The lazy-free thread's queue and the main thread's freeing stall.
-    pub lazyfree: crate::lazyfree::LazyFree,
+    pub(crate) lazyfree: crate::lazyfree::LazyFree,
     /// The last `Event::Memory` sample the cron recorded (used, maxmemory,
     /// keys, expires), so it records one only when something changed.
-    pub memory_sample: Option<[u64; 4]>,
+    pub(crate) memory_sample: Option<[u64; 4]>,
     /// This node's view of the cluster when `cluster-enabled` is on.
-    pub cluster: Option<crate::cluster::ClusterState>,
+    pub(crate) cluster: Option<crate::cluster::ClusterState>,
     /// Replication: role, offsets, backlog, replicas, the captured stream.
-    pub repl: crate::repl::Repl,
+    pub(crate) repl: crate::repl::Repl,
     /// Simulated RDB and AOF files and their counters.
-    pub persist: crate::persist::Persist,
+    pub(crate) persist: crate::persist::Persist,
 }
 
 impl Server {

@@ -219,3 +219,6 @@ pub fn active_expire_cycle(srv: &mut Server, kind: CycleKind) -> CycleReport {
         timelimit_exit: srv.expire_state.timelimit_exit,
     }
 }
+
+#[cfg(test)]
+mod tests;

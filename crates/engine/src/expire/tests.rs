@@ -4,14 +4,12 @@
 //! ([`SAMPLE_COST_NS`] per sampled key plus [`EXPIRE_COST_NS`] per deleted
 //! one), so the expected figures below are computed from those constants.
 
-use redsim_engine::expire::{
-    active_expire_cycle, CycleKind, CycleReport, EXPIRE_COST_NS, SAMPLE_COST_NS,
-};
-use redsim_engine::keyspace::object::{RString, Value};
-use redsim_engine::server::config::Config;
-use redsim_engine::server::trace::{Event, ExpireHow};
-use redsim_engine::server::Server;
-use redsim_engine::{Engine, Frame, Options};
+use super::{active_expire_cycle, CycleKind, CycleReport, EXPIRE_COST_NS, SAMPLE_COST_NS};
+use crate::keyspace::object::{RString, Value};
+use crate::server::config::Config;
+use crate::server::trace::{Event, ExpireHow};
+use crate::server::Server;
+use crate::{Engine, Frame, Options};
 
 /// An engine with one database, so loop counts are those of that database.
 fn engine(seed: u64) -> Engine {
@@ -45,7 +43,7 @@ fn populate(srv: &mut Server, prefix: &str, n: usize, ttl_ms: i64) {
 }
 
 fn expires_len(e: &Engine) -> usize {
-    e.server().dbs[0].expires.len()
+    e.expires_count(0)
 }
 
 fn slow(e: &mut Engine) -> CycleReport {
@@ -107,8 +105,8 @@ fn keys_expire_by_themselves_as_virtual_time_passes() {
     // Two virtual seconds, twenty cron ticks, and no command at all.
     e.advance_by(2_000_000);
 
-    assert_eq!(e.server().dbs[0].len(), 50);
-    assert_eq!(e.server().stats.expired_keys, 500);
+    assert_eq!(e.dbsize(0), 50);
+    assert_eq!(e.stats().expired_keys, 500);
     let after: Vec<_> = e.trace().since(before).collect();
     assert!(after
         .iter()
@@ -140,7 +138,7 @@ fn lazy_expiry_on_access_and_active_expiry_in_the_trace() {
     // 60 ms: both are logically expired, but the first cron tick (100 ms
     // at hz 10) has not run, so both are still in memory.
     e.advance_to(60_000);
-    assert_eq!(e.server().dbs[0].len(), 2);
+    assert_eq!(e.dbsize(0), 2);
     assert!(e.keys_snapshot(0, 10).iter().all(|k| k.expired_pending));
     // DBSIZE counts them, as Redis does; GET reclaims the one it touches.
     assert_eq!(cmd(&mut e, c, &["DBSIZE"]), Frame::Integer(2));
@@ -154,7 +152,7 @@ fn lazy_expiry_on_access_and_active_expiry_in_the_trace() {
             ("b".to_string(), ExpireHow::Active)
         ]
     );
-    assert_eq!(e.server().stats.expired_keys, 2);
+    assert_eq!(e.stats().expired_keys, 2);
 }
 
 #[test]
@@ -206,7 +204,7 @@ fn the_slow_cycle_budget_is_25_ms_at_hz_10_and_scales_with_hz() {
     assert_eq!(r.timelimit_us, 25_000);
     assert_stopped_on_time(&r, 20);
     assert_eq!(r.expired, r.sampled);
-    assert_eq!(e.server().stats.expired_time_cap_reached_count, 1);
+    assert_eq!(e.stats().expired_time_cap_reached_count, 1);
     assert_eq!(expires_len(&e) as u64, 120_000 - r.expired);
     let at_hz_10 = r.expired;
 
@@ -340,13 +338,13 @@ fn hz_sets_the_cron_period_and_the_cycle_budget() {
     let c = e.connect("admin");
     e.advance_to(1_000_000);
     // hz 10: a tick every 100 ms.
-    assert_eq!(e.server().cronloops, 10);
+    assert_eq!(e.cron_loops(), 10);
     assert_eq!(cmd(&mut e, c, &["CONFIG", "SET", "hz", "50"]), Frame::ok());
     // The tick already scheduled keeps its time (Redis' timer returns the
     // next period when it fires); after it, one every 20 ms.
     e.advance_to(2_000_000);
     // So: the one at 1.1 s, then every 20 ms up to 2.0 s.
-    let ticks = e.server().cronloops - 10;
+    let ticks = e.cron_loops() - 10;
     assert_eq!(ticks, 1 + 900 / 20);
     // Out-of-range values are capped as Redis' `updateHZ` does.
     assert_eq!(
@@ -360,4 +358,63 @@ fn hz_sets_the_cron_period_and_the_cycle_budget() {
     populate(e.server_mut(), "dead", 20_000, -1000);
     // 25% of a 2 ms period.
     assert_eq!(slow(&mut e).timelimit_us, 500);
+}
+
+#[test]
+/// From tests/expire_rate.rs's model: keys sampled per loop and loops per
+/// cycle on 100,000 volatile keys of which 5% are expired.
+fn analytic_model_matches_the_cycle_loop_by_loop() {
+    // The model's ingredients, checked on redsim's own cycle reports: keys
+    // sampled per loop and loops per cycle at 5% expired.
+    let mut opts = Options::new(3);
+    opts.config = Config {
+        hz: 500,
+        databases: 1,
+        ..Config::default()
+    };
+    let mut e = Engine::with_options(opts);
+    {
+        let srv = e.server_mut();
+        let now = srv.now_ms();
+        for i in 0..KEYS {
+            let key = format!("key:{i}");
+            srv.set_key(
+                0,
+                key.as_bytes(),
+                Value::String(RString::from_bytes(b"v")),
+                false,
+            );
+            let ttl = if i % 20 == 0 { -1 } else { 3_600_000 };
+            srv.set_expire(0, key.as_bytes(), now + ttl);
+        }
+    }
+    let (mut sampled, mut loops, mut cycles) = (0u64, 0u64, 0u64);
+    for _ in 0..2000 {
+        let r = active_expire_cycle(e.server_mut(), CycleKind::Slow);
+        sampled += r.sampled;
+        loops += r.loops;
+        cycles += 1;
+    }
+    let per_loop = sampled as f64 / loops as f64;
+    let loops_per_cycle = loops as f64 / cycles as f64;
+    const KEYS: u64 = 100_000;
+    let a = KEYS as f64 / KEYS.next_power_of_two() as f64;
+    // P(Bin(20, 0.05) >= 3): a loop finds more than 10% expired and repeats.
+    let below: f64 = (0..3u64)
+        .map(|i| {
+            let choose = (0..i).fold(1.0, |c, j| c * (20 - j) as f64 / (j + 1) as f64);
+            choose * 0.05f64.powi(i as i32) * 0.95f64.powi(20 - i as i32)
+        })
+        .sum();
+    let q = 1.0 - below;
+    println!(
+        "5%: {per_loop:.2} keys/loop (model {:.2}), {loops_per_cycle:.3} loops/cycle (model {:.3})",
+        20.0 + a / 2.0,
+        1.0 / (1.0 - q)
+    );
+    assert!((per_loop - (20.0 + a / 2.0)).abs() < 0.3, "{per_loop}");
+    assert!(
+        (loops_per_cycle - 1.0 / (1.0 - q)).abs() < 0.03,
+        "{loops_per_cycle}"
+    );
 }

@@ -1,13 +1,19 @@
 //! The engine's public face: connect clients, execute commands, move virtual time (running Redis' cron and active expiry on the way), and read the trace and keyspace.
 
+mod blocked;
+mod drivers;
+mod views;
+
 use std::collections::BTreeMap;
+
+pub use drivers::{ClientOrigin, KeyDump};
 
 use crate::cmd;
 use crate::expire::{active_expire_cycle, CycleKind};
 use crate::proto::resp::Frame;
 pub use crate::server::client::{Client, ClientId};
 use crate::server::config::Config;
-use crate::server::trace::{Actor, Event, Trace, UnblockHow};
+use crate::server::trace::{Actor, Event, UnblockHow};
 use crate::server::{lossy, Server};
 
 /// How to build an engine. Only the seed is required.
@@ -71,13 +77,15 @@ impl Engine {
         }
     }
 
-    /// The server state (read-only).
-    pub fn server(&self) -> &Server {
+    /// The server state, for the crate's own tests.
+    #[cfg(test)]
+    pub(crate) fn server(&self) -> &Server {
         &self.srv
     }
 
-    /// The server state, for drivers that set the clock base or config.
-    pub fn server_mut(&mut self) -> &mut Server {
+    /// The server state, for the crate's own tests.
+    #[cfg(test)]
+    pub(crate) fn server_mut(&mut self) -> &mut Server {
         &mut self.srv
     }
 
@@ -307,121 +315,6 @@ impl Engine {
         Some(reply)
     }
 
-    /// `handleClientsBlockedOnKeys`: for every key made ready, serve the
-    /// clients waiting on it in the order they blocked, while the key holds
-    /// the type they wait for. A served command may make more keys ready
-    /// (BLMOVE's push); the loop runs until none is left. Called after
-    /// every command, so the usual case (no key ready) is checked inline.
-    #[inline]
-    fn handle_blocked_clients(&mut self) {
-        if self.srv.blocking.has_ready() {
-            self.serve_ready_keys();
-        }
-    }
-
-    fn serve_ready_keys(&mut self) {
-        while let Some((db, key)) = self.srv.blocking.pop_ready() {
-            for id in self.srv.blocking.waiting_on(db, &key) {
-                // `lookupKeyReadWithFlags(LOOKUP_NOEFFECTS)`: an expired key
-                // serves no one, and is not reclaimed here.
-                let kind = match self.srv.dbs[db].get(&key) {
-                    Some(o) if !self.srv.key_is_expired(db, &key) => {
-                        crate::blocking::BlockKind::of(&o.value)
-                    }
-                    _ => None,
-                };
-                // XREADGROUP also runs again when its key is gone or of
-                // another type (7.2's `unblock_on_nokey`), to answer the error.
-                let nokey = self.srv.blocking.unblocks_on_nokey(id);
-                if !nokey && (kind.is_none() || kind != self.srv.blocking.kind_of(id)) {
-                    continue;
-                }
-                self.serve(id, &key);
-            }
-        }
-    }
-
-    /// `unblockClientOnKey`: runs a waiting client's command again now that
-    /// `key` has data, then whatever it sent while it waited.
-    fn serve(&mut self, id: ClientId, key: &[u8]) {
-        let Some(w) = self.srv.blocking.unblock(id) else {
-            return;
-        };
-        self.srv.actor = Actor::Client(id);
-        self.srv.emit_with(|| Event::Unblocked {
-            how: UnblockHow::Served,
-            key: Some(lossy(key)),
-        });
-        self.srv.blocking.reprocessing = Some(crate::blocking::Reprocessing {
-            timeout_ms: w.timeout_ms,
-            since_us: w.since_us,
-        });
-        let reply = self.run(id, &w.args, true, false);
-        self.srv.blocking.reprocessing = None;
-        if let Some(reply) = reply {
-            self.srv.blocking.deliver(id, reply);
-        }
-        crate::pubsub::after_reply(&mut self.srv, id);
-        self.run_queued(id, w.queued);
-    }
-
-    /// `processUnblockedClients`: commands that arrived while `id` waited,
-    /// until one blocks again (the rest keep waiting behind it).
-    fn run_queued(&mut self, id: ClientId, mut queue: std::collections::VecDeque<Vec<Vec<u8>>>) {
-        while let Some(args) = queue.pop_front() {
-            if self.srv.blocking.is_blocked(id) {
-                queue.push_front(args);
-                self.srv.blocking.requeue(id, queue);
-                return;
-            }
-            if self.clients.get(&id).is_none_or(|c| c.close_after_reply) {
-                return;
-            }
-            if let Some(reply) = self.run(id, &args, true, true) {
-                self.srv.blocking.deliver(id, reply);
-            }
-            crate::pubsub::after_reply(&mut self.srv, id);
-        }
-    }
-
-    /// `handleBlockedClientsTimeout`: clients whose deadline has passed get
-    /// the null reply (`*-1`, or `_` in RESP3) and go on with their queue.
-    fn handle_block_timeouts(&mut self) {
-        let now_ms = self.srv.now_ms();
-        for id in self.srv.blocking.timed_out(now_ms) {
-            let Some(w) = self.srv.blocking.unblock(id) else {
-                continue;
-            };
-            // WAIT answers how many replicas did acknowledge.
-            let reply = if w.kind == crate::blocking::BlockKind::Replicas {
-                let woff = self.clients.get(&id).map_or(0, |c| c.repl_woff);
-                Frame::Integer(self.srv.repl.acked(woff) as i64)
-            } else {
-                Frame::NullArray
-            };
-            self.complete_blocked(id, w.queued, UnblockHow::Timeout, reply);
-        }
-    }
-
-    /// Answers a blocked client without re-running its command (a timeout,
-    /// or WAIT's acknowledgements): the reply is its command's, which
-    /// completes now (`updateStatsOnUnblock`); then what it queued runs.
-    fn complete_blocked(
-        &mut self,
-        id: ClientId,
-        queued: std::collections::VecDeque<Vec<Vec<u8>>>,
-        how: UnblockHow,
-        reply: Frame,
-    ) {
-        self.srv.actor = Actor::Client(id);
-        self.srv.emit(Event::Unblocked { how, key: None });
-        self.srv.emit_with(|| reply_event(&reply));
-        self.srv.actor = Actor::Server;
-        self.srv.stats.total_commands_processed += 1;
-        self.srv.blocking.deliver(id, reply);
-        self.run_queued(id, queued);
-    }
-
     /// Splits `line` like redis-cli, executes it, then lets the event loop
     /// run `beforeSleep`. Unbalanced quotes give redis-cli's message.
     pub fn execute_line(&mut self, client: ClientId, line: &str) -> Frame {
@@ -513,187 +406,10 @@ impl Engine {
         cmd::server::cron_memory_sample(srv);
         srv.settle_stall();
     }
-
-    /// Stream ops produced since the last call (master side): the driver
-    /// carries them to replicas with its links' delays.
-    pub fn take_repl_stream(&mut self) -> Vec<crate::repl::ReplOp> {
-        crate::repl::propagate(&mut self.srv, None);
-        self.srv.repl.take_outbox()
-    }
-
-    /// A replica applies ops from its master, in order.
-    pub fn apply_repl(&mut self, ops: &[crate::repl::ReplOp]) {
-        self.srv.actor = Actor::Server;
-        if let crate::repl::Role::Replica {
-            last_io_ms, state, ..
-        } = &mut self.srv.repl.role
-        {
-            *last_io_ms = self.srv.clock.unix_us() as i64 / 1000;
-            *state = crate::repl::LinkState::Connected;
-        }
-        for op in ops {
-            crate::repl::apply(&mut self.srv, op);
-        }
-        self.handle_blocked_clients();
-    }
-
-    /// The master side of `PSYNC`: registers replica `addr` (its announced
-    /// `ip:port`) and answers with a partial or full resync.
-    pub fn psync(&mut self, addr: &str, replid: &str, offset: u64) -> crate::repl::Sync {
-        crate::repl::psync(&mut self.srv, addr, replid, offset)
-    }
-
-    /// The replica side of a resync: loads a snapshot (full) or applies the
-    /// missing ops (partial), and marks the link up.
-    pub fn finish_sync(&mut self, sync: &crate::repl::Sync) {
-        match sync {
-            crate::repl::Sync::Full {
-                replid,
-                offset,
-                snapshot,
-            } => crate::repl::load_full(&mut self.srv, replid, *offset, snapshot),
-            crate::repl::Sync::Partial(ops) => self.apply_repl(ops),
-        }
-    }
-
-    /// What a replica sends in PSYNC: its history's ID and the next byte it needs.
-    pub fn psync_request(&self) -> (String, u64) {
-        (self.srv.repl.replid.clone(), self.srv.repl.offset + 1)
-    }
-
-    /// Marks a replica's link to its master down (a cut link, a dead master).
-    pub fn master_link_down(&mut self) {
-        let now_ms = self.srv.now_ms();
-        if let crate::repl::Role::Replica {
-            state,
-            down_since_ms,
-            ..
-        } = &mut self.srv.repl.role
-        {
-            if *state != crate::repl::LinkState::Connect {
-                *state = crate::repl::LinkState::Connect;
-                *down_since_ms = now_ms;
-            }
-        }
-    }
-
-    /// The master forgets replica `addr` (its link dropped).
-    pub fn replica_gone(&mut self, addr: &str) {
-        for r in &mut self.srv.repl.replicas {
-            if r.addr == addr {
-                r.online = false;
-            }
-        }
-    }
-
-    /// `REPLCONF ACK offset` from replica `addr`: records it, and answers
-    /// every WAIT that now has enough acknowledgements.
-    pub fn replica_ack(&mut self, addr: &str, offset: u64) {
-        let now_ms = self.srv.now_ms();
-        if let Some(r) = self.srv.repl.replicas.iter_mut().find(|r| r.addr == addr) {
-            r.ack_offset = r.ack_offset.max(offset);
-            r.last_ack_ms = now_ms;
-            r.online = true;
-        }
-        for (id, args) in self.srv.blocking.waiting_for_replicas() {
-            let want = args
-                .get(1)
-                .and_then(|a| crate::proto::resp::parse_i64(a))
-                .unwrap_or(0);
-            let woff = self.clients.get(&id).map_or(0, |c| c.repl_woff);
-            let acked = self.srv.repl.acked(woff) as i64;
-            if acked < want {
-                continue;
-            }
-            let Some(w) = self.srv.blocking.unblock(id) else {
-                continue;
-            };
-            self.complete_blocked(id, w.queued, UnblockHow::Served, Frame::Integer(acked));
-        }
-    }
-
-    /// True once since a WAIT blocked: the driver should ask replicas for an
-    /// ACK (`REPLCONF GETACK`) instead of waiting for their next periodic one.
-    pub fn take_ack_request(&mut self) -> bool {
-        std::mem::take(&mut self.srv.repl.ack_requested)
-    }
-
-    /// A crash and restart: a new engine with the same seed and config,
-    /// its clock where this one's is, loaded from what the files held after
-    /// `crash` (the AOF when on, else the last RDB file). Clients are gone.
-    pub fn crash_restart(&self, crash: crate::persist::Crash) -> Engine {
-        let (snapshot, ops) = crate::persist::recover(&self.srv, crash);
-        let opts = Options {
-            seed: self.srv.seed,
-            config: self.srv.config.clone(),
-            trace_capacity: self.srv.trace.capacity(),
-        };
-        let mut e = Engine::with_options(opts);
-        let base = self.srv.clock.unix_us() - self.srv.clock.now_us();
-        e.set_unix_base_us(base);
-        e.srv.clock.set(self.srv.clock.now_us());
-        e.srv.next_cron_us = self.srv.clock.now_us() + cron_period_us(&e.srv);
-        e.srv.lruclock = e.srv.lru_clock_now();
-        crate::persist::load(&mut e.srv, snapshot.as_ref(), &ops);
-        // The loaded files are the new AOF's base / the last RDB.
-        e.srv.persist.rdb = self.srv.persist.rdb.clone();
-        crate::persist::sync_config(&mut e.srv);
-        e
-    }
-
-    /// This node's replication state (role, offsets, replicas).
-    pub fn repl(&self) -> &crate::repl::Repl {
-        &self.srv.repl
-    }
-
-    /// The trace of everything that happened.
-    pub fn trace(&self) -> &Trace {
-        &self.srv.trace
-    }
-
-    /// The inspector's view of `key` in database `db`, read without side
-    /// effects (no lazy expiry, stats or LRU update); `None` if absent.
-    pub fn inspect(&self, db: usize, key: &[u8]) -> Option<crate::inspect::KeyView> {
-        let d = self.srv.dbs.get(db)?;
-        let obj = d.get(key)?;
-        let ttl_ms = d.expire_at(key).map(|w| w - self.srv.now_ms());
-        Some(crate::inspect::KeyView::of(
-            db,
-            key,
-            obj,
-            ttl_ms,
-            &self.srv.config,
-        ))
-    }
-
-    /// Keys of database `db` for display, sorted by name, at most `limit`.
-    pub fn keys_snapshot(&self, db: usize, limit: usize) -> Vec<KeyInfo> {
-        let Some(d) = self.srv.dbs.get(db) else {
-            return Vec::new();
-        };
-        let now = self.srv.now_ms();
-        let mut keys: Vec<KeyInfo> = d
-            .dict
-            .iter()
-            .map(|(k, o)| {
-                let ttl_ms = d.expire_at(k).map(|w| w - now);
-                KeyInfo {
-                    key: lossy(k),
-                    kind: o.value.type_name(),
-                    encoding: o.value.encoding(),
-                    ttl_ms,
-                    expired_pending: ttl_ms.is_some_and(|t| t < 0),
-                }
-            })
-            .collect();
-        keys.sort_by(|a, b| a.key.cmp(&b.key));
-        keys.truncate(limit);
-        keys
-    }
 }
 
 /// The trace event for a reply: as redis-cli prints it, capped at 300 bytes.
-fn reply_event(reply: &Frame) -> Event {
+pub(super) fn reply_event(reply: &Frame) -> Event {
     let mut text = crate::proto::clifmt::format_reply(reply);
     if text.len() > 300 {
         let mut cut = 300;
@@ -775,5 +491,40 @@ mod tests {
                 "{fmt}"
             );
         }
+    }
+
+    #[test]
+    fn cron_samples_memory_when_it_changes() {
+        let mut e = Engine::with_options(Options::new(7));
+        let c = e.connect("c1");
+        e.advance_by(1_000_000);
+        let samples = |e: &Engine| {
+            e.trace()
+                .events()
+                .filter_map(|ev| match ev.event {
+                    Event::Memory { used, keys, .. } => Some((used, keys)),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        // Ten ticks, nothing changed after the first: one sample.
+        assert_eq!(samples(&e).len(), 1);
+        e.execute_line(c, "SET k v");
+        e.advance_by(1_000_000);
+        let s = samples(&e);
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[1].1, 1);
+        assert!(s[1].0 > s[0].0);
+        assert_eq!(
+            Some(s[1].0),
+            Some(e.used_memory()),
+            "the sample is used_memory"
+        );
+        // No trace, no samples (and no cost).
+        let mut opts = Options::new(1);
+        opts.trace_capacity = 0;
+        let mut quiet = Engine::with_options(opts);
+        quiet.advance_by(1_000_000);
+        assert!(quiet.srv.memory_sample.is_none());
     }
 }

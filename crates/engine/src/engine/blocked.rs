@@ -1,0 +1,127 @@
+//! Serving blocked clients: keys made ready wake their waiters in FIFO order by running their command again, timeouts answer with the null reply, and whatever a client sent while it waited runs after it.
+//!
+//! This sits in the engine, above the command table, because serving a
+//! client means dispatching its command again (`unblockClientOnKey`).
+
+use super::{reply_event, Engine};
+use crate::proto::resp::Frame;
+use crate::server::client::ClientId;
+use crate::server::lossy;
+use crate::server::trace::{Actor, Event, UnblockHow};
+
+impl Engine {
+    /// `handleClientsBlockedOnKeys`: for every key made ready, serve the
+    /// clients waiting on it in the order they blocked, while the key holds
+    /// the type they wait for. A served command may make more keys ready
+    /// (BLMOVE's push); the loop runs until none is left. Called after
+    /// every command, so the usual case (no key ready) is checked inline.
+    #[inline]
+    pub(super) fn handle_blocked_clients(&mut self) {
+        if self.srv.blocking.has_ready() {
+            self.serve_ready_keys();
+        }
+    }
+
+    fn serve_ready_keys(&mut self) {
+        while let Some((db, key)) = self.srv.blocking.pop_ready() {
+            for id in self.srv.blocking.waiting_on(db, &key) {
+                // `lookupKeyReadWithFlags(LOOKUP_NOEFFECTS)`: an expired key
+                // serves no one, and is not reclaimed here.
+                let kind = match self.srv.dbs[db].get(&key) {
+                    Some(o) if !self.srv.key_is_expired(db, &key) => {
+                        crate::blocking::BlockKind::of(&o.value)
+                    }
+                    _ => None,
+                };
+                // XREADGROUP also runs again when its key is gone or of
+                // another type (7.2's `unblock_on_nokey`), to answer the error.
+                let nokey = self.srv.blocking.unblocks_on_nokey(id);
+                if !nokey && (kind.is_none() || kind != self.srv.blocking.kind_of(id)) {
+                    continue;
+                }
+                self.serve(id, &key);
+            }
+        }
+    }
+
+    /// `unblockClientOnKey`: runs a waiting client's command again now that
+    /// `key` has data, then whatever it sent while it waited.
+    fn serve(&mut self, id: ClientId, key: &[u8]) {
+        let Some(w) = self.srv.blocking.unblock(id) else {
+            return;
+        };
+        self.srv.actor = Actor::Client(id);
+        self.srv.emit_with(|| Event::Unblocked {
+            how: UnblockHow::Served,
+            key: Some(lossy(key)),
+        });
+        self.srv.blocking.reprocessing = Some(crate::blocking::Reprocessing {
+            timeout_ms: w.timeout_ms,
+            since_us: w.since_us,
+        });
+        let reply = self.run(id, &w.args, true, false);
+        self.srv.blocking.reprocessing = None;
+        if let Some(reply) = reply {
+            self.srv.blocking.deliver(id, reply);
+        }
+        crate::pubsub::after_reply(&mut self.srv, id);
+        self.run_queued(id, w.queued);
+    }
+
+    /// `processUnblockedClients`: commands that arrived while `id` waited,
+    /// until one blocks again (the rest keep waiting behind it).
+    fn run_queued(&mut self, id: ClientId, mut queue: std::collections::VecDeque<Vec<Vec<u8>>>) {
+        while let Some(args) = queue.pop_front() {
+            if self.srv.blocking.is_blocked(id) {
+                queue.push_front(args);
+                self.srv.blocking.requeue(id, queue);
+                return;
+            }
+            if self.clients.get(&id).is_none_or(|c| c.close_after_reply) {
+                return;
+            }
+            if let Some(reply) = self.run(id, &args, true, true) {
+                self.srv.blocking.deliver(id, reply);
+            }
+            crate::pubsub::after_reply(&mut self.srv, id);
+        }
+    }
+
+    /// `handleBlockedClientsTimeout`: clients whose deadline has passed get
+    /// the null reply (`*-1`, or `_` in RESP3) and go on with their queue.
+    pub(super) fn handle_block_timeouts(&mut self) {
+        let now_ms = self.srv.now_ms();
+        for id in self.srv.blocking.timed_out(now_ms) {
+            let Some(w) = self.srv.blocking.unblock(id) else {
+                continue;
+            };
+            // WAIT answers how many replicas did acknowledge.
+            let reply = if w.kind == crate::blocking::BlockKind::Replicas {
+                let woff = self.clients.get(&id).map_or(0, |c| c.repl_woff);
+                Frame::Integer(self.srv.repl.acked(woff) as i64)
+            } else {
+                Frame::NullArray
+            };
+            self.complete_blocked(id, w.queued, UnblockHow::Timeout, reply);
+        }
+    }
+
+    /// Answers a blocked client without re-running its command (a timeout,
+    /// or WAIT's acknowledgements): the reply is its command's, which
+    /// completes now (`updateStatsOnUnblock`); then what it queued runs.
+    pub(super) fn complete_blocked(
+        &mut self,
+        id: ClientId,
+        queued: std::collections::VecDeque<Vec<Vec<u8>>>,
+        how: UnblockHow,
+        reply: Frame,
+    ) {
+        self.srv.actor = Actor::Client(id);
+        self.srv.emit(Event::Unblocked { how, key: None });
+        self.srv.emit_with(|| reply_event(&reply));
+        self.srv.actor = Actor::Server;
+        self.srv.stats.total_commands_processed += 1;
+        self.srv.blocking.deliver(id, reply);
+        self.run_queued(id, queued);
+    }
+}

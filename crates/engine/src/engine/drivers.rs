@@ -1,0 +1,246 @@
+//! What drivers of several engines call: the replication link (stream, PSYNC, acks), crashes and restarts, the cluster bus, and configuration and connection details set from outside a client.
+//!
+//! The engine has no sockets. A driver (the native server, the simulated
+//! world) carries replication ops and cluster-bus changes between engines
+//! with its own delays, through these methods and nothing else.
+
+use super::{cron_period_us, Engine, Options};
+use crate::cluster::ClusterState;
+use crate::keyspace::object::Value;
+use crate::proto::resp::Frame;
+use crate::server::trace::{Actor, DeleteCause, UnblockHow};
+
+/// A key as the modelled MIGRATE carries it: its value, absolute expiry
+/// and the bytes it accounts for (what `DUMP` would serialise).
+#[derive(Clone, Debug)]
+pub struct KeyDump {
+    value: Value,
+    expire_at_ms: Option<i64>,
+    /// `MEMORY USAGE` of the key.
+    pub bytes: u64,
+}
+
+/// Where a connection comes from, as CLIENT LIST shows it.
+#[derive(Clone, Debug, Default)]
+pub struct ClientOrigin {
+    /// The peer's `ip:port`.
+    pub addr: String,
+    /// The local `ip:port` it connected to.
+    pub laddr: String,
+    pub fd: i64,
+}
+
+impl Engine {
+    /// Stream ops produced since the last call (master side): the driver
+    /// carries them to replicas with its links' delays.
+    pub fn take_repl_stream(&mut self) -> Vec<crate::repl::ReplOp> {
+        crate::repl::propagate(&mut self.srv, None);
+        self.srv.repl.take_outbox()
+    }
+
+    /// A replica applies ops from its master, in order.
+    pub fn apply_repl(&mut self, ops: &[crate::repl::ReplOp]) {
+        self.srv.actor = Actor::Server;
+        if let crate::repl::Role::Replica {
+            last_io_ms, state, ..
+        } = &mut self.srv.repl.role
+        {
+            *last_io_ms = self.srv.clock.unix_us() as i64 / 1000;
+            *state = crate::repl::LinkState::Connected;
+        }
+        for op in ops {
+            crate::repl::apply(&mut self.srv, op);
+        }
+        self.handle_blocked_clients();
+    }
+
+    /// The master side of `PSYNC`: registers replica `addr` (its announced
+    /// `ip:port`) and answers with a partial or full resync.
+    pub fn psync(&mut self, addr: &str, replid: &str, offset: u64) -> crate::repl::Sync {
+        crate::repl::psync(&mut self.srv, addr, replid, offset)
+    }
+
+    /// The replica side of a resync: loads a snapshot (full) or applies the
+    /// missing ops (partial), and marks the link up.
+    pub fn finish_sync(&mut self, sync: &crate::repl::Sync) {
+        match sync {
+            crate::repl::Sync::Full {
+                replid,
+                offset,
+                snapshot,
+            } => crate::repl::load_full(&mut self.srv, replid, *offset, snapshot),
+            crate::repl::Sync::Partial(ops) => self.apply_repl(ops),
+        }
+    }
+
+    /// What a replica sends in PSYNC: its history's ID and the next byte it needs.
+    pub fn psync_request(&self) -> (String, u64) {
+        (self.srv.repl.replid.clone(), self.srv.repl.offset + 1)
+    }
+
+    /// Marks a replica's link to its master down (a cut link, a dead master).
+    pub fn master_link_down(&mut self) {
+        let now_ms = self.srv.now_ms();
+        if let crate::repl::Role::Replica {
+            state,
+            down_since_ms,
+            ..
+        } = &mut self.srv.repl.role
+        {
+            if *state != crate::repl::LinkState::Connect {
+                *state = crate::repl::LinkState::Connect;
+                *down_since_ms = now_ms;
+            }
+        }
+    }
+
+    /// The master forgets replica `addr` (its link dropped).
+    pub fn replica_gone(&mut self, addr: &str) {
+        for r in &mut self.srv.repl.replicas {
+            if r.addr == addr {
+                r.online = false;
+            }
+        }
+    }
+
+    /// `REPLCONF ACK offset` from replica `addr`: records it, and answers
+    /// every WAIT that now has enough acknowledgements.
+    pub fn replica_ack(&mut self, addr: &str, offset: u64) {
+        let now_ms = self.srv.now_ms();
+        if let Some(r) = self.srv.repl.replicas.iter_mut().find(|r| r.addr == addr) {
+            r.ack_offset = r.ack_offset.max(offset);
+            r.last_ack_ms = now_ms;
+            r.online = true;
+        }
+        for (id, args) in self.srv.blocking.waiting_for_replicas() {
+            let want = args
+                .get(1)
+                .and_then(|a| crate::proto::resp::parse_i64(a))
+                .unwrap_or(0);
+            let woff = self.clients.get(&id).map_or(0, |c| c.repl_woff);
+            let acked = self.srv.repl.acked(woff) as i64;
+            if acked < want {
+                continue;
+            }
+            let Some(w) = self.srv.blocking.unblock(id) else {
+                continue;
+            };
+            self.complete_blocked(id, w.queued, UnblockHow::Served, Frame::Integer(acked));
+        }
+    }
+
+    /// True once since a WAIT blocked: the driver should ask replicas for an
+    /// ACK (`REPLCONF GETACK`) instead of waiting for their next periodic one.
+    pub fn take_ack_request(&mut self) -> bool {
+        std::mem::take(&mut self.srv.repl.ack_requested)
+    }
+
+    /// A crash and restart: a new engine with the same seed and config,
+    /// its clock where this one's is, loaded from what the files held after
+    /// `crash` (the AOF when on, else the last RDB file). Clients are gone.
+    pub fn crash_restart(&self, crash: crate::persist::Crash) -> Engine {
+        let (snapshot, ops) = crate::persist::recover(&self.srv, crash);
+        let opts = Options {
+            seed: self.srv.seed,
+            config: self.srv.config.clone(),
+            trace_capacity: self.srv.trace.capacity(),
+        };
+        let mut e = Engine::with_options(opts);
+        let base = self.srv.clock.unix_us() - self.srv.clock.now_us();
+        e.set_unix_base_us(base);
+        e.srv.clock.set(self.srv.clock.now_us());
+        e.srv.next_cron_us = self.srv.clock.now_us() + cron_period_us(&e.srv);
+        e.srv.lruclock = e.srv.lru_clock_now();
+        crate::persist::load(&mut e.srv, snapshot.as_ref(), &ops);
+        // The loaded files are the new AOF's base / the last RDB.
+        e.srv.persist.rdb = self.srv.persist.rdb.clone();
+        crate::persist::sync_config(&mut e.srv);
+        e
+    }
+
+    /// `CONFIG SET name value` without a client: the same checks, errors
+    /// (the text after `ERR`) and side effects.
+    pub fn config_set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let pair = (name.as_bytes(), value.as_bytes());
+        crate::cmd::server::set_params(&mut self.srv, &[pair]).map_err(|e| match e {
+            Frame::Error(text) => text.strip_prefix("ERR ").unwrap_or(&text).to_string(),
+            other => format!("{other:?}"),
+        })
+    }
+
+    /// Records where connection `id` comes from, for CLIENT LIST.
+    pub fn set_client_origin(&mut self, id: crate::server::client::ClientId, origin: ClientOrigin) {
+        if let Some(entry) = self.srv.client_list.get_mut(&id) {
+            entry.addr = origin.addr;
+            entry.laddr = origin.laddr;
+            entry.fd = origin.fd;
+        }
+    }
+
+    /// `replicationUnsetMaster`: a replica becomes a master (a failover's promotion).
+    pub fn promote(&mut self) {
+        crate::repl::promote(&mut self.srv);
+    }
+
+    /// `replicationSetMaster`: becomes a replica of `host:port`, link down.
+    pub fn follow(&mut self, host: &str, port: u16) {
+        crate::repl::demote(&mut self.srv, host, port);
+    }
+
+    /// This node's cluster view for the bus to change: a driver that plays
+    /// the cluster bus (slot claims, failure flags, epochs) writes here,
+    /// then calls [`Engine::cluster_refresh`]. `None` outside cluster mode.
+    pub fn cluster_bus(&mut self) -> Option<&mut ClusterState> {
+        self.srv.cluster.as_mut()
+    }
+
+    /// Recomputes `cluster_state` after the bus changed the view.
+    pub fn cluster_refresh(&mut self) {
+        if let Some(cl) = self.srv.cluster.as_mut() {
+            // The bus's changes bypass the commands that mark it dirty.
+            cl.dirty = true;
+        }
+        crate::cmd::cluster::refresh(&mut self.srv);
+    }
+
+    /// Keys of database 0 in `slot`, newest first, as Redis' per-slot lists keep them.
+    pub fn keys_in_slot(&self, slot: u16) -> Vec<Vec<u8>> {
+        crate::cmd::cluster::keys_in_slot(&self.srv, slot)
+    }
+
+    /// `delKeysInSlot`: a master that lost `slot` deletes the keys left in it.
+    pub fn del_keys_in_slot(&mut self, slot: u16) {
+        for k in crate::cmd::cluster::keys_in_slot(&self.srv, slot) {
+            self.srv.delete(0, &k, DeleteCause::Del);
+        }
+    }
+
+    /// The source half of a modelled MIGRATE: `key` of database `db` after
+    /// lazy expiry, or `None` if it is gone.
+    pub fn dump_key(&mut self, db: usize, key: &[u8]) -> Option<KeyDump> {
+        if self.srv.expire_if_needed(db, key) {
+            return None;
+        }
+        let d = &self.srv.dbs[db];
+        let obj = d.get(key)?;
+        Some(KeyDump {
+            bytes: crate::keyspace::memory::usage(key, obj) as u64,
+            value: obj.value.clone(),
+            expire_at_ms: d.expire_at(key),
+        })
+    }
+
+    /// Deletes `key` as `DEL` would, without a client (MIGRATE's source).
+    pub fn delete_key(&mut self, db: usize, key: &[u8]) -> bool {
+        self.srv.delete(db, key, DeleteCause::Del)
+    }
+
+    /// The target half of a modelled MIGRATE: stores `dump` under `key`
+    /// (replacing what is there) with its expiry.
+    pub fn restore_key(&mut self, db: usize, key: &[u8], dump: KeyDump) {
+        self.srv.set_key(db, key, dump.value, false);
+        if let Some(when) = dump.expire_at_ms {
+            self.srv.set_expire(db, key, when);
+        }
+    }
+}
