@@ -121,6 +121,25 @@ pub struct Blocking {
 }
 
 impl Blocking {
+    /// `scanDatabaseForDeletedKeys(db, NULL)`: before database `db` is
+    /// emptied, every key a client waits on that exists is signalled deleted.
+    pub fn signal_emptied(&mut self, db: usize, d: &crate::keyspace::db::Db) {
+        if self.waiters.is_empty() {
+            return;
+        }
+        let keys: Vec<Vec<u8>> = self
+            .by_key
+            .keys()
+            .filter(|(i, _)| *i == db)
+            .map(|(_, k)| k.clone())
+            .collect();
+        for k in keys {
+            if let Some(o) = d.get(&k) {
+                self.signal_deleted(db, &k, &o.value);
+            }
+        }
+    }
+
     /// `signalKeyAsReady`: `key` was created holding `value`; if a client
     /// waits on it and the type can serve anyone, queue it for serving.
     pub fn signal_ready(&mut self, db: usize, key: &[u8], value: &Value) {
@@ -422,27 +441,6 @@ pub fn block_for_stream(
         nokey,
     });
     Frame::NullArray
-}
-
-/// `scanDatabaseForDeletedKeys(db, NULL)`: before database `db` is
-/// emptied, every key a client waits on that exists is signalled deleted.
-pub fn signal_emptied(srv: &mut Server, db: usize) {
-    if srv.blocking.waiters.is_empty() {
-        return;
-    }
-    let keys: Vec<Vec<u8>> = srv
-        .blocking
-        .by_key
-        .keys()
-        .filter(|(d, _)| *d == db)
-        .map(|(_, k)| k.clone())
-        .collect();
-    let Server { dbs, blocking, .. } = srv;
-    for k in keys {
-        if let Some(o) = dbs[db].get(&k) {
-            blocking.signal_deleted(db, &k, &o.value);
-        }
-    }
 }
 
 const NOT_A_FLOAT: &str = "ERR timeout is not a float or out of range";

@@ -402,7 +402,7 @@ pub fn replay(srv: &mut Server, op: &ReplOp) {
             }
         }
         Effect::Flush { db } => {
-            crate::cmd::server::flush(srv, *db);
+            srv.flush(*db);
         }
     }
 }
@@ -498,7 +498,7 @@ pub fn psync(srv: &mut Server, addr: &str, replid: &str, offset: u64) -> Sync {
 
 /// Loads a full sync's snapshot on a replica: everything it had is dropped.
 pub fn load_full(srv: &mut Server, replid: &str, offset: u64, snapshot: &[ReplOp]) {
-    crate::cmd::server::flush(srv, None);
+    srv.flush(None);
     // Loading an RDB only makes its keys: it is not a change to save, not
     // part of the stream, and the AOF is rewritten from the result below.
     srv.repl.applying = true;

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use super::{arg_i64, is, Command, Ctx};
 use crate::proto::resp::Frame;
-use crate::server::client::Client;
+use crate::server::client::ClientEntry;
 use crate::server::config::{self, PARAMS};
 use crate::server::trace::Event;
 use crate::server::{Server, Stats};
@@ -392,39 +392,8 @@ pub fn flush_freeing(srv: &mut Server, db: Option<usize>, lazy: bool) -> u64 {
             .sum::<u64>();
         bytes += dbase.memory() as u64;
     }
-    let keys = flush(srv, db);
+    let keys = srv.flush(db);
     srv.free_flushed(db, keys, effort, bytes, lazy);
-    keys
-}
-
-/// Empties database `db` (all of them if `None`) and records it.
-pub fn flush(srv: &mut Server, db: Option<usize>) -> u64 {
-    srv.repl.note_flush(db);
-    // `touchAllWatchedKeysInDb`: every watched key that existed is modified.
-    if !srv.watches.is_empty() {
-        let range = match db {
-            Some(d) => d..d + 1,
-            None => 0..srv.dbs.len(),
-        };
-        for d in range {
-            let Server { watches, dbs, .. } = &mut *srv;
-            let dict = &dbs[d].dict;
-            watches.touch_db(d, |k| dict.contains(k));
-        }
-    }
-    // `scanDatabaseForDeletedKeys`: blocked XREADGROUP clients are woken.
-    match db {
-        Some(d) => crate::blocking::signal_emptied(srv, d),
-        None => (0..srv.dbs.len()).for_each(|d| crate::blocking::signal_emptied(srv, d)),
-    }
-    let keys: u64 = match db {
-        Some(d) => srv.dbs[d].clear() as u64,
-        None => srv.dbs.iter_mut().map(|d| d.clear() as u64).sum(),
-    };
-    srv.emit(Event::Flushed {
-        db: db.map(|d| d as u32),
-        keys,
-    });
     keys
 }
 
@@ -1461,63 +1430,6 @@ fn command_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 // ---------------------------------------------------------------------------
 // CLIENT.
 
-/// What CLIENT LIST shows of one connection. The engine creates it on
-/// connect and refreshes it after each command; a driver with real sockets
-/// may fill in `addr`, `laddr` and `fd` (left empty and -1, as Redis shows
-/// connection-less clients).
-#[derive(Clone, Debug)]
-pub struct ClientEntry {
-    pub addr: String,
-    pub laddr: String,
-    pub fd: i64,
-    pub name: Option<String>,
-    pub lib_name: Option<String>,
-    pub lib_ver: Option<String>,
-    pub db: usize,
-    pub resp: u8,
-    pub created_us: u64,
-    pub last_interaction_us: u64,
-    pub closing: bool,
-    /// Last command as (name, subcommand or ""); "NULL" before the first.
-    pub last_cmd: (&'static str, &'static str),
-}
-
-/// Records a new connection.
-pub fn client_connected(srv: &mut Server, c: &Client) {
-    srv.client_list.insert(
-        c.id,
-        ClientEntry {
-            addr: String::new(),
-            laddr: String::new(),
-            fd: -1,
-            name: c.name.clone(),
-            lib_name: None,
-            lib_ver: None,
-            db: c.db,
-            resp: c.resp,
-            created_us: c.created_us,
-            last_interaction_us: c.last_interaction_us,
-            closing: c.close_after_reply,
-            last_cmd: ("NULL", ""),
-        },
-    );
-}
-
-/// Brings a connection's entry up to date after it ran a command.
-pub fn sync_client(srv: &mut Server, c: &Client) {
-    let last_cmd = srv.last_cmd;
-    if let Some(e) = srv.client_list.get_mut(&c.id) {
-        e.db = c.db;
-        e.resp = c.resp;
-        e.last_interaction_us = c.last_interaction_us;
-        e.closing = c.close_after_reply;
-        e.last_cmd = last_cmd;
-        if e.name != c.name {
-            e.name.clone_from(&c.name);
-        }
-    }
-}
-
 /// `catClientInfoString` for one connection (without the newline).
 fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
     let base_us = srv.clock.unix_us() - srv.clock.now_us();
@@ -1553,26 +1465,8 @@ fn own_entry(ctx: &Ctx) -> ClientEntry {
         .client_list
         .get(&c.id)
         .cloned()
-        .unwrap_or(ClientEntry {
-            addr: String::new(),
-            laddr: String::new(),
-            fd: -1,
-            name: None,
-            lib_name: None,
-            lib_ver: None,
-            db: 0,
-            resp: 2,
-            created_us: c.created_us,
-            last_interaction_us: c.last_interaction_us,
-            closing: false,
-            last_cmd: ("NULL", ""),
-        });
-    e.name.clone_from(&c.name);
-    e.db = c.db;
-    e.resp = c.resp;
-    e.last_interaction_us = c.last_interaction_us;
-    e.closing = c.close_after_reply;
-    e.last_cmd = ctx.srv.last_cmd;
+        .unwrap_or_else(|| ClientEntry::of(c));
+    e.sync(c, ctx.srv.last_cmd);
     e
 }
 

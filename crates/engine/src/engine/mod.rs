@@ -11,7 +11,7 @@ pub use drivers::{ClientOrigin, KeyDump};
 use crate::cmd;
 use crate::expire::{active_expire_cycle, CycleKind};
 use crate::proto::resp::Frame;
-pub use crate::server::client::{Client, ClientId};
+pub use crate::server::client::{Client, ClientEntry, ClientId};
 use crate::server::config::Config;
 use crate::server::trace::{Actor, Event, UnblockHow};
 use crate::server::{lossy, Server};
@@ -118,7 +118,8 @@ impl Engine {
             },
         );
         self.srv.connected_clients = self.clients.len();
-        cmd::server::client_connected(&mut self.srv, &self.clients[&id]);
+        let entry = ClientEntry::of(&self.clients[&id]);
+        self.srv.client_list.insert(id, entry);
         self.srv.stats.total_connections_received += 1;
         self.srv.actor = Actor::Client(id);
         self.srv.emit_with(|| Event::Connected {
@@ -254,8 +255,10 @@ impl Engine {
     ) -> Option<Frame> {
         if let Some(prev) = self.unsynced.take() {
             if prev != client {
-                if let Some(p) = self.clients.get(&prev) {
-                    cmd::server::sync_client(&mut self.srv, p);
+                if let (Some(p), Some(e)) =
+                    (self.clients.get(&prev), self.srv.client_list.get_mut(&prev))
+                {
+                    e.sync(p, self.srv.last_cmd);
                 }
             }
         }

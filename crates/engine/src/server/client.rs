@@ -35,3 +35,56 @@ pub struct MultiState {
     /// A command was rejected while queueing (`CLIENT_DIRTY_EXEC`): EXEC aborts.
     pub dirty_exec: bool,
 }
+
+/// What CLIENT LIST shows of one connection. The engine creates it on
+/// connect and refreshes it after each command; a driver with real sockets
+/// may fill in `addr`, `laddr` and `fd` (left empty and -1, as Redis shows
+/// connection-less clients).
+#[derive(Clone, Debug)]
+pub struct ClientEntry {
+    pub addr: String,
+    pub laddr: String,
+    pub fd: i64,
+    pub name: Option<String>,
+    pub lib_name: Option<String>,
+    pub lib_ver: Option<String>,
+    pub db: usize,
+    pub resp: u8,
+    pub created_us: u64,
+    pub last_interaction_us: u64,
+    pub closing: bool,
+    /// Last command as (name, subcommand or ""); "NULL" before the first.
+    pub last_cmd: (&'static str, &'static str),
+}
+
+impl ClientEntry {
+    /// A new connection's entry.
+    pub fn of(c: &Client) -> ClientEntry {
+        ClientEntry {
+            addr: String::new(),
+            laddr: String::new(),
+            fd: -1,
+            name: c.name.clone(),
+            lib_name: None,
+            lib_ver: None,
+            db: c.db,
+            resp: c.resp,
+            created_us: c.created_us,
+            last_interaction_us: c.last_interaction_us,
+            closing: c.close_after_reply,
+            last_cmd: ("NULL", ""),
+        }
+    }
+
+    /// Brings the entry up to date after its connection ran `last_cmd`.
+    pub fn sync(&mut self, c: &Client, last_cmd: (&'static str, &'static str)) {
+        self.db = c.db;
+        self.resp = c.resp;
+        self.last_interaction_us = c.last_interaction_us;
+        self.closing = c.close_after_reply;
+        self.last_cmd = last_cmd;
+        if self.name != c.name {
+            self.name.clone_from(&c.name);
+        }
+    }
+}

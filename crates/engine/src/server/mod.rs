@@ -96,7 +96,7 @@ pub struct Server {
     pub(crate) seed: u64,
     /// What CLIENT LIST shows of every connection, by id; the engine keeps
     /// it in step after each command (handlers only see their own client).
-    pub(crate) client_list: std::collections::BTreeMap<u64, crate::cmd::server::ClientEntry>,
+    pub(crate) client_list: std::collections::BTreeMap<u64, crate::server::client::ClientEntry>,
     /// The command being dispatched as (name, subcommand or ""), for `cmd=` in CLIENT LIST.
     pub(crate) last_cmd: (&'static str, &'static str),
     /// Clients blocked on keys, keys ready to serve them, their timeouts.
@@ -461,6 +461,38 @@ impl Server {
             let exists = self.dbs[db].dict.contains(key);
             self.watches.touch(db, key, exists);
         }
+    }
+
+    /// Empties database `db` (all of them if `None`) and records it: the
+    /// writes every FLUSH, a full sync and a flush from the master share.
+    pub fn flush(&mut self, db: Option<usize>) -> u64 {
+        self.repl.note_flush(db);
+        // `touchAllWatchedKeysInDb`: every watched key that existed is modified.
+        if !self.watches.is_empty() {
+            let range = match db {
+                Some(d) => d..d + 1,
+                None => 0..self.dbs.len(),
+            };
+            for d in range {
+                let Server { watches, dbs, .. } = &mut *self;
+                let dict = &dbs[d].dict;
+                watches.touch_db(d, |k| dict.contains(k));
+            }
+        }
+        // `scanDatabaseForDeletedKeys`: blocked XREADGROUP clients are woken.
+        match db {
+            Some(d) => self.blocking.signal_emptied(d, &self.dbs[d]),
+            None => (0..self.dbs.len()).for_each(|d| self.blocking.signal_emptied(d, &self.dbs[d])),
+        }
+        let keys: u64 = match db {
+            Some(d) => self.dbs[d].clear() as u64,
+            None => self.dbs.iter_mut().map(|d| d.clear() as u64).sum(),
+        };
+        self.emit(Event::Flushed {
+            db: db.map(|d| d as u32),
+            keys,
+        });
+        keys
     }
 
     /// Total bytes the keyspace accounts for, plus the server's baseline
