@@ -18,6 +18,7 @@
 
 use crate::keyspace::object::Obj;
 use crate::repl::{Effect, ReplOp};
+pub use crate::server::config::Fsync;
 use crate::server::Server;
 
 /// Copy-on-write happens per page.
@@ -28,33 +29,6 @@ const PAGE: u64 = 4096;
 const RDB_BYTES_PER_SEC: u64 = 300 << 20;
 /// Linux writes dirty pages back after `dirty_expire_centisecs` (30 s).
 const OS_WRITEBACK_US: u64 = 30_000_000;
-
-/// `appendfsync`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fsync {
-    Always,
-    Everysec,
-    No,
-}
-
-impl Fsync {
-    pub fn name(self) -> &'static str {
-        match self {
-            Fsync::Always => "always",
-            Fsync::Everysec => "everysec",
-            Fsync::No => "no",
-        }
-    }
-
-    pub fn parse(v: &str) -> Option<Fsync> {
-        match v.to_ascii_lowercase().as_str() {
-            "always" => Some(Fsync::Always),
-            "everysec" => Some(Fsync::Everysec),
-            "no" => Some(Fsync::No),
-            _ => None,
-        }
-    }
-}
 
 /// The keyspace at one instant: what an RDB file (or an AOF's preamble) holds.
 #[derive(Clone, Debug, Default)]
@@ -121,25 +95,6 @@ pub struct Persist {
     pub aof_base_bytes: u64,
     /// `dirty` when the running BGSAVE forked (`server.dirty_before_bgsave`).
     dirty_at_fork: u64,
-}
-
-/// Parses `save`: pairs of "seconds changes", or "" for none.
-pub fn parse_save(v: &str) -> Result<Vec<(i64, i64)>, String> {
-    let parts: Vec<&str> = v.split_whitespace().collect();
-    if !parts.len().is_multiple_of(2) {
-        return Err("Invalid save parameters".into());
-    }
-    parts
-        .chunks(2)
-        .map(|p| {
-            let s = crate::proto::resp::parse_i64(p[0].as_bytes()).filter(|n| *n >= 1);
-            let c = crate::proto::resp::parse_i64(p[1].as_bytes()).filter(|n| *n >= 0);
-            match (s, c) {
-                (Some(s), Some(c)) => Ok((s, c)),
-                _ => Err("Invalid save parameters".to_string()),
-            }
-        })
-        .collect()
 }
 
 /// True when writes must be captured as effects (AOF on, or save rules to count).
@@ -422,6 +377,7 @@ pub fn info(srv: &Server) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::config::parse_save;
 
     #[test]
     fn save_rules_parse_as_redis_reads_them() {
