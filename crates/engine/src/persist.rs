@@ -373,21 +373,3 @@ pub fn info(srv: &Server) -> String {
     }
     o
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::server::config::parse_save;
-
-    #[test]
-    fn save_rules_parse_as_redis_reads_them() {
-        assert_eq!(parse_save(""), Ok(vec![]));
-        assert_eq!(
-            parse_save("3600 1 300 100"),
-            Ok(vec![(3600, 1), (300, 100)])
-        );
-        assert!(parse_save("3600").is_err());
-        assert!(parse_save("x 1").is_err());
-        assert!(parse_save("0 1").is_err());
-    }
-}
