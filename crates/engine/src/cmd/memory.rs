@@ -146,7 +146,7 @@ fn usage(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let db = ctx.db();
     match ctx.srv.dbs[db].get(&args[2]) {
         None => Frame::Null,
-        Some(obj) => Frame::Integer(crate::keyspace::memory::usage(&args[2], obj) as i64),
+        Some(obj) => Frame::Integer(obj.memory_usage(&args[2]) as i64),
     }
 }
 
@@ -183,7 +183,7 @@ fn stats(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
         if d.is_empty() {
             continue;
         }
-        let (main, expires) = crate::keyspace::memory::db_overhead(d);
+        let (main, expires) = d.overhead();
         overhead += main + expires;
         keys += d.len() as u64;
         m.push((

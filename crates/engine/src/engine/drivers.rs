@@ -224,7 +224,7 @@ impl Engine {
         let d = &self.srv.dbs[db];
         let obj = d.get(key)?;
         Some(KeyDump {
-            bytes: crate::keyspace::memory::usage(key, obj) as u64,
+            bytes: obj.memory_usage(key) as u64,
             value: obj.value.clone(),
             expire_at_ms: d.expire_at(key),
         })

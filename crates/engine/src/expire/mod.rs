@@ -20,6 +20,10 @@
 //! [`EXPIRE_COST_NS`] more, so the cycle stops after the same amount of work
 //! on every run.
 
+pub mod state;
+
+pub use state::CycleState;
+
 use crate::server::trace::{Event, ExpireHow};
 use crate::server::Server;
 
@@ -37,18 +41,6 @@ pub const DBS_PER_CALL: usize = 16;
 pub const SAMPLE_COST_NS: u64 = 100;
 /// Modelled extra cost of deleting one expired key.
 pub const EXPIRE_COST_NS: u64 = 400;
-
-/// What the cycle keeps between calls (the function's statics in Redis).
-#[derive(Clone, Debug, Default)]
-pub struct CycleState {
-    /// Next database to test.
-    pub current_db: usize,
-    /// Did the last cycle stop on its time limit?
-    pub timelimit_exit: bool,
-    /// Virtual time (µs) the last fast cycle started, if one ran. (Redis
-    /// starts this at 0 and compares with `ustime()`, which is never near 0.)
-    pub last_fast_cycle_us: Option<u64>,
-}
 
 /// Which cycle: the cron's slow one or `beforeSleep`'s fast one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

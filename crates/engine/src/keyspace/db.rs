@@ -140,6 +140,19 @@ impl Db {
         self.dict.shrink_if_needed();
         self.expires.shrink_if_needed();
     }
+
+    /// A database's share of `used_memory_overhead` as `getMemoryOverheadData`
+    /// computes it in 7.2: the main table's entries, buckets and one `robj` per
+    /// key, and the expires table's entries and buckets.
+    pub fn overhead(&self) -> (u64, u64) {
+        use crate::keyspace::memory::{DICT_ENTRY, ROBJ};
+        const PTR: u64 = 8;
+        let keys = self.dict.len() as u64;
+        let main = keys * (DICT_ENTRY + ROBJ) as u64 + self.dict.buckets() as u64 * PTR;
+        let expires =
+            self.expires.len() as u64 * DICT_ENTRY as u64 + self.expires.buckets() as u64 * PTR;
+        (main, expires)
+    }
 }
 
 /// The server's databases, indexed like a `Vec<Db>`, with their memory

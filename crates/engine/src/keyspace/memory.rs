@@ -84,45 +84,6 @@ pub fn listpack_entry_size(ele: &[u8]) -> usize {
     enc + backlen
 }
 
-/// MEMORY USAGE's figure (Redis 7.2's `memoryCommand`): the value as
-/// `objectComputeSize` counts it, the key's sds as allocated, and
-/// `sizeof(dictEntry)` unrounded (Redis adds the struct size, not the
-/// allocation, which is why this is 8 bytes under what `used_memory` grows by).
-///
-/// For hashtable-encoded values `objectComputeSize` likewise adds
-/// `sizeof(dict)` and `sizeof(dictEntry)` per element where the allocator
-/// spends their size classes (64 and 32), and 7.2's sets, which keep most
-/// members in the buckets or in 16-byte entries, are still counted at 24
-/// bytes a member: the figure is corrected from allocated to counted bytes.
-pub fn usage(key: &[u8], obj: &crate::keyspace::object::Obj) -> usize {
-    use crate::keyspace::object::Value;
-    let entry_slack = alloc_size(DICT_ENTRY) - DICT_ENTRY;
-    let dict_slack = alloc_size(DICT_STRUCT) - DICT_STRUCT;
-    let value = obj.mem_size();
-    let value = match &obj.value {
-        Value::Hash(h) if h.encoding() == "hashtable" => value - dict_slack - entry_slack * h.len(),
-        Value::ZSet(z) if z.encoding() == "skiplist" => value - dict_slack - entry_slack * z.len(),
-        Value::Set(s) if s.encoding() == "hashtable" => {
-            value - dict_slack - s.chained_entry_bytes() + DICT_ENTRY * s.len()
-        }
-        // Streams are counted by Redis' own estimate (flat per rax node).
-        Value::Stream(s) => s.object_compute_size(),
-        _ => value,
-    };
-    value + key_size(key) + DICT_ENTRY
-}
-
-/// A database's share of `used_memory_overhead` as `getMemoryOverheadData`
-/// computes it in 7.2: the main table's entries, buckets and one `robj` per
-/// key, and the expires table's entries and buckets.
-pub fn db_overhead(db: &crate::keyspace::db::Db) -> (u64, u64) {
-    const PTR: u64 = 8;
-    let keys = db.dict.len() as u64;
-    let main = keys * (DICT_ENTRY + ROBJ) as u64 + db.dict.buckets() as u64 * PTR;
-    let expires = db.expires.len() as u64 * DICT_ENTRY as u64 + db.expires.buckets() as u64 * PTR;
-    (main, expires)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,7 +22,7 @@ pub struct Client {
     /// Open transaction (after MULTI).
     pub multi: Option<MultiState>,
     /// Pub/Sub channels, patterns and shard channels it listens to.
-    pub subs: crate::pubsub::Subscriptions,
+    pub subs: crate::pubsub::subscriptions::Subscriptions,
     /// The replication offset after its last write (`c->woff`): what WAIT waits for.
     pub repl_woff: u64,
 }

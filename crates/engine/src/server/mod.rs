@@ -5,6 +5,8 @@ pub mod clock;
 pub mod config;
 pub mod trace;
 
+pub use trace::lossy;
+
 use crate::keyspace::db::{Db, Dbs};
 use crate::keyspace::object::{Obj, Value, LFU_INIT_VAL, LRU_CLOCK_MAX, LRU_CLOCK_RESOLUTION_MS};
 use crate::server::clock::Clock;
@@ -85,11 +87,11 @@ pub struct Server {
     /// Cron ticks run so far (`cronloops`).
     pub(crate) cronloops: u64,
     /// State the active expire cycle keeps between calls (its C statics).
-    pub(crate) expire_state: crate::expire::CycleState,
+    pub(crate) expire_state: crate::expire::state::CycleState,
     /// Keys watched by clients for their transactions.
     pub(crate) watches: crate::watch::Watches,
     /// The eviction pool and its companions, kept across evictions.
-    pub(crate) evict: crate::evict::EvictState,
+    pub(crate) evict: crate::evict::pool::EvictState,
     /// Clients currently connected.
     pub(crate) connected_clients: usize,
     /// Fixed at start: the seed the run was created with.
@@ -100,22 +102,22 @@ pub struct Server {
     /// The command being dispatched as (name, subcommand or ""), for `cmd=` in CLIENT LIST.
     pub(crate) last_cmd: (&'static str, &'static str),
     /// Clients blocked on keys, keys ready to serve them, their timeouts.
-    pub(crate) blocking: crate::blocking::Blocking,
+    pub(crate) blocking: crate::blocking::waiters::Blocking,
     /// Pub/Sub subscribers by channel, pattern and shard channel.
-    pub(crate) pubsub: crate::pubsub::PubSub,
+    pub(crate) pubsub: crate::pubsub::registry::PubSub,
     /// The Lua script cache and `math.random`'s state.
     pub(crate) scripts: crate::script::Scripts,
     /// The lazy-free thread's queue and the main thread's freeing stall.
-    pub(crate) lazyfree: crate::lazyfree::LazyFree,
+    pub(crate) lazyfree: crate::lazyfree::queue::LazyFree,
     /// The last `Event::Memory` sample the cron recorded (used, maxmemory,
     /// keys, expires), so it records one only when something changed.
     pub(crate) memory_sample: Option<[u64; 4]>,
     /// This node's view of the cluster when `cluster-enabled` is on.
     pub(crate) cluster: Option<crate::cluster::ClusterState>,
     /// Replication: role, offsets, backlog, replicas, the captured stream.
-    pub(crate) repl: crate::repl::Repl,
+    pub(crate) repl: crate::repl::state::Repl,
     /// Simulated RDB and AOF files and their counters.
-    pub(crate) persist: crate::persist::Persist,
+    pub(crate) persist: crate::persist::files::Persist,
 }
 
 impl Server {
@@ -157,7 +159,7 @@ impl Server {
             lazyfree: Default::default(),
             memory_sample: None,
             cluster,
-            repl: crate::repl::Repl::new(seed),
+            repl: crate::repl::state::Repl::new(seed),
             persist: Default::default(),
         };
         s.lruclock = s.lru_clock_now();
@@ -502,11 +504,6 @@ impl Server {
             + self.dbs.memory()
             + self.lazyfree_pending_bytes()
     }
-}
-
-/// Bytes as text for display (invalid UTF-8 replaced).
-pub fn lossy(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// Minutes on a 16-bit clock (`LFUGetTimeInMinutes`).

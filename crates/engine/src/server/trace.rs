@@ -3,6 +3,11 @@
 use serde::Serialize;
 use std::collections::VecDeque;
 
+/// Bytes as text for display (invalid UTF-8 replaced).
+pub fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
 /// Who caused an event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

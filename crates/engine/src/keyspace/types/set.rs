@@ -199,7 +199,7 @@ impl Set {
 
     /// Bytes of the chained `dictEntryNoValue`s of a table (0 for other
     /// encodings). Added for MEMORY USAGE, which counts `sizeof(dictEntry)`
-    /// per member instead (see `memory::usage`).
+    /// per member instead (see `Obj::memory_usage`).
     pub fn chained_entry_bytes(&self) -> usize {
         match &self.repr {
             Repr::Table(d) => chained_entries(d.len(), d.buckets()) * alloc_size(16),

@@ -16,7 +16,11 @@
 //! - an RDB file exists once a BGSAVE completes; the snapshot is the
 //!   keyspace at the fork, so everything after the fork is only in memory.
 
-use crate::keyspace::object::Obj;
+pub mod files;
+
+use files::Child;
+pub use files::{Crash, Persist, Snapshot};
+
 use crate::repl::{Effect, ReplOp};
 pub use crate::server::config::Fsync;
 use crate::server::Server;
@@ -29,14 +33,6 @@ const PAGE: u64 = 4096;
 const RDB_BYTES_PER_SEC: u64 = 300 << 20;
 /// Linux writes dirty pages back after `dirty_expire_centisecs` (30 s).
 const OS_WRITEBACK_US: u64 = 30_000_000;
-
-/// The keyspace at one instant: what an RDB file (or an AOF's preamble) holds.
-#[derive(Clone, Debug, Default)]
-pub struct Snapshot {
-    /// Virtual µs of the fork.
-    pub at_us: u64,
-    pub entries: Vec<(usize, Vec<u8>, Obj, Option<i64>)>,
-}
 
 impl Snapshot {
     /// The live keyspace now (keys already expired are left out, as `rdbSave` does).
@@ -58,43 +54,6 @@ impl Snapshot {
             entries,
         }
     }
-}
-
-/// A BGSAVE in progress: the child's snapshot and its copy-on-write.
-#[derive(Clone, Debug)]
-struct Child {
-    snapshot: Snapshot,
-    done_us: u64,
-    /// Keys the parent modified since the fork (each copies its pages once).
-    touched: crate::keyspace::dict::Dict<()>,
-    cow_bytes: u64,
-}
-
-/// Files and counters (`server.dirty`, `server.lastsave`, the AOF state).
-#[derive(Clone, Debug, Default)]
-pub struct Persist {
-    /// The last RDB file completed.
-    pub rdb: Option<Snapshot>,
-    child: Option<Child>,
-    /// The AOF's base (its RDB preamble) and the records after it: written
-    /// to the kernel, and how many of them are fsynced.
-    pub aof_base: Option<Snapshot>,
-    pub aof: Vec<ReplOp>,
-    pub aof_fsynced: usize,
-    last_fsync_us: u64,
-    /// Changes since the last successful save (`server.dirty`).
-    pub dirty: u64,
-    /// Unix seconds of the last successful save (`server.lastsave`).
-    pub lastsave: i64,
-    pub rdb_saves: u64,
-    pub last_cow_size: u64,
-    pub last_bgsave_secs: i64,
-    pub aof_rewrites: u64,
-    /// Bytes of AOF records (RESP length), and at the last rewrite.
-    pub aof_bytes: u64,
-    pub aof_base_bytes: u64,
-    /// `dirty` when the running BGSAVE forked (`server.dirty_before_bgsave`).
-    dirty_at_fork: u64,
 }
 
 /// True when writes must be captured as effects (AOF on, or save rules to count).
@@ -148,7 +107,7 @@ pub fn on_ops(srv: &mut Server, ops: &[ReplOp]) {
             if child.touched.get(&key).is_none() {
                 let size = srv.dbs[op.db.min(srv.dbs.len() - 1)]
                     .get(&key)
-                    .map_or(PAGE, |o| crate::keyspace::memory::usage(&key, o) as u64);
+                    .map_or(PAGE, |o| o.memory_usage(&key) as u64);
                 child.cow_bytes += size.div_ceil(PAGE) * PAGE;
                 child.touched.insert(&key, ());
             }
@@ -288,16 +247,6 @@ pub fn rewrite_aof(srv: &mut Server) {
         what: "aof-rewrite".into(),
         records: 0,
     });
-}
-
-/// What a crash leaves on disk for a restart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Crash {
-    /// The Redis process dies (kill -9, OOM killer): the kernel still
-    /// writes out what Redis had written.
-    Process,
-    /// The machine loses power: only fsynced data survives.
-    PowerLoss,
 }
 
 /// What a node restarting after `crash` loads: the AOF if it is on (its

@@ -1,0 +1,104 @@
+//! Who listens to what (`server.pubsub_channels` and friends, and each client's own sets): channels, patterns and shard channels in subscription order.
+
+use std::collections::BTreeMap;
+
+use crate::proto::resp::Frame;
+use crate::server::client::ClientId;
+use crate::server::trace::lossy;
+use crate::server::trace::PubSubKind;
+
+/// The server side (`server.pubsub_channels`, `server.pubsub_patterns`,
+/// `server.pubsubshard_channels`) and the frames waiting to follow the
+/// running command's reply.
+#[derive(Debug, Default)]
+pub struct PubSub {
+    channels: BTreeMap<Vec<u8>, Vec<ClientId>>,
+    pub(super) patterns: BTreeMap<Vec<u8>, Vec<ClientId>>,
+    shard: BTreeMap<Vec<u8>, Vec<ClientId>>,
+    /// Confirmations after the first of a SUBSCRIBE-like command: part of
+    /// its reply, sent right after it.
+    pub(super) reply_tail: Vec<Frame>,
+    /// Messages for the client running the command, sent after its reply
+    /// (`server.pending_push_messages`).
+    pub(super) pending_own: Vec<(ClientId, Frame)>,
+}
+
+impl PubSub {
+    pub(super) fn table(&mut self, kind: PubSubKind) -> &mut BTreeMap<Vec<u8>, Vec<ClientId>> {
+        match kind {
+            PubSubKind::Channel => &mut self.channels,
+            PubSubKind::Pattern => &mut self.patterns,
+            PubSubKind::Shard => &mut self.shard,
+        }
+    }
+
+    pub(super) fn table_ref(&self, kind: PubSubKind) -> &BTreeMap<Vec<u8>, Vec<ClientId>> {
+        match kind {
+            PubSubKind::Channel => &self.channels,
+            PubSubKind::Pattern => &self.patterns,
+            PubSubKind::Shard => &self.shard,
+        }
+    }
+
+    /// Channels (or shard channels) with at least one subscriber, matching
+    /// `pattern` if given, in byte order (PUBSUB CHANNELS / SHARDCHANNELS).
+    pub fn active_channels(&self, shard: bool, pattern: Option<&[u8]>) -> Vec<Vec<u8>> {
+        let kind = if shard {
+            PubSubKind::Shard
+        } else {
+            PubSubKind::Channel
+        };
+        self.table_ref(kind)
+            .keys()
+            .filter(|c| pattern.is_none_or(|p| crate::glob::matches(p, c, false)))
+            .cloned()
+            .collect()
+    }
+
+    /// Subscribers of `channel`, not counting patterns (PUBSUB NUMSUB / SHARDNUMSUB).
+    pub fn num_subscribers(&self, shard: bool, channel: &[u8]) -> usize {
+        let kind = if shard {
+            PubSubKind::Shard
+        } else {
+            PubSubKind::Channel
+        };
+        self.table_ref(kind).get(channel).map_or(0, Vec::len)
+    }
+
+    /// Distinct patterns someone listens to (PUBSUB NUMPAT).
+    pub fn num_patterns(&self) -> usize {
+        self.patterns.len()
+    }
+
+    /// Channels (or shard channels) with a subscriber (INFO's `pubsub_channels`, `pubsubshard_channels`).
+    pub fn num_channels(&self, shard: bool) -> usize {
+        if shard {
+            self.shard.len()
+        } else {
+            self.channels.len()
+        }
+    }
+
+    /// Every subscription as `(kind, name, subscribers in order)`, for display.
+    pub fn snapshot(&self) -> Vec<(PubSubKind, String, Vec<ClientId>)> {
+        [PubSubKind::Channel, PubSubKind::Pattern, PubSubKind::Shard]
+            .into_iter()
+            .flat_map(|k| {
+                self.table_ref(k)
+                    .iter()
+                    .map(move |(n, ids)| (k, lossy(n), ids.clone()))
+            })
+            .collect()
+    }
+
+    /// Adds frames that belong to the running command's reply, after it.
+    pub fn push_reply_tail(&mut self, frames: impl IntoIterator<Item = Frame>) {
+        self.reply_tail.extend(frames);
+    }
+
+    /// Takes the frames that follow the reply just produced (EXEC lays a
+    /// queued SUBSCRIBE's further confirmations inline, as Redis does).
+    pub fn take_reply_tail(&mut self) -> Vec<Frame> {
+        std::mem::take(&mut self.reply_tail)
+    }
+}
