@@ -1,27 +1,27 @@
 //! Redsim's engine: a deterministic reimplementation of Redis on a virtual clock with a seeded RNG, with no I/O, no wall clock and no OS entropy.
 //!
 //! Drive it with [`Engine`]: connect clients, [`Engine::execute`] commands,
-//! move time with [`Engine::advance_to`], and read the [`trace`]. The same
+//! move time with [`Engine::advance_to`], and read the [`server::trace`]. The same
 //! code runs natively and in the browser (`wasm32-unknown-unknown`).
 
 pub mod blocking;
 pub mod cluster;
 pub mod cmd;
 pub mod engine;
-pub mod evict;
-pub mod expire;
-pub mod glob;
+pub(crate) mod evict;
+pub(crate) mod expire;
+pub(crate) mod glob;
 pub mod inspect;
 pub mod keyspace;
 pub mod lazyfree;
 pub mod num;
 pub mod persist;
 pub mod proto;
-pub mod pubsub;
+pub(crate) mod pubsub;
 pub mod repl;
 pub mod script;
 pub mod server;
-pub mod watch;
+pub(crate) mod watch;
 
 pub use engine::{ClientId, ClientOrigin, Engine, KeyDump, KeyInfo, Options};
 pub use proto::Frame;

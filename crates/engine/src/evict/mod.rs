@@ -25,7 +25,7 @@
 
 pub mod pool;
 
-pub use pool::{EvictResult, EvictState, ExactState, Pool, EVICT_COST_NS, POOL_SIZE};
+pub use pool::{EvictResult, EvictState, Pool, EVICT_COST_NS, POOL_SIZE};
 
 use crate::server::config::Policy;
 use crate::server::trace::Event;

@@ -164,11 +164,6 @@ impl ExactState {
         self.keys.remove(&(db, key.clone()));
         Some((db, key))
     }
-
-    /// Forgets everything (FLUSHALL, policy change).
-    pub fn clear(&mut self) {
-        *self = ExactState::default();
-    }
 }
 
 /// Outcome of `performEvictions`.

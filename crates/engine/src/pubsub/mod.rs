@@ -27,8 +27,6 @@
 pub mod registry;
 pub mod subscriptions;
 
-pub use registry::PubSub;
-pub use subscriptions::{NameSet, Subscriptions};
 
 use crate::proto::resp::Frame;
 use crate::server::client::{Client, ClientId};
@@ -244,46 +242,5 @@ fn deliver_after_reply(srv: &mut Server, client: ClientId) {
     let pending = std::mem::take(&mut srv.pubsub.pending_own);
     for (id, f) in pending {
         srv.blocking.deliver(id, f);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn name_set_keeps_insertion_order() {
-        let mut s = NameSet::default();
-        assert!(s.insert(b"b"));
-        assert!(s.insert(b"a"));
-        assert!(!s.insert(b"b"));
-        assert!(s.insert(b"c"));
-        assert!(s.remove(b"a"));
-        assert!(!s.remove(b"a"));
-        assert!(s.insert(b"a"));
-        let order: Vec<&[u8]> = s.iter().collect();
-        assert_eq!(order, vec![&b"b"[..], b"c", b"a"]);
-        assert_eq!(s.len(), 3);
-        assert!(s.contains(b"c") && !s.contains(b"d"));
-    }
-
-    #[test]
-    fn counts_follow_redis() {
-        let mut s = Subscriptions::default();
-        s.channels.insert(b"a");
-        s.patterns.insert(b"a*");
-        s.shard.insert(b"s");
-        assert_eq!(s.count_for(PubSubKind::Channel), 2);
-        assert_eq!(s.count_for(PubSubKind::Pattern), 2);
-        assert_eq!(s.count_for(PubSubKind::Shard), 1);
-        assert!(s.active());
-        s.channels.remove(b"a");
-        s.patterns.remove(b"a*");
-        assert!(
-            s.active(),
-            "a shard subscription alone keeps the client subscribed"
-        );
-        s.shard.remove(b"s");
-        assert!(!s.active());
     }
 }

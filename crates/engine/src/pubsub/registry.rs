@@ -4,7 +4,6 @@ use std::collections::BTreeMap;
 
 use crate::proto::resp::Frame;
 use crate::server::client::ClientId;
-use crate::server::trace::lossy;
 use crate::server::trace::PubSubKind;
 
 /// The server side (`server.pubsub_channels`, `server.pubsub_patterns`,
@@ -68,27 +67,6 @@ impl PubSub {
     /// Distinct patterns someone listens to (PUBSUB NUMPAT).
     pub fn num_patterns(&self) -> usize {
         self.patterns.len()
-    }
-
-    /// Channels (or shard channels) with a subscriber (INFO's `pubsub_channels`, `pubsubshard_channels`).
-    pub fn num_channels(&self, shard: bool) -> usize {
-        if shard {
-            self.shard.len()
-        } else {
-            self.channels.len()
-        }
-    }
-
-    /// Every subscription as `(kind, name, subscribers in order)`, for display.
-    pub fn snapshot(&self) -> Vec<(PubSubKind, String, Vec<ClientId>)> {
-        [PubSubKind::Channel, PubSubKind::Pattern, PubSubKind::Shard]
-            .into_iter()
-            .flat_map(|k| {
-                self.table_ref(k)
-                    .iter()
-                    .map(move |(n, ids)| (k, lossy(n), ids.clone()))
-            })
-            .collect()
     }
 
     /// Adds frames that belong to the running command's reply, after it.
