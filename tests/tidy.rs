@@ -1,4 +1,8 @@
-//! Tidy: the project's conventions, checked by `cargo test` (file headers, no ignored tests, no wall clock or OS entropy in the engine).
+//! Tidy: the project's conventions and its layout's rules, checked by `cargo test` (file headers and sizes, crate layering, no upward imports in the engine, one command-table macro, one declaration per CONFIG parameter, drivers kept off the server's internals, no wall clock or OS entropy where runs must replay).
+//!
+//! Each rule is a function over file texts that returns its violations, so
+//! every rule is also tested on a planted violation: a rule that could not
+//! fail would pass silently.
 
 use std::path::{Path, PathBuf};
 
@@ -6,7 +10,7 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+fn rust_files_under(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -18,7 +22,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
             if !matches!(name.as_ref(), "target" | "dist" | ".git" | "node_modules")
                 && !name.starts_with("target")
             {
-                rust_files(&p, out);
+                rust_files_under(&p, out);
             }
         } else if name.ends_with(".rs") {
             out.push(p);
@@ -26,73 +30,404 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn all_rust_files() -> Vec<PathBuf> {
+/// (path relative to the root, text) of every Rust file under `dirs`.
+fn sources(dirs: &[&str]) -> Vec<(String, String)> {
     let mut files = Vec::new();
-    for d in ["crates", "web", "tests"] {
-        rust_files(&root().join(d), &mut files);
+    for d in dirs {
+        rust_files_under(&root().join(d), &mut files);
     }
-    assert!(files.len() > 10, "found too few Rust files: {files:?}");
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(root())
+                .unwrap_or(&p)
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, std::fs::read_to_string(&p).unwrap_or_default())
+        })
+        .collect()
+}
+
+fn all_sources() -> Vec<(String, String)> {
+    let files = sources(&["crates", "web", "tests"]);
+    assert!(files.len() > 50, "found too few Rust files: {}", files.len());
     files
 }
 
+fn file(rel: &str, text: &str) -> (String, String) {
+    (rel.to_string(), text.to_string())
+}
+
+fn assert_clean(rule: &str, violations: Vec<String>) {
+    assert!(
+        violations.is_empty(),
+        "{rule}:\n  {}",
+        violations.join("\n  ")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The rules.
+
+/// Every file opens with a `//! ` line saying what it holds.
+fn missing_module_doc(files: &[(String, String)]) -> Vec<String> {
+    files
+        .iter()
+        .filter(|(_, t)| !t.starts_with("//! "))
+        .map(|(p, _)| p.clone())
+        .collect()
+}
+
+/// No test is skipped to get green.
+fn ignored_tests(files: &[(String, String)]) -> Vec<String> {
+    let marker = ["#[", "ignore"].concat();
+    files
+        .iter()
+        .filter(|(_, t)| t.contains(&marker))
+        .map(|(p, _)| p.clone())
+        .collect()
+}
+
+/// The largest a file may grow before it must be split by what it does.
+const MAX_LINES: usize = 1200;
+
+fn oversized(files: &[(String, String)]) -> Vec<String> {
+    files
+        .iter()
+        .filter(|(_, t)| t.lines().count() > MAX_LINES)
+        .map(|(p, t)| format!("{p}: {} lines (at most {MAX_LINES})", t.lines().count()))
+        .collect()
+}
+
+/// What runs must replay never reads: the wall clock, OS entropy, I/O, or
+/// std's randomly seeded hash maps (their iteration order varies per run).
+const NONDETERMINISTIC: &[&str] = &[
+    "Instant::now",
+    "SystemTime",
+    "std::time::Instant",
+    "getrandom",
+    "thread_rng",
+    "Rng::new()",
+    "fastrand::u",
+    "fastrand::f",
+    "std::net",
+    "std::fs",
+    "std::thread",
+    "HashMap",
+    "HashSet",
+    "RandomState",
+];
+
+fn nondeterminism(files: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (p, t) in files {
+        for f in NONDETERMINISTIC {
+            if t.contains(f) {
+                out.push(format!("{p} uses `{f}`"));
+            }
+        }
+    }
+    out
+}
+
+/// The `[dependencies]` (not dev-dependencies) a Cargo.toml names.
+fn dependencies(manifest: &str) -> Vec<String> {
+    let mut deps = Vec::new();
+    let mut in_deps = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_deps = line == "[dependencies]";
+            continue;
+        }
+        if in_deps && !line.is_empty() && !line.starts_with('#') {
+            if let Some(name) = line.split(['=', '.', ' ']).next() {
+                deps.push(name.trim().to_string());
+            }
+        }
+    }
+    deps
+}
+
+/// The crates' layering: the engine is Redis alone, the simulated world
+/// sits on the engine only, and pictures stay plain functions (no browser).
+fn layering(manifests: &[(&str, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (krate, text) in manifests {
+        let deps = dependencies(text);
+        let ours: Vec<&String> = deps.iter().filter(|d| d.starts_with("redsim-")).collect();
+        match *krate {
+            "engine" if !ours.is_empty() => {
+                out.push(format!("the engine depends on {ours:?}"));
+            }
+            "sim" if ours.iter().any(|d| *d != "redsim-engine") => {
+                out.push(format!("sim depends on {ours:?}; only redsim-engine is allowed"));
+            }
+            "viz" => {
+                for d in &deps {
+                    if matches!(d.as_str(), "yew" | "web-sys" | "js-sys" | "gloo" | "wasm-bindgen") {
+                        out.push(format!("viz depends on {d}"));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Inside the engine, only the command layer, the engine's face above it
+/// and the crate root may name `cmd`: everything below serves commands and
+/// must not reach back up into them.
+fn imports_of_cmd_from_below(files: &[(String, String)]) -> Vec<String> {
+    const SRC: &str = "crates/engine/src/";
+    let mut out = Vec::new();
+    for (p, t) in files {
+        let Some(rel) = p.strip_prefix(SRC) else {
+            continue;
+        };
+        if rel.starts_with("cmd/") || rel.starts_with("engine/") || rel == "lib.rs" {
+            continue;
+        }
+        for (i, line) in t.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains("crate::cmd") || code.contains("super::cmd") {
+                out.push(format!("{p}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    out
+}
+
+/// The command table is built by one macro: no second `macro_rules!` that
+/// builds `Command` entries, and no `Command {` literal outside it.
+fn command_table_macros(files: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut macros = Vec::new();
+    for (p, t) in files {
+        if !p.starts_with("crates/engine/src/") {
+            continue;
+        }
+        let mut in_macro = false;
+        let mut depth = 0i32;
+        for (i, line) in t.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.trim_start().starts_with("macro_rules!") {
+                in_macro = true;
+                depth = 0;
+            }
+            if in_macro {
+                if code.contains("Command {") && !macros.iter().any(|(q, _)| q == p) {
+                    macros.push((p.clone(), i + 1));
+                }
+                depth += code.matches('{').count() as i32 - code.matches('}').count() as i32;
+                if depth <= 0 && code.contains('}') {
+                    in_macro = false;
+                }
+                continue;
+            }
+            let literal = code.contains("Command {")
+                && !code.contains("struct Command {")
+                && !code.contains("impl Command {")
+                && !code.contains("for Command {");
+            if literal {
+                out.push(format!("{p}:{}: a Command literal outside the table's macro", i + 1));
+            }
+        }
+    }
+    if macros.len() != 1 {
+        let found: Vec<String> = macros.iter().map(|(p, l)| format!("{p}:{l}")).collect();
+        out.push(format!(
+            "{} macros build Command entries ({}); there must be one",
+            macros.len(),
+            found.join(", ")
+        ));
+    }
+    out
+}
+
+/// Every CONFIG parameter is declared once, in the one `config!`
+/// declaration: no hand-written `Param {` elsewhere, no field declared twice.
+fn config_declarations(config_rs: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let invocations = config_rs.matches("\nconfig! {").count();
+    if invocations != 1 {
+        out.push(format!("{invocations} `config!` declarations (one expected)"));
+    }
+    let params = config_rs.matches("Param {").count();
+    // The struct's definition and the macro's one literal.
+    if params != 2 {
+        out.push(format!(
+            "`Param {{` appears {params} times: parameters must come from the config! declaration"
+        ));
+    }
+    let mut fields: Vec<&str> = config_rs
+        .lines()
+        .filter(|l| l.starts_with("    ") && !l.starts_with("     ") && l.contains(" => ["))
+        .filter_map(|l| l.trim().split(':').next())
+        .collect();
+    let n = fields.len();
+    fields.sort_unstable();
+    fields.dedup();
+    if fields.len() != n {
+        out.push("a parameter's field is declared twice".to_string());
+    }
+    if n < 40 {
+        out.push(format!("only {n} declarations found: the declaration's shape changed"));
+    }
+    out
+}
+
+/// Drivers (the native server, the browser) use the engine's public face,
+/// never the server state behind it.
+fn server_internals(files: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (p, t) in files {
+        if !(p.starts_with("web/") || p.starts_with("crates/cli/")) {
+            continue;
+        }
+        for needle in [".server()", ".server_mut()", "server::Server", ".srv."] {
+            if t.contains(needle) {
+                out.push(format!("{p} uses `{needle}`"));
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// The rules on the tree.
+
 #[test]
 fn every_rust_file_starts_with_a_module_doc_line() {
-    let bad: Vec<_> = all_rust_files()
-        .into_iter()
-        .filter(|p| {
-            let text = std::fs::read_to_string(p).unwrap_or_default();
-            !text.starts_with("//! ")
-        })
-        .collect();
-    assert!(
-        bad.is_empty(),
-        "files without a leading `//!` line: {bad:?}"
-    );
+    assert_clean("files without a leading `//!` line", missing_module_doc(&all_sources()));
 }
 
 #[test]
 fn no_ignored_tests() {
-    let marker = ["#[", "ignore"].concat();
-    let bad: Vec<_> = all_rust_files()
-        .into_iter()
-        .filter(|p| {
-            std::fs::read_to_string(p)
-                .unwrap_or_default()
-                .contains(&marker)
-        })
-        .collect();
-    assert!(bad.is_empty(), "ignored tests in {bad:?}");
+    assert_clean("ignored tests", ignored_tests(&all_sources()));
 }
 
 #[test]
-fn engine_has_no_wall_clock_or_os_entropy() {
-    let mut files = Vec::new();
-    rust_files(&root().join("crates/engine/src"), &mut files);
-    let forbidden = [
-        "Instant::now",
-        "SystemTime",
-        "std::time::Instant",
-        "getrandom",
-        "thread_rng",
-        "Rng::new()",
-        "fastrand::u",
-        "fastrand::f",
-        "std::net",
-        "std::fs",
-        "std::thread",
-        // std's hashers are seeded from OS entropy; iteration order would vary per run.
-        "HashMap",
-        "HashSet",
-        "RandomState",
+fn no_file_is_over_the_size_limit() {
+    assert_clean("files to split", oversized(&all_sources()));
+}
+
+#[test]
+fn engine_and_sim_have_no_wall_clock_or_os_entropy() {
+    let files = sources(&["crates/engine/src", "crates/sim/src"]);
+    assert!(files.iter().any(|(p, _)| p.starts_with("crates/sim/")));
+    assert_clean(
+        "the engine and the simulated world must stay deterministic and I/O-free",
+        nondeterminism(&files),
+    );
+}
+
+#[test]
+fn crates_keep_their_layers() {
+    let manifests: Vec<(&str, String)> = ["engine", "sim", "viz"]
+        .into_iter()
+        .map(|k| {
+            let text = std::fs::read_to_string(root().join("crates").join(k).join("Cargo.toml"))
+                .expect("manifest");
+            (k, text)
+        })
+        .collect();
+    assert!(dependencies(&manifests[1].1).contains(&"redsim-engine".to_string()));
+    assert_clean("crate layering", layering(&manifests));
+}
+
+#[test]
+fn nothing_below_the_command_layer_imports_it() {
+    assert_clean("upward imports into cmd", imports_of_cmd_from_below(&all_sources()));
+}
+
+#[test]
+fn one_macro_builds_the_command_table() {
+    assert_clean("command table", command_table_macros(&all_sources()));
+}
+
+#[test]
+fn every_config_parameter_is_declared_once() {
+    let text = std::fs::read_to_string(root().join("crates/engine/src/server/config.rs"))
+        .expect("config.rs");
+    assert_clean("CONFIG declarations", config_declarations(&text));
+}
+
+#[test]
+fn drivers_stay_off_server_internals() {
+    assert_clean("server internals in web or cli", server_internals(&all_sources()));
+}
+
+// ---------------------------------------------------------------------------
+// Each rule fails on a planted violation.
+
+#[test]
+fn each_rule_catches_a_planted_violation() {
+    assert_eq!(missing_module_doc(&[file("a.rs", "fn main() {}\n")]).len(), 1);
+    assert!(missing_module_doc(&[file("a.rs", "//! A.\n")]).is_empty());
+
+    let skip = format!("#[{}]\nfn t() {{}}\n", "ignore");
+    assert_eq!(ignored_tests(&[file("a.rs", &skip)]).len(), 1);
+
+    let long = format!("//! Long.\n{}", "x\n".repeat(MAX_LINES));
+    assert_eq!(oversized(&[file("a.rs", &long)]).len(), 1);
+    let fits = format!("//! Fits.\n{}", "x\n".repeat(MAX_LINES - 1));
+    assert!(oversized(&[file("a.rs", &fits)]).is_empty());
+
+    let clock = "let t = std::time::Instant::now();";
+    assert!(!nondeterminism(&[file("crates/sim/src/a.rs", clock)]).is_empty());
+    let map = "let m: std::collections::HashMap<u8, u8> = Default::default();";
+    assert!(!nondeterminism(&[file("crates/sim/src/a.rs", map)]).is_empty());
+
+    let engine_on_sim = "[dependencies]\nredsim-sim.workspace = true\nfastrand = \"2\"\n";
+    assert_eq!(layering(&[("engine", engine_on_sim.into())]).len(), 1);
+    let sim_on_viz = "[dependencies]\nredsim-engine.workspace = true\nredsim-viz.workspace = true\n\n[dev-dependencies]\nredsim-cli = \"*\"\n";
+    assert_eq!(layering(&[("sim", sim_on_viz.into())]).len(), 1);
+    let viz_on_yew = "[dependencies]\nyew = { version = \"0.23\" }\n";
+    assert_eq!(layering(&[("viz", viz_on_yew.into())]).len(), 1);
+    let dev_only = "[dependencies]\nserde = \"1\"\n[dev-dependencies]\nredsim-sim = \"*\"\n";
+    assert!(layering(&[("engine", dev_only.into())]).is_empty());
+
+    let upward = "use crate::cmd::lookup;\n";
+    assert_eq!(
+        imports_of_cmd_from_below(&[file("crates/engine/src/script/api.rs", upward)]).len(),
+        1
+    );
+    assert!(imports_of_cmd_from_below(&[file("crates/engine/src/engine/mod.rs", upward)]).is_empty());
+    let commented = "// see crate::cmd::lookup\n";
+    assert!(imports_of_cmd_from_below(&[file("crates/engine/src/db.rs", commented)]).is_empty());
+
+    let one = "macro_rules! command {\n    ($n:literal) => {\n        Command { name: $n }\n    };\n}\n";
+    let two_macros = [
+        file("crates/engine/src/cmd/table.rs", one),
+        file("crates/engine/src/cmd/zset.rs", &one.replace("command", "zset_cmd")),
     ];
-    for p in files {
-        let text = std::fs::read_to_string(&p).unwrap_or_default();
-        for f in forbidden {
-            assert!(
-                !text.contains(f),
-                "{} uses `{f}`: the engine must stay deterministic and I/O-free",
-                p.display()
-            );
-        }
-    }
+    assert_eq!(command_table_macros(&two_macros).len(), 1);
+    let literal = "static X: Command = Command { name: \"x\" };\n";
+    let hand_written = [
+        file("crates/engine/src/cmd/table.rs", one),
+        file("crates/engine/src/cmd/x.rs", literal),
+    ];
+    assert_eq!(command_table_macros(&hand_written).len(), 1);
+    assert!(command_table_macros(&[file("crates/engine/src/cmd/table.rs", one)]).is_empty());
+
+    let decl = |body: &str| {
+        format!(
+            "pub struct Param {{}}\nmacro_rules! config {{ () => {{ Param {{ }} }} }}\n\nconfig! {{\n{body}}}\n"
+        )
+    };
+    let fields: String = (0..45).map(|i| format!("    f{i}: u32 = 1 => [\"f{i}\"] mutable int(0, 9);\n")).collect();
+    assert!(config_declarations(&decl(&fields)).is_empty());
+    let twice = format!("{fields}    f3: u32 = 1 => [\"f3-again\"] mutable int(0, 9);\n");
+    assert_eq!(config_declarations(&decl(&twice)).len(), 1);
+    let by_hand = format!("{}\nstatic EXTRA: Param = Param {{ }};\n", decl(&fields));
+    assert_eq!(config_declarations(&by_hand).len(), 1);
+
+    let reach = "let n = engine.server().dbs.len();";
+    assert_eq!(server_internals(&[file("web/src/keyspace.rs", reach)]).len(), 1);
+    assert_eq!(server_internals(&[file("crates/cli/src/net.rs", reach)]).len(), 1);
+    assert!(server_internals(&[file("crates/sim/src/x.rs", reach)]).is_empty());
 }
