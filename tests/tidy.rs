@@ -52,7 +52,11 @@ fn sources(dirs: &[&str]) -> Vec<(String, String)> {
 
 fn all_sources() -> Vec<(String, String)> {
     let files = sources(&["crates", "web", "tests"]);
-    assert!(files.len() > 50, "found too few Rust files: {}", files.len());
+    assert!(
+        files.len() > 50,
+        "found too few Rust files: {}",
+        files.len()
+    );
     files
 }
 
@@ -163,11 +167,16 @@ fn layering(manifests: &[(&str, String)]) -> Vec<String> {
                 out.push(format!("the engine depends on {ours:?}"));
             }
             "sim" if ours.iter().any(|d| *d != "redsim-engine") => {
-                out.push(format!("sim depends on {ours:?}; only redsim-engine is allowed"));
+                out.push(format!(
+                    "sim depends on {ours:?}; only redsim-engine is allowed"
+                ));
             }
             "viz" => {
                 for d in &deps {
-                    if matches!(d.as_str(), "yew" | "web-sys" | "js-sys" | "gloo" | "wasm-bindgen") {
+                    if matches!(
+                        d.as_str(),
+                        "yew" | "web-sys" | "js-sys" | "gloo" | "wasm-bindgen"
+                    ) {
                         out.push(format!("viz depends on {d}"));
                     }
                 }
@@ -233,7 +242,10 @@ fn command_table_macros(files: &[(String, String)]) -> Vec<String> {
                 && !code.contains("impl Command {")
                 && !code.contains("for Command {");
             if literal {
-                out.push(format!("{p}:{}: a Command literal outside the table's macro", i + 1));
+                out.push(format!(
+                    "{p}:{}: a Command literal outside the table's macro",
+                    i + 1
+                ));
             }
         }
     }
@@ -254,7 +266,9 @@ fn config_declarations(config_rs: &str) -> Vec<String> {
     let mut out = Vec::new();
     let invocations = config_rs.matches("\nconfig! {").count();
     if invocations != 1 {
-        out.push(format!("{invocations} `config!` declarations (one expected)"));
+        out.push(format!(
+            "{invocations} `config!` declarations (one expected)"
+        ));
     }
     let params = config_rs.matches("Param {").count();
     // The struct's definition and the macro's one literal.
@@ -275,7 +289,9 @@ fn config_declarations(config_rs: &str) -> Vec<String> {
         out.push("a parameter's field is declared twice".to_string());
     }
     if n < 40 {
-        out.push(format!("only {n} declarations found: the declaration's shape changed"));
+        out.push(format!(
+            "only {n} declarations found: the declaration's shape changed"
+        ));
     }
     out
 }
@@ -300,20 +316,38 @@ fn server_internals(files: &[(String, String)]) -> Vec<String> {
 // ---------------------------------------------------------------------------
 // The rules on the tree.
 
-#[test]
-fn every_rust_file_starts_with_a_module_doc_line() {
-    assert_clean("files without a leading `//!` line", missing_module_doc(&all_sources()));
+/// A test that runs `rule` over every Rust file of the tree.
+macro_rules! tree_rule {
+    ($test:ident, $what:literal, $rule:ident) => {
+        #[test]
+        fn $test() {
+            assert_clean($what, $rule(&all_sources()));
+        }
+    };
 }
 
-#[test]
-fn no_ignored_tests() {
-    assert_clean("ignored tests", ignored_tests(&all_sources()));
-}
-
-#[test]
-fn no_file_is_over_the_size_limit() {
-    assert_clean("files to split", oversized(&all_sources()));
-}
+tree_rule!(
+    every_rust_file_starts_with_a_module_doc_line,
+    "files without a leading `//!` line",
+    missing_module_doc
+);
+tree_rule!(no_ignored_tests, "ignored tests", ignored_tests);
+tree_rule!(no_file_is_over_the_size_limit, "files to split", oversized);
+tree_rule!(
+    nothing_below_the_command_layer_imports_it,
+    "upward imports into cmd",
+    imports_of_cmd_from_below
+);
+tree_rule!(
+    one_macro_builds_the_command_table,
+    "command table",
+    command_table_macros
+);
+tree_rule!(
+    drivers_stay_off_server_internals,
+    "server internals in web or cli",
+    server_internals
+);
 
 #[test]
 fn engine_and_sim_have_no_wall_clock_or_os_entropy() {
@@ -340,25 +374,10 @@ fn crates_keep_their_layers() {
 }
 
 #[test]
-fn nothing_below_the_command_layer_imports_it() {
-    assert_clean("upward imports into cmd", imports_of_cmd_from_below(&all_sources()));
-}
-
-#[test]
-fn one_macro_builds_the_command_table() {
-    assert_clean("command table", command_table_macros(&all_sources()));
-}
-
-#[test]
 fn every_config_parameter_is_declared_once() {
     let text = std::fs::read_to_string(root().join("crates/engine/src/server/config.rs"))
         .expect("config.rs");
     assert_clean("CONFIG declarations", config_declarations(&text));
-}
-
-#[test]
-fn drivers_stay_off_server_internals() {
-    assert_clean("server internals in web or cli", server_internals(&all_sources()));
 }
 
 // ---------------------------------------------------------------------------
@@ -366,7 +385,10 @@ fn drivers_stay_off_server_internals() {
 
 #[test]
 fn each_rule_catches_a_planted_violation() {
-    assert_eq!(missing_module_doc(&[file("a.rs", "fn main() {}\n")]).len(), 1);
+    assert_eq!(
+        missing_module_doc(&[file("a.rs", "fn main() {}\n")]).len(),
+        1
+    );
     assert!(missing_module_doc(&[file("a.rs", "//! A.\n")]).is_empty());
 
     let skip = format!("#[{}]\nfn t() {{}}\n", "ignore");
@@ -396,14 +418,20 @@ fn each_rule_catches_a_planted_violation() {
         imports_of_cmd_from_below(&[file("crates/engine/src/script/api.rs", upward)]).len(),
         1
     );
-    assert!(imports_of_cmd_from_below(&[file("crates/engine/src/engine/mod.rs", upward)]).is_empty());
+    assert!(
+        imports_of_cmd_from_below(&[file("crates/engine/src/engine/mod.rs", upward)]).is_empty()
+    );
     let commented = "// see crate::cmd::lookup\n";
     assert!(imports_of_cmd_from_below(&[file("crates/engine/src/db.rs", commented)]).is_empty());
 
-    let one = "macro_rules! command {\n    ($n:literal) => {\n        Command { name: $n }\n    };\n}\n";
+    let one =
+        "macro_rules! command {\n    ($n:literal) => {\n        Command { name: $n }\n    };\n}\n";
     let two_macros = [
         file("crates/engine/src/cmd/table.rs", one),
-        file("crates/engine/src/cmd/zset.rs", &one.replace("command", "zset_cmd")),
+        file(
+            "crates/engine/src/cmd/zset.rs",
+            &one.replace("command", "zset_cmd"),
+        ),
     ];
     assert_eq!(command_table_macros(&two_macros).len(), 1);
     let literal = "static X: Command = Command { name: \"x\" };\n";
@@ -419,7 +447,9 @@ fn each_rule_catches_a_planted_violation() {
             "pub struct Param {{}}\nmacro_rules! config {{ () => {{ Param {{ }} }} }}\n\nconfig! {{\n{body}}}\n"
         )
     };
-    let fields: String = (0..45).map(|i| format!("    f{i}: u32 = 1 => [\"f{i}\"] mutable int(0, 9);\n")).collect();
+    let fields: String = (0..45)
+        .map(|i| format!("    f{i}: u32 = 1 => [\"f{i}\"] mutable int(0, 9);\n"))
+        .collect();
     assert!(config_declarations(&decl(&fields)).is_empty());
     let twice = format!("{fields}    f3: u32 = 1 => [\"f3-again\"] mutable int(0, 9);\n");
     assert_eq!(config_declarations(&decl(&twice)).len(), 1);
@@ -427,7 +457,13 @@ fn each_rule_catches_a_planted_violation() {
     assert_eq!(config_declarations(&by_hand).len(), 1);
 
     let reach = "let n = engine.server().dbs.len();";
-    assert_eq!(server_internals(&[file("web/src/keyspace.rs", reach)]).len(), 1);
-    assert_eq!(server_internals(&[file("crates/cli/src/net.rs", reach)]).len(), 1);
+    assert_eq!(
+        server_internals(&[file("web/src/keyspace.rs", reach)]).len(),
+        1
+    );
+    assert_eq!(
+        server_internals(&[file("crates/cli/src/net.rs", reach)]).len(),
+        1
+    );
     assert!(server_internals(&[file("crates/sim/src/x.rs", reach)]).is_empty());
 }

@@ -22,7 +22,6 @@
 
 pub mod state;
 
-
 use crate::server::trace::{Event, ExpireHow};
 use crate::server::Server;
 

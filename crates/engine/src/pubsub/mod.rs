@@ -27,7 +27,6 @@
 pub mod registry;
 pub mod subscriptions;
 
-
 use crate::proto::resp::Frame;
 use crate::server::client::{Client, ClientId};
 use crate::server::trace::{Delivery, Event, PubSubKind};
