@@ -332,6 +332,10 @@ impl Host for ScriptHost<'_> {
     fn rand48(&mut self) -> &mut u64 {
         &mut self.srv.scripts.rand48
     }
+
+    fn knows_command(&self, name: &[u8]) -> bool {
+        super::lookup(name).is_some()
+    }
 }
 
 fn script_load(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {

@@ -30,6 +30,8 @@ pub trait Host {
     fn set_resp(&mut self, resp: u8);
     /// The `redisLrand48` state behind `math.random`.
     fn rand48(&mut self) -> &mut u64;
+    /// Whether the server has a command of that name (`redis.acl_check_cmd`).
+    fn knows_command(&self, name: &[u8]) -> bool;
 }
 
 /// Lua calls nested deeper than this fail with "stack overflow". Real Lua
