@@ -1,18 +1,5 @@
 //! Lua scripting as Redis 7.2 runs it (EVAL): a Lua 5.1 interpreter written for Redsim, the script cache, and the rules of script_lua.c, eval.c and script.c.
 //!
-//! # Why our own interpreter
-//!
-//! The engine must build for `wasm32-unknown-unknown` without a C toolchain
-//! and stay deterministic. `piccolo` 0.3 (the pure-Rust candidate) does not
-//! build there without enabling JavaScript entropy (its tables hash with a
-//! randomly seeded `ahash`, which also makes `pairs` order change between
-//! runs), follows Lua 5.4 (integer subtype, `//`, `3.0` printing), lacks
-//! `tonumber`, `string.format`/`find`/`gsub`/`match` and `table.insert`/
-//! `concat`/`remove`/`sort`, and adds about 500 KB to the page. This one is
-//! Lua 5.1 (what Redis embeds): doubles only, `%.14g` printing, 5.1's
-//! grammar and error messages, a step budget, and nothing random but
-//! `math.random` on Redis' own `redisLrand48`.
-//!
 //! # What a script author can notice
 //!
 //! Same as Redis 7.2: KEYS/ARGV, `redis.call`/`pcall`/`error_reply`/
@@ -34,7 +21,7 @@
 //!   (type, tostring, replies and encoding behave as Redis' NULL userdata).
 //! - A table nested more than 200 deep in a reply gives "reached lua stack
 //!   limit" where Redis goes about 2000 deep.
-//! - Lua calls nest at most [`interp::MAX_DEPTH`] deep (real Lua allows
+//! - Lua calls nest at most [`lua::interp::MAX_DEPTH`] deep (real Lua allows
 //!   about 16000; tail calls are not eliminated): deeper recursion fails
 //!   with "stack overflow". Patterns recurse at most 200 levels
 //!   ("pattern too complex").
@@ -48,22 +35,17 @@
 //! - `redis.log` checks its arguments and writes nothing.
 
 pub mod api;
-pub mod cjson;
-pub mod interp;
-pub mod lex;
-pub mod number;
-pub mod parse;
-pub mod stdlib;
-pub mod strlib;
-pub mod value;
+pub mod lua;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::proto::resp::Frame;
-use interp::{first, Host, Interp, LuaError};
-use parse::FuncProto;
-use value::{Table, Value};
+pub use lua::interp::Host;
+use lua::interp::{first, Interp, LuaError};
+use lua::parse::{self, FuncProto};
+use lua::stdlib;
+use lua::value::{Table, Value};
 
 /// Steps a script may take per millisecond of `busy-reply-threshold`
 /// (`lua-time-limit`): the default 5000 ms allows 10 million steps, about

@@ -8,7 +8,7 @@
 
 use super::{arg_i64, Command, Ctx};
 use crate::proto::resp::Frame;
-use crate::script::interp::Host;
+use crate::script::Host;
 use crate::server::client::Client;
 use crate::server::Server;
 

@@ -1,9 +1,9 @@
 //! The `redis` table scripts see (`call`, `pcall`, `error_reply`, `status_reply`, `sha1hex`, `log`, `setresp`...) and the conversions between Redis replies and Lua values, as script_lua.c does them.
 
-use super::interp::{Interp, LuaError};
-use super::number::c_long;
-use super::stdlib::{check_num, R};
-use super::value::{Native, Table, Value};
+use super::lua::interp::{Interp, LuaError};
+use super::lua::number::{c_int, c_long};
+use super::lua::stdlib::{check_num, R};
+use super::lua::value::{Native, NativeFn, Table, Value};
 use crate::proto::resp::Frame;
 
 /// `REDIS_VERSION_NUM` of the version Redsim follows (7.2.4).
@@ -11,7 +11,7 @@ pub const REDIS_VERSION_NUM: f64 = 0x07_02_04 as f64;
 
 /// The `redis` table.
 pub fn library() -> Table {
-    let entries: &[(&'static str, super::value::NativeFn)] = &[
+    let entries: &[(&'static str, NativeFn)] = &[
         ("call", |it, a, _| generic_call(it, a, true)),
         ("pcall", |it, a, _| generic_call(it, a, false)),
         ("sha1hex", sha1hex),
@@ -350,7 +350,7 @@ fn setresp(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     if args.len() != 1 {
         return Err(raise("redis.setresp() requires one argument."));
     }
-    let v = args[0].to_num().map(super::number::c_int).unwrap_or(0);
+    let v = args[0].to_num().map(c_int).unwrap_or(0);
     if v != 2 && v != 3 {
         return Err(raise("RESP version must be 2 or 3."));
     }
@@ -362,9 +362,7 @@ fn set_repl(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     if args.len() != 1 {
         return Err(raise("redis.set_repl() requires one argument."));
     }
-    let flags = check_num(it, &args, 1)
-        .map(super::number::c_int)
-        .unwrap_or(0);
+    let flags = check_num(it, &args, 1).map(c_int).unwrap_or(0);
     if flags & !3 != 0 {
         return Err(raise(
             "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.",

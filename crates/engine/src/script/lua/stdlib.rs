@@ -12,7 +12,7 @@ pub type R<T> = Result<T, LuaError>;
 // Argument helpers, with luaL_check*'s messages.
 
 /// `luaL_checktype(L, n, LUA_TTABLE)`.
-pub fn check_table(it: &Interp, args: &[Value], n: usize) -> R<crate::script::value::TableRef> {
+pub fn check_table(it: &Interp, args: &[Value], n: usize) -> R<TableRef> {
     match args.get(n - 1) {
         Some(Value::Table(t)) => Ok(t.clone()),
         other => Err(it.arg_error(n, format!("table expected, got {}", type_name_of(other)))),
