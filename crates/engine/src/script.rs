@@ -41,9 +41,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::proto::resp::Frame;
+use lua::ast::FuncProto;
 pub use lua::interp::Host;
 use lua::interp::{first, Interp, LuaError};
-use lua::parse::{self, FuncProto};
+use lua::parse;
 use lua::stdlib;
 use lua::value::{Table, Value};
 

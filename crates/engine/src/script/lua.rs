@@ -17,6 +17,7 @@
 //! interpreter goes through [`interp::Host`], which the scripting commands
 //! implement.
 
+pub mod ast;
 pub mod cjson;
 pub mod interp;
 pub mod lex;

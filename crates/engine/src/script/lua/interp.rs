@@ -4,12 +4,12 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use super::lex::CHUNK;
-use super::number::{fix_nan, fmt_num};
-use super::parse::{
-    BinOp, Block, Call, Expr, Field, FuncProto, GenFor, MethodCall, NumFor, Slot, Stat, UpvalDesc,
+use super::ast::{
+    BinOp, Block, Call, Expr, Field, FuncProto, GenFor, LStr, MethodCall, NumFor, Slot, Stat,
+    UpvalDesc, CHUNK,
 };
-use super::value::{Cell, Function, LStr, Table, TableRef, Value};
+use super::number::{fix_nan, fmt_num};
+use super::value::{Cell, Function, Table, TableRef, Value};
 use crate::proto::resp::Frame;
 
 /// Why evaluation stopped early.

@@ -2,6 +2,7 @@
 
 use std::rc::Rc;
 
+use super::ast::LStr;
 use super::interp::{first, type_name_of, Interp, LuaError};
 use super::number::{c_int, fix_nan, fmt_num, str2d, str2ul};
 use super::value::{Function, Native, Table, TableRef, Value};
@@ -51,7 +52,7 @@ pub fn opt_int(it: &Interp, args: &[Value], n: usize, default: i64) -> R<i64> {
 }
 
 /// `luaL_checklstring`: strings, and numbers converted.
-pub fn check_str(it: &Interp, args: &[Value], n: usize) -> R<super::value::LStr> {
+pub fn check_str(it: &Interp, args: &[Value], n: usize) -> R<LStr> {
     match args.get(n - 1) {
         Some(v) => v
             .to_str()
@@ -61,7 +62,7 @@ pub fn check_str(it: &Interp, args: &[Value], n: usize) -> R<super::value::LStr>
 }
 
 /// `luaL_optlstring`.
-pub fn opt_str(it: &Interp, args: &[Value], n: usize, default: &[u8]) -> R<super::value::LStr> {
+pub fn opt_str(it: &Interp, args: &[Value], n: usize, default: &[u8]) -> R<LStr> {
     match args.get(n - 1) {
         None | Some(Value::Nil) => Ok(default.into()),
         _ => check_str(it, args, n),

@@ -1,9 +1,10 @@
 //! Lua 5.1's string library (lstrlib.c semantics): `sub`, `rep`, `byte`, `format` with C conversions, and Lua patterns for `find`, `match`, `gmatch` and `gsub`.
 
+use super::ast::LStr;
 use super::interp::{first, Interp};
 use super::number::{c_int, c_long, cstr, fmt_num, Spec};
 use super::stdlib::{check_int, check_num, check_str, opt_int, R};
-use super::value::{LStr, Native, Table, Value};
+use super::value::{Native, Table, Value};
 
 /// The `string` table.
 pub fn library() -> Table {

@@ -5,12 +5,8 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use super::ast::{FuncProto, LStr};
 use super::interp::{Interp, LuaError};
-use super::parse::FuncProto;
-
-/// A Lua string: immutable bytes, cheap to clone. `Arc` so compiled
-/// scripts (which hold their constants) can live in the server's cache.
-pub type LStr = Arc<[u8]>;
 
 /// A shared, mutable table.
 pub type TableRef = Rc<RefCell<Table>>;
