@@ -42,11 +42,11 @@ use std::sync::Arc;
 
 use crate::proto::resp::Frame;
 use lua::ast::FuncProto;
-pub use lua::interp::Host;
-use lua::interp::{first, Interp, LuaError};
+pub use lua::host::Host;
+use lua::interp::Interp;
 use lua::parse;
 use lua::stdlib;
-use lua::value::{Table, Value};
+use lua::value::{first, LuaError, Table, Value, Vm};
 
 /// Steps a script may take per millisecond of `busy-reply-threshold`
 /// (`lua-time-limit`): the default 5000 ms allows 10 million steps, about

@@ -1,9 +1,8 @@
 //! The `redis` table scripts see (`call`, `pcall`, `error_reply`, `status_reply`, `sha1hex`, `log`, `setresp`...) and the conversions between Redis replies and Lua values, as script_lua.c does them.
 
-use super::lua::interp::{Interp, LuaError};
 use super::lua::number::{c_int, c_long};
-use super::lua::stdlib::{check_num, R};
-use super::lua::value::{Native, NativeFn, Table, Value};
+use super::lua::stdlib::check_num;
+use super::lua::value::{LuaError, Native, NativeFn, Table, Value, Vm, R};
 use crate::proto::resp::Frame;
 
 /// `REDIS_VERSION_NUM` of the version Redsim follows (7.2.4).
@@ -82,7 +81,7 @@ fn raise_or_return(raise: bool, err: Value) -> R<Vec<Value>> {
 /// `luaRedisGenericCommand`: arguments to strings (numbers as fpconv
 /// prints them), run the command, convert the reply; errors raise for
 /// `redis.call` and are returned for `redis.pcall`.
-fn generic_call(it: &mut Interp, args: Vec<Value>, raise: bool) -> R<Vec<Value>> {
+fn generic_call(it: &mut dyn Vm, args: Vec<Value>, raise: bool) -> R<Vec<Value>> {
     if args.is_empty() {
         let e = Table::value(error_table(
             "Please specify at least one argument for this redis lib call",
@@ -103,11 +102,11 @@ fn generic_call(it: &mut Interp, args: Vec<Value>, raise: bool) -> R<Vec<Value>>
         }
     }
     it.burn(argv.iter().map(|a| a.len() as u64).sum::<u64>() / 64 + 1)?;
-    let reply = it.host.call(&argv);
+    let reply = it.host().call(&argv);
     if let Frame::Error(e) = &reply {
         return raise_or_return(raise, call_error(&format!("-{e}")));
     }
-    let resp = it.host.resp();
+    let resp = it.host().resp();
     Ok(vec![frame_to_lua(&reply, resp)])
 }
 
@@ -287,7 +286,7 @@ fn to_frame(v: &Value, resp: u8, depth: usize) -> Frame {
     }
 }
 
-fn sha1hex(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn sha1hex(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     if args.len() != 1 {
         return Err(LuaError::Value(Table::value(error_table(
             "wrong number of arguments",
@@ -298,7 +297,7 @@ fn sha1hex(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(vec![Value::str(super::sha1hex(&s))])
 }
 
-fn error_reply(_: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn error_reply(_: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let msg = match args.as_slice() {
         [Value::Str(s)] => String::from_utf8_lossy(s).into_owned(),
         _ => {
@@ -315,7 +314,7 @@ fn error_reply(_: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(vec![Table::value(error_table(&msg))])
 }
 
-fn status_reply(_: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn status_reply(_: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     match args.as_slice() {
         [s @ Value::Str(_)] => {
             let mut t = Table::new();
@@ -333,7 +332,7 @@ fn raise(msg: &str) -> LuaError {
 }
 
 /// `redis.log`: checked like Redis, then dropped (Redsim keeps no log file).
-fn log(_: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn log(_: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     if args.len() < 2 {
         return Err(raise("redis.log() requires two arguments or more."));
     }
@@ -346,7 +345,7 @@ fn log(_: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(Vec::new())
 }
 
-fn setresp(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn setresp(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     if args.len() != 1 {
         return Err(raise("redis.setresp() requires one argument."));
     }
@@ -354,11 +353,11 @@ fn setresp(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     if v != 2 && v != 3 {
         return Err(raise("RESP version must be 2 or 3."));
     }
-    it.host.set_resp(v as u8);
+    it.host().set_resp(v as u8);
     Ok(Vec::new())
 }
 
-fn set_repl(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn set_repl(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     if args.len() != 1 {
         return Err(raise("redis.set_repl() requires one argument."));
     }
@@ -371,14 +370,14 @@ fn set_repl(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(Vec::new())
 }
 
-fn acl_check_cmd(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn acl_check_cmd(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     if args.is_empty() {
         return Err(raise(
             "Please specify at least one argument for this redis lib call",
         ));
     }
     let name = args[0].to_str().unwrap_or_default();
-    if !it.host.knows_command(&name) {
+    if !it.host().knows_command(&name) {
         return Err(raise("Invalid command passed to redis.acl_check_cmd()"));
     }
     // No ACLs: the default user may run everything.

@@ -14,11 +14,12 @@
 //! `math.random` on Redis' own `redisLrand48`.
 //!
 //! Nothing here knows Redis' commands: what a script reaches outside the
-//! interpreter goes through [`interp::Host`], which the scripting commands
+//! interpreter goes through [`host::Host`], which the scripting commands
 //! implement.
 
 pub mod ast;
 pub mod cjson;
+pub mod host;
 pub mod interp;
 pub mod lex;
 pub mod number;

@@ -1,9 +1,7 @@
 //! `cjson`: JSON encoding and decoding as Redis' lua-cjson 2.1.0 does it (`%.14g` numbers, escaped `/`, sparse-array and depth checks, lenient numbers on decode, its error messages), with `cjson.null`.
 
-use super::interp::{Interp, LuaError};
 use super::number::fmt_num;
-use super::stdlib::R;
-use super::value::{Native, Table, Value};
+use super::value::{LuaError, Native, Table, Value, Vm, R};
 
 /// `encode_max_depth` and `decode_max_depth`.
 const MAX_DEPTH: usize = 1000;
@@ -15,18 +13,23 @@ const SPARSE_SAFE: f64 = 10.0;
 /// `encode_max_depth`...) and `cjson.new` are not provided: the defaults
 /// always apply.
 pub fn library() -> Table {
-    let mut t = Table::new();
-    t.set_str("encode", Native::value("encode", encode));
-    t.set_str("decode", Native::value("decode", decode));
-    t.set_str("_NAME", Value::str("cjson"));
-    t.set_str("_VERSION", Value::str("2.1.0"));
     let mut null = Table::new();
     null.userdata_null = true;
-    t.set_str("null", Table::value(null));
+    let null = Table::value(null);
+    let mut t = Table::new();
+    t.set_str("encode", Native::value("encode", encode));
+    // `decode` keeps its own handle on `cjson.null`: JSON nulls decode to it.
+    t.set_str(
+        "decode",
+        Native::with_state("decode", decode, vec![null.clone()]),
+    );
+    t.set_str("_NAME", Value::str("cjson"));
+    t.set_str("_VERSION", Value::str("2.1.0"));
+    t.set_str("null", null);
     t
 }
 
-fn encode(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn encode(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     if args.len() != 1 {
         return Err(it.arg_error(1, "expected 1 argument"));
     }
@@ -35,11 +38,11 @@ fn encode(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(vec![Value::str(out)])
 }
 
-fn cannot(it: &Interp, v: &Value, reason: &str) -> LuaError {
-    it.rt_error(format!("Cannot serialise {}: {reason}", v.type_name()))
+fn cannot(it: &dyn Vm, v: &Value, reason: &str) -> LuaError {
+    it.rt_error(&format!("Cannot serialise {}: {reason}", v.type_name()))
 }
 
-fn encode_value(it: &mut Interp, v: &Value, depth: usize, out: &mut Vec<u8>) -> R<()> {
+fn encode_value(it: &mut dyn Vm, v: &Value, depth: usize, out: &mut Vec<u8>) -> R<()> {
     it.burn(1)?;
     match v {
         Value::Str(s) => encode_string(s, out),
@@ -50,7 +53,7 @@ fn encode_value(it: &mut Interp, v: &Value, depth: usize, out: &mut Vec<u8>) -> 
         Value::Table(t) => {
             let depth = depth + 1;
             if depth > MAX_DEPTH {
-                return Err(it.rt_error(format!("Cannot serialise, excessive nesting ({depth})")));
+                return Err(it.rt_error(&format!("Cannot serialise, excessive nesting ({depth})")));
             }
             let entries = t.borrow().entries();
             match array_length(it, v, &entries)? {
@@ -100,7 +103,7 @@ fn encode_value(it: &mut Interp, v: &Value, depth: usize, out: &mut Vec<u8>) -> 
 
 /// `lua_array_length`: the largest key if every key is an integer >= 1,
 /// `None` for an object; an excessively sparse array is an error.
-fn array_length(it: &Interp, t: &Value, entries: &[(Value, Value)]) -> R<Option<usize>> {
+fn array_length(it: &dyn Vm, t: &Value, entries: &[(Value, Value)]) -> R<Option<usize>> {
     let mut max = 0.0f64;
     let mut items = 0.0f64;
     for (k, _) in entries {
@@ -118,7 +121,7 @@ fn array_length(it: &Interp, t: &Value, entries: &[(Value, Value)]) -> R<Option<
     Ok(Some(max as usize))
 }
 
-fn encode_number(it: &Interp, v: &Value, n: f64, out: &mut Vec<u8>) -> R<()> {
+fn encode_number(it: &dyn Vm, v: &Value, n: f64, out: &mut Vec<u8>) -> R<()> {
     if !n.is_finite() {
         return Err(cannot(it, v, "must not be NaN or Inf"));
     }
@@ -329,7 +332,7 @@ impl Parser<'_> {
         char::from_u32(cp)
     }
 
-    fn value(&mut self, it: &mut Interp, tok: Tok, at: usize) -> R<Value> {
+    fn value(&mut self, it: &mut dyn Vm, tok: Tok, at: usize) -> R<Value> {
         it.burn(1)?;
         Ok(match tok {
             Tok::Str(s) => Value::str(s),
@@ -342,10 +345,10 @@ impl Parser<'_> {
         })
     }
 
-    fn descend(&mut self, it: &Interp) -> R<()> {
+    fn descend(&mut self, it: &dyn Vm) -> R<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(it.rt_error(format!(
+            return Err(it.rt_error(&format!(
                 "Found too many nested data structures ({}) at character {}",
                 self.depth, self.pos
             )));
@@ -353,7 +356,7 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn object(&mut self, it: &mut Interp, _at: usize) -> R<Value> {
+    fn object(&mut self, it: &mut dyn Vm, _at: usize) -> R<Value> {
         self.descend(it)?;
         let mut t = Table::new();
         let (mut tok, mut at) = self.next();
@@ -384,7 +387,7 @@ impl Parser<'_> {
         Ok(Table::value(t))
     }
 
-    fn array(&mut self, it: &mut Interp, _at: usize) -> R<Value> {
+    fn array(&mut self, it: &mut dyn Vm, _at: usize) -> R<Value> {
         self.descend(it)?;
         let mut items = Vec::new();
         let (mut tok, mut at) = self.next();
@@ -408,30 +411,24 @@ impl Parser<'_> {
 }
 
 /// `json_throw_parse_error`.
-fn expected(it: &Interp, what: &str, found: &Tok, at: usize) -> LuaError {
-    it.rt_error(format!(
+fn expected(it: &dyn Vm, what: &str, found: &Tok, at: usize) -> LuaError {
+    it.rt_error(&format!(
         "Expected {what} but found {} at character {}",
         found.name(),
         at + 1
     ))
 }
 
-fn decode(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn decode(it: &mut dyn Vm, args: Vec<Value>, me: &Native) -> R<Vec<Value>> {
     if args.len() != 1 {
         return Err(it.arg_error(1, "expected 1 argument"));
     }
     let Some(s) = args[0].to_str() else {
         let got = args[0].type_name();
-        return Err(it.arg_error(1, format!("string expected, got {got}")));
+        return Err(it.arg_error(1, &format!("string expected, got {got}")));
     };
     it.burn(s.len() as u64 / 64)?;
-    let null = {
-        let g = it.globals.borrow().get_str("cjson");
-        match g {
-            Value::Table(c) => c.borrow().get_str("null"),
-            _ => Value::Nil,
-        }
-    };
+    let null = me.state.borrow().first().cloned().unwrap_or_default();
     // lua-cjson reads a C string: a NUL ends the text.
     let text = super::number::cstr(&s);
     let mut p = Parser {

@@ -3,35 +3,40 @@
 use std::rc::Rc;
 
 use super::ast::LStr;
-use super::interp::{first, type_name_of, Interp, LuaError};
-use super::number::{c_int, fix_nan, fmt_num, str2d, str2ul};
-use super::value::{Function, Native, Table, TableRef, Value};
-
-pub type R<T> = Result<T, LuaError>;
+use super::number::{c_int, fix_nan, str2ul};
+use super::value::{first, Function, LuaError, Native, NativeFn, Table, TableRef, Value, Vm, R};
 
 // ---------------------------------------------------------------------------
 // Argument helpers, with luaL_check*'s messages.
 
+/// Natives report a bad value with the standard wording.
+pub fn type_name_of(v: Option<&Value>) -> &'static str {
+    match v {
+        None => "no value",
+        Some(v) => v.type_name(),
+    }
+}
+
 /// `luaL_checktype(L, n, LUA_TTABLE)`.
-pub fn check_table(it: &Interp, args: &[Value], n: usize) -> R<TableRef> {
+pub fn check_table(it: &dyn Vm, args: &[Value], n: usize) -> R<TableRef> {
     match args.get(n - 1) {
         Some(Value::Table(t)) => Ok(t.clone()),
-        other => Err(it.arg_error(n, format!("table expected, got {}", type_name_of(other)))),
+        other => Err(it.arg_error(n, &format!("table expected, got {}", type_name_of(other)))),
     }
 }
 
 /// `luaL_checknumber`: numbers and numeric strings.
-pub fn check_num(it: &Interp, args: &[Value], n: usize) -> R<f64> {
+pub fn check_num(it: &dyn Vm, args: &[Value], n: usize) -> R<f64> {
     match args.get(n - 1) {
         Some(v) => v
             .to_num()
-            .ok_or_else(|| it.arg_error(n, format!("number expected, got {}", v.type_name()))),
+            .ok_or_else(|| it.arg_error(n, &format!("number expected, got {}", v.type_name()))),
         None => Err(it.arg_error(n, "number expected, got no value")),
     }
 }
 
 /// `luaL_optnumber`.
-pub fn opt_num(it: &Interp, args: &[Value], n: usize, default: f64) -> R<f64> {
+pub fn opt_num(it: &dyn Vm, args: &[Value], n: usize, default: f64) -> R<f64> {
     match args.get(n - 1) {
         None | Some(Value::Nil) => Ok(default),
         _ => check_num(it, args, n),
@@ -39,12 +44,12 @@ pub fn opt_num(it: &Interp, args: &[Value], n: usize, default: f64) -> R<f64> {
 }
 
 /// `luaL_checkint`: a number truncated to a C `int`.
-pub fn check_int(it: &Interp, args: &[Value], n: usize) -> R<i64> {
+pub fn check_int(it: &dyn Vm, args: &[Value], n: usize) -> R<i64> {
     Ok(c_int(check_num(it, args, n)?) as i64)
 }
 
 /// `luaL_optint`.
-pub fn opt_int(it: &Interp, args: &[Value], n: usize, default: i64) -> R<i64> {
+pub fn opt_int(it: &dyn Vm, args: &[Value], n: usize, default: i64) -> R<i64> {
     match args.get(n - 1) {
         None | Some(Value::Nil) => Ok(default),
         _ => check_int(it, args, n),
@@ -52,17 +57,17 @@ pub fn opt_int(it: &Interp, args: &[Value], n: usize, default: i64) -> R<i64> {
 }
 
 /// `luaL_checklstring`: strings, and numbers converted.
-pub fn check_str(it: &Interp, args: &[Value], n: usize) -> R<LStr> {
+pub fn check_str(it: &dyn Vm, args: &[Value], n: usize) -> R<LStr> {
     match args.get(n - 1) {
         Some(v) => v
             .to_str()
-            .ok_or_else(|| it.arg_error(n, format!("string expected, got {}", v.type_name()))),
+            .ok_or_else(|| it.arg_error(n, &format!("string expected, got {}", v.type_name()))),
         None => Err(it.arg_error(n, "string expected, got no value")),
     }
 }
 
 /// `luaL_optlstring`.
-pub fn opt_str(it: &Interp, args: &[Value], n: usize, default: &[u8]) -> R<LStr> {
+pub fn opt_str(it: &dyn Vm, args: &[Value], n: usize, default: &[u8]) -> R<LStr> {
     match args.get(n - 1) {
         None | Some(Value::Nil) => Ok(default.into()),
         _ => check_str(it, args, n),
@@ -70,7 +75,7 @@ pub fn opt_str(it: &Interp, args: &[Value], n: usize, default: &[u8]) -> R<LStr>
 }
 
 /// `luaL_checkany`.
-pub fn check_any(it: &Interp, args: &[Value], n: usize) -> R<Value> {
+pub fn check_any(it: &dyn Vm, args: &[Value], n: usize) -> R<Value> {
     args.get(n - 1)
         .cloned()
         .ok_or_else(|| it.arg_error(n, "value expected"))
@@ -81,7 +86,7 @@ fn num(n: f64) -> Vec<Value> {
 }
 
 /// A table holding `entries` as named natives.
-fn lib(entries: &[(&'static str, super::value::NativeFn)]) -> Table {
+fn lib(entries: &[(&'static str, NativeFn)]) -> Table {
     let mut t = Table::new();
     for (name, f) in entries {
         t.set_str(name, Native::value(name, *f));
@@ -179,9 +184,9 @@ pub fn set_global(g: &TableRef, name: &str, v: Value) {
     tb.readonly = true;
 }
 
-fn missing_global(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn missing_global(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let name = args.get(1).and_then(|v| v.to_str()).unwrap_or_default();
-    Err(it.rt_error(format!(
+    Err(it.rt_error(&format!(
         "Script attempted to access nonexistent global variable '{}'",
         String::from_utf8_lossy(&name)
     )))
@@ -190,16 +195,16 @@ fn missing_global(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>
 // ---------------------------------------------------------------------------
 // Base library.
 
-fn assert(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn assert(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let v = check_any(it, &args, 1)?;
     if v.truthy() {
         return Ok(args);
     }
     let msg = opt_str(it, &args, 2, b"assertion failed!")?;
-    Err(it.rt_error(String::from_utf8_lossy(&msg)))
+    Err(it.rt_error(&String::from_utf8_lossy(&msg)))
 }
 
-fn error(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn error(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let level = opt_int(it, &args, 2, 1)?;
     let v = args.into_iter().next().unwrap_or_default();
     // `lua_isstring`: numbers get the position too (as a string).
@@ -211,11 +216,11 @@ fn error(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Err(LuaError::Value(v))
 }
 
-fn getmetatable(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn getmetatable(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let v = check_any(it, &args, 1)?;
     let meta = match &v {
         Value::Table(t) => t.borrow().meta.clone(),
-        Value::Str(_) => it.string_meta(),
+        Value::Str(_) => Some(string_meta(it.string_lib())),
         _ => None,
     };
     let Some(m) = meta else {
@@ -228,7 +233,15 @@ fn getmetatable(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> 
     Ok(vec![Value::Table(m)])
 }
 
-fn setmetatable(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+/// The string metatable (`getmetatable("")`): `{__index = string}`.
+fn string_meta(string_lib: TableRef) -> TableRef {
+    let mut m = Table::new();
+    m.set_str("__index", Value::Table(string_lib));
+    m.readonly = true;
+    Rc::new(std::cell::RefCell::new(m))
+}
+
+fn setmetatable(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     let meta = match args.get(1) {
         Some(Value::Nil) => None,
@@ -247,7 +260,7 @@ fn setmetatable(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> 
     Ok(vec![Value::Table(t)])
 }
 
-fn ipairs_aux(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn ipairs_aux(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     let i = check_int(it, &args, 2)? + 1;
     let v = t.borrow().get(&Value::Num(i as f64));
@@ -257,7 +270,7 @@ fn ipairs_aux(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(vec![Value::Num(i as f64), v])
 }
 
-fn ipairs(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn ipairs(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     Ok(vec![
         Native::value("ipairs_aux", ipairs_aux),
@@ -266,7 +279,7 @@ fn ipairs(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     ])
 }
 
-fn next(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn next(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     let k = args.get(1).cloned().unwrap_or_default();
     let r = t.borrow().next(&k);
@@ -277,7 +290,7 @@ fn next(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     }
 }
 
-fn pairs(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn pairs(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     Ok(vec![
         Native::value("next", next),
@@ -288,7 +301,7 @@ fn pairs(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
 
 /// Redis' `pcall`: an error table with an `err` string comes back as that
 /// string, so scripts written for Redis 6 keep working.
-fn pcall(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn pcall(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let f = check_any(it, &args, 1)?;
     let rest = args.into_iter().skip(1).collect();
     match it.call(&f, rest) {
@@ -310,7 +323,7 @@ fn pcall(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     }
 }
 
-fn xpcall(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn xpcall(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let f = check_any(it, &args, 1)?;
     let handler = args.get(1).cloned().unwrap_or_default();
     match it.call(&f, Vec::new()) {
@@ -327,20 +340,20 @@ fn xpcall(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     }
 }
 
-fn rawequal(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn rawequal(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let a = check_any(it, &args, 1)?;
     let b = check_any(it, &args, 2)?;
     Ok(vec![Value::Bool(a.raw_eq(&b))])
 }
 
-fn rawget(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn rawget(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     let k = check_any(it, &args, 2)?;
     let v = t.borrow().get(&k);
     Ok(vec![v])
 }
 
-fn rawset(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn rawset(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     let k = check_any(it, &args, 2)?;
     let v = check_any(it, &args, 3)?;
@@ -352,7 +365,7 @@ fn rawset(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(vec![Value::Table(t)])
 }
 
-fn select(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn select(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let n = args.len() as i64;
     if let Some(Value::Str(s)) = args.first() {
         if s.first() == Some(&b'#') {
@@ -371,7 +384,7 @@ fn select(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(args.into_iter().skip(i as usize).collect())
 }
 
-fn tonumber(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn tonumber(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let base = opt_int(it, &args, 2, 10)?;
     if base == 10 {
         let v = check_any(it, &args, 1)?;
@@ -386,17 +399,17 @@ fn tonumber(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
         .unwrap_or_default()])
 }
 
-fn tostring(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn tostring(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let v = check_any(it, &args, 1)?;
     Ok(vec![Value::str(it.tostring(&v)?)])
 }
 
-fn type_(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn type_(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let v = check_any(it, &args, 1)?;
     Ok(vec![Value::str(v.type_name())])
 }
 
-fn unpack(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn unpack(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     let i = opt_int(it, &args, 2, 1)?;
     let j = match args.get(2) {
@@ -414,15 +427,15 @@ fn unpack(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok((i..=j).map(|k| tb.get(&Value::Num(k as f64))).collect())
 }
 
-fn gcinfo(_: &mut Interp, _: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn gcinfo(_: &mut dyn Vm, _: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(num(0.0))
 }
 
-fn collectgarbage(_: &mut Interp, _: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn collectgarbage(_: &mut dyn Vm, _: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(num(0.0))
 }
 
-fn loadstring(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn loadstring(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let src = check_str(it, &args, 1)?;
     match super::parse::parse_chunk(&src) {
         Ok(proto) => Ok(vec![Value::Func(Rc::new(Function::Lua {
@@ -436,7 +449,7 @@ fn loadstring(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
 // ---------------------------------------------------------------------------
 // Table library.
 
-fn concat(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn concat(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     let sep = opt_str(it, &args, 2, b"")?;
     let i = opt_int(it, &args, 3, 1)?;
@@ -452,7 +465,7 @@ fn concat(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
             Value::Str(_) | Value::Num(_) => v.to_str(),
             _ => None,
         }) else {
-            return Err(it.rt_error(format!(
+            return Err(it.rt_error(&format!(
                 "invalid value ({}) at index {k} in table for 'concat'",
                 v.type_name()
             )));
@@ -467,7 +480,7 @@ fn concat(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(vec![Value::str(out)])
 }
 
-fn insert(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn insert(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     let mut e = t.borrow().border() as i64 + 1;
     let (pos, v) = match args.len() {
@@ -492,7 +505,7 @@ fn insert(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(Vec::new())
 }
 
-fn set_raw(it: &Interp, t: &TableRef, i: i64, v: Value) -> R<()> {
+fn set_raw(it: &dyn Vm, t: &TableRef, i: i64, v: Value) -> R<()> {
     if t.borrow().readonly {
         return Err(it.vm_error("Attempt to modify a readonly table"));
     }
@@ -500,7 +513,7 @@ fn set_raw(it: &Interp, t: &TableRef, i: i64, v: Value) -> R<()> {
     r.map_err(|m| it.vm_error(m))
 }
 
-fn remove(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn remove(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     let e = t.borrow().border() as i64;
     if e == 0 {
@@ -520,7 +533,7 @@ fn remove(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(vec![out])
 }
 
-fn maxn(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn maxn(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     let mut max = 0.0f64;
     for (k, _) in t.borrow().entries() {
@@ -533,17 +546,17 @@ fn maxn(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(num(max))
 }
 
-fn getn(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn getn(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     let n = t.borrow().border();
     Ok(num(n as f64))
 }
 
-fn setn(it: &mut Interp, _: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn setn(it: &mut dyn Vm, _: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Err(it.rt_error("'setn' is obsolete"))
 }
 
-fn foreach(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn foreach(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     let f = args.get(1).cloned().unwrap_or_default();
     let entries = t.borrow().entries();
@@ -556,7 +569,7 @@ fn foreach(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(Vec::new())
 }
 
-fn foreachi(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn foreachi(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     let f = args.get(1).cloned().unwrap_or_default();
     let n = t.borrow().border();
@@ -572,13 +585,15 @@ fn foreachi(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
 
 /// `table.sort`: Lua 5.1's quicksort (median of three, smaller half
 /// first), so ties and inconsistent comparators behave as in Redis.
-fn sort(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn sort(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     let n = t.borrow().border();
     let comp = match args.get(1) {
         None | Some(Value::Nil) => None,
         Some(f @ Value::Func(_)) => Some(f.clone()),
-        Some(v) => return Err(it.arg_error(2, format!("function expected, got {}", v.type_name()))),
+        Some(v) => {
+            return Err(it.arg_error(2, &format!("function expected, got {}", v.type_name())))
+        }
     };
     let mut a: Vec<Value> = (1..=n).map(|i| t.borrow().get_int(i)).collect();
     let mut s = Sorter {
@@ -597,17 +612,17 @@ fn sort(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(Vec::new())
 }
 
-fn it_readonly(it: &Interp) -> LuaError {
+fn it_readonly(it: &dyn Vm) -> LuaError {
     it.vm_error("Attempt to modify a readonly table")
 }
 
-struct Sorter<'a, 'b, 'h> {
-    it: &'a mut Interp<'h>,
+struct Sorter<'a, 'b> {
+    it: &'a mut dyn Vm,
     comp: Option<Value>,
     a: &'b mut Vec<Value>,
 }
 
-impl Sorter<'_, '_, '_> {
+impl Sorter<'_, '_> {
     fn get(&self, i: i64) -> Value {
         if i >= 1 {
             self.a.get(i as usize - 1).cloned().unwrap_or_default()
@@ -758,17 +773,17 @@ fn math() -> Table {
     t
 }
 
-fn math1(it: &mut Interp, a: &[Value], f: fn(f64) -> f64) -> R<Vec<Value>> {
+fn math1(it: &mut dyn Vm, a: &[Value], f: fn(f64) -> f64) -> R<Vec<Value>> {
     let x = check_num(it, a, 1)?;
     Ok(num(fix_nan(f(x), x, 0.0)))
 }
 
-fn fmod(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn fmod(it: &mut dyn Vm, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let (x, y) = (check_num(it, &a, 1)?, check_num(it, &a, 2)?);
     Ok(num(fix_nan(x % y, x, y)))
 }
 
-fn minmax(it: &mut Interp, a: &[Value], max: bool) -> R<Vec<Value>> {
+fn minmax(it: &mut dyn Vm, a: &[Value], max: bool) -> R<Vec<Value>> {
     let mut best = check_num(it, a, 1)?;
     for i in 2..=a.len() {
         let v = check_num(it, a, i)?;
@@ -824,9 +839,9 @@ pub fn srand48(seed: i32) -> u64 {
 /// The state Redis starts with (`x = {0x330E, 0xABCD, 0x1234}`).
 pub const RAND48_INIT: u64 = 0x1234_ABCD_330E;
 
-fn random(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn random(it: &mut dyn Vm, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     const MAX: i64 = i32::MAX as i64;
-    let r = (lrand48(it.host.rand48()) as i64 % MAX) as f64 / MAX as f64;
+    let r = (lrand48(it.host().rand48()) as i64 % MAX) as f64 / MAX as f64;
     match a.len() {
         0 => Ok(num(r)),
         1 => {
@@ -848,9 +863,9 @@ fn random(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     }
 }
 
-fn randomseed(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn randomseed(it: &mut dyn Vm, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let seed = check_int(it, &a, 1)? as i32;
-    *it.host.rand48() = srand48(seed);
+    *it.host().rand48() = srand48(seed);
     Ok(Vec::new())
 }
 
@@ -863,7 +878,7 @@ fn tobit(n: f64) -> i32 {
     (n + 6_755_399_441_055_744.0).to_bits() as u32 as i32
 }
 
-fn bitarg(it: &Interp, a: &[Value], i: usize) -> R<i32> {
+fn bitarg(it: &dyn Vm, a: &[Value], i: usize) -> R<i32> {
     Ok(tobit(check_num(it, a, i)?))
 }
 
@@ -920,55 +935,12 @@ fn bit() -> Table {
     ])
 }
 
-fn fold_bits(it: &mut Interp, a: &[Value], f: fn(i32, i32) -> i32) -> R<Vec<Value>> {
+fn fold_bits(it: &mut dyn Vm, a: &[Value], f: fn(i32, i32) -> i32) -> R<Vec<Value>> {
     let mut acc = bitarg(it, a, 1)?;
     for i in 2..=a.len() {
         acc = f(acc, bitarg(it, a, i)?);
     }
     Ok(bits(acc))
-}
-
-impl Interp<'_> {
-    /// `tostring`: `__tostring` first, then Lua's spellings. Tables and
-    /// functions get a per-run address, so output replays exactly.
-    pub fn tostring(&mut self, v: &Value) -> R<Vec<u8>> {
-        let h = self.metamethod(v, "__tostring");
-        if !h.is_nil() {
-            let r = first(self.call(&h, vec![v.clone()])?);
-            return match r.to_str() {
-                Some(s) if matches!(r, Value::Str(_)) => Ok(s.to_vec()),
-                _ => Err(self.rt_error("'__tostring' must return a string")),
-            };
-        }
-        Ok(match v {
-            Value::Nil => b"nil".to_vec(),
-            Value::Bool(b) => {
-                if *b {
-                    b"true".to_vec()
-                } else {
-                    b"false".to_vec()
-                }
-            }
-            Value::Num(n) => fmt_num(*n).into_bytes(),
-            Value::Str(s) => s.to_vec(),
-            Value::Table(t) if t.borrow().userdata_null => b"userdata: (nil)".to_vec(),
-            Value::Table(_) => format!("table: 0x{:08x}", self.object_id(v)).into_bytes(),
-            Value::Func(_) => format!("function: 0x{:08x}", self.object_id(v)).into_bytes(),
-        })
-    }
-
-    /// The string metatable (`getmetatable("")`): `{__index = string}`.
-    pub fn string_meta(&self) -> Option<TableRef> {
-        let mut m = Table::new();
-        m.set_str("__index", Value::Table(self.string_lib.clone()));
-        m.readonly = true;
-        Some(Rc::new(std::cell::RefCell::new(m)))
-    }
-}
-
-/// `luaO_str2d` for callers outside the interpreter.
-pub fn to_number(s: &[u8]) -> Option<f64> {
-    str2d(s)
 }
 
 #[cfg(test)]
