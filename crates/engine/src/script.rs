@@ -1,4 +1,4 @@
-//! Lua scripting as Redis 7.2 runs it (EVAL): a Lua 5.1 interpreter written for Redsim, the script cache, and the rules of script_lua.c, eval.c and script.c.
+//! Lua scripting as Redis 7.2 runs it (EVAL): the script cache, shebang flags, and running a script to its reply, by the rules of script_lua.c, eval.c and script.c. The Lua 5.1 interpreter itself is [`lua`]; the commands are in `cmd::script`, which implements [`Host`].
 //!
 //! # What a script author can notice
 //!
@@ -35,18 +35,21 @@
 //! - `redis.log` checks its arguments and writes nothing.
 
 pub mod api;
+pub mod convert;
+pub mod env;
 pub mod lua;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::proto::resp::Frame;
-use lua::ast::FuncProto;
 pub use lua::host::Host;
+
+use crate::proto::resp::Frame;
+use api::sha1hex;
+use lua::ast::FuncProto;
 use lua::interp::Interp;
 use lua::parse;
-use lua::stdlib;
-use lua::value::{first, LuaError, Table, Value, Vm};
+use lua::value::{first, LuaError, Value, Vm};
 
 /// Steps a script may take per millisecond of `busy-reply-threshold`
 /// (`lua-time-limit`): the default 5000 ms allows 10 million steps, about
@@ -63,11 +66,6 @@ pub fn budget_for(threshold_ms: i64) -> u64 {
         threshold_ms as u64
     };
     ms.saturating_mul(STEPS_PER_MS)
-}
-
-/// `sha1hex`: the lower-case hex SHA1 that names a script.
-pub fn sha1hex(body: &[u8]) -> String {
-    sha1_smol::Sha1::from(body).digest().to_string()
 }
 
 /// Flags a script declares in a `#!lua flags=...` shebang.
@@ -102,7 +100,7 @@ impl Default for Scripts {
     fn default() -> Self {
         Scripts {
             cache: BTreeMap::new(),
-            rand48: stdlib::RAND48_INIT,
+            rand48: lua::mathlib::RAND48_INIT,
         }
     }
 }
@@ -216,18 +214,14 @@ pub fn run(
     argv: &[Vec<u8>],
     fuel: u64,
 ) -> Frame {
-    let (globals, string_lib) = stdlib::globals(api::library());
-    let array =
-        |items: &[Vec<u8>]| Table::value(Table::from_array(items.iter().map(Value::str).collect()));
-    stdlib::set_global(&globals, "KEYS", array(keys));
-    stdlib::set_global(&globals, "ARGV", array(argv));
+    let (globals, string_lib) = env::globals(keys, argv);
     let mut it = Interp::new(host, fuel, globals, string_lib);
     let result = it.run_main(&script.proto);
     let line = it.line;
     match result {
         Ok(values) => {
             let resp = it.host.resp();
-            api::lua_to_frame(&first(values), resp)
+            convert::lua_to_frame(&first(values), resp)
         }
         Err(LuaError::Value(v)) => {
             // `__redis__err__handler`: a non-table error becomes

@@ -18,12 +18,16 @@
 //! implement.
 
 pub mod ast;
+pub mod auxlib;
+pub mod baselib;
+pub mod bitlib;
 pub mod cjson;
 pub mod host;
 pub mod interp;
 pub mod lex;
+pub mod mathlib;
 pub mod number;
 pub mod parse;
-pub mod stdlib;
 pub mod strlib;
+pub mod tablib;
 pub mod value;

@@ -1,13 +1,13 @@
 //! Lua 5.1's string library (lstrlib.c semantics): `sub`, `rep`, `byte`, `format` with C conversions, and Lua patterns for `find`, `match`, `gmatch` and `gsub`.
 
 use super::ast::LStr;
+use super::auxlib::{check_int, check_num, check_str, new_lib, opt_int};
 use super::number::{c_int, c_long, cstr, fmt_num, Spec};
-use super::stdlib::{check_int, check_num, check_str, opt_int};
-use super::value::{first, Native, NativeFn, Table, Value, Vm, R};
+use super::value::{first, Native, Table, Value, Vm, R};
 
 /// The `string` table.
 pub fn library() -> Table {
-    let entries: &[(&'static str, NativeFn)] = &[
+    let mut t = new_lib(&[
         ("len", len),
         ("sub", sub),
         ("upper", |it, a, _| {
@@ -35,11 +35,7 @@ pub fn library() -> Table {
         ("dump", |it, _, _| {
             Err(it.rt_error("unable to dump given function"))
         }),
-    ];
-    let mut t = Table::new();
-    for (name, f) in entries {
-        t.set_str(name, Native::value(name, *f));
-    }
+    ]);
     t.set_str("gfind", Native::value("gfind", gmatch));
     t
 }

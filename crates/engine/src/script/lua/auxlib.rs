@@ -1,0 +1,108 @@
+//! The auxiliary library the standard libraries share (lauxlib.c's part): argument checks with `luaL_check*`'s messages, and library tables of natives.
+
+use super::ast::LStr;
+use super::number::c_int;
+use super::value::{Native, NativeFn, Table, TableRef, Value, Vm, R};
+
+/// Natives report a bad value with the standard wording.
+pub fn type_name_of(v: Option<&Value>) -> &'static str {
+    match v {
+        None => "no value",
+        Some(v) => v.type_name(),
+    }
+}
+
+/// `luaL_checktype(L, n, LUA_TTABLE)`.
+pub fn check_table(it: &dyn Vm, args: &[Value], n: usize) -> R<TableRef> {
+    match args.get(n - 1) {
+        Some(Value::Table(t)) => Ok(t.clone()),
+        other => Err(it.arg_error(n, &format!("table expected, got {}", type_name_of(other)))),
+    }
+}
+
+/// `luaL_checknumber`: numbers and numeric strings.
+pub fn check_num(it: &dyn Vm, args: &[Value], n: usize) -> R<f64> {
+    match args.get(n - 1) {
+        Some(v) => v
+            .to_num()
+            .ok_or_else(|| it.arg_error(n, &format!("number expected, got {}", v.type_name()))),
+        None => Err(it.arg_error(n, "number expected, got no value")),
+    }
+}
+
+/// `luaL_optnumber`.
+pub fn opt_num(it: &dyn Vm, args: &[Value], n: usize, default: f64) -> R<f64> {
+    match args.get(n - 1) {
+        None | Some(Value::Nil) => Ok(default),
+        _ => check_num(it, args, n),
+    }
+}
+
+/// `luaL_checkint`: a number truncated to a C `int`.
+pub fn check_int(it: &dyn Vm, args: &[Value], n: usize) -> R<i64> {
+    Ok(c_int(check_num(it, args, n)?) as i64)
+}
+
+/// `luaL_optint`.
+pub fn opt_int(it: &dyn Vm, args: &[Value], n: usize, default: i64) -> R<i64> {
+    match args.get(n - 1) {
+        None | Some(Value::Nil) => Ok(default),
+        _ => check_int(it, args, n),
+    }
+}
+
+/// `luaL_checklstring`: strings, and numbers converted.
+pub fn check_str(it: &dyn Vm, args: &[Value], n: usize) -> R<LStr> {
+    match args.get(n - 1) {
+        Some(v) => v
+            .to_str()
+            .ok_or_else(|| it.arg_error(n, &format!("string expected, got {}", v.type_name()))),
+        None => Err(it.arg_error(n, "string expected, got no value")),
+    }
+}
+
+/// `luaL_optlstring`.
+pub fn opt_str(it: &dyn Vm, args: &[Value], n: usize, default: &[u8]) -> R<LStr> {
+    match args.get(n - 1) {
+        None | Some(Value::Nil) => Ok(default.into()),
+        _ => check_str(it, args, n),
+    }
+}
+
+/// `luaL_checkany`.
+pub fn check_any(it: &dyn Vm, args: &[Value], n: usize) -> R<Value> {
+    args.get(n - 1)
+        .cloned()
+        .ok_or_else(|| it.arg_error(n, "value expected"))
+}
+
+/// One number as a native's results.
+pub fn num(n: f64) -> Vec<Value> {
+    vec![Value::Num(n)]
+}
+
+/// A library table holding `entries` as named natives, in that order
+/// (`pairs` visits them so).
+pub fn new_lib(entries: &[(&'static str, NativeFn)]) -> Table {
+    let mut t = Table::new();
+    for (name, f) in entries {
+        t.set_str(name, Native::value(name, *f));
+    }
+    t
+}
+
+/// Redis' read-only tables (globals and libraries) refuse raw writes too.
+pub fn check_writable(it: &dyn Vm, t: &TableRef) -> R<()> {
+    if t.borrow().readonly {
+        return Err(it.vm_error("Attempt to modify a readonly table"));
+    }
+    Ok(())
+}
+
+/// `lua_rawset` from a library: no metamethods, but read-only tables and
+/// bad keys are errors.
+pub fn raw_set(it: &dyn Vm, t: &TableRef, k: Value, v: Value) -> R<()> {
+    check_writable(it, t)?;
+    let r = t.borrow_mut().set(k, v);
+    r.map_err(|m| it.vm_error(m))
+}
