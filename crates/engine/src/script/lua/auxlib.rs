@@ -12,30 +12,46 @@ pub fn type_name_of(v: Option<&Value>) -> &'static str {
     }
 }
 
+/// `lua_isnoneornil`: argument `n` (from 1) was not given, or is nil.
+pub fn absent(args: &[Value], n: usize) -> bool {
+    matches!(args.get(n - 1), None | Some(Value::Nil))
+}
+
+/// Argument `n` as `conv` reads it, or "bad argument #n to 'f' (WHAT
+/// expected, got TYPE)".
+fn check_as<T>(
+    it: &dyn Vm,
+    args: &[Value],
+    n: usize,
+    what: &str,
+    conv: impl FnOnce(&Value) -> Option<T>,
+) -> R<T> {
+    let v = args.get(n - 1);
+    match v.and_then(conv) {
+        Some(x) => Ok(x),
+        None => Err(it.arg_error(n, &format!("{what} expected, got {}", type_name_of(v)))),
+    }
+}
+
 /// `luaL_checktype(L, n, LUA_TTABLE)`.
 pub fn check_table(it: &dyn Vm, args: &[Value], n: usize) -> R<TableRef> {
-    match args.get(n - 1) {
-        Some(Value::Table(t)) => Ok(t.clone()),
-        other => Err(it.arg_error(n, &format!("table expected, got {}", type_name_of(other)))),
-    }
+    check_as(it, args, n, "table", |v| match v {
+        Value::Table(t) => Some(t.clone()),
+        _ => None,
+    })
 }
 
 /// `luaL_checknumber`: numbers and numeric strings.
 pub fn check_num(it: &dyn Vm, args: &[Value], n: usize) -> R<f64> {
-    match args.get(n - 1) {
-        Some(v) => v
-            .to_num()
-            .ok_or_else(|| it.arg_error(n, &format!("number expected, got {}", v.type_name()))),
-        None => Err(it.arg_error(n, "number expected, got no value")),
-    }
+    check_as(it, args, n, "number", Value::to_num)
 }
 
 /// `luaL_optnumber`.
 pub fn opt_num(it: &dyn Vm, args: &[Value], n: usize, default: f64) -> R<f64> {
-    match args.get(n - 1) {
-        None | Some(Value::Nil) => Ok(default),
-        _ => check_num(it, args, n),
+    if absent(args, n) {
+        return Ok(default);
     }
+    check_num(it, args, n)
 }
 
 /// `luaL_checkint`: a number truncated to a C `int`.
@@ -45,28 +61,23 @@ pub fn check_int(it: &dyn Vm, args: &[Value], n: usize) -> R<i64> {
 
 /// `luaL_optint`.
 pub fn opt_int(it: &dyn Vm, args: &[Value], n: usize, default: i64) -> R<i64> {
-    match args.get(n - 1) {
-        None | Some(Value::Nil) => Ok(default),
-        _ => check_int(it, args, n),
+    if absent(args, n) {
+        return Ok(default);
     }
+    check_int(it, args, n)
 }
 
 /// `luaL_checklstring`: strings, and numbers converted.
 pub fn check_str(it: &dyn Vm, args: &[Value], n: usize) -> R<LStr> {
-    match args.get(n - 1) {
-        Some(v) => v
-            .to_str()
-            .ok_or_else(|| it.arg_error(n, &format!("string expected, got {}", v.type_name()))),
-        None => Err(it.arg_error(n, "string expected, got no value")),
-    }
+    check_as(it, args, n, "string", Value::to_str)
 }
 
 /// `luaL_optlstring`.
 pub fn opt_str(it: &dyn Vm, args: &[Value], n: usize, default: &[u8]) -> R<LStr> {
-    match args.get(n - 1) {
-        None | Some(Value::Nil) => Ok(default.into()),
-        _ => check_str(it, args, n),
+    if absent(args, n) {
+        return Ok(default.into());
     }
+    check_str(it, args, n)
 }
 
 /// `luaL_checkany`.

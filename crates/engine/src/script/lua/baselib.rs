@@ -3,8 +3,8 @@
 use std::rc::Rc;
 
 use super::auxlib::{
-    check_any, check_int, check_str, check_table, check_writable, new_lib, num, opt_int, opt_str,
-    raw_set,
+    absent, check_any, check_int, check_str, check_table, check_writable, new_lib, num, opt_int,
+    opt_str, raw_set,
 };
 use super::number::str2ul;
 use super::value::{first, Function, LuaError, Native, Table, TableRef, Value, Vm, R};
@@ -248,9 +248,10 @@ fn type_(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
 fn unpack(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     let i = opt_int(it, &args, 2, 1)?;
-    let j = match args.get(2) {
-        None | Some(Value::Nil) => t.borrow().border() as i64,
-        _ => check_int(it, &args, 3)?,
+    let j = if absent(&args, 3) {
+        t.borrow().border() as i64
+    } else {
+        check_int(it, &args, 3)?
     };
     if i > j {
         return Ok(Vec::new());

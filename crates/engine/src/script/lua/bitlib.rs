@@ -1,6 +1,6 @@
 //! LuaBitOp (`bit`), which Redis loads: 32-bit operations on numbers.
 
-use super::auxlib::{check_num, new_lib, num};
+use super::auxlib::{absent, check_num, new_lib, num};
 use super::value::{Table, Value, Vm, R};
 
 /// `tobit`: the number modulo 2^32 as a signed 32-bit integer, rounding
@@ -50,10 +50,7 @@ pub fn library() -> Table {
         }),
         ("tohex", |it, a, _| {
             let x = bitarg(it, &a, 1)? as u32;
-            let n = match a.get(1) {
-                None | Some(Value::Nil) => 8,
-                _ => bitarg(it, &a, 2)?,
-            };
+            let n = if absent(&a, 2) { 8 } else { bitarg(it, &a, 2)? };
             let upper = n < 0;
             let n = (n.unsigned_abs().min(8)) as usize;
             let mut s = if upper {

@@ -339,8 +339,8 @@ impl Parser<'_> {
             Tok::Num(n) => Value::Num(n),
             Tok::Bool(b) => Value::Bool(b),
             Tok::Null => self.null.clone(),
-            Tok::ObjBegin => self.object(it, at)?,
-            Tok::ArrBegin => self.array(it, at)?,
+            Tok::ObjBegin => self.object(it)?,
+            Tok::ArrBegin => self.array(it)?,
             other => return Err(expected(it, "value", &other, at)),
         })
     }
@@ -356,56 +356,59 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn object(&mut self, it: &mut dyn Vm, _at: usize) -> R<Value> {
+    /// The members of an object or array whose opening token was just
+    /// read: `member` reads one from its first token; commas separate them
+    /// until `end`.
+    fn members(
+        &mut self,
+        it: &mut dyn Vm,
+        end: Tok,
+        what: &str,
+        mut member: impl FnMut(&mut Self, &mut dyn Vm, Tok, usize) -> R<()>,
+    ) -> R<()> {
         self.descend(it)?;
-        let mut t = Table::new();
         let (mut tok, mut at) = self.next();
-        if tok == Tok::ObjEnd {
-            self.depth -= 1;
-            return Ok(Table::value(t));
+        if tok != end {
+            loop {
+                member(self, it, tok, at)?;
+                let (sep, sat) = self.next();
+                if sep == end {
+                    break;
+                }
+                if sep != Tok::Comma {
+                    return Err(expected(it, what, &sep, sat));
+                }
+                (tok, at) = self.next();
+            }
         }
-        loop {
+        self.depth -= 1;
+        Ok(())
+    }
+
+    fn object(&mut self, it: &mut dyn Vm) -> R<Value> {
+        let mut t = Table::new();
+        self.members(it, Tok::ObjEnd, "comma or object end", |p, it, tok, at| {
             let Tok::Str(key) = tok else {
                 return Err(expected(it, "object key string", &tok, at));
             };
-            let (colon, cat) = self.next();
+            let (colon, cat) = p.next();
             if colon != Tok::Colon {
                 return Err(expected(it, "colon", &colon, cat));
             }
-            let (vt, vat) = self.next();
-            let v = self.value(it, vt, vat)?;
+            let (vt, vat) = p.next();
+            let v = p.value(it, vt, vat)?;
             let _ = t.set(Value::str(key), v);
-            let (sep, sat) = self.next();
-            match sep {
-                Tok::ObjEnd => break,
-                Tok::Comma => {}
-                other => return Err(expected(it, "comma or object end", &other, sat)),
-            }
-            (tok, at) = self.next();
-        }
-        self.depth -= 1;
+            Ok(())
+        })?;
         Ok(Table::value(t))
     }
 
-    fn array(&mut self, it: &mut dyn Vm, _at: usize) -> R<Value> {
-        self.descend(it)?;
+    fn array(&mut self, it: &mut dyn Vm) -> R<Value> {
         let mut items = Vec::new();
-        let (mut tok, mut at) = self.next();
-        if tok == Tok::ArrEnd {
-            self.depth -= 1;
-            return Ok(Table::value(Table::new()));
-        }
-        loop {
-            items.push(self.value(it, tok, at)?);
-            let (sep, sat) = self.next();
-            match sep {
-                Tok::ArrEnd => break,
-                Tok::Comma => {}
-                other => return Err(expected(it, "comma or array end", &other, sat)),
-            }
-            (tok, at) = self.next();
-        }
-        self.depth -= 1;
+        self.members(it, Tok::ArrEnd, "comma or array end", |p, it, tok, at| {
+            items.push(p.value(it, tok, at)?);
+            Ok(())
+        })?;
         Ok(Table::value(Table::from_array(items)))
     }
 }

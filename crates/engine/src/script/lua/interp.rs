@@ -753,14 +753,7 @@ impl<'h> Interp<'h> {
                     }
                 }
                 Value::Str(_) => Value::Table(self.string_lib.clone()),
-                other => {
-                    let desc = if o.raw_eq(obj) {
-                        self.describe(f, e)
-                    } else {
-                        String::new()
-                    };
-                    return Err(self.type_error("index", &desc, other));
-                }
+                other => return Err(self.index_error(obj, other, e, f)),
             };
             if h.is_nil() {
                 return Ok(Value::Nil);
@@ -771,6 +764,18 @@ impl<'h> Interp<'h> {
             o = h;
         }
         Err(self.vm_error("loop in gettable"))
+    }
+
+    /// "attempt to index ..." for a value met in an `__index` or
+    /// `__newindex` chain: named after its variable only if it is the
+    /// indexed value itself.
+    fn index_error(&self, obj: &Value, bad: &Value, e: &Expr, f: &Activation) -> LuaError {
+        let desc = if bad.raw_eq(obj) {
+            self.describe(f, e)
+        } else {
+            String::new()
+        };
+        self.type_error("index", &desc, bad)
     }
 
     /// `t[k] = v` with `__newindex` and Redis' read-only tables.
@@ -799,14 +804,7 @@ impl<'h> Interp<'h> {
                     }
                     h
                 }
-                other => {
-                    let desc = if o.raw_eq(obj) {
-                        self.describe(f, e)
-                    } else {
-                        String::new()
-                    };
-                    return Err(self.type_error("index", &desc, other));
-                }
+                other => return Err(self.index_error(obj, other, e, f)),
             };
             if let Value::Func(_) = h {
                 self.call(&h, vec![o, key, v])?;

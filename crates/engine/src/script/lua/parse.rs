@@ -353,15 +353,9 @@ impl Parser<'_> {
                 let mut method = false;
                 loop {
                     match self.t.tok {
-                        Tok::Char(b'.') => {
-                            self.next()?;
-                            let k = self.name()?;
-                            target = Expr::Index(Box::new((target, Expr::Str(k))), self.last_line);
-                        }
+                        Tok::Char(b'.') => target = self.field(target)?,
                         Tok::Char(b':') => {
-                            self.next()?;
-                            let k = self.name()?;
-                            target = Expr::Index(Box::new((target, Expr::Str(k))), self.last_line);
+                            target = self.field(target)?;
                             method = true;
                             break;
                         }
@@ -570,11 +564,7 @@ impl Parser<'_> {
         let mut e = self.primary_expr()?;
         loop {
             match self.t.tok {
-                Tok::Char(b'.') => {
-                    self.next()?;
-                    let k = self.name()?;
-                    e = Expr::Index(Box::new((e, Expr::Str(k))), self.last_line);
-                }
+                Tok::Char(b'.') => e = self.field(e)?,
                 Tok::Char(b'[') => {
                     self.next()?;
                     let k = self.expr()?;
@@ -603,6 +593,13 @@ impl Parser<'_> {
                 _ => return Ok(e),
             }
         }
+    }
+
+    /// `fieldsel`: at `.` or `:`, the name after it as a string index into `e`.
+    fn field(&mut self, e: Expr) -> R<Expr> {
+        self.next()?;
+        let k = self.name()?;
+        Ok(Expr::Index(Box::new((e, Expr::Str(k))), self.last_line))
     }
 
     /// `funcargs`: `(...)`, a table or a string; the call's line.

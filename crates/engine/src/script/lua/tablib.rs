@@ -1,7 +1,7 @@
 //! Lua 5.1's table library (ltablib.c): `concat`, `insert`, `remove`, `sort` (Lua's own quicksort, so ties and odd comparators order as in Redis), `maxn` and the 5.0 leftovers `getn`, `setn`, `foreach`, `foreachi`.
 
 use super::auxlib::{
-    check_int, check_table, check_writable, new_lib, num, opt_int, opt_str, raw_set,
+    absent, check_int, check_table, check_writable, new_lib, num, opt_int, opt_str, raw_set,
 };
 use super::value::{first, Native, Table, TableRef, Value, Vm, R};
 
@@ -24,9 +24,10 @@ fn concat(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let t = check_table(it, &args, 1)?;
     let sep = opt_str(it, &args, 2, b"")?;
     let i = opt_int(it, &args, 3, 1)?;
-    let j = match args.get(3) {
-        None | Some(Value::Nil) => t.borrow().border() as i64,
-        _ => check_int(it, &args, 4)?,
+    let j = if absent(&args, 4) {
+        t.borrow().border() as i64
+    } else {
+        check_int(it, &args, 4)?
     };
     let mut out = Vec::new();
     let mut k = i;
