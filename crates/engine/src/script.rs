@@ -220,7 +220,7 @@ pub fn run(
     let line = it.line;
     match result {
         Ok(values) => {
-            let resp = it.host.resp();
+            let resp = it.host().resp();
             convert::lua_to_frame(&first(values), resp)
         }
         Err(LuaError::Value(v)) => {

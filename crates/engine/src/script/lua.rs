@@ -13,9 +13,20 @@
 //! grammar and error messages, a step budget, and nothing random but
 //! `math.random` on Redis' own `redisLrand48`.
 //!
-//! Nothing here knows Redis' commands: what a script reaches outside the
-//! interpreter goes through [`host::Host`], which the scripting commands
-//! implement.
+//! # Layout, from the ground up
+//!
+//! - [`number`]: Lua's number text (`%.14g`, `lua_str2number`, C `printf`).
+//! - [`ast`]: a compiled function; [`lex`] and [`parse`] build it from source.
+//! - [`value`]: values and tables, native functions, and [`value::Vm`], all
+//!   a native may ask of the interpreter; [`host`]: what a script reaches
+//!   outside (the server), which the scripting commands implement.
+//! - [`interp`]: runs a compiled function and implements `Vm`.
+//! - The libraries stand on `value` alone, never on `interp`: [`auxlib`]
+//!   (argument checks) under [`baselib`], [`strlib`], [`tablib`],
+//!   [`mathlib`], [`bitlib`] and [`cjson`].
+//!
+//! Nothing here knows Redis' commands; which globals a script gets, and
+//! the `redis` table, are the scripting layer's (`script::env`, `script::api`).
 
 pub mod ast;
 pub mod auxlib;

@@ -37,9 +37,9 @@ struct Activation<'p> {
 
 /// One script run: the host, the globals, the budget and where execution is.
 pub struct Interp<'h> {
-    pub host: &'h mut dyn Host,
+    host: &'h mut dyn Host,
     /// Steps left before [`LuaError::Budget`].
-    pub fuel: u64,
+    fuel: u64,
     /// The current line of the innermost Lua function (for error positions).
     pub line: u32,
     /// Lines of the callers of the active Lua functions (`error(msg, 2)`).
@@ -47,11 +47,11 @@ pub struct Interp<'h> {
     /// For each active call, whether it is a Lua function (else native):
     /// error positions depend on who raised the error.
     frames: Vec<bool>,
-    pub globals: TableRef,
+    globals: TableRef,
     /// The `string` table: strings index it (`s:upper()`).
-    pub string_lib: TableRef,
+    string_lib: TableRef,
     /// The name the current native function was called by, for "bad argument" errors.
-    pub fname: Option<(&'static str, LStr)>,
+    fname: Option<(&'static str, LStr)>,
     /// Per-run identities of tables and functions for `tostring`.
     ids: std::collections::BTreeMap<usize, u64>,
 }
@@ -73,7 +73,7 @@ impl<'h> Interp<'h> {
 
     /// A stable identity for a table or function within this run (heap
     /// addresses would make `tostring({})` differ between runs).
-    pub fn object_id(&mut self, v: &Value) -> u64 {
+    fn object_id(&mut self, v: &Value) -> u64 {
         let next = 0x5580_0000 + 0x40 * self.ids.len() as u64;
         *self.ids.entry(v.addr()).or_insert(next)
     }
@@ -618,12 +618,7 @@ impl<'h> Interp<'h> {
         if let (Value::Num(x), Value::Num(y)) = (&a, &b) {
             let (x, y) = (*x, *y);
             return Ok(match op {
-                Add => Value::Num(fix_nan(x + y, x, y)),
-                Sub => Value::Num(fix_nan(x - y, x, y)),
-                Mul => Value::Num(fix_nan(x * y, x, y)),
-                Div => Value::Num(fix_nan(x / y, x, y)),
-                Mod => Value::Num(lua_mod(x, y)),
-                Pow => Value::Num(fix_nan(x.powf(y), x, y)),
+                Add | Sub | Mul | Div | Mod | Pow => Value::Num(arith_num(op, x, y)),
                 Eq => Value::Bool(x == y),
                 Ne => Value::Bool(x != y),
                 Lt => Value::Bool(x < y),
@@ -710,7 +705,7 @@ impl<'h> Interp<'h> {
     }
 
     /// `==` with `__eq` for two tables sharing the metamethod.
-    pub fn equals(&mut self, a: &Value, b: &Value) -> R<bool> {
+    fn equals(&mut self, a: &Value, b: &Value) -> R<bool> {
         if a.raw_eq(b) {
             return Ok(true);
         }
@@ -725,7 +720,7 @@ impl<'h> Interp<'h> {
     }
 
     /// The metatable entry `event` of a value (strings share the string library's).
-    pub fn metamethod(&self, v: &Value, event: &str) -> Value {
+    fn metamethod(&self, v: &Value, event: &str) -> Value {
         match v {
             Value::Table(t) => match &t.borrow().meta {
                 Some(m) => m.borrow().get_str(event),
@@ -816,7 +811,7 @@ impl<'h> Interp<'h> {
     }
 
     /// "attempt to OP local 'x' (a nil value)" or "attempt to OP a nil value".
-    pub fn type_error(&self, op: &str, desc: &str, v: &Value) -> LuaError {
+    fn type_error(&self, op: &str, desc: &str, v: &Value) -> LuaError {
         if desc.is_empty() {
             self.vm_error(&format!("attempt to {op} a {} value", v.type_name()))
         } else {
@@ -1023,10 +1018,12 @@ static EMPTY_PROTO: FuncProto = FuncProto {
 };
 
 /// Lua 5.1's `%`: `a - floor(a/b)*b`.
-pub fn lua_mod(a: f64, b: f64) -> f64 {
+fn lua_mod(a: f64, b: f64) -> f64 {
     fix_nan(a - (a / b).floor() * b, a, b)
 }
 
+/// An arithmetic operator on two numbers.
+#[inline(always)]
 fn arith_num(op: BinOp, x: f64, y: f64) -> f64 {
     match op {
         BinOp::Add => fix_nan(x + y, x, y),

@@ -458,15 +458,9 @@ impl Parser<'_> {
                 } else {
                     None
                 };
-                self.check_next(&Tok::Do, "do")?;
-                self.open_block(true);
-                let var = self.declare(first)?;
-                self.activate(&[var]);
-                let body = self.block()?;
-                self.close_block();
-                self.check_match(&Tok::End, "end", "for", line)?;
+                let (vars, body) = self.for_body(vec![first], line)?;
                 Ok(Stat::NumFor(Box::new(NumFor {
-                    var,
+                    var: vars[0],
                     start,
                     limit,
                     step,
@@ -481,16 +475,7 @@ impl Parser<'_> {
                 }
                 self.check_next(&Tok::In, "in")?;
                 let exprs = self.expr_list()?;
-                self.check_next(&Tok::Do, "do")?;
-                self.open_block(true);
-                let mut vars = Vec::new();
-                for n in names {
-                    vars.push(self.declare(n)?);
-                }
-                self.activate(&vars);
-                let body = self.block()?;
-                self.close_block();
-                self.check_match(&Tok::End, "end", "for", line)?;
+                let (vars, body) = self.for_body(names, line)?;
                 Ok(Stat::GenFor(Box::new(GenFor {
                     vars,
                     exprs,
@@ -500,6 +485,22 @@ impl Parser<'_> {
             }
             _ => Err(self.error("'=' or 'in' expected")),
         }
+    }
+
+    /// `forbody`: `do` block `end` of a `for` opened at `line`, its control
+    /// variables `names` declared in the loop's scope.
+    fn for_body(&mut self, names: Vec<LStr>, line: u32) -> R<(Vec<LocalId>, Block)> {
+        self.check_next(&Tok::Do, "do")?;
+        self.open_block(true);
+        let mut vars = Vec::with_capacity(names.len());
+        for n in names {
+            vars.push(self.declare(n)?);
+        }
+        self.activate(&vars);
+        let body = self.block()?;
+        self.close_block();
+        self.check_match(&Tok::End, "end", "for", line)?;
+        Ok((vars, body))
     }
 
     /// A call statement or an assignment.

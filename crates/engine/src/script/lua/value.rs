@@ -191,6 +191,7 @@ pub trait Vm {
 }
 
 /// The first of several values (`nil` if none).
+#[inline]
 pub fn first(v: Vec<Value>) -> Value {
     v.into_iter().next().unwrap_or_default()
 }
