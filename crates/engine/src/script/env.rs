@@ -6,9 +6,9 @@ use super::api;
 use super::lua::value::{Native, Table, TableRef, Value, Vm, R};
 use super::lua::{baselib, bitlib, cjson, mathlib, strlib, tablib};
 
-/// The global table a script sees: Redis' allow-listed libraries, every
-/// table read-only, and reads of unknown globals failing.
-/// KEYS and ARGV are the script's arguments.
+/// The global table a script sees, and its `string` table (which strings
+/// index): Redis' allow-listed libraries, every table read-only, KEYS and
+/// ARGV, and reads of unknown globals failing.
 pub fn globals(keys: &[Vec<u8>], argv: &[Vec<u8>]) -> (TableRef, TableRef) {
     let mut g = baselib::library();
     let string = strlib::library();

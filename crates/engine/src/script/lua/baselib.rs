@@ -1,4 +1,4 @@
-//! Lua 5.1's base library (lbaselib.c) as Redis loads it: `pcall` hands back an error table's `err` string, `loadstring` compiles with the chunk name `user_script`, and there is no `getfenv`/`setfenv`, `dofile` or `print`.
+//! Lua 5.1's base library (lbaselib.c), with Redis' `pcall`, which hands back an error table's `err` string.
 
 use std::rc::Rc;
 
