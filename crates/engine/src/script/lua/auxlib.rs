@@ -2,9 +2,10 @@
 
 use super::ast::LStr;
 use super::number::c_int;
-use super::value::{Native, NativeFn, Table, TableRef, Value, Vm, R};
+use super::value::{LuaError, Native, NativeFn, Table, TableRef, Value, Vm, R};
 
 /// Natives report a bad value with the standard wording.
+#[inline]
 pub fn type_name_of(v: Option<&Value>) -> &'static str {
     match v {
         None => "no value",
@@ -13,12 +14,14 @@ pub fn type_name_of(v: Option<&Value>) -> &'static str {
 }
 
 /// `lua_isnoneornil`: argument `n` (from 1) was not given, or is nil.
+#[inline]
 pub fn absent(args: &[Value], n: usize) -> bool {
     matches!(args.get(n - 1), None | Some(Value::Nil))
 }
 
 /// Argument `n` as `conv` reads it, or "bad argument #n to 'f' (WHAT
 /// expected, got TYPE)".
+#[inline]
 fn check_as<T>(
     it: &dyn Vm,
     args: &[Value],
@@ -29,11 +32,18 @@ fn check_as<T>(
     let v = args.get(n - 1);
     match v.and_then(conv) {
         Some(x) => Ok(x),
-        None => Err(it.arg_error(n, &format!("{what} expected, got {}", type_name_of(v)))),
+        None => Err(expected(it, n, what, v)),
     }
 }
 
+/// The error `check_as` raises (apart, so the checks inline small).
+#[cold]
+fn expected(it: &dyn Vm, n: usize, what: &str, v: Option<&Value>) -> LuaError {
+    it.arg_error(n, &format!("{what} expected, got {}", type_name_of(v)))
+}
+
 /// `luaL_checktype(L, n, LUA_TTABLE)`.
+#[inline]
 pub fn check_table(it: &dyn Vm, args: &[Value], n: usize) -> R<TableRef> {
     check_as(it, args, n, "table", |v| match v {
         Value::Table(t) => Some(t.clone()),
@@ -42,11 +52,13 @@ pub fn check_table(it: &dyn Vm, args: &[Value], n: usize) -> R<TableRef> {
 }
 
 /// `luaL_checknumber`: numbers and numeric strings.
+#[inline]
 pub fn check_num(it: &dyn Vm, args: &[Value], n: usize) -> R<f64> {
     check_as(it, args, n, "number", Value::to_num)
 }
 
 /// `luaL_optnumber`.
+#[inline]
 pub fn opt_num(it: &dyn Vm, args: &[Value], n: usize, default: f64) -> R<f64> {
     if absent(args, n) {
         return Ok(default);
@@ -55,11 +67,13 @@ pub fn opt_num(it: &dyn Vm, args: &[Value], n: usize, default: f64) -> R<f64> {
 }
 
 /// `luaL_checkint`: a number truncated to a C `int`.
+#[inline]
 pub fn check_int(it: &dyn Vm, args: &[Value], n: usize) -> R<i64> {
     Ok(c_int(check_num(it, args, n)?) as i64)
 }
 
 /// `luaL_optint`.
+#[inline]
 pub fn opt_int(it: &dyn Vm, args: &[Value], n: usize, default: i64) -> R<i64> {
     if absent(args, n) {
         return Ok(default);
@@ -68,11 +82,13 @@ pub fn opt_int(it: &dyn Vm, args: &[Value], n: usize, default: i64) -> R<i64> {
 }
 
 /// `luaL_checklstring`: strings, and numbers converted.
+#[inline]
 pub fn check_str(it: &dyn Vm, args: &[Value], n: usize) -> R<LStr> {
     check_as(it, args, n, "string", Value::to_str)
 }
 
 /// `luaL_optlstring`.
+#[inline]
 pub fn opt_str(it: &dyn Vm, args: &[Value], n: usize, default: &[u8]) -> R<LStr> {
     if absent(args, n) {
         return Ok(default.into());
@@ -81,6 +97,7 @@ pub fn opt_str(it: &dyn Vm, args: &[Value], n: usize, default: &[u8]) -> R<LStr>
 }
 
 /// `luaL_checkany`.
+#[inline]
 pub fn check_any(it: &dyn Vm, args: &[Value], n: usize) -> R<Value> {
     args.get(n - 1)
         .cloned()
@@ -88,6 +105,7 @@ pub fn check_any(it: &dyn Vm, args: &[Value], n: usize) -> R<Value> {
 }
 
 /// One number as a native's results.
+#[inline]
 pub fn num(n: f64) -> Vec<Value> {
     vec![Value::Num(n)]
 }
