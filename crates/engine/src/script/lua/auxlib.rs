@@ -57,13 +57,26 @@ pub fn check_num(it: &dyn Vm, args: &[Value], n: usize) -> R<f64> {
     check_as(it, args, n, "number", Value::to_num)
 }
 
-/// `luaL_optnumber`.
+/// `luaL_opt`: `default` when argument `n` is absent or nil, else what
+/// `check` reads there.
 #[inline]
-pub fn opt_num(it: &dyn Vm, args: &[Value], n: usize, default: f64) -> R<f64> {
+fn opt<T>(
+    it: &dyn Vm,
+    args: &[Value],
+    n: usize,
+    default: T,
+    check: fn(&dyn Vm, &[Value], usize) -> R<T>,
+) -> R<T> {
     if absent(args, n) {
         return Ok(default);
     }
-    check_num(it, args, n)
+    check(it, args, n)
+}
+
+/// `luaL_optnumber`.
+#[inline]
+pub fn opt_num(it: &dyn Vm, args: &[Value], n: usize, default: f64) -> R<f64> {
+    opt(it, args, n, default, check_num)
 }
 
 /// `luaL_checkint`: a number truncated to a C `int`.
@@ -75,10 +88,7 @@ pub fn check_int(it: &dyn Vm, args: &[Value], n: usize) -> R<i64> {
 /// `luaL_optint`.
 #[inline]
 pub fn opt_int(it: &dyn Vm, args: &[Value], n: usize, default: i64) -> R<i64> {
-    if absent(args, n) {
-        return Ok(default);
-    }
-    check_int(it, args, n)
+    opt(it, args, n, default, check_int)
 }
 
 /// `luaL_checklstring`: strings, and numbers converted.
