@@ -1,17 +1,4 @@
-//! Lua scripting as Redis 7.2 runs it (EVAL): a Lua 5.1 interpreter written for Redsim, the script cache, and the rules of script_lua.c, eval.c and script.c.
-//!
-//! # Why our own interpreter
-//!
-//! The engine must build for `wasm32-unknown-unknown` without a C toolchain
-//! and stay deterministic. `piccolo` 0.3 (the pure-Rust candidate) does not
-//! build there without enabling JavaScript entropy (its tables hash with a
-//! randomly seeded `ahash`, which also makes `pairs` order change between
-//! runs), follows Lua 5.4 (integer subtype, `//`, `3.0` printing), lacks
-//! `tonumber`, `string.format`/`find`/`gsub`/`match` and `table.insert`/
-//! `concat`/`remove`/`sort`, and adds about 500 KB to the page. This one is
-//! Lua 5.1 (what Redis embeds): doubles only, `%.14g` printing, 5.1's
-//! grammar and error messages, a step budget, and nothing random but
-//! `math.random` on Redis' own `redisLrand48`.
+//! Lua scripting as Redis 7.2 runs it (EVAL): the script cache, shebang flags, and running a script to its reply, by the rules of script_lua.c, eval.c and script.c. The Lua 5.1 interpreter itself is [`lua`]; the commands are in `cmd::script`, which implements [`Host`].
 //!
 //! # What a script author can notice
 //!
@@ -34,7 +21,7 @@
 //!   (type, tostring, replies and encoding behave as Redis' NULL userdata).
 //! - A table nested more than 200 deep in a reply gives "reached lua stack
 //!   limit" where Redis goes about 2000 deep.
-//! - Lua calls nest at most [`interp::MAX_DEPTH`] deep (real Lua allows
+//! - Lua calls nest at most [`lua::interp::MAX_DEPTH`] deep (real Lua allows
 //!   about 16000; tail calls are not eliminated): deeper recursion fails
 //!   with "stack overflow". Patterns recurse at most 200 levels
 //!   ("pattern too complex").
@@ -48,22 +35,21 @@
 //! - `redis.log` checks its arguments and writes nothing.
 
 pub mod api;
-pub mod cjson;
-pub mod interp;
-pub mod lex;
-pub mod number;
-pub mod parse;
-pub mod stdlib;
-pub mod strlib;
-pub mod value;
+pub mod convert;
+pub mod env;
+pub mod lua;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+pub use lua::host::Host;
+
 use crate::proto::resp::Frame;
-use interp::{first, Host, Interp, LuaError};
-use parse::FuncProto;
-use value::{Table, Value};
+use api::sha1hex;
+use lua::ast::FuncProto;
+use lua::interp::Interp;
+use lua::parse;
+use lua::value::{first, LuaError, Value, Vm};
 
 /// Steps a script may take per millisecond of `busy-reply-threshold`
 /// (`lua-time-limit`): the default 5000 ms allows 10 million steps, about
@@ -80,11 +66,6 @@ pub fn budget_for(threshold_ms: i64) -> u64 {
         threshold_ms as u64
     };
     ms.saturating_mul(STEPS_PER_MS)
-}
-
-/// `sha1hex`: the lower-case hex SHA1 that names a script.
-pub fn sha1hex(body: &[u8]) -> String {
-    sha1_smol::Sha1::from(body).digest().to_string()
 }
 
 /// Flags a script declares in a `#!lua flags=...` shebang.
@@ -119,7 +100,7 @@ impl Default for Scripts {
     fn default() -> Self {
         Scripts {
             cache: BTreeMap::new(),
-            rand48: stdlib::RAND48_INIT,
+            rand48: lua::mathlib::RAND48_INIT,
         }
     }
 }
@@ -233,18 +214,14 @@ pub fn run(
     argv: &[Vec<u8>],
     fuel: u64,
 ) -> Frame {
-    let (globals, string_lib) = stdlib::globals(api::library());
-    let array =
-        |items: &[Vec<u8>]| Table::value(Table::from_array(items.iter().map(Value::str).collect()));
-    stdlib::set_global(&globals, "KEYS", array(keys));
-    stdlib::set_global(&globals, "ARGV", array(argv));
+    let (globals, string_lib) = env::globals(keys, argv);
     let mut it = Interp::new(host, fuel, globals, string_lib);
     let result = it.run_main(&script.proto);
     let line = it.line;
     match result {
         Ok(values) => {
-            let resp = it.host.resp();
-            api::lua_to_frame(&first(values), resp)
+            let resp = it.host().resp();
+            convert::lua_to_frame(&first(values), resp)
         }
         Err(LuaError::Value(v)) => {
             // `__redis__err__handler`: a non-table error becomes

@@ -8,7 +8,7 @@
 
 use super::{arg_i64, Command, Ctx};
 use crate::proto::resp::Frame;
-use crate::script::interp::Host;
+use crate::script::Host;
 use crate::server::client::Client;
 use crate::server::Server;
 
@@ -331,6 +331,10 @@ impl Host for ScriptHost<'_> {
 
     fn rand48(&mut self) -> &mut u64 {
         &mut self.srv.scripts.rand48
+    }
+
+    fn knows_command(&self, name: &[u8]) -> bool {
+        super::lookup(name).is_some()
     }
 }
 

@@ -1,6 +1,6 @@
 //! The Lua 5.1 lexer (llex.c's rules): tokens with their line and source text, long brackets, escapes, and Lua's "near '...'" error messages.
 
-use super::value::LStr;
+use super::ast::{LStr, CHUNK};
 
 /// A token. Names, strings and numbers carry their value; every other
 /// token is a keyword or an operator.
@@ -104,9 +104,6 @@ pub struct Token {
     pub start: usize,
     pub end: usize,
 }
-
-/// The chunk name in messages: Redis loads scripts as `@user_script`.
-pub const CHUNK: &str = "user_script";
 
 /// Splits a script into tokens.
 pub struct Lexer<'s> {

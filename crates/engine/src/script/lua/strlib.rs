@@ -1,13 +1,13 @@
 //! Lua 5.1's string library (lstrlib.c semantics): `sub`, `rep`, `byte`, `format` with C conversions, and Lua patterns for `find`, `match`, `gmatch` and `gsub`.
 
-use super::interp::{first, Interp};
+use super::ast::LStr;
+use super::auxlib::{check_int, check_num, check_str, new_lib, opt_int};
 use super::number::{c_int, c_long, cstr, fmt_num, Spec};
-use super::stdlib::{check_int, check_num, check_str, opt_int, R};
-use super::value::{LStr, Native, Table, Value};
+use super::value::{first, Native, Table, Value, Vm, R};
 
 /// The `string` table.
 pub fn library() -> Table {
-    let entries: &[(&'static str, super::value::NativeFn)] = &[
+    let mut t = new_lib(&[
         ("len", len),
         ("sub", sub),
         ("upper", |it, a, _| {
@@ -35,11 +35,7 @@ pub fn library() -> Table {
         ("dump", |it, _, _| {
             Err(it.rt_error("unable to dump given function"))
         }),
-    ];
-    let mut t = Table::new();
-    for (name, f) in entries {
-        t.set_str(name, Native::value(name, *f));
-    }
+    ]);
     t.set_str("gfind", Native::value("gfind", gmatch));
     t
 }
@@ -50,12 +46,12 @@ fn posrelat(pos: i64, len: usize) -> i64 {
     p.max(0)
 }
 
-fn len(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn len(it: &mut dyn Vm, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let s = check_str(it, &a, 1)?;
     Ok(vec![Value::Num(s.len() as f64)])
 }
 
-fn sub(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn sub(it: &mut dyn Vm, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let s = check_str(it, &a, 1)?;
     let l = s.len();
     let mut i = posrelat(check_int(it, &a, 2)?, l);
@@ -73,7 +69,7 @@ fn sub(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     }
 }
 
-fn rep(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn rep(it: &mut dyn Vm, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let s = check_str(it, &a, 1)?;
     let n = check_int(it, &a, 2)?;
     if n <= 0 || s.is_empty() {
@@ -85,7 +81,7 @@ fn rep(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(vec![Value::str(s.repeat(n as usize))])
 }
 
-fn byte(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn byte(it: &mut dyn Vm, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let s = check_str(it, &a, 1)?;
     let l = s.len();
     let i = posrelat(opt_int(it, &a, 2, 1)?, l);
@@ -104,7 +100,7 @@ fn byte(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
         .collect())
 }
 
-fn char_(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn char_(it: &mut dyn Vm, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let mut out = Vec::with_capacity(a.len());
     for i in 1..=a.len() {
         let c = check_int(it, &a, i)?;
@@ -118,7 +114,7 @@ fn char_(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
 
 /// `string.format`: C's conversions with Lua 5.1's limits (two-digit width
 /// and precision, at most five flags) and `%q`.
-fn format(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn format(it: &mut dyn Vm, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let fmt = check_str(it, &a, 1)?;
     let mut out = Vec::new();
     let mut arg = 1;
@@ -219,7 +215,7 @@ fn format(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
                 } else {
                     (other as char).to_string()
                 };
-                return Err(it.rt_error(format!("invalid option '%{shown}' to 'format'")));
+                return Err(it.rt_error(&format!("invalid option '%{shown}' to 'format'")));
             }
         }
         it.burn(out.len() as u64 / 256)?;
@@ -592,7 +588,7 @@ impl<'a> Matcher<'a> {
 
 const SPECIALS: &[u8] = b"^$*+?.([%-";
 
-fn find_aux(it: &mut Interp, a: Vec<Value>, find: bool) -> R<Vec<Value>> {
+fn find_aux(it: &mut dyn Vm, a: Vec<Value>, find: bool) -> R<Vec<Value>> {
     let s = check_str(it, &a, 1)?;
     let p = check_str(it, &a, 2)?;
     let ls = s.len();
@@ -632,16 +628,16 @@ fn find_aux(it: &mut Interp, a: Vec<Value>, find: bool) -> R<Vec<Value>> {
     let mut s1 = init;
     loop {
         m.level = 0;
-        let r = m.do_match(s1, 0).map_err(|e| it.rt_error(e))?;
+        let r = m.do_match(s1, 0).map_err(|e| it.rt_error(&e))?;
         it.burn(m.steps / 16)?;
         m.steps = 0;
         if let Some(e) = r {
             if find {
                 let mut out = vec![Value::Num((s1 + 1) as f64), Value::Num(e as f64)];
-                out.extend(m.captures(s1, e, false).map_err(|e| it.rt_error(e))?);
+                out.extend(m.captures(s1, e, false).map_err(|e| it.rt_error(&e))?);
                 return Ok(out);
             }
-            return m.captures(s1, e, true).map_err(|e| it.rt_error(e));
+            return m.captures(s1, e, true).map_err(|e| it.rt_error(&e));
         }
         s1 += 1;
         if anchor || s1 > ls {
@@ -651,7 +647,7 @@ fn find_aux(it: &mut Interp, a: Vec<Value>, find: bool) -> R<Vec<Value>> {
     Ok(vec![Value::Nil])
 }
 
-fn gmatch(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn gmatch(it: &mut dyn Vm, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let s = check_str(it, &a, 1)?;
     let p = check_str(it, &a, 2)?;
     Ok(vec![Native::with_state(
@@ -661,7 +657,7 @@ fn gmatch(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     )])
 }
 
-fn gmatch_aux(it: &mut Interp, _: Vec<Value>, me: &Native) -> R<Vec<Value>> {
+fn gmatch_aux(it: &mut dyn Vm, _: Vec<Value>, me: &Native) -> R<Vec<Value>> {
     let (s, p, pos) = {
         let st = me.state.borrow();
         let get = |i: usize| match st.get(i) {
@@ -679,7 +675,7 @@ fn gmatch_aux(it: &mut Interp, _: Vec<Value>, me: &Native) -> R<Vec<Value>> {
     let mut src = pos;
     while src <= s.len() {
         m.level = 0;
-        let r = m.do_match(src, 0).map_err(|e| it.rt_error(e))?;
+        let r = m.do_match(src, 0).map_err(|e| it.rt_error(&e))?;
         it.burn(m.steps / 16 + 1)?;
         m.steps = 0;
         if let Some(e) = r {
@@ -687,7 +683,7 @@ fn gmatch_aux(it: &mut Interp, _: Vec<Value>, me: &Native) -> R<Vec<Value>> {
             if let Some(slot) = me.state.borrow_mut().get_mut(2) {
                 *slot = Value::Num(next as f64);
             }
-            return m.captures(src, e, true).map_err(|e| it.rt_error(e));
+            return m.captures(src, e, true).map_err(|e| it.rt_error(&e));
         }
         src += 1;
     }
@@ -697,7 +693,7 @@ fn gmatch_aux(it: &mut Interp, _: Vec<Value>, me: &Native) -> R<Vec<Value>> {
     Ok(Vec::new())
 }
 
-fn gsub(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn gsub(it: &mut dyn Vm, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let s = check_str(it, &a, 1)?;
     let p = check_str(it, &a, 2)?;
     let repl = a.get(2).cloned().unwrap_or_default();
@@ -719,7 +715,7 @@ fn gsub(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     let mut n = 0i64;
     while n < max_n {
         m.level = 0;
-        let r = m.do_match(src, 0).map_err(|e| it.rt_error(e))?;
+        let r = m.do_match(src, 0).map_err(|e| it.rt_error(&e))?;
         it.burn(m.steps / 16 + 1)?;
         m.steps = 0;
         if let Some(e) = r {
@@ -743,7 +739,7 @@ fn gsub(it: &mut Interp, a: Vec<Value>, _: &Native) -> R<Vec<Value>> {
 }
 
 fn add_value(
-    it: &mut Interp,
+    it: &mut dyn Vm,
     m: &Matcher,
     s: usize,
     e: usize,
@@ -774,7 +770,7 @@ fn add_value(
                 } else {
                     let v = m
                         .get_capture((d - b'1') as usize, s, e)
-                        .map_err(|e| it.rt_error(e))?;
+                        .map_err(|e| it.rt_error(&e))?;
                     out.extend_from_slice(&v.to_str().unwrap_or_default());
                 }
             }
@@ -782,11 +778,11 @@ fn add_value(
             return Ok(());
         }
         Value::Table(_) => {
-            let k = m.get_capture(0, s, e).map_err(|e| it.rt_error(e))?;
+            let k = m.get_capture(0, s, e).map_err(|e| it.rt_error(&e))?;
             it.get_index(repl, &k)?
         }
         _ => {
-            let caps = m.captures(s, e, true).map_err(|e| it.rt_error(e))?;
+            let caps = m.captures(s, e, true).map_err(|e| it.rt_error(&e))?;
             first(it.call(repl, caps)?)
         }
     };
@@ -795,7 +791,7 @@ fn add_value(
         Value::Str(v) => out.extend_from_slice(v),
         Value::Num(n) => out.extend_from_slice(fmt_num(*n).as_bytes()),
         other => {
-            return Err(it.rt_error(format!(
+            return Err(it.rt_error(&format!(
                 "invalid replacement value (a {})",
                 other.type_name()
             )))

@@ -1,9 +1,7 @@
 //! `cjson`: JSON encoding and decoding as Redis' lua-cjson 2.1.0 does it (`%.14g` numbers, escaped `/`, sparse-array and depth checks, lenient numbers on decode, its error messages), with `cjson.null`.
 
-use super::interp::{Interp, LuaError};
 use super::number::fmt_num;
-use super::stdlib::R;
-use super::value::{Native, Table, Value};
+use super::value::{LuaError, Native, Table, Value, Vm, R};
 
 /// `encode_max_depth` and `decode_max_depth`.
 const MAX_DEPTH: usize = 1000;
@@ -15,18 +13,23 @@ const SPARSE_SAFE: f64 = 10.0;
 /// `encode_max_depth`...) and `cjson.new` are not provided: the defaults
 /// always apply.
 pub fn library() -> Table {
-    let mut t = Table::new();
-    t.set_str("encode", Native::value("encode", encode));
-    t.set_str("decode", Native::value("decode", decode));
-    t.set_str("_NAME", Value::str("cjson"));
-    t.set_str("_VERSION", Value::str("2.1.0"));
     let mut null = Table::new();
     null.userdata_null = true;
-    t.set_str("null", Table::value(null));
+    let null = Table::value(null);
+    let mut t = Table::new();
+    t.set_str("encode", Native::value("encode", encode));
+    // `decode` keeps its own handle on `cjson.null`: JSON nulls decode to it.
+    t.set_str(
+        "decode",
+        Native::with_state("decode", decode, vec![null.clone()]),
+    );
+    t.set_str("_NAME", Value::str("cjson"));
+    t.set_str("_VERSION", Value::str("2.1.0"));
+    t.set_str("null", null);
     t
 }
 
-fn encode(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn encode(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     if args.len() != 1 {
         return Err(it.arg_error(1, "expected 1 argument"));
     }
@@ -35,11 +38,11 @@ fn encode(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(vec![Value::str(out)])
 }
 
-fn cannot(it: &Interp, v: &Value, reason: &str) -> LuaError {
-    it.rt_error(format!("Cannot serialise {}: {reason}", v.type_name()))
+fn cannot(it: &dyn Vm, v: &Value, reason: &str) -> LuaError {
+    it.rt_error(&format!("Cannot serialise {}: {reason}", v.type_name()))
 }
 
-fn encode_value(it: &mut Interp, v: &Value, depth: usize, out: &mut Vec<u8>) -> R<()> {
+fn encode_value(it: &mut dyn Vm, v: &Value, depth: usize, out: &mut Vec<u8>) -> R<()> {
     it.burn(1)?;
     match v {
         Value::Str(s) => encode_string(s, out),
@@ -50,7 +53,7 @@ fn encode_value(it: &mut Interp, v: &Value, depth: usize, out: &mut Vec<u8>) -> 
         Value::Table(t) => {
             let depth = depth + 1;
             if depth > MAX_DEPTH {
-                return Err(it.rt_error(format!("Cannot serialise, excessive nesting ({depth})")));
+                return Err(it.rt_error(&format!("Cannot serialise, excessive nesting ({depth})")));
             }
             let entries = t.borrow().entries();
             match array_length(it, v, &entries)? {
@@ -100,7 +103,7 @@ fn encode_value(it: &mut Interp, v: &Value, depth: usize, out: &mut Vec<u8>) -> 
 
 /// `lua_array_length`: the largest key if every key is an integer >= 1,
 /// `None` for an object; an excessively sparse array is an error.
-fn array_length(it: &Interp, t: &Value, entries: &[(Value, Value)]) -> R<Option<usize>> {
+fn array_length(it: &dyn Vm, t: &Value, entries: &[(Value, Value)]) -> R<Option<usize>> {
     let mut max = 0.0f64;
     let mut items = 0.0f64;
     for (k, _) in entries {
@@ -118,7 +121,7 @@ fn array_length(it: &Interp, t: &Value, entries: &[(Value, Value)]) -> R<Option<
     Ok(Some(max as usize))
 }
 
-fn encode_number(it: &Interp, v: &Value, n: f64, out: &mut Vec<u8>) -> R<()> {
+fn encode_number(it: &dyn Vm, v: &Value, n: f64, out: &mut Vec<u8>) -> R<()> {
     if !n.is_finite() {
         return Err(cannot(it, v, "must not be NaN or Inf"));
     }
@@ -329,23 +332,23 @@ impl Parser<'_> {
         char::from_u32(cp)
     }
 
-    fn value(&mut self, it: &mut Interp, tok: Tok, at: usize) -> R<Value> {
+    fn value(&mut self, it: &mut dyn Vm, tok: Tok, at: usize) -> R<Value> {
         it.burn(1)?;
         Ok(match tok {
             Tok::Str(s) => Value::str(s),
             Tok::Num(n) => Value::Num(n),
             Tok::Bool(b) => Value::Bool(b),
             Tok::Null => self.null.clone(),
-            Tok::ObjBegin => self.object(it, at)?,
-            Tok::ArrBegin => self.array(it, at)?,
+            Tok::ObjBegin => self.object(it)?,
+            Tok::ArrBegin => self.array(it)?,
             other => return Err(expected(it, "value", &other, at)),
         })
     }
 
-    fn descend(&mut self, it: &Interp) -> R<()> {
+    fn descend(&mut self, it: &dyn Vm) -> R<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(it.rt_error(format!(
+            return Err(it.rt_error(&format!(
                 "Found too many nested data structures ({}) at character {}",
                 self.depth, self.pos
             )));
@@ -353,85 +356,82 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn object(&mut self, it: &mut Interp, _at: usize) -> R<Value> {
+    /// The members of an object or array whose opening token was just
+    /// read: `member` reads one from its first token; commas separate them
+    /// until `end`.
+    fn members(
+        &mut self,
+        it: &mut dyn Vm,
+        end: Tok,
+        what: &str,
+        mut member: impl FnMut(&mut Self, &mut dyn Vm, Tok, usize) -> R<()>,
+    ) -> R<()> {
         self.descend(it)?;
-        let mut t = Table::new();
         let (mut tok, mut at) = self.next();
-        if tok == Tok::ObjEnd {
-            self.depth -= 1;
-            return Ok(Table::value(t));
+        if tok != end {
+            loop {
+                member(self, it, tok, at)?;
+                let (sep, sat) = self.next();
+                if sep == end {
+                    break;
+                }
+                if sep != Tok::Comma {
+                    return Err(expected(it, what, &sep, sat));
+                }
+                (tok, at) = self.next();
+            }
         }
-        loop {
+        self.depth -= 1;
+        Ok(())
+    }
+
+    fn object(&mut self, it: &mut dyn Vm) -> R<Value> {
+        let mut t = Table::new();
+        self.members(it, Tok::ObjEnd, "comma or object end", |p, it, tok, at| {
             let Tok::Str(key) = tok else {
                 return Err(expected(it, "object key string", &tok, at));
             };
-            let (colon, cat) = self.next();
+            let (colon, cat) = p.next();
             if colon != Tok::Colon {
                 return Err(expected(it, "colon", &colon, cat));
             }
-            let (vt, vat) = self.next();
-            let v = self.value(it, vt, vat)?;
+            let (vt, vat) = p.next();
+            let v = p.value(it, vt, vat)?;
             let _ = t.set(Value::str(key), v);
-            let (sep, sat) = self.next();
-            match sep {
-                Tok::ObjEnd => break,
-                Tok::Comma => {}
-                other => return Err(expected(it, "comma or object end", &other, sat)),
-            }
-            (tok, at) = self.next();
-        }
-        self.depth -= 1;
+            Ok(())
+        })?;
         Ok(Table::value(t))
     }
 
-    fn array(&mut self, it: &mut Interp, _at: usize) -> R<Value> {
-        self.descend(it)?;
+    fn array(&mut self, it: &mut dyn Vm) -> R<Value> {
         let mut items = Vec::new();
-        let (mut tok, mut at) = self.next();
-        if tok == Tok::ArrEnd {
-            self.depth -= 1;
-            return Ok(Table::value(Table::new()));
-        }
-        loop {
-            items.push(self.value(it, tok, at)?);
-            let (sep, sat) = self.next();
-            match sep {
-                Tok::ArrEnd => break,
-                Tok::Comma => {}
-                other => return Err(expected(it, "comma or array end", &other, sat)),
-            }
-            (tok, at) = self.next();
-        }
-        self.depth -= 1;
+        self.members(it, Tok::ArrEnd, "comma or array end", |p, it, tok, at| {
+            items.push(p.value(it, tok, at)?);
+            Ok(())
+        })?;
         Ok(Table::value(Table::from_array(items)))
     }
 }
 
 /// `json_throw_parse_error`.
-fn expected(it: &Interp, what: &str, found: &Tok, at: usize) -> LuaError {
-    it.rt_error(format!(
+fn expected(it: &dyn Vm, what: &str, found: &Tok, at: usize) -> LuaError {
+    it.rt_error(&format!(
         "Expected {what} but found {} at character {}",
         found.name(),
         at + 1
     ))
 }
 
-fn decode(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn decode(it: &mut dyn Vm, args: Vec<Value>, me: &Native) -> R<Vec<Value>> {
     if args.len() != 1 {
         return Err(it.arg_error(1, "expected 1 argument"));
     }
     let Some(s) = args[0].to_str() else {
         let got = args[0].type_name();
-        return Err(it.arg_error(1, format!("string expected, got {got}")));
+        return Err(it.arg_error(1, &format!("string expected, got {got}")));
     };
     it.burn(s.len() as u64 / 64)?;
-    let null = {
-        let g = it.globals.borrow().get_str("cjson");
-        match g {
-            Value::Table(c) => c.borrow().get_str("null"),
-            _ => Value::Nil,
-        }
-    };
+    let null = me.state.borrow().first().cloned().unwrap_or_default();
     // lua-cjson reads a C string: a NUL ends the text.
     let text = super::number::cstr(&s);
     let mut p = Parser {

@@ -1,153 +1,12 @@
-//! The Lua 5.1 parser (lparser.c's grammar and messages): builds a tree with locals and upvalues already resolved, ready for the interpreter.
+//! The Lua 5.1 parser (lparser.c's grammar and messages): builds the tree of `ast` with locals and upvalues already resolved.
 
 use std::sync::Arc;
 
+use super::ast::{
+    BinOp, Block, Call, Expr, Field, FuncProto, GenFor, LStr, LocalId, MethodCall, NumFor, Slot,
+    Stat, UpvalDesc, CHUNK,
+};
 use super::lex::{Lexer, Tok, Token};
-use super::value::LStr;
-
-/// Index of a local variable declaration within its function.
-pub type LocalId = u32;
-
-/// Where a local lives at run time: a plain register, or a shared cell
-/// when some closure captures it.
-#[derive(Clone, Copy, Debug)]
-pub enum Slot {
-    Reg(u32),
-    Cell(u32),
-}
-
-/// Where a closure finds an upvalue when it is created.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum UpvalDesc {
-    /// A local of the enclosing function.
-    Local(LocalId),
-    /// An upvalue of the enclosing function.
-    Upval(u32),
-}
-
-/// A compiled function.
-#[derive(Debug)]
-pub struct FuncProto {
-    pub params: Vec<LocalId>,
-    pub vararg: bool,
-    pub slots: Vec<Slot>,
-    pub local_names: Vec<LStr>,
-    pub nregs: usize,
-    pub ncells: usize,
-    pub upvals: Vec<UpvalDesc>,
-    pub upval_names: Vec<LStr>,
-    pub body: Block,
-    pub line: u32,
-}
-
-/// Statements, each with the line it starts on.
-pub type Block = Vec<(u32, Stat)>;
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Mod,
-    Pow,
-    Concat,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
-
-#[derive(Debug)]
-pub enum Stat {
-    /// A function call as a statement.
-    Call(Expr),
-    Local(Vec<LocalId>, Vec<Expr>),
-    /// Targets are `Local`, `Upval`, `Global` or `Index` expressions.
-    Assign(Vec<Expr>, Vec<Expr>, u32),
-    If(Vec<(Expr, Block)>, Option<Block>),
-    While(Expr, Block),
-    Repeat(Block, Expr),
-    NumFor(Box<NumFor>),
-    GenFor(Box<GenFor>),
-    Do(Block),
-    Return(Vec<Expr>),
-    Break,
-    LocalFunction(LocalId, Arc<FuncProto>),
-}
-
-#[derive(Debug)]
-pub struct NumFor {
-    pub var: LocalId,
-    pub start: Expr,
-    pub limit: Expr,
-    pub step: Option<Expr>,
-    pub body: Block,
-    pub line: u32,
-}
-
-#[derive(Debug)]
-pub struct GenFor {
-    pub vars: Vec<LocalId>,
-    pub exprs: Vec<Expr>,
-    pub body: Block,
-    pub line: u32,
-}
-
-#[derive(Debug)]
-pub struct Call {
-    pub func: Expr,
-    pub args: Vec<Expr>,
-    pub line: u32,
-}
-
-#[derive(Debug)]
-pub struct MethodCall {
-    pub obj: Expr,
-    pub name: LStr,
-    pub args: Vec<Expr>,
-    pub line: u32,
-}
-
-#[derive(Debug)]
-pub enum Field {
-    Pos(Expr),
-    Named(Expr, Expr),
-}
-
-#[derive(Debug)]
-pub enum Expr {
-    Nil,
-    True,
-    False,
-    Num(f64),
-    Str(LStr),
-    Vararg,
-    Local(LocalId),
-    Upval(u32),
-    Global(LStr, u32),
-    Index(Box<(Expr, Expr)>, u32),
-    Call(Box<Call>),
-    Method(Box<MethodCall>),
-    Function(Arc<FuncProto>),
-    Bin(BinOp, Box<(Expr, Expr)>, u32),
-    And(Box<(Expr, Expr)>),
-    Or(Box<(Expr, Expr)>),
-    Not(Box<Expr>),
-    Neg(Box<Expr>, u32),
-    Len(Box<Expr>, u32),
-    Table(Vec<Field>, u32),
-    Paren(Box<Expr>),
-}
-
-impl Expr {
-    /// True for expressions that can yield several values.
-    pub fn is_multi(&self) -> bool {
-        matches!(self, Expr::Call(_) | Expr::Method(_) | Expr::Vararg)
-    }
-}
 
 /// `LUAI_MAXCCALLS`: nesting limit of the parser (and of C calls).
 const MAX_LEVELS: u32 = 200;
@@ -234,12 +93,7 @@ impl Parser<'_> {
 
     /// `luaX_syntaxerror`: the message with the current token.
     fn error(&self, msg: &str) -> String {
-        format!(
-            "{}:{}: {msg} near '{}'",
-            super::lex::CHUNK,
-            self.t.line,
-            self.near()
-        )
+        format!("{}:{}: {msg} near '{}'", CHUNK, self.t.line, self.near())
     }
 
     fn error_expected(&self, what: &str) -> String {
@@ -295,8 +149,7 @@ impl Parser<'_> {
         if self.depth > MAX_LEVELS {
             return Err(format!(
                 "{}:{}: chunk has too many syntax levels",
-                super::lex::CHUNK,
-                self.lx.line
+                CHUNK, self.lx.line
             ));
         }
         Ok(())
@@ -361,7 +214,7 @@ impl Parser<'_> {
             } else {
                 format!("function at line {line} has more than {MAX_VARS} local variables")
             };
-            return Err(format!("{}:{}: {msg}", super::lex::CHUNK, self.lx.line));
+            return Err(format!("{}:{}: {msg}", CHUNK, self.lx.line));
         }
         let f = self.fs();
         f.locals.push(Local {
@@ -418,7 +271,7 @@ impl Parser<'_> {
                 "function at line {} has more than {MAX_UPVALS} upvalues",
                 f.line
             );
-            return Err(format!("{}:{}: {msg}", super::lex::CHUNK, self.lx.line));
+            return Err(format!("{}:{}: {msg}", CHUNK, self.lx.line));
         }
         f.upvals.push((name.clone(), desc));
         Ok(Var::Upval(f.upvals.len() as u32 - 1))
@@ -500,15 +353,9 @@ impl Parser<'_> {
                 let mut method = false;
                 loop {
                     match self.t.tok {
-                        Tok::Char(b'.') => {
-                            self.next()?;
-                            let k = self.name()?;
-                            target = Expr::Index(Box::new((target, Expr::Str(k))), self.last_line);
-                        }
+                        Tok::Char(b'.') => target = self.field(target)?,
                         Tok::Char(b':') => {
-                            self.next()?;
-                            let k = self.name()?;
-                            target = Expr::Index(Box::new((target, Expr::Str(k))), self.last_line);
+                            target = self.field(target)?;
                             method = true;
                             break;
                         }
@@ -611,15 +458,9 @@ impl Parser<'_> {
                 } else {
                     None
                 };
-                self.check_next(&Tok::Do, "do")?;
-                self.open_block(true);
-                let var = self.declare(first)?;
-                self.activate(&[var]);
-                let body = self.block()?;
-                self.close_block();
-                self.check_match(&Tok::End, "end", "for", line)?;
+                let (vars, body) = self.for_body(vec![first], line)?;
                 Ok(Stat::NumFor(Box::new(NumFor {
-                    var,
+                    var: vars[0],
                     start,
                     limit,
                     step,
@@ -634,16 +475,7 @@ impl Parser<'_> {
                 }
                 self.check_next(&Tok::In, "in")?;
                 let exprs = self.expr_list()?;
-                self.check_next(&Tok::Do, "do")?;
-                self.open_block(true);
-                let mut vars = Vec::new();
-                for n in names {
-                    vars.push(self.declare(n)?);
-                }
-                self.activate(&vars);
-                let body = self.block()?;
-                self.close_block();
-                self.check_match(&Tok::End, "end", "for", line)?;
+                let (vars, body) = self.for_body(names, line)?;
                 Ok(Stat::GenFor(Box::new(GenFor {
                     vars,
                     exprs,
@@ -653,6 +485,22 @@ impl Parser<'_> {
             }
             _ => Err(self.error("'=' or 'in' expected")),
         }
+    }
+
+    /// `forbody`: `do` block `end` of a `for` opened at `line`, its control
+    /// variables `names` declared in the loop's scope.
+    fn for_body(&mut self, names: Vec<LStr>, line: u32) -> R<(Vec<LocalId>, Block)> {
+        self.check_next(&Tok::Do, "do")?;
+        self.open_block(true);
+        let mut vars = Vec::with_capacity(names.len());
+        for n in names {
+            vars.push(self.declare(n)?);
+        }
+        self.activate(&vars);
+        let body = self.block()?;
+        self.close_block();
+        self.check_match(&Tok::End, "end", "for", line)?;
+        Ok((vars, body))
     }
 
     /// A call statement or an assignment.
@@ -717,11 +565,7 @@ impl Parser<'_> {
         let mut e = self.primary_expr()?;
         loop {
             match self.t.tok {
-                Tok::Char(b'.') => {
-                    self.next()?;
-                    let k = self.name()?;
-                    e = Expr::Index(Box::new((e, Expr::Str(k))), self.last_line);
-                }
+                Tok::Char(b'.') => e = self.field(e)?,
                 Tok::Char(b'[') => {
                     self.next()?;
                     let k = self.expr()?;
@@ -750,6 +594,13 @@ impl Parser<'_> {
                 _ => return Ok(e),
             }
         }
+    }
+
+    /// `fieldsel`: at `.` or `:`, the name after it as a string index into `e`.
+    fn field(&mut self, e: Expr) -> R<Expr> {
+        self.next()?;
+        let k = self.name()?;
+        Ok(Expr::Index(Box::new((e, Expr::Str(k))), self.last_line))
     }
 
     /// `funcargs`: `(...)`, a table or a string; the call's line.

@@ -1,16 +1,15 @@
-//! Lua values and tables: byte strings, doubles, tables with an array part and an insertion-ordered hash part (deterministic `pairs`), closures and native functions.
+//! Lua values and tables: byte strings, doubles, tables with an array part and an insertion-ordered hash part (deterministic `pairs`), closures and native functions, the error that stops evaluation, and what a native function may ask of the interpreter ([`Vm`]).
+//!
+//! Natives see the interpreter only through [`Vm`], so the libraries and
+//! the interpreter both stand on this module and not on each other.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use super::interp::{Interp, LuaError};
-use super::parse::FuncProto;
-
-/// A Lua string: immutable bytes, cheap to clone. `Arc` so compiled
-/// scripts (which hold their constants) can live in the server's cache.
-pub type LStr = Arc<[u8]>;
+use super::ast::{FuncProto, LStr};
+use super::host::Host;
 
 /// A shared, mutable table.
 pub type TableRef = Rc<RefCell<Table>>;
@@ -118,8 +117,7 @@ impl std::fmt::Debug for Function {
 }
 
 /// A native function's body: gets the interpreter and the arguments.
-pub type NativeFn =
-    for<'a, 'h> fn(&'a mut Interp<'h>, Vec<Value>, &Native) -> Result<Vec<Value>, LuaError>;
+pub type NativeFn = fn(&mut dyn Vm, Vec<Value>, &Native) -> R<Vec<Value>>;
 
 /// A native function, with state of its own for iterators (`gmatch`).
 pub struct Native {
@@ -144,6 +142,58 @@ impl Native {
             state: RefCell::new(state),
         })))
     }
+}
+
+/// Why evaluation stopped early.
+#[derive(Debug)]
+pub enum LuaError {
+    /// A Lua error with its value (a message string, or a table): `pcall` catches it.
+    Value(Value),
+    /// The step budget ran out. Nothing catches it: the script stops.
+    Budget,
+}
+
+/// What evaluation and natives return.
+pub type R<T> = Result<T, LuaError>;
+
+/// What a native function may ask of the interpreter running it (the part
+/// of the C API that Lua's and Redis' libraries use).
+pub trait Vm {
+    /// An error as `luaL_error` raises it: from Lua code or from a native
+    /// called by Lua code, prefixed "user_script:LINE: "; from a native
+    /// called by another native (`pcall(string.rep)`), bare.
+    fn rt_error(&self, msg: &str) -> LuaError;
+    /// An error as `luaG_runerror` raises it: positioned only when Lua
+    /// code is running (`next`'s "invalid key", a comparison inside
+    /// `table.sort`, a read-only table in `rawset` are bare).
+    fn vm_error(&self, msg: &str) -> LuaError;
+    /// `luaL_argerror`: "bad argument #n to 'name' (msg)", with the name
+    /// the running native was called by.
+    fn arg_error(&self, n: usize, msg: &str) -> LuaError;
+    /// The position prefix `error(msg, level)` adds (`luaL_where`): level
+    /// 1 is the function that called `error`, 2 its caller... Empty when
+    /// that function is native, or is Redis calling the script.
+    fn where_(&self, level: usize) -> String;
+    /// Spends `n` steps of the budget.
+    fn burn(&mut self, n: u64) -> R<()>;
+    /// Calls any callable value with `args` (no call-site name in errors).
+    fn call(&mut self, f: &Value, args: Vec<Value>) -> R<Vec<Value>>;
+    /// `<` (or `<=` with `or_equal`) on numbers, strings, or by metamethod.
+    fn less(&mut self, a: &Value, b: &Value, or_equal: bool) -> R<bool>;
+    /// `t[k]` with `__index` (no variable name in errors).
+    fn get_index(&mut self, obj: &Value, key: &Value) -> R<Value>;
+    /// `tostring`: `__tostring` first, then Lua's spellings.
+    fn tostring(&mut self, v: &Value) -> R<Vec<u8>>;
+    /// The `string` table, which strings index (`s:upper()`).
+    fn string_lib(&self) -> TableRef;
+    /// The server.
+    fn host(&mut self) -> &mut dyn Host;
+}
+
+/// The first of several values (`nil` if none).
+#[inline]
+pub fn first(v: Vec<Value>) -> Value {
+    v.into_iter().next().unwrap_or_default()
 }
 
 /// `next` was given a key the table does not have.

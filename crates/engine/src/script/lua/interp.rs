@@ -4,33 +4,13 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use super::lex::CHUNK;
-use super::number::{fix_nan, fmt_num};
-use super::parse::{
-    BinOp, Block, Call, Expr, Field, FuncProto, GenFor, MethodCall, NumFor, Slot, Stat, UpvalDesc,
+use super::ast::{
+    BinOp, Block, Call, Expr, Field, FuncProto, GenFor, LStr, MethodCall, NumFor, Slot, Stat,
+    UpvalDesc, CHUNK,
 };
-use super::value::{Cell, Function, LStr, Table, TableRef, Value};
-use crate::proto::resp::Frame;
-
-/// Why evaluation stopped early.
-#[derive(Debug)]
-pub enum LuaError {
-    /// A Lua error with its value (a message string, or a table): `pcall` catches it.
-    Value(Value),
-    /// The step budget ran out. Nothing catches it: the script stops.
-    Budget,
-}
-
-/// What scripts reach outside the interpreter: the server, through `redis.*`.
-pub trait Host {
-    /// Runs a Redis command for `redis.call`/`redis.pcall`; rejections come back as error frames.
-    fn call(&mut self, args: &[Vec<u8>]) -> Frame;
-    /// The script client's protocol (`redis.setresp`).
-    fn resp(&self) -> u8;
-    fn set_resp(&mut self, resp: u8);
-    /// The `redisLrand48` state behind `math.random`.
-    fn rand48(&mut self) -> &mut u64;
-}
+use super::host::Host;
+use super::number::{fix_nan, fmt_num};
+use super::value::{first, Cell, Function, LuaError, Table, TableRef, Value, Vm, R};
 
 /// Lua calls nested deeper than this fail with "stack overflow". Real Lua
 /// allows about 16000 Lua-to-Lua levels; this interpreter recurses on the
@@ -55,13 +35,11 @@ struct Activation<'p> {
     upvals: &'p [Cell],
 }
 
-type R<T> = Result<T, LuaError>;
-
 /// One script run: the host, the globals, the budget and where execution is.
 pub struct Interp<'h> {
-    pub host: &'h mut dyn Host,
+    host: &'h mut dyn Host,
     /// Steps left before [`LuaError::Budget`].
-    pub fuel: u64,
+    fuel: u64,
     /// The current line of the innermost Lua function (for error positions).
     pub line: u32,
     /// Lines of the callers of the active Lua functions (`error(msg, 2)`).
@@ -69,11 +47,11 @@ pub struct Interp<'h> {
     /// For each active call, whether it is a Lua function (else native):
     /// error positions depend on who raised the error.
     frames: Vec<bool>,
-    pub globals: TableRef,
+    globals: TableRef,
     /// The `string` table: strings index it (`s:upper()`).
-    pub string_lib: TableRef,
+    string_lib: TableRef,
     /// The name the current native function was called by, for "bad argument" errors.
-    pub fname: Option<(&'static str, LStr)>,
+    fname: Option<(&'static str, LStr)>,
     /// Per-run identities of tables and functions for `tostring`.
     ids: std::collections::BTreeMap<usize, u64>,
 }
@@ -95,26 +73,9 @@ impl<'h> Interp<'h> {
 
     /// A stable identity for a table or function within this run (heap
     /// addresses would make `tostring({})` differ between runs).
-    pub fn object_id(&mut self, v: &Value) -> u64 {
+    fn object_id(&mut self, v: &Value) -> u64 {
         let next = 0x5580_0000 + 0x40 * self.ids.len() as u64;
         *self.ids.entry(v.addr()).or_insert(next)
-    }
-
-    /// An error as `luaL_error` raises it: from Lua code or from a native
-    /// called by Lua code, prefixed "user_script:LINE: "; from a native
-    /// called by another native (`pcall(string.rep)`), bare.
-    pub fn rt_error(&self, msg: impl AsRef<str>) -> LuaError {
-        let n = self.frames.len();
-        let lua_near = n == 0 || self.frames[n - 1] || (n >= 2 && self.frames[n - 2]);
-        self.error_at(lua_near, msg.as_ref())
-    }
-
-    /// An error as `luaG_runerror` raises it: positioned only when Lua
-    /// code is running (`next`'s "invalid key", a comparison inside
-    /// `table.sort`, a read-only table in `rawset` are bare).
-    pub fn vm_error(&self, msg: impl AsRef<str>) -> LuaError {
-        let lua_now = self.frames.last().copied().unwrap_or(true);
-        self.error_at(lua_now, msg.as_ref())
     }
 
     fn error_at(&self, positioned: bool, msg: &str) -> LuaError {
@@ -123,63 +84,6 @@ impl<'h> Interp<'h> {
         } else {
             LuaError::Value(Value::str(msg))
         }
-    }
-
-    /// The position prefix `error(msg, level)` adds (`luaL_where`): level
-    /// 1 is the function that called `error`, 2 its caller... Empty when
-    /// that function is native, or is Redis calling the script.
-    pub fn where_(&self, level: usize) -> String {
-        let n = self.frames.len();
-        let Some(idx) = n.checked_sub(1 + level) else {
-            return String::new();
-        };
-        if !self.frames[idx] {
-            return String::new();
-        }
-        // Which Lua frame this is: the innermost one is at `self.line`;
-        // an outer one is where it called the next Lua frame.
-        let j = self.frames[..idx].iter().filter(|&&l| l).count();
-        let m = self.frames.iter().filter(|&&l| l).count();
-        let line = if j + 1 == m {
-            self.line
-        } else {
-            self.call_lines.get(j + 1).copied().unwrap_or(self.line)
-        };
-        format!("{CHUNK}:{line}: ")
-    }
-
-    /// Spends `n` steps.
-    pub fn burn(&mut self, n: u64) -> R<()> {
-        if self.fuel < n {
-            self.fuel = 0;
-            return Err(LuaError::Budget);
-        }
-        self.fuel -= n;
-        Ok(())
-    }
-
-    /// `luaL_argerror`: "bad argument #n to 'name' (msg)".
-    pub fn arg_error(&self, n: usize, msg: impl AsRef<str>) -> LuaError {
-        let (kind, name) = match &self.fname {
-            Some((k, n)) => (*k, String::from_utf8_lossy(n).into_owned()),
-            None => ("", "?".to_string()),
-        };
-        if kind == "method" {
-            if n == 1 {
-                return self.rt_error(format!("calling '{name}' on bad self ({})", msg.as_ref()));
-            }
-            return self.rt_error(format!(
-                "bad argument #{} to '{name}' ({})",
-                n - 1,
-                msg.as_ref()
-            ));
-        }
-        self.rt_error(format!("bad argument #{n} to '{name}' ({})", msg.as_ref()))
-    }
-
-    /// Calls any callable value with `args` (from native code: no call-site name).
-    pub fn call(&mut self, f: &Value, args: Vec<Value>) -> R<Vec<Value>> {
-        self.call_value(f, args, None, "")
     }
 
     fn call_value(
@@ -714,12 +618,7 @@ impl<'h> Interp<'h> {
         if let (Value::Num(x), Value::Num(y)) = (&a, &b) {
             let (x, y) = (*x, *y);
             return Ok(match op {
-                Add => Value::Num(fix_nan(x + y, x, y)),
-                Sub => Value::Num(fix_nan(x - y, x, y)),
-                Mul => Value::Num(fix_nan(x * y, x, y)),
-                Div => Value::Num(fix_nan(x / y, x, y)),
-                Mod => Value::Num(lua_mod(x, y)),
-                Pow => Value::Num(fix_nan(x.powf(y), x, y)),
+                Add | Sub | Mul | Div | Mod | Pow => Value::Num(arith_num(op, x, y)),
                 Eq => Value::Bool(x == y),
                 Ne => Value::Bool(x != y),
                 Lt => Value::Bool(x < y),
@@ -806,7 +705,7 @@ impl<'h> Interp<'h> {
     }
 
     /// `==` with `__eq` for two tables sharing the metamethod.
-    pub fn equals(&mut self, a: &Value, b: &Value) -> R<bool> {
+    fn equals(&mut self, a: &Value, b: &Value) -> R<bool> {
         if a.raw_eq(b) {
             return Ok(true);
         }
@@ -820,40 +719,8 @@ impl<'h> Interp<'h> {
         Ok(false)
     }
 
-    /// `<` (or `<=` with `or_equal`) on numbers, strings, or by metamethod.
-    pub fn less(&mut self, a: &Value, b: &Value, or_equal: bool) -> R<bool> {
-        match (a, b) {
-            (Value::Num(x), Value::Num(y)) => return Ok(if or_equal { x <= y } else { x < y }),
-            (Value::Str(x), Value::Str(y)) => {
-                return Ok(if or_equal { x <= y } else { x < y });
-            }
-            _ => {}
-        }
-        if a.type_name() == b.type_name() {
-            let event = if or_equal { "__le" } else { "__lt" };
-            let h1 = self.metamethod(a, event);
-            let h2 = self.metamethod(b, event);
-            if !h1.is_nil() && h1.raw_eq(&h2) {
-                return Ok(first(self.call(&h1, vec![a.clone(), b.clone()])?).truthy());
-            }
-            if or_equal {
-                let h1 = self.metamethod(a, "__lt");
-                let h2 = self.metamethod(b, "__lt");
-                if !h1.is_nil() && h1.raw_eq(&h2) {
-                    return Ok(!first(self.call(&h1, vec![b.clone(), a.clone()])?).truthy());
-                }
-            }
-        }
-        let (t1, t2) = (a.type_name(), b.type_name());
-        if t1 == t2 {
-            Err(self.vm_error(format!("attempt to compare two {t1} values")))
-        } else {
-            Err(self.vm_error(format!("attempt to compare {t1} with {t2}")))
-        }
-    }
-
     /// The metatable entry `event` of a value (strings share the string library's).
-    pub fn metamethod(&self, v: &Value, event: &str) -> Value {
+    fn metamethod(&self, v: &Value, event: &str) -> Value {
         match v {
             Value::Table(t) => match &t.borrow().meta {
                 Some(m) => m.borrow().get_str(event),
@@ -881,14 +748,7 @@ impl<'h> Interp<'h> {
                     }
                 }
                 Value::Str(_) => Value::Table(self.string_lib.clone()),
-                other => {
-                    let desc = if o.raw_eq(obj) {
-                        self.describe(f, e)
-                    } else {
-                        String::new()
-                    };
-                    return Err(self.type_error("index", &desc, other));
-                }
+                other => return Err(self.index_error(obj, other, e, f)),
             };
             if h.is_nil() {
                 return Ok(Value::Nil);
@@ -901,16 +761,16 @@ impl<'h> Interp<'h> {
         Err(self.vm_error("loop in gettable"))
     }
 
-    /// Public `t[k]` for natives (no variable name in errors).
-    pub fn get_index(&mut self, obj: &Value, key: &Value) -> R<Value> {
-        let fr = Activation {
-            proto: &EMPTY_PROTO,
-            regs: Vec::new(),
-            cells: Vec::new(),
-            varargs: Vec::new(),
-            upvals: &[],
+    /// "attempt to index ..." for a value met in an `__index` or
+    /// `__newindex` chain: named after its variable only if it is the
+    /// indexed value itself.
+    fn index_error(&self, obj: &Value, bad: &Value, e: &Expr, f: &Activation) -> LuaError {
+        let desc = if bad.raw_eq(obj) {
+            self.describe(f, e)
+        } else {
+            String::new()
         };
-        self.index(obj, key, &Expr::Nil, &fr)
+        self.type_error("index", &desc, bad)
     }
 
     /// `t[k] = v` with `__newindex` and Redis' read-only tables.
@@ -939,14 +799,7 @@ impl<'h> Interp<'h> {
                     }
                     h
                 }
-                other => {
-                    let desc = if o.raw_eq(obj) {
-                        self.describe(f, e)
-                    } else {
-                        String::new()
-                    };
-                    return Err(self.type_error("index", &desc, other));
-                }
+                other => return Err(self.index_error(obj, other, e, f)),
             };
             if let Value::Func(_) = h {
                 self.call(&h, vec![o, key, v])?;
@@ -958,11 +811,11 @@ impl<'h> Interp<'h> {
     }
 
     /// "attempt to OP local 'x' (a nil value)" or "attempt to OP a nil value".
-    pub fn type_error(&self, op: &str, desc: &str, v: &Value) -> LuaError {
+    fn type_error(&self, op: &str, desc: &str, v: &Value) -> LuaError {
         if desc.is_empty() {
-            self.vm_error(format!("attempt to {op} a {} value", v.type_name()))
+            self.vm_error(&format!("attempt to {op} a {} value", v.type_name()))
         } else {
-            self.vm_error(format!(
+            self.vm_error(&format!(
                 "attempt to {op} {desc} (a {} value)",
                 v.type_name()
             ))
@@ -989,6 +842,143 @@ impl<'h> Interp<'h> {
             },
             _ => String::new(),
         }
+    }
+}
+
+impl Vm for Interp<'_> {
+    fn rt_error(&self, msg: &str) -> LuaError {
+        let n = self.frames.len();
+        let lua_near = n == 0 || self.frames[n - 1] || (n >= 2 && self.frames[n - 2]);
+        self.error_at(lua_near, msg)
+    }
+
+    fn vm_error(&self, msg: &str) -> LuaError {
+        let lua_now = self.frames.last().copied().unwrap_or(true);
+        self.error_at(lua_now, msg)
+    }
+
+    fn arg_error(&self, n: usize, msg: &str) -> LuaError {
+        let (kind, name) = match &self.fname {
+            Some((k, n)) => (*k, String::from_utf8_lossy(n).into_owned()),
+            None => ("", "?".to_string()),
+        };
+        if kind == "method" {
+            if n == 1 {
+                return self.rt_error(&format!("calling '{name}' on bad self ({})", msg));
+            }
+            return self.rt_error(&format!("bad argument #{} to '{name}' ({})", n - 1, msg));
+        }
+        self.rt_error(&format!("bad argument #{n} to '{name}' ({})", msg))
+    }
+
+    fn where_(&self, level: usize) -> String {
+        let n = self.frames.len();
+        let Some(idx) = n.checked_sub(1 + level) else {
+            return String::new();
+        };
+        if !self.frames[idx] {
+            return String::new();
+        }
+        // Which Lua frame this is: the innermost one is at `self.line`;
+        // an outer one is where it called the next Lua frame.
+        let j = self.frames[..idx].iter().filter(|&&l| l).count();
+        let m = self.frames.iter().filter(|&&l| l).count();
+        let line = if j + 1 == m {
+            self.line
+        } else {
+            self.call_lines.get(j + 1).copied().unwrap_or(self.line)
+        };
+        format!("{CHUNK}:{line}: ")
+    }
+
+    fn burn(&mut self, n: u64) -> R<()> {
+        if self.fuel < n {
+            self.fuel = 0;
+            return Err(LuaError::Budget);
+        }
+        self.fuel -= n;
+        Ok(())
+    }
+
+    fn call(&mut self, f: &Value, args: Vec<Value>) -> R<Vec<Value>> {
+        self.call_value(f, args, None, "")
+    }
+
+    fn less(&mut self, a: &Value, b: &Value, or_equal: bool) -> R<bool> {
+        match (a, b) {
+            (Value::Num(x), Value::Num(y)) => return Ok(if or_equal { x <= y } else { x < y }),
+            (Value::Str(x), Value::Str(y)) => {
+                return Ok(if or_equal { x <= y } else { x < y });
+            }
+            _ => {}
+        }
+        if a.type_name() == b.type_name() {
+            let event = if or_equal { "__le" } else { "__lt" };
+            let h1 = self.metamethod(a, event);
+            let h2 = self.metamethod(b, event);
+            if !h1.is_nil() && h1.raw_eq(&h2) {
+                return Ok(first(self.call(&h1, vec![a.clone(), b.clone()])?).truthy());
+            }
+            if or_equal {
+                let h1 = self.metamethod(a, "__lt");
+                let h2 = self.metamethod(b, "__lt");
+                if !h1.is_nil() && h1.raw_eq(&h2) {
+                    return Ok(!first(self.call(&h1, vec![b.clone(), a.clone()])?).truthy());
+                }
+            }
+        }
+        let (t1, t2) = (a.type_name(), b.type_name());
+        if t1 == t2 {
+            Err(self.vm_error(&format!("attempt to compare two {t1} values")))
+        } else {
+            Err(self.vm_error(&format!("attempt to compare {t1} with {t2}")))
+        }
+    }
+
+    fn get_index(&mut self, obj: &Value, key: &Value) -> R<Value> {
+        let fr = Activation {
+            proto: &EMPTY_PROTO,
+            regs: Vec::new(),
+            cells: Vec::new(),
+            varargs: Vec::new(),
+            upvals: &[],
+        };
+        self.index(obj, key, &Expr::Nil, &fr)
+    }
+
+    /// Tables and functions get a per-run address, so output replays exactly.
+    fn tostring(&mut self, v: &Value) -> R<Vec<u8>> {
+        let h = self.metamethod(v, "__tostring");
+        if !h.is_nil() {
+            let r = first(self.call(&h, vec![v.clone()])?);
+            return match r.to_str() {
+                Some(s) if matches!(r, Value::Str(_)) => Ok(s.to_vec()),
+                _ => Err(self.rt_error("'__tostring' must return a string")),
+            };
+        }
+        Ok(match v {
+            Value::Nil => b"nil".to_vec(),
+            Value::Bool(b) => {
+                if *b {
+                    b"true".to_vec()
+                } else {
+                    b"false".to_vec()
+                }
+            }
+            Value::Num(n) => fmt_num(*n).into_bytes(),
+            Value::Str(s) => s.to_vec(),
+            Value::Table(t) if t.borrow().userdata_null => b"userdata: (nil)".to_vec(),
+            Value::Table(_) => format!("table: 0x{:08x}", self.object_id(v)).into_bytes(),
+            Value::Func(_) => format!("function: 0x{:08x}", self.object_id(v)).into_bytes(),
+        })
+    }
+
+    fn string_lib(&self) -> TableRef {
+        self.string_lib.clone()
+    }
+
+    fn host(&mut self) -> &mut dyn Host {
+        self.host
     }
 }
 
@@ -1027,16 +1017,13 @@ static EMPTY_PROTO: FuncProto = FuncProto {
     line: 0,
 };
 
-/// The first of several values (`nil` if none).
-pub fn first(v: Vec<Value>) -> Value {
-    v.into_iter().next().unwrap_or_default()
-}
-
 /// Lua 5.1's `%`: `a - floor(a/b)*b`.
-pub fn lua_mod(a: f64, b: f64) -> f64 {
+fn lua_mod(a: f64, b: f64) -> f64 {
     fix_nan(a - (a / b).floor() * b, a, b)
 }
 
+/// An arithmetic operator on two numbers.
+#[inline(always)]
 fn arith_num(op: BinOp, x: f64, y: f64) -> f64 {
     match op {
         BinOp::Add => fix_nan(x + y, x, y),
@@ -1077,13 +1064,5 @@ fn declare(f: &mut Activation, id: u32, v: Value) {
         Some(Slot::Reg(r)) => f.regs[*r as usize] = v,
         Some(Slot::Cell(c)) => f.cells[*c as usize] = Some(Rc::new(RefCell::new(v))),
         None => {}
-    }
-}
-
-/// Natives report a bad value with the standard wording.
-pub fn type_name_of(v: Option<&Value>) -> &'static str {
-    match v {
-        None => "no value",
-        Some(v) => v.type_name(),
     }
 }

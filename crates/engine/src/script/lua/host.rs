@@ -1,0 +1,16 @@
+//! What a script reaches outside the interpreter: the server, through `redis.*` and `math.random`. The scripting commands implement it; the interpreter only calls it.
+
+use crate::proto::resp::Frame;
+
+/// The server as a running script sees it.
+pub trait Host {
+    /// Runs a Redis command for `redis.call`/`redis.pcall`; rejections come back as error frames.
+    fn call(&mut self, args: &[Vec<u8>]) -> Frame;
+    /// The script client's protocol (`redis.setresp`).
+    fn resp(&self) -> u8;
+    fn set_resp(&mut self, resp: u8);
+    /// The `redisLrand48` state behind `math.random`.
+    fn rand48(&mut self) -> &mut u64;
+    /// Whether the server has a command of that name (`redis.acl_check_cmd`).
+    fn knows_command(&self, name: &[u8]) -> bool;
+}
