@@ -8,55 +8,37 @@
 //! changed, PFCOUNT when it refreshed the cached cardinality, PFMERGE
 //! always, PFDEBUG never.
 
-use super::bitmap::{unshare, written};
-use super::strings::cstr;
-use super::{Command, Ctx, WRONGTYPE};
+use super::args::cstr;
+use super::strings::unshare;
+use super::table::{commands, Command, Ctx};
+use super::typed::{written, WRONGTYPE};
 use crate::keyspace::object::{Obj, RString, Value};
 use crate::keyspace::types::hll;
 use crate::proto::resp::Frame;
 use crate::server::lossy;
 
-/// Defines one hyperloglog-group command entry.
-macro_rules! hll_cmd {
-    ($name:literal, $arity:expr, [$($flag:literal),*], $keys:expr, [$($acl:literal),*],
-     $syntax:literal, $summary:literal, $handler:expr) => {
-        Command {
-            name: $name,
-            arity: $arity,
-            flags: &[$($flag),*],
-            keys: $keys,
-            acl: &[$($acl),*],
-            syntax: $syntax,
-            summary: $summary,
-            since: "2.8.9",
-            group: "hyperloglog",
-            handler: $handler,
-            subcommands: &[],
-        }
-    };
-}
-
-pub static COMMANDS: &[Command] = &[
-    hll_cmd!("pfadd", -2, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "hyperloglog", "fast"],
-        "PFADD key [element [element ...]]",
-        "Adds elements to a HyperLogLog key, creating it if missing; replies 1 if an internal register changed.",
-        pfadd),
-    hll_cmd!("pfcount", -2, ["readonly"], (1, -1, 1), ["read", "hyperloglog", "slow"],
-        "PFCOUNT key [key ...]",
-        "Replies with the approximate number of distinct elements added to one HyperLogLog, or to the union of several.",
-        pfcount),
-    hll_cmd!("pfmerge", -2, ["write", "denyoom"], (1, -1, 1), ["write", "hyperloglog", "slow"],
-        "PFMERGE destkey [sourcekey [sourcekey ...]]",
-        "Merges HyperLogLogs into the destination key (the destination counts as a source).",
-        pfmerge),
-    hll_cmd!("pfdebug", 3, ["write", "denyoom", "admin"], (2, 2, 1),
-        ["write", "hyperloglog", "admin", "slow", "dangerous"],
-        "PFDEBUG <GETREG | DECODE | ENCODING | TODENSE> key",
-        "Internal HyperLogLog debugging: registers, sparse opcodes, encoding, conversion to dense.",
-        pfdebug),
-    hll_cmd!("pfselftest", 1, ["admin"], (0, 0, 0), ["hyperloglog", "admin", "slow", "dangerous"],
-        "PFSELFTEST", "Runs the HyperLogLog implementation's self-test.", pfselftest),
-];
+pub(super) static COMMANDS: &[Command] = commands! { group: "hyperloglog";
+    "pfadd" => pfadd, arity: -2, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
+        acl: [WRITE, HYPERLOGLOG, FAST], since: "2.8.9",
+        syntax: "PFADD key [element [element ...]]",
+        summary: "Adds elements to a HyperLogLog key, creating it if missing; replies 1 if an internal register changed.";
+    "pfcount" => pfcount, arity: -2, flags: [READONLY], keys: (1, -1, 1),
+        acl: [READ, HYPERLOGLOG, SLOW], since: "2.8.9",
+        syntax: "PFCOUNT key [key ...]",
+        summary: "Replies with the approximate number of distinct elements added to one HyperLogLog, or to the union of several.";
+    "pfmerge" => pfmerge, arity: -2, flags: [WRITE, DENYOOM], keys: (1, -1, 1),
+        acl: [WRITE, HYPERLOGLOG, SLOW], since: "2.8.9",
+        syntax: "PFMERGE destkey [sourcekey [sourcekey ...]]",
+        summary: "Merges HyperLogLogs into the destination key (the destination counts as a source).";
+    "pfdebug" => pfdebug, arity: 3, flags: [WRITE, DENYOOM, ADMIN], keys: (2, 2, 1),
+        acl: [WRITE, HYPERLOGLOG, ADMIN, SLOW, DANGEROUS], since: "2.8.9",
+        syntax: "PFDEBUG <GETREG | DECODE | ENCODING | TODENSE> key",
+        summary: "Internal HyperLogLog debugging: registers, sparse opcodes, encoding, conversion to dense.";
+    "pfselftest" => pfselftest, arity: 1, flags: [ADMIN],
+        acl: [HYPERLOGLOG, ADMIN, SLOW, DANGEROUS], since: "2.8.9",
+        syntax: "PFSELFTEST",
+        summary: "Runs the HyperLogLog implementation's self-test.";
+};
 
 /// The error for a string that is not an HLL (Redis sends it without the
 /// usual `ERR` prefix).
