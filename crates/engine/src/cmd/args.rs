@@ -46,6 +46,30 @@ pub(crate) fn err_text(arg: &[u8]) -> String {
     s.trim_matches(['\r', '\n']).replace(['\r', '\n'], " ")
 }
 
+/// C's `isspace` in the "C" locale.
+pub(crate) fn is_c_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// What C's `strtoul` in base 10 reads, once past any leading blanks, when
+/// it must consume all of `s`: an optional sign (a minus wraps), then
+/// digits only; `None` for no digits, anything after them, or overflow.
+pub(crate) fn strtoul_body(s: &[u8]) -> Option<u64> {
+    let (neg, digits) = match s.first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &c in digits {
+        v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+    }
+    Some(if neg { v.wrapping_neg() } else { v })
+}
+
 /// `getLongFromObjectOrReply`: an integer, or `ERR {msg}` (Redis' "not an
 /// integer" error without one).
 pub(crate) fn long_arg(arg: &[u8], msg: Option<&str>) -> Result<i64, Frame> {

@@ -20,34 +20,20 @@ use crate::server::trace::DeleteCause;
 use crate::server::Server;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "bitmap";
-    "setbit" => setbit, arity: 4, flags: [WRITE, DENYOOM], keys: (1, 1, 1),
-        acl: [WRITE, BITMAP, SLOW], since: "2.2.0",
-        syntax: "SETBIT key offset value",
-        summary: "Sets or clears the bit at an offset of a string, zero-padding it; replies with the bit's previous value.";
-    "getbit" => getbit, arity: 3, flags: [READONLY, FAST], keys: (1, 1, 1),
-        acl: [READ, BITMAP, FAST], since: "2.2.0",
-        syntax: "GETBIT key offset",
-        summary: "Replies with the bit at an offset (0 past the end).";
-    "bitcount" => bitcount, arity: -2, flags: [READONLY], keys: (1, 1, 1),
-        acl: [READ, BITMAP, SLOW], since: "2.6.0",
-        syntax: "BITCOUNT key [start end [BYTE | BIT]]",
-        summary: "Counts the set bits of a string, or of a byte or bit range (negative indexes count from the end).";
-    "bitpos" => bitpos, arity: -3, flags: [READONLY], keys: (1, 1, 1), acl: [READ, BITMAP, SLOW],
-        since: "2.8.7",
-        syntax: "BITPOS key bit [start [end [BYTE | BIT]]]",
-        summary: "Replies with the position of the first set or clear bit, optionally within a range.";
-    "bitop" => bitop, arity: -4, flags: [WRITE, DENYOOM], keys: (2, -1, 1),
-        acl: [WRITE, BITMAP, SLOW], since: "2.6.0",
-        syntax: "BITOP <AND | OR | XOR | NOT> destkey key [key ...]",
-        summary: "Stores the bitwise AND, OR, XOR or NOT of strings; replies with the result's length (an empty result deletes the destination).";
-    "bitfield" => bitfield, arity: -2, flags: [WRITE, DENYOOM], keys: (1, 1, 1),
-        acl: [WRITE, BITMAP, SLOW], since: "3.2.0",
-        syntax: "BITFIELD key [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> ...]",
-        summary: "Reads, sets and increments signed and unsigned integers of any width at any bit offset of a string.";
-    "bitfield_ro" => bitfield_ro, arity: -2, flags: [READONLY, FAST], keys: (1, 1, 1),
-        acl: [READ, BITMAP, FAST], since: "6.0.0",
-        syntax: "BITFIELD_RO key [GET encoding offset [GET encoding offset ...]]",
-        summary: "Reads integers at bit offsets of a string (the read-only BITFIELD).";
+    "setbit" => setbit, arity: 4, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, BITMAP, SLOW], since: "2.2.0",
+        syntax: "SETBIT key offset value", summary: "Sets or clears the bit at an offset of a string, zero-padding it; replies with the bit's previous value.";
+    "getbit" => getbit, arity: 3, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, BITMAP, FAST], since: "2.2.0",
+        syntax: "GETBIT key offset", summary: "Replies with the bit at an offset (0 past the end).";
+    "bitcount" => bitcount, arity: -2, flags: [READONLY], keys: (1, 1, 1), acl: [READ, BITMAP, SLOW], since: "2.6.0",
+        syntax: "BITCOUNT key [start end [BYTE | BIT]]", summary: "Counts the set bits of a string, or of a byte or bit range (negative indexes count from the end).";
+    "bitpos" => bitpos, arity: -3, flags: [READONLY], keys: (1, 1, 1), acl: [READ, BITMAP, SLOW], since: "2.8.7",
+        syntax: "BITPOS key bit [start [end [BYTE | BIT]]]", summary: "Replies with the position of the first set or clear bit, optionally within a range.";
+    "bitop" => bitop, arity: -4, flags: [WRITE, DENYOOM], keys: (2, -1, 1), acl: [WRITE, BITMAP, SLOW], since: "2.6.0",
+        syntax: "BITOP <AND | OR | XOR | NOT> destkey key [key ...]", summary: "Stores the bitwise AND, OR, XOR or NOT of strings; replies with the result's length (an empty result deletes the destination).";
+    "bitfield" => bitfield, arity: -2, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, BITMAP, SLOW], since: "3.2.0",
+        syntax: "BITFIELD key [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> ...]", summary: "Reads, sets and increments signed and unsigned integers of any width at any bit offset of a string.";
+    "bitfield_ro" => bitfield_ro, arity: -2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, BITMAP, FAST], since: "6.0.0",
+        syntax: "BITFIELD_RO key [GET encoding offset [GET encoding offset ...]]", summary: "Reads integers at bit offsets of a string (the read-only BITFIELD).";
 };
 
 const BAD_OFFSET: &str = "ERR bit offset is not an integer or out of range";
@@ -194,6 +180,18 @@ struct ByteRange {
     last_mask: u8,
 }
 
+impl ByteRange {
+    /// Every byte of `p`; `None` for an empty string.
+    fn whole(p: &[u8]) -> Option<ByteRange> {
+        (!p.is_empty()).then(|| ByteRange {
+            start: 0,
+            end: p.len() - 1,
+            first_mask: 0,
+            last_mask: 0,
+        })
+    }
+}
+
 /// Redis' range arithmetic shared by BITCOUNT and BITPOS: negative indexes
 /// from the end, clamping, then bit indexes turned into bytes and edge masks.
 fn resolve_range(len: usize, mut start: i64, mut end: i64, is_bit: bool) -> Option<ByteRange> {
@@ -232,13 +230,7 @@ fn bitcount(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let argc = args.len();
     let count = |p: &[u8]| -> Result<i64, Frame> {
         let range = match argc {
-            2 if p.is_empty() => None,
-            2 => Some(ByteRange {
-                start: 0,
-                end: p.len() - 1,
-                first_mask: 0,
-                last_mask: 0,
-            }),
+            2 => ByteRange::whole(p),
             4 | 5 => {
                 let start = arg_i64(&args[2])?;
                 let end = arg_i64(&args[3])?;
@@ -296,13 +288,7 @@ fn bitpos(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let find = |p: &[u8]| -> Result<i64, Frame> {
         let mut end_given = false;
         let range = match argc {
-            3 if p.is_empty() => None,
-            3 => Some(ByteRange {
-                start: 0,
-                end: p.len() - 1,
-                first_mask: 0,
-                last_mask: 0,
-            }),
+            3 => ByteRange::whole(p),
             4..=6 => {
                 let start = arg_i64(&args[3])?;
                 let is_bit = match args.get(5) {

@@ -12,47 +12,60 @@
 use super::args::{either, parse_mpop};
 use super::list::{lmove_generic, pop_range, pop_range_with_key, position_arg, End};
 use super::table::{commands, Command, Ctx};
+use super::typed::Kind;
+use super::zset::delete_if_empty;
 use crate::blocking::{block_for_keys, may_block, timeout_arg, BlockKind};
 use crate::keyspace::object::Value;
 use crate::keyspace::types::list::List;
 use crate::keyspace::types::zset::ZSet;
 use crate::proto::resp::Frame;
-use crate::server::trace::DeleteCause;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "list";
-    "blpop" => blpop, arity: -3, flags: [WRITE, NOSCRIPT, BLOCKING], keys: (1, -2, 1),
-        acl: [WRITE, LIST, SLOW, BLOCKING], since: "2.0.0",
-        syntax: "BLPOP key [key ...] timeout",
-        summary: "Pops the first element of the first non-empty list, or waits for one (timeout in seconds, 0 forever).";
-    "brpop" => brpop, arity: -3, flags: [WRITE, NOSCRIPT, BLOCKING], keys: (1, -2, 1),
-        acl: [WRITE, LIST, SLOW, BLOCKING], since: "2.0.0",
-        syntax: "BRPOP key [key ...] timeout",
-        summary: "Pops the last element of the first non-empty list, or waits for one (timeout in seconds, 0 forever).";
-    "blmove" => blmove, arity: 6, flags: [WRITE, DENYOOM, NOSCRIPT, BLOCKING], keys: (1, 2, 1),
-        acl: [WRITE, LIST, SLOW, BLOCKING], since: "6.2.0",
-        syntax: "BLMOVE source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout",
-        summary: "LMOVE, waiting for the source to get an element.";
-    "brpoplpush" => brpoplpush, arity: 4, flags: [WRITE, DENYOOM, NOSCRIPT, BLOCKING],
-        keys: (1, 2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "2.2.0",
-        syntax: "BRPOPLPUSH source destination timeout",
-        summary: "RPOPLPUSH, waiting for the source to get an element (deprecated: BLMOVE).";
-    "blmpop" => blmpop, arity: -5, flags: [WRITE, BLOCKING, MOVABLEKEYS],
-        acl: [WRITE, LIST, SLOW, BLOCKING], since: "7.0.0",
-        syntax: "BLMPOP timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]",
-        summary: "LMPOP, waiting for one of the lists to get elements.";
-    "bzpopmin" => bzpopmin, arity: -3, flags: [WRITE, NOSCRIPT, BLOCKING, FAST], keys: (1, -2, 1),
-        acl: [WRITE, SORTEDSET, FAST, BLOCKING], group: "sorted-set", since: "5.0.0",
-        syntax: "BZPOPMIN key [key ...] timeout",
-        summary: "Pops the lowest-scored member of the first non-empty sorted set, or waits for one.";
-    "bzpopmax" => bzpopmax, arity: -3, flags: [WRITE, NOSCRIPT, BLOCKING, FAST], keys: (1, -2, 1),
-        acl: [WRITE, SORTEDSET, FAST, BLOCKING], group: "sorted-set", since: "5.0.0",
-        syntax: "BZPOPMAX key [key ...] timeout",
-        summary: "Pops the highest-scored member of the first non-empty sorted set, or waits for one.";
-    "bzmpop" => bzmpop, arity: -5, flags: [WRITE, BLOCKING, MOVABLEKEYS],
-        acl: [WRITE, SORTEDSET, SLOW, BLOCKING], group: "sorted-set", since: "7.0.0",
-        syntax: "BZMPOP timeout numkeys key [key ...] <MIN | MAX> [COUNT count]",
-        summary: "ZMPOP, waiting for one of the sorted sets to get members.";
+    "blpop" => blpop, arity: -3, flags: [WRITE, NOSCRIPT, BLOCKING], keys: (1, -2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "2.0.0",
+        syntax: "BLPOP key [key ...] timeout", summary: "Pops the first element of the first non-empty list, or waits for one (timeout in seconds, 0 forever).";
+    "brpop" => brpop, arity: -3, flags: [WRITE, NOSCRIPT, BLOCKING], keys: (1, -2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "2.0.0",
+        syntax: "BRPOP key [key ...] timeout", summary: "Pops the last element of the first non-empty list, or waits for one (timeout in seconds, 0 forever).";
+    "blmove" => blmove, arity: 6, flags: [WRITE, DENYOOM, NOSCRIPT, BLOCKING], keys: (1, 2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "6.2.0",
+        syntax: "BLMOVE source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout", summary: "LMOVE, waiting for the source to get an element.";
+    "brpoplpush" => brpoplpush, arity: 4, flags: [WRITE, DENYOOM, NOSCRIPT, BLOCKING], keys: (1, 2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "2.2.0",
+        syntax: "BRPOPLPUSH source destination timeout", summary: "RPOPLPUSH, waiting for the source to get an element (deprecated: BLMOVE).";
+    "blmpop" => blmpop, arity: -5, flags: [WRITE, BLOCKING, MOVABLEKEYS], acl: [WRITE, LIST, SLOW, BLOCKING], since: "7.0.0",
+        syntax: "BLMPOP timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]", summary: "LMPOP, waiting for one of the lists to get elements.";
+    "bzpopmin" => bzpopmin, arity: -3, flags: [WRITE, NOSCRIPT, BLOCKING, FAST], keys: (1, -2, 1), acl: [WRITE, SORTEDSET, FAST, BLOCKING], group: "sorted-set", since: "5.0.0",
+        syntax: "BZPOPMIN key [key ...] timeout", summary: "Pops the lowest-scored member of the first non-empty sorted set, or waits for one.";
+    "bzpopmax" => bzpopmax, arity: -3, flags: [WRITE, NOSCRIPT, BLOCKING, FAST], keys: (1, -2, 1), acl: [WRITE, SORTEDSET, FAST, BLOCKING], group: "sorted-set", since: "5.0.0",
+        syntax: "BZPOPMAX key [key ...] timeout", summary: "Pops the highest-scored member of the first non-empty sorted set, or waits for one.";
+    "bzmpop" => bzmpop, arity: -5, flags: [WRITE, BLOCKING, MOVABLEKEYS], acl: [WRITE, SORTEDSET, SLOW, BLOCKING], group: "sorted-set", since: "7.0.0",
+        syntax: "BZMPOP timeout numkeys key [key ...] <MIN | MAX> [COUNT count]", summary: "ZMPOP, waiting for one of the sorted sets to get members.";
 };
+
+/// The blocking pops' common shape: the timeout is parsed first, then the
+/// first key holding a `T` is served by `pop`; with none, the client
+/// blocks on all of them (or, when it may not, gets a null array).
+fn pop_first_or_block<T: Kind>(
+    ctx: &mut Ctx,
+    keys: &[Vec<u8>],
+    timeout: &[u8],
+    kind: BlockKind,
+    pop: impl FnOnce(&mut Ctx, &Vec<u8>) -> Frame,
+) -> Frame {
+    let now = ctx.srv.now_ms();
+    let timeout_ms = match timeout_arg(timeout, now) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    for key in keys {
+        match ctx.write_exists::<T>(key) {
+            Err(e) => return e,
+            Ok(false) => continue,
+            Ok(true) => return pop(ctx, key),
+        }
+    }
+    if !may_block(ctx.srv) {
+        return Frame::NullArray;
+    }
+    block_for_keys(ctx.srv, kind, keys, timeout_ms)
+}
 
 /// `blockingPopGenericCommand`: pops from the first non-empty list among
 /// `keys` (`count` elements as `[key, [elements]]` for BLMPOP, else one as
@@ -64,30 +77,20 @@ fn blocking_pop(
     timeout: &[u8],
     count: Option<usize>,
 ) -> Frame {
-    let now = ctx.srv.now_ms();
-    let timeout_ms = match timeout_arg(timeout, now) {
-        Ok(t) => t,
-        Err(e) => return e,
-    };
-    for key in keys {
-        match ctx.write_exists::<List>(key) {
-            Err(e) => return e,
-            Ok(false) => continue,
-            Ok(true) => {}
-        }
-        return match count {
+    pop_first_or_block::<List>(
+        ctx,
+        keys,
+        timeout,
+        BlockKind::List,
+        |ctx, key| match count {
             Some(n) => pop_range_with_key(ctx, key, end, n),
             None => {
                 let mut items = pop_range(ctx, key, end, 1);
                 let value = items.pop().unwrap_or(Frame::Null);
                 Frame::Array(vec![Frame::Bulk(key.clone()), value])
             }
-        };
-    }
-    if !may_block(ctx.srv) {
-        return Frame::NullArray;
-    }
-    block_for_keys(ctx.srv, BlockKind::List, keys, timeout_ms)
+        },
+    )
 }
 
 fn blpop(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -147,18 +150,8 @@ fn blocking_zpop(
     timeout: &[u8],
     count: Option<usize>,
 ) -> Frame {
-    let now = ctx.srv.now_ms();
-    let timeout_ms = match timeout_arg(timeout, now) {
-        Ok(t) => t,
-        Err(e) => return e,
-    };
-    let db = ctx.db();
-    for key in keys {
-        match ctx.write_exists::<ZSet>(key) {
-            Err(e) => return e,
-            Ok(false) => continue,
-            Ok(true) => {}
-        }
+    pop_first_or_block::<ZSet>(ctx, keys, timeout, BlockKind::ZSet, |ctx, key| {
+        let db = ctx.db();
         let n = count.unwrap_or(1);
         let popped = ctx
             .srv
@@ -169,10 +162,7 @@ fn blocking_zpop(
                 _ => Vec::new(),
             })
             .unwrap_or_default();
-        let empty = matches!(&ctx.srv.dbs[db].get(key).map(|o| &o.value), Some(Value::ZSet(z)) if z.is_empty());
-        if empty {
-            ctx.srv.delete(db, key, DeleteCause::Del);
-        }
+        delete_if_empty(ctx.srv, db, key);
         let mut reply = vec![Frame::Bulk(key.clone())];
         match count {
             None => {
@@ -188,12 +178,8 @@ fn blocking_zpop(
                     .collect(),
             )),
         }
-        return Frame::Array(reply);
-    }
-    if !may_block(ctx.srv) {
-        return Frame::NullArray;
-    }
-    block_for_keys(ctx.srv, BlockKind::ZSet, keys, timeout_ms)
+        Frame::Array(reply)
+    })
 }
 
 fn bzpopmin(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {

@@ -6,25 +6,15 @@ use crate::proto::resp::Frame;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "connection";
     "ping" => ping, arity: -1, flags: [FAST, SENTINEL], acl: [FAST, CONNECTION], since: "1.0.0",
-        syntax: "PING [message]",
-        summary: "Returns the server's liveliness response.";
-    "echo" => echo, arity: 2, flags: [LOADING, STALE, FAST], acl: [FAST, CONNECTION],
-        since: "1.0.0",
-        syntax: "ECHO message",
-        summary: "Returns the given string.";
-    "select" => select, arity: 2, flags: [LOADING, STALE, FAST], acl: [FAST, CONNECTION],
-        since: "1.0.0",
-        syntax: "SELECT index",
-        summary: "Changes the selected database.";
-    "quit" => quit, arity: -1, flags: [NOSCRIPT, LOADING, STALE, FAST, NO_AUTH, ALLOW_BUSY],
-        acl: [FAST, CONNECTION], since: "1.0.0",
-        syntax: "QUIT",
-        summary: "Closes the connection.";
-    "hello" => hello, arity: -1,
-        flags: [NOSCRIPT, LOADING, STALE, FAST, NO_AUTH, SENTINEL, ALLOW_BUSY],
-        acl: [FAST, CONNECTION], since: "6.0.0",
-        syntax: "HELLO [protover [AUTH username password] [SETNAME clientname]]",
-        summary: "Handshakes with the Redis server.";
+        syntax: "PING [message]", summary: "Returns the server's liveliness response.";
+    "echo" => echo, arity: 2, flags: [LOADING, STALE, FAST], acl: [FAST, CONNECTION], since: "1.0.0",
+        syntax: "ECHO message", summary: "Returns the given string.";
+    "select" => select, arity: 2, flags: [LOADING, STALE, FAST], acl: [FAST, CONNECTION], since: "1.0.0",
+        syntax: "SELECT index", summary: "Changes the selected database.";
+    "quit" => quit, arity: -1, flags: [NOSCRIPT, LOADING, STALE, FAST, NO_AUTH, ALLOW_BUSY], acl: [FAST, CONNECTION], since: "1.0.0",
+        syntax: "QUIT", summary: "Closes the connection.";
+    "hello" => hello, arity: -1, flags: [NOSCRIPT, LOADING, STALE, FAST, NO_AUTH, SENTINEL, ALLOW_BUSY], acl: [FAST, CONNECTION], since: "6.0.0",
+        syntax: "HELLO [protover [AUTH username password] [SETNAME clientname]]", summary: "Handshakes with the Redis server.";
 };
 
 fn ping(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {

@@ -19,70 +19,38 @@ use crate::server::trace::DeleteCause;
 use crate::server::Server;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "hash";
-    "hset" => hset, arity: -4, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, HASH, FAST], since: "2.0.0",
-        syntax: "HSET key field value [field value ...]",
-        summary: "Sets fields of a hash, creating it if needed; replies with how many fields are new.";
-    "hsetnx" => hsetnx, arity: 4, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, HASH, FAST], since: "2.0.0",
-        syntax: "HSETNX key field value",
-        summary: "Sets a hash field only if it does not exist yet; replies 1 if it did so.";
-    "hget" => hget, arity: 3, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, HASH, FAST],
-        since: "2.0.0",
-        syntax: "HGET key field",
-        summary: "Replies with the value of a hash field.";
-    "hmget" => hmget, arity: -3, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, HASH, FAST],
-        since: "2.0.0",
-        syntax: "HMGET key field [field ...]",
-        summary: "Replies with the values of several hash fields, nil where missing.";
-    "hmset" => hset, arity: -4, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, HASH, FAST], since: "2.0.0",
-        syntax: "HMSET key field value [field value ...]",
-        summary: "Sets fields of a hash and replies OK (deprecated: HSET does the same).";
-    "hgetall" => hgetall, arity: 2, flags: [READONLY], keys: (1, 1, 1), acl: [READ, HASH, SLOW],
-        since: "2.0.0",
-        syntax: "HGETALL key",
-        summary: "Replies with every field and value of a hash.";
-    "hdel" => hdel, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, HASH, FAST],
-        since: "2.0.0",
-        syntax: "HDEL key field [field ...]",
-        summary: "Deletes hash fields, and the key once empty; replies with how many were removed.";
-    "hlen" => hlen, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, HASH, FAST],
-        since: "2.0.0",
-        syntax: "HLEN key",
-        summary: "Replies with the number of fields in a hash.";
-    "hexists" => hexists, arity: 3, flags: [READONLY, FAST], keys: (1, 1, 1),
-        acl: [READ, HASH, FAST], since: "2.0.0",
-        syntax: "HEXISTS key field",
-        summary: "Replies 1 if a hash has the field, else 0.";
-    "hincrby" => hincrby, arity: 4, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, HASH, FAST], since: "2.0.0",
-        syntax: "HINCRBY key field increment",
-        summary: "Adds an integer to the integer in a hash field (missing counts as 0).";
-    "hincrbyfloat" => hincrbyfloat, arity: 4, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, HASH, FAST], since: "2.6.0",
-        syntax: "HINCRBYFLOAT key field increment",
-        summary: "Adds a decimal number to the number in a hash field, in long double precision.";
-    "hkeys" => hkeys, arity: 2, flags: [READONLY], keys: (1, 1, 1), acl: [READ, HASH, SLOW],
-        since: "2.0.0",
-        syntax: "HKEYS key",
-        summary: "Replies with every field name of a hash.";
-    "hvals" => hvals, arity: 2, flags: [READONLY], keys: (1, 1, 1), acl: [READ, HASH, SLOW],
-        since: "2.0.0",
-        syntax: "HVALS key",
-        summary: "Replies with every value of a hash.";
-    "hstrlen" => hstrlen, arity: 3, flags: [READONLY, FAST], keys: (1, 1, 1),
-        acl: [READ, HASH, FAST], since: "3.2.0",
-        syntax: "HSTRLEN key field",
-        summary: "Replies with the length of a hash field's value.";
-    "hrandfield" => hrandfield, arity: -2, flags: [READONLY], keys: (1, 1, 1),
-        acl: [READ, HASH, SLOW], since: "6.2.0",
-        syntax: "HRANDFIELD key [count [WITHVALUES]]",
-        summary: "Replies with random fields of a hash: distinct for a positive count, possibly repeated for a negative one.";
-    "hscan" => hscan, arity: -3, flags: [READONLY], keys: (1, 1, 1), acl: [READ, HASH, SLOW],
-        since: "2.8.0",
-        syntax: "HSCAN key cursor [MATCH pattern] [COUNT count]",
-        summary: "Walks a hash's fields and values with a cursor (a small hash comes whole).";
+    "hset" => hset, arity: -4, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, HASH, FAST], since: "2.0.0",
+        syntax: "HSET key field value [field value ...]", summary: "Sets fields of a hash, creating it if needed; replies with how many fields are new.";
+    "hsetnx" => hsetnx, arity: 4, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, HASH, FAST], since: "2.0.0",
+        syntax: "HSETNX key field value", summary: "Sets a hash field only if it does not exist yet; replies 1 if it did so.";
+    "hget" => hget, arity: 3, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, HASH, FAST], since: "2.0.0",
+        syntax: "HGET key field", summary: "Replies with the value of a hash field.";
+    "hmget" => hmget, arity: -3, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, HASH, FAST], since: "2.0.0",
+        syntax: "HMGET key field [field ...]", summary: "Replies with the values of several hash fields, nil where missing.";
+    "hmset" => hset, arity: -4, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, HASH, FAST], since: "2.0.0",
+        syntax: "HMSET key field value [field value ...]", summary: "Sets fields of a hash and replies OK (deprecated: HSET does the same).";
+    "hgetall" => hgetall, arity: 2, flags: [READONLY], keys: (1, 1, 1), acl: [READ, HASH, SLOW], since: "2.0.0",
+        syntax: "HGETALL key", summary: "Replies with every field and value of a hash.";
+    "hdel" => hdel, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, HASH, FAST], since: "2.0.0",
+        syntax: "HDEL key field [field ...]", summary: "Deletes hash fields, and the key once empty; replies with how many were removed.";
+    "hlen" => hlen, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, HASH, FAST], since: "2.0.0",
+        syntax: "HLEN key", summary: "Replies with the number of fields in a hash.";
+    "hexists" => hexists, arity: 3, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, HASH, FAST], since: "2.0.0",
+        syntax: "HEXISTS key field", summary: "Replies 1 if a hash has the field, else 0.";
+    "hincrby" => hincrby, arity: 4, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, HASH, FAST], since: "2.0.0",
+        syntax: "HINCRBY key field increment", summary: "Adds an integer to the integer in a hash field (missing counts as 0).";
+    "hincrbyfloat" => hincrbyfloat, arity: 4, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, HASH, FAST], since: "2.6.0",
+        syntax: "HINCRBYFLOAT key field increment", summary: "Adds a decimal number to the number in a hash field, in long double precision.";
+    "hkeys" => hkeys, arity: 2, flags: [READONLY], keys: (1, 1, 1), acl: [READ, HASH, SLOW], since: "2.0.0",
+        syntax: "HKEYS key", summary: "Replies with every field name of a hash.";
+    "hvals" => hvals, arity: 2, flags: [READONLY], keys: (1, 1, 1), acl: [READ, HASH, SLOW], since: "2.0.0",
+        syntax: "HVALS key", summary: "Replies with every value of a hash.";
+    "hstrlen" => hstrlen, arity: 3, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, HASH, FAST], since: "3.2.0",
+        syntax: "HSTRLEN key field", summary: "Replies with the length of a hash field's value.";
+    "hrandfield" => hrandfield, arity: -2, flags: [READONLY], keys: (1, 1, 1), acl: [READ, HASH, SLOW], since: "6.2.0",
+        syntax: "HRANDFIELD key [count [WITHVALUES]]", summary: "Replies with random fields of a hash: distinct for a positive count, possibly repeated for a negative one.";
+    "hscan" => hscan, arity: -3, flags: [READONLY], keys: (1, 1, 1), acl: [READ, HASH, SLOW], since: "2.8.0",
+        syntax: "HSCAN key cursor [MATCH pattern] [COUNT count]", summary: "Walks a hash's fields and values with a cursor (a small hash comes whole).";
 };
 
 // ---------------------------------------------------------------------------
@@ -222,10 +190,8 @@ fn hvals(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 /// HDEL: stops once the hash is empty, and deletes the key.
 fn hdel(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    match ctx.write_exists::<Hash>(&args[1]) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Integer(0),
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<Hash>(&args[1], || Frame::Integer(0)) {
+        return reply;
     }
     let db = ctx.db();
     let (deleted, emptied) = update::<Hash, _>(ctx.srv, db, &args[1], |h, _| {
@@ -470,12 +436,8 @@ fn hscan(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 #[cfg(test)]
 mod tests {
+    use crate::cmd::testing::{engine, run};
     use crate::{Engine, Frame};
-
-    fn run(e: &mut Engine, c: u64, args: &[&str]) -> Frame {
-        let v: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-        e.execute(c, &v)
-    }
 
     fn encoding(e: &mut Engine, c: u64, key: &str) -> Frame {
         run(e, c, &["OBJECT", "ENCODING", key])
@@ -484,8 +446,7 @@ mod tests {
     /// The thresholds at their edges, moved by CONFIG SET under both names.
     #[test]
     fn listpack_limits_and_config_changes() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         let listpack = Frame::bulk("listpack");
         let table = Frame::bulk("hashtable");
         run(
@@ -548,8 +509,7 @@ mod tests {
     /// Emptied hashes are deleted; memory goes back to where it was.
     #[test]
     fn emptied_hashes_go_away() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         let before = e.server().used_memory();
         run(&mut e, c, &["HSET", "h", "a", "1", "b", "2"]);
         assert!(e.server().used_memory() > before);

@@ -14,49 +14,28 @@ use crate::server::trace::DeleteCause;
 use crate::server::Lookup;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "generic";
-    "del" => del, arity: -2, flags: [WRITE], keys: (1, -1, 1), acl: [KEYSPACE, WRITE, SLOW],
-        since: "1.0.0",
-        syntax: "DEL key [key ...]",
-        summary: "Deletes keys; replies with how many existed.";
-    "unlink" => unlink, arity: -2, flags: [WRITE, FAST], keys: (1, -1, 1),
-        acl: [KEYSPACE, WRITE, FAST], since: "4.0.0",
-        syntax: "UNLINK key [key ...]",
-        summary: "Deletes keys, freeing large values in the background; replies with how many existed.";
-    "exists" => exists, arity: -2, flags: [READONLY, FAST], keys: (1, -1, 1),
-        acl: [KEYSPACE, READ, FAST], since: "1.0.0",
-        syntax: "EXISTS key [key ...]",
-        summary: "Counts how many of the given keys exist, repeats counted each time.";
-    "type" => type_cmd, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1),
-        acl: [KEYSPACE, READ, FAST], since: "1.0.0",
-        syntax: "TYPE key",
-        summary: "Replies with the type of the value at a key, or none.";
-    "rename" => rename, arity: 3, flags: [WRITE], keys: (1, 2, 1), acl: [KEYSPACE, WRITE, SLOW],
-        since: "1.0.0",
-        syntax: "RENAME key newkey",
-        summary: "Moves a key's value and TTL to a new name, replacing whatever was there.";
-    "renamenx" => renamenx, arity: 3, flags: [WRITE, FAST], keys: (1, 2, 1),
-        acl: [KEYSPACE, WRITE, FAST], since: "1.0.0",
-        syntax: "RENAMENX key newkey",
-        summary: "Renames a key only if the new name is free; replies 1 if renamed.";
-    "touch" => touch, arity: -2, flags: [READONLY, FAST], keys: (1, -1, 1),
-        acl: [KEYSPACE, READ, FAST], since: "3.2.1",
-        syntax: "TOUCH key [key ...]",
-        summary: "Marks keys as just accessed; replies with how many exist.";
-    "randomkey" => randomkey, arity: 1, flags: [READONLY], acl: [KEYSPACE, READ, SLOW],
-        since: "1.0.0",
-        syntax: "RANDOMKEY",
-        summary: "Replies with a random key name, reclaiming expired keys it draws.";
-    "keys" => keys, arity: 2, flags: [READONLY], acl: [KEYSPACE, READ, SLOW, DANGEROUS],
-        since: "1.0.0",
-        syntax: "KEYS pattern",
-        summary: "Replies with every key matching a glob pattern, in one blocking pass.";
+    "del" => del, arity: -2, flags: [WRITE], keys: (1, -1, 1), acl: [KEYSPACE, WRITE, SLOW], since: "1.0.0",
+        syntax: "DEL key [key ...]", summary: "Deletes keys; replies with how many existed.";
+    "unlink" => unlink, arity: -2, flags: [WRITE, FAST], keys: (1, -1, 1), acl: [KEYSPACE, WRITE, FAST], since: "4.0.0",
+        syntax: "UNLINK key [key ...]", summary: "Deletes keys, freeing large values in the background; replies with how many existed.";
+    "exists" => exists, arity: -2, flags: [READONLY, FAST], keys: (1, -1, 1), acl: [KEYSPACE, READ, FAST], since: "1.0.0",
+        syntax: "EXISTS key [key ...]", summary: "Counts how many of the given keys exist, repeats counted each time.";
+    "type" => type_cmd, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [KEYSPACE, READ, FAST], since: "1.0.0",
+        syntax: "TYPE key", summary: "Replies with the type of the value at a key, or none.";
+    "rename" => rename, arity: 3, flags: [WRITE], keys: (1, 2, 1), acl: [KEYSPACE, WRITE, SLOW], since: "1.0.0",
+        syntax: "RENAME key newkey", summary: "Moves a key's value and TTL to a new name, replacing whatever was there.";
+    "renamenx" => renamenx, arity: 3, flags: [WRITE, FAST], keys: (1, 2, 1), acl: [KEYSPACE, WRITE, FAST], since: "1.0.0",
+        syntax: "RENAMENX key newkey", summary: "Renames a key only if the new name is free; replies 1 if renamed.";
+    "touch" => touch, arity: -2, flags: [READONLY, FAST], keys: (1, -1, 1), acl: [KEYSPACE, READ, FAST], since: "3.2.1",
+        syntax: "TOUCH key [key ...]", summary: "Marks keys as just accessed; replies with how many exist.";
+    "randomkey" => randomkey, arity: 1, flags: [READONLY], acl: [KEYSPACE, READ, SLOW], since: "1.0.0",
+        syntax: "RANDOMKEY", summary: "Replies with a random key name, reclaiming expired keys it draws.";
+    "keys" => keys, arity: 2, flags: [READONLY], acl: [KEYSPACE, READ, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "KEYS pattern", summary: "Replies with every key matching a glob pattern, in one blocking pass.";
     "scan" => scan, arity: -2, flags: [READONLY], acl: [KEYSPACE, READ, SLOW], since: "2.8.0",
-        syntax: "SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]",
-        summary: "Walks the keyspace a few buckets at a time with a cursor.";
+        syntax: "SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]", summary: "Walks the keyspace a few buckets at a time with a cursor.";
     "object" => container, arity: -2, flags: [], acl: [SLOW], since: "2.2.3",
-        syntax: "OBJECT <ENCODING | FREQ | IDLETIME | REFCOUNT | HELP> [key]",
-        summary: "Inspects how a key's value is stored: encoding, access statistics, references.",
-        subcommands: super::object::SUBCOMMANDS;
+        syntax: "OBJECT <ENCODING | FREQ | IDLETIME | REFCOUNT | HELP> [key]", summary: "Inspects how a key's value is stored: encoding, access statistics, references.", subcommands: super::object::SUBCOMMANDS;
 };
 
 fn del(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -234,17 +213,12 @@ fn scan(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Engine, Frame};
-
-    fn run(e: &mut Engine, c: u64, args: &[&str]) -> Frame {
-        let v: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-        e.execute(c, &v)
-    }
+    use crate::cmd::testing::{engine, run};
+    use crate::Frame;
 
     #[test]
     fn scan_visits_every_key_once_on_a_stable_table() {
-        let mut e = Engine::new(3);
-        let c = e.connect("t");
+        let (mut e, c) = engine(3);
         for i in 0..500 {
             run(&mut e, c, &["SET", &format!("k{i}"), "v"]);
         }
@@ -274,8 +248,7 @@ mod tests {
 
     #[test]
     fn rename_moves_ttl_and_resets_lru() {
-        let mut e = Engine::new(3);
-        let c = e.connect("t");
+        let (mut e, c) = engine(3);
         run(&mut e, c, &["SET", "a", "v", "PX", "100000"]);
         let when = e.server().dbs[0].expire_at(b"a");
         e.advance_by(3_000_000);

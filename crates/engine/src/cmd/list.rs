@@ -18,74 +18,40 @@ use crate::proto::resp::{parse_i64, Frame};
 use crate::server::trace::DeleteCause;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "list";
-    "lpush" => lpush, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, LIST, FAST], since: "1.0.0",
-        syntax: "LPUSH key element [element ...]",
-        summary: "Prepends elements to a list, creating it if needed; replies with the new length.";
-    "rpush" => rpush, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, LIST, FAST], since: "1.0.0",
-        syntax: "RPUSH key element [element ...]",
-        summary: "Appends elements to a list, creating it if needed; replies with the new length.";
-    "lpushx" => lpushx, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, LIST, FAST], since: "2.2.0",
-        syntax: "LPUSHX key element [element ...]",
-        summary: "Prepends elements to a list only if it exists; replies with the length.";
-    "rpushx" => rpushx, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, LIST, FAST], since: "2.2.0",
-        syntax: "RPUSHX key element [element ...]",
-        summary: "Appends elements to a list only if it exists; replies with the length.";
-    "lpop" => lpop, arity: -2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, LIST, FAST],
-        since: "1.0.0",
-        syntax: "LPOP key [count]",
-        summary: "Removes and replies with the first element, or the first count elements.";
-    "rpop" => rpop, arity: -2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, LIST, FAST],
-        since: "1.0.0",
-        syntax: "RPOP key [count]",
-        summary: "Removes and replies with the last element, or the last count elements.";
-    "lrange" => lrange, arity: 4, flags: [READONLY], keys: (1, 1, 1), acl: [READ, LIST, SLOW],
-        since: "1.0.0",
-        syntax: "LRANGE key start stop",
-        summary: "Replies with the elements between two indexes (negative count from the end).";
-    "lindex" => lindex, arity: 3, flags: [READONLY], keys: (1, 1, 1), acl: [READ, LIST, SLOW],
-        since: "1.0.0",
-        syntax: "LINDEX key index",
-        summary: "Replies with the element at an index (negative counts from the end).";
-    "linsert" => linsert, arity: 5, flags: [WRITE, DENYOOM], keys: (1, 1, 1),
-        acl: [WRITE, LIST, SLOW], since: "2.2.0",
-        syntax: "LINSERT key <BEFORE | AFTER> pivot element",
-        summary: "Inserts an element before or after the first occurrence of a pivot; replies with the length, or -1.";
-    "llen" => llen, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, LIST, FAST],
-        since: "1.0.0",
-        syntax: "LLEN key",
-        summary: "Replies with the length of a list.";
-    "lrem" => lrem, arity: 4, flags: [WRITE], keys: (1, 1, 1), acl: [WRITE, LIST, SLOW],
-        since: "1.0.0",
-        syntax: "LREM key count element",
-        summary: "Removes occurrences of an element (count > 0 from the head, < 0 from the tail, 0 all).";
-    "lset" => lset, arity: 4, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, LIST, SLOW],
-        since: "1.0.0",
-        syntax: "LSET key index element",
-        summary: "Replaces the element at an index.";
-    "ltrim" => ltrim, arity: 4, flags: [WRITE], keys: (1, 1, 1), acl: [WRITE, LIST, SLOW],
-        since: "1.0.0",
-        syntax: "LTRIM key start stop",
-        summary: "Keeps only the elements between two indexes.";
-    "lpos" => lpos, arity: -3, flags: [READONLY], keys: (1, 1, 1), acl: [READ, LIST, SLOW],
-        since: "6.0.6",
-        syntax: "LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]",
-        summary: "Replies with the index of matching elements.";
-    "lmove" => lmove, arity: 5, flags: [WRITE, DENYOOM], keys: (1, 2, 1), acl: [WRITE, LIST, SLOW],
-        since: "6.2.0",
-        syntax: "LMOVE source destination <LEFT | RIGHT> <LEFT | RIGHT>",
-        summary: "Pops an element from one end of a list and pushes it to an end of another; replies with it.";
-    "rpoplpush" => rpoplpush, arity: 3, flags: [WRITE, DENYOOM], keys: (1, 2, 1),
-        acl: [WRITE, LIST, SLOW], since: "1.2.0",
-        syntax: "RPOPLPUSH source destination",
-        summary: "Pops the last element of a list and prepends it to another (deprecated: LMOVE).";
-    "lmpop" => lmpop, arity: -4, flags: [WRITE, MOVABLEKEYS], acl: [WRITE, LIST, SLOW],
-        since: "7.0.0",
-        syntax: "LMPOP numkeys key [key ...] <LEFT | RIGHT> [COUNT count]",
-        summary: "Pops elements from the first non-empty list among several keys.";
+    "lpush" => lpush, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, LIST, FAST], since: "1.0.0",
+        syntax: "LPUSH key element [element ...]", summary: "Prepends elements to a list, creating it if needed; replies with the new length.";
+    "rpush" => rpush, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, LIST, FAST], since: "1.0.0",
+        syntax: "RPUSH key element [element ...]", summary: "Appends elements to a list, creating it if needed; replies with the new length.";
+    "lpushx" => lpushx, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, LIST, FAST], since: "2.2.0",
+        syntax: "LPUSHX key element [element ...]", summary: "Prepends elements to a list only if it exists; replies with the length.";
+    "rpushx" => rpushx, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, LIST, FAST], since: "2.2.0",
+        syntax: "RPUSHX key element [element ...]", summary: "Appends elements to a list only if it exists; replies with the length.";
+    "lpop" => lpop, arity: -2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, LIST, FAST], since: "1.0.0",
+        syntax: "LPOP key [count]", summary: "Removes and replies with the first element, or the first count elements.";
+    "rpop" => rpop, arity: -2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, LIST, FAST], since: "1.0.0",
+        syntax: "RPOP key [count]", summary: "Removes and replies with the last element, or the last count elements.";
+    "lrange" => lrange, arity: 4, flags: [READONLY], keys: (1, 1, 1), acl: [READ, LIST, SLOW], since: "1.0.0",
+        syntax: "LRANGE key start stop", summary: "Replies with the elements between two indexes (negative count from the end).";
+    "lindex" => lindex, arity: 3, flags: [READONLY], keys: (1, 1, 1), acl: [READ, LIST, SLOW], since: "1.0.0",
+        syntax: "LINDEX key index", summary: "Replies with the element at an index (negative counts from the end).";
+    "linsert" => linsert, arity: 5, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, LIST, SLOW], since: "2.2.0",
+        syntax: "LINSERT key <BEFORE | AFTER> pivot element", summary: "Inserts an element before or after the first occurrence of a pivot; replies with the length, or -1.";
+    "llen" => llen, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, LIST, FAST], since: "1.0.0",
+        syntax: "LLEN key", summary: "Replies with the length of a list.";
+    "lrem" => lrem, arity: 4, flags: [WRITE], keys: (1, 1, 1), acl: [WRITE, LIST, SLOW], since: "1.0.0",
+        syntax: "LREM key count element", summary: "Removes occurrences of an element (count > 0 from the head, < 0 from the tail, 0 all).";
+    "lset" => lset, arity: 4, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, LIST, SLOW], since: "1.0.0",
+        syntax: "LSET key index element", summary: "Replaces the element at an index.";
+    "ltrim" => ltrim, arity: 4, flags: [WRITE], keys: (1, 1, 1), acl: [WRITE, LIST, SLOW], since: "1.0.0",
+        syntax: "LTRIM key start stop", summary: "Keeps only the elements between two indexes.";
+    "lpos" => lpos, arity: -3, flags: [READONLY], keys: (1, 1, 1), acl: [READ, LIST, SLOW], since: "6.0.6",
+        syntax: "LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]", summary: "Replies with the index of matching elements.";
+    "lmove" => lmove, arity: 5, flags: [WRITE, DENYOOM], keys: (1, 2, 1), acl: [WRITE, LIST, SLOW], since: "6.2.0",
+        syntax: "LMOVE source destination <LEFT | RIGHT> <LEFT | RIGHT>", summary: "Pops an element from one end of a list and pushes it to an end of another; replies with it.";
+    "rpoplpush" => rpoplpush, arity: 3, flags: [WRITE, DENYOOM], keys: (1, 2, 1), acl: [WRITE, LIST, SLOW], since: "1.2.0",
+        syntax: "RPOPLPUSH source destination", summary: "Pops the last element of a list and prepends it to another (deprecated: LMOVE).";
+    "lmpop" => lmpop, arity: -4, flags: [WRITE, MOVABLEKEYS], acl: [WRITE, LIST, SLOW], since: "7.0.0",
+        syntax: "LMPOP numkeys key [key ...] <LEFT | RIGHT> [COUNT count]", summary: "Pops elements from the first non-empty list among several keys.";
 };
 
 /// `LIST_HEAD` / `LIST_TAIL`.
@@ -206,10 +172,8 @@ fn linsert(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         Err(e) => return e,
     };
     let key = &args[1];
-    match ctx.write_exists::<List>(key) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Integer(0),
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<List>(key, || Frame::Integer(0)) {
+        return reply;
     }
     let fill = fill(ctx);
     let (pivot, element) = (&args[3], &args[4]);
@@ -255,10 +219,8 @@ fn lindex(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 fn lset(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let key = &args[1];
-    match ctx.write_exists::<List>(key) {
-        Err(e) => return e,
-        Ok(false) => return Frame::err("ERR no such key"),
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<List>(key, || Frame::err("ERR no such key")) {
+        return reply;
     }
     let index = match long_arg(&args[2], None) {
         Ok(i) => i,
@@ -384,10 +346,8 @@ fn ltrim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         (Err(e), _) | (_, Err(e)) => return e,
     };
     let key = &args[1];
-    match ctx.write_exists::<List>(key) {
-        Err(e) => return e,
-        Ok(false) => return Frame::ok(),
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<List>(key, Frame::ok) {
+        return reply;
     }
     edit(ctx, key, |l| {
         let len = l.len();
@@ -490,10 +450,8 @@ fn lrem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         Err(e) => return e,
     };
     let key = &args[1];
-    match ctx.write_exists::<List>(key) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Integer(0),
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<List>(key, || Frame::Integer(0)) {
+        return reply;
     }
     let limit = usize::try_from(to_remove.unsigned_abs()).unwrap_or(usize::MAX);
     let element = &args[3];
@@ -512,10 +470,8 @@ fn lrem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 /// the reply is the element, or nil if the source is missing.
 pub(crate) fn lmove_generic(ctx: &mut Ctx, args: &[Vec<u8>], from: End, to: End) -> Frame {
     let (src, dst) = (&args[1], &args[2]);
-    match ctx.write_exists::<List>(src) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Null,
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<List>(src, || Frame::Null) {
+        return reply;
     }
     let dst_exists = match ctx.write_exists::<List>(dst) {
         Err(e) => return e,
@@ -582,6 +538,7 @@ fn lmpop(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 #[cfg(test)]
 mod tests {
+    use crate::cmd::testing::engine;
     use crate::{Engine, Frame};
 
     fn run(e: &mut Engine, c: u64, line: &str) -> Frame {
@@ -594,8 +551,7 @@ mod tests {
 
     #[test]
     fn push_pop_range() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         assert_eq!(run(&mut e, c, "RPUSH l a b c"), Frame::Integer(3));
         assert_eq!(run(&mut e, c, "LPUSH l z"), Frame::Integer(4));
         assert_eq!(
@@ -616,8 +572,7 @@ mod tests {
 
     #[test]
     fn encodings_follow_7_2() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         run(&mut e, c, "RPUSH l a b c");
         assert_eq!(run(&mut e, c, "OBJECT ENCODING l"), Frame::bulk("listpack"));
         let big = "x".repeat(9000);
@@ -632,8 +587,7 @@ mod tests {
 
     #[test]
     fn memory_is_accounted_incrementally() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         // Another key first, so the table's buckets exist before measuring.
         run(&mut e, c, "SET other v");
         let base = e.server().used_memory();

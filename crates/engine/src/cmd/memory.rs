@@ -13,32 +13,23 @@ use crate::proto::resp::{parse_i64, Frame};
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "server";
     "memory" => container, arity: -2, flags: [], acl: [SLOW], since: "4.0.0",
-        syntax: "MEMORY <USAGE | STATS | DOCTOR | MALLOC-STATS | PURGE | HELP> [key [SAMPLES count]]",
-        summary: "Reports how much memory keys and the server use, in Redis' allocator terms.",
-        subcommands: MEMORY_SUBCOMMANDS;
+        syntax: "MEMORY <USAGE | STATS | DOCTOR | MALLOC-STATS | PURGE | HELP> [key [SAMPLES count]]", summary: "Reports how much memory keys and the server use, in Redis' allocator terms.", subcommands: MEMORY_SUBCOMMANDS;
 };
 
 /// MEMORY's subcommands, as Redis 7.2's command table declares them.
 static MEMORY_SUBCOMMANDS: &[Command] = commands! { group: "server";
     "doctor" => doctor, arity: 2, flags: [], acl: [SLOW], since: "4.0.0",
-        syntax: "MEMORY DOCTOR",
-        summary: "Outputs a memory problems report.";
+        syntax: "MEMORY DOCTOR", summary: "Outputs a memory problems report.";
     "help" => help, arity: 2, flags: [LOADING, STALE], acl: [SLOW], since: "4.0.0",
-        syntax: "MEMORY HELP",
-        summary: "Lists MEMORY's subcommands.";
+        syntax: "MEMORY HELP", summary: "Lists MEMORY's subcommands.";
     "malloc-stats" => malloc_stats, arity: 2, flags: [], acl: [SLOW], since: "4.0.0",
-        syntax: "MEMORY MALLOC-STATS",
-        summary: "Replies with the allocator's internal statistics (none here).";
+        syntax: "MEMORY MALLOC-STATS", summary: "Replies with the allocator's internal statistics (none here).";
     "purge" => purge, arity: 2, flags: [], acl: [SLOW], since: "4.0.0",
-        syntax: "MEMORY PURGE",
-        summary: "Asks the allocator to release dirty pages (nothing to do here).";
+        syntax: "MEMORY PURGE", summary: "Asks the allocator to release dirty pages (nothing to do here).";
     "stats" => stats, arity: 2, flags: [], acl: [SLOW], since: "4.0.0",
-        syntax: "MEMORY STATS",
-        summary: "Replies with the server's memory usage breakdown.";
-    "usage" => usage, arity: -3, flags: [READONLY], keys: (2, 2, 1), acl: [READ, SLOW],
-        since: "4.0.0",
-        syntax: "MEMORY USAGE key [SAMPLES count]",
-        summary: "Estimates the bytes a key and its value take.";
+        syntax: "MEMORY STATS", summary: "Replies with the server's memory usage breakdown.";
+    "usage" => usage, arity: -3, flags: [READONLY], keys: (2, 2, 1), acl: [READ, SLOW], since: "4.0.0",
+        syntax: "MEMORY USAGE key [SAMPLES count]", summary: "Estimates the bytes a key and its value take.";
 };
 
 fn help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -199,17 +190,12 @@ fn purge(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Engine, Frame};
-
-    fn run(e: &mut Engine, c: u64, args: &[&str]) -> Frame {
-        let v: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-        e.execute(c, &v)
-    }
+    use crate::cmd::testing::{engine, run};
+    use crate::Frame;
 
     #[test]
     fn usage_formula_and_errors() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         run(&mut e, c, &["SET", "k", "hello"]);
         // embstr: robj + sdshdr8 + 5 + NUL = 25 -> 32; key sds 3+1+1 -> 8; dictEntry 24.
         assert_eq!(

@@ -16,6 +16,8 @@ mod random;
 mod replies;
 mod scan;
 pub mod table;
+#[cfg(test)]
+mod testing;
 mod typed;
 
 pub mod bitmap;

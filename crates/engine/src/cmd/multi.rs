@@ -6,26 +6,16 @@ use crate::proto::resp::Frame;
 use crate::server::client::MultiState;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "transactions";
-    "multi" => multi, arity: 1, flags: [NOSCRIPT, LOADING, STALE, FAST, ALLOW_BUSY],
-        acl: [FAST, TRANSACTION], since: "1.2.0",
-        syntax: "MULTI",
-        summary: "Starts a transaction: later commands are queued until EXEC.";
-    "exec" => exec, arity: 1, flags: [NOSCRIPT, LOADING, STALE, SKIP_SLOWLOG],
-        acl: [SLOW, TRANSACTION], since: "1.2.0",
-        syntax: "EXEC",
-        summary: "Runs every queued command atomically, or nothing if a watched key changed.";
-    "discard" => discard, arity: 1, flags: [NOSCRIPT, LOADING, STALE, FAST, ALLOW_BUSY],
-        acl: [FAST, TRANSACTION], since: "2.0.0",
-        syntax: "DISCARD",
-        summary: "Drops the queued commands and leaves the transaction.";
-    "watch" => watch, arity: -2, flags: [NOSCRIPT, LOADING, STALE, FAST, ALLOW_BUSY],
-        keys: (1, -1, 1), acl: [FAST, TRANSACTION], since: "2.2.0",
-        syntax: "WATCH key [key ...]",
-        summary: "Makes the next EXEC fail if any of these keys changes before it.";
-    "unwatch" => unwatch, arity: 1, flags: [NOSCRIPT, LOADING, STALE, FAST, ALLOW_BUSY],
-        acl: [FAST, TRANSACTION], since: "2.2.0",
-        syntax: "UNWATCH",
-        summary: "Forgets every watched key.";
+    "multi" => multi, arity: 1, flags: [NOSCRIPT, LOADING, STALE, FAST, ALLOW_BUSY], acl: [FAST, TRANSACTION], since: "1.2.0",
+        syntax: "MULTI", summary: "Starts a transaction: later commands are queued until EXEC.";
+    "exec" => exec, arity: 1, flags: [NOSCRIPT, LOADING, STALE, SKIP_SLOWLOG], acl: [SLOW, TRANSACTION], since: "1.2.0",
+        syntax: "EXEC", summary: "Runs every queued command atomically, or nothing if a watched key changed.";
+    "discard" => discard, arity: 1, flags: [NOSCRIPT, LOADING, STALE, FAST, ALLOW_BUSY], acl: [FAST, TRANSACTION], since: "2.0.0",
+        syntax: "DISCARD", summary: "Drops the queued commands and leaves the transaction.";
+    "watch" => watch, arity: -2, flags: [NOSCRIPT, LOADING, STALE, FAST, ALLOW_BUSY], keys: (1, -1, 1), acl: [FAST, TRANSACTION], since: "2.2.0",
+        syntax: "WATCH key [key ...]", summary: "Makes the next EXEC fail if any of these keys changes before it.";
+    "unwatch" => unwatch, arity: 1, flags: [NOSCRIPT, LOADING, STALE, FAST, ALLOW_BUSY], acl: [FAST, TRANSACTION], since: "2.2.0",
+        syntax: "UNWATCH", summary: "Forgets every watched key.";
 };
 
 fn multi(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {

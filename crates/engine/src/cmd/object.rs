@@ -13,24 +13,15 @@ use crate::server::{Lookup, Server};
 /// OBJECT's subcommands, in the order Redis lists them.
 pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "generic";
     "help" => object_help, arity: 2, flags: [LOADING, STALE], acl: [KEYSPACE, SLOW], since: "6.2.0",
-        syntax: "OBJECT HELP",
-        summary: "Lists OBJECT's subcommands.";
-    "freq" => object_freq, arity: 3, flags: [READONLY], keys: (2, 2, 1),
-        acl: [KEYSPACE, READ, SLOW], since: "4.0.0",
-        syntax: "OBJECT FREQ key",
-        summary: "Replies with the key's logarithmic access counter (LFU policies only).";
-    "encoding" => object_encoding, arity: 3, flags: [READONLY], keys: (2, 2, 1),
-        acl: [KEYSPACE, READ, SLOW], since: "2.2.3",
-        syntax: "OBJECT ENCODING key",
-        summary: "Replies with the internal representation of the key's value.";
-    "idletime" => object_idletime, arity: 3, flags: [READONLY], keys: (2, 2, 1),
-        acl: [KEYSPACE, READ, SLOW], since: "2.2.3",
-        syntax: "OBJECT IDLETIME key",
-        summary: "Replies with the seconds since the key was last accessed (LRU policies only).";
-    "refcount" => object_refcount, arity: 3, flags: [READONLY], keys: (2, 2, 1),
-        acl: [KEYSPACE, READ, SLOW], since: "2.2.3",
-        syntax: "OBJECT REFCOUNT key",
-        summary: "Replies with how many references the key's value has.";
+        syntax: "OBJECT HELP", summary: "Lists OBJECT's subcommands.";
+    "freq" => object_freq, arity: 3, flags: [READONLY], keys: (2, 2, 1), acl: [KEYSPACE, READ, SLOW], since: "4.0.0",
+        syntax: "OBJECT FREQ key", summary: "Replies with the key's logarithmic access counter (LFU policies only).";
+    "encoding" => object_encoding, arity: 3, flags: [READONLY], keys: (2, 2, 1), acl: [KEYSPACE, READ, SLOW], since: "2.2.3",
+        syntax: "OBJECT ENCODING key", summary: "Replies with the internal representation of the key's value.";
+    "idletime" => object_idletime, arity: 3, flags: [READONLY], keys: (2, 2, 1), acl: [KEYSPACE, READ, SLOW], since: "2.2.3",
+        syntax: "OBJECT IDLETIME key", summary: "Replies with the seconds since the key was last accessed (LRU policies only).";
+    "refcount" => object_refcount, arity: 3, flags: [READONLY], keys: (2, 2, 1), acl: [KEYSPACE, READ, SLOW], since: "2.2.3",
+        syntax: "OBJECT REFCOUNT key", summary: "Replies with how many references the key's value has.";
 };
 
 /// `objectCommandLookup`: counts a hit or miss but does not touch the key.
@@ -135,17 +126,12 @@ fn object_freq(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Engine, Frame};
-
-    fn run(e: &mut Engine, c: u64, args: &[&str]) -> Frame {
-        let v: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-        e.execute(c, &v)
-    }
+    use crate::cmd::testing::{engine, run};
+    use crate::Frame;
 
     #[test]
     fn object_does_not_touch_but_touch_does() {
-        let mut e = Engine::new(3);
-        let c = e.connect("t");
+        let (mut e, c) = engine(3);
         run(&mut e, c, &["SET", "k", "v"]);
         e.advance_by(5_000_000);
         assert_eq!(

@@ -5,22 +5,14 @@ use super::table::{commands, Command, Ctx};
 use crate::proto::resp::Frame;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "server";
-    "save" => save, arity: 1, flags: [ADMIN, NOSCRIPT, NO_ASYNC_LOADING, NO_MULTI],
-        acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
-        syntax: "SAVE",
-        summary: "Writes a snapshot (RDB) synchronously.";
-    "bgsave" => bgsave, arity: -1, flags: [ADMIN, NOSCRIPT, NO_ASYNC_LOADING],
-        acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
-        syntax: "BGSAVE [SCHEDULE]",
-        summary: "Forks a child that writes a snapshot (RDB) in the background.";
-    "bgrewriteaof" => bgrewriteaof, arity: 1, flags: [ADMIN, NOSCRIPT, NO_ASYNC_LOADING],
-        acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
-        syntax: "BGREWRITEAOF",
-        summary: "Rewrites the append-only file as a snapshot preamble.";
-    "lastsave" => lastsave, arity: 1, flags: [LOADING, STALE, FAST], acl: [ADMIN, FAST, DANGEROUS],
-        since: "1.0.0",
-        syntax: "LASTSAVE",
-        summary: "Unix time of the last successful save.";
+    "save" => save, arity: 1, flags: [ADMIN, NOSCRIPT, NO_ASYNC_LOADING, NO_MULTI], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "SAVE", summary: "Writes a snapshot (RDB) synchronously.";
+    "bgsave" => bgsave, arity: -1, flags: [ADMIN, NOSCRIPT, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "BGSAVE [SCHEDULE]", summary: "Forks a child that writes a snapshot (RDB) in the background.";
+    "bgrewriteaof" => bgrewriteaof, arity: 1, flags: [ADMIN, NOSCRIPT, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "BGREWRITEAOF", summary: "Rewrites the append-only file as a snapshot preamble.";
+    "lastsave" => lastsave, arity: 1, flags: [LOADING, STALE, FAST], acl: [ADMIN, FAST, DANGEROUS], since: "1.0.0",
+        syntax: "LASTSAVE", summary: "Unix time of the last successful save.";
 };
 
 fn save(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {

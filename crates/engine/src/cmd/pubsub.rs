@@ -12,69 +12,42 @@ use crate::pubsub;
 use crate::server::trace::PubSubKind;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "pubsub";
-    "subscribe" => subscribe, arity: -2, flags: [PUBSUB, NOSCRIPT, LOADING, STALE, SENTINEL],
-        acl: [], since: "2.0.0",
-        syntax: "SUBSCRIBE channel [channel ...]",
-        summary: "Listens for messages published to channels.";
-    "psubscribe" => psubscribe, arity: -2, flags: [PUBSUB, NOSCRIPT, LOADING, STALE, SENTINEL],
-        acl: [], since: "2.0.0",
-        syntax: "PSUBSCRIBE pattern [pattern ...]",
-        summary: "Listens for messages published to channels that match one or more patterns.";
-    "unsubscribe" => unsubscribe, arity: -1, flags: [PUBSUB, NOSCRIPT, LOADING, STALE, SENTINEL],
-        acl: [], since: "2.0.0",
-        syntax: "UNSUBSCRIBE [channel [channel ...]]",
-        summary: "Stops listening to messages posted to channels.";
-    "punsubscribe" => punsubscribe, arity: -1, flags: [PUBSUB, NOSCRIPT, LOADING, STALE, SENTINEL],
-        acl: [], since: "2.0.0",
-        syntax: "PUNSUBSCRIBE [pattern [pattern ...]]",
-        summary: "Stops listening to messages published to channels that match one or more patterns.";
-    "publish" => publish, arity: 3, flags: [PUBSUB, LOADING, STALE, FAST, MAY_REPLICATE, SENTINEL],
-        acl: [], since: "2.0.0",
-        syntax: "PUBLISH channel message",
-        summary: "Posts a message to a channel.";
+    "subscribe" => subscribe, arity: -2, flags: [PUBSUB, NOSCRIPT, LOADING, STALE, SENTINEL], acl: [], since: "2.0.0",
+        syntax: "SUBSCRIBE channel [channel ...]", summary: "Listens for messages published to channels.";
+    "psubscribe" => psubscribe, arity: -2, flags: [PUBSUB, NOSCRIPT, LOADING, STALE, SENTINEL], acl: [], since: "2.0.0",
+        syntax: "PSUBSCRIBE pattern [pattern ...]", summary: "Listens for messages published to channels that match one or more patterns.";
+    "unsubscribe" => unsubscribe, arity: -1, flags: [PUBSUB, NOSCRIPT, LOADING, STALE, SENTINEL], acl: [], since: "2.0.0",
+        syntax: "UNSUBSCRIBE [channel [channel ...]]", summary: "Stops listening to messages posted to channels.";
+    "punsubscribe" => punsubscribe, arity: -1, flags: [PUBSUB, NOSCRIPT, LOADING, STALE, SENTINEL], acl: [], since: "2.0.0",
+        syntax: "PUNSUBSCRIBE [pattern [pattern ...]]", summary: "Stops listening to messages published to channels that match one or more patterns.";
+    "publish" => publish, arity: 3, flags: [PUBSUB, LOADING, STALE, FAST, MAY_REPLICATE, SENTINEL], acl: [], since: "2.0.0",
+        syntax: "PUBLISH channel message", summary: "Posts a message to a channel.";
     "pubsub" => container, arity: -2, flags: [], acl: [SLOW], since: "2.8.0",
-        syntax: "PUBSUB <subcommand>",
-        summary: "A container for Pub/Sub commands.",
-        subcommands: PUBSUB_SUBCOMMANDS;
+        syntax: "PUBSUB <subcommand>", summary: "A container for Pub/Sub commands.", subcommands: PUBSUB_SUBCOMMANDS;
     // The shard forms name their channel where a key would be (a `not_key`
     // key spec, which routes them in a cluster); COMMAND INFO shows that
     // range. Standalone, every shard channel lives on this one server.
-    "ssubscribe" => ssubscribe, arity: -2, flags: [PUBSUB, NOSCRIPT, LOADING, STALE],
-        keys: (1, -1, 1), acl: [], since: "7.0.0",
-        syntax: "SSUBSCRIBE shardchannel [shardchannel ...]",
-        summary: "Listens for messages published to shard channels.";
-    "sunsubscribe" => sunsubscribe, arity: -1, flags: [PUBSUB, NOSCRIPT, LOADING, STALE],
-        keys: (1, -1, 1), acl: [], since: "7.0.0",
-        syntax: "SUNSUBSCRIBE [shardchannel [shardchannel ...]]",
-        summary: "Stops listening to messages posted to shard channels.";
-    "spublish" => spublish, arity: 3, flags: [PUBSUB, LOADING, STALE, FAST, MAY_REPLICATE],
-        keys: (1, 1, 1), acl: [], since: "7.0.0",
-        syntax: "SPUBLISH shardchannel message",
-        summary: "Post a message to a shard channel";
+    "ssubscribe" => ssubscribe, arity: -2, flags: [PUBSUB, NOSCRIPT, LOADING, STALE], keys: (1, -1, 1), acl: [], since: "7.0.0",
+        syntax: "SSUBSCRIBE shardchannel [shardchannel ...]", summary: "Listens for messages published to shard channels.";
+    "sunsubscribe" => sunsubscribe, arity: -1, flags: [PUBSUB, NOSCRIPT, LOADING, STALE], keys: (1, -1, 1), acl: [], since: "7.0.0",
+        syntax: "SUNSUBSCRIBE [shardchannel [shardchannel ...]]", summary: "Stops listening to messages posted to shard channels.";
+    "spublish" => spublish, arity: 3, flags: [PUBSUB, LOADING, STALE, FAST, MAY_REPLICATE], keys: (1, 1, 1), acl: [], since: "7.0.0",
+        syntax: "SPUBLISH shardchannel message", summary: "Post a message to a shard channel";
 };
 
 static PUBSUB_SUBCOMMANDS: &[Command] = commands! { group: "pubsub";
-    "channels" => pubsub_channels, arity: -2, flags: [PUBSUB, LOADING, STALE], acl: [],
-        since: "2.8.0",
-        syntax: "PUBSUB CHANNELS [pattern]",
-        summary: "Returns the active channels.";
+    "channels" => pubsub_channels, arity: -2, flags: [PUBSUB, LOADING, STALE], acl: [], since: "2.8.0",
+        syntax: "PUBSUB CHANNELS [pattern]", summary: "Returns the active channels.";
     "numsub" => pubsub_numsub, arity: -2, flags: [PUBSUB, LOADING, STALE], acl: [], since: "2.8.0",
-        syntax: "PUBSUB NUMSUB [channel [channel ...]]",
-        summary: "Returns a count of subscribers to channels.";
+        syntax: "PUBSUB NUMSUB [channel [channel ...]]", summary: "Returns a count of subscribers to channels.";
     "numpat" => pubsub_numpat, arity: 2, flags: [PUBSUB, LOADING, STALE], acl: [], since: "2.8.0",
-        syntax: "PUBSUB NUMPAT",
-        summary: "Returns a count of unique pattern subscriptions.";
-    "shardchannels" => pubsub_shardchannels, arity: -2, flags: [PUBSUB, LOADING, STALE], acl: [],
-        since: "7.0.0",
-        syntax: "PUBSUB SHARDCHANNELS [pattern]",
-        summary: "Returns the active shard channels.";
-    "shardnumsub" => pubsub_shardnumsub, arity: -2, flags: [PUBSUB, LOADING, STALE], acl: [],
-        since: "7.0.0",
-        syntax: "PUBSUB SHARDNUMSUB [shardchannel [shardchannel ...]]",
-        summary: "Returns the count of subscribers of shard channels.";
+        syntax: "PUBSUB NUMPAT", summary: "Returns a count of unique pattern subscriptions.";
+    "shardchannels" => pubsub_shardchannels, arity: -2, flags: [PUBSUB, LOADING, STALE], acl: [], since: "7.0.0",
+        syntax: "PUBSUB SHARDCHANNELS [pattern]", summary: "Returns the active shard channels.";
+    "shardnumsub" => pubsub_shardnumsub, arity: -2, flags: [PUBSUB, LOADING, STALE], acl: [], since: "7.0.0",
+        syntax: "PUBSUB SHARDNUMSUB [shardchannel [shardchannel ...]]", summary: "Returns the count of subscribers of shard channels.";
     "help" => pubsub_help, arity: 2, flags: [LOADING, STALE], acl: [], since: "6.2.0",
-        syntax: "PUBSUB HELP",
-        summary: "Returns helpful text about the different subcommands.";
+        syntax: "PUBSUB HELP", summary: "Returns helpful text about the different subcommands.";
 };
 
 /// The commands a subscribed RESP2 connection may still run (top-level

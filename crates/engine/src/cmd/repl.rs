@@ -6,21 +6,14 @@ use crate::proto::resp::{parse_i64, Frame};
 use crate::repl::{LinkState, Role};
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "server";
-    "replicaof" => replicaof, arity: 3, flags: [ADMIN, NOSCRIPT, STALE, NO_ASYNC_LOADING],
-        acl: [ADMIN, SLOW, DANGEROUS], since: "5.0.0",
-        syntax: "REPLICAOF <host port | NO ONE>",
-        summary: "Makes this server a replica of another, or (NO ONE) a master again.";
-    "slaveof" => replicaof, arity: 3, flags: [ADMIN, NOSCRIPT, STALE, NO_ASYNC_LOADING],
-        acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
-        syntax: "SLAVEOF <host port | NO ONE>",
-        summary: "REPLICAOF's old name (deprecated).";
-    "role" => role, arity: 1, flags: [NOSCRIPT, LOADING, STALE, FAST, SENTINEL],
-        acl: [ADMIN, FAST, DANGEROUS], since: "2.8.12",
-        syntax: "ROLE",
-        summary: "Replies with this server's replication role, offset and peers.";
+    "replicaof" => replicaof, arity: 3, flags: [ADMIN, NOSCRIPT, STALE, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "5.0.0",
+        syntax: "REPLICAOF <host port | NO ONE>", summary: "Makes this server a replica of another, or (NO ONE) a master again.";
+    "slaveof" => replicaof, arity: 3, flags: [ADMIN, NOSCRIPT, STALE, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "SLAVEOF <host port | NO ONE>", summary: "REPLICAOF's old name (deprecated).";
+    "role" => role, arity: 1, flags: [NOSCRIPT, LOADING, STALE, FAST, SENTINEL], acl: [ADMIN, FAST, DANGEROUS], since: "2.8.12",
+        syntax: "ROLE", summary: "Replies with this server's replication role, offset and peers.";
     "wait" => wait, arity: 3, flags: [], acl: [SLOW, CONNECTION], group: "generic", since: "3.0.0",
-        syntax: "WAIT numreplicas timeout",
-        summary: "Waits until numreplicas replicas acknowledged this client's writes, or timeout ms (0: forever); replies how many did.";
+        syntax: "WAIT numreplicas timeout", summary: "Waits until numreplicas replicas acknowledged this client's writes, or timeout ms (0: forever); replies how many did.";
 };
 
 fn replicaof(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {

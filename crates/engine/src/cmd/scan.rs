@@ -1,6 +1,6 @@
 //! What SCAN, HSCAN, SSCAN and ZSCAN share (`scanGenericCommand`): the cursor as C's `strtoul` reads it, the COUNT / MATCH (/ TYPE) options, the bounded walk over a table's buckets, and the reply.
 
-use super::args::{arg_i64, cstr, opt_is, SYNTAX};
+use super::args::{arg_i64, cstr, is_c_space, opt_is, strtoul_body, SYNTAX};
 use crate::glob;
 use crate::proto::resp::Frame;
 
@@ -13,25 +13,11 @@ pub(crate) fn cursor_arg(arg: &[u8]) -> Result<u64, Frame> {
 
 fn parse_cursor(arg: &[u8]) -> Option<u64> {
     let s = cstr(arg);
-    let Some(&first) = s.first() else {
-        return Some(0);
-    };
-    if matches!(first, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
-        return None;
+    match s.first() {
+        None => Some(0),
+        Some(&c) if is_c_space(c) => None,
+        Some(_) => strtoul_body(s),
     }
-    let (neg, digits) = match first {
-        b'-' => (true, &s[1..]),
-        b'+' => (false, &s[1..]),
-        _ => (false, s),
-    };
-    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &c in digits {
-        v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
-    }
-    Some(if neg { v.wrapping_neg() } else { v })
 }
 
 /// A scan's options.

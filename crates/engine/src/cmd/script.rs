@@ -16,54 +16,31 @@ use crate::server::client::Client;
 use crate::server::Server;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "scripting";
-    "eval" => eval, arity: -3,
-        flags: [NOSCRIPT, STALE, SKIP_MONITOR, MAY_REPLICATE, NO_MANDATORY_KEYS, MOVABLEKEYS],
-        acl: [SLOW, SCRIPTING], since: "2.6.0",
-        syntax: "EVAL script numkeys [key [key ...]] [arg [arg ...]]",
-        summary: "Runs a Lua script on the server, atomically.";
-    "evalsha" => evalsha, arity: -3,
-        flags: [NOSCRIPT, STALE, SKIP_MONITOR, MAY_REPLICATE, NO_MANDATORY_KEYS, MOVABLEKEYS],
-        acl: [SLOW, SCRIPTING], since: "2.6.0",
-        syntax: "EVALSHA sha1 numkeys [key [key ...]] [arg [arg ...]]",
-        summary: "Runs a cached Lua script by its SHA1.";
-    "eval_ro" => eval_ro, arity: -3,
-        flags: [READONLY, NOSCRIPT, STALE, SKIP_MONITOR, NO_MANDATORY_KEYS, MOVABLEKEYS],
-        acl: [SLOW, SCRIPTING], since: "7.0.0",
-        syntax: "EVAL_RO script numkeys [key [key ...]] [arg [arg ...]]",
-        summary: "Runs a read-only Lua script: write commands inside are refused.";
-    "evalsha_ro" => evalsha_ro, arity: -3,
-        flags: [READONLY, NOSCRIPT, STALE, SKIP_MONITOR, NO_MANDATORY_KEYS, MOVABLEKEYS],
-        acl: [SLOW, SCRIPTING], since: "7.0.0",
-        syntax: "EVALSHA_RO sha1 numkeys [key [key ...]] [arg [arg ...]]",
-        summary: "Runs a cached read-only Lua script by its SHA1.";
+    "eval" => eval, arity: -3, flags: [NOSCRIPT, STALE, SKIP_MONITOR, MAY_REPLICATE, NO_MANDATORY_KEYS, MOVABLEKEYS], acl: [SLOW, SCRIPTING], since: "2.6.0",
+        syntax: "EVAL script numkeys [key [key ...]] [arg [arg ...]]", summary: "Runs a Lua script on the server, atomically.";
+    "evalsha" => evalsha, arity: -3, flags: [NOSCRIPT, STALE, SKIP_MONITOR, MAY_REPLICATE, NO_MANDATORY_KEYS, MOVABLEKEYS], acl: [SLOW, SCRIPTING], since: "2.6.0",
+        syntax: "EVALSHA sha1 numkeys [key [key ...]] [arg [arg ...]]", summary: "Runs a cached Lua script by its SHA1.";
+    "eval_ro" => eval_ro, arity: -3, flags: [READONLY, NOSCRIPT, STALE, SKIP_MONITOR, NO_MANDATORY_KEYS, MOVABLEKEYS], acl: [SLOW, SCRIPTING], since: "7.0.0",
+        syntax: "EVAL_RO script numkeys [key [key ...]] [arg [arg ...]]", summary: "Runs a read-only Lua script: write commands inside are refused.";
+    "evalsha_ro" => evalsha_ro, arity: -3, flags: [READONLY, NOSCRIPT, STALE, SKIP_MONITOR, NO_MANDATORY_KEYS, MOVABLEKEYS], acl: [SLOW, SCRIPTING], since: "7.0.0",
+        syntax: "EVALSHA_RO sha1 numkeys [key [key ...]] [arg [arg ...]]", summary: "Runs a cached read-only Lua script by its SHA1.";
     "script" => container, arity: -2, flags: [], acl: [SLOW], since: "2.6.0",
-        syntax: "SCRIPT <subcommand>",
-        summary: "Manages the server's Lua script cache.",
-        subcommands: SCRIPT_SUBCOMMANDS;
+        syntax: "SCRIPT <subcommand>", summary: "Manages the server's Lua script cache.", subcommands: SCRIPT_SUBCOMMANDS;
 };
 
 static SCRIPT_SUBCOMMANDS: &[Command] = commands! { group: "scripting";
     "debug" => script_debug, arity: 3, flags: [NOSCRIPT], acl: [SLOW, SCRIPTING], since: "3.2.0",
-        syntax: "SCRIPT DEBUG <YES | SYNC | NO>",
-        summary: "Sets the debug mode of server-side scripts (only NO here: no debugger).";
+        syntax: "SCRIPT DEBUG <YES | SYNC | NO>", summary: "Sets the debug mode of server-side scripts (only NO here: no debugger).";
     "exists" => script_exists, arity: -3, flags: [NOSCRIPT], acl: [SLOW, SCRIPTING], since: "2.6.0",
-        syntax: "SCRIPT EXISTS sha1 [sha1 ...]",
-        summary: "Replies 1 or 0 for each SHA1: is that script cached?";
+        syntax: "SCRIPT EXISTS sha1 [sha1 ...]", summary: "Replies 1 or 0 for each SHA1: is that script cached?";
     "flush" => script_flush, arity: -2, flags: [NOSCRIPT], acl: [SLOW, SCRIPTING], since: "2.6.0",
-        syntax: "SCRIPT FLUSH [ASYNC | SYNC]",
-        summary: "Empties the script cache.";
-    "help" => script_help, arity: 2, flags: [LOADING, STALE], acl: [SLOW, SCRIPTING],
-        since: "5.0.0",
-        syntax: "SCRIPT HELP",
-        summary: "Returns helpful text about the different subcommands.";
-    "kill" => script_kill, arity: 2, flags: [NOSCRIPT, ALLOW_BUSY], acl: [SLOW, SCRIPTING],
-        since: "2.6.0",
-        syntax: "SCRIPT KILL",
-        summary: "Stops the running script (none can be running between commands here).";
-    "load" => script_load, arity: 3, flags: [NOSCRIPT, STALE], acl: [SLOW, SCRIPTING],
-        since: "2.6.0",
-        syntax: "SCRIPT LOAD script",
-        summary: "Compiles a script into the cache without running it; replies its SHA1.";
+        syntax: "SCRIPT FLUSH [ASYNC | SYNC]", summary: "Empties the script cache.";
+    "help" => script_help, arity: 2, flags: [LOADING, STALE], acl: [SLOW, SCRIPTING], since: "5.0.0",
+        syntax: "SCRIPT HELP", summary: "Returns helpful text about the different subcommands.";
+    "kill" => script_kill, arity: 2, flags: [NOSCRIPT, ALLOW_BUSY], acl: [SLOW, SCRIPTING], since: "2.6.0",
+        syntax: "SCRIPT KILL", summary: "Stops the running script (none can be running between commands here).";
+    "load" => script_load, arity: 3, flags: [NOSCRIPT, STALE], acl: [SLOW, SCRIPTING], since: "2.6.0",
+        syntax: "SCRIPT LOAD script", summary: "Compiles a script into the cache without running it; replies its SHA1.";
 };
 
 const NOSCRIPT: &str = "NOSCRIPT No matching script. Please use EVAL.";

@@ -19,74 +19,40 @@ use crate::server::trace::DeleteCause;
 use crate::server::Server;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "set";
-    "sadd" => sadd, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, SET, FAST], since: "1.0.0",
-        syntax: "SADD key member [member ...]",
-        summary: "Adds members to a set, creating it if needed; replies with how many were new.";
-    "srem" => srem, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, SET, FAST],
-        since: "1.0.0",
-        syntax: "SREM key member [member ...]",
-        summary: "Removes members from a set, and the key once empty; replies with how many were removed.";
-    "sismember" => sismember, arity: 3, flags: [READONLY, FAST], keys: (1, 1, 1),
-        acl: [READ, SET, FAST], since: "1.0.0",
-        syntax: "SISMEMBER key member",
-        summary: "Replies 1 if the member is in the set, else 0.";
-    "smismember" => smismember, arity: -3, flags: [READONLY, FAST], keys: (1, 1, 1),
-        acl: [READ, SET, FAST], since: "6.2.0",
-        syntax: "SMISMEMBER key member [member ...]",
-        summary: "Replies 1 or 0 for each member: whether it is in the set.";
-    "scard" => scard, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, SET, FAST],
-        since: "1.0.0",
-        syntax: "SCARD key",
-        summary: "Replies with the number of members of a set.";
-    "smembers" => smembers, arity: 2, flags: [READONLY], keys: (1, 1, 1), acl: [READ, SET, SLOW],
-        since: "1.0.0",
-        syntax: "SMEMBERS key",
-        summary: "Replies with every member of a set.";
-    "spop" => spop, arity: -2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, SET, FAST],
-        since: "1.0.0",
-        syntax: "SPOP key [count]",
-        summary: "Removes and replies with random members of a set, deleting it once empty.";
-    "srandmember" => srandmember, arity: -2, flags: [READONLY], keys: (1, 1, 1),
-        acl: [READ, SET, SLOW], since: "1.0.0",
-        syntax: "SRANDMEMBER key [count]",
-        summary: "Replies with random members: distinct for a positive count, possibly repeated for a negative one.";
-    "smove" => smove, arity: 4, flags: [WRITE, FAST], keys: (1, 2, 1), acl: [WRITE, SET, FAST],
-        since: "1.0.0",
-        syntax: "SMOVE source destination member",
-        summary: "Moves a member from one set to another; replies 1 if it was in the source.";
-    "sinter" => sinter, arity: -2, flags: [READONLY], keys: (1, -1, 1), acl: [READ, SET, SLOW],
-        since: "1.0.0",
-        syntax: "SINTER key [key ...]",
-        summary: "Replies with the members common to every set.";
-    "sintercard" => sintercard, arity: -3, flags: [READONLY, MOVABLEKEYS], acl: [READ, SET, SLOW],
-        since: "7.0.0",
-        syntax: "SINTERCARD numkeys key [key ...] [LIMIT limit]",
-        summary: "Replies with the size of the sets' intersection, counting up to LIMIT if given.";
-    "sunion" => sunion, arity: -2, flags: [READONLY], keys: (1, -1, 1), acl: [READ, SET, SLOW],
-        since: "1.0.0",
-        syntax: "SUNION key [key ...]",
-        summary: "Replies with the members of any of the sets.";
-    "sdiff" => sdiff, arity: -2, flags: [READONLY], keys: (1, -1, 1), acl: [READ, SET, SLOW],
-        since: "1.0.0",
-        syntax: "SDIFF key [key ...]",
-        summary: "Replies with the members of the first set that are in none of the others.";
-    "sinterstore" => sinterstore, arity: -3, flags: [WRITE, DENYOOM], keys: (1, -1, 1),
-        acl: [WRITE, SET, SLOW], since: "1.0.0",
-        syntax: "SINTERSTORE destination key [key ...]",
-        summary: "Stores the intersection of sets under a key (deleting it if empty); replies with its size.";
-    "sunionstore" => sunionstore, arity: -3, flags: [WRITE, DENYOOM], keys: (1, -1, 1),
-        acl: [WRITE, SET, SLOW], since: "1.0.0",
-        syntax: "SUNIONSTORE destination key [key ...]",
-        summary: "Stores the union of sets under a key (deleting it if empty); replies with its size.";
-    "sdiffstore" => sdiffstore, arity: -3, flags: [WRITE, DENYOOM], keys: (1, -1, 1),
-        acl: [WRITE, SET, SLOW], since: "1.0.0",
-        syntax: "SDIFFSTORE destination key [key ...]",
-        summary: "Stores the difference of sets under a key (deleting it if empty); replies with its size.";
-    "sscan" => sscan, arity: -3, flags: [READONLY], keys: (1, 1, 1), acl: [READ, SET, SLOW],
-        since: "2.8.0",
-        syntax: "SSCAN key cursor [MATCH pattern] [COUNT count]",
-        summary: "Walks a set's members with a cursor (a small set comes whole).";
+    "sadd" => sadd, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, SET, FAST], since: "1.0.0",
+        syntax: "SADD key member [member ...]", summary: "Adds members to a set, creating it if needed; replies with how many were new.";
+    "srem" => srem, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, SET, FAST], since: "1.0.0",
+        syntax: "SREM key member [member ...]", summary: "Removes members from a set, and the key once empty; replies with how many were removed.";
+    "sismember" => sismember, arity: 3, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, SET, FAST], since: "1.0.0",
+        syntax: "SISMEMBER key member", summary: "Replies 1 if the member is in the set, else 0.";
+    "smismember" => smismember, arity: -3, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, SET, FAST], since: "6.2.0",
+        syntax: "SMISMEMBER key member [member ...]", summary: "Replies 1 or 0 for each member: whether it is in the set.";
+    "scard" => scard, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, SET, FAST], since: "1.0.0",
+        syntax: "SCARD key", summary: "Replies with the number of members of a set.";
+    "smembers" => smembers, arity: 2, flags: [READONLY], keys: (1, 1, 1), acl: [READ, SET, SLOW], since: "1.0.0",
+        syntax: "SMEMBERS key", summary: "Replies with every member of a set.";
+    "spop" => spop, arity: -2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, SET, FAST], since: "1.0.0",
+        syntax: "SPOP key [count]", summary: "Removes and replies with random members of a set, deleting it once empty.";
+    "srandmember" => srandmember, arity: -2, flags: [READONLY], keys: (1, 1, 1), acl: [READ, SET, SLOW], since: "1.0.0",
+        syntax: "SRANDMEMBER key [count]", summary: "Replies with random members: distinct for a positive count, possibly repeated for a negative one.";
+    "smove" => smove, arity: 4, flags: [WRITE, FAST], keys: (1, 2, 1), acl: [WRITE, SET, FAST], since: "1.0.0",
+        syntax: "SMOVE source destination member", summary: "Moves a member from one set to another; replies 1 if it was in the source.";
+    "sinter" => sinter, arity: -2, flags: [READONLY], keys: (1, -1, 1), acl: [READ, SET, SLOW], since: "1.0.0",
+        syntax: "SINTER key [key ...]", summary: "Replies with the members common to every set.";
+    "sintercard" => sintercard, arity: -3, flags: [READONLY, MOVABLEKEYS], acl: [READ, SET, SLOW], since: "7.0.0",
+        syntax: "SINTERCARD numkeys key [key ...] [LIMIT limit]", summary: "Replies with the size of the sets' intersection, counting up to LIMIT if given.";
+    "sunion" => sunion, arity: -2, flags: [READONLY], keys: (1, -1, 1), acl: [READ, SET, SLOW], since: "1.0.0",
+        syntax: "SUNION key [key ...]", summary: "Replies with the members of any of the sets.";
+    "sdiff" => sdiff, arity: -2, flags: [READONLY], keys: (1, -1, 1), acl: [READ, SET, SLOW], since: "1.0.0",
+        syntax: "SDIFF key [key ...]", summary: "Replies with the members of the first set that are in none of the others.";
+    "sinterstore" => sinterstore, arity: -3, flags: [WRITE, DENYOOM], keys: (1, -1, 1), acl: [WRITE, SET, SLOW], since: "1.0.0",
+        syntax: "SINTERSTORE destination key [key ...]", summary: "Stores the intersection of sets under a key (deleting it if empty); replies with its size.";
+    "sunionstore" => sunionstore, arity: -3, flags: [WRITE, DENYOOM], keys: (1, -1, 1), acl: [WRITE, SET, SLOW], since: "1.0.0",
+        syntax: "SUNIONSTORE destination key [key ...]", summary: "Stores the union of sets under a key (deleting it if empty); replies with its size.";
+    "sdiffstore" => sdiffstore, arity: -3, flags: [WRITE, DENYOOM], keys: (1, -1, 1), acl: [WRITE, SET, SLOW], since: "1.0.0",
+        syntax: "SDIFFSTORE destination key [key ...]", summary: "Stores the difference of sets under a key (deleting it if empty); replies with its size.";
+    "sscan" => sscan, arity: -3, flags: [READONLY], keys: (1, 1, 1), acl: [READ, SET, SLOW], since: "2.8.0",
+        syntax: "SSCAN key cursor [MATCH pattern] [COUNT count]", summary: "Walks a set's members with a cursor (a small set comes whole).";
 };
 
 // ---------------------------------------------------------------------------
@@ -162,10 +128,8 @@ fn sadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 /// SREM: stops once the set is empty, and deletes the key.
 fn srem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    match ctx.write_exists::<Set>(&args[1]) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Integer(0),
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<Set>(&args[1], || Frame::Integer(0)) {
+        return reply;
     }
     let db = ctx.db();
     let (deleted, emptied) = update_set(ctx.srv, db, &args[1], |s, _| {
@@ -187,19 +151,17 @@ fn srem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 }
 
 fn sismember(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    if let Err(e) = ctx.read_exists::<Set>(&args[1]) {
-        return e;
+    match ctx.read::<Set>(&args[1]) {
+        Err(e) => e,
+        Ok(s) => Frame::Integer(s.is_some_and(|s| s.contains(&args[2])) as i64),
     }
-    let db = ctx.db();
-    Frame::Integer(peek::<Set>(ctx.srv, db, &args[1]).is_some_and(|s| s.contains(&args[2])) as i64)
 }
 
 fn smismember(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    if let Err(e) = ctx.read_exists::<Set>(&args[1]) {
-        return e;
-    }
-    let db = ctx.db();
-    let s = peek::<Set>(ctx.srv, db, &args[1]);
+    let s = match ctx.read::<Set>(&args[1]) {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
     Frame::Array(
         args[2..]
             .iter()
@@ -209,11 +171,10 @@ fn smismember(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 }
 
 fn scard(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    if let Err(e) = ctx.read_exists::<Set>(&args[1]) {
-        return e;
+    match ctx.read::<Set>(&args[1]) {
+        Err(e) => e,
+        Ok(s) => Frame::Integer(s.map_or(0, |s| s.len() as i64)),
     }
-    let db = ctx.db();
-    Frame::Integer(peek::<Set>(ctx.srv, db, &args[1]).map_or(0, |s| s.len() as i64))
 }
 
 /// SMEMBERS is SINTER of one key, as in Redis.
@@ -271,10 +232,8 @@ fn spop(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         return Frame::err(SYNTAX);
     }
     let key = &args[1];
-    match ctx.write_exists::<Set>(key) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Null,
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<Set>(key, || Frame::Null) {
+        return reply;
     }
     let db = ctx.db();
     let (popped, emptied) = update_set(ctx.srv, db, key, |s, rng| {
@@ -297,10 +256,8 @@ fn spop_count(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         Err(e) => return e,
     };
     let key = &args[1];
-    match ctx.write_exists::<Set>(key) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Set(vec![]),
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<Set>(key, || Frame::Set(vec![])) {
+        return reply;
     }
     if count == 0 {
         return Frame::Set(vec![]);
@@ -383,10 +340,8 @@ fn srandmember(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if args.len() > 3 {
         return Frame::err(SYNTAX);
     }
-    match ctx.read_exists::<Set>(&args[1]) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Null,
-        Ok(true) => {}
+    if let Err(reply) = ctx.read_or::<Set>(&args[1], || Frame::Null) {
+        return reply;
     }
     let db = ctx.db();
     match peek_with_rng::<Set>(ctx.srv, db, &args[1]) {
@@ -405,10 +360,8 @@ fn srandmember_count(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         Ok(n) => n,
         Err(e) => return e,
     };
-    match ctx.read_exists::<Set>(&args[1]) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Array(vec![]),
-        Ok(true) => {}
+    if let Err(reply) = ctx.read_or::<Set>(&args[1], || Frame::Array(vec![])) {
+        return reply;
     }
     let (count, uniq) = (l.unsigned_abs(), l >= 0);
     if count == 0 {
@@ -671,10 +624,8 @@ fn sscan(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         Ok(c) => c,
         Err(e) => return e,
     };
-    match ctx.read_exists::<Set>(&args[1]) {
-        Err(e) => return e,
-        Ok(false) => return scan_reply(0, vec![]),
-        Ok(true) => {}
+    if let Err(reply) = ctx.read_or::<Set>(&args[1], || scan_reply(0, vec![])) {
+        return reply;
     }
     let opts = match scan_opts(args, 3, false) {
         Ok(o) => o,
@@ -708,12 +659,8 @@ fn sscan(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 #[cfg(test)]
 mod tests {
+    use crate::cmd::testing::{engine, run};
     use crate::{Engine, Frame};
-
-    fn run(e: &mut Engine, c: u64, args: &[&str]) -> Frame {
-        let v: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-        e.execute(c, &v)
-    }
 
     fn bulks(f: &Frame) -> Vec<String> {
         match f {
@@ -739,8 +686,7 @@ mod tests {
     /// listpack holding its integers in ascending order at the first string.
     #[test]
     fn union_and_difference_orders_follow_the_intset_start() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         run(&mut e, c, &["SADD", "lp", "b", "3", "1", "a"]);
         run(&mut e, c, &["SADD", "lp2", "3", "1", "b", "a"]);
         run(&mut e, c, &["SADD", "is", "9", "2"]);
@@ -786,8 +732,7 @@ mod tests {
     /// in random order.
     #[test]
     fn listpack_samples_keep_listpack_order() {
-        let mut e = Engine::new(7);
-        let c = e.connect("t");
+        let (mut e, c) = engine(7);
         let members: Vec<String> = (0..40).map(|i| format!("m{}", (i * 17) % 40)).collect();
         let mut sadd = vec!["SADD", "s"];
         sadd.extend(members.iter().map(String::as_str));
@@ -821,8 +766,7 @@ mod tests {
     #[test]
     fn random_replies_are_deterministic() {
         let draw = |seed: u64| {
-            let mut e = Engine::new(seed);
-            let c = e.connect("t");
+            let (mut e, c) = engine(seed);
             let members: Vec<String> = (0..300).map(|i| format!("m{i}")).collect();
             let mut sadd = vec!["SADD", "s"];
             sadd.extend(members.iter().map(String::as_str));
@@ -844,8 +788,7 @@ mod tests {
 
     #[test]
     fn huge_negative_counts_are_refused_not_built() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         run(&mut e, c, &["SADD", "s", "a"]);
         run(&mut e, c, &["HSET", "h", "f", "v"]);
         for args in [
@@ -872,8 +815,7 @@ mod tests {
     /// and goes back to the empty database's once every key is deleted.
     #[test]
     fn memory_accounting_stays_exact() {
-        let mut e = Engine::new(5);
-        let c = e.connect("t");
+        let (mut e, c) = engine(5);
         let empty = e.server().used_memory();
         let mut rng = fastrand::Rng::with_seed(9);
         let keys = ["a", "b", "c"];

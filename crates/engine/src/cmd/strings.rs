@@ -14,90 +14,48 @@ use crate::proto::resp::{parse_i64, Frame};
 use crate::server::trace::DeleteCause;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "string";
-    "get" => get, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, STRING, FAST],
-        since: "1.0.0",
-        syntax: "GET key",
-        summary: "Returns the string value of a key.";
-    "set" => set, arity: -3, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, STRING, SLOW],
-        since: "1.0.0",
-        syntax: "SET key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]",
-        summary: "Stores a string under a key, optionally only if it exists or not, with an expiry, returning the old value on GET.";
-    "setnx" => setnx, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, STRING, FAST], since: "1.0.0",
-        syntax: "SETNX key value",
-        summary: "Stores a string only if the key does not exist; replies 1 if it did so.";
-    "setex" => setex, arity: 4, flags: [WRITE, DENYOOM], keys: (1, 1, 1),
-        acl: [WRITE, STRING, SLOW], since: "2.0.0",
-        syntax: "SETEX key seconds value",
-        summary: "Stores a string with a time to live in seconds.";
-    "psetex" => psetex, arity: 4, flags: [WRITE, DENYOOM], keys: (1, 1, 1),
-        acl: [WRITE, STRING, SLOW], since: "2.6.0",
-        syntax: "PSETEX key milliseconds value",
-        summary: "Stores a string with a time to live in milliseconds.";
-    "getset" => getset, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, STRING, FAST], since: "1.0.0",
-        syntax: "GETSET key value",
-        summary: "Stores a string and replies with the value it replaced (deprecated: SET ... GET).";
-    "getdel" => getdel, arity: 2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST],
-        since: "6.2.0",
-        syntax: "GETDEL key",
-        summary: "Replies with a string value and deletes its key.";
-    "getex" => getex, arity: -2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST],
-        since: "6.2.0",
-        syntax: "GETEX key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]",
-        summary: "Replies with a string value and sets or removes its key's expiry.";
-    "mget" => mget, arity: -2, flags: [READONLY, FAST], keys: (1, -1, 1), acl: [READ, STRING, FAST],
-        since: "1.0.0",
-        syntax: "MGET key [key ...]",
-        summary: "Replies with the values of several keys, nil where missing or not a string.";
-    "mset" => mset, arity: -3, flags: [WRITE, DENYOOM], keys: (1, -1, 2),
-        acl: [WRITE, STRING, SLOW], since: "1.0.1",
-        syntax: "MSET key value [key value ...]",
-        summary: "Stores several strings at once.";
-    "msetnx" => msetnx, arity: -3, flags: [WRITE, DENYOOM], keys: (1, -1, 2),
-        acl: [WRITE, STRING, SLOW], since: "1.0.1",
-        syntax: "MSETNX key value [key value ...]",
-        summary: "Stores several strings only if none of the keys exists.";
-    "incr" => incr, arity: 2, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, STRING, FAST], since: "1.0.0",
-        syntax: "INCR key",
-        summary: "Adds one to the integer stored at a key (missing counts as 0).";
-    "decr" => decr, arity: 2, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, STRING, FAST], since: "1.0.0",
-        syntax: "DECR key",
-        summary: "Subtracts one from the integer stored at a key (missing counts as 0).";
-    "incrby" => incrby, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, STRING, FAST], since: "1.0.0",
-        syntax: "INCRBY key increment",
-        summary: "Adds an integer to the integer stored at a key.";
-    "decrby" => decrby, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, STRING, FAST], since: "1.0.0",
-        syntax: "DECRBY key decrement",
-        summary: "Subtracts an integer from the integer stored at a key.";
-    "incrbyfloat" => incrbyfloat, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, STRING, FAST], since: "2.6.0",
-        syntax: "INCRBYFLOAT key increment",
-        summary: "Adds a decimal number to the number stored at a key, in long double precision.";
-    "append" => append, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, STRING, FAST], since: "2.0.0",
-        syntax: "APPEND key value",
-        summary: "Appends to the string at a key, creating it if missing; replies with the new length.";
-    "strlen" => strlen, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1),
-        acl: [READ, STRING, FAST], since: "2.2.0",
-        syntax: "STRLEN key",
-        summary: "Replies with the length in bytes of the string at a key.";
-    "getrange" => getrange, arity: 4, flags: [READONLY], keys: (1, 1, 1), acl: [READ, STRING, SLOW],
-        since: "2.4.0",
-        syntax: "GETRANGE key start end",
-        summary: "Replies with the bytes between two offsets (negative counts from the end) of a string.";
-    "substr" => getrange, arity: 4, flags: [READONLY], keys: (1, 1, 1), acl: [READ, STRING, SLOW],
-        since: "1.0.0",
-        syntax: "SUBSTR key start end",
-        summary: "Old name of GETRANGE.";
-    "setrange" => setrange, arity: 4, flags: [WRITE, DENYOOM], keys: (1, 1, 1),
-        acl: [WRITE, STRING, SLOW], since: "2.2.0",
-        syntax: "SETRANGE key offset value",
-        summary: "Overwrites part of a string from an offset, zero-padding as needed; replies with the new length.";
+    "get" => get, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, STRING, FAST], since: "1.0.0",
+        syntax: "GET key", summary: "Returns the string value of a key.";
+    "set" => set, arity: -3, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, STRING, SLOW], since: "1.0.0",
+        syntax: "SET key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]", summary: "Stores a string under a key, optionally only if it exists or not, with an expiry, returning the old value on GET.";
+    "setnx" => setnx, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "1.0.0",
+        syntax: "SETNX key value", summary: "Stores a string only if the key does not exist; replies 1 if it did so.";
+    "setex" => setex, arity: 4, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, STRING, SLOW], since: "2.0.0",
+        syntax: "SETEX key seconds value", summary: "Stores a string with a time to live in seconds.";
+    "psetex" => psetex, arity: 4, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, STRING, SLOW], since: "2.6.0",
+        syntax: "PSETEX key milliseconds value", summary: "Stores a string with a time to live in milliseconds.";
+    "getset" => getset, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "1.0.0",
+        syntax: "GETSET key value", summary: "Stores a string and replies with the value it replaced (deprecated: SET ... GET).";
+    "getdel" => getdel, arity: 2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "6.2.0",
+        syntax: "GETDEL key", summary: "Replies with a string value and deletes its key.";
+    "getex" => getex, arity: -2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "6.2.0",
+        syntax: "GETEX key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]", summary: "Replies with a string value and sets or removes its key's expiry.";
+    "mget" => mget, arity: -2, flags: [READONLY, FAST], keys: (1, -1, 1), acl: [READ, STRING, FAST], since: "1.0.0",
+        syntax: "MGET key [key ...]", summary: "Replies with the values of several keys, nil where missing or not a string.";
+    "mset" => mset, arity: -3, flags: [WRITE, DENYOOM], keys: (1, -1, 2), acl: [WRITE, STRING, SLOW], since: "1.0.1",
+        syntax: "MSET key value [key value ...]", summary: "Stores several strings at once.";
+    "msetnx" => msetnx, arity: -3, flags: [WRITE, DENYOOM], keys: (1, -1, 2), acl: [WRITE, STRING, SLOW], since: "1.0.1",
+        syntax: "MSETNX key value [key value ...]", summary: "Stores several strings only if none of the keys exists.";
+    "incr" => incr, arity: 2, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "1.0.0",
+        syntax: "INCR key", summary: "Adds one to the integer stored at a key (missing counts as 0).";
+    "decr" => decr, arity: 2, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "1.0.0",
+        syntax: "DECR key", summary: "Subtracts one from the integer stored at a key (missing counts as 0).";
+    "incrby" => incrby, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "1.0.0",
+        syntax: "INCRBY key increment", summary: "Adds an integer to the integer stored at a key.";
+    "decrby" => decrby, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "1.0.0",
+        syntax: "DECRBY key decrement", summary: "Subtracts an integer from the integer stored at a key.";
+    "incrbyfloat" => incrbyfloat, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "2.6.0",
+        syntax: "INCRBYFLOAT key increment", summary: "Adds a decimal number to the number stored at a key, in long double precision.";
+    "append" => append, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "2.0.0",
+        syntax: "APPEND key value", summary: "Appends to the string at a key, creating it if missing; replies with the new length.";
+    "strlen" => strlen, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, STRING, FAST], since: "2.2.0",
+        syntax: "STRLEN key", summary: "Replies with the length in bytes of the string at a key.";
+    "getrange" => getrange, arity: 4, flags: [READONLY], keys: (1, 1, 1), acl: [READ, STRING, SLOW], since: "2.4.0",
+        syntax: "GETRANGE key start end", summary: "Replies with the bytes between two offsets (negative counts from the end) of a string.";
+    "substr" => getrange, arity: 4, flags: [READONLY], keys: (1, 1, 1), acl: [READ, STRING, SLOW], since: "1.0.0",
+        syntax: "SUBSTR key start end", summary: "Old name of GETRANGE.";
+    "setrange" => setrange, arity: 4, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, STRING, SLOW], since: "2.2.0",
+        syntax: "SETRANGE key offset value", summary: "Overwrites part of a string from an offset, zero-padding as needed; replies with the new length.";
 };
 
 /// "ERR string exceeds maximum allowed size (proto-max-bulk-len)" unless
@@ -612,25 +570,13 @@ fn setrange(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 #[cfg(test)]
 mod tests {
+    use crate::cmd::testing::{encoding, engine, run};
     use crate::keyspace::object::{RString, Value};
-    use crate::{Engine, Frame};
-
-    fn run(e: &mut Engine, c: u64, args: &[&str]) -> Frame {
-        let v: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-        e.execute(c, &v)
-    }
-
-    fn encoding(e: &Engine, key: &str) -> &'static str {
-        e.server().dbs[0]
-            .get(key.as_bytes())
-            .map(|o| o.value.encoding())
-            .unwrap_or("none")
-    }
+    use crate::Frame;
 
     #[test]
     fn encodings_follow_redis() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         run(&mut e, c, &["SET", "i", "12345"]);
         assert_eq!(encoding(&e, "i"), "int");
         run(&mut e, c, &["SET", "z", "012"]);
@@ -676,8 +622,7 @@ mod tests {
 
     #[test]
     fn incrbyfloat_formatting() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         run(&mut e, c, &["SET", "k", "10.50"]);
         assert_eq!(
             run(&mut e, c, &["INCRBYFLOAT", "k", "0.1"]),
@@ -716,8 +661,7 @@ mod tests {
 
     #[test]
     fn set_keeps_or_drops_ttl() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         let now = e.server().now_ms();
         run(&mut e, c, &["SET", "k", "v", "PX", "5000"]);
         assert_eq!(e.server().dbs[0].expire_at(b"k"), Some(now + 5000));
@@ -737,8 +681,7 @@ mod tests {
 
     #[test]
     fn set_expire_overflow() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         let err = Frame::err("ERR invalid expire time in 'set' command");
         assert_eq!(
             run(&mut e, c, &["SET", "k", "v", "EX", "9223372036854775"]),

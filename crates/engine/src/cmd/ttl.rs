@@ -7,42 +7,24 @@ use crate::server::trace::DeleteCause;
 use crate::server::Lookup;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "generic";
-    "expire" => expire, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1),
-        acl: [KEYSPACE, WRITE, FAST], since: "1.0.0",
-        syntax: "EXPIRE key seconds [NX | XX | GT | LT]",
-        summary: "Sets the expiration time of a key in seconds.";
-    "pexpire" => pexpire, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1),
-        acl: [KEYSPACE, WRITE, FAST], since: "2.6.0",
-        syntax: "PEXPIRE key milliseconds [NX | XX | GT | LT]",
-        summary: "Sets the expiration time of a key in milliseconds.";
-    "expireat" => expireat, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1),
-        acl: [KEYSPACE, WRITE, FAST], since: "1.2.0",
-        syntax: "EXPIREAT key unix-time-seconds [NX | XX | GT | LT]",
-        summary: "Sets the expiration time of a key to a Unix timestamp.";
-    "pexpireat" => pexpireat, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1),
-        acl: [KEYSPACE, WRITE, FAST], since: "2.6.0",
-        syntax: "PEXPIREAT key unix-time-milliseconds [NX | XX | GT | LT]",
-        summary: "Sets the expiration time of a key to a Unix milliseconds timestamp.";
-    "ttl" => ttl, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [KEYSPACE, READ, FAST],
-        since: "1.0.0",
-        syntax: "TTL key",
-        summary: "Returns the expiration time in seconds of a key.";
-    "pttl" => pttl, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [KEYSPACE, READ, FAST],
-        since: "2.6.0",
-        syntax: "PTTL key",
-        summary: "Returns the expiration time in milliseconds of a key.";
-    "expiretime" => expiretime, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1),
-        acl: [KEYSPACE, READ, FAST], since: "7.0.0",
-        syntax: "EXPIRETIME key",
-        summary: "Returns the expiration time of a key as a Unix timestamp.";
-    "pexpiretime" => pexpiretime, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1),
-        acl: [KEYSPACE, READ, FAST], since: "7.0.0",
-        syntax: "PEXPIRETIME key",
-        summary: "Returns the expiration time of a key as a Unix milliseconds timestamp.";
-    "persist" => persist, arity: 2, flags: [WRITE, FAST], keys: (1, 1, 1),
-        acl: [KEYSPACE, WRITE, FAST], since: "2.2.0",
-        syntax: "PERSIST key",
-        summary: "Removes the expiration time of a key.";
+    "expire" => expire, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [KEYSPACE, WRITE, FAST], since: "1.0.0",
+        syntax: "EXPIRE key seconds [NX | XX | GT | LT]", summary: "Sets the expiration time of a key in seconds.";
+    "pexpire" => pexpire, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [KEYSPACE, WRITE, FAST], since: "2.6.0",
+        syntax: "PEXPIRE key milliseconds [NX | XX | GT | LT]", summary: "Sets the expiration time of a key in milliseconds.";
+    "expireat" => expireat, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [KEYSPACE, WRITE, FAST], since: "1.2.0",
+        syntax: "EXPIREAT key unix-time-seconds [NX | XX | GT | LT]", summary: "Sets the expiration time of a key to a Unix timestamp.";
+    "pexpireat" => pexpireat, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [KEYSPACE, WRITE, FAST], since: "2.6.0",
+        syntax: "PEXPIREAT key unix-time-milliseconds [NX | XX | GT | LT]", summary: "Sets the expiration time of a key to a Unix milliseconds timestamp.";
+    "ttl" => ttl, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [KEYSPACE, READ, FAST], since: "1.0.0",
+        syntax: "TTL key", summary: "Returns the expiration time in seconds of a key.";
+    "pttl" => pttl, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [KEYSPACE, READ, FAST], since: "2.6.0",
+        syntax: "PTTL key", summary: "Returns the expiration time in milliseconds of a key.";
+    "expiretime" => expiretime, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [KEYSPACE, READ, FAST], since: "7.0.0",
+        syntax: "EXPIRETIME key", summary: "Returns the expiration time of a key as a Unix timestamp.";
+    "pexpiretime" => pexpiretime, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [KEYSPACE, READ, FAST], since: "7.0.0",
+        syntax: "PEXPIRETIME key", summary: "Returns the expiration time of a key as a Unix milliseconds timestamp.";
+    "persist" => persist, arity: 2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [KEYSPACE, WRITE, FAST], since: "2.2.0",
+        syntax: "PERSIST key", summary: "Removes the expiration time of a key.";
 };
 
 /// How the time argument is expressed.

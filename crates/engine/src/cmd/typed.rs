@@ -77,6 +77,38 @@ impl Ctx<'_> {
         self.write::<T>(key).map(|t| t.is_some())
     }
 
+    /// [`Ctx::read`] for a command that needs the key: `Err` is the reply
+    /// to give instead, WRONGTYPE or `missing()` for no key.
+    pub(crate) fn read_or<T: Kind>(
+        &mut self,
+        key: &[u8],
+        missing: impl FnOnce() -> Frame,
+    ) -> Result<(), Frame> {
+        self.lookup_or::<T>(key, Lookup::READ, missing)
+    }
+
+    /// [`Ctx::write`] for a command that needs the key: `Err` is the reply
+    /// to give instead, WRONGTYPE or `missing()` for no key.
+    pub(crate) fn write_or<T: Kind>(
+        &mut self,
+        key: &[u8],
+        missing: impl FnOnce() -> Frame,
+    ) -> Result<(), Frame> {
+        self.lookup_or::<T>(key, Lookup::WRITE, missing)
+    }
+
+    fn lookup_or<T: Kind>(
+        &mut self,
+        key: &[u8],
+        how: Lookup,
+        missing: impl FnOnce() -> Frame,
+    ) -> Result<(), Frame> {
+        match self.lookup_typed::<T>(key, how)? {
+            Some(_) => Ok(()),
+            None => Err(missing()),
+        }
+    }
+
     fn lookup_typed<T: Kind>(&mut self, key: &[u8], how: Lookup) -> Result<Option<&mut T>, Frame> {
         let db = self.db();
         match self.srv.lookup(db, key, how) {

@@ -1,6 +1,6 @@
 //! The node and topology subcommands of CLUSTER: INFO, NODES, SLOTS, SHARDS, LINKS, MYID, MYSHARDID, REPLICAS, REPLICATE, FORGET, FAILOVER, the epochs, COUNT-FAILURE-REPORTS, SAVECONFIG and HELP.
 
-use super::state::{change, refresh, state, unknown_node};
+use super::state::{change, refresh, state, state_and_node, unknown_node};
 use crate::cluster::{ClusterState, ManualFailover};
 use crate::cmd::args::{arg_i64, is, SYNTAX};
 use crate::cmd::replies::{help_reply, reply, subcommand_syntax_error};
@@ -147,12 +147,9 @@ pub(super) fn nodes(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
 }
 
 pub(super) fn replicas(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let cl = match state(ctx) {
-        Ok(c) => c,
+    let (cl, n) = match state_and_node(ctx, &args[2]) {
+        Ok(found) => found,
         Err(e) => return e,
-    };
-    let Some(n) = cl.lookup_node(&args[2]) else {
-        return unknown_node(&args[2]);
     };
     if cl.nodes[n].replica_of.is_some() {
         return Frame::err("ERR The specified node is not a master");
@@ -167,12 +164,9 @@ pub(super) fn replicas(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 pub(super) fn replicate(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let keys = ctx.srv.dbs[0].len();
-    let cl = match state(ctx) {
-        Ok(c) => c,
+    let (cl, n) = match state_and_node(ctx, &args[2]) {
+        Ok(found) => found,
         Err(e) => return e,
-    };
-    let Some(n) = cl.lookup_node(&args[2]) else {
-        return unknown_node(&args[2]);
     };
     if n == cl.myself {
         return Frame::err("ERR Can't replicate myself");
@@ -260,12 +254,9 @@ pub(super) fn failover(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 pub const MF_TIMEOUT_MS: i64 = 5000;
 
 pub(super) fn forget(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let cl = match state(ctx) {
-        Ok(c) => c,
+    let (cl, n) = match state_and_node(ctx, &args[2]) {
+        Ok(found) => found,
         Err(e) => return e,
-    };
-    let Some(n) = cl.lookup_node(&args[2]) else {
-        return unknown_node(&args[2]);
     };
     if n == cl.myself {
         return Frame::err("ERR I tried hard but I can't forget myself...");

@@ -45,3 +45,14 @@ pub fn refresh(srv: &mut Server) {
         c.update_state(now, boot, full, timeout);
     }
 }
+
+/// The cluster state and the node `id` names (CLUSTER REPLICAS, REPLICATE,
+/// FORGET), or the standalone or unknown-node error.
+pub(super) fn state_and_node<'a>(
+    ctx: &'a mut Ctx,
+    id: &[u8],
+) -> Result<(&'a mut ClusterState, usize), Frame> {
+    let cl = state(ctx)?;
+    let n = cl.lookup_node(id).ok_or_else(|| unknown_node(id))?;
+    Ok((cl, n))
+}

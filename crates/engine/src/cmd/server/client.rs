@@ -12,34 +12,20 @@ use crate::server::client::{Client, ClientEntry};
 use crate::server::Server;
 
 pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "connection";
-    "id" => client_id, arity: 2, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION],
-        since: "5.0.0",
-        syntax: "CLIENT ID",
-        summary: "Returns the unique client ID of the connection.";
-    "setname" => client_setname, arity: 3, flags: [NOSCRIPT, LOADING, STALE],
-        acl: [SLOW, CONNECTION], since: "2.6.9",
-        syntax: "CLIENT SETNAME connection-name",
-        summary: "Sets the connection name.";
-    "getname" => client_getname, arity: 2, flags: [NOSCRIPT, LOADING, STALE],
-        acl: [SLOW, CONNECTION], since: "2.6.9",
-        syntax: "CLIENT GETNAME",
-        summary: "Returns the name of the connection.";
-    "setinfo" => client_setinfo, arity: 4, flags: [NOSCRIPT, LOADING, STALE],
-        acl: [SLOW, CONNECTION], since: "7.2.0",
-        syntax: "CLIENT SETINFO (LIB-NAME libname | LIB-VER libver)",
-        summary: "Sets information specific to the client or connection.";
-    "info" => client_info, arity: 2, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION],
-        since: "6.2.0",
-        syntax: "CLIENT INFO",
-        summary: "Returns information about the connection.";
-    "list" => client_list, arity: -2, flags: [ADMIN, NOSCRIPT, LOADING, STALE],
-        acl: [ADMIN, SLOW, DANGEROUS, CONNECTION], since: "2.4.0",
-        syntax: "CLIENT LIST [TYPE (NORMAL | MASTER | REPLICA | PUBSUB)] [ID client-id [client-id ...]]",
-        summary: "Lists open connections.";
-    "help" => client_help, arity: 2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION],
-        since: "5.0.0",
-        syntax: "CLIENT HELP",
-        summary: "Returns helpful text about the different subcommands.";
+    "id" => client_id, arity: 2, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "5.0.0",
+        syntax: "CLIENT ID", summary: "Returns the unique client ID of the connection.";
+    "setname" => client_setname, arity: 3, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "2.6.9",
+        syntax: "CLIENT SETNAME connection-name", summary: "Sets the connection name.";
+    "getname" => client_getname, arity: 2, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "2.6.9",
+        syntax: "CLIENT GETNAME", summary: "Returns the name of the connection.";
+    "setinfo" => client_setinfo, arity: 4, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "7.2.0",
+        syntax: "CLIENT SETINFO (LIB-NAME libname | LIB-VER libver)", summary: "Sets information specific to the client or connection.";
+    "info" => client_info, arity: 2, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "6.2.0",
+        syntax: "CLIENT INFO", summary: "Returns information about the connection.";
+    "list" => client_list, arity: -2, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS, CONNECTION], since: "2.4.0",
+        syntax: "CLIENT LIST [TYPE (NORMAL | MASTER | REPLICA | PUBSUB)] [ID client-id [client-id ...]]", summary: "Lists open connections.";
+    "help" => client_help, arity: 2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "5.0.0",
+        syntax: "CLIENT HELP", summary: "Returns helpful text about the different subcommands.";
 };
 
 /// `catClientInfoString` for one connection (without the newline).

@@ -8,30 +8,18 @@ use crate::cmd::table::{commands, full_name, Acl, Command, Ctx, Flags};
 use crate::proto::resp::Frame;
 
 pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "server";
-    "count" => command_count, arity: 2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION],
-        since: "2.8.13",
-        syntax: "COMMAND COUNT",
-        summary: "Returns a count of commands.";
-    "info" => command_info, arity: -2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION],
-        since: "2.8.13",
-        syntax: "COMMAND INFO [command-name [command-name ...]]",
-        summary: "Returns information about one, multiple or all commands.";
-    "list" => command_list, arity: -2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION],
-        since: "7.0.0",
-        syntax: "COMMAND LIST [FILTERBY (MODULE module-name | ACLCAT category | PATTERN pattern)]",
-        summary: "Returns a list of command names.";
-    "docs" => command_docs, arity: -2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION],
-        since: "7.0.0",
-        syntax: "COMMAND DOCS [command-name [command-name ...]]",
-        summary: "Returns documentary information about one, multiple or all commands.";
-    "getkeys" => command_getkeys, arity: -4, flags: [LOADING, STALE], acl: [SLOW, CONNECTION],
-        since: "2.8.13",
-        syntax: "COMMAND GETKEYS command arg [arg ...]",
-        summary: "Extracts the key names from an arbitrary command.";
-    "help" => command_help, arity: 2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION],
-        since: "5.0.0",
-        syntax: "COMMAND HELP",
-        summary: "Returns helpful text about the different subcommands.";
+    "count" => command_count, arity: 2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "2.8.13",
+        syntax: "COMMAND COUNT", summary: "Returns a count of commands.";
+    "info" => command_info, arity: -2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "2.8.13",
+        syntax: "COMMAND INFO [command-name [command-name ...]]", summary: "Returns information about one, multiple or all commands.";
+    "list" => command_list, arity: -2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "7.0.0",
+        syntax: "COMMAND LIST [FILTERBY (MODULE module-name | ACLCAT category | PATTERN pattern)]", summary: "Returns a list of command names.";
+    "docs" => command_docs, arity: -2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "7.0.0",
+        syntax: "COMMAND DOCS [command-name [command-name ...]]", summary: "Returns documentary information about one, multiple or all commands.";
+    "getkeys" => command_getkeys, arity: -4, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "2.8.13",
+        syntax: "COMMAND GETKEYS command arg [arg ...]", summary: "Extracts the key names from an arbitrary command.";
+    "help" => command_help, arity: 2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "5.0.0",
+        syntax: "COMMAND HELP", summary: "Returns helpful text about the different subcommands.";
 };
 
 /// A command's ACL categories with the ones Redis implies from its flags

@@ -8,21 +8,14 @@ use crate::server::config::{self, PARAMS};
 use crate::server::{Server, Stats};
 
 pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "server";
-    "get" => config_get, arity: -3, flags: [ADMIN, NOSCRIPT, LOADING, STALE],
-        acl: [ADMIN, SLOW, DANGEROUS], since: "2.0.0",
-        syntax: "CONFIG GET parameter [parameter ...]",
-        summary: "Returns the effective values of configuration parameters.";
-    "set" => config_set, arity: -4, flags: [ADMIN, NOSCRIPT, LOADING, STALE],
-        acl: [ADMIN, SLOW, DANGEROUS], since: "2.0.0",
-        syntax: "CONFIG SET parameter value [parameter value ...]",
-        summary: "Sets configuration parameters in-flight.";
-    "resetstat" => config_resetstat, arity: 2, flags: [ADMIN, NOSCRIPT, LOADING, STALE],
-        acl: [ADMIN, SLOW, DANGEROUS], since: "2.0.0",
-        syntax: "CONFIG RESETSTAT",
-        summary: "Resets the server's statistics.";
+    "get" => config_get, arity: -3, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS], since: "2.0.0",
+        syntax: "CONFIG GET parameter [parameter ...]", summary: "Returns the effective values of configuration parameters.";
+    "set" => config_set, arity: -4, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS], since: "2.0.0",
+        syntax: "CONFIG SET parameter value [parameter value ...]", summary: "Sets configuration parameters in-flight.";
+    "resetstat" => config_resetstat, arity: 2, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS], since: "2.0.0",
+        syntax: "CONFIG RESETSTAT", summary: "Resets the server's statistics.";
     "help" => config_help, arity: 2, flags: [LOADING, STALE], acl: [SLOW], since: "5.0.0",
-        syntax: "CONFIG HELP",
-        summary: "Returns helpful text about the different subcommands.";
+        syntax: "CONFIG HELP", summary: "Returns helpful text about the different subcommands.";
 };
 
 /// CONFIG GET: each argument is a parameter name (any case, reported as

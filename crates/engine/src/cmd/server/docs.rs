@@ -107,6 +107,22 @@ impl DocArg {
         }
     }
 
+    /// A `block` or `oneof` of `args`, named after them.
+    fn nested(kind: &'static str, args: Vec<DocArg>) -> DocArg {
+        DocArg {
+            name: args
+                .iter()
+                .map(|a| a.name.as_str())
+                .collect::<Vec<_>>()
+                .join("-"),
+            kind,
+            token: None,
+            optional: false,
+            multiple: false,
+            args,
+        }
+    }
+
     /// `addReplyCommandArgList`'s map for one argument.
     fn frame(&self) -> Frame {
         let mut m = vec![
@@ -262,36 +278,14 @@ fn group(mut alts: Vec<Vec<DocArg>>) -> Option<DocArg> {
             if seq.len() == 1 {
                 seq.remove(0)
             } else {
-                DocArg {
-                    name: seq
-                        .iter()
-                        .map(|a| a.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join("-"),
-                    kind: "block",
-                    token: None,
-                    optional: false,
-                    multiple: false,
-                    args: seq,
-                }
+                DocArg::nested("block", seq)
             }
         })
         .collect();
     match members.len() {
         0 => None,
         1 => members.pop(),
-        _ => Some(DocArg {
-            name: members
-                .iter()
-                .map(|a| a.name.as_str())
-                .collect::<Vec<_>>()
-                .join("-"),
-            kind: "oneof",
-            token: None,
-            optional: false,
-            multiple: false,
-            args: members,
-        }),
+        _ => Some(DocArg::nested("oneof", members)),
     }
 }
 

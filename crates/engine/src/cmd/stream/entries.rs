@@ -175,10 +175,8 @@ pub(super) fn xtrim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         Ok(a) => a,
         Err(e) => return e,
     };
-    match ctx.write_exists::<Stream>(&args[1]) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Integer(0),
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<Stream>(&args[1], || Frame::Integer(0)) {
+        return reply;
     }
     let Some(strategy) = a.strategy else {
         return Frame::err(SYNTAX);
@@ -217,10 +215,8 @@ fn xrange_generic(ctx: &mut Ctx, args: &[Vec<u8>], rev: bool) -> Frame {
         }
         j += 1;
     }
-    match ctx.read_exists::<Stream>(&args[1]) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Array(vec![]),
-        Ok(true) => {}
+    if let Err(reply) = ctx.read_or::<Stream>(&args[1], || Frame::Array(vec![])) {
+        return reply;
     }
     if count == 0 {
         return Frame::NullArray;
@@ -259,25 +255,17 @@ pub(super) fn xrevrange(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 }
 
 pub(super) fn xlen(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    match ctx.read_exists::<Stream>(&args[1]) {
+    match ctx.read::<Stream>(&args[1]) {
         Err(e) => e,
-        Ok(false) => Frame::Integer(0),
-        Ok(true) => {
-            let db = ctx.db();
-            Frame::Integer(
-                peek::<Stream>(ctx.srv, db, &args[1]).map_or(0, |s| s.log().len() as i64),
-            )
-        }
+        Ok(s) => Frame::Integer(s.map_or(0, |s| s.log().len() as i64)),
     }
 }
 
 /// XDEL: the key is looked up first, then every ID is checked before any
 /// is deleted.
 pub(super) fn xdel(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    match ctx.write_exists::<Stream>(&args[1]) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Integer(0),
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<Stream>(&args[1], || Frame::Integer(0)) {
+        return reply;
     }
     let mut ids = Vec::with_capacity(args.len() - 2);
     for a in &args[2..] {
@@ -330,10 +318,8 @@ pub(super) fn xsetid(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             return Frame::err(SYNTAX);
         }
     }
-    match ctx.write_exists::<Stream>(&args[1]) {
-        Err(e) => return e,
-        Ok(false) => return Frame::err("ERR no such key"),
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<Stream>(&args[1], || Frame::err("ERR no such key")) {
+        return reply;
     }
     let db = ctx.db();
     let Some(s) = peek::<Stream>(ctx.srv, db, &args[1]) else {

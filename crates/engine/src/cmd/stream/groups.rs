@@ -13,29 +13,18 @@ use std::collections::BTreeMap;
 
 /// XGROUP's subcommands, in the order Redis lists them.
 pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "stream";
-    "create" => xgroup, arity: -5, flags: [WRITE, DENYOOM], keys: (2, 2, 1),
-        acl: [WRITE, STREAM, SLOW], since: "5.0.0",
-        syntax: "XGROUP CREATE key group <id | $> [MKSTREAM] [ENTRIESREAD entries-read]",
-        summary: "Creates a consumer group reading after an ID (`$`: the last one).";
-    "createconsumer" => xgroup, arity: 5, flags: [WRITE, DENYOOM], keys: (2, 2, 1),
-        acl: [WRITE, STREAM, SLOW], since: "6.2.0",
-        syntax: "XGROUP CREATECONSUMER key group consumer",
-        summary: "Creates a consumer in a group; replies 1 if it is new.";
-    "delconsumer" => xgroup, arity: 5, flags: [WRITE], keys: (2, 2, 1), acl: [WRITE, STREAM, SLOW],
-        since: "5.0.0",
-        syntax: "XGROUP DELCONSUMER key group consumer",
-        summary: "Deletes a consumer and its pending entries; replies with how many it had.";
-    "destroy" => xgroup, arity: 4, flags: [WRITE], keys: (2, 2, 1), acl: [WRITE, STREAM, SLOW],
-        since: "5.0.0",
-        syntax: "XGROUP DESTROY key group",
-        summary: "Deletes a consumer group.";
+    "create" => xgroup, arity: -5, flags: [WRITE, DENYOOM], keys: (2, 2, 1), acl: [WRITE, STREAM, SLOW], since: "5.0.0",
+        syntax: "XGROUP CREATE key group <id | $> [MKSTREAM] [ENTRIESREAD entries-read]", summary: "Creates a consumer group reading after an ID (`$`: the last one).";
+    "createconsumer" => xgroup, arity: 5, flags: [WRITE, DENYOOM], keys: (2, 2, 1), acl: [WRITE, STREAM, SLOW], since: "6.2.0",
+        syntax: "XGROUP CREATECONSUMER key group consumer", summary: "Creates a consumer in a group; replies 1 if it is new.";
+    "delconsumer" => xgroup, arity: 5, flags: [WRITE], keys: (2, 2, 1), acl: [WRITE, STREAM, SLOW], since: "5.0.0",
+        syntax: "XGROUP DELCONSUMER key group consumer", summary: "Deletes a consumer and its pending entries; replies with how many it had.";
+    "destroy" => xgroup, arity: 4, flags: [WRITE], keys: (2, 2, 1), acl: [WRITE, STREAM, SLOW], since: "5.0.0",
+        syntax: "XGROUP DESTROY key group", summary: "Deletes a consumer group.";
     "help" => xgroup, arity: 2, flags: [LOADING, STALE], acl: [STREAM, SLOW], since: "5.0.0",
-        syntax: "XGROUP HELP",
-        summary: "Lists XGROUP's subcommands.";
-    "setid" => xgroup, arity: -5, flags: [WRITE], keys: (2, 2, 1), acl: [WRITE, STREAM, SLOW],
-        since: "5.0.0",
-        syntax: "XGROUP SETID key group <id | $> [ENTRIESREAD entries-read]",
-        summary: "Moves a group's last delivered ID.";
+        syntax: "XGROUP HELP", summary: "Lists XGROUP's subcommands.";
+    "setid" => xgroup, arity: -5, flags: [WRITE], keys: (2, 2, 1), acl: [WRITE, STREAM, SLOW], since: "5.0.0",
+        syntax: "XGROUP SETID key group <id | $> [ENTRIESREAD entries-read]", summary: "Moves a group's last delivered ID.";
 };
 
 const XGROUP_HELP: &[&str] = &[
@@ -182,17 +171,10 @@ pub(super) fn xgroup(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 /// XACK: the key and group are looked up before the IDs are parsed, so a
 /// missing key or group answers 0 even to malformed IDs.
 pub(super) fn xack(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let exists = match ctx.read_exists::<Stream>(&args[1]) {
-        Ok(e) => e,
-        Err(e) => return e,
-    };
-    let db = ctx.db();
-    let has_group = exists
-        && peek::<Stream>(ctx.srv, db, &args[1])
-            .is_some_and(|s| s.groups().get(&args[2]).is_some());
-    if !has_group {
-        return Frame::Integer(0);
+    if let Err(reply) = group_or(ctx, &args[1], &args[2], || Frame::Integer(0)) {
+        return reply;
     }
+    let db = ctx.db();
     let mut ids = Vec::with_capacity(args.len() - 3);
     for a in &args[3..] {
         match strict_id(a) {
@@ -207,6 +189,21 @@ pub(super) fn xack(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     .flatten()
     .unwrap_or(0);
     Frame::Integer(acked as i64)
+}
+
+/// `lookupKeyRead` + `checkType` of the stream at `key`, then its group
+/// `group`: `Err` is the reply to give instead, WRONGTYPE or `missing()`
+/// when there is no such stream or group.
+fn group_or(
+    ctx: &mut Ctx,
+    key: &[u8],
+    group: &[u8],
+    missing: impl FnOnce() -> Frame,
+) -> Result<(), Frame> {
+    match ctx.read::<Stream>(key)? {
+        Some(s) if s.groups().get(group).is_some() => Ok(()),
+        _ => Err(missing()),
+    }
 }
 
 fn nogroup(key: &[u8], group: &[u8]) -> Frame {
@@ -324,17 +321,10 @@ pub(super) fn xpending(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 }
 
 pub(super) fn xclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let exists = match ctx.read_exists::<Stream>(&args[1]) {
-        Ok(e) => e,
-        Err(e) => return e,
-    };
-    let db = ctx.db();
-    let has_group = exists
-        && peek::<Stream>(ctx.srv, db, &args[1])
-            .is_some_and(|s| s.groups().get(&args[2]).is_some());
-    if !has_group {
-        return nogroup(&args[1], &args[2]);
+    if let Err(reply) = group_or(ctx, &args[1], &args[2], || nogroup(&args[1], &args[2])) {
+        return reply;
     }
+    let db = ctx.db();
     let Some(minidle) = parse_i64(&args[4]) else {
         return Frame::err("ERR Invalid min-idle-time argument for XCLAIM");
     };
@@ -441,7 +431,7 @@ pub(super) fn xclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 pub(super) fn xautoclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     // Looked up first (hits and misses count), checked after the options.
-    let exists = ctx.read_exists::<Stream>(&args[1]);
+    let found = group_or(ctx, &args[1], &args[2], || nogroup(&args[1], &args[2]));
     let Some(minidle) = parse_i64(&args[4]) else {
         return Frame::err("ERR Invalid min-idle-time argument for XAUTOCLAIM");
     };
@@ -475,17 +465,10 @@ pub(super) fn xautoclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         }
         j += 1;
     }
-    let exists = match exists {
-        Ok(e) => e,
-        Err(e) => return e,
-    };
-    let db = ctx.db();
-    let has_group = exists
-        && peek::<Stream>(ctx.srv, db, &args[1])
-            .is_some_and(|s| s.groups().get(&args[2]).is_some());
-    if !has_group {
-        return nogroup(&args[1], &args[2]);
+    if let Err(reply) = found {
+        return reply;
     }
+    let db = ctx.db();
     let now = ctx.srv.now_ms();
     let (gname, cname) = (&args[2], &args[3]);
     let reply = update(ctx.srv, db, &args[1], |s| {

@@ -1,6 +1,6 @@
 //! Stream IDs as t_stream.c parses them: `ms-seq`, `ms` with a default sequence, `-` and `+`, `ms-*` for XADD, and `(` for exclusive range ends.
 
-use crate::cmd::args::cstr;
+use crate::cmd::args::{cstr, is_c_space, strtoul_body};
 use crate::keyspace::types::stream::StreamId;
 use crate::proto::resp::{parse_i64, Frame};
 
@@ -17,29 +17,8 @@ fn string2ull(s: &[u8]) -> Option<u64> {
     if let Some(v) = parse_i64(s) {
         return (v >= 0).then_some(v as u64);
     }
-    let mut p = s
-        .iter()
-        .position(|c| !matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
-        .map_or(&s[s.len()..], |i| &s[i..]);
-    let neg = match p.first() {
-        Some(b'-') => {
-            p = &p[1..];
-            true
-        }
-        Some(b'+') => {
-            p = &p[1..];
-            false
-        }
-        _ => false,
-    };
-    if p.is_empty() || !p.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &c in p {
-        v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
-    }
-    Some(if neg { v.wrapping_neg() } else { v })
+    let start = s.iter().position(|c| !is_c_space(*c)).unwrap_or(s.len());
+    strtoul_body(&s[start..])
 }
 
 /// `streamGenericParseIDOrReply`: `ms-seq`, `ms` (sequence `missing_seq`),

@@ -10,21 +10,14 @@ use crate::proto::resp::Frame;
 
 /// XINFO's subcommands, in the order Redis lists them.
 pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "stream";
-    "consumers" => xinfo, arity: 4, flags: [READONLY], keys: (2, 2, 1), acl: [READ, STREAM, SLOW],
-        since: "5.0.0",
-        syntax: "XINFO CONSUMERS key group",
-        summary: "Lists a group's consumers with their pending count, idle and inactive times.";
-    "groups" => xinfo, arity: 3, flags: [READONLY], keys: (2, 2, 1), acl: [READ, STREAM, SLOW],
-        since: "5.0.0",
-        syntax: "XINFO GROUPS key",
-        summary: "Lists a stream's consumer groups.";
+    "consumers" => xinfo, arity: 4, flags: [READONLY], keys: (2, 2, 1), acl: [READ, STREAM, SLOW], since: "5.0.0",
+        syntax: "XINFO CONSUMERS key group", summary: "Lists a group's consumers with their pending count, idle and inactive times.";
+    "groups" => xinfo, arity: 3, flags: [READONLY], keys: (2, 2, 1), acl: [READ, STREAM, SLOW], since: "5.0.0",
+        syntax: "XINFO GROUPS key", summary: "Lists a stream's consumer groups.";
     "help" => xinfo_help, arity: 2, flags: [LOADING, STALE], acl: [STREAM, SLOW], since: "5.0.0",
-        syntax: "XINFO HELP",
-        summary: "Lists XINFO's subcommands.";
-    "stream" => xinfo, arity: -3, flags: [READONLY], keys: (2, 2, 1), acl: [READ, STREAM, SLOW],
-        since: "5.0.0",
-        syntax: "XINFO STREAM key [FULL [COUNT count]]",
-        summary: "Describes a stream: length, tree, IDs, first and last entries; FULL adds entries, groups and consumers.";
+        syntax: "XINFO HELP", summary: "Lists XINFO's subcommands.";
+    "stream" => xinfo, arity: -3, flags: [READONLY], keys: (2, 2, 1), acl: [READ, STREAM, SLOW], since: "5.0.0",
+        syntax: "XINFO STREAM key [FULL [COUNT count]]", summary: "Describes a stream: length, tree, IDs, first and last entries; FULL adds entries, groups and consumers.";
 };
 
 pub(super) fn xinfo_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -72,10 +65,8 @@ fn entries_read_frame(n: i64) -> Frame {
 pub(super) fn xinfo(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let opt = &args[1];
     let key = &args[2];
-    match ctx.read_exists::<Stream>(key) {
-        Err(e) => return e,
-        Ok(false) => return Frame::err("ERR no such key"),
-        Ok(true) => {}
+    if let Err(reply) = ctx.read_or::<Stream>(key, || Frame::err("ERR no such key")) {
+        return reply;
     }
     let db = ctx.db();
     let now = ctx.srv.now_ms();

@@ -31,66 +31,36 @@ use crate::proto::resp::Frame;
 use crate::server::Server;
 
 pub(in crate::cmd) static COMMANDS: &[Command] = commands! { group: "stream";
-    "xadd" => entries::xadd, arity: -5, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, STREAM, FAST], since: "5.0.0",
-        syntax: "XADD key [NOMKSTREAM] [<MAXLEN | MINID> [= | ~] threshold [LIMIT count]] <* | id> field value [field value ...]",
-        summary: "Appends an entry to a stream (creating it), optionally trimming it; replies with the entry's ID.";
-    "xrange" => entries::xrange, arity: -4, flags: [READONLY], keys: (1, 1, 1), acl: [READ, STREAM, SLOW],
-        since: "5.0.0",
-        syntax: "XRANGE key start end [COUNT count]",
-        summary: "Replies with the entries whose IDs are in a range (`-` and `+` for the ends, `(` to exclude).";
-    "xrevrange" => entries::xrevrange, arity: -4, flags: [READONLY], keys: (1, 1, 1),
-        acl: [READ, STREAM, SLOW], since: "5.0.0",
-        syntax: "XREVRANGE key end start [COUNT count]",
-        summary: "Like XRANGE, from the end of the range down.";
-    "xlen" => entries::xlen, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, STREAM, FAST],
-        since: "5.0.0",
-        syntax: "XLEN key",
-        summary: "Replies with the number of entries in a stream.";
-    "xdel" => entries::xdel, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, STREAM, FAST],
-        since: "5.0.0",
-        syntax: "XDEL key id [id ...]",
-        summary: "Deletes entries by ID; replies with how many existed.";
-    "xtrim" => entries::xtrim, arity: -4, flags: [WRITE], keys: (1, 1, 1), acl: [WRITE, STREAM, SLOW],
-        since: "5.0.0",
-        syntax: "XTRIM key <MAXLEN | MINID> [= | ~] threshold [LIMIT count]",
-        summary: "Removes the oldest entries (whole nodes only with `~`); replies with how many.";
-    "xread" => read::xread, arity: -4, flags: [READONLY, BLOCKING, MOVABLEKEYS],
-        acl: [READ, STREAM, SLOW, BLOCKING], since: "5.0.0",
-        syntax: "XREAD [COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]",
-        summary: "Reads entries newer than the given IDs from several streams, waiting for some with BLOCK (`$`: only new ones).";
-    "xreadgroup" => read::xread, arity: -7, flags: [WRITE, BLOCKING, MOVABLEKEYS],
-        acl: [WRITE, STREAM, SLOW, BLOCKING], since: "5.0.0",
-        syntax: "XREADGROUP GROUP group consumer [COUNT count] [BLOCK milliseconds] [NOACK] STREAMS key [key ...] id [id ...]",
-        summary: "Reads entries for a consumer of a group: new ones with `>` (recorded as pending), or its own pending history.";
-    "xack" => groups::xack, arity: -4, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, STREAM, FAST],
-        since: "5.0.0",
-        syntax: "XACK key group id [id ...]",
-        summary: "Acknowledges pending entries of a group; replies with how many were pending.";
-    "xpending" => groups::xpending, arity: -3, flags: [READONLY], keys: (1, 1, 1),
-        acl: [READ, STREAM, SLOW], since: "5.0.0",
-        syntax: "XPENDING key group [[IDLE min-idle-time] start end count [consumer]]",
-        summary: "Summarises a group's pending entries, or lists them with owner, idle time and deliveries.";
-    "xclaim" => groups::xclaim, arity: -6, flags: [WRITE, FAST], keys: (1, 1, 1),
-        acl: [WRITE, STREAM, FAST], since: "5.0.0",
-        syntax: "XCLAIM key group consumer min-idle-time id [id ...] [IDLE ms] [TIME unix-time-milliseconds] [RETRYCOUNT count] [FORCE] [JUSTID] [LASTID lastid]",
-        summary: "Gives pending entries idle long enough to another consumer.";
-    "xautoclaim" => groups::xautoclaim, arity: -6, flags: [WRITE, FAST], keys: (1, 1, 1),
-        acl: [WRITE, STREAM, FAST], since: "6.2.0",
-        syntax: "XAUTOCLAIM key group consumer min-idle-time start [COUNT count] [JUSTID]",
-        summary: "Scans a group's pending entries from an ID and claims those idle long enough; replies with a cursor, the claimed and the vanished entries.";
-    "xsetid" => entries::xsetid, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1),
-        acl: [WRITE, STREAM, FAST], since: "5.0.0",
-        syntax: "XSETID key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]",
-        summary: "Sets a stream's last ID and counters (for replication).";
+    "xadd" => entries::xadd, arity: -5, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STREAM, FAST], since: "5.0.0",
+        syntax: "XADD key [NOMKSTREAM] [<MAXLEN | MINID> [= | ~] threshold [LIMIT count]] <* | id> field value [field value ...]", summary: "Appends an entry to a stream (creating it), optionally trimming it; replies with the entry's ID.";
+    "xrange" => entries::xrange, arity: -4, flags: [READONLY], keys: (1, 1, 1), acl: [READ, STREAM, SLOW], since: "5.0.0",
+        syntax: "XRANGE key start end [COUNT count]", summary: "Replies with the entries whose IDs are in a range (`-` and `+` for the ends, `(` to exclude).";
+    "xrevrange" => entries::xrevrange, arity: -4, flags: [READONLY], keys: (1, 1, 1), acl: [READ, STREAM, SLOW], since: "5.0.0",
+        syntax: "XREVRANGE key end start [COUNT count]", summary: "Like XRANGE, from the end of the range down.";
+    "xlen" => entries::xlen, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, STREAM, FAST], since: "5.0.0",
+        syntax: "XLEN key", summary: "Replies with the number of entries in a stream.";
+    "xdel" => entries::xdel, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, STREAM, FAST], since: "5.0.0",
+        syntax: "XDEL key id [id ...]", summary: "Deletes entries by ID; replies with how many existed.";
+    "xtrim" => entries::xtrim, arity: -4, flags: [WRITE], keys: (1, 1, 1), acl: [WRITE, STREAM, SLOW], since: "5.0.0",
+        syntax: "XTRIM key <MAXLEN | MINID> [= | ~] threshold [LIMIT count]", summary: "Removes the oldest entries (whole nodes only with `~`); replies with how many.";
+    "xread" => read::xread, arity: -4, flags: [READONLY, BLOCKING, MOVABLEKEYS], acl: [READ, STREAM, SLOW, BLOCKING], since: "5.0.0",
+        syntax: "XREAD [COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]", summary: "Reads entries newer than the given IDs from several streams, waiting for some with BLOCK (`$`: only new ones).";
+    "xreadgroup" => read::xread, arity: -7, flags: [WRITE, BLOCKING, MOVABLEKEYS], acl: [WRITE, STREAM, SLOW, BLOCKING], since: "5.0.0",
+        syntax: "XREADGROUP GROUP group consumer [COUNT count] [BLOCK milliseconds] [NOACK] STREAMS key [key ...] id [id ...]", summary: "Reads entries for a consumer of a group: new ones with `>` (recorded as pending), or its own pending history.";
+    "xack" => groups::xack, arity: -4, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, STREAM, FAST], since: "5.0.0",
+        syntax: "XACK key group id [id ...]", summary: "Acknowledges pending entries of a group; replies with how many were pending.";
+    "xpending" => groups::xpending, arity: -3, flags: [READONLY], keys: (1, 1, 1), acl: [READ, STREAM, SLOW], since: "5.0.0",
+        syntax: "XPENDING key group [[IDLE min-idle-time] start end count [consumer]]", summary: "Summarises a group's pending entries, or lists them with owner, idle time and deliveries.";
+    "xclaim" => groups::xclaim, arity: -6, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, STREAM, FAST], since: "5.0.0",
+        syntax: "XCLAIM key group consumer min-idle-time id [id ...] [IDLE ms] [TIME unix-time-milliseconds] [RETRYCOUNT count] [FORCE] [JUSTID] [LASTID lastid]", summary: "Gives pending entries idle long enough to another consumer.";
+    "xautoclaim" => groups::xautoclaim, arity: -6, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, STREAM, FAST], since: "6.2.0",
+        syntax: "XAUTOCLAIM key group consumer min-idle-time start [COUNT count] [JUSTID]", summary: "Scans a group's pending entries from an ID and claims those idle long enough; replies with a cursor, the claimed and the vanished entries.";
+    "xsetid" => entries::xsetid, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STREAM, FAST], since: "5.0.0",
+        syntax: "XSETID key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]", summary: "Sets a stream's last ID and counters (for replication).";
     "xgroup" => container, arity: -2, flags: [], acl: [SLOW], since: "5.0.0",
-        syntax: "XGROUP <subcommand>",
-        summary: "Manages consumer groups and their consumers.",
-        subcommands: groups::SUBCOMMANDS;
+        syntax: "XGROUP <subcommand>", summary: "Manages consumer groups and their consumers.", subcommands: groups::SUBCOMMANDS;
     "xinfo" => container, arity: -2, flags: [], acl: [SLOW], since: "5.0.0",
-        syntax: "XINFO <subcommand>",
-        summary: "Describes a stream, its consumer groups or a group's consumers.",
-        subcommands: info::SUBCOMMANDS;
+        syntax: "XINFO <subcommand>", summary: "Describes a stream, its consumer groups or a group's consumers.", subcommands: info::SUBCOMMANDS;
 };
 
 pub(super) fn id_frame(id: StreamId) -> Frame {

@@ -12,32 +12,26 @@ use crate::num::double::{d2string, g17};
 use crate::proto::resp::Frame;
 
 pub(super) fn zcard(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let db = ctx.db();
-    match ctx.read_exists::<ZSet>(&args[1]) {
-        Ok(false) => Frame::Integer(0),
+    match ctx.read::<ZSet>(&args[1]) {
         Err(e) => e,
-        Ok(true) => Frame::Integer(peek::<ZSet>(ctx.srv, db, &args[1]).map_or(0, ZSet::len) as i64),
+        Ok(z) => Frame::Integer(z.map_or(0, ZSet::len) as i64),
     }
 }
 
 pub(super) fn zscore(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let db = ctx.db();
-    match ctx.read_exists::<ZSet>(&args[1]) {
-        Ok(false) => Frame::Null,
+    match ctx.read::<ZSet>(&args[1]) {
         Err(e) => e,
-        Ok(true) => match peek::<ZSet>(ctx.srv, db, &args[1]).and_then(|z| z.score(&args[2])) {
-            Some(s) => Frame::Double(s),
-            None => Frame::Null,
-        },
+        Ok(z) => z
+            .and_then(|z| z.score(&args[2]))
+            .map_or(Frame::Null, Frame::Double),
     }
 }
 
 pub(super) fn zmscore(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let db = ctx.db();
-    if let Err(e) = ctx.read_exists::<ZSet>(&args[1]) {
-        return e;
-    }
-    let z = peek::<ZSet>(ctx.srv, db, &args[1]);
+    let z = match ctx.read::<ZSet>(&args[1]) {
+        Ok(z) => z,
+        Err(e) => return e,
+    };
     Frame::Array(
         args[2..]
             .iter()
@@ -75,19 +69,16 @@ fn zrank_generic(ctx: &mut Ctx, args: &[Vec<u8>], reverse: bool) -> Frame {
     } else {
         Frame::Null
     };
-    let db = ctx.db();
-    match ctx.read_exists::<ZSet>(&args[1]) {
-        Ok(false) => missing,
+    match ctx
+        .read::<ZSet>(&args[1])
+        .map(|z| z.and_then(|z| z.rank(&args[2], reverse)))
+    {
         Err(e) => e,
-        Ok(true) => {
-            match peek::<ZSet>(ctx.srv, db, &args[1]).and_then(|z| z.rank(&args[2], reverse)) {
-                None => missing,
-                Some((rank, score)) if withscore => {
-                    Frame::Array(vec![Frame::Integer(rank as i64), Frame::Double(score)])
-                }
-                Some((rank, _)) => Frame::Integer(rank as i64),
-            }
+        Ok(None) => missing,
+        Ok(Some((rank, score))) if withscore => {
+            Frame::Array(vec![Frame::Integer(rank as i64), Frame::Double(score)])
         }
+        Ok(Some((rank, _))) => Frame::Integer(rank as i64),
     }
 }
 
@@ -113,10 +104,8 @@ pub(super) fn zrandmember(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 /// `zrandmemberWithCountCommand`.
 fn zrandmember_count(ctx: &mut Ctx, key: &[u8], l: i64, withscores: bool) -> Frame {
     let db = ctx.db();
-    match ctx.read_exists::<ZSet>(key) {
-        Ok(false) => return Frame::Array(Vec::new()),
-        Err(e) => return e,
-        Ok(true) => {}
+    if let Err(reply) = ctx.read_or::<ZSet>(key, || Frame::Array(Vec::new())) {
+        return reply;
     }
     let resp3 = ctx.client.resp >= 3;
     let count = l.unsigned_abs();
@@ -190,10 +179,8 @@ pub(super) fn zscan(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     };
     let db = ctx.db();
     let key = &args[1];
-    match ctx.read_exists::<ZSet>(key) {
-        Ok(false) => return scan_reply(0, Vec::new()),
-        Err(e) => return e,
-        Ok(true) => {}
+    if let Err(reply) = ctx.read_or::<ZSet>(key, || scan_reply(0, Vec::new())) {
+        return reply;
     }
     let opts = match scan_opts(args, 3, false) {
         Ok(o) => o,

@@ -168,31 +168,27 @@ fn zrange_generic(
 }
 
 pub(super) fn zcount(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let range = match parse_score_range(&args[2], &args[3]) {
-        Ok(r) => r,
-        Err(e) => return e,
-    };
-    let db = ctx.db();
-    match ctx.read_exists::<ZSet>(&args[1]) {
-        Ok(false) => Frame::Integer(0),
-        Err(e) => e,
-        Ok(true) => Frame::Integer(
-            peek::<ZSet>(ctx.srv, db, &args[1]).map_or(0, |z| z.count_in_range(&range)),
-        ),
-    }
+    count_in(ctx, args, parse_score_range, ZSet::count_in_range)
 }
 
 pub(super) fn zlexcount(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let range = match parse_lex_range(&args[2], &args[3]) {
+    count_in(ctx, args, parse_lex_range, ZSet::count_in_lex)
+}
+
+/// ZCOUNT and ZLEXCOUNT: the range (`min max`) is parsed before the key is
+/// read; a missing key counts 0.
+fn count_in<R>(
+    ctx: &mut Ctx,
+    args: &[Vec<u8>],
+    parse: fn(&[u8], &[u8]) -> Result<R, Frame>,
+    count: fn(&ZSet, &R) -> i64,
+) -> Frame {
+    let range = match parse(&args[2], &args[3]) {
         Ok(r) => r,
         Err(e) => return e,
     };
-    let db = ctx.db();
-    match ctx.read_exists::<ZSet>(&args[1]) {
-        Ok(false) => Frame::Integer(0),
+    match ctx.read::<ZSet>(&args[1]) {
         Err(e) => e,
-        Ok(true) => Frame::Integer(
-            peek::<ZSet>(ctx.srv, db, &args[1]).map_or(0, |z| z.count_in_lex(&range)),
-        ),
+        Ok(z) => Frame::Integer(z.map_or(0, |z| count(z, &range))),
     }
 }

@@ -7,14 +7,7 @@ use crate::keyspace::types::zset::ZSet;
 use crate::proto::resp::Frame;
 
 pub(super) fn zrem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let db = ctx.db();
-    let key = &args[1];
-    match ctx.write_exists::<ZSet>(key) {
-        Ok(false) => return Frame::Integer(0),
-        Err(e) => return e,
-        Ok(true) => {}
-    }
-    let deleted = update(ctx.srv, db, key, |z, _, _| {
+    remove_with(ctx, &args[1], |z| {
         let mut deleted = 0;
         for m in &args[2..] {
             if z.remove(m) {
@@ -24,7 +17,21 @@ pub(super) fn zrem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
                 break;
             }
         }
-        (deleted, deleted > 0)
+        deleted
+    })
+}
+
+/// The removals' common part: the write lookup (0 for no key), `remove`
+/// (how many members went) signalling only a removal, and the key deleted
+/// once its set is empty.
+fn remove_with(ctx: &mut Ctx, key: &[u8], remove: impl FnOnce(&mut ZSet) -> i64) -> Frame {
+    let db = ctx.db();
+    if let Err(reply) = ctx.write_or::<ZSet>(key, || Frame::Integer(0)) {
+        return reply;
+    }
+    let deleted = update(ctx.srv, db, key, |z, _, _| {
+        let n = remove(z);
+        (n, n > 0)
     })
     .unwrap_or(0);
     delete_if_empty(ctx.srv, db, key);
@@ -54,27 +61,16 @@ pub(super) fn zremrangebyrank(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 /// `zremrangeGenericCommand`.
 fn zremrange(ctx: &mut Ctx, args: &[Vec<u8>], range: Range) -> Frame {
-    let db = ctx.db();
-    let key = &args[1];
-    match ctx.write_exists::<ZSet>(key) {
-        Ok(false) => return Frame::Integer(0),
-        Err(e) => return e,
-        Ok(true) => {}
-    }
-    let deleted = update(ctx.srv, db, key, |z, _, _| {
-        let n = match &range {
+    remove_with(ctx, &args[1], |z| {
+        (match &range {
             Range::Rank(a, b) => match clamp_ranks(*a, *b, z.len()) {
                 Some((s, e)) => z.remove_rank_range(s, e),
                 None => 0,
             },
             Range::Score(r) => z.remove_score_range(r),
             Range::Lex(r) => z.remove_lex_range(r),
-        };
-        (n, n > 0)
+        }) as i64
     })
-    .unwrap_or(0);
-    delete_if_empty(ctx.srv, db, key);
-    Frame::Integer(deleted as i64)
 }
 
 pub(super) fn zpopmin(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {

@@ -1,5 +1,6 @@
 //! Sorted-set behaviour across commands: encodings at the thresholds and under CONFIG SET, memory accounting, seeded randomness, invariants through random commands.
 
+use crate::cmd::testing::{encoding, engine};
 use crate::{Engine, Frame};
 
 fn run(e: &mut Engine, c: u64, line: &str) -> Frame {
@@ -7,17 +8,9 @@ fn run(e: &mut Engine, c: u64, line: &str) -> Frame {
     e.execute(c, &args)
 }
 
-fn encoding(e: &Engine, key: &str) -> &'static str {
-    e.server().dbs[0]
-        .get(key.as_bytes())
-        .map(|o| o.value.encoding())
-        .unwrap_or("none")
-}
-
 #[test]
 fn encodings_at_the_thresholds() {
-    let mut e = Engine::new(1);
-    let c = e.connect("t");
+    let (mut e, c) = engine(1);
     for i in 0..128 {
         run(&mut e, c, &format!("ZADD z {i} m{i}"));
     }
@@ -52,8 +45,7 @@ fn encodings_at_the_thresholds() {
 
 #[test]
 fn config_set_changes_thresholds() {
-    let mut e = Engine::new(1);
-    let c = e.connect("t");
+    let (mut e, c) = engine(1);
     assert_eq!(
         run(&mut e, c, "CONFIG SET zset-max-listpack-entries 2"),
         Frame::ok()
@@ -84,8 +76,7 @@ fn config_set_changes_thresholds() {
 
 #[test]
 fn memory_is_counted_as_the_set_changes() {
-    let mut e = Engine::new(7);
-    let c = e.connect("t");
+    let (mut e, c) = engine(7);
     // The keyspace's first buckets are not part of the set's cost.
     run(&mut e, c, "SET other v");
     let base = e.server().used_memory();
@@ -109,8 +100,7 @@ fn memory_is_counted_as_the_set_changes() {
 #[test]
 fn random_members_are_seeded() {
     let picks = |seed| {
-        let mut e = Engine::new(seed);
-        let c = e.connect("t");
+        let (mut e, c) = engine(seed);
         for i in 0..500 {
             run(&mut e, c, &format!("ZADD z {i} m{i}"));
         }
@@ -126,8 +116,7 @@ fn random_members_are_seeded() {
 /// in step, and the O(1) memory counter equal to a recount.
 #[test]
 fn invariants_hold_through_random_commands() {
-    let mut e = Engine::new(11);
-    let c = e.connect("t");
+    let (mut e, c) = engine(11);
     run(&mut e, c, "CONFIG SET zset-max-listpack-entries 8");
     let mut rng = fastrand::Rng::with_seed(4);
     let members = [
@@ -175,8 +164,7 @@ fn invariants_hold_through_random_commands() {
 
 #[test]
 fn huge_negative_counts_are_refused_not_built() {
-    let mut e = Engine::new(1);
-    let c = e.connect("t");
+    let (mut e, c) = engine(1);
     run(&mut e, c, "ZADD z 1 a");
     let Frame::Array(v) = run(&mut e, c, "ZRANDMEMBER z -1000000") else {
         panic!("array");
