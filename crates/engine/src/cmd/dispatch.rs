@@ -1,17 +1,26 @@
 //! Dispatch with Redis 7.2's exact rejection errors: resolution of the command and subcommand, arity, MULTI rules, cluster redirection, eviction and OOM, replication gates, the subscribed-RESP2 context and queueing (`processCommand`), then `call`.
 
 use super::args::preview;
-use super::lookup::{lookup, resolve_command};
+use super::lookup::{lookup, FAMILIES};
+use super::multi::{abort, discard_transaction};
 use super::table::full_name;
-use super::table::{Command, Ctx, Flags};
+use super::table::{Command, Ctx, Flags, Registry, Resolved};
 use super::{cluster, pubsub};
 use crate::proto::resp::Frame;
 use crate::server::client::Client;
 use crate::server::Server;
 
+/// The table as handlers reach it.
+pub static REGISTRY: Registry = Registry {
+    families: FAMILIES,
+    lookup,
+    resolve,
+    call,
+};
+
 /// Finds the command (or subcommand) `args` names; the parent is returned
 /// too, for the `parent|sub` full name. Errors are Redis' rejections.
-pub(crate) fn resolve(args: &[Vec<u8>]) -> Result<(&'static Command, &'static Command), Frame> {
+pub(crate) fn resolve(args: &[Vec<u8>]) -> Result<Resolved, Frame> {
     let Some(parent) = lookup(&args[0]) else {
         return Err(unknown_command(args));
     };
@@ -67,7 +76,7 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
     }
     // Cluster redirection (`getNodeByQuery`), before eviction as in Redis.
     if srv.cluster.is_some() {
-        if let Some(e) = cluster::redirect(srv, client, cmd, args) {
+        if let Some(e) = cluster::redirect(&REGISTRY, srv, client, cmd, args) {
             // `clusterRedirectClient`: the error as it is; a redirected
             // EXEC discards its transaction.
             let e = reject(srv, client, None, e);
@@ -138,9 +147,11 @@ fn is_write_command(cmd: &Command, client: &Client) -> bool {
     }
     cmd.name == "exec"
         && client.multi.as_ref().is_some_and(|m| {
-            m.queued
-                .iter()
-                .any(|a| resolve_command(a).is_some_and(|c| c.flags.contains(Flags::WRITE)))
+            m.queued.iter().any(|a| {
+                REGISTRY
+                    .resolve_command(a)
+                    .is_some_and(|c| c.flags.contains(Flags::WRITE))
+            })
         })
 }
 
@@ -158,6 +169,7 @@ pub fn call(
         srv: &mut *srv,
         client,
         cmd,
+        reg: &REGISTRY,
     };
     let reply = match cluster::refuse_other_db(ctx.srv, cmd, args) {
         Some(e) => e,
@@ -178,23 +190,6 @@ fn reject(srv: &mut Server, client: &mut Client, cmd: Option<&Command>, err: Fra
         Some(c) if c.name == "exec" && c.subcommands.is_empty() => abort(srv, client, err),
         _ => err,
     }
-}
-
-/// `discardTransaction`: leaves MULTI, clears the flags and every watch.
-pub fn discard_transaction(srv: &mut Server, client: &mut Client) {
-    client.multi = None;
-    srv.watches.reset(client.id);
-}
-
-/// `execCommandAbort`: EXEC itself was rejected (arity, OOM...).
-pub fn abort(srv: &mut Server, client: &mut Client, err: Frame) -> Frame {
-    discard_transaction(srv, client);
-    let Frame::Error(msg) = err else {
-        return err;
-    };
-    // Format-built rejections carry no code of their own; coded ones (OOM) keep it.
-    let msg = msg.strip_prefix("ERR ").unwrap_or(&msg);
-    Frame::err(format!("EXECABORT Transaction discarded because of: {msg}"))
 }
 
 /// "unknown command 'x', with args beginning with: 'a' 'b' ", with the

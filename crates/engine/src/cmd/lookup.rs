@@ -1,45 +1,37 @@
-//! The one list of every command, and lookup in it by name: the table packed into an open-addressed array of names folded into integers, so finding a command is a multiply, a shift and one comparison, whatever the case the client typed.
+//! The one list of every command's family, and lookup in it by name: the table packed into an open-addressed array of names folded into integers, so finding a command is a multiply, a shift and one comparison, whatever the case the client typed.
 
 use std::sync::OnceLock;
 
 use super::table::Command;
 
-/// Every top-level command, in table order (the order COMMAND replies in).
+/// Every family's entries, in table order (the order COMMAND replies in).
 /// Families declare their entries in their own modules; this is the one
-/// list everything else (lookup, COMMAND, tests, help) reads.
-pub fn all() -> impl Iterator<Item = &'static Command> {
-    [
-        super::connection::COMMANDS,
-        super::strings::COMMANDS,
-        super::keys::COMMANDS,
-        super::hash::COMMANDS,
-        super::set::COMMANDS,
-        super::list::COMMANDS,
-        super::blocking::COMMANDS,
-        super::multi::COMMANDS,
-        super::pubsub::COMMANDS,
-        super::ttl::COMMANDS,
-        super::zset::COMMANDS,
-        super::stream::COMMANDS,
-        super::script::COMMANDS,
-        super::server::COMMANDS,
-        super::memory::COMMANDS,
-        super::hll::COMMANDS,
-        super::bitmap::COMMANDS,
-        super::cluster::COMMANDS,
-        super::repl::COMMANDS,
-        super::persist::COMMANDS,
-    ]
-    .into_iter()
-    .flat_map(|family| family.iter())
-}
-
-/// Every command and subcommand with its parent, in table order.
-pub fn every_command() -> impl Iterator<Item = (Option<&'static Command>, &'static Command)> {
-    all().flat_map(|c| {
-        std::iter::once((None, c)).chain(c.subcommands.iter().map(move |s| (Some(c), s)))
-    })
-}
+/// list everything else reads, through [`Registry`](super::table::Registry).
+/// It holds the families' statics themselves, read when used, so every
+/// reader sees the same entries at the same addresses (lookup and the
+/// dispatcher tell a container from its subcommand by address).
+pub(super) static FAMILIES: &[&&[Command]] = &[
+    &super::connection::COMMANDS,
+    &super::strings::COMMANDS,
+    &super::keys::COMMANDS,
+    &super::hash::COMMANDS,
+    &super::set::COMMANDS,
+    &super::list::COMMANDS,
+    &super::blocking::COMMANDS,
+    &super::multi::COMMANDS,
+    &super::pubsub::COMMANDS,
+    &super::ttl::COMMANDS,
+    &super::zset::COMMANDS,
+    &super::stream::COMMANDS,
+    &super::script::COMMANDS,
+    &super::server::COMMANDS,
+    &super::memory::COMMANDS,
+    &super::hll::COMMANDS,
+    &super::bitmap::COMMANDS,
+    &super::cluster::COMMANDS,
+    &super::repl::COMMANDS,
+    &super::persist::COMMANDS,
+];
 
 /// Longest command name the packed table holds: a name and its length
 /// pack into one `u128`, so a lookup is a multiply, a shift and one integer
@@ -101,12 +93,12 @@ struct NameTable {
 
 impl NameTable {
     fn build() -> NameTable {
-        let n = all().count();
+        let n = FAMILIES.iter().map(|f| f.len()).sum::<usize>();
         // At most a quarter full: probes are short.
         let bits = (n * 4).next_power_of_two().trailing_zeros();
         let mut slots = vec![(0u128, None); 1 << bits];
         let mut long = crate::keyspace::dict::Dict::new(0x5eed_c0de);
-        for c in all() {
+        for c in FAMILIES.iter().flat_map(|f| f.iter()) {
             let Some(packed) = pack_name(c.name.as_bytes()) else {
                 long.insert(c.name.as_bytes(), c);
                 continue;
@@ -146,38 +138,15 @@ pub fn lookup(name: &[u8]) -> Option<&'static Command> {
     TABLE.get_or_init(NameTable::build).get(name)
 }
 
-/// The command `args` names with its subcommand resolved (a container
-/// called alone is itself); `None` if the name or the subcommand is unknown.
-pub fn resolve_command(args: &[Vec<u8>]) -> Option<&'static Command> {
-    let parent = lookup(args.first()?)?;
-    match args.get(1) {
-        Some(word) if !parent.subcommands.is_empty() => parent.subcommand(word),
-        _ => Some(parent),
-    }
-}
-
-/// `lookupCommandBySds`: `name` or `container|sub`, any case.
-pub(crate) fn lookup_full_name(
-    name: &[u8],
-) -> Option<(Option<&'static Command>, &'static Command)> {
-    let mut parts = name.split(|&b| b == b'|');
-    let first = parts.next()?;
-    let base = lookup(first)?;
-    match (parts.next(), parts.next()) {
-        (None, _) => Some((None, base)),
-        (Some(s), None) => base.subcommand(s).map(|c| (Some(base), c)),
-        (Some(_), Some(_)) => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cmd::dispatch::REGISTRY;
 
     #[test]
     fn names_are_unique_and_lowercase() {
         let mut seen = std::collections::BTreeSet::new();
-        for c in all() {
+        for c in REGISTRY.all() {
             assert_eq!(c.name, c.name.to_ascii_lowercase());
             assert!(seen.insert(c.name), "duplicate command {}", c.name);
             assert!(!c.syntax.is_empty(), "{} has no syntax line", c.name);
@@ -185,7 +154,7 @@ mod tests {
     }
     #[test]
     fn lookup_finds_every_command_in_any_case_and_nothing_else() {
-        for c in all() {
+        for c in REGISTRY.all() {
             assert!(std::ptr::eq(lookup(c.name.as_bytes()).unwrap(), c));
             let upper = c.name.to_ascii_uppercase();
             assert!(std::ptr::eq(lookup(upper.as_bytes()).unwrap(), c));

@@ -7,7 +7,7 @@
 //! on user input. What handlers share lives beside the families: argument
 //! parsing (`args`), typed key lookups (`typed`), scans (`scan`),
 //! random-member replies (`random`) and reply shapes (`replies`). This file
-//! only declares the modules and names the crate's view of them.
+//! declares the modules and names the crate's view of them.
 
 mod args;
 mod dispatch;
@@ -43,8 +43,23 @@ pub mod ttl;
 pub mod zset;
 
 pub use args::{arg_i64, is, NOT_FLOAT, NOT_INTEGER, SYNTAX};
-pub use dispatch::{call, dispatch};
-pub use lookup::{all, every_command, lookup, resolve_command};
+pub use dispatch::{call, dispatch, REGISTRY};
+pub use lookup::lookup;
 pub use replies::reply;
-pub use table::{container, Acl, Command, Ctx, Flags, Handler};
+pub use table::{container, Acl, Command, Ctx, Flags, Handler, Registry};
 pub use typed::WRONGTYPE;
+
+/// Every top-level command, in table order.
+pub fn all() -> impl Iterator<Item = &'static Command> {
+    REGISTRY.all()
+}
+
+/// Every command and subcommand with its parent, in table order.
+pub fn every_command() -> impl Iterator<Item = (Option<&'static Command>, &'static Command)> {
+    REGISTRY.every_command()
+}
+
+/// The command `args` names, subcommand resolved; `None` if unknown.
+pub fn resolve_command(args: &[Vec<u8>]) -> Option<&'static Command> {
+    REGISTRY.resolve_command(args)
+}

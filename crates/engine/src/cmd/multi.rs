@@ -1,9 +1,9 @@
 //! Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH, with Redis' exact semantics (queue-time errors abort, runtime errors do not roll back, WATCH sees expiry).
 
-use super::dispatch::{call, discard_transaction, resolve};
 use super::table::{commands, Command, Ctx};
 use crate::proto::resp::Frame;
-use crate::server::client::MultiState;
+use crate::server::client::{Client, MultiState};
+use crate::server::Server;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "transactions";
     "multi" => multi, arity: 1, flags: [NOSCRIPT, LOADING, STALE, FAST, ALLOW_BUSY], acl: [FAST, TRANSACTION], since: "1.2.0",
@@ -24,6 +24,23 @@ fn multi(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     }
     ctx.client.multi = Some(MultiState::default());
     Frame::ok()
+}
+
+/// `discardTransaction`: leaves MULTI, clears the flags and every watch.
+pub(super) fn discard_transaction(srv: &mut Server, client: &mut Client) {
+    client.multi = None;
+    srv.watches.reset(client.id);
+}
+
+/// `execCommandAbort`: EXEC itself was rejected (arity, OOM...).
+pub(super) fn abort(srv: &mut Server, client: &mut Client, err: Frame) -> Frame {
+    discard_transaction(srv, client);
+    let Frame::Error(msg) = err else {
+        return err;
+    };
+    // Format-built rejections carry no code of their own; coded ones (OOM) keep it.
+    let msg = msg.strip_prefix("ERR ").unwrap_or(&msg);
+    Frame::err(format!("EXECABORT Transaction discarded because of: {msg}"))
 }
 
 fn discard(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
@@ -62,8 +79,8 @@ fn exec(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     let mut replies = Vec::with_capacity(state.queued.len());
     for args in &state.queued {
         // Every queued command resolved and passed arity at queue time.
-        let reply = match resolve(args) {
-            Ok((_, cmd)) => call(ctx.srv, ctx.client, cmd, args),
+        let reply = match (ctx.reg.resolve)(args) {
+            Ok((_, cmd)) => (ctx.reg.call)(ctx.srv, ctx.client, cmd, args),
             Err(e) => e,
         };
         replies.push(reply);

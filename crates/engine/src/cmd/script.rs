@@ -7,9 +7,8 @@
 //! EVAL, so blocking ones answer at once, as Redis' script client does.
 
 use super::args::{arg_i64, is};
-use super::lookup::resolve_command;
 use super::replies::help_reply;
-use super::table::{commands, container, Command, Ctx, Flags};
+use super::table::{commands, container, Command, Ctx, Flags, Registry};
 use crate::proto::resp::Frame;
 use crate::script::interp::Host;
 use crate::server::client::Client;
@@ -117,6 +116,7 @@ fn eval_generic(ctx: &mut Ctx, args: &[Vec<u8>], by_sha: bool, ro: bool) -> Fram
     client.multi = None;
     let fuel = crate::script::budget_for(ctx.srv.config.busy_reply_threshold);
     let mut host = ScriptHost {
+        reg: ctx.reg,
         srv: ctx.srv,
         client,
         readonly: ro || (!f.compat && f.no_writes),
@@ -129,6 +129,7 @@ fn eval_generic(ctx: &mut Ctx, args: &[Vec<u8>], by_sha: bool, ro: bool) -> Fram
 
 /// What a running script reaches: the server, through its own client.
 struct ScriptHost<'a> {
+    reg: &'static Registry,
     srv: &'a mut Server,
     client: Client,
     /// EVAL_RO, or a script declaring `no-writes`: writes are refused.
@@ -157,7 +158,7 @@ impl Host for ScriptHost<'_> {
     fn call(&mut self, args: &[Vec<u8>]) -> Frame {
         // `lookupCommand`: a container's subcommand when one is named, the
         // container itself when called alone.
-        let Some(cmd) = resolve_command(args) else {
+        let Some(cmd) = self.reg.resolve_command(args) else {
             return Frame::err("ERR Unknown Redis command called from script");
         };
         let argc = args.len() as i32;
@@ -182,7 +183,11 @@ impl Host for ScriptHost<'_> {
         if write {
             self.write_dirty = true;
         }
-        super::call(self.srv, &mut self.client, cmd, args)
+        (self.reg.call)(self.srv, &mut self.client, cmd, args)
+    }
+
+    fn is_command(&self, name: &[u8]) -> bool {
+        (self.reg.lookup)(name).is_some()
     }
 
     fn resp(&self) -> u8 {

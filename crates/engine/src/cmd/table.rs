@@ -155,6 +155,8 @@ pub struct Ctx<'a> {
     pub client: &'a mut Client,
     /// The command (or subcommand) being run.
     pub cmd: &'static Command,
+    /// The whole table, for the commands that work with other commands.
+    pub reg: &'static Registry,
 }
 
 impl Ctx<'_> {
@@ -207,6 +209,67 @@ pub fn full_name(parent: Option<&Command>, cmd: &Command) -> String {
     match parent {
         Some(p) => format!("{}|{}", p.name, cmd.name),
         None => cmd.name.to_string(),
+    }
+}
+
+/// A resolved command line: the top-level command and the command run,
+/// its subcommand or itself.
+pub type Resolved = (&'static Command, &'static Command);
+
+/// The whole table as the commands that work with other commands reach it
+/// (EXEC and EVAL run them, COMMAND describes them). The dispatcher hands
+/// it to every handler in its [`Ctx`], so that no family depends on the
+/// list it is part of, nor on the dispatcher.
+pub struct Registry {
+    /// Every family's entries, in table order (the order COMMAND replies in).
+    pub families: &'static [&'static &'static [Command]],
+    /// The command called `name` (any case).
+    pub lookup: fn(&[u8]) -> Option<&'static Command>,
+    /// The command (or subcommand) `args` name and its parent, or Redis'
+    /// rejection of an unknown name.
+    pub resolve: fn(&[Vec<u8>]) -> Result<Resolved, Frame>,
+    /// Runs a resolved, validated command (`call`).
+    pub call: fn(&mut Server, &mut Client, &'static Command, &[Vec<u8>]) -> Frame,
+}
+
+impl Registry {
+    /// Every top-level command, in table order.
+    pub fn all(&self) -> impl Iterator<Item = &'static Command> {
+        let families = self.families;
+        families.iter().flat_map(|family| family.iter())
+    }
+
+    /// Every command and subcommand with its parent, in table order.
+    pub fn every_command(
+        &self,
+    ) -> impl Iterator<Item = (Option<&'static Command>, &'static Command)> {
+        self.all().flat_map(|c| {
+            std::iter::once((None, c)).chain(c.subcommands.iter().map(move |s| (Some(c), s)))
+        })
+    }
+
+    /// The command `args` names with its subcommand resolved (a container
+    /// called alone is itself); `None` if the name or the subcommand is unknown.
+    pub fn resolve_command(&self, args: &[Vec<u8>]) -> Option<&'static Command> {
+        let parent = (self.lookup)(args.first()?)?;
+        match args.get(1) {
+            Some(word) if !parent.subcommands.is_empty() => parent.subcommand(word),
+            _ => Some(parent),
+        }
+    }
+
+    /// `lookupCommandBySds`: `name` or `container|sub`, any case.
+    pub fn lookup_full_name(
+        &self,
+        name: &[u8],
+    ) -> Option<(Option<&'static Command>, &'static Command)> {
+        let mut parts = name.split(|&b| b == b'|');
+        let base = (self.lookup)(parts.next()?)?;
+        match (parts.next(), parts.next()) {
+            (None, _) => Some((None, base)),
+            (Some(s), None) => base.subcommand(s).map(|c| (Some(base), c)),
+            (Some(_), Some(_)) => None,
+        }
     }
 }
 

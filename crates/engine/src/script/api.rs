@@ -373,14 +373,14 @@ fn set_repl(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     Ok(Vec::new())
 }
 
-fn acl_check_cmd(_: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn acl_check_cmd(it: &mut Interp, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     if args.is_empty() {
         return Err(raise(
             "Please specify at least one argument for this redis lib call",
         ));
     }
     let name = args[0].to_str().unwrap_or_default();
-    if crate::cmd::lookup(&name).is_none() {
+    if !it.host.is_command(&name) {
         return Err(raise("Invalid command passed to redis.acl_check_cmd()"));
     }
     // No ACLs: the default user may run everything.

@@ -25,6 +25,8 @@ pub enum LuaError {
 pub trait Host {
     /// Runs a Redis command for `redis.call`/`redis.pcall`; rejections come back as error frames.
     fn call(&mut self, args: &[Vec<u8>]) -> Frame;
+    /// True if `name` is a command (`redis.acl_check_cmd`).
+    fn is_command(&self, name: &[u8]) -> bool;
     /// The script client's protocol (`redis.setresp`).
     fn resp(&self) -> u8;
     fn set_resp(&mut self, resp: u8);

@@ -4,8 +4,7 @@ use super::state::refresh;
 use crate::cluster::{key_hash_slot, Redirect};
 use crate::cmd::args::is;
 use crate::cmd::args::NOT_INTEGER;
-use crate::cmd::lookup::resolve_command;
-use crate::cmd::table::{Command, Flags};
+use crate::cmd::table::{Command, Flags, Registry};
 use crate::proto::resp::{parse_i64, Frame};
 use crate::server::client::Client;
 use crate::server::Server;
@@ -100,6 +99,7 @@ fn xread_keys(args: &[Vec<u8>]) -> Vec<usize> {
 /// dispatcher counts the rejection and discards or dooms the transaction).
 /// Commands served here are counted per slot.
 pub fn redirect(
+    reg: &Registry,
     srv: &mut Server,
     client: &Client,
     cmd: &'static Command,
@@ -122,7 +122,7 @@ pub fn redirect(
         owned = m
             .queued
             .iter()
-            .filter_map(|q| resolve_command(q).map(|c| (c, q.clone())))
+            .filter_map(|q| reg.resolve_command(q).map(|c| (c, q.clone())))
             .collect();
         owned.iter().map(|(c, a)| (*c, a.as_slice())).collect()
     } else {
@@ -290,7 +290,9 @@ mod tests {
 
     fn keys(line: &str) -> Vec<usize> {
         let args: Vec<Vec<u8>> = line.split(' ').map(|w| w.as_bytes().to_vec()).collect();
-        let cmd = resolve_command(&args).expect("known command");
+        let cmd = crate::cmd::REGISTRY
+            .resolve_command(&args)
+            .expect("known command");
         key_positions(cmd, &args)
     }
 

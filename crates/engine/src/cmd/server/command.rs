@@ -2,7 +2,6 @@
 
 use super::docs::command_docs;
 use crate::cmd::args::{is, SYNTAX};
-use crate::cmd::lookup::{all, every_command, lookup_full_name, resolve_command};
 use crate::cmd::replies::help_reply;
 use crate::cmd::table::{commands, full_name, Acl, Command, Ctx, Flags};
 use crate::proto::resp::Frame;
@@ -89,13 +88,13 @@ pub fn command_info_frame(parent: Option<&Command>, cmd: &Command) -> Frame {
 }
 
 /// COMMAND without arguments: every command's info.
-pub(super) fn command_all(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
-    Frame::Array(all().map(|c| command_info_frame(None, c)).collect())
+pub(super) fn command_all(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    Frame::Array(ctx.reg.all().map(|c| command_info_frame(None, c)).collect())
 }
 
 /// COMMAND COUNT: the size of our table (not of Redis').
-fn command_count(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
-    Frame::Integer(all().count() as i64)
+fn command_count(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    Frame::Integer(ctx.reg.all().count() as i64)
 }
 
 fn command_info(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -105,7 +104,7 @@ fn command_info(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     Frame::Array(
         args[2..]
             .iter()
-            .map(|n| match lookup_full_name(n) {
+            .map(|n| match ctx.reg.lookup_full_name(n) {
                 Some((parent, cmd)) => command_info_frame(parent, cmd),
                 None => Frame::Null,
             })
@@ -114,7 +113,7 @@ fn command_info(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 }
 
 /// COMMAND LIST [FILTERBY MODULE m | ACLCAT c | PATTERN p].
-fn command_list(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+fn command_list(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     enum Filter<'a> {
         All,
         Module,
@@ -140,7 +139,9 @@ fn command_list(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         };
         i += 3;
     }
-    let names = every_command()
+    let names = ctx
+        .reg
+        .every_command()
         .filter(|(parent, cmd)| match &filter {
             Filter::All => true,
             // No modules can be loaded, so no command belongs to one.
@@ -157,10 +158,10 @@ fn command_list(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 /// (first, last, step) range, which is the key spec of every command with
 /// fixed key positions. Commands whose keys move (`movablekeys`) are
 /// refused rather than answered wrongly.
-fn command_getkeys(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+fn command_getkeys(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let target = &args[2..];
     let invalid = || Frame::err("ERR Invalid command specified");
-    let Some(cmd) = resolve_command(target) else {
+    let Some(cmd) = ctx.reg.resolve_command(target) else {
         return invalid();
     };
     if cmd.keys.0 <= 0 {

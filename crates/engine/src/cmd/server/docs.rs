@@ -1,19 +1,18 @@
 //! COMMAND DOCS: each command's summary, version, group and arguments, the arguments parsed back out of its syntax line, shaped as Redis replies them so that redis-cli can build its hints.
 
-use crate::cmd::lookup::{all, lookup_full_name};
 use crate::cmd::table::{full_name, Command, Ctx};
 use crate::proto::resp::Frame;
 
 /// COMMAND DOCS: summary, since, group, arguments (derived from the syntax
 /// line) and subcommands, shaped as Redis replies them so that redis-cli
 /// can build its hints.
-pub(super) fn command_docs(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+pub(super) fn command_docs(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let pick: Vec<(Option<&Command>, &Command)> = if args.len() == 2 {
-        all().map(|c| (None, c)).collect()
+        ctx.reg.all().map(|c| (None, c)).collect()
     } else {
         args[2..]
             .iter()
-            .filter_map(|n| lookup_full_name(n))
+            .filter_map(|n| ctx.reg.lookup_full_name(n))
             .collect()
     };
     Frame::Map(
@@ -292,7 +291,7 @@ fn group(mut alts: Vec<Vec<DocArg>>) -> Option<DocArg> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::lookup::every_command;
+    use crate::cmd::dispatch::REGISTRY;
 
     #[test]
     fn syntax_lines_become_doc_arguments() {
@@ -342,7 +341,7 @@ mod tests {
 
     #[test]
     fn every_table_syntax_line_gives_well_formed_docs() {
-        for (parent, cmd) in every_command() {
+        for (parent, cmd) in REGISTRY.every_command() {
             let f = docs_frame(parent, cmd);
             assert!(matches!(f, Frame::Map(_)), "{}", cmd.name);
         }
