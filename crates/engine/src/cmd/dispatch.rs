@@ -3,8 +3,7 @@
 use super::args::preview;
 use super::lookup::{lookup, FAMILIES};
 use super::multi::{abort, discard_transaction};
-use super::table::full_name;
-use super::table::{Command, Ctx, Flags, Registry, Resolved};
+use super::table::{full_name, Command, Ctx, Flags, Registry, Resolved};
 use super::{cluster, pubsub};
 use crate::proto::resp::Frame;
 use crate::server::client::Client;
@@ -20,7 +19,7 @@ pub static REGISTRY: Registry = Registry {
 
 /// Finds the command (or subcommand) `args` names; the parent is returned
 /// too, for the `parent|sub` full name. Errors are Redis' rejections.
-pub(crate) fn resolve(args: &[Vec<u8>]) -> Result<Resolved, Frame> {
+fn resolve(args: &[Vec<u8>]) -> Result<Resolved, Frame> {
     let Some(parent) = lookup(&args[0]) else {
         return Err(unknown_command(args));
     };

@@ -54,7 +54,7 @@ pub(super) static COMMANDS: &[Command] = commands! { group: "hash";
 };
 
 // ---------------------------------------------------------------------------
-// Lookups.
+// Encoding limits and in-place writes.
 
 /// The encoding limits from the current config.
 fn limits(srv: &Server) -> HashLimits {

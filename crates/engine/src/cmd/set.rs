@@ -56,7 +56,7 @@ pub(super) static COMMANDS: &[Command] = commands! { group: "set";
 };
 
 // ---------------------------------------------------------------------------
-// Lookups.
+// Encoding limits and in-place writes.
 
 /// The encoding limits from the current config.
 fn limits(srv: &Server) -> SetLimits {

@@ -1,4 +1,4 @@
-//! The command table's types: `Command`, its typed flags and ACL categories, the `commands!` macro every entry and subcommand is declared with, and the handler's signature and context.
+//! The command table's types: `Command`, its typed flags and ACL categories, the `commands!` macro every entry and subcommand is declared with, and what a handler gets (its context, and the whole table as a `Registry`).
 //!
 //! Flags and categories are bitsets whose constants carry Redis' names in
 //! Redis' bit order, so a misspelt flag does not compile, a test is one
@@ -80,7 +80,7 @@ macro_rules! named_bits {
 }
 
 named_bits! {
-    /// Command flags (`CMD_*` in Redis' `server.h`), in Redis' bit order.
+    /// Command flags (`CMD_*` in Redis' `server.h`), in the order of Redis' bits.
     pub struct Flags {
         WRITE = "write",
         READONLY = "readonly",
@@ -176,6 +176,7 @@ pub struct Command {
     pub name: &'static str,
     /// Redis arity: exact count if positive, minimum if negative (name included).
     pub arity: i32,
+    /// Redis' command flags (`write`, `readonly`, `denyoom`, `fast`, ...).
     pub flags: Flags,
     /// First key position (0 if none), last (-1: last argument), step.
     pub keys: (i32, i32, i32),
@@ -190,6 +191,7 @@ pub struct Command {
     pub since: &'static str,
     /// Command group (`string`, `generic`, `server`, `connection`).
     pub group: &'static str,
+    /// What runs it (a container's is [`container`]: its subcommands run).
     pub handler: Handler,
     /// Subcommands of a container command (CONFIG, OBJECT, COMMAND, CLIENT).
     pub subcommands: &'static [Command],
