@@ -73,9 +73,10 @@ fn check_string_length(ctx: &Ctx, size: u64, append: u64) -> Result<(), Frame> {
 /// `getGenericCommand`: the GET reply for `key`, or WRONGTYPE, built from
 /// the stored string in place (one copy).
 fn get_generic(ctx: &mut Ctx, key: &[u8]) -> Result<Frame, Frame> {
-    Ok(ctx
-        .read::<RString>(key)?
-        .map_or(Frame::Null, |s| Frame::Bulk(s.to_bytes())))
+    Ok(match ctx.read::<RString>(key)? {
+        Some(s) => Frame::Bulk(s.to_bytes()),
+        None => Frame::Null,
+    })
 }
 
 fn get(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {

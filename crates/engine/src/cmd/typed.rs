@@ -109,13 +109,15 @@ impl Ctx<'_> {
         }
     }
 
+    #[inline]
     fn lookup_typed<T: Kind>(&mut self, key: &[u8], how: Lookup) -> Result<Option<&mut T>, Frame> {
         let db = self.db();
         match self.srv.lookup(db, key, how) {
             None => Ok(None),
-            Some(obj) => T::of_mut(&mut obj.value)
-                .map(Some)
-                .ok_or_else(|| Frame::err(WRONGTYPE)),
+            Some(obj) => match T::of_mut(&mut obj.value) {
+                Some(t) => Ok(Some(t)),
+                None => Err(Frame::err(WRONGTYPE)),
+            },
         }
     }
 }
@@ -141,6 +143,7 @@ pub(crate) fn peek_with_rng<'a, T: Kind>(
 /// changed anything a client can see: only then is the key signalled
 /// (WATCH) and the write traced, as Redis skips `signalModifiedKey` for a
 /// no-op write even when the encoding changed. `None` if there is no `T`.
+#[inline]
 pub(crate) fn update<T: Kind, R>(
     srv: &mut Server,
     db: usize,
