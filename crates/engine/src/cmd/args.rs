@@ -55,18 +55,18 @@ pub(crate) fn is_c_space(c: u8) -> bool {
 /// it must consume all of `s`: an optional sign (a minus wraps), then
 /// digits only; `None` for no digits, anything after them, or overflow.
 pub(crate) fn strtoul_body(s: &[u8]) -> Option<u64> {
-    let (neg, digits) = match s.first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
+    let (neg, digits) = match s.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        Some((b'+', rest)) => (false, rest),
         _ => (false, s),
     };
-    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+    if digits.is_empty() {
         return None;
     }
-    let mut v: u64 = 0;
-    for &c in digits {
-        v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
-    }
+    let v = digits.iter().try_fold(0u64, |v, &c| {
+        let d = c.is_ascii_digit().then(|| u64::from(c - b'0'))?;
+        v.checked_mul(10)?.checked_add(d)
+    })?;
     Some(if neg { v.wrapping_neg() } else { v })
 }
 
