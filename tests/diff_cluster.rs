@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use redsim_engine::cluster::{crc16, key_hash_slot};
 use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{
-    assert_command_info, command_info, encode_request, free_port, Frame, Pair, RedisServer,
-    RedsimServer, Rng,
+    assert_command_info, command_info, encode_request, free_port, group_commands, Frame, Pair,
+    RedisServer, RedsimServer, Rng,
 };
 
 /// A private directory for a real node's `nodes.conf`, removed on drop.
@@ -520,8 +520,7 @@ fn cluster_command_table_matches_redis() {
     let dir = TempDir::new();
     let mut n = Nodes::start(&dir);
     let seven_oh = n.p.redis_is_7_0();
-    let table = redsim_engine::cmd::cluster::COMMANDS;
-    for cmd in table {
+    for cmd in group_commands("cluster") {
         if cmd.subcommands.is_empty() {
             assert_command_info(&command_info(&mut n.p.redis, cmd.name), cmd, cmd.name);
         }

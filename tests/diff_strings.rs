@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use redsim_tests::{args, assert_command_table, Frame, Pair, RedisServer, Rng};
+use redsim_tests::{args, assert_command_table, group_commands, Frame, Pair, RedisServer, Rng};
 
 const SET_AND_GET: &str = r#"
 GET missing
@@ -881,6 +881,6 @@ fn random_string_commands_match() {
 #[test]
 fn command_table_matches_command_info() {
     let redis = RedisServer::start(&[]);
-    let strings = redsim_engine::cmd::strings::COMMANDS;
+    let strings = group_commands("string");
     assert_command_table(&mut redis.conn(), strings, "string");
 }

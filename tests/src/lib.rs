@@ -585,7 +585,7 @@ pub fn assert_command_info(info: &[Frame], cmd: &redsim_engine::cmd::Command, fu
     assert_eq!(info[1], Frame::Integer(cmd.arity as i64), "{full} arity");
     let flags: Vec<Frame> = cmd
         .flags
-        .iter()
+        .names()
         .map(|f| Frame::simple(f.to_string()))
         .collect();
     assert_eq!(info[2], Frame::Array(flags), "{full} flags");
@@ -593,15 +593,27 @@ pub fn assert_command_info(info: &[Frame], cmd: &redsim_engine::cmd::Command, fu
     assert_eq!(&info[3..6], &keys, "{full} key positions");
     let acl: Vec<Frame> = cmd
         .acl
-        .iter()
+        .names()
         .map(|a| Frame::simple(format!("@{a}")))
         .collect();
     assert_eq!(info[6], Frame::Array(acl), "{full} ACL categories");
 }
 
+/// The commands of `group` (`string`, `hash`, ...), from the one command
+/// list, in table order.
+pub fn group_commands(group: &str) -> Vec<&'static redsim_engine::cmd::Command> {
+    redsim_engine::cmd::all()
+        .filter(|c| c.group == group)
+        .collect()
+}
+
 /// Asserts [`assert_command_info`] for every command of a group's table,
 /// each of which must be in `group`.
-pub fn assert_command_table(c: &mut Conn, commands: &[redsim_engine::cmd::Command], group: &str) {
+pub fn assert_command_table<'a>(
+    c: &mut Conn,
+    commands: impl IntoIterator<Item = &'a redsim_engine::cmd::Command>,
+    group: &str,
+) {
     for cmd in commands {
         assert_command_info(&command_info(c, cmd.name), cmd, cmd.name);
         assert_eq!(cmd.group, group, "{} group", cmd.name);

@@ -467,7 +467,7 @@ impl Cluster {
         let write = args
             .first()
             .and_then(|a| redsim_engine::cmd::lookup(a))
-            .is_some_and(|c| c.has_flag("write"));
+            .is_some_and(|c| c.flags.contains(redsim_engine::cmd::Flags::WRITE));
         let mut start = now.max(self.nodes[node].busy_until_us);
         if write {
             start = self.wait_for_unpause(node, start);

@@ -10,95 +10,36 @@
 //! when a write changed something, so a BITFIELD whose writes all fail
 //! under `OVERFLOW FAIL` creates the key without touching watchers.
 
-use super::strings::{cstr, opt_is};
-use super::{arg_i64, Command, Ctx, NOT_INTEGER, SYNTAX, WRONGTYPE};
+use super::args::{arg_i64, cstr, either, opt_is, NOT_INTEGER, SYNTAX};
+use super::strings::unshare;
+use super::table::{commands, Command, Ctx};
+use super::typed::{written, WRONGTYPE};
 use crate::keyspace::object::{Obj, RString, Value};
 use crate::proto::resp::{parse_i64, Frame};
-use crate::server::trace::{DeleteCause, Event};
-use crate::server::{lossy, Server};
+use crate::server::trace::DeleteCause;
+use crate::server::Server;
 
-/// Defines one bitmap-group command entry.
-macro_rules! bit_cmd {
-    ($name:literal, $arity:expr, [$($flag:literal),*], $keys:expr, [$($acl:literal),*],
-     $syntax:literal, $summary:literal, $since:literal, $handler:expr) => {
-        Command {
-            name: $name,
-            arity: $arity,
-            flags: &[$($flag),*],
-            keys: $keys,
-            acl: &[$($acl),*],
-            syntax: $syntax,
-            summary: $summary,
-            since: $since,
-            group: "bitmap",
-            handler: $handler,
-            subcommands: &[],
-        }
-    };
-}
-
-pub static COMMANDS: &[Command] = &[
-    bit_cmd!("setbit", 4, ["write", "denyoom"], (1, 1, 1), ["write", "bitmap", "slow"],
-        "SETBIT key offset value",
-        "Sets or clears the bit at an offset of a string, zero-padding it; replies with the bit's previous value.",
-        "2.2.0", setbit),
-    bit_cmd!("getbit", 3, ["readonly", "fast"], (1, 1, 1), ["read", "bitmap", "fast"],
-        "GETBIT key offset", "Replies with the bit at an offset (0 past the end).", "2.2.0", getbit),
-    bit_cmd!("bitcount", -2, ["readonly"], (1, 1, 1), ["read", "bitmap", "slow"],
-        "BITCOUNT key [start end [BYTE | BIT]]",
-        "Counts the set bits of a string, or of a byte or bit range (negative indexes count from the end).",
-        "2.6.0", bitcount),
-    bit_cmd!("bitpos", -3, ["readonly"], (1, 1, 1), ["read", "bitmap", "slow"],
-        "BITPOS key bit [start [end [BYTE | BIT]]]",
-        "Replies with the position of the first set or clear bit, optionally within a range.",
-        "2.8.7", bitpos),
-    bit_cmd!("bitop", -4, ["write", "denyoom"], (2, -1, 1), ["write", "bitmap", "slow"],
-        "BITOP <AND | OR | XOR | NOT> destkey key [key ...]",
-        "Stores the bitwise AND, OR, XOR or NOT of strings; replies with the result's length (an empty result deletes the destination).",
-        "2.6.0", bitop),
-    bit_cmd!("bitfield", -2, ["write", "denyoom"], (1, 1, 1), ["write", "bitmap", "slow"],
-        "BITFIELD key [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> ...]",
-        "Reads, sets and increments signed and unsigned integers of any width at any bit offset of a string.",
-        "3.2.0", bitfield),
-    bit_cmd!("bitfield_ro", -2, ["readonly", "fast"], (1, 1, 1), ["read", "bitmap", "fast"],
-        "BITFIELD_RO key [GET encoding offset [GET encoding offset ...]]",
-        "Reads integers at bit offsets of a string (the read-only BITFIELD).",
-        "6.0.0", bitfield_ro),
-];
+pub(super) static COMMANDS: &[Command] = commands! { group: "bitmap";
+    "setbit" => setbit, arity: 4, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, BITMAP, SLOW], since: "2.2.0",
+        syntax: "SETBIT key offset value", summary: "Sets or clears the bit at an offset of a string, zero-padding it; replies with the bit's previous value.";
+    "getbit" => getbit, arity: 3, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, BITMAP, FAST], since: "2.2.0",
+        syntax: "GETBIT key offset", summary: "Replies with the bit at an offset (0 past the end).";
+    "bitcount" => bitcount, arity: -2, flags: [READONLY], keys: (1, 1, 1), acl: [READ, BITMAP, SLOW], since: "2.6.0",
+        syntax: "BITCOUNT key [start end [BYTE | BIT]]", summary: "Counts the set bits of a string, or of a byte or bit range (negative indexes count from the end).";
+    "bitpos" => bitpos, arity: -3, flags: [READONLY], keys: (1, 1, 1), acl: [READ, BITMAP, SLOW], since: "2.8.7",
+        syntax: "BITPOS key bit [start [end [BYTE | BIT]]]", summary: "Replies with the position of the first set or clear bit, optionally within a range.";
+    "bitop" => bitop, arity: -4, flags: [WRITE, DENYOOM], keys: (2, -1, 1), acl: [WRITE, BITMAP, SLOW], since: "2.6.0",
+        syntax: "BITOP <AND | OR | XOR | NOT> destkey key [key ...]", summary: "Stores the bitwise AND, OR, XOR or NOT of strings; replies with the result's length (an empty result deletes the destination).";
+    "bitfield" => bitfield, arity: -2, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, BITMAP, SLOW], since: "3.2.0",
+        syntax: "BITFIELD key [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> ...]", summary: "Reads, sets and increments signed and unsigned integers of any width at any bit offset of a string.";
+    "bitfield_ro" => bitfield_ro, arity: -2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, BITMAP, FAST], since: "6.0.0",
+        syntax: "BITFIELD_RO key [GET encoding offset [GET encoding offset ...]]", summary: "Reads integers at bit offsets of a string (the read-only BITFIELD).";
+};
 
 const BAD_OFFSET: &str = "ERR bit offset is not an integer or out of range";
 const BAD_BIT: &str = "ERR bit is not an integer or out of range";
 const BAD_TYPE: &str =
     "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.";
-
-/// `dbUnshareStringValue`: makes a string `raw` and hands out its bytes
-/// (`None` for a non-string, which callers have ruled out).
-pub(crate) fn unshare(obj: &mut Obj) -> Option<&mut Vec<u8>> {
-    let Value::String(s) = &mut obj.value else {
-        return None;
-    };
-    let bytes = match std::mem::replace(s, RString::Raw(Vec::new())) {
-        RString::Int(n) => n.to_string().into_bytes(),
-        RString::Emb(b) | RString::Raw(b) => b,
-    };
-    *s = RString::Raw(bytes);
-    match s {
-        RString::Raw(b) => Some(b),
-        _ => None,
-    }
-}
-
-/// Records a write to `key` in the trace; `signal` also dooms transactions
-/// watching it (`signalModifiedKey`), which Redis skips for some writes.
-pub(crate) fn written(srv: &mut Server, db: usize, key: &[u8], signal: bool) {
-    if signal {
-        srv.touch_key(db, key);
-    }
-    srv.emit_with(|| Event::Written {
-        db: db as u32,
-        key: lossy(key),
-    });
-}
 
 /// `getBitOffsetFromArgument`: a bit offset below `proto-max-bulk-len`
 /// bytes; with `hash_bits` > 0 (BITFIELD), `#n` means `n * hash_bits`
@@ -125,15 +66,10 @@ fn read_bytes<R>(
     key: &[u8],
     f: impl FnOnce(&[u8]) -> R,
 ) -> Result<Option<R>, Frame> {
-    let db = ctx.db();
-    match ctx.srv.lookup_read(db, key) {
-        None => Ok(None),
-        Some(obj) => match &obj.value {
-            Value::String(RString::Int(n)) => Ok(Some(f(n.to_string().as_bytes()))),
-            Value::String(RString::Emb(b) | RString::Raw(b)) => Ok(Some(f(b))),
-            _ => Err(Frame::err(WRONGTYPE)),
-        },
-    }
+    Ok(ctx.read::<RString>(key)?.map(|s| match s {
+        RString::Int(n) => f(n.to_string().as_bytes()),
+        RString::Emb(b) | RString::Raw(b) => f(b),
+    }))
 }
 
 /// `lookupStringForBitCommand`: makes the string at `key` `raw` and long
@@ -147,13 +83,7 @@ fn string_for_bit_write(ctx: &mut Ctx, key: &[u8], maxbit: u64) -> Result<bool, 
         .ok()
         .and_then(|b| b.checked_add(1))
         .ok_or_else(|| Frame::err(BAD_OFFSET))?;
-    let exists = match ctx.srv.lookup_write(db, key) {
-        None => false,
-        Some(obj) => match obj.value {
-            Value::String(_) => true,
-            _ => return Err(Frame::err(WRONGTYPE)),
-        },
-    };
+    let exists = ctx.write_exists::<RString>(key)?;
     if !exists {
         let mut b = Vec::new();
         b.try_reserve_exact(need)
@@ -238,13 +168,7 @@ fn getbit(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 /// BIT or BYTE (`strcasecmp`), else a syntax error.
 fn unit_is_bit(arg: &[u8]) -> Result<bool, Frame> {
-    if opt_is(arg, "bit") {
-        Ok(true)
-    } else if opt_is(arg, "byte") {
-        Ok(false)
-    } else {
-        Err(Frame::err(SYNTAX))
-    }
+    either(arg, "byte", "bit")
 }
 
 /// A range resolved to bytes, with masks of the out-of-range bits of its
@@ -254,6 +178,18 @@ struct ByteRange {
     end: usize,
     first_mask: u8,
     last_mask: u8,
+}
+
+impl ByteRange {
+    /// Every byte of `p`; `None` for an empty string.
+    fn whole(p: &[u8]) -> Option<ByteRange> {
+        (!p.is_empty()).then(|| ByteRange {
+            start: 0,
+            end: p.len() - 1,
+            first_mask: 0,
+            last_mask: 0,
+        })
+    }
 }
 
 /// Redis' range arithmetic shared by BITCOUNT and BITPOS: negative indexes
@@ -294,13 +230,7 @@ fn bitcount(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let argc = args.len();
     let count = |p: &[u8]| -> Result<i64, Frame> {
         let range = match argc {
-            2 if p.is_empty() => None,
-            2 => Some(ByteRange {
-                start: 0,
-                end: p.len() - 1,
-                first_mask: 0,
-                last_mask: 0,
-            }),
+            2 => ByteRange::whole(p),
             4 | 5 => {
                 let start = arg_i64(&args[2])?;
                 let end = arg_i64(&args[3])?;
@@ -358,13 +288,7 @@ fn bitpos(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let find = |p: &[u8]| -> Result<i64, Frame> {
         let mut end_given = false;
         let range = match argc {
-            3 if p.is_empty() => None,
-            3 => Some(ByteRange {
-                start: 0,
-                end: p.len() - 1,
-                first_mask: 0,
-                last_mask: 0,
-            }),
+            3 => ByteRange::whole(p),
             4..=6 => {
                 let start = arg_i64(&args[3])?;
                 let is_bit = match args.get(5) {

@@ -9,65 +9,63 @@
 //! re-checks every key and may meet a WRONGTYPE destination, exactly as
 //! Redis 7.2 re-processes it.
 
-use super::list::{
-    list_cmd, lmove_generic, parse_mpop, pop_range, pop_range_with_key, position_arg, write_lookup,
-    End,
-};
-use super::strings::opt_is;
-use super::{Command, Ctx, SYNTAX, WRONGTYPE};
+use super::args::{either, parse_mpop};
+use super::list::{lmove_generic, pop_range, pop_range_with_key, position_arg, End};
+use super::table::{commands, Command, Ctx};
+use super::typed::Kind;
+use super::zset::delete_if_empty;
 use crate::blocking::{block_for_keys, may_block, timeout_arg, BlockKind};
 use crate::keyspace::object::Value;
+use crate::keyspace::types::list::List;
+use crate::keyspace::types::zset::ZSet;
 use crate::proto::resp::Frame;
-use crate::server::trace::DeleteCause;
 
-/// Defines one sorted-set blocking command entry.
-macro_rules! zset_cmd {
-    ($name:literal, $arity:expr, [$($flag:literal),*], $keys:expr, [$($acl:literal),*],
-     $syntax:literal, $summary:literal, $since:literal, $handler:expr) => {
-        Command {
-            name: $name,
-            arity: $arity,
-            flags: &[$($flag),*],
-            keys: $keys,
-            acl: &[$($acl),*],
-            syntax: $syntax,
-            summary: $summary,
-            since: $since,
-            group: "sorted-set",
-            handler: $handler,
-            subcommands: &[],
-        }
+pub(super) static COMMANDS: &[Command] = commands! { group: "list";
+    "blpop" => blpop, arity: -3, flags: [WRITE, NOSCRIPT, BLOCKING], keys: (1, -2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "2.0.0",
+        syntax: "BLPOP key [key ...] timeout", summary: "Pops the first element of the first non-empty list, or waits for one (timeout in seconds, 0 forever).";
+    "brpop" => brpop, arity: -3, flags: [WRITE, NOSCRIPT, BLOCKING], keys: (1, -2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "2.0.0",
+        syntax: "BRPOP key [key ...] timeout", summary: "Pops the last element of the first non-empty list, or waits for one (timeout in seconds, 0 forever).";
+    "blmove" => blmove, arity: 6, flags: [WRITE, DENYOOM, NOSCRIPT, BLOCKING], keys: (1, 2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "6.2.0",
+        syntax: "BLMOVE source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout", summary: "LMOVE, waiting for the source to get an element.";
+    "brpoplpush" => brpoplpush, arity: 4, flags: [WRITE, DENYOOM, NOSCRIPT, BLOCKING], keys: (1, 2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "2.2.0",
+        syntax: "BRPOPLPUSH source destination timeout", summary: "RPOPLPUSH, waiting for the source to get an element (deprecated: BLMOVE).";
+    "blmpop" => blmpop, arity: -5, flags: [WRITE, BLOCKING, MOVABLEKEYS], acl: [WRITE, LIST, SLOW, BLOCKING], since: "7.0.0",
+        syntax: "BLMPOP timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]", summary: "LMPOP, waiting for one of the lists to get elements.";
+    "bzpopmin" => bzpopmin, arity: -3, flags: [WRITE, NOSCRIPT, BLOCKING, FAST], keys: (1, -2, 1), acl: [WRITE, SORTEDSET, FAST, BLOCKING], group: "sorted-set", since: "5.0.0",
+        syntax: "BZPOPMIN key [key ...] timeout", summary: "Pops the lowest-scored member of the first non-empty sorted set, or waits for one.";
+    "bzpopmax" => bzpopmax, arity: -3, flags: [WRITE, NOSCRIPT, BLOCKING, FAST], keys: (1, -2, 1), acl: [WRITE, SORTEDSET, FAST, BLOCKING], group: "sorted-set", since: "5.0.0",
+        syntax: "BZPOPMAX key [key ...] timeout", summary: "Pops the highest-scored member of the first non-empty sorted set, or waits for one.";
+    "bzmpop" => bzmpop, arity: -5, flags: [WRITE, BLOCKING, MOVABLEKEYS], acl: [WRITE, SORTEDSET, SLOW, BLOCKING], group: "sorted-set", since: "7.0.0",
+        syntax: "BZMPOP timeout numkeys key [key ...] <MIN | MAX> [COUNT count]", summary: "ZMPOP, waiting for one of the sorted sets to get members.";
+};
+
+/// The blocking pops' common shape: the timeout is parsed first, then the
+/// first key holding a `T` is served by `pop`; with none, the client
+/// blocks on all of them (or, when it may not, gets a null array).
+fn pop_first_or_block<T: Kind>(
+    ctx: &mut Ctx,
+    keys: &[Vec<u8>],
+    timeout: &[u8],
+    kind: BlockKind,
+    pop: impl FnOnce(&mut Ctx, &Vec<u8>) -> Frame,
+) -> Frame {
+    let now = ctx.srv.now_ms();
+    let timeout_ms = match timeout_arg(timeout, now) {
+        Ok(t) => t,
+        Err(e) => return e,
     };
+    for key in keys {
+        match ctx.write_exists::<T>(key) {
+            Err(e) => return e,
+            Ok(false) => continue,
+            Ok(true) => return pop(ctx, key),
+        }
+    }
+    if !may_block(ctx.srv) {
+        return Frame::NullArray;
+    }
+    block_for_keys(ctx.srv, kind, keys, timeout_ms)
 }
-
-pub static COMMANDS: &[Command] = &[
-    list_cmd!("blpop", -3, ["write", "noscript", "blocking"], (1, -2, 1), ["write", "list", "slow", "blocking"],
-        "BLPOP key [key ...] timeout",
-        "Pops the first element of the first non-empty list, or waits for one (timeout in seconds, 0 forever).",
-        "2.0.0", blpop),
-    list_cmd!("brpop", -3, ["write", "noscript", "blocking"], (1, -2, 1), ["write", "list", "slow", "blocking"],
-        "BRPOP key [key ...] timeout",
-        "Pops the last element of the first non-empty list, or waits for one (timeout in seconds, 0 forever).",
-        "2.0.0", brpop),
-    list_cmd!("blmove", 6, ["write", "denyoom", "noscript", "blocking"], (1, 2, 1), ["write", "list", "slow", "blocking"],
-        "BLMOVE source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout",
-        "LMOVE, waiting for the source to get an element.", "6.2.0", blmove),
-    list_cmd!("brpoplpush", 4, ["write", "denyoom", "noscript", "blocking"], (1, 2, 1), ["write", "list", "slow", "blocking"],
-        "BRPOPLPUSH source destination timeout",
-        "RPOPLPUSH, waiting for the source to get an element (deprecated: BLMOVE).", "2.2.0", brpoplpush),
-    list_cmd!("blmpop", -5, ["write", "blocking", "movablekeys"], (0, 0, 0), ["write", "list", "slow", "blocking"],
-        "BLMPOP timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]",
-        "LMPOP, waiting for one of the lists to get elements.", "7.0.0", blmpop),
-    zset_cmd!("bzpopmin", -3, ["write", "noscript", "blocking", "fast"], (1, -2, 1), ["write", "sortedset", "fast", "blocking"],
-        "BZPOPMIN key [key ...] timeout",
-        "Pops the lowest-scored member of the first non-empty sorted set, or waits for one.", "5.0.0", bzpopmin),
-    zset_cmd!("bzpopmax", -3, ["write", "noscript", "blocking", "fast"], (1, -2, 1), ["write", "sortedset", "fast", "blocking"],
-        "BZPOPMAX key [key ...] timeout",
-        "Pops the highest-scored member of the first non-empty sorted set, or waits for one.", "5.0.0", bzpopmax),
-    zset_cmd!("bzmpop", -5, ["write", "blocking", "movablekeys"], (0, 0, 0), ["write", "sortedset", "slow", "blocking"],
-        "BZMPOP timeout numkeys key [key ...] <MIN | MAX> [COUNT count]",
-        "ZMPOP, waiting for one of the sorted sets to get members.", "7.0.0", bzmpop),
-];
 
 /// `blockingPopGenericCommand`: pops from the first non-empty list among
 /// `keys` (`count` elements as `[key, [elements]]` for BLMPOP, else one as
@@ -79,30 +77,20 @@ fn blocking_pop(
     timeout: &[u8],
     count: Option<usize>,
 ) -> Frame {
-    let now = ctx.srv.now_ms();
-    let timeout_ms = match timeout_arg(timeout, now) {
-        Ok(t) => t,
-        Err(e) => return e,
-    };
-    for key in keys {
-        match write_lookup(ctx, key) {
-            Err(e) => return e,
-            Ok(false) => continue,
-            Ok(true) => {}
-        }
-        return match count {
+    pop_first_or_block::<List>(
+        ctx,
+        keys,
+        timeout,
+        BlockKind::List,
+        |ctx, key| match count {
             Some(n) => pop_range_with_key(ctx, key, end, n),
             None => {
                 let mut items = pop_range(ctx, key, end, 1);
                 let value = items.pop().unwrap_or(Frame::Null);
                 Frame::Array(vec![Frame::Bulk(key.clone()), value])
             }
-        };
-    }
-    if !may_block(ctx.srv) {
-        return Frame::NullArray;
-    }
-    block_for_keys(ctx.srv, BlockKind::List, keys, timeout_ms)
+        },
+    )
 }
 
 fn blpop(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -117,7 +105,7 @@ fn brpop(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 /// `blmoveGenericCommand`: LMOVE if the source has data, else block on it.
 fn blmove_generic(ctx: &mut Ctx, args: &[Vec<u8>], from: End, to: End, timeout_ms: i64) -> Frame {
-    match write_lookup(ctx, &args[1]) {
+    match ctx.write_exists::<List>(&args[1]) {
         Err(e) => e,
         Ok(true) => lmove_generic(ctx, args, from, to),
         Ok(false) if !may_block(ctx.srv) => Frame::Null,
@@ -162,18 +150,8 @@ fn blocking_zpop(
     timeout: &[u8],
     count: Option<usize>,
 ) -> Frame {
-    let now = ctx.srv.now_ms();
-    let timeout_ms = match timeout_arg(timeout, now) {
-        Ok(t) => t,
-        Err(e) => return e,
-    };
-    let db = ctx.db();
-    for key in keys {
-        match ctx.srv.lookup_write(db, key).map(|o| &o.value) {
-            None => continue,
-            Some(Value::ZSet(_)) => {}
-            Some(_) => return Frame::err(WRONGTYPE),
-        }
+    pop_first_or_block::<ZSet>(ctx, keys, timeout, BlockKind::ZSet, |ctx, key| {
+        let db = ctx.db();
         let n = count.unwrap_or(1);
         let popped = ctx
             .srv
@@ -184,10 +162,7 @@ fn blocking_zpop(
                 _ => Vec::new(),
             })
             .unwrap_or_default();
-        let empty = matches!(&ctx.srv.dbs[db].get(key).map(|o| &o.value), Some(Value::ZSet(z)) if z.is_empty());
-        if empty {
-            ctx.srv.delete(db, key, DeleteCause::Del);
-        }
+        delete_if_empty(ctx.srv, db, key);
         let mut reply = vec![Frame::Bulk(key.clone())];
         match count {
             None => {
@@ -203,12 +178,8 @@ fn blocking_zpop(
                     .collect(),
             )),
         }
-        return Frame::Array(reply);
-    }
-    if !may_block(ctx.srv) {
-        return Frame::NullArray;
-    }
-    block_for_keys(ctx.srv, BlockKind::ZSet, keys, timeout_ms)
+        Frame::Array(reply)
+    })
 }
 
 fn bzpopmin(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -221,19 +192,8 @@ fn bzpopmax(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     blocking_zpop(ctx, &args[1..last], true, &args[last], None)
 }
 
-/// MIN or MAX (true for MAX), else a syntax error.
-fn min_max_arg(arg: &[u8]) -> Result<bool, Frame> {
-    if opt_is(arg, "min") {
-        Ok(false)
-    } else if opt_is(arg, "max") {
-        Ok(true)
-    } else {
-        Err(Frame::err(SYNTAX))
-    }
-}
-
 fn bzmpop(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    match parse_mpop(args, 2, min_max_arg) {
+    match parse_mpop(args, 2, |a| either(a, "min", "max")) {
         Ok(m) => blocking_zpop(ctx, m.keys, m.end, &args[1], Some(m.count)),
         Err(e) => e,
     }

@@ -1,90 +1,21 @@
 //! Connection commands: PING, ECHO, SELECT, QUIT, HELLO.
 
-use super::{arg_i64, is, Command, Ctx};
+use super::args::{arg_i64, is};
+use super::table::{commands, Command, Ctx};
 use crate::proto::resp::Frame;
 
-pub static COMMANDS: &[Command] = &[
-    Command {
-        name: "ping",
-        arity: -1,
-        flags: &["fast", "sentinel"],
-        keys: (0, 0, 0),
-        acl: &["fast", "connection"],
-        syntax: "PING [message]",
-        summary: "Returns the server's liveliness response.",
-        since: "1.0.0",
-        group: "connection",
-        handler: ping,
-        subcommands: &[],
-    },
-    Command {
-        name: "echo",
-        arity: 2,
-        flags: &["loading", "stale", "fast"],
-        keys: (0, 0, 0),
-        acl: &["fast", "connection"],
-        syntax: "ECHO message",
-        summary: "Returns the given string.",
-        since: "1.0.0",
-        group: "connection",
-        handler: echo,
-        subcommands: &[],
-    },
-    Command {
-        name: "select",
-        arity: 2,
-        flags: &["loading", "stale", "fast"],
-        keys: (0, 0, 0),
-        acl: &["fast", "connection"],
-        syntax: "SELECT index",
-        summary: "Changes the selected database.",
-        since: "1.0.0",
-        group: "connection",
-        handler: select,
-        subcommands: &[],
-    },
-    Command {
-        name: "quit",
-        arity: -1,
-        flags: &[
-            "allow_busy",
-            "noscript",
-            "loading",
-            "stale",
-            "fast",
-            "no_auth",
-        ],
-        keys: (0, 0, 0),
-        acl: &["fast", "connection"],
-        syntax: "QUIT",
-        summary: "Closes the connection.",
-        since: "1.0.0",
-        group: "connection",
-        handler: quit,
-        subcommands: &[],
-    },
-    Command {
-        name: "hello",
-        arity: -1,
-        flags: &[
-            "noscript",
-            "loading",
-            "stale",
-            "fast",
-            "no_auth",
-            "sentinel",
-            "allow_busy",
-        ],
-        keys: (0, 0, 0),
-        acl: &["fast", "connection"],
-        syntax: "HELLO [protover [AUTH username password] [SETNAME clientname]]",
-        summary: "Handshakes with the Redis server.",
-        since: "6.0.0",
-        group: "connection",
-        handler: hello,
-        subcommands: &[],
-    },
-];
+pub(super) static COMMANDS: &[Command] = commands! { group: "connection";
+    "ping" => ping, arity: -1, flags: [FAST, SENTINEL], acl: [FAST, CONNECTION], since: "1.0.0",
+        syntax: "PING [message]", summary: "Returns the server's liveliness response.";
+    "echo" => echo, arity: 2, flags: [LOADING, STALE, FAST], acl: [FAST, CONNECTION], since: "1.0.0",
+        syntax: "ECHO message", summary: "Returns the given string.";
+    "select" => select, arity: 2, flags: [LOADING, STALE, FAST], acl: [FAST, CONNECTION], since: "1.0.0",
+        syntax: "SELECT index", summary: "Changes the selected database.";
+    "quit" => quit, arity: -1, flags: [NOSCRIPT, LOADING, STALE, FAST, NO_AUTH, ALLOW_BUSY], acl: [FAST, CONNECTION], since: "1.0.0",
+        syntax: "QUIT", summary: "Closes the connection.";
+    "hello" => hello, arity: -1, flags: [NOSCRIPT, LOADING, STALE, FAST, NO_AUTH, SENTINEL, ALLOW_BUSY], acl: [FAST, CONNECTION], since: "6.0.0",
+        syntax: "HELLO [protover [AUTH username password] [SETNAME clientname]]", summary: "Handshakes with the Redis server.";
+};
 
 fn ping(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if ctx.client.resp == 2 && ctx.client.subs.active() {
@@ -151,16 +82,9 @@ fn hello(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         return Frame::err("NOPROTO unsupported protocol version");
     }
     if let Some(n) = name {
-        if n.iter().any(|&b| b <= b' ' || b > b'~') {
-            return Frame::err(
-                "ERR Client names cannot contain spaces, newlines or special characters.",
-            );
+        if let Err(e) = super::server::set_client_name(ctx.client, &n) {
+            return e;
         }
-        ctx.client.name = if n.is_empty() {
-            None
-        } else {
-            Some(String::from_utf8_lossy(&n).into_owned())
-        };
     }
     ctx.client.resp = ver as u8;
     Frame::Map(vec![

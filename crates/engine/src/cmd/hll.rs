@@ -8,55 +8,27 @@
 //! changed, PFCOUNT when it refreshed the cached cardinality, PFMERGE
 //! always, PFDEBUG never.
 
-use super::bitmap::{unshare, written};
-use super::strings::cstr;
-use super::{Command, Ctx, WRONGTYPE};
+use super::args::cstr;
+use super::strings::unshare;
+use super::table::{commands, Command, Ctx};
+use super::typed::{written, WRONGTYPE};
 use crate::keyspace::object::{Obj, RString, Value};
 use crate::keyspace::types::hll;
 use crate::proto::resp::Frame;
 use crate::server::lossy;
 
-/// Defines one hyperloglog-group command entry.
-macro_rules! hll_cmd {
-    ($name:literal, $arity:expr, [$($flag:literal),*], $keys:expr, [$($acl:literal),*],
-     $syntax:literal, $summary:literal, $handler:expr) => {
-        Command {
-            name: $name,
-            arity: $arity,
-            flags: &[$($flag),*],
-            keys: $keys,
-            acl: &[$($acl),*],
-            syntax: $syntax,
-            summary: $summary,
-            since: "2.8.9",
-            group: "hyperloglog",
-            handler: $handler,
-            subcommands: &[],
-        }
-    };
-}
-
-pub static COMMANDS: &[Command] = &[
-    hll_cmd!("pfadd", -2, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "hyperloglog", "fast"],
-        "PFADD key [element [element ...]]",
-        "Adds elements to a HyperLogLog key, creating it if missing; replies 1 if an internal register changed.",
-        pfadd),
-    hll_cmd!("pfcount", -2, ["readonly"], (1, -1, 1), ["read", "hyperloglog", "slow"],
-        "PFCOUNT key [key ...]",
-        "Replies with the approximate number of distinct elements added to one HyperLogLog, or to the union of several.",
-        pfcount),
-    hll_cmd!("pfmerge", -2, ["write", "denyoom"], (1, -1, 1), ["write", "hyperloglog", "slow"],
-        "PFMERGE destkey [sourcekey [sourcekey ...]]",
-        "Merges HyperLogLogs into the destination key (the destination counts as a source).",
-        pfmerge),
-    hll_cmd!("pfdebug", 3, ["write", "denyoom", "admin"], (2, 2, 1),
-        ["write", "hyperloglog", "admin", "slow", "dangerous"],
-        "PFDEBUG <GETREG | DECODE | ENCODING | TODENSE> key",
-        "Internal HyperLogLog debugging: registers, sparse opcodes, encoding, conversion to dense.",
-        pfdebug),
-    hll_cmd!("pfselftest", 1, ["admin"], (0, 0, 0), ["hyperloglog", "admin", "slow", "dangerous"],
-        "PFSELFTEST", "Runs the HyperLogLog implementation's self-test.", pfselftest),
-];
+pub(super) static COMMANDS: &[Command] = commands! { group: "hyperloglog";
+    "pfadd" => pfadd, arity: -2, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, HYPERLOGLOG, FAST], since: "2.8.9",
+        syntax: "PFADD key [element [element ...]]", summary: "Adds elements to a HyperLogLog key, creating it if missing; replies 1 if an internal register changed.";
+    "pfcount" => pfcount, arity: -2, flags: [READONLY], keys: (1, -1, 1), acl: [READ, HYPERLOGLOG, SLOW], since: "2.8.9",
+        syntax: "PFCOUNT key [key ...]", summary: "Replies with the approximate number of distinct elements added to one HyperLogLog, or to the union of several.";
+    "pfmerge" => pfmerge, arity: -2, flags: [WRITE, DENYOOM], keys: (1, -1, 1), acl: [WRITE, HYPERLOGLOG, SLOW], since: "2.8.9",
+        syntax: "PFMERGE destkey [sourcekey [sourcekey ...]]", summary: "Merges HyperLogLogs into the destination key (the destination counts as a source).";
+    "pfdebug" => pfdebug, arity: 3, flags: [WRITE, DENYOOM, ADMIN], keys: (2, 2, 1), acl: [WRITE, HYPERLOGLOG, ADMIN, SLOW, DANGEROUS], since: "2.8.9",
+        syntax: "PFDEBUG <GETREG | DECODE | ENCODING | TODENSE> key", summary: "Internal HyperLogLog debugging: registers, sparse opcodes, encoding, conversion to dense.";
+    "pfselftest" => pfselftest, arity: 1, flags: [ADMIN], acl: [HYPERLOGLOG, ADMIN, SLOW, DANGEROUS], since: "2.8.9",
+        syntax: "PFSELFTEST", summary: "Runs the HyperLogLog implementation's self-test.";
+};
 
 /// The error for a string that is not an HLL (Redis sends it without the
 /// usual `ERR` prefix).
@@ -359,52 +331,46 @@ fn pfselftest(ctx: &mut Ctx, _args: &[Vec<u8>]) -> Frame {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Engine, Frame};
-
-    fn run(e: &mut Engine, c: u64, args: &[&[u8]]) -> Frame {
-        let v: Vec<Vec<u8>> = args.iter().map(|a| a.to_vec()).collect();
-        e.execute(c, &v)
-    }
+    use crate::cmd::testing::{engine, run};
+    use crate::Frame;
 
     #[test]
     fn selftest_passes() {
-        let mut e = Engine::new(3);
-        let c = e.connect("t");
-        assert_eq!(run(&mut e, c, &[b"PFSELFTEST"]), Frame::ok());
+        let (mut e, c) = engine(3);
+        assert_eq!(run(&mut e, c, &["PFSELFTEST"]), Frame::ok());
     }
 
     #[test]
     fn pfadd_creates_a_raw_sparse_hll_with_a_stale_cache() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
-        assert_eq!(run(&mut e, c, &[b"PFADD", b"h", b"a"]), Frame::Integer(1));
-        assert_eq!(run(&mut e, c, &[b"PFADD", b"h", b"a"]), Frame::Integer(0));
-        let Frame::Bulk(b) = run(&mut e, c, &[b"GET", b"h"]) else {
+        let (mut e, c) = engine(1);
+        assert_eq!(run(&mut e, c, &["PFADD", "h", "a"]), Frame::Integer(1));
+        assert_eq!(run(&mut e, c, &["PFADD", "h", "a"]), Frame::Integer(0));
+        let Frame::Bulk(b) = run(&mut e, c, &["GET", "h"]) else {
             panic!("GET of an HLL is a string");
         };
         assert_eq!(&b[..5], b"HYLL\x01");
         assert_eq!(b[15] & 0x80, 0x80, "cache marked stale");
-        assert_eq!(run(&mut e, c, &[b"PFCOUNT", b"h"]), Frame::Integer(1));
-        let Frame::Bulk(b) = run(&mut e, c, &[b"GET", b"h"]) else {
+        assert_eq!(run(&mut e, c, &["PFCOUNT", "h"]), Frame::Integer(1));
+        let Frame::Bulk(b) = run(&mut e, c, &["GET", "h"]) else {
             panic!("GET of an HLL is a string");
         };
         assert_eq!(&b[8..16], &1u64.to_le_bytes(), "cache filled");
         assert_eq!(
-            run(&mut e, c, &[b"OBJECT", b"ENCODING", b"h"]),
+            run(&mut e, c, &["OBJECT", "ENCODING", "h"]),
             Frame::bulk("raw")
         );
         assert_eq!(
-            run(&mut e, c, &[b"PFDEBUG", b"ENCODING", b"h"]),
+            run(&mut e, c, &["PFDEBUG", "ENCODING", "h"]),
             Frame::Simple("sparse".into())
         );
         assert_eq!(
-            run(&mut e, c, &[b"PFDEBUG", b"TODENSE", b"h"]),
+            run(&mut e, c, &["PFDEBUG", "TODENSE", "h"]),
             Frame::Integer(1)
         );
-        assert_eq!(run(&mut e, c, &[b"STRLEN", b"h"]), Frame::Integer(12304));
-        run(&mut e, c, &[b"SET", b"s", b"12"]);
+        assert_eq!(run(&mut e, c, &["STRLEN", "h"]), Frame::Integer(12304));
+        run(&mut e, c, &["SET", "s", "12"]);
         assert_eq!(
-            run(&mut e, c, &[b"PFADD", b"s", b"x"]),
+            run(&mut e, c, &["PFADD", "s", "x"]),
             Frame::err(super::NOT_HLL)
         );
     }

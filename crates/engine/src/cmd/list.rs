@@ -7,85 +7,52 @@
 //! with LINSERT's missing pivot) and after removing (quicklist back to
 //! listpack, with its hysteresis). A list emptied by a command is deleted.
 
-use super::strings::opt_is;
-use super::{Command, Ctx, NOT_INTEGER, SYNTAX, WRONGTYPE};
+use super::args::{
+    clamp_ranks, either, long_arg, opt_is, parse_mpop, positive_long_arg, range_long_arg, SYNTAX,
+};
+use super::table::{commands, Command, Ctx};
+use super::typed::{update, written};
 use crate::keyspace::object::Value;
 use crate::keyspace::types::list::List;
 use crate::proto::resp::{parse_i64, Frame};
-use crate::server::lossy;
-use crate::server::trace::{DeleteCause, Event};
+use crate::server::trace::DeleteCause;
 
-/// Defines one list-group command entry.
-macro_rules! list_cmd {
-    ($name:literal, $arity:expr, [$($flag:literal),*], $keys:expr, [$($acl:literal),*],
-     $syntax:literal, $summary:literal, $since:literal, $handler:expr) => {
-        Command {
-            name: $name,
-            arity: $arity,
-            flags: &[$($flag),*],
-            keys: $keys,
-            acl: &[$($acl),*],
-            syntax: $syntax,
-            summary: $summary,
-            since: $since,
-            group: "list",
-            handler: $handler,
-            subcommands: &[],
-        }
-    };
-}
-pub(crate) use list_cmd;
-
-pub static COMMANDS: &[Command] = &[
-    list_cmd!("lpush", -3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "list", "fast"],
-        "LPUSH key element [element ...]",
-        "Prepends elements to a list, creating it if needed; replies with the new length.", "1.0.0", lpush),
-    list_cmd!("rpush", -3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "list", "fast"],
-        "RPUSH key element [element ...]",
-        "Appends elements to a list, creating it if needed; replies with the new length.", "1.0.0", rpush),
-    list_cmd!("lpushx", -3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "list", "fast"],
-        "LPUSHX key element [element ...]",
-        "Prepends elements to a list only if it exists; replies with the length.", "2.2.0", lpushx),
-    list_cmd!("rpushx", -3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "list", "fast"],
-        "RPUSHX key element [element ...]",
-        "Appends elements to a list only if it exists; replies with the length.", "2.2.0", rpushx),
-    list_cmd!("lpop", -2, ["write", "fast"], (1, 1, 1), ["write", "list", "fast"],
-        "LPOP key [count]",
-        "Removes and replies with the first element, or the first count elements.", "1.0.0", lpop),
-    list_cmd!("rpop", -2, ["write", "fast"], (1, 1, 1), ["write", "list", "fast"],
-        "RPOP key [count]",
-        "Removes and replies with the last element, or the last count elements.", "1.0.0", rpop),
-    list_cmd!("lrange", 4, ["readonly"], (1, 1, 1), ["read", "list", "slow"],
-        "LRANGE key start stop",
-        "Replies with the elements between two indexes (negative count from the end).", "1.0.0", lrange),
-    list_cmd!("lindex", 3, ["readonly"], (1, 1, 1), ["read", "list", "slow"],
-        "LINDEX key index",
-        "Replies with the element at an index (negative counts from the end).", "1.0.0", lindex),
-    list_cmd!("linsert", 5, ["write", "denyoom"], (1, 1, 1), ["write", "list", "slow"],
-        "LINSERT key <BEFORE | AFTER> pivot element",
-        "Inserts an element before or after the first occurrence of a pivot; replies with the length, or -1.", "2.2.0", linsert),
-    list_cmd!("llen", 2, ["readonly", "fast"], (1, 1, 1), ["read", "list", "fast"],
-        "LLEN key", "Replies with the length of a list.", "1.0.0", llen),
-    list_cmd!("lrem", 4, ["write"], (1, 1, 1), ["write", "list", "slow"],
-        "LREM key count element",
-        "Removes occurrences of an element (count > 0 from the head, < 0 from the tail, 0 all).", "1.0.0", lrem),
-    list_cmd!("lset", 4, ["write", "denyoom"], (1, 1, 1), ["write", "list", "slow"],
-        "LSET key index element", "Replaces the element at an index.", "1.0.0", lset),
-    list_cmd!("ltrim", 4, ["write"], (1, 1, 1), ["write", "list", "slow"],
-        "LTRIM key start stop", "Keeps only the elements between two indexes.", "1.0.0", ltrim),
-    list_cmd!("lpos", -3, ["readonly"], (1, 1, 1), ["read", "list", "slow"],
-        "LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]",
-        "Replies with the index of matching elements.", "6.0.6", lpos),
-    list_cmd!("lmove", 5, ["write", "denyoom"], (1, 2, 1), ["write", "list", "slow"],
-        "LMOVE source destination <LEFT | RIGHT> <LEFT | RIGHT>",
-        "Pops an element from one end of a list and pushes it to an end of another; replies with it.", "6.2.0", lmove),
-    list_cmd!("rpoplpush", 3, ["write", "denyoom"], (1, 2, 1), ["write", "list", "slow"],
-        "RPOPLPUSH source destination",
-        "Pops the last element of a list and prepends it to another (deprecated: LMOVE).", "1.2.0", rpoplpush),
-    list_cmd!("lmpop", -4, ["write", "movablekeys"], (0, 0, 0), ["write", "list", "slow"],
-        "LMPOP numkeys key [key ...] <LEFT | RIGHT> [COUNT count]",
-        "Pops elements from the first non-empty list among several keys.", "7.0.0", lmpop),
-];
+pub(super) static COMMANDS: &[Command] = commands! { group: "list";
+    "lpush" => lpush, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, LIST, FAST], since: "1.0.0",
+        syntax: "LPUSH key element [element ...]", summary: "Prepends elements to a list, creating it if needed; replies with the new length.";
+    "rpush" => rpush, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, LIST, FAST], since: "1.0.0",
+        syntax: "RPUSH key element [element ...]", summary: "Appends elements to a list, creating it if needed; replies with the new length.";
+    "lpushx" => lpushx, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, LIST, FAST], since: "2.2.0",
+        syntax: "LPUSHX key element [element ...]", summary: "Prepends elements to a list only if it exists; replies with the length.";
+    "rpushx" => rpushx, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, LIST, FAST], since: "2.2.0",
+        syntax: "RPUSHX key element [element ...]", summary: "Appends elements to a list only if it exists; replies with the length.";
+    "lpop" => lpop, arity: -2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, LIST, FAST], since: "1.0.0",
+        syntax: "LPOP key [count]", summary: "Removes and replies with the first element, or the first count elements.";
+    "rpop" => rpop, arity: -2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, LIST, FAST], since: "1.0.0",
+        syntax: "RPOP key [count]", summary: "Removes and replies with the last element, or the last count elements.";
+    "lrange" => lrange, arity: 4, flags: [READONLY], keys: (1, 1, 1), acl: [READ, LIST, SLOW], since: "1.0.0",
+        syntax: "LRANGE key start stop", summary: "Replies with the elements between two indexes (negative count from the end).";
+    "lindex" => lindex, arity: 3, flags: [READONLY], keys: (1, 1, 1), acl: [READ, LIST, SLOW], since: "1.0.0",
+        syntax: "LINDEX key index", summary: "Replies with the element at an index (negative counts from the end).";
+    "linsert" => linsert, arity: 5, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, LIST, SLOW], since: "2.2.0",
+        syntax: "LINSERT key <BEFORE | AFTER> pivot element", summary: "Inserts an element before or after the first occurrence of a pivot; replies with the length, or -1.";
+    "llen" => llen, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, LIST, FAST], since: "1.0.0",
+        syntax: "LLEN key", summary: "Replies with the length of a list.";
+    "lrem" => lrem, arity: 4, flags: [WRITE], keys: (1, 1, 1), acl: [WRITE, LIST, SLOW], since: "1.0.0",
+        syntax: "LREM key count element", summary: "Removes occurrences of an element (count > 0 from the head, < 0 from the tail, 0 all).";
+    "lset" => lset, arity: 4, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, LIST, SLOW], since: "1.0.0",
+        syntax: "LSET key index element", summary: "Replaces the element at an index.";
+    "ltrim" => ltrim, arity: 4, flags: [WRITE], keys: (1, 1, 1), acl: [WRITE, LIST, SLOW], since: "1.0.0",
+        syntax: "LTRIM key start stop", summary: "Keeps only the elements between two indexes.";
+    "lpos" => lpos, arity: -3, flags: [READONLY], keys: (1, 1, 1), acl: [READ, LIST, SLOW], since: "6.0.6",
+        syntax: "LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]", summary: "Replies with the index of matching elements.";
+    "lmove" => lmove, arity: 5, flags: [WRITE, DENYOOM], keys: (1, 2, 1), acl: [WRITE, LIST, SLOW], since: "6.2.0",
+        syntax: "LMOVE source destination <LEFT | RIGHT> <LEFT | RIGHT>", summary: "Pops an element from one end of a list and pushes it to an end of another; replies with it.";
+    "rpoplpush" => rpoplpush, arity: 3, flags: [WRITE, DENYOOM], keys: (1, 2, 1), acl: [WRITE, LIST, SLOW], since: "1.2.0",
+        syntax: "RPOPLPUSH source destination", summary: "Pops the last element of a list and prepends it to another (deprecated: LMOVE).";
+    "lmpop" => lmpop, arity: -4, flags: [WRITE, MOVABLEKEYS], acl: [WRITE, LIST, SLOW], since: "7.0.0",
+        syntax: "LMPOP numkeys key [key ...] <LEFT | RIGHT> [COUNT count]", summary: "Pops elements from the first non-empty list among several keys.";
+};
 
 /// `LIST_HEAD` / `LIST_TAIL`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,46 +69,10 @@ impl End {
 
 /// `getListPositionFromObjectOrReply`: LEFT or RIGHT, else a syntax error.
 pub(crate) fn position_arg(arg: &[u8]) -> Result<End, Frame> {
-    if opt_is(arg, "right") {
-        Ok(End::Tail)
-    } else if opt_is(arg, "left") {
-        Ok(End::Head)
-    } else {
-        Err(Frame::err(SYNTAX))
-    }
-}
-
-/// `getLongFromObjectOrReply` with `msg` (or the default message).
-fn long_arg(arg: &[u8], msg: Option<&str>) -> Result<i64, Frame> {
-    parse_i64(arg)
-        .ok_or_else(|| Frame::err(msg.map_or(NOT_INTEGER.to_string(), |m| format!("ERR {m}"))))
-}
-
-/// `getRangeLongFromObjectOrReply`.
-pub(crate) fn range_long_arg(
-    arg: &[u8],
-    min: i64,
-    max: i64,
-    msg: Option<&str>,
-) -> Result<i64, Frame> {
-    let v = long_arg(arg, msg)?;
-    if v < min || v > max {
-        return Err(Frame::err(match msg {
-            Some(m) => format!("ERR {m}"),
-            None => format!("ERR value is out of range, value must between {min} and {max}"),
-        }));
-    }
-    Ok(v)
-}
-
-/// `getPositiveLongFromObjectOrReply`.
-fn positive_long_arg(arg: &[u8], msg: Option<&str>) -> Result<i64, Frame> {
-    range_long_arg(
-        arg,
-        0,
-        i64::MAX,
-        Some(msg.unwrap_or("value is out of range, must be positive")),
-    )
+    Ok(match either(arg, "left", "right")? {
+        false => End::Head,
+        true => End::Tail,
+    })
 }
 
 /// The configured `list-max-listpack-size`.
@@ -149,57 +80,23 @@ fn fill(ctx: &Ctx) -> i32 {
     ctx.srv.config.list_max_listpack_size
 }
 
-/// `lookupKeyRead` + `checkType`: the list at `key`, if any.
-fn read_list<'a>(ctx: &'a mut Ctx, key: &[u8]) -> Result<Option<&'a List>, Frame> {
-    let db = ctx.db();
-    match ctx.srv.lookup_read(db, key) {
-        None => Ok(None),
-        Some(obj) => match &obj.value {
-            Value::List(l) => Ok(Some(l)),
-            _ => Err(Frame::err(WRONGTYPE)),
-        },
-    }
-}
-
-/// `lookupKeyWrite` + `checkType`: whether a list exists at `key`.
-pub(crate) fn write_lookup(ctx: &mut Ctx, key: &[u8]) -> Result<bool, Frame> {
-    let db = ctx.db();
-    match ctx.srv.lookup_write(db, key) {
-        None => Ok(false),
-        Some(obj) => match &obj.value {
-            Value::List(_) => Ok(true),
-            _ => Err(Frame::err(WRONGTYPE)),
-        },
-    }
-}
-
 /// Runs `f` on the list at `key` with memory accounting but without
 /// signalling a change (for edits that may turn out to change nothing).
 fn edit_quietly<R>(ctx: &mut Ctx, key: &[u8], f: impl FnOnce(&mut List) -> R) -> Option<R> {
     let db = ctx.db();
-    ctx.srv.dbs[db]
-        .with_mut(key, |o| match &mut o.value {
-            Value::List(l) => Some(f(l)),
-            _ => None,
-        })
-        .flatten()
+    update::<List, _>(ctx.srv, db, key, |l, _| (f(l), false))
 }
 
 /// `signalModifiedKey` after a quiet edit that did change the list.
 fn signal_modified(ctx: &mut Ctx, key: &[u8]) {
     let db = ctx.db();
-    ctx.srv.touch_key(db, key);
-    ctx.srv.emit_with(|| Event::Written {
-        db: db as u32,
-        key: lossy(key),
-    });
+    written(ctx.srv, db, key, true);
 }
 
 /// Runs `f` on the list at `key`, signalling the change.
 pub(crate) fn edit<R>(ctx: &mut Ctx, key: &[u8], f: impl FnOnce(&mut List) -> R) -> Option<R> {
-    let r = edit_quietly(ctx, key, f)?;
-    signal_modified(ctx, key);
-    Some(r)
+    let db = ctx.db();
+    update::<List, _>(ctx.srv, db, key, |l, _| (f(l), true))
 }
 
 /// `listElementsRemoved`: deletes the key if the list is now empty, else
@@ -243,7 +140,7 @@ fn push_elements(ctx: &mut Ctx, key: &[u8], elements: &[Vec<u8>], end: End, exis
 /// `pushGenericCommand`: LPUSH, RPUSH and, with `xx`, LPUSHX, RPUSHX.
 fn push_generic(ctx: &mut Ctx, args: &[Vec<u8>], end: End, xx: bool) -> Frame {
     let key = &args[1];
-    let exists = match write_lookup(ctx, key) {
+    let exists = match ctx.write_exists::<List>(key) {
         Ok(e) => e,
         Err(e) => return e,
     };
@@ -270,18 +167,13 @@ fn rpushx(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 }
 
 fn linsert(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let after = if opt_is(&args[2], "after") {
-        true
-    } else if opt_is(&args[2], "before") {
-        false
-    } else {
-        return Frame::err(SYNTAX);
+    let after = match either(&args[2], "before", "after") {
+        Ok(after) => after,
+        Err(e) => return e,
     };
     let key = &args[1];
-    match write_lookup(ctx, key) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Integer(0),
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<List>(key, || Frame::Integer(0)) {
+        return reply;
     }
     let fill = fill(ctx);
     let (pivot, element) = (&args[3], &args[4]);
@@ -303,14 +195,14 @@ fn linsert(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 }
 
 fn llen(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    match read_list(ctx, &args[1]) {
+    match ctx.read::<List>(&args[1]) {
         Err(e) => e,
         Ok(l) => Frame::Integer(l.map_or(0, |l| l.len() as i64)),
     }
 }
 
 fn lindex(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let l = match read_list(ctx, &args[1]) {
+    let l = match ctx.read::<List>(&args[1]) {
         Err(e) => return e,
         Ok(None) => return Frame::Null,
         Ok(Some(l)) => l,
@@ -327,10 +219,8 @@ fn lindex(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 fn lset(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let key = &args[1];
-    match write_lookup(ctx, key) {
-        Err(e) => return e,
-        Ok(false) => return Frame::err("ERR no such key"),
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<List>(key, || Frame::err("ERR no such key")) {
+        return reply;
     }
     let index = match long_arg(&args[2], None) {
         Ok(i) => i,
@@ -358,26 +248,17 @@ fn lset(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 /// `addListRangeReply`: elements `start..=end` (negative from the end),
 /// reversed if asked.
 fn range_reply(l: &List, start: i64, end: i64, reverse: bool) -> Frame {
-    let len = l.len() as i64;
-    let mut start = if start < 0 { len + start } else { start };
-    let mut end = if end < 0 { len + end } else { end };
-    if start < 0 {
-        start = 0;
-    }
-    if start > end || start >= len {
+    let Some((start, end)) = clamp_ranks(start, end, l.len()) else {
         return Frame::Array(vec![]);
-    }
-    if end >= len {
-        end = len - 1;
-    }
-    let n = (end - start + 1) as usize;
+    };
+    let n = end - start + 1;
     let items: Vec<Frame> = if reverse {
-        l.iter_back_from(end as usize)
+        l.iter_back_from(end)
             .take(n)
             .map(|e| Frame::Bulk(e.to_vec()))
             .collect()
     } else {
-        l.iter_from(start as usize)
+        l.iter_from(start)
             .take(n)
             .map(|e| Frame::Bulk(e.to_vec()))
             .collect()
@@ -423,7 +304,7 @@ fn pop_generic(ctx: &mut Ctx, args: &[Vec<u8>], end: End) -> Frame {
         };
     }
     let key = &args[1];
-    match write_lookup(ctx, key) {
+    match ctx.write_exists::<List>(key) {
         Err(e) => return e,
         Ok(false) if has_count => return Frame::NullArray,
         Ok(false) => return Frame::Null,
@@ -452,7 +333,7 @@ fn lrange(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         (Ok(s), Ok(e)) => (s, e),
         (Err(e), _) | (_, Err(e)) => return e,
     };
-    match read_list(ctx, &args[1]) {
+    match ctx.read::<List>(&args[1]) {
         Err(e) => e,
         Ok(None) => Frame::Array(vec![]),
         Ok(Some(l)) => range_reply(l, start, end, false),
@@ -465,29 +346,18 @@ fn ltrim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         (Err(e), _) | (_, Err(e)) => return e,
     };
     let key = &args[1];
-    match write_lookup(ctx, key) {
-        Err(e) => return e,
-        Ok(false) => return Frame::ok(),
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<List>(key, Frame::ok) {
+        return reply;
     }
     edit(ctx, key, |l| {
-        let len = l.len() as i64;
-        let mut start = if start < 0 { len + start } else { start };
-        let mut end = if end < 0 { len + end } else { end };
-        if start < 0 {
-            start = 0;
-        }
-        let (ltrim, rtrim) = if start > end || start >= len {
-            (len, 0)
-        } else {
-            if end >= len {
-                end = len - 1;
-            }
-            (start, len - end - 1)
+        let len = l.len();
+        let (ltrim, rtrim) = match clamp_ranks(start, end, len) {
+            None => (len, 0),
+            Some((start, end)) => (start, len - end - 1),
         };
-        l.del_range(0, ltrim as usize);
+        l.del_range(0, ltrim);
         let left = l.len();
-        l.del_range(left - rtrim as usize, rtrim as usize);
+        l.del_range(left - rtrim, rtrim);
     });
     elements_removed(ctx, key);
     Frame::ok()
@@ -530,7 +400,7 @@ fn lpos(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     let from_tail = rank < 0;
     let rank = rank.unsigned_abs();
-    let l = match read_list(ctx, &args[1]) {
+    let l = match ctx.read::<List>(&args[1]) {
         Err(e) => return e,
         Ok(None) if count != -1 => return Frame::Array(vec![]),
         Ok(None) => return Frame::Null,
@@ -580,10 +450,8 @@ fn lrem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         Err(e) => return e,
     };
     let key = &args[1];
-    match write_lookup(ctx, key) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Integer(0),
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<List>(key, || Frame::Integer(0)) {
+        return reply;
     }
     let limit = usize::try_from(to_remove.unsigned_abs()).unwrap_or(usize::MAX);
     let element = &args[3];
@@ -602,12 +470,10 @@ fn lrem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 /// the reply is the element, or nil if the source is missing.
 pub(crate) fn lmove_generic(ctx: &mut Ctx, args: &[Vec<u8>], from: End, to: End) -> Frame {
     let (src, dst) = (&args[1], &args[2]);
-    match write_lookup(ctx, src) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Null,
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<List>(src, || Frame::Null) {
+        return reply;
     }
-    let dst_exists = match write_lookup(ctx, dst) {
+    let dst_exists = match ctx.write_exists::<List>(dst) {
         Err(e) => return e,
         Ok(e) => e,
     };
@@ -655,63 +521,13 @@ fn rpoplpush(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     lmove_generic(ctx, args, End::Tail, End::Head)
 }
 
-/// LMPOP's and BLMPOP's (and the sorted-set siblings') parsed arguments.
-pub(crate) struct Mpop<'a, W> {
-    pub keys: &'a [Vec<u8>],
-    pub end: W,
-    pub count: usize,
-}
-
-/// `lmpopGenericCommand`'s parsing: numkeys at `numkeys_idx`, then the
-/// keys, the end word (`parse_end`: LEFT or RIGHT, MIN or MAX), and an
-/// optional COUNT.
-pub(crate) fn parse_mpop<W>(
-    args: &[Vec<u8>],
-    numkeys_idx: usize,
-    parse_end: impl Fn(&[u8]) -> Result<W, Frame>,
-) -> Result<Mpop<'_, W>, Frame> {
-    let numkeys = range_long_arg(
-        &args[numkeys_idx],
-        1,
-        i64::MAX,
-        Some("numkeys should be greater than 0"),
-    )?;
-    let where_idx = (numkeys as u64)
-        .checked_add(numkeys_idx as u64 + 1)
-        .filter(|&w| w < args.len() as u64)
-        .ok_or_else(|| Frame::err(SYNTAX))? as usize;
-    let end = parse_end(&args[where_idx])?;
-    let mut count: i64 = -1;
-    let mut j = where_idx + 1;
-    while j < args.len() {
-        let more = args.len() - 1 - j;
-        if count == -1 && opt_is(&args[j], "COUNT") && more > 0 {
-            j += 1;
-            count = range_long_arg(
-                &args[j],
-                1,
-                i64::MAX,
-                Some("count should be greater than 0"),
-            )?;
-        } else {
-            return Err(Frame::err(SYNTAX));
-        }
-        j += 1;
-    }
-    Ok(Mpop {
-        keys: &args[numkeys_idx + 1..where_idx],
-        end,
-        count: usize::try_from(count.max(1)).unwrap_or(usize::MAX),
-    })
-}
-
 fn lmpop(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let m = match parse_mpop(args, 1, position_arg) {
         Ok(m) => m,
         Err(e) => return e,
     };
     for key in m.keys {
-        match write_lookup(ctx, key) {
+        match ctx.write_exists::<List>(key) {
             Err(e) => return e,
             Ok(false) => continue,
             Ok(true) => return pop_range_with_key(ctx, key, m.end, m.count),
@@ -722,6 +538,7 @@ fn lmpop(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 #[cfg(test)]
 mod tests {
+    use crate::cmd::testing::engine;
     use crate::{Engine, Frame};
 
     fn run(e: &mut Engine, c: u64, line: &str) -> Frame {
@@ -734,8 +551,7 @@ mod tests {
 
     #[test]
     fn push_pop_range() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         assert_eq!(run(&mut e, c, "RPUSH l a b c"), Frame::Integer(3));
         assert_eq!(run(&mut e, c, "LPUSH l z"), Frame::Integer(4));
         assert_eq!(
@@ -756,8 +572,7 @@ mod tests {
 
     #[test]
     fn encodings_follow_7_2() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         run(&mut e, c, "RPUSH l a b c");
         assert_eq!(run(&mut e, c, "OBJECT ENCODING l"), Frame::bulk("listpack"));
         let big = "x".repeat(9000);
@@ -772,8 +587,7 @@ mod tests {
 
     #[test]
     fn memory_is_accounted_incrementally() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         // Another key first, so the table's buckets exist before measuring.
         run(&mut e, c, "SET other v");
         let base = e.server().used_memory();

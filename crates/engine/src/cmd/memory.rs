@@ -6,124 +6,49 @@
 //! Redis estimates nested values from 5 sampled elements by default, so the
 //! two agree exactly only with `SAMPLES 0` (see tests/memory_fidelity.rs).
 
-use super::{Command, Ctx};
+use super::args::{is, NOT_INTEGER, SYNTAX};
+use super::replies::help_reply;
+use super::table::{commands, container, Command, Ctx};
 use crate::proto::resp::{parse_i64, Frame};
 
-macro_rules! mem_cmd {
-    ($name:literal, $arity:expr, [$($flag:literal),*], $keys:expr, [$($acl:literal),*],
-     $syntax:literal, $summary:literal, $handler:expr) => {
-        Command {
-            name: $name,
-            arity: $arity,
-            flags: &[$($flag),*],
-            keys: $keys,
-            acl: &[$($acl),*],
-            syntax: $syntax,
-            summary: $summary,
-            since: "4.0.0",
-            group: "server",
-            handler: $handler,
-            subcommands: &[],
-        }
-    };
-}
-
-pub static COMMANDS: &[Command] = &[Command {
-    name: "memory",
-    arity: -2,
-    flags: &[],
-    keys: (0, 0, 0),
-    acl: &["slow"],
-    syntax: "MEMORY <USAGE | STATS | DOCTOR | MALLOC-STATS | PURGE | HELP> [key [SAMPLES count]]",
-    summary: "Reports how much memory keys and the server use, in Redis' allocator terms.",
-    since: "4.0.0",
-    group: "server",
-    handler: super::container,
-    subcommands: MEMORY_SUBCOMMANDS,
-}];
+pub(super) static COMMANDS: &[Command] = commands! { group: "server";
+    "memory" => container, arity: -2, flags: [], acl: [SLOW], since: "4.0.0",
+        syntax: "MEMORY <USAGE | STATS | DOCTOR | MALLOC-STATS | PURGE | HELP> [key [SAMPLES count]]", summary: "Reports how much memory keys and the server use, in Redis' allocator terms.", subcommands: MEMORY_SUBCOMMANDS;
+};
 
 /// MEMORY's subcommands, as Redis 7.2's command table declares them.
-static MEMORY_SUBCOMMANDS: &[Command] = &[
-    mem_cmd!(
-        "doctor",
-        2,
-        [],
-        (0, 0, 0),
-        ["slow"],
-        "MEMORY DOCTOR",
-        "Outputs a memory problems report.",
-        doctor
-    ),
-    mem_cmd!(
-        "help",
-        2,
-        ["loading", "stale"],
-        (0, 0, 0),
-        ["slow"],
-        "MEMORY HELP",
-        "Lists MEMORY's subcommands.",
-        help
-    ),
-    mem_cmd!(
-        "malloc-stats",
-        2,
-        [],
-        (0, 0, 0),
-        ["slow"],
-        "MEMORY MALLOC-STATS",
-        "Replies with the allocator's internal statistics (none here).",
-        malloc_stats
-    ),
-    mem_cmd!(
-        "purge",
-        2,
-        [],
-        (0, 0, 0),
-        ["slow"],
-        "MEMORY PURGE",
-        "Asks the allocator to release dirty pages (nothing to do here).",
-        purge
-    ),
-    mem_cmd!(
-        "stats",
-        2,
-        [],
-        (0, 0, 0),
-        ["slow"],
-        "MEMORY STATS",
-        "Replies with the server's memory usage breakdown.",
-        stats
-    ),
-    mem_cmd!(
-        "usage",
-        -3,
-        ["readonly"],
-        (2, 2, 1),
-        ["read", "slow"],
-        "MEMORY USAGE key [SAMPLES count]",
-        "Estimates the bytes a key and its value take.",
-        usage
-    ),
-];
+static MEMORY_SUBCOMMANDS: &[Command] = commands! { group: "server";
+    "doctor" => doctor, arity: 2, flags: [], acl: [SLOW], since: "4.0.0",
+        syntax: "MEMORY DOCTOR", summary: "Outputs a memory problems report.";
+    "help" => help, arity: 2, flags: [LOADING, STALE], acl: [SLOW], since: "4.0.0",
+        syntax: "MEMORY HELP", summary: "Lists MEMORY's subcommands.";
+    "malloc-stats" => malloc_stats, arity: 2, flags: [], acl: [SLOW], since: "4.0.0",
+        syntax: "MEMORY MALLOC-STATS", summary: "Replies with the allocator's internal statistics (none here).";
+    "purge" => purge, arity: 2, flags: [], acl: [SLOW], since: "4.0.0",
+        syntax: "MEMORY PURGE", summary: "Asks the allocator to release dirty pages (nothing to do here).";
+    "stats" => stats, arity: 2, flags: [], acl: [SLOW], since: "4.0.0",
+        syntax: "MEMORY STATS", summary: "Replies with the server's memory usage breakdown.";
+    "usage" => usage, arity: -3, flags: [READONLY], keys: (2, 2, 1), acl: [READ, SLOW], since: "4.0.0",
+        syntax: "MEMORY USAGE key [SAMPLES count]", summary: "Estimates the bytes a key and its value take.";
+};
 
-fn help(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
-    let lines = [
-        "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-        "DOCTOR",
-        "    Return memory problems reports.",
-        "MALLOC-STATS",
-        "    Return internal statistics report from the memory allocator.",
-        "PURGE",
-        "    Attempt to purge dirty pages for reclamation by the allocator.",
-        "STATS",
-        "    Return information about the memory usage of the server.",
-        "USAGE <key> [SAMPLES <count>]",
-        "    Return memory in bytes used by <key> and its value. Nested values are",
-        "    sampled up to <count> times (default: 5, 0 means sample all).",
-        "HELP",
-        "    Print this help.",
-    ];
-    Frame::Array(lines.iter().map(|l| Frame::simple(l.to_string())).collect())
+fn help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    help_reply(
+        args,
+        &[
+            "DOCTOR",
+            "    Return memory problems reports.",
+            "MALLOC-STATS",
+            "    Return internal statistics report from the memory allocator.",
+            "PURGE",
+            "    Attempt to purge dirty pages for reclamation by the allocator.",
+            "STATS",
+            "    Return information about the memory usage of the server.",
+            "USAGE <key> [SAMPLES <count>]",
+            "    Return memory in bytes used by <key> and its value. Nested values are",
+            "    sampled up to <count> times (default: 5, 0 means sample all).",
+        ],
+    )
 }
 
 /// MEMORY USAGE: no expiry check, no touch, no stats (Redis looks the key
@@ -131,16 +56,16 @@ fn help(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
 fn usage(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let mut j = 3;
     while j < args.len() {
-        if args[j].eq_ignore_ascii_case(b"samples") && j + 1 < args.len() {
+        if is(&args[j], "samples") && j + 1 < args.len() {
             match parse_i64(&args[j + 1]) {
-                None => return Frame::err("ERR value is not an integer or out of range"),
-                Some(n) if n < 0 => return Frame::err("ERR syntax error"),
+                None => return Frame::err(NOT_INTEGER),
+                Some(n) if n < 0 => return Frame::err(SYNTAX),
                 // Any count gives the exact figure: see the module doc.
                 Some(_) => {}
             }
             j += 2;
         } else {
-            return Frame::err("ERR syntax error");
+            return Frame::err(SYNTAX);
         }
     }
     let db = ctx.db();
@@ -265,17 +190,12 @@ fn purge(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Engine, Frame};
-
-    fn run(e: &mut Engine, c: u64, args: &[&str]) -> Frame {
-        let v: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-        e.execute(c, &v)
-    }
+    use crate::cmd::testing::{engine, run};
+    use crate::Frame;
 
     #[test]
     fn usage_formula_and_errors() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         run(&mut e, c, &["SET", "k", "hello"]);
         // embstr: robj + sdshdr8 + 5 + NUL = 25 -> 32; key sds 3+1+1 -> 8; dictEntry 24.
         assert_eq!(

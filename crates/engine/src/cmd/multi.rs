@@ -1,79 +1,22 @@
 //! Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH, with Redis' exact semantics (queue-time errors abort, runtime errors do not roll back, WATCH sees expiry).
 
-use super::{Command, Ctx};
+use super::table::{commands, Command, Ctx};
 use crate::proto::resp::Frame;
 use crate::server::client::{Client, MultiState};
 use crate::server::Server;
 
-const TX_FLAGS: &[&str] = &["noscript", "loading", "stale", "fast", "allow_busy"];
-
-pub static COMMANDS: &[Command] = &[
-    Command {
-        name: "multi",
-        arity: 1,
-        flags: TX_FLAGS,
-        keys: (0, 0, 0),
-        acl: &["fast", "transaction"],
-        syntax: "MULTI",
-        summary: "Starts a transaction: later commands are queued until EXEC.",
-        since: "1.2.0",
-        group: "transactions",
-        handler: multi,
-        subcommands: &[],
-    },
-    Command {
-        name: "exec",
-        arity: 1,
-        flags: &["noscript", "loading", "stale", "skip_slowlog"],
-        keys: (0, 0, 0),
-        acl: &["slow", "transaction"],
-        syntax: "EXEC",
-        summary: "Runs every queued command atomically, or nothing if a watched key changed.",
-        since: "1.2.0",
-        group: "transactions",
-        handler: exec,
-        subcommands: &[],
-    },
-    Command {
-        name: "discard",
-        arity: 1,
-        flags: TX_FLAGS,
-        keys: (0, 0, 0),
-        acl: &["fast", "transaction"],
-        syntax: "DISCARD",
-        summary: "Drops the queued commands and leaves the transaction.",
-        since: "2.0.0",
-        group: "transactions",
-        handler: discard,
-        subcommands: &[],
-    },
-    Command {
-        name: "watch",
-        arity: -2,
-        flags: TX_FLAGS,
-        keys: (1, -1, 1),
-        acl: &["fast", "transaction"],
-        syntax: "WATCH key [key ...]",
-        summary: "Makes the next EXEC fail if any of these keys changes before it.",
-        since: "2.2.0",
-        group: "transactions",
-        handler: watch,
-        subcommands: &[],
-    },
-    Command {
-        name: "unwatch",
-        arity: 1,
-        flags: TX_FLAGS,
-        keys: (0, 0, 0),
-        acl: &["fast", "transaction"],
-        syntax: "UNWATCH",
-        summary: "Forgets every watched key.",
-        since: "2.2.0",
-        group: "transactions",
-        handler: unwatch,
-        subcommands: &[],
-    },
-];
+pub(super) static COMMANDS: &[Command] = commands! { group: "transactions";
+    "multi" => multi, arity: 1, flags: [NOSCRIPT, LOADING, STALE, FAST, ALLOW_BUSY], acl: [FAST, TRANSACTION], since: "1.2.0",
+        syntax: "MULTI", summary: "Starts a transaction: later commands are queued until EXEC.";
+    "exec" => exec, arity: 1, flags: [NOSCRIPT, LOADING, STALE, SKIP_SLOWLOG], acl: [SLOW, TRANSACTION], since: "1.2.0",
+        syntax: "EXEC", summary: "Runs every queued command atomically, or nothing if a watched key changed.";
+    "discard" => discard, arity: 1, flags: [NOSCRIPT, LOADING, STALE, FAST, ALLOW_BUSY], acl: [FAST, TRANSACTION], since: "2.0.0",
+        syntax: "DISCARD", summary: "Drops the queued commands and leaves the transaction.";
+    "watch" => watch, arity: -2, flags: [NOSCRIPT, LOADING, STALE, FAST, ALLOW_BUSY], keys: (1, -1, 1), acl: [FAST, TRANSACTION], since: "2.2.0",
+        syntax: "WATCH key [key ...]", summary: "Makes the next EXEC fail if any of these keys changes before it.";
+    "unwatch" => unwatch, arity: 1, flags: [NOSCRIPT, LOADING, STALE, FAST, ALLOW_BUSY], acl: [FAST, TRANSACTION], since: "2.2.0",
+        syntax: "UNWATCH", summary: "Forgets every watched key.";
+};
 
 fn multi(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     if ctx.client.multi.is_some() {
@@ -84,9 +27,20 @@ fn multi(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
 }
 
 /// `discardTransaction`: leaves MULTI, clears the flags and every watch.
-pub fn discard_transaction(srv: &mut Server, client: &mut Client) {
+pub(super) fn discard_transaction(srv: &mut Server, client: &mut Client) {
     client.multi = None;
     srv.watches.reset(client.id);
+}
+
+/// `execCommandAbort`: EXEC itself was rejected (arity, OOM...).
+pub(super) fn abort(srv: &mut Server, client: &mut Client, err: Frame) -> Frame {
+    discard_transaction(srv, client);
+    let Frame::Error(msg) = err else {
+        return err;
+    };
+    // Format-built rejections carry no code of their own; coded ones (OOM) keep it.
+    let msg = msg.strip_prefix("ERR ").unwrap_or(&msg);
+    Frame::err(format!("EXECABORT Transaction discarded because of: {msg}"))
 }
 
 fn discard(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
@@ -95,17 +49,6 @@ fn discard(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     }
     discard_transaction(ctx.srv, ctx.client);
     Frame::ok()
-}
-
-/// `execCommandAbort`: EXEC itself was rejected (arity, OOM...).
-pub fn abort(srv: &mut Server, client: &mut Client, err: Frame) -> Frame {
-    discard_transaction(srv, client);
-    let Frame::Error(msg) = err else {
-        return err;
-    };
-    // Format-built rejections carry no code of their own; coded ones (OOM) keep it.
-    let msg = msg.strip_prefix("ERR ").unwrap_or(&msg);
-    Frame::err(format!("EXECABORT Transaction discarded because of: {msg}"))
 }
 
 fn exec(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
@@ -136,8 +79,8 @@ fn exec(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     let mut replies = Vec::with_capacity(state.queued.len());
     for args in &state.queued {
         // Every queued command resolved and passed arity at queue time.
-        let reply = match super::resolve(args) {
-            Ok((_, cmd)) => super::call(ctx.srv, ctx.client, cmd, args),
+        let reply = match (ctx.reg.resolve)(args) {
+            Ok((_, cmd)) => (ctx.reg.call)(ctx.srv, ctx.client, cmd, args),
             Err(e) => e,
         };
         replies.push(reply);

@@ -1,68 +1,19 @@
 //! Persistence commands: SAVE, BGSAVE, BGREWRITEAOF and LASTSAVE, over the simulated files in `crate::persist`.
 
-use super::{Command, Ctx};
+use super::args::{is, SYNTAX};
+use super::table::{commands, Command, Ctx};
 use crate::proto::resp::Frame;
 
-macro_rules! persist_cmd {
-    ($name:literal, $arity:expr, [$($flag:literal),*], [$($acl:literal),*], $syntax:literal, $summary:literal, $since:literal, $handler:expr) => {
-        Command {
-            name: $name,
-            arity: $arity,
-            flags: &[$($flag),*],
-            keys: (0, 0, 0),
-            acl: &[$($acl),*],
-            syntax: $syntax,
-            summary: $summary,
-            since: $since,
-            group: "server",
-            handler: $handler,
-            subcommands: &[],
-        }
-    };
-}
-
-pub static COMMANDS: &[Command] = &[
-    persist_cmd!(
-        "save",
-        1,
-        ["no_async_loading", "admin", "noscript", "no_multi"],
-        ["admin", "slow", "dangerous"],
-        "SAVE",
-        "Writes a snapshot (RDB) synchronously.",
-        "1.0.0",
-        save
-    ),
-    persist_cmd!(
-        "bgsave",
-        -1,
-        ["no_async_loading", "admin", "noscript"],
-        ["admin", "slow", "dangerous"],
-        "BGSAVE [SCHEDULE]",
-        "Forks a child that writes a snapshot (RDB) in the background.",
-        "1.0.0",
-        bgsave
-    ),
-    persist_cmd!(
-        "bgrewriteaof",
-        1,
-        ["no_async_loading", "admin", "noscript"],
-        ["admin", "slow", "dangerous"],
-        "BGREWRITEAOF",
-        "Rewrites the append-only file as a snapshot preamble.",
-        "1.0.0",
-        bgrewriteaof
-    ),
-    persist_cmd!(
-        "lastsave",
-        1,
-        ["loading", "stale", "fast"],
-        ["admin", "fast", "dangerous"],
-        "LASTSAVE",
-        "Unix time of the last successful save.",
-        "1.0.0",
-        lastsave
-    ),
-];
+pub(super) static COMMANDS: &[Command] = commands! { group: "server";
+    "save" => save, arity: 1, flags: [ADMIN, NOSCRIPT, NO_ASYNC_LOADING, NO_MULTI], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "SAVE", summary: "Writes a snapshot (RDB) synchronously.";
+    "bgsave" => bgsave, arity: -1, flags: [ADMIN, NOSCRIPT, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "BGSAVE [SCHEDULE]", summary: "Forks a child that writes a snapshot (RDB) in the background.";
+    "bgrewriteaof" => bgrewriteaof, arity: 1, flags: [ADMIN, NOSCRIPT, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "BGREWRITEAOF", summary: "Rewrites the append-only file as a snapshot preamble.";
+    "lastsave" => lastsave, arity: 1, flags: [LOADING, STALE, FAST], acl: [ADMIN, FAST, DANGEROUS], since: "1.0.0",
+        syntax: "LASTSAVE", summary: "Unix time of the last successful save.";
+};
 
 fn save(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     crate::persist::save(ctx.srv);
@@ -70,8 +21,8 @@ fn save(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
 }
 
 fn bgsave(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    if args.len() > 2 || (args.len() == 2 && !super::is(&args[1], "schedule")) {
-        return Frame::err(super::SYNTAX);
+    if args.len() > 2 || (args.len() == 2 && !is(&args[1], "schedule")) {
+        return Frame::err(SYNTAX);
     }
     if crate::persist::bgsave(ctx.srv) {
         Frame::Simple("Background saving started".into())

@@ -5,228 +5,50 @@
 //! replies with one confirmation per name: the handler returns the first
 //! and leaves the rest in the reply tail, which follows it on the wire.
 
-use super::{Command, Ctx};
+use super::replies::{help_reply, subcommand_syntax_error};
+use super::table::{commands, container, Command, Ctx};
 use crate::proto::resp::Frame;
 use crate::pubsub;
 use crate::server::trace::PubSubKind;
 
-/// `PUBSUB NOSCRIPT LOADING STALE`, plus `SENTINEL` for the classic forms.
-const SUB_FLAGS: &[&str] = &["pubsub", "noscript", "loading", "stale", "sentinel"];
-const SHARD_SUB_FLAGS: &[&str] = &["pubsub", "noscript", "loading", "stale"];
-const PUBSUB_SUB_FLAGS: &[&str] = &["pubsub", "loading", "stale"];
-
-/// One PUBSUB subcommand (none has keys).
-const fn sub(
-    name: &'static str,
-    arity: i32,
-    flags: &'static [&'static str],
-    syntax: &'static str,
-    summary: &'static str,
-    since: &'static str,
-    handler: super::Handler,
-) -> Command {
-    Command {
-        name,
-        arity,
-        flags,
-        keys: (0, 0, 0),
-        acl: &[],
-        syntax,
-        summary,
-        since,
-        group: "pubsub",
-        handler,
-        subcommands: &[],
-    }
-}
-
-static PUBSUB_SUBCOMMANDS: &[Command] = &[
-    sub(
-        "channels",
-        -2,
-        PUBSUB_SUB_FLAGS,
-        "PUBSUB CHANNELS [pattern]",
-        "Returns the active channels.",
-        "2.8.0",
-        pubsub_channels,
-    ),
-    sub(
-        "numsub",
-        -2,
-        PUBSUB_SUB_FLAGS,
-        "PUBSUB NUMSUB [channel [channel ...]]",
-        "Returns a count of subscribers to channels.",
-        "2.8.0",
-        pubsub_numsub,
-    ),
-    sub(
-        "numpat",
-        2,
-        PUBSUB_SUB_FLAGS,
-        "PUBSUB NUMPAT",
-        "Returns a count of unique pattern subscriptions.",
-        "2.8.0",
-        pubsub_numpat,
-    ),
-    sub(
-        "shardchannels",
-        -2,
-        PUBSUB_SUB_FLAGS,
-        "PUBSUB SHARDCHANNELS [pattern]",
-        "Returns the active shard channels.",
-        "7.0.0",
-        pubsub_shardchannels,
-    ),
-    sub(
-        "shardnumsub",
-        -2,
-        PUBSUB_SUB_FLAGS,
-        "PUBSUB SHARDNUMSUB [shardchannel [shardchannel ...]]",
-        "Returns the count of subscribers of shard channels.",
-        "7.0.0",
-        pubsub_shardnumsub,
-    ),
-    sub(
-        "help",
-        2,
-        &["loading", "stale"],
-        "PUBSUB HELP",
-        "Returns helpful text about the different subcommands.",
-        "6.2.0",
-        pubsub_help,
-    ),
-];
-
-pub static COMMANDS: &[Command] = &[
-    Command {
-        name: "subscribe",
-        arity: -2,
-        flags: SUB_FLAGS,
-        keys: (0, 0, 0),
-        acl: &[],
-        syntax: "SUBSCRIBE channel [channel ...]",
-        summary: "Listens for messages published to channels.",
-        since: "2.0.0",
-        group: "pubsub",
-        handler: subscribe,
-        subcommands: &[],
-    },
-    Command {
-        name: "psubscribe",
-        arity: -2,
-        flags: SUB_FLAGS,
-        keys: (0, 0, 0),
-        acl: &[],
-        syntax: "PSUBSCRIBE pattern [pattern ...]",
-        summary: "Listens for messages published to channels that match one or more patterns.",
-        since: "2.0.0",
-        group: "pubsub",
-        handler: psubscribe,
-        subcommands: &[],
-    },
-    Command {
-        name: "unsubscribe",
-        arity: -1,
-        flags: SUB_FLAGS,
-        keys: (0, 0, 0),
-        acl: &[],
-        syntax: "UNSUBSCRIBE [channel [channel ...]]",
-        summary: "Stops listening to messages posted to channels.",
-        since: "2.0.0",
-        group: "pubsub",
-        handler: unsubscribe,
-        subcommands: &[],
-    },
-    Command {
-        name: "punsubscribe",
-        arity: -1,
-        flags: SUB_FLAGS,
-        keys: (0, 0, 0),
-        acl: &[],
-        syntax: "PUNSUBSCRIBE [pattern [pattern ...]]",
-        summary:
-            "Stops listening to messages published to channels that match one or more patterns.",
-        since: "2.0.0",
-        group: "pubsub",
-        handler: punsubscribe,
-        subcommands: &[],
-    },
-    Command {
-        name: "publish",
-        arity: 3,
-        flags: &[
-            "pubsub",
-            "loading",
-            "stale",
-            "fast",
-            "may_replicate",
-            "sentinel",
-        ],
-        keys: (0, 0, 0),
-        acl: &[],
-        syntax: "PUBLISH channel message",
-        summary: "Posts a message to a channel.",
-        since: "2.0.0",
-        group: "pubsub",
-        handler: publish,
-        subcommands: &[],
-    },
-    Command {
-        name: "pubsub",
-        arity: -2,
-        flags: &[],
-        keys: (0, 0, 0),
-        acl: &["slow"],
-        syntax: "PUBSUB <subcommand>",
-        summary: "A container for Pub/Sub commands.",
-        since: "2.8.0",
-        group: "pubsub",
-        handler: super::container,
-        subcommands: PUBSUB_SUBCOMMANDS,
-    },
+pub(super) static COMMANDS: &[Command] = commands! { group: "pubsub";
+    "subscribe" => subscribe, arity: -2, flags: [PUBSUB, NOSCRIPT, LOADING, STALE, SENTINEL], acl: [], since: "2.0.0",
+        syntax: "SUBSCRIBE channel [channel ...]", summary: "Listens for messages published to channels.";
+    "psubscribe" => psubscribe, arity: -2, flags: [PUBSUB, NOSCRIPT, LOADING, STALE, SENTINEL], acl: [], since: "2.0.0",
+        syntax: "PSUBSCRIBE pattern [pattern ...]", summary: "Listens for messages published to channels that match one or more patterns.";
+    "unsubscribe" => unsubscribe, arity: -1, flags: [PUBSUB, NOSCRIPT, LOADING, STALE, SENTINEL], acl: [], since: "2.0.0",
+        syntax: "UNSUBSCRIBE [channel [channel ...]]", summary: "Stops listening to messages posted to channels.";
+    "punsubscribe" => punsubscribe, arity: -1, flags: [PUBSUB, NOSCRIPT, LOADING, STALE, SENTINEL], acl: [], since: "2.0.0",
+        syntax: "PUNSUBSCRIBE [pattern [pattern ...]]", summary: "Stops listening to messages published to channels that match one or more patterns.";
+    "publish" => publish, arity: 3, flags: [PUBSUB, LOADING, STALE, FAST, MAY_REPLICATE, SENTINEL], acl: [], since: "2.0.0",
+        syntax: "PUBLISH channel message", summary: "Posts a message to a channel.";
+    "pubsub" => container, arity: -2, flags: [], acl: [SLOW], since: "2.8.0",
+        syntax: "PUBSUB <subcommand>", summary: "A container for Pub/Sub commands.", subcommands: PUBSUB_SUBCOMMANDS;
     // The shard forms name their channel where a key would be (a `not_key`
     // key spec, which routes them in a cluster); COMMAND INFO shows that
     // range. Standalone, every shard channel lives on this one server.
-    Command {
-        name: "ssubscribe",
-        arity: -2,
-        flags: SHARD_SUB_FLAGS,
-        keys: (1, -1, 1),
-        acl: &[],
-        syntax: "SSUBSCRIBE shardchannel [shardchannel ...]",
-        summary: "Listens for messages published to shard channels.",
-        since: "7.0.0",
-        group: "pubsub",
-        handler: ssubscribe,
-        subcommands: &[],
-    },
-    Command {
-        name: "sunsubscribe",
-        arity: -1,
-        flags: SHARD_SUB_FLAGS,
-        keys: (1, -1, 1),
-        acl: &[],
-        syntax: "SUNSUBSCRIBE [shardchannel [shardchannel ...]]",
-        summary: "Stops listening to messages posted to shard channels.",
-        since: "7.0.0",
-        group: "pubsub",
-        handler: sunsubscribe,
-        subcommands: &[],
-    },
-    Command {
-        name: "spublish",
-        arity: 3,
-        flags: &["pubsub", "loading", "stale", "fast", "may_replicate"],
-        keys: (1, 1, 1),
-        acl: &[],
-        syntax: "SPUBLISH shardchannel message",
-        summary: "Post a message to a shard channel",
-        since: "7.0.0",
-        group: "pubsub",
-        handler: spublish,
-        subcommands: &[],
-    },
-];
+    "ssubscribe" => ssubscribe, arity: -2, flags: [PUBSUB, NOSCRIPT, LOADING, STALE], keys: (1, -1, 1), acl: [], since: "7.0.0",
+        syntax: "SSUBSCRIBE shardchannel [shardchannel ...]", summary: "Listens for messages published to shard channels.";
+    "sunsubscribe" => sunsubscribe, arity: -1, flags: [PUBSUB, NOSCRIPT, LOADING, STALE], keys: (1, -1, 1), acl: [], since: "7.0.0",
+        syntax: "SUNSUBSCRIBE [shardchannel [shardchannel ...]]", summary: "Stops listening to messages posted to shard channels.";
+    "spublish" => spublish, arity: 3, flags: [PUBSUB, LOADING, STALE, FAST, MAY_REPLICATE], keys: (1, 1, 1), acl: [], since: "7.0.0",
+        syntax: "SPUBLISH shardchannel message", summary: "Post a message to a shard channel";
+};
+
+static PUBSUB_SUBCOMMANDS: &[Command] = commands! { group: "pubsub";
+    "channels" => pubsub_channels, arity: -2, flags: [PUBSUB, LOADING, STALE], acl: [], since: "2.8.0",
+        syntax: "PUBSUB CHANNELS [pattern]", summary: "Returns the active channels.";
+    "numsub" => pubsub_numsub, arity: -2, flags: [PUBSUB, LOADING, STALE], acl: [], since: "2.8.0",
+        syntax: "PUBSUB NUMSUB [channel [channel ...]]", summary: "Returns a count of subscribers to channels.";
+    "numpat" => pubsub_numpat, arity: 2, flags: [PUBSUB, LOADING, STALE], acl: [], since: "2.8.0",
+        syntax: "PUBSUB NUMPAT", summary: "Returns a count of unique pattern subscriptions.";
+    "shardchannels" => pubsub_shardchannels, arity: -2, flags: [PUBSUB, LOADING, STALE], acl: [], since: "7.0.0",
+        syntax: "PUBSUB SHARDCHANNELS [pattern]", summary: "Returns the active shard channels.";
+    "shardnumsub" => pubsub_shardnumsub, arity: -2, flags: [PUBSUB, LOADING, STALE], acl: [], since: "7.0.0",
+        syntax: "PUBSUB SHARDNUMSUB [shardchannel [shardchannel ...]]", summary: "Returns the count of subscribers of shard channels.";
+    "help" => pubsub_help, arity: 2, flags: [LOADING, STALE], acl: [], since: "6.2.0",
+        syntax: "PUBSUB HELP", summary: "Returns helpful text about the different subcommands.";
+};
 
 /// The commands a subscribed RESP2 connection may still run (top-level
 /// names; RESET is listed for when it exists).
@@ -331,7 +153,7 @@ fn spublish(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 fn channel_list(ctx: &mut Ctx, args: &[Vec<u8>], shard: bool) -> Frame {
     if args.len() > 3 {
-        return super::subcommand_syntax_error(args);
+        return subcommand_syntax_error(args);
     }
     let pattern = args.get(2).map(Vec::as_slice);
     Frame::Array(
@@ -388,15 +210,8 @@ fn pubsub_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         "    Return the currently active shard level channels matching a <pattern> (default: '*').",
         "SHARDNUMSUB [<shardchannel> ...]",
         "    Return the number of subscribers for the specified shard level channel(s)",
-        "HELP",
-        "    Print this help.",
     ];
-    let cmd = String::from_utf8_lossy(&args[0]).to_ascii_uppercase();
-    let mut out = vec![Frame::simple(format!(
-        "{cmd} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"
-    ))];
-    out.extend(lines.iter().map(|l| Frame::simple(l.to_string())));
-    Frame::Array(out)
+    help_reply(args, &lines)
 }
 
 #[cfg(test)]

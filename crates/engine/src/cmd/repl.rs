@@ -1,69 +1,26 @@
 //! Replication commands: REPLICAOF (and its old name SLAVEOF), ROLE and WAIT, over the engine's replication state (`crate::repl`).
 
-use super::{Command, Ctx};
+use super::args::{is, NOT_INTEGER};
+use super::table::{commands, Command, Ctx};
 use crate::proto::resp::{parse_i64, Frame};
 use crate::repl::{LinkState, Role};
 
-pub static COMMANDS: &[Command] = &[
-    Command {
-        name: "replicaof",
-        arity: 3,
-        flags: &["no_async_loading", "admin", "noscript", "stale"],
-        keys: (0, 0, 0),
-        acl: &["admin", "slow", "dangerous"],
-        syntax: "REPLICAOF <host port | NO ONE>",
-        summary: "Makes this server a replica of another, or (NO ONE) a master again.",
-        since: "5.0.0",
-        group: "server",
-        handler: replicaof,
-        subcommands: &[],
-    },
-    Command {
-        name: "slaveof",
-        arity: 3,
-        flags: &["no_async_loading", "admin", "noscript", "stale"],
-        keys: (0, 0, 0),
-        acl: &["admin", "slow", "dangerous"],
-        syntax: "SLAVEOF <host port | NO ONE>",
-        summary: "REPLICAOF's old name (deprecated).",
-        since: "1.0.0",
-        group: "server",
-        handler: replicaof,
-        subcommands: &[],
-    },
-    Command {
-        name: "role",
-        arity: 1,
-        flags: &["noscript", "loading", "stale", "fast", "sentinel"],
-        keys: (0, 0, 0),
-        acl: &["admin", "fast", "dangerous"],
-        syntax: "ROLE",
-        summary: "Replies with this server's replication role, offset and peers.",
-        since: "2.8.12",
-        group: "server",
-        handler: role,
-        subcommands: &[],
-    },
-    Command {
-        name: "wait",
-        arity: 3,
-        flags: &[],
-        keys: (0, 0, 0),
-        acl: &["slow", "connection"],
-        syntax: "WAIT numreplicas timeout",
-        summary: "Waits until numreplicas replicas acknowledged this client's writes, or timeout ms (0: forever); replies how many did.",
-        since: "3.0.0",
-        group: "generic",
-        handler: wait,
-        subcommands: &[],
-    },
-];
+pub(super) static COMMANDS: &[Command] = commands! { group: "server";
+    "replicaof" => replicaof, arity: 3, flags: [ADMIN, NOSCRIPT, STALE, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "5.0.0",
+        syntax: "REPLICAOF <host port | NO ONE>", summary: "Makes this server a replica of another, or (NO ONE) a master again.";
+    "slaveof" => replicaof, arity: 3, flags: [ADMIN, NOSCRIPT, STALE, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "SLAVEOF <host port | NO ONE>", summary: "REPLICAOF's old name (deprecated).";
+    "role" => role, arity: 1, flags: [NOSCRIPT, LOADING, STALE, FAST, SENTINEL], acl: [ADMIN, FAST, DANGEROUS], since: "2.8.12",
+        syntax: "ROLE", summary: "Replies with this server's replication role, offset and peers.";
+    "wait" => wait, arity: 3, flags: [], acl: [SLOW, CONNECTION], group: "generic", since: "3.0.0",
+        syntax: "WAIT numreplicas timeout", summary: "Waits until numreplicas replicas acknowledged this client's writes, or timeout ms (0: forever); replies how many did.";
+};
 
 fn replicaof(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if ctx.srv.config.cluster_enabled {
         return Frame::err("ERR REPLICAOF not allowed in cluster mode.");
     }
-    if super::is(&args[1], "no") && super::is(&args[2], "one") {
+    if is(&args[1], "no") && is(&args[2], "one") {
         crate::repl::promote(ctx.srv);
         return Frame::ok();
     }
@@ -140,7 +97,7 @@ fn wait(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         return Frame::err("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.");
     }
     let Some(numreplicas) = parse_i64(&args[1]) else {
-        return Frame::err(super::NOT_INTEGER);
+        return Frame::err(NOT_INTEGER);
     };
     let timeout = match parse_i64(&args[2]) {
         None => return Frame::err("ERR timeout is not an integer or out of range"),

@@ -6,170 +6,41 @@
 //! (`commandTimeSnapshot`). Commands inside run one level down from the
 //! EVAL, so blocking ones answer at once, as Redis' script client does.
 
-use super::{arg_i64, Command, Ctx};
+use super::args::{arg_i64, is};
+use super::replies::help_reply;
+use super::table::{commands, container, Command, Ctx, Flags, Registry};
 use crate::proto::resp::Frame;
 use crate::script::Host;
 use crate::server::client::Client;
 use crate::server::Server;
 
-const SCRIPT_FLAGS: &[&str] = &[
-    "noscript",
-    "stale",
-    "skip_monitor",
-    "no_mandatory_keys",
-    "movablekeys",
-    "may_replicate",
-];
-const SCRIPT_RO_FLAGS: &[&str] = &[
-    "readonly",
-    "noscript",
-    "stale",
-    "skip_monitor",
-    "no_mandatory_keys",
-    "movablekeys",
-];
+pub(super) static COMMANDS: &[Command] = commands! { group: "scripting";
+    "eval" => eval, arity: -3, flags: [NOSCRIPT, STALE, SKIP_MONITOR, MAY_REPLICATE, NO_MANDATORY_KEYS, MOVABLEKEYS], acl: [SLOW, SCRIPTING], since: "2.6.0",
+        syntax: "EVAL script numkeys [key [key ...]] [arg [arg ...]]", summary: "Runs a Lua script on the server, atomically.";
+    "evalsha" => evalsha, arity: -3, flags: [NOSCRIPT, STALE, SKIP_MONITOR, MAY_REPLICATE, NO_MANDATORY_KEYS, MOVABLEKEYS], acl: [SLOW, SCRIPTING], since: "2.6.0",
+        syntax: "EVALSHA sha1 numkeys [key [key ...]] [arg [arg ...]]", summary: "Runs a cached Lua script by its SHA1.";
+    "eval_ro" => eval_ro, arity: -3, flags: [READONLY, NOSCRIPT, STALE, SKIP_MONITOR, NO_MANDATORY_KEYS, MOVABLEKEYS], acl: [SLOW, SCRIPTING], since: "7.0.0",
+        syntax: "EVAL_RO script numkeys [key [key ...]] [arg [arg ...]]", summary: "Runs a read-only Lua script: write commands inside are refused.";
+    "evalsha_ro" => evalsha_ro, arity: -3, flags: [READONLY, NOSCRIPT, STALE, SKIP_MONITOR, NO_MANDATORY_KEYS, MOVABLEKEYS], acl: [SLOW, SCRIPTING], since: "7.0.0",
+        syntax: "EVALSHA_RO sha1 numkeys [key [key ...]] [arg [arg ...]]", summary: "Runs a cached read-only Lua script by its SHA1.";
+    "script" => container, arity: -2, flags: [], acl: [SLOW], since: "2.6.0",
+        syntax: "SCRIPT <subcommand>", summary: "Manages the server's Lua script cache.", subcommands: SCRIPT_SUBCOMMANDS;
+};
 
-/// One entry of the SCRIPT container.
-macro_rules! script_sub {
-    ($name:literal, $arity:expr, [$($flag:literal),*], $since:literal, $syntax:literal, $summary:literal, $handler:expr) => {
-        Command {
-            name: $name,
-            arity: $arity,
-            flags: &[$($flag),*],
-            keys: (0, 0, 0),
-            acl: &["slow", "scripting"],
-            syntax: $syntax,
-            summary: $summary,
-            since: $since,
-            group: "scripting",
-            handler: $handler,
-            subcommands: &[],
-        }
-    };
-}
-
-pub static COMMANDS: &[Command] = &[
-    Command {
-        name: "eval",
-        arity: -3,
-        flags: SCRIPT_FLAGS,
-        keys: (0, 0, 0),
-        acl: &["slow", "scripting"],
-        syntax: "EVAL script numkeys [key [key ...]] [arg [arg ...]]",
-        summary: "Runs a Lua script on the server, atomically.",
-        since: "2.6.0",
-        group: "scripting",
-        handler: eval,
-        subcommands: &[],
-    },
-    Command {
-        name: "evalsha",
-        arity: -3,
-        flags: SCRIPT_FLAGS,
-        keys: (0, 0, 0),
-        acl: &["slow", "scripting"],
-        syntax: "EVALSHA sha1 numkeys [key [key ...]] [arg [arg ...]]",
-        summary: "Runs a cached Lua script by its SHA1.",
-        since: "2.6.0",
-        group: "scripting",
-        handler: evalsha,
-        subcommands: &[],
-    },
-    Command {
-        name: "eval_ro",
-        arity: -3,
-        flags: SCRIPT_RO_FLAGS,
-        keys: (0, 0, 0),
-        acl: &["slow", "scripting"],
-        syntax: "EVAL_RO script numkeys [key [key ...]] [arg [arg ...]]",
-        summary: "Runs a read-only Lua script: write commands inside are refused.",
-        since: "7.0.0",
-        group: "scripting",
-        handler: eval_ro,
-        subcommands: &[],
-    },
-    Command {
-        name: "evalsha_ro",
-        arity: -3,
-        flags: SCRIPT_RO_FLAGS,
-        keys: (0, 0, 0),
-        acl: &["slow", "scripting"],
-        syntax: "EVALSHA_RO sha1 numkeys [key [key ...]] [arg [arg ...]]",
-        summary: "Runs a cached read-only Lua script by its SHA1.",
-        since: "7.0.0",
-        group: "scripting",
-        handler: evalsha_ro,
-        subcommands: &[],
-    },
-    Command {
-        name: "script",
-        arity: -2,
-        flags: &[],
-        keys: (0, 0, 0),
-        acl: &["slow"],
-        syntax: "SCRIPT <subcommand>",
-        summary: "Manages the server's Lua script cache.",
-        since: "2.6.0",
-        group: "scripting",
-        handler: super::container,
-        subcommands: &[
-            script_sub!(
-                "debug",
-                3,
-                ["noscript"],
-                "3.2.0",
-                "SCRIPT DEBUG <YES | SYNC | NO>",
-                "Sets the debug mode of server-side scripts (only NO here: no debugger).",
-                script_debug
-            ),
-            script_sub!(
-                "exists",
-                -3,
-                ["noscript"],
-                "2.6.0",
-                "SCRIPT EXISTS sha1 [sha1 ...]",
-                "Replies 1 or 0 for each SHA1: is that script cached?",
-                script_exists
-            ),
-            script_sub!(
-                "flush",
-                -2,
-                ["noscript"],
-                "2.6.0",
-                "SCRIPT FLUSH [ASYNC | SYNC]",
-                "Empties the script cache.",
-                script_flush
-            ),
-            script_sub!(
-                "help",
-                2,
-                ["loading", "stale"],
-                "5.0.0",
-                "SCRIPT HELP",
-                "Returns helpful text about the different subcommands.",
-                script_help
-            ),
-            script_sub!(
-                "kill",
-                2,
-                ["noscript", "allow_busy"],
-                "2.6.0",
-                "SCRIPT KILL",
-                "Stops the running script (none can be running between commands here).",
-                script_kill
-            ),
-            script_sub!(
-                "load",
-                3,
-                ["noscript", "stale"],
-                "2.6.0",
-                "SCRIPT LOAD script",
-                "Compiles a script into the cache without running it; replies its SHA1.",
-                script_load
-            ),
-        ],
-    },
-];
+static SCRIPT_SUBCOMMANDS: &[Command] = commands! { group: "scripting";
+    "debug" => script_debug, arity: 3, flags: [NOSCRIPT], acl: [SLOW, SCRIPTING], since: "3.2.0",
+        syntax: "SCRIPT DEBUG <YES | SYNC | NO>", summary: "Sets the debug mode of server-side scripts (only NO here: no debugger).";
+    "exists" => script_exists, arity: -3, flags: [NOSCRIPT], acl: [SLOW, SCRIPTING], since: "2.6.0",
+        syntax: "SCRIPT EXISTS sha1 [sha1 ...]", summary: "Replies 1 or 0 for each SHA1: is that script cached?";
+    "flush" => script_flush, arity: -2, flags: [NOSCRIPT], acl: [SLOW, SCRIPTING], since: "2.6.0",
+        syntax: "SCRIPT FLUSH [ASYNC | SYNC]", summary: "Empties the script cache.";
+    "help" => script_help, arity: 2, flags: [LOADING, STALE], acl: [SLOW, SCRIPTING], since: "5.0.0",
+        syntax: "SCRIPT HELP", summary: "Returns helpful text about the different subcommands.";
+    "kill" => script_kill, arity: 2, flags: [NOSCRIPT, ALLOW_BUSY], acl: [SLOW, SCRIPTING], since: "2.6.0",
+        syntax: "SCRIPT KILL", summary: "Stops the running script (none can be running between commands here).";
+    "load" => script_load, arity: 3, flags: [NOSCRIPT, STALE], acl: [SLOW, SCRIPTING], since: "2.6.0",
+        syntax: "SCRIPT LOAD script", summary: "Compiles a script into the cache without running it; replies its SHA1.";
+};
 
 const NOSCRIPT: &str = "NOSCRIPT No matching script. Please use EVAL.";
 
@@ -245,6 +116,7 @@ fn eval_generic(ctx: &mut Ctx, args: &[Vec<u8>], by_sha: bool, ro: bool) -> Fram
     client.multi = None;
     let fuel = crate::script::budget_for(ctx.srv.config.busy_reply_threshold);
     let mut host = ScriptHost {
+        reg: ctx.reg,
         srv: ctx.srv,
         client,
         readonly: ro || (!f.compat && f.no_writes),
@@ -257,6 +129,7 @@ fn eval_generic(ctx: &mut Ctx, args: &[Vec<u8>], by_sha: bool, ro: bool) -> Fram
 
 /// What a running script reaches: the server, through its own client.
 struct ScriptHost<'a> {
+    reg: &'static Registry,
     srv: &'a mut Server,
     client: Client,
     /// EVAL_RO, or a script declaring `no-writes`: writes are refused.
@@ -273,37 +146,29 @@ struct ScriptHost<'a> {
 /// the flag, which COMMAND INFO does not show): a read-only script may not
 /// run them, as they can propagate a write (PFCOUNT caches its count).
 fn may_replicate(cmd: &Command) -> bool {
-    cmd.has_flag("may_replicate")
+    cmd.flags.contains(Flags::MAY_REPLICATE)
         || matches!(
             cmd.name,
             "eval" | "evalsha" | "fcall" | "pfcount" | "publish" | "spublish"
         )
 }
 
-/// `lookupCommand` as a script uses it: a container's subcommand when one
-/// is named, the container itself when called alone; `None` if unknown.
-fn lookup_for_script(args: &[Vec<u8>]) -> Option<&'static Command> {
-    let base = super::lookup(&args[0])?;
-    if base.subcommands.is_empty() || args.len() == 1 {
-        return Some(base);
-    }
-    base.subcommand(&args[1])
-}
-
 impl Host for ScriptHost<'_> {
     /// `scriptCall`: the checks Redis makes before running a command for a script.
     fn call(&mut self, args: &[Vec<u8>]) -> Frame {
-        let Some(cmd) = lookup_for_script(args) else {
+        // `lookupCommand`: a container's subcommand when one is named, the
+        // container itself when called alone.
+        let Some(cmd) = self.reg.resolve_command(args) else {
             return Frame::err("ERR Unknown Redis command called from script");
         };
         let argc = args.len() as i32;
         if (cmd.arity > 0 && argc != cmd.arity) || argc < -cmd.arity {
             return Frame::err("ERR Wrong number of args calling Redis command from script");
         }
-        if cmd.has_flag("noscript") {
+        if cmd.flags.contains(Flags::NOSCRIPT) {
             return Frame::err("ERR This Redis command is not allowed from script");
         }
-        let write = cmd.has_flag("write");
+        let write = cmd.flags.contains(Flags::WRITE);
         if self.readonly && (write || may_replicate(cmd)) {
             return Frame::err("ERR Write commands are not allowed from read-only scripts.");
         }
@@ -311,14 +176,14 @@ impl Host for ScriptHost<'_> {
             && self.srv.config.maxmemory > 0
             && !self.write_dirty
             && self.oom
-            && cmd.has_flag("denyoom")
+            && cmd.flags.contains(Flags::DENYOOM)
         {
             return Frame::err("OOM command not allowed when used memory > 'maxmemory'.");
         }
         if write {
             self.write_dirty = true;
         }
-        super::call(self.srv, &mut self.client, cmd, args)
+        (self.reg.call)(self.srv, &mut self.client, cmd, args)
     }
 
     fn resp(&self) -> u8 {
@@ -334,7 +199,7 @@ impl Host for ScriptHost<'_> {
     }
 
     fn knows_command(&self, name: &[u8]) -> bool {
-        super::lookup(name).is_some()
+        (self.reg.lookup)(name).is_some()
     }
 }
 
@@ -359,7 +224,7 @@ fn script_exists(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 fn script_flush(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let ok = match args.len() {
         2 => true,
-        3 => super::is(&args[2], "sync") || super::is(&args[2], "async"),
+        3 => is(&args[2], "sync") || is(&args[2], "async"),
         _ => false,
     };
     if !ok {
@@ -376,9 +241,9 @@ fn script_kill(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
 }
 
 fn script_debug(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    if super::is(&args[2], "no") {
+    if is(&args[2], "no") {
         Frame::ok()
-    } else if super::is(&args[2], "yes") || super::is(&args[2], "sync") {
+    } else if is(&args[2], "yes") || is(&args[2], "sync") {
         Frame::err("ERR SCRIPT DEBUG YES|SYNC is not supported by Redsim: it has no Lua debugger")
     } else {
         Frame::err("ERR Use SCRIPT DEBUG YES/SYNC/NO")
@@ -401,13 +266,6 @@ fn script_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         "    Kill the currently executing Lua script.",
         "LOAD <script>",
         "    Load a script into the scripts cache without executing it.",
-        "HELP",
-        "    Print this help.",
     ];
-    let cmd = String::from_utf8_lossy(&args[0]).to_ascii_uppercase();
-    let mut out = vec![Frame::simple(format!(
-        "{cmd} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"
-    ))];
-    out.extend(lines.iter().map(|l| Frame::simple(l.to_string())));
-    Frame::Array(out)
+    help_reply(args, &lines)
 }

@@ -7,99 +7,56 @@
 //! smallest set's encoding and may end as an intset, and SPOP of most of a
 //! set keeps the rest in a new, possibly smaller, encoding.
 
-use super::hash::{
-    count_arg, positive_arg, sample_indices, scan_cursor, scan_opts, scan_reply, scan_steps,
-    too_many_random, update, MAX_RANDOM_REPLY,
-};
-use super::{Command, Ctx, SYNTAX, WRONGTYPE};
+use super::args::{count_arg, opt_is, positive_long_arg, range_long_arg, SYNTAX};
+use super::random::{sample_indices, too_many_random, MAX_RANDOM_REPLY};
+use super::scan::{cursor_arg, scan_opts, scan_reply, scan_steps};
+use super::table::{commands, Command, Ctx};
+use super::typed::{peek, peek_with_rng, update, WRONGTYPE};
 use crate::keyspace::object::Value;
 use crate::keyspace::types::set::{Member, Set, SetLimits};
 use crate::proto::resp::{parse_i64, Frame};
 use crate::server::trace::DeleteCause;
 use crate::server::Server;
 
-/// Defines one set-group command entry.
-macro_rules! set_cmd {
-    ($name:literal, $arity:expr, [$($flag:literal),*], $keys:expr, [$($acl:literal),*],
-     $syntax:literal, $summary:literal, $since:literal, $handler:expr) => {
-        Command {
-            name: $name,
-            arity: $arity,
-            flags: &[$($flag),*],
-            keys: $keys,
-            acl: &[$($acl),*],
-            syntax: $syntax,
-            summary: $summary,
-            since: $since,
-            group: "set",
-            handler: $handler,
-            subcommands: &[],
-        }
-    };
-}
-
-pub static COMMANDS: &[Command] = &[
-    set_cmd!("sadd", -3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "set", "fast"],
-        "SADD key member [member ...]",
-        "Adds members to a set, creating it if needed; replies with how many were new.",
-        "1.0.0", sadd),
-    set_cmd!("srem", -3, ["write", "fast"], (1, 1, 1), ["write", "set", "fast"],
-        "SREM key member [member ...]",
-        "Removes members from a set, and the key once empty; replies with how many were removed.",
-        "1.0.0", srem),
-    set_cmd!("sismember", 3, ["readonly", "fast"], (1, 1, 1), ["read", "set", "fast"],
-        "SISMEMBER key member", "Replies 1 if the member is in the set, else 0.", "1.0.0", sismember),
-    set_cmd!("smismember", -3, ["readonly", "fast"], (1, 1, 1), ["read", "set", "fast"],
-        "SMISMEMBER key member [member ...]",
-        "Replies 1 or 0 for each member: whether it is in the set.", "6.2.0", smismember),
-    set_cmd!("scard", 2, ["readonly", "fast"], (1, 1, 1), ["read", "set", "fast"],
-        "SCARD key", "Replies with the number of members of a set.", "1.0.0", scard),
-    set_cmd!("smembers", 2, ["readonly"], (1, 1, 1), ["read", "set", "slow"],
-        "SMEMBERS key", "Replies with every member of a set.", "1.0.0", smembers),
-    set_cmd!("spop", -2, ["write", "fast"], (1, 1, 1), ["write", "set", "fast"],
-        "SPOP key [count]",
-        "Removes and replies with random members of a set, deleting it once empty.",
-        "1.0.0", spop),
-    set_cmd!("srandmember", -2, ["readonly"], (1, 1, 1), ["read", "set", "slow"],
-        "SRANDMEMBER key [count]",
-        "Replies with random members: distinct for a positive count, possibly repeated for a negative one.",
-        "1.0.0", srandmember),
-    set_cmd!("smove", 4, ["write", "fast"], (1, 2, 1), ["write", "set", "fast"],
-        "SMOVE source destination member",
-        "Moves a member from one set to another; replies 1 if it was in the source.",
-        "1.0.0", smove),
-    set_cmd!("sinter", -2, ["readonly"], (1, -1, 1), ["read", "set", "slow"],
-        "SINTER key [key ...]", "Replies with the members common to every set.", "1.0.0", sinter),
-    set_cmd!("sintercard", -3, ["readonly", "movablekeys"], (0, 0, 0), ["read", "set", "slow"],
-        "SINTERCARD numkeys key [key ...] [LIMIT limit]",
-        "Replies with the size of the sets' intersection, counting up to LIMIT if given.",
-        "7.0.0", sintercard),
-    set_cmd!("sunion", -2, ["readonly"], (1, -1, 1), ["read", "set", "slow"],
-        "SUNION key [key ...]", "Replies with the members of any of the sets.", "1.0.0", sunion),
-    set_cmd!("sdiff", -2, ["readonly"], (1, -1, 1), ["read", "set", "slow"],
-        "SDIFF key [key ...]",
-        "Replies with the members of the first set that are in none of the others.",
-        "1.0.0", sdiff),
-    set_cmd!("sinterstore", -3, ["write", "denyoom"], (1, -1, 1), ["write", "set", "slow"],
-        "SINTERSTORE destination key [key ...]",
-        "Stores the intersection of sets under a key (deleting it if empty); replies with its size.",
-        "1.0.0", sinterstore),
-    set_cmd!("sunionstore", -3, ["write", "denyoom"], (1, -1, 1), ["write", "set", "slow"],
-        "SUNIONSTORE destination key [key ...]",
-        "Stores the union of sets under a key (deleting it if empty); replies with its size.",
-        "1.0.0", sunionstore),
-    set_cmd!("sdiffstore", -3, ["write", "denyoom"], (1, -1, 1), ["write", "set", "slow"],
-        "SDIFFSTORE destination key [key ...]",
-        "Stores the difference of sets under a key (deleting it if empty); replies with its size.",
-        "1.0.0", sdiffstore),
-    set_cmd!("sscan", -3, ["readonly"], (1, 1, 1), ["read", "set", "slow"],
-        "SSCAN key cursor [MATCH pattern] [COUNT count]",
-        "Walks a set's members with a cursor (a small set comes whole).",
-        "2.8.0", sscan),
-];
+pub(super) static COMMANDS: &[Command] = commands! { group: "set";
+    "sadd" => sadd, arity: -3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, SET, FAST], since: "1.0.0",
+        syntax: "SADD key member [member ...]", summary: "Adds members to a set, creating it if needed; replies with how many were new.";
+    "srem" => srem, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, SET, FAST], since: "1.0.0",
+        syntax: "SREM key member [member ...]", summary: "Removes members from a set, and the key once empty; replies with how many were removed.";
+    "sismember" => sismember, arity: 3, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, SET, FAST], since: "1.0.0",
+        syntax: "SISMEMBER key member", summary: "Replies 1 if the member is in the set, else 0.";
+    "smismember" => smismember, arity: -3, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, SET, FAST], since: "6.2.0",
+        syntax: "SMISMEMBER key member [member ...]", summary: "Replies 1 or 0 for each member: whether it is in the set.";
+    "scard" => scard, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, SET, FAST], since: "1.0.0",
+        syntax: "SCARD key", summary: "Replies with the number of members of a set.";
+    "smembers" => smembers, arity: 2, flags: [READONLY], keys: (1, 1, 1), acl: [READ, SET, SLOW], since: "1.0.0",
+        syntax: "SMEMBERS key", summary: "Replies with every member of a set.";
+    "spop" => spop, arity: -2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, SET, FAST], since: "1.0.0",
+        syntax: "SPOP key [count]", summary: "Removes and replies with random members of a set, deleting it once empty.";
+    "srandmember" => srandmember, arity: -2, flags: [READONLY], keys: (1, 1, 1), acl: [READ, SET, SLOW], since: "1.0.0",
+        syntax: "SRANDMEMBER key [count]", summary: "Replies with random members: distinct for a positive count, possibly repeated for a negative one.";
+    "smove" => smove, arity: 4, flags: [WRITE, FAST], keys: (1, 2, 1), acl: [WRITE, SET, FAST], since: "1.0.0",
+        syntax: "SMOVE source destination member", summary: "Moves a member from one set to another; replies 1 if it was in the source.";
+    "sinter" => sinter, arity: -2, flags: [READONLY], keys: (1, -1, 1), acl: [READ, SET, SLOW], since: "1.0.0",
+        syntax: "SINTER key [key ...]", summary: "Replies with the members common to every set.";
+    "sintercard" => sintercard, arity: -3, flags: [READONLY, MOVABLEKEYS], acl: [READ, SET, SLOW], since: "7.0.0",
+        syntax: "SINTERCARD numkeys key [key ...] [LIMIT limit]", summary: "Replies with the size of the sets' intersection, counting up to LIMIT if given.";
+    "sunion" => sunion, arity: -2, flags: [READONLY], keys: (1, -1, 1), acl: [READ, SET, SLOW], since: "1.0.0",
+        syntax: "SUNION key [key ...]", summary: "Replies with the members of any of the sets.";
+    "sdiff" => sdiff, arity: -2, flags: [READONLY], keys: (1, -1, 1), acl: [READ, SET, SLOW], since: "1.0.0",
+        syntax: "SDIFF key [key ...]", summary: "Replies with the members of the first set that are in none of the others.";
+    "sinterstore" => sinterstore, arity: -3, flags: [WRITE, DENYOOM], keys: (1, -1, 1), acl: [WRITE, SET, SLOW], since: "1.0.0",
+        syntax: "SINTERSTORE destination key [key ...]", summary: "Stores the intersection of sets under a key (deleting it if empty); replies with its size.";
+    "sunionstore" => sunionstore, arity: -3, flags: [WRITE, DENYOOM], keys: (1, -1, 1), acl: [WRITE, SET, SLOW], since: "1.0.0",
+        syntax: "SUNIONSTORE destination key [key ...]", summary: "Stores the union of sets under a key (deleting it if empty); replies with its size.";
+    "sdiffstore" => sdiffstore, arity: -3, flags: [WRITE, DENYOOM], keys: (1, -1, 1), acl: [WRITE, SET, SLOW], since: "1.0.0",
+        syntax: "SDIFFSTORE destination key [key ...]", summary: "Stores the difference of sets under a key (deleting it if empty); replies with its size.";
+    "sscan" => sscan, arity: -3, flags: [READONLY], keys: (1, 1, 1), acl: [READ, SET, SLOW], since: "2.8.0",
+        syntax: "SSCAN key cursor [MATCH pattern] [COUNT count]", summary: "Walks a set's members with a cursor (a small set comes whole).";
+};
 
 // ---------------------------------------------------------------------------
-// Lookups.
+// Encoding limits and in-place writes.
 
 /// The encoding limits from the current config.
 fn limits(srv: &Server) -> SetLimits {
@@ -111,69 +68,15 @@ fn limits(srv: &Server) -> SetLimits {
     }
 }
 
-/// `lookupKeyRead` + `checkType`: true if the set exists.
-fn read_lookup(ctx: &mut Ctx, key: &[u8]) -> Result<bool, Frame> {
-    let db = ctx.db();
-    match ctx.srv.lookup_read(db, key).map(|o| &o.value) {
-        None => Ok(false),
-        Some(Value::Set(_)) => Ok(true),
-        Some(_) => Err(Frame::err(WRONGTYPE)),
-    }
-}
-
-/// `lookupKeyWrite` + `checkType`: true if the set exists.
-fn write_lookup(ctx: &mut Ctx, key: &[u8]) -> Result<bool, Frame> {
-    let db = ctx.db();
-    match ctx.srv.lookup_write(db, key).map(|o| &o.value) {
-        None => Ok(false),
-        Some(Value::Set(_)) => Ok(true),
-        Some(_) => Err(Frame::err(WRONGTYPE)),
-    }
-}
-
-/// The set under `key` with no lookup side effects (after a lookup did them).
-fn peek<'a>(srv: &'a Server, db: usize, key: &[u8]) -> Option<&'a Set> {
-    match srv.dbs[db].get(key).map(|o| &o.value) {
-        Some(Value::Set(s)) => Some(s),
-        _ => None,
-    }
-}
-
-/// The set at `key` and the RNG, borrowed together.
-fn peek_split<'a>(
-    srv: &'a mut Server,
-    db: usize,
-    key: &[u8],
-) -> (Option<&'a Set>, &'a mut fastrand::Rng) {
-    let Server { dbs, rng, .. } = srv;
-    let s = match dbs[db].get(key).map(|o| &o.value) {
-        Some(Value::Set(s)) => Some(&**s),
-        _ => None,
-    };
-    (s, rng)
-}
-
-/// Applies `f` to the live set at `key` (see [`update`]).
+/// Applies `f` to the live set at `key` (see [`update`]); the default
+/// result if there is none.
 fn update_set<R: Default>(
     srv: &mut Server,
     db: usize,
     key: &[u8],
-    f: impl FnOnce(&mut Set) -> (R, bool),
+    f: impl FnOnce(&mut Set, &mut fastrand::Rng) -> (R, bool),
 ) -> R {
-    update(srv, db, key, |v| match v {
-        Value::Set(s) => f(s),
-        _ => (R::default(), false),
-    })
-    .unwrap_or_default()
-}
-
-/// Runs `f` with the server's RNG taken out, so that it can draw while the
-/// server is borrowed for an in-place update.
-fn with_rng<R>(srv: &mut Server, f: impl FnOnce(&mut Server, &mut fastrand::Rng) -> R) -> R {
-    let mut rng = std::mem::replace(&mut srv.rng, fastrand::Rng::with_seed(0));
-    let r = f(srv, &mut rng);
-    srv.rng = rng;
-    r
+    update::<Set, _>(srv, db, key, f).unwrap_or_default()
 }
 
 /// Stores `set` at `dst` (`setKey`, after its write lookup), or deletes
@@ -199,7 +102,7 @@ fn set_reply(members: Vec<Vec<u8>>) -> Frame {
 // Commands.
 
 fn sadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let exists = match write_lookup(ctx, &args[1]) {
+    let exists = match ctx.write_exists::<Set>(&args[1]) {
         Ok(e) => e,
         Err(e) => return e,
     };
@@ -208,7 +111,7 @@ fn sadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let db = ctx.db();
     let add_all = |s: &mut Set| args[2..].iter().filter(|m| s.add(m, &lim)).count();
     let added = if exists {
-        update_set(ctx.srv, db, &args[1], |s| {
+        update_set(ctx.srv, db, &args[1], |s, _| {
             s.maybe_convert(hint, &lim);
             let added = add_all(s);
             (added, added > 0)
@@ -225,13 +128,11 @@ fn sadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 /// SREM: stops once the set is empty, and deletes the key.
 fn srem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    match write_lookup(ctx, &args[1]) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Integer(0),
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<Set>(&args[1], || Frame::Integer(0)) {
+        return reply;
     }
     let db = ctx.db();
-    let (deleted, emptied) = update_set(ctx.srv, db, &args[1], |s| {
+    let (deleted, emptied) = update_set(ctx.srv, db, &args[1], |s, _| {
         let mut deleted = 0i64;
         for m in &args[2..] {
             if s.remove(m) {
@@ -250,19 +151,17 @@ fn srem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 }
 
 fn sismember(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    if let Err(e) = read_lookup(ctx, &args[1]) {
-        return e;
+    match ctx.read::<Set>(&args[1]) {
+        Err(e) => e,
+        Ok(s) => Frame::Integer(s.is_some_and(|s| s.contains(&args[2])) as i64),
     }
-    let db = ctx.db();
-    Frame::Integer(peek(ctx.srv, db, &args[1]).is_some_and(|s| s.contains(&args[2])) as i64)
 }
 
 fn smismember(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    if let Err(e) = read_lookup(ctx, &args[1]) {
-        return e;
-    }
-    let db = ctx.db();
-    let s = peek(ctx.srv, db, &args[1]);
+    let s = match ctx.read::<Set>(&args[1]) {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
     Frame::Array(
         args[2..]
             .iter()
@@ -272,11 +171,10 @@ fn smismember(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 }
 
 fn scard(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    if let Err(e) = read_lookup(ctx, &args[1]) {
-        return e;
+    match ctx.read::<Set>(&args[1]) {
+        Err(e) => e,
+        Ok(s) => Frame::Integer(s.map_or(0, |s| s.len() as i64)),
     }
-    let db = ctx.db();
-    Frame::Integer(peek(ctx.srv, db, &args[1]).map_or(0, |s| s.len() as i64))
 }
 
 /// SMEMBERS is SINTER of one key, as in Redis.
@@ -298,9 +196,11 @@ fn smove(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         return Frame::err(WRONGTYPE);
     }
     if src == dst {
-        return Frame::Integer(peek(ctx.srv, db, src).is_some_and(|s| s.contains(ele)) as i64);
+        return Frame::Integer(
+            peek::<Set>(ctx.srv, db, src).is_some_and(|s| s.contains(ele)) as i64,
+        );
     }
-    let (removed, emptied) = update_set(ctx.srv, db, src, |s| {
+    let (removed, emptied) = update_set(ctx.srv, db, src, |s, _| {
         let removed = s.remove(ele);
         ((removed, s.is_empty()), removed)
     });
@@ -316,7 +216,7 @@ fn smove(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         s.add(ele, &lim);
         ctx.srv.set_key(db, dst, Value::Set(Box::new(s)), false);
     } else {
-        update_set(ctx.srv, db, dst, |s| {
+        update_set(ctx.srv, db, dst, |s, _| {
             let added = s.add(ele, &lim);
             ((), added)
         });
@@ -332,18 +232,14 @@ fn spop(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         return Frame::err(SYNTAX);
     }
     let key = &args[1];
-    match write_lookup(ctx, key) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Null,
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<Set>(key, || Frame::Null) {
+        return reply;
     }
     let db = ctx.db();
-    let (popped, emptied) = with_rng(ctx.srv, |srv, rng| {
-        update_set(srv, db, key, |s| {
-            let m = s.pop_random(rng);
-            let changed = m.is_some();
-            ((m, s.is_empty()), changed)
-        })
+    let (popped, emptied) = update_set(ctx.srv, db, key, |s, rng| {
+        let m = s.pop_random(rng);
+        let changed = m.is_some();
+        ((m, s.is_empty()), changed)
     });
     if emptied {
         ctx.srv.delete(db, key, DeleteCause::Del);
@@ -355,21 +251,19 @@ fn spop(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 /// reads the key again), a few random members, or — when most of the set
 /// goes — the members that stay are drawn instead and become a new set.
 fn spop_count(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let count = match positive_arg(&args[2], None) {
+    let count = match positive_long_arg(&args[2], None) {
         Ok(n) => n as u64,
         Err(e) => return e,
     };
     let key = &args[1];
-    match write_lookup(ctx, key) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Set(vec![]),
-        Ok(true) => {}
+    if let Err(reply) = ctx.write_or::<Set>(key, || Frame::Set(vec![])) {
+        return reply;
     }
     if count == 0 {
         return Frame::Set(vec![]);
     }
     let db = ctx.db();
-    let size = peek(ctx.srv, db, key).map_or(0, |s| s.len() as u64);
+    let size = peek::<Set>(ctx.srv, db, key).map_or(0, |s| s.len() as u64);
     if count >= size {
         let reply = sunion_diff_generic(ctx, std::slice::from_ref(key), None, Op::Union);
         ctx.srv.delete(db, key, DeleteCause::Del);
@@ -377,15 +271,13 @@ fn spop_count(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     let remaining = size - count;
     let lim = limits(ctx.srv);
-    let popped = with_rng(ctx.srv, |srv, rng| {
-        update_set(srv, db, key, |s| {
-            let out = if remaining * 5 > count {
-                pop_some(s, count as usize, rng)
-            } else {
-                keep_some(s, remaining as usize, rng, &lim)
-            };
-            (out, true)
-        })
+    let popped = update_set(ctx.srv, db, key, |s, rng| {
+        let out = if remaining * 5 > count {
+            pop_some(s, count as usize, rng)
+        } else {
+            keep_some(s, remaining as usize, rng, &lim)
+        };
+        (out, true)
     });
     set_reply(popped)
 }
@@ -448,13 +340,11 @@ fn srandmember(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if args.len() > 3 {
         return Frame::err(SYNTAX);
     }
-    match read_lookup(ctx, &args[1]) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Null,
-        Ok(true) => {}
+    if let Err(reply) = ctx.read_or::<Set>(&args[1], || Frame::Null) {
+        return reply;
     }
     let db = ctx.db();
-    match peek_split(ctx.srv, db, &args[1]) {
+    match peek_with_rng::<Set>(ctx.srv, db, &args[1]) {
         (Some(s), rng) => s
             .random(rng)
             .map_or(Frame::Null, |m| Frame::Bulk(m.to_vec())),
@@ -470,17 +360,15 @@ fn srandmember_count(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         Ok(n) => n,
         Err(e) => return e,
     };
-    match read_lookup(ctx, &args[1]) {
-        Err(e) => return e,
-        Ok(false) => return Frame::Array(vec![]),
-        Ok(true) => {}
+    if let Err(reply) = ctx.read_or::<Set>(&args[1], || Frame::Array(vec![])) {
+        return reply;
     }
     let (count, uniq) = (l.unsigned_abs(), l >= 0);
     if count == 0 {
         return Frame::Array(vec![]);
     }
     let db = ctx.db();
-    let (Some(s), rng) = peek_split(ctx.srv, db, &args[1]) else {
+    let (Some(s), rng) = peek_with_rng::<Set>(ctx.srv, db, &args[1]) else {
         return Frame::Array(vec![]);
     };
     let size = s.len() as u64;
@@ -536,7 +424,7 @@ enum Inter<'a> {
 fn sinter_generic(ctx: &mut Ctx, keys: &[Vec<u8>], mode: Inter) -> Frame {
     let mut empty = false;
     for k in keys {
-        match read_lookup(ctx, k) {
+        match ctx.read_exists::<Set>(k) {
             Err(e) => return e,
             Ok(false) => empty = true,
             Ok(true) => {}
@@ -547,7 +435,7 @@ fn sinter_generic(ctx: &mut Ctx, keys: &[Vec<u8>], mode: Inter) -> Frame {
     let mut sets: Vec<(&[u8], &Set)> = Vec::with_capacity(keys.len());
     if !empty {
         for k in keys {
-            match peek(ctx.srv, db, k) {
+            match peek::<Set>(ctx.srv, db, k) {
                 Some(s) => sets.push((k, s)),
                 None => empty = true,
             }
@@ -617,9 +505,14 @@ fn sinterstore(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 /// SINTERCARD: numkeys, then LIMIT, are checked before any key is read.
 fn sintercard(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let numkeys = match parse_i64(&args[1]) {
-        Some(n) if n >= 1 => n as u64,
-        _ => return Frame::err("ERR numkeys should be greater than 0"),
+    let numkeys = match range_long_arg(
+        &args[1],
+        1,
+        i64::MAX,
+        Some("numkeys should be greater than 0"),
+    ) {
+        Ok(n) => n as u64,
+        Err(e) => return e,
     };
     if numkeys > (args.len() - 2) as u64 {
         return Frame::err("ERR Number of keys can't be greater than number of args");
@@ -629,9 +522,9 @@ fn sintercard(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let mut j = first_opt;
     while j < args.len() {
         let more = args.len() - 1 - j;
-        if super::strings::opt_is(&args[j], "limit") && more > 0 {
+        if opt_is(&args[j], "limit") && more > 0 {
             j += 1;
-            limit = match positive_arg(&args[j], Some("LIMIT can't be negative")) {
+            limit = match positive_long_arg(&args[j], Some("LIMIT can't be negative")) {
                 Ok(n) => n as u64,
                 Err(e) => return e,
             };
@@ -654,13 +547,13 @@ enum Op {
 /// intset, so it takes whatever encoding its members call for.
 fn sunion_diff_generic(ctx: &mut Ctx, keys: &[Vec<u8>], dst: Option<&[u8]>, op: Op) -> Frame {
     for k in keys {
-        if let Err(e) = read_lookup(ctx, k) {
+        if let Err(e) = ctx.read_exists::<Set>(k) {
             return e;
         }
     }
     let db = ctx.db();
     let lim = limits(ctx.srv);
-    let sets: Vec<Option<&Set>> = keys.iter().map(|k| peek(ctx.srv, db, k)).collect();
+    let sets: Vec<Option<&Set>> = keys.iter().map(|k| peek::<Set>(ctx.srv, db, k)).collect();
     // A later key naming the first set again (Redis compares the objects).
     let sameset = sets[0].is_some() && (1..keys.len()).any(|j| keys[j] == keys[0]);
     let mut out = Set::new_intset();
@@ -727,21 +620,19 @@ fn sdiffstore(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 /// SSCAN: the cursor is checked before the key, the options after it; an
 /// intset or listpack comes whole with cursor 0.
 fn sscan(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let cursor = match scan_cursor(&args[2]) {
+    let cursor = match cursor_arg(&args[2]) {
         Ok(c) => c,
         Err(e) => return e,
     };
-    match read_lookup(ctx, &args[1]) {
-        Err(e) => return e,
-        Ok(false) => return scan_reply(0, vec![]),
-        Ok(true) => {}
+    if let Err(reply) = ctx.read_or::<Set>(&args[1], || scan_reply(0, vec![])) {
+        return reply;
     }
-    let opts = match scan_opts(args) {
+    let opts = match scan_opts(args, 3, false) {
         Ok(o) => o,
         Err(e) => return e,
     };
     let db = ctx.db();
-    let Some(s) = peek(ctx.srv, db, &args[1]) else {
+    let Some(s) = peek::<Set>(ctx.srv, db, &args[1]) else {
         return scan_reply(0, vec![]);
     };
     let mut items = Vec::new();
@@ -753,7 +644,7 @@ fn sscan(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         }
         return scan_reply(0, items);
     }
-    let next = scan_steps(cursor, opts.count, |c| {
+    let next = scan_steps(cursor, opts.count, opts.count.saturating_mul(10), |c| {
         let mut seen = 0;
         let next = s.scan_table(c, |m| {
             seen += 1;
@@ -768,12 +659,8 @@ fn sscan(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 #[cfg(test)]
 mod tests {
+    use crate::cmd::testing::{engine, run};
     use crate::{Engine, Frame};
-
-    fn run(e: &mut Engine, c: u64, args: &[&str]) -> Frame {
-        let v: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-        e.execute(c, &v)
-    }
 
     fn bulks(f: &Frame) -> Vec<String> {
         match f {
@@ -799,8 +686,7 @@ mod tests {
     /// listpack holding its integers in ascending order at the first string.
     #[test]
     fn union_and_difference_orders_follow_the_intset_start() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         run(&mut e, c, &["SADD", "lp", "b", "3", "1", "a"]);
         run(&mut e, c, &["SADD", "lp2", "3", "1", "b", "a"]);
         run(&mut e, c, &["SADD", "is", "9", "2"]);
@@ -846,8 +732,7 @@ mod tests {
     /// in random order.
     #[test]
     fn listpack_samples_keep_listpack_order() {
-        let mut e = Engine::new(7);
-        let c = e.connect("t");
+        let (mut e, c) = engine(7);
         let members: Vec<String> = (0..40).map(|i| format!("m{}", (i * 17) % 40)).collect();
         let mut sadd = vec!["SADD", "s"];
         sadd.extend(members.iter().map(String::as_str));
@@ -881,8 +766,7 @@ mod tests {
     #[test]
     fn random_replies_are_deterministic() {
         let draw = |seed: u64| {
-            let mut e = Engine::new(seed);
-            let c = e.connect("t");
+            let (mut e, c) = engine(seed);
             let members: Vec<String> = (0..300).map(|i| format!("m{i}")).collect();
             let mut sadd = vec!["SADD", "s"];
             sadd.extend(members.iter().map(String::as_str));
@@ -904,8 +788,7 @@ mod tests {
 
     #[test]
     fn huge_negative_counts_are_refused_not_built() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         run(&mut e, c, &["SADD", "s", "a"]);
         run(&mut e, c, &["HSET", "h", "f", "v"]);
         for args in [
@@ -932,8 +815,7 @@ mod tests {
     /// and goes back to the empty database's once every key is deleted.
     #[test]
     fn memory_accounting_stays_exact() {
-        let mut e = Engine::new(5);
-        let c = e.connect("t");
+        let (mut e, c) = engine(5);
         let empty = e.server().used_memory();
         let mut rng = fastrand::Rng::with_seed(9);
         let keys = ["a", "b", "c"];

@@ -6,93 +6,57 @@
 //! in-place edits (APPEND, SETRANGE) leave a `raw` string, as
 //! `dbUnshareStringValue` does.
 
-use super::{arg_i64, Command, Ctx, NOT_FLOAT, NOT_INTEGER, SYNTAX, WRONGTYPE};
-use crate::keyspace::object::{RString, Value};
+use super::args::{arg_i64, opt_is, NOT_FLOAT, NOT_INTEGER, SYNTAX};
+use super::table::{commands, Command, Ctx};
+use crate::keyspace::object::{Obj, RString, Value};
 use crate::num::longdouble::LongDouble;
 use crate::proto::resp::{parse_i64, Frame};
 use crate::server::trace::DeleteCause;
 
-/// Defines one string-group command entry.
-macro_rules! string_cmd {
-    ($name:literal, $arity:expr, [$($flag:literal),*], $keys:expr, [$($acl:literal),*],
-     $syntax:literal, $summary:literal, $since:literal, $handler:expr) => {
-        Command {
-            name: $name,
-            arity: $arity,
-            flags: &[$($flag),*],
-            keys: $keys,
-            acl: &[$($acl),*],
-            syntax: $syntax,
-            summary: $summary,
-            since: $since,
-            group: "string",
-            handler: $handler,
-            subcommands: &[],
-        }
-    };
-}
-
-pub static COMMANDS: &[Command] = &[
-    string_cmd!("get", 2, ["readonly", "fast"], (1, 1, 1), ["read", "string", "fast"],
-        "GET key", "Returns the string value of a key.", "1.0.0", get),
-    string_cmd!("set", -3, ["write", "denyoom"], (1, 1, 1), ["write", "string", "slow"],
-        "SET key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]",
-        "Stores a string under a key, optionally only if it exists or not, with an expiry, returning the old value on GET.",
-        "1.0.0", set),
-    string_cmd!("setnx", 3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "string", "fast"],
-        "SETNX key value", "Stores a string only if the key does not exist; replies 1 if it did so.", "1.0.0", setnx),
-    string_cmd!("setex", 4, ["write", "denyoom"], (1, 1, 1), ["write", "string", "slow"],
-        "SETEX key seconds value", "Stores a string with a time to live in seconds.", "2.0.0", setex),
-    string_cmd!("psetex", 4, ["write", "denyoom"], (1, 1, 1), ["write", "string", "slow"],
-        "PSETEX key milliseconds value", "Stores a string with a time to live in milliseconds.", "2.6.0", psetex),
-    string_cmd!("getset", 3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "string", "fast"],
-        "GETSET key value", "Stores a string and replies with the value it replaced (deprecated: SET ... GET).", "1.0.0", getset),
-    string_cmd!("getdel", 2, ["write", "fast"], (1, 1, 1), ["write", "string", "fast"],
-        "GETDEL key", "Replies with a string value and deletes its key.", "6.2.0", getdel),
-    string_cmd!("getex", -2, ["write", "fast"], (1, 1, 1), ["write", "string", "fast"],
-        "GETEX key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]",
-        "Replies with a string value and sets or removes its key's expiry.", "6.2.0", getex),
-    string_cmd!("mget", -2, ["readonly", "fast"], (1, -1, 1), ["read", "string", "fast"],
-        "MGET key [key ...]", "Replies with the values of several keys, nil where missing or not a string.", "1.0.0", mget),
-    string_cmd!("mset", -3, ["write", "denyoom"], (1, -1, 2), ["write", "string", "slow"],
-        "MSET key value [key value ...]", "Stores several strings at once.", "1.0.1", mset),
-    string_cmd!("msetnx", -3, ["write", "denyoom"], (1, -1, 2), ["write", "string", "slow"],
-        "MSETNX key value [key value ...]", "Stores several strings only if none of the keys exists.", "1.0.1", msetnx),
-    string_cmd!("incr", 2, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "string", "fast"],
-        "INCR key", "Adds one to the integer stored at a key (missing counts as 0).", "1.0.0", incr),
-    string_cmd!("decr", 2, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "string", "fast"],
-        "DECR key", "Subtracts one from the integer stored at a key (missing counts as 0).", "1.0.0", decr),
-    string_cmd!("incrby", 3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "string", "fast"],
-        "INCRBY key increment", "Adds an integer to the integer stored at a key.", "1.0.0", incrby),
-    string_cmd!("decrby", 3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "string", "fast"],
-        "DECRBY key decrement", "Subtracts an integer from the integer stored at a key.", "1.0.0", decrby),
-    string_cmd!("incrbyfloat", 3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "string", "fast"],
-        "INCRBYFLOAT key increment", "Adds a decimal number to the number stored at a key, in long double precision.", "2.6.0", incrbyfloat),
-    string_cmd!("append", 3, ["write", "denyoom", "fast"], (1, 1, 1), ["write", "string", "fast"],
-        "APPEND key value", "Appends to the string at a key, creating it if missing; replies with the new length.", "2.0.0", append),
-    string_cmd!("strlen", 2, ["readonly", "fast"], (1, 1, 1), ["read", "string", "fast"],
-        "STRLEN key", "Replies with the length in bytes of the string at a key.", "2.2.0", strlen),
-    string_cmd!("getrange", 4, ["readonly"], (1, 1, 1), ["read", "string", "slow"],
-        "GETRANGE key start end", "Replies with the bytes between two offsets (negative counts from the end) of a string.", "2.4.0", getrange),
-    string_cmd!("substr", 4, ["readonly"], (1, 1, 1), ["read", "string", "slow"],
-        "SUBSTR key start end", "Old name of GETRANGE.", "1.0.0", getrange),
-    string_cmd!("setrange", 4, ["write", "denyoom"], (1, 1, 1), ["write", "string", "slow"],
-        "SETRANGE key offset value", "Overwrites part of a string from an offset, zero-padding as needed; replies with the new length.", "2.2.0", setrange),
-];
-
-/// The part of an argument C sees as a string: up to the first NUL. Redis
-/// compares option words with `strcasecmp` or char by char on `argv[i]->ptr`.
-pub(crate) fn cstr(arg: &[u8]) -> &[u8] {
-    match arg.iter().position(|&b| b == 0) {
-        Some(i) => &arg[..i],
-        None => arg,
-    }
-}
-
-/// True if the argument is the option `word` as Redis' C comparisons see it.
-pub(crate) fn opt_is(arg: &[u8], word: &str) -> bool {
-    cstr(arg).eq_ignore_ascii_case(word.as_bytes())
-}
+pub(super) static COMMANDS: &[Command] = commands! { group: "string";
+    "get" => get, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, STRING, FAST], since: "1.0.0",
+        syntax: "GET key", summary: "Returns the string value of a key.";
+    "set" => set, arity: -3, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, STRING, SLOW], since: "1.0.0",
+        syntax: "SET key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]", summary: "Stores a string under a key, optionally only if it exists or not, with an expiry, returning the old value on GET.";
+    "setnx" => setnx, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "1.0.0",
+        syntax: "SETNX key value", summary: "Stores a string only if the key does not exist; replies 1 if it did so.";
+    "setex" => setex, arity: 4, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, STRING, SLOW], since: "2.0.0",
+        syntax: "SETEX key seconds value", summary: "Stores a string with a time to live in seconds.";
+    "psetex" => psetex, arity: 4, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, STRING, SLOW], since: "2.6.0",
+        syntax: "PSETEX key milliseconds value", summary: "Stores a string with a time to live in milliseconds.";
+    "getset" => getset, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "1.0.0",
+        syntax: "GETSET key value", summary: "Stores a string and replies with the value it replaced (deprecated: SET ... GET).";
+    "getdel" => getdel, arity: 2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "6.2.0",
+        syntax: "GETDEL key", summary: "Replies with a string value and deletes its key.";
+    "getex" => getex, arity: -2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "6.2.0",
+        syntax: "GETEX key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]", summary: "Replies with a string value and sets or removes its key's expiry.";
+    "mget" => mget, arity: -2, flags: [READONLY, FAST], keys: (1, -1, 1), acl: [READ, STRING, FAST], since: "1.0.0",
+        syntax: "MGET key [key ...]", summary: "Replies with the values of several keys, nil where missing or not a string.";
+    "mset" => mset, arity: -3, flags: [WRITE, DENYOOM], keys: (1, -1, 2), acl: [WRITE, STRING, SLOW], since: "1.0.1",
+        syntax: "MSET key value [key value ...]", summary: "Stores several strings at once.";
+    "msetnx" => msetnx, arity: -3, flags: [WRITE, DENYOOM], keys: (1, -1, 2), acl: [WRITE, STRING, SLOW], since: "1.0.1",
+        syntax: "MSETNX key value [key value ...]", summary: "Stores several strings only if none of the keys exists.";
+    "incr" => incr, arity: 2, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "1.0.0",
+        syntax: "INCR key", summary: "Adds one to the integer stored at a key (missing counts as 0).";
+    "decr" => decr, arity: 2, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "1.0.0",
+        syntax: "DECR key", summary: "Subtracts one from the integer stored at a key (missing counts as 0).";
+    "incrby" => incrby, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "1.0.0",
+        syntax: "INCRBY key increment", summary: "Adds an integer to the integer stored at a key.";
+    "decrby" => decrby, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "1.0.0",
+        syntax: "DECRBY key decrement", summary: "Subtracts an integer from the integer stored at a key.";
+    "incrbyfloat" => incrbyfloat, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "2.6.0",
+        syntax: "INCRBYFLOAT key increment", summary: "Adds a decimal number to the number stored at a key, in long double precision.";
+    "append" => append, arity: 3, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STRING, FAST], since: "2.0.0",
+        syntax: "APPEND key value", summary: "Appends to the string at a key, creating it if missing; replies with the new length.";
+    "strlen" => strlen, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, STRING, FAST], since: "2.2.0",
+        syntax: "STRLEN key", summary: "Replies with the length in bytes of the string at a key.";
+    "getrange" => getrange, arity: 4, flags: [READONLY], keys: (1, 1, 1), acl: [READ, STRING, SLOW], since: "2.4.0",
+        syntax: "GETRANGE key start end", summary: "Replies with the bytes between two offsets (negative counts from the end) of a string.";
+    "substr" => getrange, arity: 4, flags: [READONLY], keys: (1, 1, 1), acl: [READ, STRING, SLOW], since: "1.0.0",
+        syntax: "SUBSTR key start end", summary: "Old name of GETRANGE.";
+    "setrange" => setrange, arity: 4, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, STRING, SLOW], since: "2.2.0",
+        syntax: "SETRANGE key offset value", summary: "Overwrites part of a string from an offset, zero-padding as needed; replies with the new length.";
+};
 
 /// "ERR string exceeds maximum allowed size (proto-max-bulk-len)" unless
 /// `size + append` fits (`checkStringLength`).
@@ -106,33 +70,13 @@ fn check_string_length(ctx: &Ctx, size: u64, append: u64) -> Result<(), Frame> {
     Ok(())
 }
 
-/// The current string at `key` for a read (`lookupKeyRead` + `checkType`):
-/// `Ok(None)` if missing, `Err(WRONGTYPE)` if not a string.
-fn read_string(ctx: &mut Ctx, key: &[u8]) -> Result<Option<RString>, Frame> {
-    let db = ctx.db();
-    match ctx.srv.lookup_read(db, key) {
-        None => Ok(None),
-        Some(obj) => match &obj.value {
-            Value::String(s) => Ok(Some(s.clone())),
-            #[allow(unreachable_patterns)]
-            _ => Err(Frame::err(WRONGTYPE)),
-        },
-    }
-}
-
-/// `getGenericCommand`: the GET reply for `key`, or WRONGTYPE.
-/// The reply is built from the stored string in place: one copy, where
-/// `read_string` would clone the value first.
+/// `getGenericCommand`: the GET reply for `key`, or WRONGTYPE, built from
+/// the stored string in place (one copy).
 fn get_generic(ctx: &mut Ctx, key: &[u8]) -> Result<Frame, Frame> {
-    let db = ctx.db();
-    match ctx.srv.lookup_read(db, key) {
-        None => Ok(Frame::Null),
-        Some(obj) => match &obj.value {
-            Value::String(s) => Ok(Frame::Bulk(s.to_bytes())),
-            #[allow(unreachable_patterns)]
-            _ => Err(Frame::err(WRONGTYPE)),
-        },
-    }
+    Ok(match ctx.read::<RString>(key)? {
+        Some(s) => Frame::Bulk(s.to_bytes()),
+        None => Frame::Null,
+    })
 }
 
 fn get(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -344,7 +288,7 @@ fn getex(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         Err(e) => return e,
     };
     let key = &args[1];
-    let value = match read_string(ctx, key) {
+    let value = match ctx.read::<RString>(key) {
         Err(e) => return e,
         Ok(None) => return Frame::Null,
         Ok(Some(s)) => s.to_bytes(),
@@ -375,13 +319,9 @@ fn mget(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let db = ctx.db();
     let items = args[1..]
         .iter()
-        .map(|k| match ctx.srv.lookup_read(db, k) {
-            Some(obj) => match &obj.value {
-                Value::String(s) => Frame::Bulk(s.to_bytes()),
-                #[allow(unreachable_patterns)]
-                _ => Frame::Null,
-            },
-            None => Frame::Null,
+        .map(|k| match ctx.srv.lookup_read(db, k).map(|o| &o.value) {
+            Some(Value::String(s)) => Frame::Bulk(s.to_bytes()),
+            _ => Frame::Null,
         })
         .collect();
     Frame::Array(items)
@@ -431,19 +371,16 @@ fn mset_generic(ctx: &mut Ctx, args: &[Vec<u8>], nx: bool) -> Frame {
 
 /// `incrDecrCommand`: adds `incr` to the integer at the key, keeping its TTL.
 fn incr_decr(ctx: &mut Ctx, key: &[u8], incr: i64) -> Frame {
-    let db = ctx.db();
-    let value = match ctx.srv.lookup_write(db, key) {
-        None => 0,
-        Some(obj) => match &obj.value {
-            Value::String(RString::Int(n)) => *n,
-            Value::String(RString::Emb(b) | RString::Raw(b)) => match parse_i64(b) {
-                Some(n) => n,
-                None => return Frame::err(NOT_INTEGER),
-            },
-            #[allow(unreachable_patterns)]
-            _ => return Frame::err(WRONGTYPE),
+    let value = match ctx.write::<RString>(key) {
+        Err(e) => return e,
+        Ok(None) => 0,
+        Ok(Some(RString::Int(n))) => *n,
+        Ok(Some(RString::Emb(b) | RString::Raw(b))) => match parse_i64(b) {
+            Some(n) => n,
+            None => return Frame::err(NOT_INTEGER),
         },
     };
+    let db = ctx.db();
     let Some(new) = value.checked_add(incr) else {
         return Frame::err("ERR increment or decrement would overflow");
     };
@@ -480,14 +417,11 @@ fn decrby(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 fn incrbyfloat(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let db = ctx.db();
     let key = &args[1];
-    let current = match ctx.srv.lookup_write(db, key) {
-        None => Some(LongDouble::ZERO),
-        Some(obj) => match &obj.value {
-            Value::String(RString::Int(n)) => Some(LongDouble::from_i64(*n)),
-            Value::String(RString::Emb(b) | RString::Raw(b)) => LongDouble::parse(b),
-            #[allow(unreachable_patterns)]
-            _ => return Frame::err(WRONGTYPE),
-        },
+    let current = match ctx.write::<RString>(key) {
+        Err(e) => return e,
+        Ok(None) => Some(LongDouble::ZERO),
+        Ok(Some(RString::Int(n))) => Some(LongDouble::from_i64(*n)),
+        Ok(Some(RString::Emb(b) | RString::Raw(b))) => LongDouble::parse(b),
     };
     let (Some(current), Some(incr)) = (current, LongDouble::parse(&args[2])) else {
         return Frame::err(NOT_FLOAT);
@@ -502,26 +436,29 @@ fn incrbyfloat(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     Frame::Bulk(text)
 }
 
-/// Turns a string into its `raw` form and hands out its bytes for editing.
-fn edit_raw(s: &mut RString, f: impl FnOnce(&mut Vec<u8>)) {
-    let mut bytes = match std::mem::replace(s, RString::Raw(Vec::new())) {
+/// `dbUnshareStringValue`: makes a string `raw` and hands out its bytes
+/// for editing (`None` for a non-string, which callers have ruled out).
+pub(crate) fn unshare(obj: &mut Obj) -> Option<&mut Vec<u8>> {
+    let Value::String(s) = &mut obj.value else {
+        return None;
+    };
+    let bytes = match std::mem::replace(s, RString::Raw(Vec::new())) {
         RString::Int(n) => n.to_string().into_bytes(),
         RString::Emb(b) | RString::Raw(b) => b,
     };
-    f(&mut bytes);
     *s = RString::Raw(bytes);
+    match s {
+        RString::Raw(b) => Some(b),
+        _ => None,
+    }
 }
 
 fn append(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let db = ctx.db();
     let (key, extra) = (&args[1], &args[2]);
-    let old_len = match ctx.srv.lookup_write(db, key) {
-        None => None,
-        Some(obj) => match &obj.value {
-            Value::String(s) => Some(s.len()),
-            #[allow(unreachable_patterns)]
-            _ => return Frame::err(WRONGTYPE),
-        },
+    let old_len = match ctx.write::<RString>(key) {
+        Err(e) => return e,
+        Ok(s) => s.map(|s| s.len()),
     };
     let Some(old_len) = old_len else {
         let v = RString::from_bytes(extra);
@@ -532,19 +469,16 @@ fn append(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if let Err(e) = check_string_length(ctx, old_len as u64, extra.len() as u64) {
         return e;
     }
-    let new_len = ctx.srv.modify(db, key, |obj| match &mut obj.value {
-        Value::String(s) => {
-            edit_raw(s, |b| b.extend_from_slice(extra));
-            s.len()
-        }
-        #[allow(unreachable_patterns)]
-        _ => 0,
+    let new_len = ctx.srv.modify(db, key, |obj| {
+        let b = unshare(obj)?;
+        b.extend_from_slice(extra);
+        Some(b.len())
     });
-    Frame::Integer(new_len.unwrap_or(0) as i64)
+    Frame::Integer(new_len.flatten().unwrap_or(0) as i64)
 }
 
 fn strlen(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    match read_string(ctx, &args[1]) {
+    match ctx.read::<RString>(&args[1]) {
         Err(e) => e,
         Ok(None) => Frame::Integer(0),
         Ok(Some(s)) => Frame::Integer(s.len() as i64),
@@ -557,7 +491,7 @@ fn getrange(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         (Ok(s), Ok(e)) => (s, e),
         (Err(e), _) | (_, Err(e)) => return e,
     };
-    let bytes = match read_string(ctx, &args[1]) {
+    let bytes = match ctx.read::<RString>(&args[1]) {
         Err(e) => return e,
         Ok(None) => return Frame::Bulk(Vec::new()),
         Ok(Some(s)) => s.to_bytes(),
@@ -594,13 +528,9 @@ fn setrange(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     let db = ctx.db();
     let (key, value) = (&args[1], &args[3]);
-    let old_len = match ctx.srv.lookup_write(db, key) {
-        None => None,
-        Some(obj) => match &obj.value {
-            Value::String(s) => Some(s.len()),
-            #[allow(unreachable_patterns)]
-            _ => return Frame::err(WRONGTYPE),
-        },
+    let old_len = match ctx.write::<RString>(key) {
+        Err(e) => return e,
+        Ok(s) => s.map(|s| s.len()),
     };
     if value.is_empty() {
         return Frame::Integer(old_len.unwrap_or(0) as i64);
@@ -631,38 +561,23 @@ fn setrange(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             .set_key(db, key, Value::String(RString::Raw(b)), false);
         return Frame::Integer(len as i64);
     }
-    let new_len = ctx.srv.modify(db, key, |obj| match &mut obj.value {
-        Value::String(s) => {
-            edit_raw(s, write);
-            s.len()
-        }
-        #[allow(unreachable_patterns)]
-        _ => 0,
+    let new_len = ctx.srv.modify(db, key, |obj| {
+        let b = unshare(obj)?;
+        write(b);
+        Some(b.len())
     });
-    Frame::Integer(new_len.unwrap_or(0) as i64)
+    Frame::Integer(new_len.flatten().unwrap_or(0) as i64)
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::cmd::testing::{encoding, engine, run};
     use crate::keyspace::object::{RString, Value};
-    use crate::{Engine, Frame};
-
-    fn run(e: &mut Engine, c: u64, args: &[&str]) -> Frame {
-        let v: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-        e.execute(c, &v)
-    }
-
-    fn encoding(e: &Engine, key: &str) -> &'static str {
-        e.server().dbs[0]
-            .get(key.as_bytes())
-            .map(|o| o.value.encoding())
-            .unwrap_or("none")
-    }
+    use crate::Frame;
 
     #[test]
     fn encodings_follow_redis() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         run(&mut e, c, &["SET", "i", "12345"]);
         assert_eq!(encoding(&e, "i"), "int");
         run(&mut e, c, &["SET", "z", "012"]);
@@ -708,8 +623,7 @@ mod tests {
 
     #[test]
     fn incrbyfloat_formatting() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         run(&mut e, c, &["SET", "k", "10.50"]);
         assert_eq!(
             run(&mut e, c, &["INCRBYFLOAT", "k", "0.1"]),
@@ -748,8 +662,7 @@ mod tests {
 
     #[test]
     fn set_keeps_or_drops_ttl() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         let now = e.server().now_ms();
         run(&mut e, c, &["SET", "k", "v", "PX", "5000"]);
         assert_eq!(e.server().dbs[0].expire_at(b"k"), Some(now + 5000));
@@ -769,8 +682,7 @@ mod tests {
 
     #[test]
     fn set_expire_overflow() {
-        let mut e = Engine::new(1);
-        let c = e.connect("t");
+        let (mut e, c) = engine(1);
         let err = Frame::err("ERR invalid expire time in 'set' command");
         assert_eq!(
             run(&mut e, c, &["SET", "k", "v", "EX", "9223372036854775"]),

@@ -1,128 +1,31 @@
 //! Expiry commands: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT (with NX / XX / GT / LT), TTL, PTTL, EXPIRETIME, PEXPIRETIME and PERSIST, as Redis 7.2's expire.c implements them.
 
-use super::{arg_i64, is, Command, Ctx};
+use super::args::{arg_i64, err_text, is};
+use super::table::{commands, Command, Ctx};
 use crate::proto::resp::Frame;
 use crate::server::trace::DeleteCause;
 use crate::server::Lookup;
 
-/// The four setters share arity, flags and categories; only the name,
-/// syntax and docs differ.
-const fn setter(
-    name: &'static str,
-    syntax: &'static str,
-    summary: &'static str,
-    since: &'static str,
-    handler: super::Handler,
-) -> Command {
-    Command {
-        name,
-        arity: -3,
-        flags: &["write", "fast"],
-        keys: (1, 1, 1),
-        acl: &["keyspace", "write", "fast"],
-        syntax,
-        summary,
-        since,
-        group: "generic",
-        handler,
-        subcommands: &[],
-    }
-}
-
-/// The read side (TTL and friends, PERSIST is a write).
-const fn getter(
-    name: &'static str,
-    syntax: &'static str,
-    summary: &'static str,
-    since: &'static str,
-    handler: super::Handler,
-) -> Command {
-    Command {
-        name,
-        arity: 2,
-        flags: &["readonly", "fast"],
-        keys: (1, 1, 1),
-        acl: &["keyspace", "read", "fast"],
-        syntax,
-        summary,
-        since,
-        group: "generic",
-        handler,
-        subcommands: &[],
-    }
-}
-
-pub static COMMANDS: &[Command] = &[
-    setter(
-        "expire",
-        "EXPIRE key seconds [NX | XX | GT | LT]",
-        "Sets the expiration time of a key in seconds.",
-        "1.0.0",
-        expire,
-    ),
-    setter(
-        "pexpire",
-        "PEXPIRE key milliseconds [NX | XX | GT | LT]",
-        "Sets the expiration time of a key in milliseconds.",
-        "2.6.0",
-        pexpire,
-    ),
-    setter(
-        "expireat",
-        "EXPIREAT key unix-time-seconds [NX | XX | GT | LT]",
-        "Sets the expiration time of a key to a Unix timestamp.",
-        "1.2.0",
-        expireat,
-    ),
-    setter(
-        "pexpireat",
-        "PEXPIREAT key unix-time-milliseconds [NX | XX | GT | LT]",
-        "Sets the expiration time of a key to a Unix milliseconds timestamp.",
-        "2.6.0",
-        pexpireat,
-    ),
-    getter(
-        "ttl",
-        "TTL key",
-        "Returns the expiration time in seconds of a key.",
-        "1.0.0",
-        ttl,
-    ),
-    getter(
-        "pttl",
-        "PTTL key",
-        "Returns the expiration time in milliseconds of a key.",
-        "2.6.0",
-        pttl,
-    ),
-    getter(
-        "expiretime",
-        "EXPIRETIME key",
-        "Returns the expiration time of a key as a Unix timestamp.",
-        "7.0.0",
-        expiretime,
-    ),
-    getter(
-        "pexpiretime",
-        "PEXPIRETIME key",
-        "Returns the expiration time of a key as a Unix milliseconds timestamp.",
-        "7.0.0",
-        pexpiretime,
-    ),
-    Command {
-        name: "persist",
-        arity: 2,
-        flags: &["write", "fast"],
-        keys: (1, 1, 1),
-        acl: &["keyspace", "write", "fast"],
-        syntax: "PERSIST key",
-        summary: "Removes the expiration time of a key.",
-        since: "2.2.0",
-        group: "generic",
-        handler: persist,
-        subcommands: &[],
-    },
-];
+pub(super) static COMMANDS: &[Command] = commands! { group: "generic";
+    "expire" => expire, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [KEYSPACE, WRITE, FAST], since: "1.0.0",
+        syntax: "EXPIRE key seconds [NX | XX | GT | LT]", summary: "Sets the expiration time of a key in seconds.";
+    "pexpire" => pexpire, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [KEYSPACE, WRITE, FAST], since: "2.6.0",
+        syntax: "PEXPIRE key milliseconds [NX | XX | GT | LT]", summary: "Sets the expiration time of a key in milliseconds.";
+    "expireat" => expireat, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [KEYSPACE, WRITE, FAST], since: "1.2.0",
+        syntax: "EXPIREAT key unix-time-seconds [NX | XX | GT | LT]", summary: "Sets the expiration time of a key to a Unix timestamp.";
+    "pexpireat" => pexpireat, arity: -3, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [KEYSPACE, WRITE, FAST], since: "2.6.0",
+        syntax: "PEXPIREAT key unix-time-milliseconds [NX | XX | GT | LT]", summary: "Sets the expiration time of a key to a Unix milliseconds timestamp.";
+    "ttl" => ttl, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [KEYSPACE, READ, FAST], since: "1.0.0",
+        syntax: "TTL key", summary: "Returns the expiration time in seconds of a key.";
+    "pttl" => pttl, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [KEYSPACE, READ, FAST], since: "2.6.0",
+        syntax: "PTTL key", summary: "Returns the expiration time in milliseconds of a key.";
+    "expiretime" => expiretime, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [KEYSPACE, READ, FAST], since: "7.0.0",
+        syntax: "EXPIRETIME key", summary: "Returns the expiration time of a key as a Unix timestamp.";
+    "pexpiretime" => pexpiretime, arity: 2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [KEYSPACE, READ, FAST], since: "7.0.0",
+        syntax: "PEXPIRETIME key", summary: "Returns the expiration time of a key as a Unix milliseconds timestamp.";
+    "persist" => persist, arity: 2, flags: [WRITE, FAST], keys: (1, 1, 1), acl: [KEYSPACE, WRITE, FAST], since: "2.2.0",
+        syntax: "PERSIST key", summary: "Removes the expiration time of a key.";
+};
 
 /// How the time argument is expressed.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -147,14 +50,6 @@ fn expireat(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 fn pexpireat(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     expire_generic(ctx, args, 0, Unit::Millis)
-}
-
-/// An argument as Redis prints it in an error with `%s`: up to the first NUL,
-/// and (as `addReplyErrorFormat` does) CR/LF trimmed at the ends and blanked inside.
-pub(crate) fn err_text(arg: &[u8]) -> String {
-    let end = arg.iter().position(|&b| b == 0).unwrap_or(arg.len());
-    let s = String::from_utf8_lossy(&arg[..end]);
-    s.trim_matches(['\r', '\n']).replace(['\r', '\n'], " ")
 }
 
 /// `expireGenericCommand`. Options are parsed before the time (so a bad

@@ -286,7 +286,8 @@ impl Engine {
         if srv.repl.capturing() {
             // A read-only command's only writes are lazy expirations, which
             // Redis propagates as DELs of its own.
-            let readonly = cmd::resolve(args).is_ok_and(|(_, c)| c.has_flag("readonly"));
+            let readonly =
+                cmd::resolve_command(args).is_some_and(|c| c.flags.contains(cmd::Flags::READONLY));
             crate::repl::propagate(srv, (!readonly).then_some(args));
         }
         c.repl_woff = srv.repl.offset;

@@ -1,0 +1,227 @@
+//! Dispatch with Redis 7.2's exact rejection errors: resolution of the command and subcommand, arity, MULTI rules, cluster redirection, eviction and OOM, replication gates, the subscribed-RESP2 context and queueing (`processCommand`), then `call`.
+
+use super::args::preview;
+use super::lookup::{lookup, FAMILIES};
+use super::multi::{abort, discard_transaction};
+use super::table::{full_name, Command, Ctx, Flags, Registry, Resolved};
+use super::{cluster, pubsub};
+use crate::proto::resp::Frame;
+use crate::server::client::Client;
+use crate::server::Server;
+
+/// The table as handlers reach it.
+pub static REGISTRY: Registry = Registry {
+    families: FAMILIES,
+    lookup,
+    resolve,
+    call,
+};
+
+/// Finds the command (or subcommand) `args` names; the parent is returned
+/// too, for the `parent|sub` full name. Errors are Redis' rejections.
+fn resolve(args: &[Vec<u8>]) -> Result<Resolved, Frame> {
+    let Some(parent) = lookup(&args[0]) else {
+        return Err(unknown_command(args));
+    };
+    let mut cmd = parent;
+    if !parent.subcommands.is_empty() && args.len() >= 2 {
+        match parent.subcommand(&args[1]) {
+            Some(sub) => cmd = sub,
+            None => {
+                return Err(Frame::err(format!(
+                    "ERR unknown subcommand '{}'. Try {} HELP.",
+                    preview(&args[1], 128),
+                    parent.name.to_ascii_uppercase()
+                )));
+            }
+        }
+    }
+    Ok((parent, cmd))
+}
+
+/// The parent of `cmd` as `full_name` wants it: `None` for a top-level command.
+fn sub_of<'a>(parent: &'a Command, cmd: &Command) -> Option<&'a Command> {
+    (!std::ptr::eq(parent, cmd)).then_some(parent)
+}
+
+/// Checks and runs one command: the parts of Redis' `processCommand` that
+/// exist so far (resolution, arity, MULTI rules, eviction and OOM, queueing).
+pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Frame {
+    if srv.cluster.is_some() {
+        cluster::before_command(srv, client, args);
+    }
+    // `c->lastcmd`, which CLIENT LIST shows: "NULL" unless the command resolves.
+    srv.last_cmd = ("NULL", "");
+    let (parent, cmd) = match resolve(args) {
+        Ok(found) => found,
+        Err(e) => return reject(srv, client, None, e),
+    };
+    srv.last_cmd = match std::ptr::eq(parent, cmd) {
+        true => (cmd.name, ""),
+        false => (parent.name, cmd.name),
+    };
+    let argc = args.len() as i32;
+    if (cmd.arity > 0 && argc != cmd.arity) || argc < -cmd.arity {
+        let e = Frame::err(format!(
+            "ERR wrong number of arguments for '{}' command",
+            full_name(sub_of(parent, cmd), cmd)
+        ));
+        return reject(srv, client, Some(cmd), e);
+    }
+    let in_multi = client.multi.is_some();
+    if in_multi && cmd.flags.contains(Flags::NO_MULTI) {
+        let e = Frame::err("ERR Command not allowed inside a transaction");
+        return reject(srv, client, Some(cmd), e);
+    }
+    // Cluster redirection (`getNodeByQuery`), before eviction as in Redis.
+    if srv.cluster.is_some() {
+        if let Some(e) = cluster::redirect(&REGISTRY, srv, client, cmd, args) {
+            // `clusterRedirectClient`: the error as it is; a redirected
+            // EXEC discards its transaction.
+            let e = reject(srv, client, None, e);
+            if cmd.name == "exec" {
+                discard_transaction(srv, client);
+            }
+            return e;
+        }
+    }
+    // Evict before running the command, as `processCommand` does: memory
+    // may exceed the limit after a write until the next command arrives.
+    // Inside MULTI, queueing itself is refused when out of memory.
+    if srv.config.maxmemory > 0
+        && crate::evict::perform_evictions(srv) == crate::evict::EvictResult::Fail
+        && (cmd.flags.contains(Flags::DENYOOM)
+            || (in_multi && !matches!(cmd.name, "exec" | "discard" | "quit" | "reset")))
+    {
+        let e = Frame::err("OOM command not allowed when used memory > 'maxmemory'.");
+        return reject(srv, client, Some(cmd), e);
+    }
+    // `processCommand`'s replication gates, in its order: too few good
+    // replicas on a master, then a read-only replica.
+    if is_write_command(cmd, client) {
+        let c = &srv.config;
+        if !srv.repl.is_replica()
+            && c.min_replicas_to_write > 0
+            && c.min_replicas_max_lag > 0
+            && (srv.repl.good_replicas(srv.now_ms(), c.min_replicas_max_lag) as i64)
+                < c.min_replicas_to_write
+        {
+            let e = Frame::err("NOREPLICAS Not enough good replicas to write.");
+            return reject(srv, client, Some(cmd), e);
+        }
+        if srv.repl.is_replica() && srv.config.replica_read_only {
+            let e = Frame::err("READONLY You can't write against a read only replica.");
+            return reject(srv, client, Some(cmd), e);
+        }
+    }
+    // A subscribed RESP2 connection carries only subscription traffic:
+    // its messages are indistinguishable from replies. RESP3 tells them
+    // apart (push frames), so it has no such limit.
+    if client.resp == 2
+        && client.subs.active()
+        && !(std::ptr::eq(parent, cmd) && pubsub::allowed_when_subscribed(cmd.name))
+    {
+        let e = Frame::err(format!(
+            "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
+            full_name(sub_of(parent, cmd), cmd)
+        ));
+        return reject(srv, client, Some(cmd), e);
+    }
+    if let Some(m) = client.multi.as_mut() {
+        if !matches!(
+            cmd.name,
+            "exec" | "discard" | "multi" | "watch" | "quit" | "reset"
+        ) {
+            m.queued.push(args.to_vec());
+            return Frame::Simple("QUEUED".into());
+        }
+    }
+    call(srv, client, cmd, args)
+}
+
+/// `is_write_command`: the command writes, or it is an EXEC whose queue holds a write.
+fn is_write_command(cmd: &Command, client: &Client) -> bool {
+    if cmd.flags.contains(Flags::WRITE) {
+        return true;
+    }
+    cmd.name == "exec"
+        && client.multi.as_ref().is_some_and(|m| {
+            m.queued.iter().any(|a| {
+                REGISTRY
+                    .resolve_command(a)
+                    .is_some_and(|c| c.flags.contains(Flags::WRITE))
+            })
+        })
+}
+
+/// Runs a resolved, validated command (`call`).
+pub fn call(
+    srv: &mut Server,
+    client: &mut Client,
+    cmd: &'static Command,
+    args: &[Vec<u8>],
+) -> Frame {
+    srv.stats.total_commands_processed += 1;
+    // Only a top-level call may block: EXEC's commands run one level down.
+    srv.blocking.depth += 1;
+    let mut ctx = Ctx {
+        srv: &mut *srv,
+        client,
+        cmd,
+        reg: &REGISTRY,
+    };
+    let reply = match cluster::refuse_other_db(ctx.srv, cmd, args) {
+        Some(e) => e,
+        None => (cmd.handler)(&mut ctx, args),
+    };
+    srv.blocking.depth -= 1;
+    reply
+}
+
+/// `rejectCommand`: counts the rejection, dooms an open transaction, and
+/// turns a rejected EXEC into an EXECABORT.
+fn reject(srv: &mut Server, client: &mut Client, cmd: Option<&Command>, err: Frame) -> Frame {
+    srv.stats.rejected_calls += 1;
+    if let Some(m) = client.multi.as_mut() {
+        m.dirty_exec = true;
+    }
+    match cmd {
+        Some(c) if c.name == "exec" && c.subcommands.is_empty() => abort(srv, client, err),
+        _ => err,
+    }
+}
+
+/// "unknown command 'x', with args beginning with: 'a' 'b' ", with the
+/// argument preview capped near 128 bytes and newlines blanked, as Redis does.
+fn unknown_command(args: &[Vec<u8>]) -> Frame {
+    let mut preview_args = String::new();
+    for a in &args[1..] {
+        if preview_args.len() >= 128 {
+            break;
+        }
+        let room = 128 - preview_args.len();
+        preview_args.push('\'');
+        preview_args.push_str(&preview(a, room));
+        preview_args.push_str("' ");
+    }
+    let msg = format!(
+        "ERR unknown command '{}', with args beginning with: {}",
+        preview(&args[0], 128),
+        preview_args
+    );
+    Frame::err(msg.replace(['\r', '\n'], " "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_command_preview() {
+        let args: Vec<Vec<u8>> = vec![b"foo".to_vec(), b"a".to_vec(), b"b\nc".to_vec()];
+        assert_eq!(
+            unknown_command(&args),
+            Frame::err("ERR unknown command 'foo', with args beginning with: 'a' 'b c' ")
+        );
+    }
+}

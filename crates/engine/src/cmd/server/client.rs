@@ -1,0 +1,207 @@
+//! CLIENT's subcommands: ID, SETNAME, GETNAME, SETINFO, INFO, LIST and HELP.
+//!
+//! CLIENT LIST needs every connection while a handler only sees its own,
+//! so the server keeps a small [`ClientEntry`] per connection that the
+//! engine refreshes after each command.
+
+use crate::cmd::args::{arg_i64, err_text, is, SYNTAX};
+use crate::cmd::replies::help_reply;
+use crate::cmd::table::{commands, Command, Ctx};
+use crate::proto::resp::Frame;
+use crate::server::client::{Client, ClientEntry};
+use crate::server::Server;
+
+pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "connection";
+    "id" => client_id, arity: 2, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "5.0.0",
+        syntax: "CLIENT ID", summary: "Returns the unique client ID of the connection.";
+    "setname" => client_setname, arity: 3, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "2.6.9",
+        syntax: "CLIENT SETNAME connection-name", summary: "Sets the connection name.";
+    "getname" => client_getname, arity: 2, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "2.6.9",
+        syntax: "CLIENT GETNAME", summary: "Returns the name of the connection.";
+    "setinfo" => client_setinfo, arity: 4, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "7.2.0",
+        syntax: "CLIENT SETINFO (LIB-NAME libname | LIB-VER libver)", summary: "Sets information specific to the client or connection.";
+    "info" => client_info, arity: 2, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "6.2.0",
+        syntax: "CLIENT INFO", summary: "Returns information about the connection.";
+    "list" => client_list, arity: -2, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS, CONNECTION], since: "2.4.0",
+        syntax: "CLIENT LIST [TYPE (NORMAL | MASTER | REPLICA | PUBSUB)] [ID client-id [client-id ...]]", summary: "Lists open connections.";
+    "help" => client_help, arity: 2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "5.0.0",
+        syntax: "CLIENT HELP", summary: "Returns helpful text about the different subcommands.";
+};
+
+/// `catClientInfoString` for one connection (without the newline).
+fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
+    let base_us = srv.clock.unix_us() - srv.clock.now_us();
+    let secs = |us: u64| (base_us + us) / 1_000_000;
+    let now_s = secs(srv.clock.now_us());
+    let cmd = match e.last_cmd {
+        (n, "") => n.to_string(),
+        (n, s) => format!("{n}|{s}"),
+    };
+    format!(
+        "id={id} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub=0 psub=0 ssub=0 \
+         multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 \
+         tot-mem=0 events=r cmd={cmd} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+        e.addr,
+        e.laddr,
+        e.fd,
+        e.name.as_deref().unwrap_or(""),
+        now_s.saturating_sub(secs(e.created_us)),
+        now_s.saturating_sub(secs(e.last_interaction_us)),
+        if e.closing { "c" } else { "N" },
+        e.db,
+        e.resp,
+        e.lib_name.as_deref().unwrap_or(""),
+        e.lib_ver.as_deref().unwrap_or(""),
+    )
+}
+
+/// The calling client's entry with its live state (it is only synced after the command).
+fn own_entry(ctx: &Ctx) -> ClientEntry {
+    let c = &*ctx.client;
+    let mut e = ctx
+        .srv
+        .client_list
+        .get(&c.id)
+        .cloned()
+        .unwrap_or_else(|| ClientEntry::of(c));
+    e.sync(c, ctx.srv.last_cmd);
+    e
+}
+
+fn client_id(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    Frame::Integer(ctx.client.id as i64)
+}
+
+/// `validateClientAttr`: printable ASCII without spaces.
+fn valid_attr(v: &[u8]) -> bool {
+    v.iter().all(|&b| (b'!'..=b'~').contains(&b))
+}
+
+/// Names the connection (an empty name clears it), as CLIENT SETNAME and
+/// HELLO's SETNAME do (`clientSetName`).
+pub(crate) fn set_name(client: &mut Client, name: &[u8]) -> Result<(), Frame> {
+    if !valid_attr(name) {
+        return Err(Frame::err(
+            "ERR Client names cannot contain spaces, newlines or special characters.",
+        ));
+    }
+    client.name = (!name.is_empty()).then(|| String::from_utf8_lossy(name).into_owned());
+    Ok(())
+}
+
+fn client_setname(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    match set_name(ctx.client, &args[2]) {
+        Ok(()) => Frame::ok(),
+        Err(e) => e,
+    }
+}
+
+fn client_getname(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    match &ctx.client.name {
+        Some(n) => Frame::bulk(n),
+        None => Frame::Null,
+    }
+}
+
+/// CLIENT SETINFO LIB-NAME|LIB-VER value (redis-py sends both on connect).
+fn client_setinfo(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let (attr, val) = (&args[2], &args[3]);
+    let lib_name = is(attr, "lib-name");
+    if !lib_name && !is(attr, "lib-ver") {
+        return Frame::err(format!("ERR Unrecognized option '{}'", err_text(attr)));
+    }
+    if !valid_attr(val) {
+        return Frame::err(format!(
+            "ERR {} cannot contain spaces, newlines or special characters.",
+            err_text(attr)
+        ));
+    }
+    let value = (!val.is_empty()).then(|| String::from_utf8_lossy(val).into_owned());
+    let id = ctx.client.id;
+    if let Some(e) = ctx.srv.client_list.get_mut(&id) {
+        if lib_name {
+            e.lib_name = value;
+        } else {
+            e.lib_ver = value;
+        }
+    }
+    Frame::ok()
+}
+
+fn client_info(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    let e = own_entry(ctx);
+    let mut line = client_line(ctx.srv, ctx.client.id, &e);
+    line.push('\n');
+    Frame::Verbatim(*b"txt", line.into_bytes())
+}
+
+/// CLIENT LIST [TYPE t] | [ID id ...], one line per connection, oldest first.
+fn client_list(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let me = ctx.client.id;
+    let own = own_entry(ctx);
+    let line_for = |id: u64| -> Option<String> {
+        if id == me {
+            Some(client_line(ctx.srv, id, &own))
+        } else {
+            ctx.srv
+                .client_list
+                .get(&id)
+                .map(|e| client_line(ctx.srv, id, e))
+        }
+    };
+    let mut ids: Vec<u64> = Vec::new();
+    if args.len() == 4 && is(&args[2], "type") {
+        let t = &args[3];
+        if is(t, "normal") {
+            ids.extend(ctx.srv.client_list.keys());
+        } else if !["master", "replica", "slave", "pubsub"]
+            .iter()
+            .any(|n| is(t, n))
+        {
+            return Frame::err(format!("ERR Unknown client type '{}'", err_text(t)));
+        }
+    } else if args.len() > 3 && is(&args[2], "id") {
+        for a in &args[3..] {
+            match arg_i64(a) {
+                Ok(n) => ids.push(n as u64),
+                Err(_) => return Frame::err("ERR Invalid client ID"),
+            }
+        }
+    } else if args.len() != 2 {
+        return Frame::err(SYNTAX);
+    } else {
+        ids.extend(ctx.srv.client_list.keys());
+    }
+    let mut out = String::new();
+    for id in ids {
+        if let Some(line) = line_for(id) {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    Frame::Verbatim(*b"txt", out.into_bytes())
+}
+
+fn client_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    help_reply(
+        args,
+        &[
+            "GETNAME",
+            "    Return the name of the current connection.",
+            "ID",
+            "    Return the ID of the current connection.",
+            "INFO",
+            "    Return information about the current client connection.",
+            "LIST [options ...]",
+            "    Return information about client connections. Options:",
+            "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+            "      Return clients of specified type.",
+            "SETNAME <name>",
+            "    Assign the name <name> to the current connection.",
+            "SETINFO <option> <value>",
+            "    Set client meta attr. Options are:",
+            "    * LIB-NAME: the client lib name.",
+            "    * LIB-VER: the client lib version.",
+        ],
+    )
+}

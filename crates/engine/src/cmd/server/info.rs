@@ -1,0 +1,323 @@
+//! INFO: the sections Redsim can fill honestly, in Redis' order and format, and the cron's memory bookkeeping they read (peak, samples for views).
+
+use std::fmt::Write as _;
+
+use crate::cmd::table::Ctx;
+use crate::proto::resp::Frame;
+use crate::server::trace::Event;
+use crate::server::Server;
+
+/// The sections INFO without arguments (or `default`) shows, in Redis'
+/// list; those we do not produce are simply absent from the output.
+const DEFAULT_SECTIONS: &[&str] = &[
+    "server",
+    "clients",
+    "memory",
+    "persistence",
+    "stats",
+    "replication",
+    "cpu",
+    "module_list",
+    "errorstats",
+    "cluster",
+    "keyspace",
+];
+
+pub(super) fn info(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let text = info_string(ctx.srv, &args[1..]);
+    Frame::Verbatim(*b"txt", text.into_bytes())
+}
+
+/// `genInfoSectionDict` + `genRedisInfoString`: the INFO text for the
+/// requested section names (any case; `default`, `all`, `everything`).
+pub fn info_string(srv: &mut Server, requested: &[Vec<u8>]) -> String {
+    srv.lazyfree_drain();
+    let mut all = false;
+    let mut wanted: Vec<String> = Vec::new();
+    if requested.is_empty() {
+        wanted.extend(DEFAULT_SECTIONS.iter().map(|s| s.to_string()));
+    }
+    for r in requested {
+        let name = String::from_utf8_lossy(r).to_ascii_lowercase();
+        match name.as_str() {
+            "default" => wanted.extend(DEFAULT_SECTIONS.iter().map(|s| s.to_string())),
+            "all" | "everything" => all = true,
+            _ => wanted.push(name),
+        }
+    }
+    let want = |s: &str| all || wanted.iter().any(|w| w == s);
+    let mut out = String::new();
+    let section = |out: &mut String, title: &str, body: String| {
+        if !out.is_empty() {
+            out.push_str("\r\n");
+        }
+        let _ = write!(out, "# {title}\r\n{body}");
+    };
+    if want("server") {
+        section(&mut out, "Server", info_server(srv));
+    }
+    if want("clients") {
+        section(&mut out, "Clients", info_clients(srv));
+    }
+    if want("memory") {
+        section(&mut out, "Memory", info_memory(srv));
+    }
+    if want("persistence") {
+        section(&mut out, "Persistence", crate::persist::info(srv));
+    }
+    if want("stats") {
+        section(&mut out, "Stats", info_stats(srv));
+    }
+    if want("replication") {
+        section(&mut out, "Replication", crate::repl::info(srv));
+    }
+    if want("keyspace") {
+        section(&mut out, "Keyspace", info_keyspace(srv));
+    }
+    out
+}
+
+/// Appends `name:value\r\n`.
+fn field(out: &mut String, name: &str, value: impl std::fmt::Display) {
+    let _ = write!(out, "{name}:{value}\r\n");
+}
+
+/// A 40-hex-digit run id derived from the seed, so runs replay identically.
+fn run_id(seed: u64) -> String {
+    (0u8..3)
+        .map(|i| format!("{:016x}", crate::keyspace::dict::hash_bytes(seed, &[i])))
+        .collect::<String>()[..40]
+        .to_string()
+}
+
+fn info_server(srv: &Server) -> String {
+    let mut o = String::new();
+    let uptime = srv.clock.now_us() / 1_000_000;
+    let hz = srv.config.hz.clamp(1, 500);
+    field(&mut o, "redis_version", crate::REDIS_VERSION);
+    field(&mut o, "redsim_version", env!("CARGO_PKG_VERSION"));
+    field(&mut o, "redis_git_sha1", "00000000");
+    field(&mut o, "redis_git_dirty", 0);
+    field(&mut o, "redis_mode", "standalone");
+    field(&mut o, "arch_bits", usize::BITS);
+    field(&mut o, "process_supervised", "no");
+    field(&mut o, "run_id", run_id(srv.seed));
+    field(&mut o, "tcp_port", srv.config.port);
+    field(&mut o, "server_time_usec", srv.clock.unix_us());
+    field(&mut o, "uptime_in_seconds", uptime);
+    field(&mut o, "uptime_in_days", uptime / (3600 * 24));
+    // No dynamic-hz: the running frequency is the configured one.
+    field(&mut o, "hz", hz);
+    field(&mut o, "configured_hz", hz);
+    field(&mut o, "lru_clock", srv.lruclock);
+    field(&mut o, "config_file", "");
+    field(&mut o, "io_threads_active", 0);
+    let _ = write!(
+        o,
+        "listener0:name=tcp,bind={},port={}\r\n",
+        srv.config.bind, srv.config.port
+    );
+    o
+}
+
+fn info_clients(srv: &Server) -> String {
+    let mut o = String::new();
+    field(&mut o, "connected_clients", srv.connected_clients);
+    field(&mut o, "cluster_connections", 0);
+    // No client tracking exists yet: that one is zero.
+    let b = &srv.blocking;
+    field(&mut o, "blocked_clients", b.blocked_clients());
+    field(&mut o, "tracking_clients", 0);
+    field(
+        &mut o,
+        "clients_in_timeout_table",
+        b.clients_in_timeout_table(),
+    );
+    field(&mut o, "total_blocking_keys", b.blocking_keys());
+    field(
+        &mut o,
+        "total_blocking_keys_on_nokey",
+        b.blocking_keys_on_nokey(),
+    );
+    o
+}
+
+/// `bytesToHuman`: B under 1K, then two decimals with K, M, G, T, P.
+pub fn bytes_to_human(n: u64) -> String {
+    const UNITS: &[&str] = &["K", "M", "G", "T", "P"];
+    if n < 1024 {
+        return format!("{n}B");
+    }
+    let mut scale = 1024f64;
+    for unit in UNITS {
+        if (n as f64) < scale * 1024.0 {
+            return format!("{:.2}{unit}", n as f64 / scale);
+        }
+        scale *= 1024.0;
+    }
+    format!("{n}B")
+}
+
+/// The parts of `used_memory` that are not data: the start-up baseline and
+/// the hash tables' entries and buckets (`getMemoryOverheadData`).
+fn memory_overhead(srv: &Server) -> u64 {
+    const PTR: u64 = 8;
+    let tables: u64 = srv
+        .dbs
+        .iter()
+        .filter(|d| !d.is_empty())
+        .map(|d| {
+            let keys = d.dict.len() as u64;
+            let main = keys * crate::keyspace::memory::DICT_ENTRY as u64
+                + d.dict.buckets() as u64 * PTR
+                + keys * crate::keyspace::memory::ROBJ as u64;
+            let expires = d.expires.len() as u64 * crate::keyspace::memory::DICT_ENTRY as u64
+                + d.expires.buckets() as u64 * PTR;
+            main + expires
+        })
+        .sum();
+    crate::keyspace::memory::BASELINE_USED_MEMORY + tables
+}
+
+/// `cronUpdateMemoryStats`' peak tracking, run by every cron tick.
+pub fn cron_update_memory_stats(srv: &mut Server) {
+    let used = srv.used_memory();
+    if used > srv.stats.peak_memory {
+        srv.stats.peak_memory = used;
+    }
+}
+
+/// The cron's bookkeeping for views: retires finished lazy-free jobs and,
+/// with the trace on, records a memory sample when anything in it changed
+/// since the last one (a timeline draws memory from these).
+pub fn cron_memory_sample(srv: &mut Server) {
+    srv.lazyfree_drain();
+    if srv.trace.enabled() {
+        let used = srv.used_memory();
+        let keys = srv.dbs.iter().map(|d| d.dict.len() as u64).sum();
+        let expires = srv.dbs.iter().map(|d| d.expires.len() as u64).sum();
+        let sample = [used, srv.config.maxmemory, keys, expires];
+        if srv.memory_sample != Some(sample) {
+            srv.memory_sample = Some(sample);
+            srv.emit(Event::Memory {
+                used,
+                maxmemory: sample[1],
+                keys,
+                expires,
+            });
+        }
+    }
+}
+
+fn info_memory(srv: &mut Server) -> String {
+    // INFO refreshes the peak too, so it never shows below the current use.
+    cron_update_memory_stats(srv);
+    let used = srv.used_memory();
+    let peak = srv.stats.peak_memory;
+    let startup = crate::keyspace::memory::BASELINE_USED_MEMORY;
+    let overhead = memory_overhead(srv).min(used);
+    let dataset = used - overhead;
+    let net = if used > startup { used - startup } else { 1 };
+    let mut o = String::new();
+    field(&mut o, "used_memory", used);
+    field(&mut o, "used_memory_human", bytes_to_human(used));
+    field(&mut o, "used_memory_peak", peak);
+    field(&mut o, "used_memory_peak_human", bytes_to_human(peak));
+    // Redis computes both percentages in single precision.
+    let peak_perc = used as f32 * 100.0 / peak as f32;
+    field(&mut o, "used_memory_peak_perc", format!("{peak_perc:.2}%"));
+    field(&mut o, "used_memory_overhead", overhead);
+    field(&mut o, "used_memory_startup", startup);
+    field(&mut o, "used_memory_dataset", dataset);
+    let dataset_perc = dataset as f32 * 100.0 / net as f32;
+    field(
+        &mut o,
+        "used_memory_dataset_perc",
+        format!("{dataset_perc:.2}%"),
+    );
+    field(&mut o, "maxmemory", srv.config.maxmemory);
+    field(
+        &mut o,
+        "maxmemory_human",
+        bytes_to_human(srv.config.maxmemory),
+    );
+    field(
+        &mut o,
+        "maxmemory_policy",
+        srv.config.maxmemory_policy.name(),
+    );
+    field(
+        &mut o,
+        "lazyfree_pending_objects",
+        srv.lazyfree_pending_objects(),
+    );
+    field(&mut o, "lazyfreed_objects", srv.lazyfreed_objects());
+    o
+}
+
+fn info_stats(srv: &Server) -> String {
+    let s = &srv.stats;
+    let mut o = String::new();
+    field(
+        &mut o,
+        "total_connections_received",
+        s.total_connections_received,
+    );
+    field(
+        &mut o,
+        "total_commands_processed",
+        s.total_commands_processed,
+    );
+    field(&mut o, "expired_keys", s.expired_keys);
+    field(
+        &mut o,
+        "expired_stale_perc",
+        format!("{:.2}", s.expired_stale_perc * 100.0),
+    );
+    field(
+        &mut o,
+        "expired_time_cap_reached_count",
+        s.expired_time_cap_reached_count,
+    );
+    field(
+        &mut o,
+        "expire_cycle_cpu_milliseconds",
+        s.expire_cycle_time_used_ns / 1_000_000,
+    );
+    field(&mut o, "evicted_keys", s.evicted_keys);
+    field(&mut o, "keyspace_hits", s.keyspace_hits);
+    field(&mut o, "keyspace_misses", s.keyspace_misses);
+    // Redsim's own: commands refused before running (unknown, arity, OOM).
+    // Redis reports these per command, in INFO commandstats.
+    field(&mut o, "rejected_calls", s.rejected_calls);
+    o
+}
+
+fn info_keyspace(srv: &Server) -> String {
+    let mut o = String::new();
+    for (i, d) in srv.dbs.iter().enumerate() {
+        let (keys, expires) = (d.dict.len(), d.expires.len());
+        if keys > 0 || expires > 0 {
+            let _ = write!(
+                o,
+                "db{i}:keys={keys},expires={expires},avg_ttl={}\r\n",
+                d.avg_ttl
+            );
+        }
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_bytes_as_redis() {
+        assert_eq!(bytes_to_human(1023), "1023B");
+        assert_eq!(bytes_to_human(1024), "1.00K");
+        assert_eq!(bytes_to_human(865_000), "844.73K");
+        assert_eq!(bytes_to_human(3 << 20), "3.00M");
+        assert_eq!(bytes_to_human(5 << 30), "5.00G");
+    }
+}

@@ -1,0 +1,47 @@
+//! Server and admin commands: the family's table, with TIME; DBSIZE and the FLUSH commands, INFO, CONFIG, COMMAND (and its DOCS) and CLIENT each live in their own module, with Redis 7.2's reply shapes and error texts.
+//!
+//! Values come from our own state (virtual clock, modelled memory, stats
+//! counters); INFO lists only the fields we can fill honestly, in Redis'
+//! order.
+
+mod client;
+mod command;
+mod config;
+mod docs;
+mod flush;
+mod info;
+
+pub(crate) use client::set_name as set_client_name;
+pub use config::set_params;
+pub use info::{cron_memory_sample, cron_update_memory_stats};
+
+use super::table::{commands, container, Command, Ctx};
+use crate::proto::resp::Frame;
+
+pub(in crate::cmd) static COMMANDS: &[Command] = commands! { group: "server";
+    "dbsize" => flush::dbsize, arity: 1, flags: [READONLY, FAST], acl: [KEYSPACE, READ, FAST], since: "1.0.0",
+        syntax: "DBSIZE", summary: "Returns the number of keys in the database.";
+    "flushdb" => flush::flushdb, arity: -1, flags: [WRITE], acl: [KEYSPACE, WRITE, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "FLUSHDB [ASYNC | SYNC]", summary: "Remove all keys from the current database.";
+    "flushall" => flush::flushall, arity: -1, flags: [WRITE], acl: [KEYSPACE, WRITE, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "FLUSHALL [ASYNC | SYNC]", summary: "Removes all keys from all databases.";
+    "time" => time, arity: 1, flags: [LOADING, STALE, FAST], acl: [FAST], since: "2.6.0",
+        syntax: "TIME", summary: "Returns the server time.";
+    "info" => info::info, arity: -1, flags: [LOADING, STALE, SENTINEL], acl: [SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "INFO [section [section ...]]", summary: "Returns information and statistics about the server.";
+    "config" => container, arity: -2, flags: [], acl: [SLOW], since: "2.0.0",
+        syntax: "CONFIG <subcommand>", summary: "A container for server configuration commands.", subcommands: config::SUBCOMMANDS;
+    "command" => command::command_all, arity: -1, flags: [LOADING, STALE, SENTINEL], acl: [SLOW, CONNECTION], since: "2.8.13",
+        syntax: "COMMAND", summary: "Returns detailed information about all commands.", subcommands: command::SUBCOMMANDS;
+    "client" => container, arity: -2, flags: [SENTINEL], acl: [SLOW], group: "connection", since: "2.4.0",
+        syntax: "CLIENT <subcommand>", summary: "A container for client connection commands.", subcommands: client::SUBCOMMANDS;
+};
+
+/// TIME: virtual Unix seconds and the microseconds within the second.
+fn time(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    let us = ctx.srv.clock.unix_us();
+    Frame::Array(vec![
+        Frame::bulk((us / 1_000_000).to_string()),
+        Frame::bulk((us % 1_000_000).to_string()),
+    ])
+}

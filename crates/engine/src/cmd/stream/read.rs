@@ -1,0 +1,420 @@
+//! XREAD and XREADGROUP (`xreadCommand`): option parsing, the key and group checks, serving new entries or a consumer's pending history, and blocking through `crate::blocking` with `$` rewritten to the ID it stood for.
+
+use super::id::strict_id;
+use super::{c_name, entry_frame, id_frame, seen_consumer, update};
+use crate::blocking::{block_for_stream, may_block};
+use crate::cmd::args::{arg_i64, cstr, opt_is, SYNTAX};
+use crate::cmd::table::Ctx;
+use crate::cmd::typed::peek;
+use crate::keyspace::types::stream::{Log, Stream, StreamId};
+use crate::proto::resp::{parse_i64, Frame};
+
+/// `getTimeoutFromObjectOrReply(UNIT_MILLISECONDS)`: 0 waits forever,
+/// anything else becomes an absolute Unix-ms deadline.
+fn block_timeout(arg: &[u8], now_ms: i64) -> Result<i64, Frame> {
+    let t = parse_i64(arg)
+        .ok_or_else(|| Frame::err("ERR timeout is not an integer or out of range"))?;
+    if t < 0 {
+        return Err(Frame::err("ERR timeout is negative"));
+    }
+    if t > 0 {
+        if t > i64::MAX - now_ms {
+            return Err(Frame::err("ERR timeout is out of range"));
+        }
+        return Ok(t + now_ms);
+    }
+    Ok(0)
+}
+
+/// The group's read counter after delivering `id` past its last ID.
+fn advance_entries_read(log: &Log, entries_read: i64, id: StreamId) -> i64 {
+    if entries_read != -1 && !log.range_has_tombstones(Some(id), None) {
+        entries_read + 1
+    } else if log.entries_added() > 0 {
+        log.estimate_distance(id)
+    } else {
+        entries_read
+    }
+}
+
+/// XREAD and XREADGROUP (`xreadCommand`).
+pub(super) fn xread(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let group_cmd = ctx.cmd.name == "xreadgroup";
+    let argc = args.len();
+    let now = ctx.srv.now_ms();
+    let mut timeout: Option<i64> = None;
+    let mut count: i64 = 0;
+    let mut streams_arg = 0;
+    let mut nstreams = 0;
+    let mut noack = false;
+    let mut group: Option<(&[u8], &[u8])> = None;
+    let mut i = 1;
+    while i < argc {
+        let moreargs = argc - i - 1;
+        let o = &args[i];
+        if opt_is(o, "BLOCK") && moreargs > 0 {
+            i += 1;
+            timeout = match block_timeout(&args[i], now) {
+                Ok(t) => Some(t),
+                Err(e) => return e,
+            };
+        } else if opt_is(o, "COUNT") && moreargs > 0 {
+            i += 1;
+            count = match arg_i64(&args[i]) {
+                Ok(n) => n.max(0),
+                Err(e) => return e,
+            };
+        } else if opt_is(o, "STREAMS") && moreargs > 0 {
+            streams_arg = i + 1;
+            nstreams = argc - streams_arg;
+            if nstreams % 2 != 0 {
+                let symbol = if group_cmd { '>' } else { '$' };
+                return Frame::err(format!(
+                    "ERR Unbalanced '{}' list of streams: for each stream key an ID or '{symbol}' must be specified.",
+                    ctx.cmd.name
+                ));
+            }
+            nstreams /= 2;
+            break;
+        } else if opt_is(o, "GROUP") && moreargs >= 2 {
+            if !group_cmd {
+                return Frame::err(
+                    "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.",
+                );
+            }
+            group = Some((&args[i + 1], &args[i + 2]));
+            i += 2;
+        } else if opt_is(o, "NOACK") {
+            if !group_cmd {
+                return Frame::err(
+                    "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.",
+                );
+            }
+            noack = true;
+        } else {
+            return Frame::err(SYNTAX);
+        }
+        i += 1;
+    }
+    if streams_arg == 0 {
+        return Frame::err(SYNTAX);
+    }
+    if group_cmd && group.is_none() {
+        return Frame::err("ERR Missing GROUP option for XREADGROUP");
+    }
+    let keys = &args[streams_arg..streams_arg + nstreams];
+    let id_args = &args[streams_arg + nstreams..];
+    let db = ctx.db();
+    let mut ids = Vec::with_capacity(nstreams);
+    for (key, idarg) in keys.iter().zip(id_args) {
+        let exists = match ctx.read_exists::<Stream>(key) {
+            Ok(e) => e,
+            Err(e) => return e,
+        };
+        let s = if exists {
+            peek::<Stream>(ctx.srv, db, key)
+        } else {
+            None
+        };
+        if let Some((gname, _)) = group {
+            if s.and_then(|s| s.groups().get(gname)).is_none() {
+                return Frame::err(format!(
+                    "NOGROUP No such key '{}' or consumer group '{}' in XREADGROUP with GROUP option",
+                    c_name(key),
+                    c_name(gname)
+                ));
+            }
+        }
+        let word = cstr(idarg);
+        if word == b"$" {
+            if group_cmd {
+                return Frame::err(
+                    "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set.",
+                );
+            }
+            ids.push(s.map_or(StreamId::MIN, |s| s.log().last_id()));
+            continue;
+        }
+        if word == b">" {
+            if !group_cmd {
+                return Frame::err(
+                    "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option.",
+                );
+            }
+            ids.push(StreamId::MAX);
+            continue;
+        }
+        match strict_id(idarg) {
+            Ok(id) => ids.push(id),
+            Err(e) => return e,
+        }
+    }
+    let limit = if count == 0 {
+        usize::MAX
+    } else {
+        count as usize
+    };
+    let mut served: Vec<(Vec<u8>, Frame)> = Vec::new();
+    for (k, key) in keys.iter().enumerate() {
+        if !matches!(ctx.read_exists::<Stream>(key), Ok(true)) {
+            continue;
+        }
+        let gt = ids[k];
+        let items = match group {
+            None => {
+                let Some(s) = peek::<Stream>(ctx.srv, db, key) else {
+                    continue;
+                };
+                let newer = s.log().last_valid_id().is_some_and(|max| max > gt);
+                if !newer {
+                    continue;
+                }
+                let start = gt.incr().unwrap_or(StreamId::MIN);
+                s.log()
+                    .range(start, StreamId::MAX)
+                    .take(limit)
+                    .map(entry_frame)
+                    .collect::<Vec<_>>()
+            }
+            Some((gname, cname)) => {
+                let r = update(ctx.srv, db, key, |s| {
+                    read_group(s, gname, cname, gt, limit, noack, now)
+                });
+                match r.flatten() {
+                    Some(items) => items,
+                    None => continue,
+                }
+            }
+        };
+        served.push((key.clone(), Frame::Array(items)));
+    }
+    if !served.is_empty() {
+        return if ctx.client.resp >= 3 {
+            Frame::Map(
+                served
+                    .into_iter()
+                    .map(|(k, v)| (Frame::Bulk(k), v))
+                    .collect(),
+            )
+        } else {
+            Frame::Array(
+                served
+                    .into_iter()
+                    .map(|(k, v)| Frame::Array(vec![Frame::Bulk(k), v]))
+                    .collect(),
+            )
+        };
+    }
+    let Some(timeout) = timeout else {
+        return Frame::NullArray;
+    };
+    if !may_block(ctx.srv) {
+        return Frame::NullArray;
+    }
+    // `$` becomes the ID it stood for, so the re-run after new data
+    // does not wait for data newer than that data.
+    let mut rewritten = args.to_vec();
+    for (k, idarg) in id_args.iter().enumerate() {
+        if cstr(idarg) == b"$" {
+            rewritten[streams_arg + nstreams + k] = ids[k].to_string().into_bytes();
+        }
+    }
+    block_for_stream(ctx.srv, keys, timeout, rewritten, group_cmd)
+}
+
+/// One stream of an XREADGROUP: creates the consumer if needed and marks
+/// it seen, then serves its pending history (an ID other than `>`) or
+/// entries past the group's last delivered ID, recording deliveries
+/// unless NOACK. `None` when there is nothing to serve for `>`.
+fn read_group(
+    s: &mut Stream,
+    gname: &[u8],
+    cname: &[u8],
+    gt: StreamId,
+    limit: usize,
+    noack: bool,
+    now: i64,
+) -> Option<Vec<Frame>> {
+    let (log, groups) = s.parts_mut();
+    groups
+        .with_mut(gname, |g| {
+            let history = gt != StreamId::MAX;
+            let mut from = gt;
+            let mut serve = history;
+            if !history && !log.is_empty() {
+                if let Some(max) = log.last_valid_id() {
+                    if max > g.last_id {
+                        serve = true;
+                        from = g.last_id;
+                    }
+                }
+            }
+            seen_consumer(g, cname, now);
+            if !serve {
+                return None;
+            }
+            let start = from.incr().unwrap_or(StreamId::MIN);
+            let mut items = Vec::new();
+            if history {
+                let pending: Vec<StreamId> = g
+                    .consumer(cname)
+                    .map(|c| c.pel().range(start..).take(limit).copied().collect())
+                    .unwrap_or_default();
+                for id in pending {
+                    match log.get(id) {
+                        Some(e) => {
+                            items.push(entry_frame(e));
+                            g.redeliver(id, now);
+                        }
+                        None => items.push(Frame::Array(vec![id_frame(id), Frame::NullArray])),
+                    }
+                }
+                return Some(items);
+            }
+            for e in log.range(start, StreamId::MAX).take(limit) {
+                if e.id > g.last_id {
+                    g.entries_read = advance_entries_read(log, g.entries_read, e.id);
+                    g.last_id = e.id;
+                }
+                items.push(entry_frame(e));
+                if !noack {
+                    g.deliver(e.id, cname, now);
+                    if let Some(c) = g.consumer_mut(cname) {
+                        c.active_time = now;
+                    }
+                }
+            }
+            Some(items)
+        })
+        .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bulk(s: &str) -> Frame {
+        Frame::bulk(s)
+    }
+
+    /// `[[key, [[id, [f, v]]]]]`, an XREAD reply with one entry.
+    fn one_entry(key: &str, id: &str) -> Frame {
+        Frame::Array(vec![Frame::Array(vec![
+            bulk(key),
+            Frame::Array(vec![Frame::Array(vec![
+                bulk(id),
+                Frame::Array(vec![bulk("f"), bulk("v")]),
+            ])]),
+        ])])
+    }
+
+    #[test]
+    fn xread_blocks_until_xadd_with_dollar_resolved() {
+        let mut e = crate::Engine::new(1);
+        let (a, b) = (e.connect("a"), e.connect("b"));
+        e.execute_line(b, "XADD s 1 f v");
+        assert_eq!(e.submit_line(a, "XREAD BLOCK 0 STREAMS s $"), None);
+        let blocked = e.blocked_clients();
+        assert_eq!(blocked.len(), 1);
+        assert_eq!(
+            blocked[0].command,
+            ["XREAD", "BLOCK", "0", "STREAMS", "s", "1-0"],
+            "`$` is the last ID at the time of blocking"
+        );
+        // A write that adds nothing newer (XDEL) does not serve it.
+        e.execute_line(b, "XDEL s 1");
+        assert!(e.take_unblocked().is_empty());
+        assert_eq!(e.execute_line(b, "XADD s 2 f v"), bulk("2-0"));
+        assert_eq!(e.take_unblocked(), vec![(a, one_entry("s", "2-0"))]);
+        assert!(!e.is_blocked(a));
+    }
+
+    #[test]
+    fn xread_block_times_out_on_the_virtual_clock() {
+        let mut e = crate::Engine::new(2);
+        let a = e.connect("a");
+        assert_eq!(e.submit_line(a, "XREAD BLOCK 100 STREAMS s 0"), None);
+        e.advance_by(60_000);
+        assert!(e.take_unblocked().is_empty() && e.is_blocked(a));
+        e.advance_by(60_000);
+        assert_eq!(e.take_unblocked(), vec![(a, Frame::NullArray)]);
+        // Inside MULTI, BLOCK replies at once.
+        e.execute_line(a, "MULTI");
+        e.execute_line(a, "XREAD BLOCK 0 STREAMS s $");
+        assert_eq!(
+            e.execute_line(a, "EXEC"),
+            Frame::Array(vec![Frame::NullArray])
+        );
+    }
+
+    #[test]
+    fn blocked_xreadgroup_answers_when_its_key_goes() {
+        let mut e = crate::Engine::new(3);
+        let (a, b) = (e.connect("a"), e.connect("b"));
+        let nogroup = Frame::err(
+            "NOGROUP No such key 's' or consumer group 'g' in XREADGROUP with GROUP option",
+        );
+        let read = "XREADGROUP GROUP g alice BLOCK 0 STREAMS s >";
+        // Deleted.
+        e.execute_line(b, "XGROUP CREATE s g $ MKSTREAM");
+        assert_eq!(e.submit_line(a, read), None);
+        e.execute_line(b, "DEL s");
+        assert_eq!(e.take_unblocked(), vec![(a, nogroup.clone())]);
+        // Expired (reclaimed by the active cycle as the clock moves).
+        e.execute_line(b, "XGROUP CREATE s g $ MKSTREAM");
+        e.execute_line(b, "PEXPIRE s 50");
+        assert_eq!(e.submit_line(a, read), None);
+        e.advance_by(2_000_000);
+        assert_eq!(e.take_unblocked(), vec![(a, nogroup.clone())]);
+        // Group destroyed; a plain XREAD on the same key keeps waiting.
+        e.execute_line(b, "XGROUP CREATE s g $ MKSTREAM");
+        let c = e.connect("c");
+        assert_eq!(e.submit_line(a, read), None);
+        assert_eq!(e.submit_line(c, "XREAD BLOCK 0 STREAMS s $"), None);
+        e.execute_line(b, "XGROUP DESTROY s g");
+        assert_eq!(e.take_unblocked(), vec![(a, nogroup)]);
+        assert!(e.is_blocked(c));
+        // Overwritten by another type.
+        e.execute_line(b, "XGROUP CREATE s g $");
+        assert_eq!(e.submit_line(a, read), None);
+        e.execute_line(b, "SET s x");
+        assert_eq!(
+            e.take_unblocked(),
+            vec![(a, Frame::err(crate::cmd::WRONGTYPE))]
+        );
+        assert!(e.is_blocked(c), "XREAD waits for a stream");
+    }
+
+    #[test]
+    fn consumers_waiting_on_a_group_are_served_in_order() {
+        let mut e = crate::Engine::new(4);
+        let (a, b, w) = (e.connect("a"), e.connect("b"), e.connect("w"));
+        e.execute_line(w, "XGROUP CREATE s g $ MKSTREAM");
+        assert_eq!(
+            e.submit_line(a, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"),
+            None
+        );
+        assert_eq!(
+            e.submit_line(b, "XREADGROUP GROUP g b BLOCK 0 STREAMS s >"),
+            None
+        );
+        e.execute_line(w, "XADD s 1 f v");
+        assert_eq!(e.take_unblocked(), vec![(a, one_entry("s", "1-0"))]);
+        assert!(e.is_blocked(b), "nothing left for the second: it waits on");
+        e.execute_line(w, "XADD s 2 f v");
+        assert_eq!(e.take_unblocked(), vec![(b, one_entry("s", "2-0"))]);
+        let pending = e.execute_line(w, "XPENDING s g");
+        assert_eq!(
+            pending,
+            Frame::Array(vec![
+                Frame::Integer(2),
+                bulk("1-0"),
+                bulk("2-0"),
+                Frame::Array(vec![
+                    Frame::Array(vec![bulk("a"), bulk("1")]),
+                    Frame::Array(vec![bulk("b"), bulk("1")]),
+                ]),
+            ])
+        );
+    }
+}
