@@ -13,25 +13,21 @@
 pub mod cacheaside;
 pub mod catalog;
 pub mod cluster;
-pub mod cluster_failover;
-pub mod cluster_lessons;
-pub mod coord;
-pub mod coord_ops;
-pub mod coord_queue;
-pub mod coord_rate;
-pub mod failover;
 pub mod kernel;
-pub mod load;
-pub mod memory;
 pub mod outcome;
 pub mod params;
-pub mod persistence;
-pub mod races;
-pub mod sentinel;
-pub mod singleflight;
+pub mod replication;
+pub mod scenarios;
+pub mod seeds;
+#[cfg(test)]
+mod testing;
 pub mod topology;
 pub mod world;
 pub mod zipf;
+
+pub use replication::sentinel;
+pub use scenarios::cluster as cluster_lessons;
+pub use world::singleflight;
 
 pub use catalog::{catalog, find, run, run_with};
 pub use kernel::{Kernel, Recorder};
