@@ -11,12 +11,11 @@
 //! crashed master's unsent stream (still in its socket buffers) dies with it.
 
 use crate::kernel::{Dist, Kernel, Micros, MS};
-use crate::replication::sentinel::{
-    NodeInfo, Order, SentinelConfig, SentinelEvent, SentinelNet, Sentinels,
-};
+use crate::replication::link::{LinkMsg, ReplLinks};
+use crate::replication::net::NetView;
+use crate::replication::sentinel::{Order, SentinelConfig, SentinelEvent, Sentinels, TICK_US};
 use crate::seeds;
 use crate::{Chart, Outcome, ParamSpec, Params, Scenario, ScenarioInfo, Series};
-use redsim_engine::repl::Sync;
 use redsim_engine::{ClientId, Engine, Frame, Options};
 
 pub const FAILOVER: Scenario = Scenario {
@@ -67,17 +66,8 @@ const ADDRS: [&str; 3] = ["10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379"];
 enum Ev {
     /// The client sends its next write to whoever it believes is master.
     Write,
-    /// Ops from node `from` reach replica `to`.
-    Deliver {
-        from: usize,
-        to: usize,
-        ops: Vec<redsim_engine::repl::ReplOp>,
-    },
-    /// Replica `node` acknowledges its offset to its master.
-    Ack {
-        node: usize,
-        offset: u64,
-    },
+    /// The stream and acks on the replication links.
+    Link(LinkMsg),
     /// Replicas' periodic REPLCONF ACK.
     AckTick,
     /// A WAIT gave up.
@@ -88,6 +78,12 @@ enum Ev {
     SentinelTick,
 }
 
+impl From<LinkMsg> for Ev {
+    fn from(m: LinkMsg) -> Ev {
+        Ev::Link(m)
+    }
+}
+
 struct World {
     nodes: Vec<Engine>,
     /// The application's connection to each node.
@@ -95,19 +91,15 @@ struct World {
     /// An operator's connection to each node, for setup and for counting
     /// (the application's may be blocked in WAIT).
     admin: Vec<ClientId>,
-    /// Which node each node replicates from (None: a master).
-    master_of: Vec<Option<usize>>,
+    /// The replication link into each node: latency and the master it follows.
+    links: ReplLinks,
     alive: Vec<bool>,
     /// Node isolated from everyone but its own clients.
     isolated: Option<usize>,
     /// The node the client writes to.
     client_target: usize,
-    /// Link latency to and from each node (the master's entry is unused).
-    links: [Dist; 3],
     /// WAIT's numreplicas in the WAIT modes.
     wait_n: i64,
-    /// When the last message on each (from, to) link arrives, for FIFO order.
-    last_arrival: Vec<Vec<Micros>>,
     /// Writes the client was told succeeded: (value, node that said OK).
     acked: Vec<(u64, usize)>,
     refused: u64,
@@ -199,26 +191,25 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64,
         admins.push(e.connect("admin"));
         nodes.push(e);
     }
+    let latencies = if mode == WAIT_ONE {
+        // One fast replica and one slow one.
+        [
+            link,
+            Dist::jittered(lat / 4, lat / 8),
+            Dist::jittered(lat * 2, lat),
+        ]
+    } else {
+        [link; 3]
+    };
     let mut w = World {
         nodes,
         conns,
         admin: admins,
-        master_of: vec![None, Some(M), Some(M)],
+        links: ReplLinks::new(ADDRS.iter().zip(latencies).map(|(a, l)| (a.to_string(), l))),
         alive: vec![true; 3],
         isolated: None,
         client_target: M,
-        links: if mode == WAIT_ONE {
-            // One fast replica and one slow one.
-            [
-                link,
-                Dist::jittered(lat / 4, lat / 8),
-                Dist::jittered(lat * 2, lat),
-            ]
-        } else {
-            [link; 3]
-        },
         wait_n: if mode == WAIT_ALL { 2 } else { 1 },
-        last_arrival: vec![vec![0; 3]; 3],
         acked: Vec::new(),
         refused: 0,
         next_value: 0,
@@ -238,7 +229,7 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64,
     }
     for r in 1..3 {
         admin(&mut w, r, "REPLICAOF 10.0.0.1 6379");
-        attach(&mut w, r, M);
+        w.links.attach(&mut w.nodes, r, M, 0);
     }
     let lanes = [
         "client",
@@ -284,7 +275,7 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64,
     if split {
         k.at(fault_at + heal_after, Ev::Heal);
     }
-    k.at(crate::replication::sentinel::TICK_US, Ev::SentinelTick);
+    k.at(TICK_US, Ev::SentinelTick);
     let mut lost_marked = false;
     while let Some(ev) = k.next(end) {
         let now = k.now();
@@ -369,26 +360,35 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64,
                     k.after(every, Ev::Write);
                 }
             }
-            Ev::Deliver { from, to, ops } => {
+            Ev::Link(LinkMsg::Stream {
+                from,
+                to,
+                gen,
+                ops,
+                bytes,
+            }) => {
                 // A dead master's stream still in its buffers or on the
                 // wire is lost with the connection.
-                if !w.alive[to] || !w.alive[from] || w.master_of[to] != Some(from) {
+                if !w.alive[to] || !w.alive[from] {
                     continue;
                 }
-                let before = w.nodes[to].repl().offset;
-                w.nodes[to].apply_repl(&ops);
-                let off = w.nodes[to].repl().offset;
+                let Some((before, off)) = w.links.receive(&mut w.nodes, to, gen, &ops, bytes, now)
+                else {
+                    continue;
+                };
                 if (mode == WAIT_ALL || mode == WAIT_ONE) && off > before {
                     send_ack(&mut k, &mut w, to, off);
                 }
                 ship(&mut k, &mut w, to);
             }
-            Ev::Ack { node, offset } => {
-                let Some(m) = w.master_of[node] else { continue };
+            Ev::Link(LinkMsg::Ack { from, gen, offset }) => {
+                let Some(m) = w.links.ack_target(from, gen) else {
+                    continue;
+                };
                 if !w.alive[m] {
                     continue;
                 }
-                w.nodes[m].replica_ack(ADDRS[node], offset);
+                w.links.ack(&mut w.nodes, m, from, offset, now);
                 for (_, f) in w.nodes[m].take_unblocked() {
                     if let Frame::Integer(n) = f {
                         if w.waiting {
@@ -401,9 +401,11 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64,
                     }
                 }
             }
+            // GETACK travels only in the topology: here a WAIT asks the replicas directly.
+            Ev::Link(LinkMsg::GetAck { .. } | LinkMsg::Connected { .. }) => continue,
             Ev::AckTick => {
                 for r in 0..3 {
-                    if w.master_of[r].is_some() && w.alive[r] {
+                    if w.links.master(r).is_some() && w.alive[r] {
                         let off = w.nodes[r].repl().offset;
                         send_ack(&mut k, &mut w, r, off);
                     }
@@ -466,7 +468,7 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64,
             Ev::SentinelTick => {
                 let mut orders = Vec::new();
                 let mut evs = Vec::new();
-                sentinels.tick(now, &FailNet(&w), &mut orders, &mut evs);
+                sentinels.tick(now, &sentinel_net(&w, now), &mut orders, &mut evs);
                 for ev in evs {
                     if record {
                         draw_sentinel_event(&mut k, &ev, quorum);
@@ -476,7 +478,7 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64,
                     match to {
                         None => {
                             admin(&mut w, node, "REPLICAOF NO ONE");
-                            w.master_of[node] = None;
+                            w.links.drop_link(node, now);
                             w.promoted = Some(node);
                             w.failed_over_at = Some(now);
                             k.rec
@@ -484,8 +486,7 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64,
                         }
                         Some(m) => {
                             admin(&mut w, node, &format!("REPLICAOF {} 6379", &ADDRS[m][..8]));
-                            w.master_of[node] = Some(m);
-                            let full = attach(&mut w, node, m);
+                            let full = w.links.attach(&mut w.nodes, node, m, now).full;
                             k.rec.msg(
                                 now,
                                 now + 5 * MS,
@@ -510,7 +511,7 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64,
                         }
                     }
                 }
-                k.after(crate::replication::sentinel::TICK_US, Ev::SentinelTick);
+                k.after(TICK_US, Ev::SentinelTick);
             }
         }
         if record && !lost_marked && w.promoted.is_some() {
@@ -582,48 +583,26 @@ fn admin(w: &mut World, node: usize, line: &str) -> Frame {
     w.nodes[node].execute_line(c, line)
 }
 
-/// Replica `r` (re)connects to `m`: PSYNC, then a partial or full sync.
-/// Returns true when it was a full sync.
-fn attach(w: &mut World, r: usize, m: usize) -> bool {
-    let (id, off) = w.nodes[r].psync_request();
-    let s = w.nodes[m].psync(ADDRS[r], &id, off);
-    let full = matches!(s, Sync::Full { .. });
-    w.nodes[r].finish_sync(&s);
-    let off = w.nodes[r].repl().offset;
-    w.nodes[m].replica_ack(ADDRS[r], off);
-    full
-}
-
-/// Sends what node `from` produced to its replicas over the links.
+/// Sends what node `from` produced to its replicas over the links: nothing
+/// leaves a dead or isolated node, nothing reaches an isolated one.
 fn ship(k: &mut Kernel<Ev>, w: &mut World, from: usize) {
-    let ops = w.nodes[from].take_repl_stream();
-    if ops.is_empty() || !w.alive[from] || w.isolated == Some(from) {
-        return;
-    }
-    for to in 0..3 {
-        if w.master_of[to] != Some(from) || w.isolated == Some(to) {
-            continue;
-        }
-        let at = (k.now() + w.links[to].sample(&mut k.rng)).max(w.last_arrival[from][to]);
-        w.last_arrival[from][to] = at;
-        k.at(
-            at,
-            Ev::Deliver {
-                from,
-                to,
-                ops: ops.clone(),
-            },
-        );
-    }
+    let now = k.now();
+    let (alive, isolated) = (&w.alive, w.isolated);
+    w.links.ship(k, &mut w.nodes, from, now, |to| {
+        alive[from] && isolated != Some(from) && isolated != Some(to)
+    });
 }
 
+/// Replica `node` acknowledges `offset`, unless a partition cuts it from its master.
 fn send_ack(k: &mut Kernel<Ev>, w: &mut World, node: usize, offset: u64) {
-    let Some(m) = w.master_of[node] else { return };
+    let Some(m) = w.links.master(node) else {
+        return;
+    };
     if w.isolated == Some(m) || w.isolated == Some(node) {
         return;
     }
-    let d = w.links[node].sample(&mut k.rng);
-    k.after(d, Ev::Ack { node, offset });
+    let now = k.now();
+    w.links.send_ack(k, node, now, offset);
 }
 
 /// Draws what the sentinels did on their lane (4).
@@ -670,35 +649,23 @@ fn draw_sentinel_event(k: &mut Kernel<Ev>, ev: &SentinelEvent, quorum: usize) {
 }
 
 /// The scenario's network as sentinels see it: they all sit on the
-/// majority side, so a dead or isolated node is out of their reach.
-struct FailNet<'a>(&'a World);
-
-impl SentinelNet for FailNet<'_> {
-    fn nodes(&self) -> usize {
-        3
+/// majority side, so a dead or isolated node is out of their reach. Run
+/// IDs are the addresses, so ties order like them.
+fn sentinel_net(w: &World, now: Micros) -> NetView {
+    let mut net = NetView::new(false);
+    for (n, e) in w.nodes.iter().enumerate() {
+        let follows = w.links.master(n);
+        net.node(
+            e,
+            &w.links,
+            now,
+            w.alive[n],
+            w.isolated == Some(n),
+            follows,
+            ADDRS[n],
+        );
     }
-
-    fn reaches_node(&self, _s: usize, n: usize) -> bool {
-        self.0.alive[n] && self.0.isolated != Some(n)
-    }
-
-    fn reaches_sentinel(&self, _a: usize, _b: usize) -> bool {
-        true
-    }
-
-    fn info(&self, n: usize) -> NodeInfo {
-        let e = &self.0.nodes[n];
-        let replica = e.repl().is_replica();
-        NodeInfo {
-            is_master: !replica,
-            master: if replica { self.0.master_of[n] } else { None },
-            offset: e.repl().offset,
-            priority: e.config().replica_priority,
-            link_down_us: 0,
-            // Run IDs order like the addresses, as the old tie-break did.
-            run_id: ADDRS[n].to_string(),
-        }
-    }
+    net
 }
 
 #[cfg(test)]
