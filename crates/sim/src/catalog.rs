@@ -31,7 +31,7 @@ const SCENARIOS: &[Scenario] = &[
     super::scenarios::memory::DEL_VS_UNLINK,
     super::scenarios::memory::EXPIRY_AVALANCHE,
     super::scenarios::availability::FAILOVER,
-    super::topology::REPLICATION_TOPOLOGY,
+    super::scenarios::availability::REPLICATION_TOPOLOGY,
     super::scenarios::availability::PERSISTENCE_LOSS,
     super::scenarios::cluster::CLUSTER_HOT_KEY,
     super::scenarios::cluster::CLUSTER_HASH_TAGS,

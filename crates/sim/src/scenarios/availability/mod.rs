@@ -2,6 +2,8 @@
 
 mod failover;
 mod persistence;
+mod replication_topology;
 
 pub use failover::FAILOVER;
 pub use persistence::PERSISTENCE_LOSS;
+pub use replication_topology::REPLICATION_TOPOLOGY;
