@@ -45,6 +45,12 @@ pub struct Scenario {
     pub run: fn(&Params, u64) -> Outcome,
 }
 
+impl Scenario {
+    pub const fn new(info: fn() -> ScenarioInfo, run: fn(&Params, u64) -> Outcome) -> Scenario {
+        Scenario { info, run }
+    }
+}
+
 /// What a scenario is, for catalogues and parameter forms.
 #[derive(Clone, Debug, Serialize)]
 pub struct ScenarioInfo {

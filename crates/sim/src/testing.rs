@@ -2,9 +2,27 @@
 
 use crate::Outcome;
 
-/// Runs scenario `id` with `seed` and parameter overrides.
-pub fn run(id: &str, seed: u64, set: &[(&str, &str)]) -> Outcome {
-    crate::run_with(id, seed, set).unwrap_or_else(|e| panic!("{id}: {e}"))
+/// A scenario, named by its id or given by its catalogue entry.
+pub trait Which {
+    fn id(&self) -> String;
+}
+
+impl Which for str {
+    fn id(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Which for crate::Scenario {
+    fn id(&self) -> String {
+        (self.info)().id.to_string()
+    }
+}
+
+/// Runs scenario `s` with `seed` and parameter overrides.
+pub fn run(s: &(impl Which + ?Sized), seed: u64, set: &[(&str, &str)]) -> Outcome {
+    let id = s.id();
+    crate::run_with(&id, seed, set).unwrap_or_else(|e| panic!("{id}: {e}"))
 }
 
 /// A headline metric's value; a missing one fails the test.
@@ -13,16 +31,26 @@ pub fn metric(o: &Outcome, name: &str) -> f64 {
         .unwrap_or_else(|| panic!("no metric {name}"))
 }
 
-/// Runs `id` with seeds 1..=3 and asserts every check passed; the
-/// outcomes are returned for further assertions.
-pub fn all_pass(id: &str, set: &[(&str, &str)]) -> Vec<Outcome> {
-    (1..=3)
+/// Runs `s` with `seeds` and asserts every check passed; the outcomes are
+/// returned for further assertions.
+pub fn pass_for(
+    seeds: impl IntoIterator<Item = u64>,
+    s: &(impl Which + ?Sized),
+    set: &[(&str, &str)],
+) -> Vec<Outcome> {
+    seeds
+        .into_iter()
         .map(|seed| {
-            let o = run(id, seed, set);
+            let o = run(s, seed, set);
             assert_passed(&o);
             o
         })
         .collect()
+}
+
+/// [`pass_for`] seeds 1..=3.
+pub fn all_pass(s: &(impl Which + ?Sized), set: &[(&str, &str)]) -> Vec<Outcome> {
+    pass_for(1..=3, s, set)
 }
 
 /// Asserts every check of `o` passed.
@@ -41,9 +69,4 @@ pub fn failed(o: &Outcome, claim_start: &str) -> bool {
     o.checks
         .iter()
         .any(|c| c.claim.starts_with(claim_start) && !c.passed)
-}
-
-/// [`run`] for a scenario given by its catalogue entry.
-pub fn run_scenario(s: &crate::Scenario, seed: u64, set: &[(&str, &str)]) -> Outcome {
-    run((s.info)().id, seed, set)
 }

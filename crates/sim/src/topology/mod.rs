@@ -367,10 +367,9 @@ impl Topology {
             }
             Control::Partition { node } => {
                 check(*node)?;
-                if self.nodes[*node].isolated {
-                    return Err(format!("node {node} is already partitioned"));
-                }
-                self.nodes[*node].isolated = true;
+                switch(&mut self.nodes[*node].isolated, true, || {
+                    format!("node {node} is already partitioned")
+                })?;
                 if self.client_master == *node && self.client_zone.is_none() {
                     self.client_zone = Some(*node);
                 }
@@ -378,10 +377,9 @@ impl Topology {
             }
             Control::Heal { node } => {
                 check(*node)?;
-                if !self.nodes[*node].isolated {
-                    return Err(format!("node {node} is not partitioned"));
-                }
-                self.nodes[*node].isolated = false;
+                switch(&mut self.nodes[*node].isolated, false, || {
+                    format!("node {node} is not partitioned")
+                })?;
                 if self.client_zone == Some(*node) {
                     self.client_zone = None;
                 }
@@ -390,18 +388,16 @@ impl Topology {
             }
             Control::PauseLink { replica } => {
                 check(*replica)?;
-                if self.nodes[*replica].paused {
-                    return Err(format!("link into node {replica} is already paused"));
-                }
-                self.nodes[*replica].paused = true;
+                switch(&mut self.nodes[*replica].paused, true, || {
+                    format!("link into node {replica} is already paused")
+                })?;
                 self.event(*replica, NodeEventKind::LinkPaused);
             }
             Control::ResumeLink { replica } => {
                 check(*replica)?;
-                if !self.nodes[*replica].paused {
-                    return Err(format!("link into node {replica} is not paused"));
-                }
-                self.nodes[*replica].paused = false;
+                switch(&mut self.nodes[*replica].paused, false, || {
+                    format!("link into node {replica} is not paused")
+                })?;
                 self.event(*replica, NodeEventKind::LinkResumed);
             }
             Control::SetAppendfsync { node, mode } => {
@@ -565,4 +561,13 @@ fn fsync_lines(mode: &str) -> Vec<String> {
 /// Which side of a partition a node is on (None: the main side).
 fn zone_of(n: &Node, id: usize) -> Option<usize> {
     n.isolated.then_some(id)
+}
+
+/// Turns `flag` to `on`; a flag already there is the error `already` says.
+fn switch(flag: &mut bool, on: bool, already: impl FnOnce() -> String) -> Result<(), String> {
+    if *flag == on {
+        return Err(already());
+    }
+    *flag = on;
+    Ok(())
 }

@@ -735,18 +735,17 @@ impl World {
 
     // -------------------------------------------------------- diagram
 
+    /// The diagram lane of `id`'s pod, when `id` is drawn.
+    fn drawn(&self, id: ReqId) -> Option<usize> {
+        let (pods, _, _) = self.lanes.as_ref()?;
+        let r = self.reqs.get(&id).filter(|r| r.draw)?;
+        pods.get(r.pod).copied().flatten()
+    }
+
     fn draw_msg(&mut self, id: ReqId, at: Micros, until: Micros, out: bool, label: String) {
-        let Some((pods, redis, _)) = &self.lanes else {
+        let (Some(p), Some(&(_, redis, _))) = (self.drawn(id), self.lanes.as_ref()) else {
             return;
         };
-        let Some(r) = self.reqs.get(&id) else { return };
-        if !r.draw {
-            return;
-        }
-        let Some(&Some(p)) = pods.get(r.pod) else {
-            return;
-        };
-        let redis = *redis;
         if out {
             self.k.rec.msg(at, until, p, redis, label);
         } else {
@@ -755,34 +754,17 @@ impl World {
     }
 
     fn draw_db(&mut self, id: ReqId, at: Micros, until: Micros, what: &str) {
-        let Some((pods, _, db)) = &self.lanes else {
+        let (Some(p), Some(&(_, _, db))) = (self.drawn(id), self.lanes.as_ref()) else {
             return;
         };
-        let Some(r) = self.reqs.get(&id) else { return };
-        if !r.draw {
-            return;
-        }
-        let Some(&Some(p)) = pods.get(r.pod) else {
-            return;
-        };
-        let db = *db;
-        self.k
-            .rec
-            .msg(at, until, p, db, format!("{what} {}", r.key));
+        let key = self.key_of(id);
+        self.k.rec.msg(at, until, p, db, format!("{what} {key}"));
     }
 
     fn draw_local(&mut self, id: ReqId, at: Micros, until: Micros, what: &str) {
-        let Some((pods, _, _)) = &self.lanes else {
-            return;
-        };
-        let Some(r) = self.reqs.get(&id) else { return };
-        if !r.draw {
-            return;
+        if let Some(p) = self.drawn(id) {
+            self.k.rec.local(at, until, p, what.to_string());
         }
-        let Some(&Some(p)) = pods.get(r.pod) else {
-            return;
-        };
-        self.k.rec.local(at, until, p, what.to_string());
     }
 }
 

@@ -18,10 +18,7 @@ use crate::seeds;
 use crate::{Chart, Outcome, ParamSpec, Params, Scenario, ScenarioInfo, Series};
 use redsim_engine::{ClientId, Engine, Frame, Options};
 
-pub const FAILOVER: Scenario = Scenario {
-    info: failover_info,
-    run: failover_run,
-};
+pub const FAILOVER: Scenario = Scenario::new(failover_info, failover_run);
 
 const MODES: &[&str] = &[
     "async",
@@ -670,13 +667,11 @@ fn sentinel_net(w: &World, now: Micros) -> NetView {
 
 #[cfg(test)]
 mod tests {
+    use crate::testing::{all_pass, metric, run};
+
     #[test]
     fn async_loses_writes_wait_does_not_and_split_brain_discards() {
-        for seed in [1, 2, 3] {
-            let out = crate::run("failover-lost-writes", seed, &[]).unwrap();
-            for c in &out.checks {
-                assert!(c.passed, "seed {seed}: {} ({})", c.claim, c.detail);
-            }
+        for out in all_pass("failover-lost-writes", &[]) {
             assert!(out.diagram.as_ref().is_some_and(|d| !d.marks.is_empty()));
         }
     }
@@ -684,13 +679,8 @@ mod tests {
     #[test]
     fn a_fast_link_narrows_the_loss() {
         let o = |lat: &str| {
-            let out = crate::run(
-                "failover-lost-writes",
-                1,
-                &[("repl_latency_ms".into(), lat.into())],
-            )
-            .unwrap();
-            out.metric_value("acknowledged then lost").unwrap()
+            let out = run("failover-lost-writes", 1, &[("repl_latency_ms", lat)]);
+            metric(&out, "acknowledged then lost")
         };
         assert!(o("2") <= o("100"), "less lag, fewer lost writes");
     }

@@ -5,10 +5,7 @@ use crate::{Chart, Outcome, ParamSpec, Params, Scenario, ScenarioInfo, Series};
 use redsim_engine::persist::Crash;
 use redsim_engine::{Engine, Frame, Options};
 
-pub const PERSISTENCE_LOSS: Scenario = Scenario {
-    info: loss_info,
-    run: loss_run,
-};
+pub const PERSISTENCE_LOSS: Scenario = Scenario::new(loss_info, loss_run);
 
 const SETTINGS: &[&str] = &["rdb (save 5 1)", "aof always", "aof everysec", "aof no"];
 
@@ -235,16 +232,12 @@ fn cow_bytes(seed: u64, rate: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use crate::testing::pass_for;
+
     #[test]
     fn claims_hold_for_both_crash_kinds() {
         for crash in ["power-loss", "process"] {
-            for seed in [1, 2] {
-                let out = crate::run("persistence-loss", seed, &[("crash".into(), crash.into())])
-                    .unwrap();
-                for c in &out.checks {
-                    assert!(c.passed, "{crash} seed {seed}: {} ({})", c.claim, c.detail);
-                }
-            }
+            pass_for(1..=2, "persistence-loss", &[("crash", crash)]);
         }
     }
 }

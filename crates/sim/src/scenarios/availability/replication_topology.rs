@@ -8,10 +8,7 @@ use crate::topology::{
 };
 use crate::{ParamSpec, Params, Scenario, ScenarioInfo};
 
-pub const REPLICATION_TOPOLOGY: Scenario = Scenario {
-    info: topo_info,
-    run: topo_run,
-};
+pub const REPLICATION_TOPOLOGY: Scenario = Scenario::new(topo_info, topo_run);
 
 const SCRIPTS: &[&str] = &[
     "kill-master",
@@ -565,17 +562,13 @@ fn diagram(t: &Topology) -> crate::Diagram {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::all_pass;
 
     #[test]
     fn every_canned_script_passes_its_checks() {
         for script in SCRIPTS {
-            for seed in [1, 2, 3] {
-                let out =
-                    crate::run_with("replication-topology", seed, &[("script", script)]).unwrap();
+            for out in all_pass("replication-topology", &[("script", script)]) {
                 assert!(out.checks.len() >= 2, "{script}");
-                for c in &out.checks {
-                    assert!(c.passed, "{script} seed {seed}: {} ({})", c.claim, c.detail);
-                }
                 let d = out.diagram.as_ref().unwrap();
                 assert!(!d.marks.is_empty() && !d.steps.is_empty(), "{script}");
                 assert_eq!(out.strips[0].rows.len(), 4, "client + 3 nodes");

@@ -7,12 +7,7 @@ use crate::seeds;
 use crate::world::{predicted_latency, Config, KeyDist, LoadGen, Warm, World};
 use crate::{ParamSpec, Params, Scenario, ScenarioInfo};
 
-// ---------------------------------------------------------------- 1. hit-rate-latency
-
-pub const HIT_RATE_LATENCY: Scenario = Scenario {
-    info: hit_rate_latency_info,
-    run: hit_rate_latency_run,
-};
+pub const HIT_RATE_LATENCY: Scenario = Scenario::new(hit_rate_latency_info, hit_rate_latency_run);
 
 fn hit_rate_latency_info() -> ScenarioInfo {
     ScenarioInfo {
@@ -187,12 +182,9 @@ fn hit_rate_latency_run(p: &Params, seed: u64) -> Outcome {
     o
 }
 
-// ---------------------------------------------------------------- 2. cache-hurts
+// ---------------------------------------------------------------- cache-hurts
 
-pub const CACHE_HURTS: Scenario = Scenario {
-    info: cache_hurts_info,
-    run: cache_hurts_run,
-};
+pub const CACHE_HURTS: Scenario = Scenario::new(cache_hurts_info, cache_hurts_run);
 
 fn cache_hurts_info() -> ScenarioInfo {
     ScenarioInfo {

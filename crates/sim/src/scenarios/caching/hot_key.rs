@@ -6,12 +6,7 @@ use crate::outcome::{Chart, Outcome, Series};
 use crate::world::{Config, KeyDist, LoadGen, Warm, World};
 use crate::{ParamSpec, Params, Scenario, ScenarioInfo};
 
-// ---------------------------------------------------------------- 5. hot-key-l1
-
-pub const HOT_KEY_L1: Scenario = Scenario {
-    info: hot_key_l1_info,
-    run: hot_key_l1_run,
-};
+pub const HOT_KEY_L1: Scenario = Scenario::new(hot_key_l1_info, hot_key_l1_run);
 
 fn hot_key_l1_info() -> ScenarioInfo {
     ScenarioInfo {

@@ -8,12 +8,7 @@ use crate::{ParamSpec, Params, Scenario, ScenarioInfo};
 use redsim_engine::{ClientId, Frame};
 use std::collections::BTreeMap;
 
-// ---------------------------------------------------------------- 6. connection-pool
-
-pub const CONNECTION_POOL: Scenario = Scenario {
-    info: connection_pool_info,
-    run: connection_pool_run,
-};
+pub const CONNECTION_POOL: Scenario = Scenario::new(connection_pool_info, connection_pool_run);
 
 fn connection_pool_info() -> ScenarioInfo {
     ScenarioInfo {

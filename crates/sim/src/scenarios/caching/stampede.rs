@@ -6,12 +6,7 @@ use crate::outcome::{Chart, Outcome, Series};
 use crate::world::{Config, KeyDist, LoadGen, Metrics, Protection, Warm, World};
 use crate::{ParamSpec, Params, Scenario, ScenarioInfo};
 
-// ---------------------------------------------------------------- 3. stampede
-
-pub const STAMPEDE: Scenario = Scenario {
-    info: stampede_info,
-    run: stampede_run,
-};
+pub const STAMPEDE: Scenario = Scenario::new(stampede_info, stampede_run);
 
 fn stampede_info() -> ScenarioInfo {
     ScenarioInfo {
@@ -258,12 +253,9 @@ fn stampede_run(p: &Params, seed: u64) -> Outcome {
     o
 }
 
-// ---------------------------------------------------------------- 4. avalanche
+// ---------------------------------------------------------------- avalanche
 
-pub const AVALANCHE: Scenario = Scenario {
-    info: avalanche_info,
-    run: avalanche_run,
-};
+pub const AVALANCHE: Scenario = Scenario::new(avalanche_info, avalanche_run);
 
 fn avalanche_info() -> ScenarioInfo {
     ScenarioInfo {

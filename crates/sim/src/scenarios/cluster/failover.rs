@@ -13,7 +13,7 @@ use crate::{ParamSpec, Params, Scenario, ScenarioInfo};
 use redsim_engine::cluster::{key_hash_slot, SLOTS};
 use redsim_engine::Frame;
 
-pub const CLUSTER_FAILOVER: Scenario = Scenario { info, run };
+pub const CLUSTER_FAILOVER: Scenario = Scenario::new(info, run);
 
 const MASTERS: usize = 3;
 /// The master that dies, and its replica.
@@ -516,20 +516,15 @@ fn run(p: &Params, seed: u64) -> Outcome {
 
 #[cfg(test)]
 mod tests {
+    use crate::testing::{metric, pass_for};
+
     #[test]
     fn checks_pass_for_seeds() {
-        for seed in [1, 2] {
-            let out = crate::run_with("cluster-failover", seed, &[("node_timeout_ms", "2000")])
-                .expect("runs");
-            for c in &out.checks {
-                assert!(c.passed, "seed {seed}: {} — {}", c.claim, c.detail);
-            }
+        for out in pass_for(1..=2, "cluster-failover", &[("node_timeout_ms", "2000")]) {
             // At the default 20 ms link some acknowledged writes are in flight.
-            let lost = out.metric_value("acknowledged writes lost").unwrap();
-            assert!(lost >= 1.0, "seed {seed}: {lost}");
-            let w = out
-                .metric_value("slots unavailable (dead master's)")
-                .unwrap();
+            let lost = metric(&out, "acknowledged writes lost");
+            assert!(lost >= 1.0, "seed {}: {lost}", out.seed);
+            let w = metric(&out, "slots unavailable (dead master's)");
             assert!((2.0..10.0).contains(&w), "{w}");
         }
     }

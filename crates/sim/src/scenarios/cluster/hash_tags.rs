@@ -9,10 +9,7 @@ use crate::{ParamSpec, Params, Scenario, ScenarioInfo};
 use redsim_engine::cluster::{key_hash_slot, SLOTS};
 use redsim_engine::Frame;
 
-pub const CLUSTER_HASH_TAGS: Scenario = Scenario {
-    info: tags_info,
-    run: tags_run,
-};
+pub const CLUSTER_HASH_TAGS: Scenario = Scenario::new(tags_info, tags_run);
 
 const LAYOUTS: &[&str] = &["tenant-tag", "entity-tag"];
 const TENANT: u32 = 42;
@@ -411,15 +408,11 @@ fn tags_run(p: &Params, seed: u64) -> Outcome {
 #[cfg(test)]
 mod tests {
 
-    use crate::testing::run;
+    use crate::testing::{all_pass, run};
 
     #[test]
     fn hash_tag_checks_pass_for_seeds() {
-        for seed in [1, 2, 3] {
-            let out = run("cluster-hash-tags", seed, &[]);
-            for c in &out.checks {
-                assert!(c.passed, "seed {seed}: {} ({})", c.claim, c.detail);
-            }
+        for out in all_pass("cluster-hash-tags", &[]) {
             let crossslot = &out.checks[1].detail;
             assert!(
                 crossslot.contains("CROSSSLOT Keys in request don't hash to the same slot"),

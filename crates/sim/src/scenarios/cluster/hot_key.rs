@@ -17,10 +17,7 @@ const ITEMS: u64 = 400;
 /// Application pods, each with its own L1 in the l1-cache variant.
 const PODS: usize = 4;
 
-pub const CLUSTER_HOT_KEY: Scenario = Scenario {
-    info: hot_info,
-    run: hot_run,
-};
+pub const CLUSTER_HOT_KEY: Scenario = Scenario::new(hot_info, hot_run);
 
 const MITIGATIONS: &[&str] = &["none", "suffixed-copies", "read-replicas", "l1-cache"];
 
@@ -397,16 +394,12 @@ fn hot_run(p: &Params, seed: u64) -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use crate::testing::run;
+    use crate::testing::{all_pass, run};
     use redsim_engine::cluster::SLOTS;
 
     #[test]
     fn hot_key_checks_pass_for_seeds() {
-        for seed in [1, 2, 3] {
-            let out = run("cluster-hot-key", seed, &[]);
-            for c in &out.checks {
-                assert!(c.passed, "seed {seed}: {} ({})", c.claim, c.detail);
-            }
+        for out in all_pass("cluster-hot-key", &[]) {
             let none = out.metric_value("hottest node share (none)").unwrap();
             assert!((50.0..=100.0).contains(&none), "{none}");
             // A hot-key write rewrites every copy.

@@ -2,13 +2,7 @@
 
 use super::*;
 
-// ---------------------------------------------------------------------------
-// 16. incr-vs-get-set
-
-pub const INCR_VS_GET_SET: Scenario = Scenario {
-    info: ivg_info,
-    run: ivg_run,
-};
+pub const INCR_VS_GET_SET: Scenario = Scenario::new(ivg_info, ivg_run);
 
 fn ivg_info() -> ScenarioInfo {
     ScenarioInfo {
@@ -193,13 +187,9 @@ fn cur_before(sim: &Sim, at: Micros) -> i64 {
         .unwrap_or(0)
 }
 
-// ---------------------------------------------------------------------------
-// 17. pipeline-multi-lua
+// ---------------------------------------------------------------- pipeline-multi-lua
 
-pub const PIPELINE_MULTI_LUA: Scenario = Scenario {
-    info: pml_info,
-    run: pml_run,
-};
+pub const PIPELINE_MULTI_LUA: Scenario = Scenario::new(pml_info, pml_run);
 
 /// Moves ARGV[1] from KEYS[1] to KEYS[2] in one step.
 const TRANSFER: &str = "redis.call('DECRBY', KEYS[1], ARGV[1])
@@ -594,8 +584,9 @@ fn pml_run(p: &Params, seed: u64) -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{passes, with};
+    use super::super::passes;
     use super::*;
+    use crate::testing::run as with;
 
     #[test]
     fn incr_vs_get_set() {

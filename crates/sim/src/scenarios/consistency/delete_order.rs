@@ -3,13 +3,7 @@
 use super::*;
 use crate::seeds;
 
-// ---------------------------------------------------------------------------
-// 5. delete-before-update
-
-pub const DELETE_BEFORE_UPDATE: Scenario = Scenario {
-    info: dbu_info,
-    run: dbu_run,
-};
+pub const DELETE_BEFORE_UPDATE: Scenario = Scenario::new(dbu_info, dbu_run);
 
 fn dbu_info() -> ScenarioInfo {
     ScenarioInfo {
@@ -197,17 +191,7 @@ fn dbu_run(p: &Params, seed: u64) -> Outcome {
             ms(ttl)
         ),
     );
-    let db_line = vec![
-        (0.0, 1.0),
-        (secs(commit_at), 1.0),
-        (secs(commit_at), 2.0),
-        (secs(end), 2.0),
-    ];
-    out.charts.push(
-        Chart::line("Version each reader got", "time (s)", "version")
-            .with(Series::new("served", served))
-            .with(Series::new("in the DB", db_line)),
-    );
+    out.charts.push(version_chart(served, commit_at, end));
     out.diagram = sim.take_diagram(0);
     out.duration_us = end;
     out.note(format!(
@@ -223,13 +207,9 @@ fn dbu_run(p: &Params, seed: u64) -> Outcome {
     out
 }
 
-// ---------------------------------------------------------------------------
-// 6. update-then-delete
+// ---------------------------------------------------------------- update-then-delete
 
-pub const UPDATE_THEN_DELETE: Scenario = Scenario {
-    info: utd_info,
-    run: utd_run,
-};
+pub const UPDATE_THEN_DELETE: Scenario = Scenario::new(utd_info, utd_run);
 
 fn utd_info() -> ScenarioInfo {
     ScenarioInfo {
@@ -419,8 +399,9 @@ fn utd_run(p: &Params, seed: u64) -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{passes, with as run};
+    use super::super::passes;
     use super::*;
+    use crate::testing::run;
 
     #[test]
     fn delete_before_update() {

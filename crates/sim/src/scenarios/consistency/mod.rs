@@ -107,6 +107,8 @@ struct Actor {
     cut: bool,
     /// A value the actor carries between steps (what it read, what it will write).
     carry: String,
+    /// How many times it was resumed.
+    steps: u8,
 }
 
 /// A read replica: commits reach it after a sampled lag.
@@ -236,6 +238,7 @@ impl Sim {
             pipe_left: 0,
             cut: false,
             carry: String::new(),
+            steps: 0,
         });
         // Lanes appear in the order actors are created.
         if let Some(g) = group {
@@ -391,6 +394,16 @@ impl Sim {
         let d = self.lat.db_net.sample(&mut self.k.rng);
         let sent = self.now();
         self.k.after(d, Ev::DbArrive { actor: a, op, sent });
+    }
+
+    /// [`Sim::next`], with the actor's step: how many times it was
+    /// resumed before this one.
+    fn next_step(&mut self, until: Micros) -> Option<(usize, u8, Got)> {
+        let (a, got) = self.next(until)?;
+        let x = &mut self.actors[a];
+        let step = x.steps;
+        x.steps += 1;
+        Some((a, step, got))
     }
 
     /// The next actor to resume and why, running the runtime's own events
@@ -663,6 +676,61 @@ fn p_ms(p: &Params, name: &str) -> Micros {
     (p.get(name) * MS as f64).round().max(0.0) as Micros
 }
 
+/// Which version each reader was served (`served`), against the
+/// database's: v1 until the commit, v2 after.
+fn version_chart(served: Vec<(f64, f64)>, commit_at: Micros, end: Micros) -> Chart {
+    let db_line = vec![
+        (0.0, 1.0),
+        (secs(commit_at), 1.0),
+        (secs(commit_at), 2.0),
+        (secs(end), 2.0),
+    ];
+    Chart::line("Version each reader got", "time (s)", "version")
+        .with(Series::new("served", served))
+        .with(Series::new("in the DB", db_line))
+}
+
+/// Two writers and a reader per trial and variant, on key
+/// `<variant>:<trial>` whose row starts as "old" (tracked when `track`):
+/// trial `i` starts at `i × spacing`, each writer within `spread` of it
+/// (the same offsets for both variants, so they race alike), the reader
+/// `reader_at` after it; each trial and variant draws in its own diagram.
+/// Returns per actor (key, value, role): roles 0 and 1 are the writers A
+/// and B (value their name), 2 the reader.
+fn writer_trials(
+    sim: &mut Sim,
+    trials: usize,
+    spacing: Micros,
+    variants: [&str; 2],
+    spread: Micros,
+    reader_at: Micros,
+    track: bool,
+) -> Vec<(String, String, u8)> {
+    let mut who = Vec::new();
+    for i in 0..trials {
+        let t0 = i as Micros * spacing;
+        let (sa, sb) = (sim.uniform(0, spread), sim.uniform(0, spread));
+        for (v, variant) in variants.iter().enumerate() {
+            let key = format!("{variant}:{i}");
+            sim.seed_row(&key, "old");
+            if track {
+                sim.track(&key);
+            }
+            let g = Some(v * trials + i);
+            let a = sim.actor("writer A", "client", g);
+            let b = sim.actor("writer B", "client", g);
+            let r = sim.actor("reader", "client", g);
+            sim.start(a, t0 + sa);
+            sim.start(b, t0 + sb);
+            sim.start(r, t0 + reader_at);
+            who.push((key.clone(), "A".into(), 0));
+            who.push((key.clone(), "B".into(), 1));
+            who.push((key, String::new(), 2));
+        }
+    }
+    who
+}
+
 /// A latency with mean `mean` and ±40% uniform jitter.
 fn around(mean: Micros) -> Dist {
     let j = mean * 4 / 5;
@@ -672,14 +740,7 @@ fn around(mean: Micros) -> Dist {
 /// Every claim holds for seeds 1..=3, each run with a race diagram.
 #[cfg(test)]
 fn passes(s: &Scenario) {
-    let id = (s.info)().id;
-    for o in crate::testing::all_pass(id, &[]) {
-        assert!(o.diagram.is_some(), "{id} has a diagram");
+    for o in crate::testing::all_pass(s, &[]) {
+        assert!(o.diagram.is_some(), "{} has a diagram", o.id);
     }
-}
-
-/// Runs `s` with `seed` and parameter overrides.
-#[cfg(test)]
-fn with(s: &Scenario, seed: u64, set: &[(&str, &str)]) -> Outcome {
-    crate::testing::run((s.info)().id, seed, set)
 }

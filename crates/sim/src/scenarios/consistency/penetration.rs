@@ -4,10 +4,7 @@ use super::*;
 use crate::kernel::Meter;
 use crate::seeds;
 
-pub const PENETRATION: Scenario = Scenario {
-    info: pen_info,
-    run: pen_run,
-};
+pub const PENETRATION: Scenario = Scenario::new(pen_info, pen_run);
 
 const VARIANTS: &[&str] = &[
     "no protection",
@@ -278,7 +275,6 @@ fn pen_variant(
     }
     let mut run = PenRun::default();
     let mut meter = Meter::new(50 * MS);
-    let mut phase = vec![0u8; sim.actors.len()];
     // Diagram picks: the first missing id, its first repeat, the first real
     // item that failed in the outage, and that item after it.
     let mut first_missing: Option<String> = None;
@@ -287,7 +283,7 @@ fn pen_variant(
     let mut after_drawn = false;
     let mut lanes = 0;
     let mut errored: Vec<String> = Vec::new();
-    while let Some((a, got)) = sim.next(end + SEC) {
+    while let Some((a, step, got)) = sim.next_step(end + SEC) {
         let now = sim.now();
         if a == ops {
             match got {
@@ -302,8 +298,6 @@ fn pen_variant(
         let Some((_, key, exists)) = reqs.get(a - 1) else {
             continue;
         };
-        let step = phase[a];
-        phase[a] += 1;
         let act = match (step, got) {
             (0, _) => {
                 if !exists {
@@ -448,8 +442,9 @@ fn first_set_of(sim: &Sim, key: &str) -> Option<Micros> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{passes, with};
+    use super::super::passes;
     use super::*;
+    use crate::testing::run as with;
 
     #[test]
     fn bloom_filter_rates() {

@@ -3,10 +3,7 @@
 use super::*;
 use crate::seeds;
 
-pub const VERSIONED_WRITES: Scenario = Scenario {
-    info: vw_info,
-    run: vw_run,
-};
+pub const VERSIONED_WRITES: Scenario = Scenario::new(vw_info, vw_run);
 
 /// Sets the hash only when the version passed is newer than the cached one.
 /// KEYS[1] the cache key; ARGV: version, value, TTL in ms.
@@ -164,36 +161,23 @@ fn vw_race(seed: u64, trials: usize, jitter: Micros) -> (Race, usize) {
     let mut sim = Sim::new(seed, lat);
     sim.log_execs = true;
     let spacing = 100 * MS;
-    let mut who: Vec<(String, String, u8)> = Vec::new();
-    for i in 0..trials {
-        let t0 = i as Micros * spacing;
-        let (sa, sb) = (sim.uniform(0, 5 * MS), sim.uniform(0, 5 * MS));
-        for (v, variant) in ["plain", "lua"].iter().enumerate() {
-            let key = format!("{variant}:{i}");
-            sim.seed_row(&key, "old");
-            let g = Some(v * trials + i);
-            let a = sim.actor("writer A", "client", g);
-            let b = sim.actor("writer B", "client", g);
-            let r = sim.actor("reader", "client", g);
-            sim.start(a, t0 + sa);
-            sim.start(b, t0 + sb);
-            sim.start(r, t0 + 80 * MS);
-            who.push((key.clone(), "A".into(), 0));
-            who.push((key.clone(), "B".into(), 1));
-            who.push((key, String::new(), 2));
-        }
-    }
+    let who = writer_trials(
+        &mut sim,
+        trials,
+        spacing,
+        ["plain", "lua"],
+        5 * MS,
+        80 * MS,
+        false,
+    );
     let end = trials as Micros * spacing + 100 * MS;
-    let mut phase = vec![0u8; sim.actors.len()];
     // Per key: (version, writer) of each commit.
     let mut commit_order: BTreeMap<String, Vec<(u64, String)>> = BTreeMap::new();
     let mut stale = [0usize; 2];
     let mut rejected = 0;
-    while let Some((a, got)) = sim.next(end) {
+    while let Some((a, step, got)) = sim.next_step(end) {
         let (key, value, role) = who[a].clone();
         let lua = key.starts_with("lua:");
-        let step = phase[a];
-        phase[a] += 1;
         let act = match (role, step, got) {
             (0 | 1, 0, _) => Act::Write(key, value),
             (0 | 1, 1, Got::Row(Some(row))) => {
@@ -320,7 +304,6 @@ fn vw_keys(seed: u64, p: &Params) -> (Sim, VersionedKeys) {
         let a = sim.actor(&format!("reader {n}"), "client", None);
         sim.start(a, t);
     }
-    let mut phase = vec![0u8; sim.actors.len()];
     // Per reader: the schema its pod runs, the view it wants, the version read.
     let mut state: Vec<(u32, usize, String, Micros)> =
         vec![(3, 0, String::new(), 0); sim.actors.len()];
@@ -328,10 +311,8 @@ fn vw_keys(seed: u64, p: &Params) -> (Sim, VersionedKeys) {
     let (mut reads_after, mut stale_after, mut mismatches) = (0, 0, 0);
     let mut hits = BTreeMap::<u64, f64>::new();
     let mut misses = BTreeMap::<u64, f64>::new();
-    while let Some((a, got)) = sim.next(end) {
+    while let Some((a, step, got)) = sim.next_step(end) {
         let now = sim.now();
-        let step = phase[a];
-        phase[a] += 1;
         if a == w {
             let act = match step {
                 0 => Act::Write(entity.into(), "r2".into()),
@@ -493,8 +474,9 @@ fn vk_judge(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{passes, with};
+    use super::super::passes;
     use super::*;
+    use crate::testing::run as with;
 
     #[test]
     fn versioned_writes() {

@@ -2,13 +2,7 @@
 
 use super::*;
 
-// ---------------------------------------------------------------------------
-// 7. overwrite-vs-delete
-
-pub const OVERWRITE_VS_DELETE: Scenario = Scenario {
-    info: ovd_info,
-    run: ovd_run,
-};
+pub const OVERWRITE_VS_DELETE: Scenario = Scenario::new(ovd_info, ovd_run);
 
 fn ovd_info() -> ScenarioInfo {
     ScenarioInfo {
@@ -38,38 +32,23 @@ fn ovd_run(p: &Params, seed: u64) -> Outcome {
     sim.log_execs = true;
     let spacing = 200 * MS;
     let ttl = "60000";
-    // Per actor: (key, value, role) with role 0/1 writers, 2 the reader; variant by key prefix.
-    let mut who: Vec<(String, String, u8)> = Vec::new();
-    for i in 0..trials {
-        let t0 = i as Micros * spacing;
-        let (sa, sb) = (sim.uniform(0, spread), sim.uniform(0, spread));
-        for (v, variant) in ["ow", "del"].iter().enumerate() {
-            let key = format!("{variant}:{i}");
-            sim.seed_row(&key, "old");
-            sim.track(&key);
-            let g = Some(v * trials + i);
-            let a = sim.actor("writer A", "client", g);
-            let b = sim.actor("writer B", "client", g);
-            let r = sim.actor("reader", "client", g);
-            sim.start(a, t0 + sa);
-            sim.start(b, t0 + sb);
-            sim.start(r, t0 + spread + 120 * MS);
-            who.push((key.clone(), "A".into(), 0));
-            who.push((key.clone(), "B".into(), 1));
-            who.push((key, String::new(), 2));
-        }
-    }
+    let who = writer_trials(
+        &mut sim,
+        trials,
+        spacing,
+        ["ow", "del"],
+        spread,
+        spread + 120 * MS,
+        true,
+    );
     let end = trials as Micros * spacing + 200 * MS;
-    let mut phase = vec![0u8; sim.actors.len()];
     // Per key: (version, writer) of each commit.
     let mut commits: BTreeMap<String, Vec<(u64, String)>> = BTreeMap::new();
     let mut stale_at_end = [0usize; 2];
     let mut reader_stale = [0usize; 2];
-    while let Some((a, got)) = sim.next(end) {
+    while let Some((a, step, got)) = sim.next_step(end) {
         let (key, value, role) = who[a].clone();
         let overwrite = key.starts_with("ow:");
-        let step = phase[a];
-        phase[a] += 1;
         let act = match (role, step, got) {
             (0 | 1, 0, _) => Act::Write(key, value),
             (0 | 1, 1, Got::Row(row)) => {
@@ -202,13 +181,9 @@ fn ovd_run(p: &Params, seed: u64) -> Outcome {
     out
 }
 
-// ---------------------------------------------------------------------------
-// 8. double-delete
+// ---------------------------------------------------------------- double-delete
 
-pub const DOUBLE_DELETE: Scenario = Scenario {
-    info: dd_info,
-    run: dd_run,
-};
+pub const DOUBLE_DELETE: Scenario = Scenario::new(dd_info, dd_run);
 
 const DD_CASES: &[&str] = &[
     "helps",
@@ -276,17 +251,14 @@ fn dd_run(p: &Params, seed: u64) -> Outcome {
         sim.start(a, t);
         t += every;
     }
-    let mut phase = vec![0u8; sim.actors.len()];
     let (mut commit_at, mut del1, mut del2, mut del2_reply) = (0, 0, 0, -1i64);
     let mut served: Vec<(f64, f64)> = Vec::new();
     let mut reads_after_del2 = 0;
     // Set once a reader has refilled the cache after the second DEL.
     let mut refilled = false;
     let mut drawn_after = 0;
-    while let Some((a, got)) = sim.next(end) {
+    while let Some((a, step, got)) = sim.next_step(end) {
         let now = sim.now();
-        let step = phase[a];
-        phase[a] += 1;
         let act = if a == w {
             match (step, got) {
                 (0, _) => Act::Write(key.into(), "v2".into()),
@@ -495,17 +467,7 @@ fn dd_run(p: &Params, seed: u64) -> Outcome {
         ),
     };
     out.check(claim, passed, detail);
-    let db_line = vec![
-        (0.0, 1.0),
-        (secs(commit_at), 1.0),
-        (secs(commit_at), 2.0),
-        (secs(end), 2.0),
-    ];
-    out.charts.push(
-        Chart::line("Version each reader got", "time (s)", "version")
-            .with(Series::new("served", served))
-            .with(Series::new("in the DB", db_line)),
-    );
+    out.charts.push(version_chart(served, commit_at, end));
     out.diagram = sim.take_diagram(0);
     out.duration_us = end;
     out.note(format!(
@@ -524,8 +486,9 @@ fn dd_run(p: &Params, seed: u64) -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{passes, with};
+    use super::super::passes;
     use super::*;
+    use crate::testing::{all_pass, run as with};
 
     #[test]
     fn overwrite_vs_delete() {
@@ -554,9 +517,7 @@ mod tests {
     #[test]
     fn double_delete_cases() {
         for case in DD_CASES {
-            for seed in 1..=3 {
-                let o = with(&DOUBLE_DELETE, seed, &[("case", case)]);
-                assert!(o.passed(), "{case} seed {seed}: {:#?}", o.checks);
+            for o in all_pass(&DOUBLE_DELETE, &[("case", case)]) {
                 assert!(o.diagram.is_some());
             }
         }

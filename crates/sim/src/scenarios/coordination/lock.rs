@@ -1,19 +1,12 @@
 //! A distributed lock on one Redis in six variants: no token, GET-then-DEL, a Lua compare-and-delete, a GC pause, a watchdog that renews, and fencing tokens; two believed holders at once is the failure the diagram marks.
 
-use super::{bulk, int, ms, overlaps, short, UNLOCK_LUA};
+use super::{bulk, int, mark_overlaps, ms, short, unless_paused, UNLOCK_LUA};
 use crate::kernel::{Dist, Kernel, Link, Micros, Redis, MS};
 use crate::outcome::{Chart, Series};
 use crate::{Outcome, ParamSpec, Params, Scenario, ScenarioInfo};
 use redsim_engine::proto::resp::Frame;
 
-// ---------------------------------------------------------------------------
-// 11. distributed-lock
-// ---------------------------------------------------------------------------
-
-pub const DISTRIBUTED_LOCK: Scenario = Scenario {
-    info: lock_info,
-    run: lock_run,
-};
+pub const DISTRIBUTED_LOCK: Scenario = Scenario::new(lock_info, lock_run);
 
 const LOCK_VARIANTS: &[&str] = &[
     "no-token",
@@ -180,13 +173,9 @@ fn lock_run(p: &Params, seed: u64) -> Outcome {
             | LEv::Renew(c, _) => Some(*c),
             _ => None,
         };
-        if let Some(c) = owner {
-            if now < cl[c].frozen_until {
-                let t = cl[c].frozen_until;
-                k.at(t, ev);
-                continue;
-            }
-        }
+        let Some(ev) = unless_paused(&mut k, owner.map(|c| cl[c].frozen_until), ev) else {
+            continue;
+        };
         match ev {
             LEv::Start(c) => {
                 st.attempts += 1;
@@ -298,17 +287,8 @@ fn lock_run(p: &Params, seed: u64) -> Outcome {
                             if variant == V_WATCHDOG {
                                 k.after(renew_every, LEv::Renew(c, job));
                             }
-                            let d = link.delay(&mut k.rng).unwrap_or(0);
-                            if rec {
-                                k.rec.msg(
-                                    now,
-                                    now + d,
-                                    cl[c].lane,
-                                    res_lane,
-                                    format!("begin (token {})", token_label(variant, &cl[c])),
-                                );
-                            }
-                            k.after(d, LEv::ResArrive(c, WKind::Begin, job, cl[c].fence));
+                            let draw = rec.then_some(res_lane);
+                            to_resource(&mut k, &link, draw, variant, &cl[c], c, WKind::Begin, job);
                         } else {
                             let j = k.rng.u64(0..=retry / 2);
                             k.after(retry + j, LEv::Start(c));
@@ -362,17 +342,8 @@ fn lock_run(p: &Params, seed: u64) -> Outcome {
                 if job != cl[c].job || cl[c].lost || cl[c].holding_since.is_none() {
                     continue;
                 }
-                let d = link.delay(&mut k.rng).unwrap_or(0);
-                if rec {
-                    k.rec.msg(
-                        now,
-                        now + d,
-                        cl[c].lane,
-                        res_lane,
-                        format!("commit (token {})", token_label(variant, &cl[c])),
-                    );
-                }
-                k.after(d, LEv::ResArrive(c, WKind::Commit, job, cl[c].fence));
+                let draw = rec.then_some(res_lane);
+                to_resource(&mut k, &link, draw, variant, &cl[c], c, WKind::Commit, job);
             }
             LEv::ResArrive(c, kind, job, fence) => {
                 // Is the writer the lock's current owner on Redis right now?
@@ -463,36 +434,13 @@ fn lock_run(p: &Params, seed: u64) -> Outcome {
                 if job != cl[c].job {
                     continue;
                 }
-                let token = cl[c].token.clone();
-                match variant {
-                    V_NO_TOKEN => send(
-                        &mut k,
-                        &link,
-                        &cl[c],
-                        c,
-                        LOp::Del,
-                        "DEL lock".into(),
-                        rec.then_some(redis_lane),
-                    ),
-                    V_GET_DEL => send(
-                        &mut k,
-                        &link,
-                        &cl[c],
-                        c,
-                        LOp::Get,
-                        "GET lock".into(),
-                        rec.then_some(redis_lane),
-                    ),
-                    _ => send(
-                        &mut k,
-                        &link,
-                        &cl[c],
-                        c,
-                        LOp::Unlock,
-                        format!("EVAL unlock if GET = {token}"),
-                        rec.then_some(redis_lane),
-                    ),
-                }
+                let (op, label) = match variant {
+                    V_NO_TOKEN => (LOp::Del, "DEL lock".to_string()),
+                    V_GET_DEL => (LOp::Get, "GET lock".to_string()),
+                    _ => (LOp::Unlock, format!("EVAL unlock if GET = {}", cl[c].token)),
+                };
+                let draw = rec.then_some(redis_lane);
+                send(&mut k, &link, &cl[c], c, op, label, draw);
             }
             LEv::SendDel(c, job) => {
                 if job == cl[c].job {
@@ -531,18 +479,18 @@ fn lock_run(p: &Params, seed: u64) -> Outcome {
             ivals.push((i, s, duration));
         }
     }
-    let (overlap, joins) = overlaps(&ivals);
-    for &(t, a, b) in joins.iter().take(3) {
-        k.rec.mark(
-            t,
-            cl[b].lane,
-            "bad",
+    let overlap = mark_overlaps(
+        &mut k.rec,
+        &ivals,
+        3,
+        |b| cl[b].lane,
+        |b, a| {
             format!(
                 "Two holders: {} gets the lock while {} still believes it holds it.",
                 cl[b].name, cl[a].name
-            ),
-        );
-    }
+            )
+        },
+    );
 
     let mut out = Outcome::new("distributed-lock", seed, p);
     out.duration_us = duration;
@@ -647,6 +595,38 @@ fn token_label(variant: usize, c: &LClient) -> String {
     }
 }
 
+/// Client `c` (`client`) sends its `kind` write to the resource with its
+/// token, drawn on lane `draw` when given.
+#[allow(clippy::too_many_arguments)]
+fn to_resource(
+    k: &mut Kernel<LEv>,
+    link: &Link,
+    draw: Option<usize>,
+    variant: usize,
+    client: &LClient,
+    c: usize,
+    kind: WKind,
+    job: u64,
+) {
+    let d = link.delay(&mut k.rng).unwrap_or(0);
+    if let Some(res_lane) = draw {
+        let now = k.now();
+        let what = match kind {
+            WKind::Begin => "begin",
+            WKind::Commit => "commit",
+        };
+        let token = token_label(variant, client);
+        k.rec.msg(
+            now,
+            now + d,
+            client.lane,
+            res_lane,
+            format!("{what} (token {token})"),
+        );
+    }
+    k.after(d, LEv::ResArrive(c, kind, job, client.fence));
+}
+
 /// Freezes a client for `d`, drawn as a local step.
 fn stall(k: &mut Kernel<LEv>, c: &mut LClient, d: Micros, why: &str) {
     let now = k.now();
@@ -664,16 +644,22 @@ fn next_job(k: &mut Kernel<LEv>, st: &mut LockStats, c: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{metric, run_scenario as run_with};
+    use crate::testing::{all_pass, metric, run as run_with};
 
     #[test]
     fn distributed_lock_defaults_pass_for_three_seeds() {
-        for seed in 1..=3 {
-            let o = run_with(&DISTRIBUTED_LOCK, seed, &[]);
-            assert!(o.passed(), "seed {seed}: {:?}", o.checks);
+        for o in all_pass(&DISTRIBUTED_LOCK, &[]) {
             // Fencing: the pause still makes two holders, and the stale write is turned away.
-            assert!(metric(&o, "overlapping-holder time") > 0.0, "seed {seed}");
-            assert!(metric(&o, "stale writes rejected") >= 1.0, "seed {seed}");
+            assert!(
+                metric(&o, "overlapping-holder time") > 0.0,
+                "seed {}",
+                o.seed
+            );
+            assert!(
+                metric(&o, "stale writes rejected") >= 1.0,
+                "seed {}",
+                o.seed
+            );
             assert!(o
                 .diagram
                 .as_ref()

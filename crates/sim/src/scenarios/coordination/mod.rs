@@ -24,7 +24,7 @@ pub use redlock::REDLOCK;
 pub use scan::SCAN_VS_KEYS;
 pub use write_behind::WRITE_BEHIND_COUNTERS;
 
-use crate::kernel::{reply_text, Micros, MS};
+use crate::kernel::{reply_text, Kernel, Micros, Recorder, MS};
 use redsim_engine::proto::resp::Frame;
 
 /// Compare-and-delete: the only safe unlock for a lock with a TTL.
@@ -61,6 +61,36 @@ fn short(f: &Frame) -> String {
     } else {
         t
     }
+}
+
+/// An event of a client paused until `frozen_until` (if it has one)
+/// waits for the pause to end: it is put back for then and `None` is
+/// returned; otherwise it is returned to run now.
+fn unless_paused<E>(k: &mut Kernel<E>, frozen_until: Option<Micros>, ev: E) -> Option<E> {
+    match frozen_until {
+        Some(t) if k.now() < t => {
+            k.at(t, ev);
+            None
+        }
+        _ => Some(ev),
+    }
+}
+
+/// The time two holders overlap in `ivals`; the first `marks` instants a
+/// second holder joined are marked bad on the newcomer's lane, in words
+/// `says(newcomer, holder)` chooses.
+fn mark_overlaps(
+    rec: &mut Recorder,
+    ivals: &[(usize, Micros, Micros)],
+    marks: usize,
+    lane: impl Fn(usize) -> usize,
+    says: impl Fn(usize, usize) -> String,
+) -> Micros {
+    let (overlap, joins) = overlaps(ivals);
+    for &(t, holder, newcomer) in joins.iter().take(marks) {
+        rec.mark(t, lane(newcomer), "bad", says(newcomer, holder));
+    }
+    overlap
 }
 
 /// Time during which at least two of `ivals` (owner, from, to) overlap,

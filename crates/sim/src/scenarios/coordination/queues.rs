@@ -34,14 +34,7 @@ fn texts(f: &Frame) -> Vec<String> {
     }
 }
 
-// ---------------------------------------------------------------------------
-// 14. queues
-// ---------------------------------------------------------------------------
-
-pub const QUEUES: Scenario = Scenario {
-    info: queues_info,
-    run: queues_run,
-};
+pub const QUEUES: Scenario = Scenario::new(queues_info, queues_run);
 
 const DESIGNS: &[&str] = &["brpop", "blmove", "delayed-naive", "delayed-lua"];
 
@@ -526,14 +519,9 @@ fn queues_run(p: &Params, seed: u64) -> Outcome {
     out
 }
 
-// ---------------------------------------------------------------------------
-// 15. pubsub-vs-streams
-// ---------------------------------------------------------------------------
+// ---------------------------------------------------------------- pubsub-vs-streams
 
-pub const PUBSUB_VS_STREAMS: Scenario = Scenario {
-    info: ps_info,
-    run: ps_run,
-};
+pub const PUBSUB_VS_STREAMS: Scenario = Scenario::new(ps_info, ps_run);
 
 fn ps_info() -> ScenarioInfo {
     ScenarioInfo {
@@ -919,13 +907,11 @@ fn ps_run(p: &Params, seed: u64) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{metric, run_scenario as run_with};
+    use crate::testing::{all_pass, metric, run as run_with};
 
     #[test]
     fn queues_defaults_pass_for_three_seeds() {
-        for seed in 1..=3 {
-            let o = run_with(&QUEUES, seed, &[]);
-            assert!(o.passed(), "seed {seed}: {:?}", o.checks);
+        for o in all_pass(&QUEUES, &[]) {
             assert!(metric(&o, "brpop: jobs lost") >= 1.0);
             assert_eq!(metric(&o, "blmove: jobs lost"), 0.0);
             assert!(metric(&o, "blmove: jobs returned by the reaper") >= 1.0);
@@ -948,9 +934,7 @@ mod tests {
 
     #[test]
     fn pubsub_vs_streams_defaults_pass_for_three_seeds() {
-        for seed in 1..=3 {
-            let o = run_with(&PUBSUB_VS_STREAMS, seed, &[]);
-            assert!(o.passed(), "seed {seed}: {:?}", o.checks);
+        for o in all_pass(&PUBSUB_VS_STREAMS, &[]) {
             // About one event per 10 ms is published while the subscriber is away for 400 ms.
             let lost = metric(&o, "pub/sub: messages lost");
             assert!((25.0..=60.0).contains(&lost), "lost {lost}");

@@ -14,10 +14,7 @@ use crate::{Outcome, ParamSpec, Params, Scenario, ScenarioInfo};
 use redsim_engine::proto::resp::Frame;
 use redsim_engine::server::clock::DEFAULT_UNIX_BASE_US;
 
-pub const RATE_LIMITS: Scenario = Scenario {
-    info: rate_info,
-    run: rate_run,
-};
+pub const RATE_LIMITS: Scenario = Scenario::new(rate_info, rate_run);
 
 const ALGS: &[&str] = &["fixed window", "sliding log", "token bucket"];
 const ON_OUTAGE: &[&str] = &["fail-open", "fail-closed"];
@@ -363,13 +360,11 @@ fn rate_run(p: &Params, seed: u64) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{metric, run_scenario as run_with};
+    use crate::testing::{all_pass, metric, run as run_with};
 
     #[test]
     fn rate_limits_defaults_pass_for_three_seeds() {
-        for seed in 1..=3 {
-            let o = run_with(&RATE_LIMITS, seed, &[]);
-            assert!(o.passed(), "seed {seed}: {:?}", o.checks);
+        for o in all_pass(&RATE_LIMITS, &[]) {
             let fixed = metric(&o, "fixed window: most admitted in one window");
             assert!((150.0..=200.0).contains(&fixed), "fixed {fixed}");
             assert!(metric(&o, "sliding log: most admitted in one window") <= 100.0);

@@ -1,20 +1,13 @@
 //! Redlock over five masters: a majority within the validity time, and the two faults that still give two holders (a clock jump on one master, a client paused past its validity).
 
-use super::{ms, overlaps, short, UNLOCK_LUA};
+use super::{mark_overlaps, ms, short, unless_paused, UNLOCK_LUA};
 use crate::kernel::{Dist, Kernel, Link, Micros, Redis, MS};
 use crate::outcome::{Chart, Series};
 use crate::seeds;
 use crate::{Outcome, ParamSpec, Params, Scenario, ScenarioInfo};
 use redsim_engine::proto::resp::Frame;
 
-// ---------------------------------------------------------------------------
-// 12. redlock
-// ---------------------------------------------------------------------------
-
-pub const REDLOCK: Scenario = Scenario {
-    info: redlock_info,
-    run: redlock_run,
-};
+pub const REDLOCK: Scenario = Scenario::new(redlock_info, redlock_run);
 
 const REDLOCK_FAULTS: &[&str] = &["clock-jump", "client-pause"];
 const MASTERS: usize = 5;
@@ -81,34 +74,19 @@ fn redlock_once(p: &Params, seed: u64, fault: Option<usize>) -> RedlockRun {
     let partition = fault.is_some_and(|f| f == 0) || fault.is_none() && p.choice("fault") == 0;
 
     let mut k: Kernel<REv> = Kernel::new(seed);
-    let mut cl = [
-        RClient {
-            lane: k.rec.lane("client A", "client"),
-            name: "A",
-            attempt: 0,
-            started: 0,
-            oks: 0,
-            answered: 0,
-            decided: false,
-            holding_since: None,
-            validity_end: 0,
-            frozen_until: 0,
-            done: false,
-        },
-        RClient {
-            lane: k.rec.lane("client B", "client"),
-            name: "B",
-            attempt: 0,
-            started: 0,
-            oks: 0,
-            answered: 0,
-            decided: false,
-            holding_since: None,
-            validity_end: 0,
-            frozen_until: 0,
-            done: false,
-        },
-    ];
+    let mut cl = ["A", "B"].map(|name| RClient {
+        lane: k.rec.lane(&format!("client {name}"), "client"),
+        name,
+        attempt: 0,
+        started: 0,
+        oks: 0,
+        answered: 0,
+        decided: false,
+        holding_since: None,
+        validity_end: 0,
+        frozen_until: 0,
+        done: false,
+    });
     let mut masters: Vec<Redis> = (0..MASTERS)
         .map(|m| Redis::new(seeds::nth(seed, m as u64 + 1), &[]))
         .collect();
@@ -138,13 +116,9 @@ fn redlock_once(p: &Params, seed: u64, fault: Option<usize>) -> RedlockRun {
             | REv::Write(c, _) => Some(*c),
             _ => None,
         };
-        if let Some(c) = owner {
-            if now < cl[c].frozen_until {
-                let t = cl[c].frozen_until;
-                k.at(t, ev);
-                continue;
-            }
-        }
+        let Some(ev) = unless_paused(&mut k, owner.map(|c| cl[c].frozen_until), ev) else {
+            continue;
+        };
         match ev {
             REv::Try(c) => {
                 if cl[c].done {
@@ -309,18 +283,18 @@ fn redlock_once(p: &Params, seed: u64, fault: Option<usize>) -> RedlockRun {
             ivals.push((i, s, end));
         }
     }
-    let (overlap, joins) = overlaps(&ivals);
-    for &(t, a, b) in joins.iter().take(2) {
-        k.rec.mark(
-            t,
-            cl[b].lane,
-            "bad",
+    let overlap = mark_overlaps(
+        &mut k.rec,
+        &ivals,
+        2,
+        |b| cl[b].lane,
+        |b, a| {
             format!(
                 "Two holders: {} reaches a quorum while {} still holds the lock.",
                 cl[b].name, cl[a].name
-            ),
-        );
-    }
+            )
+        },
+    );
     RedlockRun {
         overlap,
         b_acquired_at,
@@ -420,7 +394,7 @@ fn redlock_run(p: &Params, seed: u64) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{metric, run_scenario as run_with};
+    use crate::testing::{metric, run as run_with};
 
     #[test]
     fn redlock_clean_runs_are_safe_and_faults_give_two_holders() {

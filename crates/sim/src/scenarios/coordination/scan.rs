@@ -12,14 +12,7 @@ use crate::outcome::{Chart, Series};
 use crate::{Outcome, ParamSpec, Params, Scenario, ScenarioInfo};
 use redsim_engine::proto::resp::Frame;
 
-// ---------------------------------------------------------------------------
-// 21. scan-vs-keys
-// ---------------------------------------------------------------------------
-
-pub const SCAN_VS_KEYS: Scenario = Scenario {
-    info: sk_info,
-    run: sk_run,
-};
+pub const SCAN_VS_KEYS: Scenario = Scenario::new(sk_info, sk_run);
 
 /// Modelled cost of examining one key (glob match, expiry check): KEYS
 /// with a pattern matching nothing took 686 ms over 1M keys on
@@ -342,13 +335,11 @@ fn scan_series(name: &str, l: &Latencies, window: Micros) -> Series {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{metric, run_scenario as run_with};
+    use crate::testing::{all_pass, metric, run as run_with};
 
     #[test]
     fn scan_vs_keys_defaults_pass_for_three_seeds() {
-        for seed in 1..=3 {
-            let o = run_with(&SCAN_VS_KEYS, seed, &[("keys", "20000")]);
-            assert!(o.passed(), "seed {seed}: {:?}", o.checks);
+        for o in all_pass(&SCAN_VS_KEYS, &[("keys", "20000")]) {
             // The modelled stall: 20k keys × 2.1 µs.
             let busy = metric(&o, "KEYS: one command's busy time");
             assert!((41.0..=43.0).contains(&busy), "busy {busy}");

@@ -7,14 +7,7 @@ use crate::seeds;
 use crate::{Outcome, ParamSpec, Params, Scenario, ScenarioInfo};
 use redsim_engine::proto::resp::Frame;
 
-// ---------------------------------------------------------------------------
-// 19. write-behind-counters
-// ---------------------------------------------------------------------------
-
-pub const WRITE_BEHIND_COUNTERS: Scenario = Scenario {
-    info: wb_info,
-    run: wb_run,
-};
+pub const WRITE_BEHIND_COUNTERS: Scenario = Scenario::new(wb_info, wb_run);
 
 /// Take every dirty counter's pending delta and reset it, atomically, so an
 /// increment lands either in this flush or in the next one, never in none.
@@ -271,13 +264,11 @@ fn wb_run(p: &Params, seed: u64) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{metric, run_scenario as run_with};
+    use crate::testing::{all_pass, metric};
 
     #[test]
     fn write_behind_defaults_pass_for_three_seeds() {
-        for seed in 1..=3 {
-            let o = run_with(&WRITE_BEHIND_COUNTERS, seed, &[]);
-            assert!(o.passed(), "seed {seed}: {:?}", o.checks);
+        for o in all_pass(&WRITE_BEHIND_COUNTERS, &[]) {
             // At most one interval's worth (300/s × 0.5 s) plus Poisson slack.
             let lost = metric(&o, "confirmed increments lost");
             assert!(lost > 0.0 && lost < 250.0, "lost {lost}");

@@ -3,14 +3,7 @@
 use crate::kernel::{Dist, Kernel, Latencies, Micros, Redis, MS, SEC};
 use crate::{Chart, Outcome, ParamSpec, Params, Scenario, ScenarioInfo, Series};
 
-// ---------------------------------------------------------------------------
-// 4. del-vs-unlink
-// ---------------------------------------------------------------------------
-
-pub const DEL_VS_UNLINK: Scenario = Scenario {
-    info: del_info,
-    run: del_run,
-};
+pub const DEL_VS_UNLINK: Scenario = Scenario::new(del_info, del_run);
 
 fn del_info() -> ScenarioInfo {
     ScenarioInfo {
@@ -226,24 +219,17 @@ fn del_run(p: &Params, seed: u64) -> Outcome {
         .with(del.lat.quantile_series("DEL", 1.0, 10 * MS))
         .with(unlink.lat.quantile_series("UNLINK", 1.0, 10 * MS)),
     );
+    let summary = |l: &Latencies| {
+        vec![
+            (0.0, ms(l.quantile(0.5))),
+            (1.0, ms(l.quantile(0.99))),
+            (2.0, ms(l.max())),
+        ]
+    };
     out.charts.push(
         Chart::bars("Latency other clients see", "ms", &["p50", "p99", "max"])
-            .with(Series::new(
-                "DEL",
-                vec![
-                    (0.0, ms(del.lat.quantile(0.5))),
-                    (1.0, ms(del.lat.quantile(0.99))),
-                    (2.0, ms(del.lat.max())),
-                ],
-            ))
-            .with(Series::new(
-                "UNLINK",
-                vec![
-                    (0.0, ms(unlink.lat.quantile(0.5))),
-                    (1.0, ms(unlink.lat.quantile(0.99))),
-                    (2.0, ms(unlink.lat.max())),
-                ],
-            )),
+            .with(Series::new("DEL", summary(&del.lat)))
+            .with(Series::new("UNLINK", summary(&unlink.lat))),
     );
     out.diagram = Some(kd.rec.take_diagram());
     let (dmax, umax) = (del.lat.max(), unlink.lat.max());
@@ -284,13 +270,11 @@ fn del_run(p: &Params, seed: u64) -> Outcome {
 #[cfg(test)]
 mod tests {
 
-    use crate::testing::{assert_passed as passes, metric as m, run};
+    use crate::testing::{all_pass, assert_passed as passes, metric as m, run};
 
     #[test]
     fn del_stalls_readers_and_unlink_does_not() {
-        for seed in [1, 2, 3] {
-            let o = run("del-vs-unlink", seed, &[("fields", "100000")]);
-            passes(&o);
+        for o in all_pass("del-vs-unlink", &[("fields", "100000")]) {
             let busy = m(&o, "DEL kept Redis busy");
             assert!(busy > 5.0, "DEL busy {busy} ms");
             // The GET that arrived first after the delete waited nearly all of it.

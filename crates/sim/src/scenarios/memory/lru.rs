@@ -7,14 +7,7 @@ use crate::zipf::Zipf;
 use crate::{Chart, Outcome, ParamSpec, Params, Scenario, ScenarioInfo, Series, Strip};
 use redsim_engine::proto::resp::Frame;
 
-// ---------------------------------------------------------------------------
-// 1. lru-approximation
-// ---------------------------------------------------------------------------
-
-pub const LRU_APPROXIMATION: Scenario = Scenario {
-    info: lru_info,
-    run: lru_run,
-};
+pub const LRU_APPROXIMATION: Scenario = Scenario::new(lru_info, lru_run);
 
 fn lru_info() -> ScenarioInfo {
     ScenarioInfo {
@@ -237,14 +230,9 @@ fn lru_run(p: &Params, seed: u64) -> Outcome {
     out
 }
 
-// ---------------------------------------------------------------------------
-// 2. lru-vs-lfu-scan
-// ---------------------------------------------------------------------------
+// ---------------------------------------------------------------- lru-vs-lfu-scan
 
-pub const LRU_VS_LFU_SCAN: Scenario = Scenario {
-    info: scan_info,
-    run: scan_run,
-};
+pub const LRU_VS_LFU_SCAN: Scenario = Scenario::new(scan_info, scan_run);
 
 fn scan_info() -> ScenarioInfo {
     ScenarioInfo {
@@ -489,13 +477,11 @@ fn scan_run(p: &Params, seed: u64) -> Outcome {
 #[cfg(test)]
 mod tests {
 
-    use crate::testing::{assert_passed as passes, failed, metric as m, run};
+    use crate::testing::{all_pass, failed, metric as m, run};
 
     #[test]
     fn lru_approximation_orders_the_variants() {
-        for seed in [1, 2, 3] {
-            let o = run("lru-approximation", seed, &[]);
-            passes(&o);
+        for o in all_pass("lru-approximation", &[]) {
             assert_eq!(m(&o, "oldest half kept, true LRU"), 0.0);
             assert_eq!(m(&o, "newest half kept, true LRU"), 100.0);
             let (m3, m5, m10) = (
@@ -528,9 +514,7 @@ mod tests {
 
     #[test]
     fn a_scan_hurts_lru_more_than_lfu() {
-        for seed in [1, 2, 3] {
-            let o = run("lru-vs-lfu-scan", seed, &[]);
-            passes(&o);
+        for o in all_pass("lru-vs-lfu-scan", &[]) {
             assert!(m(&o, "hit-rate drop, LRU") > 10.0);
             assert!(m(&o, "hit-rate drop, LFU") < 5.0);
             assert!(m(&o, "hot keys resident after the scan, LFU") >= 85.0);

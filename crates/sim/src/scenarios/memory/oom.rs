@@ -5,14 +5,7 @@ use crate::kernel::{Micros, Redis, MS};
 use crate::{Chart, Outcome, ParamSpec, Params, Scenario, ScenarioInfo, Series};
 use redsim_engine::proto::resp::Frame;
 
-// ---------------------------------------------------------------------------
-// 3. volatile-oom
-// ---------------------------------------------------------------------------
-
-pub const VOLATILE_OOM: Scenario = Scenario {
-    info: oom_info,
-    run: oom_run,
-};
+pub const VOLATILE_OOM: Scenario = Scenario::new(oom_info, oom_run);
 
 const VOLATILE_POLICIES: [&str; 4] = [
     "volatile-lru",
@@ -223,14 +216,12 @@ fn oom_run(p: &Params, seed: u64) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{assert_passed as passes, failed, metric as m, run};
+    use crate::testing::{all_pass, failed, metric as m, run};
 
     #[test]
     fn volatile_policies_refuse_writes_once_no_ttl_key_is_left() {
-        for seed in [1, 2, 3] {
-            for policy in VOLATILE_POLICIES {
-                let o = run("volatile-oom", seed, &[("policy", policy)]);
-                passes(&o);
+        for policy in VOLATILE_POLICIES {
+            for o in all_pass("volatile-oom", &[("policy", policy)]) {
                 assert_eq!(m(&o, "volatile keys evicted"), 80.0, "{policy}");
                 let ooms = m(&o, &format!("OOM errors, {policy}"));
                 assert!(ooms > 100.0, "{policy}: {ooms}");
