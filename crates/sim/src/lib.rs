@@ -9,6 +9,15 @@
 //! (one lane per actor, messages as arrows, the moment things go wrong
 //! marked). Views play an outcome back with a cursor; nothing in it depends
 //! on when or where it was computed.
+//!
+//! Layout: the framework at the top (what a scenario is, the [`catalog`](mod@catalog),
+//! [`params`], [`outcome`], the discrete-event [`kernel`], [`seeds`],
+//! [`zipf`] and the [`cacheaside`] speed trace); the worlds scenarios are
+//! built from below it: [`world`] (load, pods with L1 caches, pools and
+//! singleflight, the assembled caching world), [`replication`] (the
+//! replication link, Sentinel, the network sentinels see), [`cluster`] (the
+//! simulated Redis Cluster) and [`topology`] (the interactive replication
+//! topology); and the lessons in [`scenarios`], one folder each.
 
 pub mod cacheaside;
 pub mod catalog;
@@ -17,6 +26,7 @@ pub mod kernel;
 pub mod outcome;
 pub mod params;
 pub mod replication;
+mod scenario;
 pub mod scenarios;
 pub mod seeds;
 #[cfg(test)]
@@ -35,33 +45,4 @@ pub use outcome::{
     Chart, ChartKind, Check, Diagram, Lane, Mark, Metric, Outcome, Series, Step, Strip,
 };
 pub use params::{ParamSpec, Params};
-
-use serde::Serialize;
-
-/// A runnable scenario: defined here, not in the catalogue, so the
-/// scenario modules the catalogue lists don't depend on it.
-pub struct Scenario {
-    pub info: fn() -> ScenarioInfo,
-    pub run: fn(&Params, u64) -> Outcome,
-}
-
-impl Scenario {
-    pub const fn new(info: fn() -> ScenarioInfo, run: fn(&Params, u64) -> Outcome) -> Scenario {
-        Scenario { info, run }
-    }
-}
-
-/// What a scenario is, for catalogues and parameter forms.
-#[derive(Clone, Debug, Serialize)]
-pub struct ScenarioInfo {
-    /// Stable identifier used on the command line and in share links.
-    pub id: &'static str,
-    /// Which group of lessons it belongs to (memory, consistency, ...).
-    pub group: &'static str,
-    pub title: &'static str,
-    /// The claim the scenario demonstrates, one sentence.
-    pub claim: &'static str,
-    /// What to look for while it plays, a few sentences in our own words.
-    pub look_for: &'static str,
-    pub params: Vec<ParamSpec>,
-}
+pub use scenario::{Scenario, ScenarioInfo};

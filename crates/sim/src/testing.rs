@@ -1,6 +1,6 @@
 //! Helpers the scenario tests share: run a scenario by id, read a metric, check that every claim holds for a few seeds.
 
-use crate::Outcome;
+use crate::outcome::Outcome;
 
 /// A scenario, named by its id or given by its catalogue entry.
 pub trait Which {
@@ -13,7 +13,7 @@ impl Which for str {
     }
 }
 
-impl Which for crate::Scenario {
+impl Which for crate::scenario::Scenario {
     fn id(&self) -> String {
         (self.info)().id.to_string()
     }

@@ -12,9 +12,11 @@
 //! election of `clusterHandleSlaveFailover` (a delay of 500 ms, plus up to
 //! 500 ms at random, plus 1 s per rank; one vote per master per epoch; a
 //! majority of masters).
-//! Replicas follow their master over the engine's replication stream
-//! (`take_repl_stream` → a link delay → `apply_repl`, acks back), so reads
-//! on a replica lag and writes not yet shipped die with their master.
+//! Replicas follow their master over the shared replication links
+//! ([`crate::replication::link`]: the stream with a link delay, acks
+//! back), so reads on a replica lag and writes not yet shipped die with
+//! their master. The bus' cron steps and the links' messages run in time
+//! order on the kernel's [`Queue`] (a cron step first at its instant).
 //!
 //! Time: each node serves one command at a time. A request sent at the
 //! cluster's `now` starts when its node is free (`busy_until`), so a big

@@ -6,7 +6,7 @@
 //!
 //! The world, as modelled:
 //! - nodes `0..=replicas` at `10.0.0.<id+1>:6379`; node 0 starts as master.
-//!   Replication links carry [`redsim_engine::Engine::take_repl_stream`] ops with
+//!   Replication links ([`crate::replication::link`]) carry the stream with
 //!   `link_latency_ms` plus up to 50% jitter, in order. A link that breaks (a
 //!   kill, a partition, a pause) drops what was on the wire; when it can work
 //!   again the replica reconnects after one round trip with PSYNC, partial

@@ -1,8 +1,7 @@
-//! Replication and failover scenarios: a master, two replicas on lagging links, three sentinels that vote, and the acknowledged writes a failover throws away.
+//! The failover scenario: a master, two replicas on lagging links, three sentinels that vote, and the acknowledged writes a failover throws away.
 //!
-//! The nodes are real engines wired by the replication API
-//! ([`redsim_engine::Engine::take_repl_stream`], [`redsim_engine::Engine::psync`],
-//! [`redsim_engine::Engine::replica_ack`]); the sentinels are
+//! The nodes are real engines joined by the shared replication links
+//! ([`crate::replication::link`]); the sentinels are
 //! [`crate::replication::sentinel::Sentinels`] (SDOWN after `down-after-milliseconds`,
 //! ODOWN at `quorum`, a leader elected by majority in a new epoch, the
 //! replica with the best priority and offset promoted, the other repointed,
@@ -11,11 +10,13 @@
 //! crashed master's unsent stream (still in its socket buffers) dies with it.
 
 use crate::kernel::{Dist, Kernel, Micros, MS};
+use crate::outcome::{Chart, Outcome, Series};
+use crate::params::{ParamSpec, Params};
 use crate::replication::link::{LinkMsg, ReplLinks};
 use crate::replication::net::NetView;
 use crate::replication::sentinel::{Order, SentinelConfig, SentinelEvent, Sentinels, TICK_US};
+use crate::scenario::{Scenario, ScenarioInfo};
 use crate::seeds;
-use crate::{Chart, Outcome, ParamSpec, Params, Scenario, ScenarioInfo, Series};
 use redsim_engine::{ClientId, Engine, Frame, Options};
 
 pub const FAILOVER: Scenario = Scenario::new(failover_info, failover_run);

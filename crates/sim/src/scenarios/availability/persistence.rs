@@ -1,7 +1,9 @@
 //! Persistence scenarios: which acknowledged writes a crash loses under RDB snapshots and each `appendfsync` setting, and what a snapshot's fork costs in copy-on-write memory.
 
 use crate::kernel::{MS, SEC};
-use crate::{Chart, Outcome, ParamSpec, Params, Scenario, ScenarioInfo, Series};
+use crate::outcome::{Chart, Outcome, Series};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use redsim_engine::persist::Crash;
 use redsim_engine::{Engine, Frame, Options};
 

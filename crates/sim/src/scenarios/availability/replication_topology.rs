@@ -2,11 +2,12 @@
 
 use crate::kernel::{MS, SEC};
 use crate::outcome::{Chart, Outcome, Series, Strip, StripRow};
+use crate::params::{ParamSpec, Params};
 use crate::replication::sentinel::TICK_US;
+use crate::scenario::{Scenario, ScenarioInfo};
 use crate::topology::{
     addr, Control, NodeEventKind, TopoOption, TopoOptions, Topology, WriteRecord, FSYNC_MODES,
 };
-use crate::{ParamSpec, Params, Scenario, ScenarioInfo};
 
 pub const REPLICATION_TOPOLOGY: Scenario = Scenario::new(topo_info, topo_run);
 
@@ -385,8 +386,8 @@ fn write_strip(t: &Topology, fault: u64) -> Strip {
 }
 
 /// The race diagram: a lane per node, the client and the sentinels.
-fn diagram(t: &Topology) -> crate::Diagram {
-    let mut rec = crate::Recorder {
+fn diagram(t: &Topology) -> crate::outcome::Diagram {
+    let mut rec = crate::kernel::Recorder {
         step_cap: 240,
         ..Default::default()
     };

@@ -3,9 +3,10 @@
 use super::{db_dist, db_qps, ms, run_world, us};
 use crate::kernel::{Dist, MS, SEC};
 use crate::outcome::{Chart, Outcome, Series};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use crate::seeds;
 use crate::world::{predicted_latency, Config, KeyDist, LoadGen, Warm, World};
-use crate::{ParamSpec, Params, Scenario, ScenarioInfo};
 
 pub const HIT_RATE_LATENCY: Scenario = Scenario::new(hit_rate_latency_info, hit_rate_latency_run);
 

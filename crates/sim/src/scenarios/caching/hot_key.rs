@@ -3,8 +3,9 @@
 use super::{db_dist, ms, run_world, us};
 use crate::kernel::{Dist, MS, SEC};
 use crate::outcome::{Chart, Outcome, Series};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use crate::world::{Config, KeyDist, LoadGen, Warm, World};
-use crate::{ParamSpec, Params, Scenario, ScenarioInfo};
 
 pub const HOT_KEY_L1: Scenario = Scenario::new(hot_key_l1_info, hot_key_l1_run);
 

@@ -1,6 +1,6 @@
-//! Caching scenarios under load: hit rate and latency, when a cache hurts, stampede protections, avalanche, a hot key behind an L1, and connection-pool exhaustion, blocking commands and retried INCRs.
+//! Caching lessons under load: hit rate and latency, when a cache hurts, stampede protections, avalanche, a hot key behind an L1, and connection-pool exhaustion, blocking commands and retried INCRs.
 //!
-//! Scenarios 1–5 run the [`World`](crate::world::World) (pods, pools, Redis
+//! All but the connection-pool scenario run the [`World`] (pods, pools, Redis
 //! nodes, a database); the connection-pool scenario has its own small loop
 //! because it needs blocking commands (`submit`/`take_unblocked`) and a
 //! stalled reply path. Comparisons (with and without a protection, a

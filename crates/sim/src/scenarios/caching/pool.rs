@@ -3,8 +3,9 @@
 use super::{ms, run_world, us};
 use crate::kernel::{reply_text, Dist, Kernel, Latencies, Meter, Micros, Redis, MS, SEC};
 use crate::outcome::{Chart, Outcome, Series};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use crate::world::{Config, KeyDist, LoadGen, Warm};
-use crate::{ParamSpec, Params, Scenario, ScenarioInfo};
 use redsim_engine::{ClientId, Frame};
 use std::collections::BTreeMap;
 

@@ -3,8 +3,9 @@
 use super::{db_dist, ms, run_world, us};
 use crate::kernel::{Dist, Micros, MS, SEC};
 use crate::outcome::{Chart, Outcome, Series};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use crate::world::{Config, KeyDist, LoadGen, Metrics, Protection, Warm, World};
-use crate::{ParamSpec, Params, Scenario, ScenarioInfo};
 
 pub const STAMPEDE: Scenario = Scenario::new(stampede_info, stampede_run);
 
@@ -187,15 +188,15 @@ fn stampede_run(p: &Params, seed: u64) -> Outcome {
         .filter(|s| s.label.starts_with("SELECT"))
         .map(|s| (s.at_us, s.from))
         .collect();
-    let mark = |d: &mut crate::Diagram, at: u64, lane: usize, tone: &str, text: &str| {
-        d.marks.push(crate::Mark {
+    let mark = |d: &mut crate::outcome::Diagram, at: u64, lane: usize, tone: &str, text: &str| {
+        d.marks.push(crate::outcome::Mark {
             at_us: at,
             lane,
             text: text.to_string(),
             tone: tone.to_string(),
         });
     };
-    let first_step = |d: &crate::Diagram, what: &str| {
+    let first_step = |d: &crate::outcome::Diagram, what: &str| {
         d.steps
             .iter()
             .find(|s| s.label.starts_with(what))
@@ -415,9 +416,9 @@ fn avalanche_run(p: &Params, seed: u64) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::super::all_pass;
+    use crate::outcome::Outcome;
     use crate::testing::{metric as m, run};
     use crate::world::Protection;
-    use crate::Outcome;
 
     #[test]
     fn stampede_protections() {

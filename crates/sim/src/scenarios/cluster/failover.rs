@@ -1,6 +1,6 @@
 //! The cluster-failover scenario: a master with a replica dies under steady writes; the cluster bus finds out (PFAIL, FAIL), the replica wins an election and takes the slots, and the unavailability window and the acknowledged writes lost are measured, with the window swept over `cluster-node-timeout`.
 //!
-//! It runs the simulated cluster of `cluster/sim.rs` (three masters, one
+//! It runs the simulated cluster of [`crate::cluster`] (three masters, one
 //! replica each, real engines on the real replication stream), so every
 //! step is the bus' own: pings unanswered for the node timeout flag PFAIL,
 //! failure reports from a majority of masters flag FAIL, the replica waits
@@ -9,7 +9,8 @@
 use crate::cluster::{BusWhat, Cluster, SimOptions};
 use crate::kernel::{Recorder, MS, SEC};
 use crate::outcome::{Chart, Outcome, Series, Strip, StripRow};
-use crate::{ParamSpec, Params, Scenario, ScenarioInfo};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use redsim_engine::cluster::{key_hash_slot, SLOTS};
 use redsim_engine::Frame;
 

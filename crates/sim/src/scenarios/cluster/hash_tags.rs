@@ -4,8 +4,9 @@ use super::{args, heat_row, owner_legend, owner_row, COMMAND_US, HEAT_LEGEND, MA
 use crate::cluster::{Cluster, SimClient, SimOptions};
 use crate::kernel::{reply_text, MS, SEC};
 use crate::outcome::{Chart, Outcome, Series, Strip, StripRow};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use crate::seeds;
-use crate::{ParamSpec, Params, Scenario, ScenarioInfo};
 use redsim_engine::cluster::{key_hash_slot, SLOTS};
 use redsim_engine::Frame;
 
@@ -102,7 +103,7 @@ struct Reshard {
     latency: Vec<(f64, f64)>,
     /// A slice of the story: the first ASKs, the big key's MIGRATE, a read
     /// that waited it out, the first MOVED.
-    diagram: crate::Diagram,
+    diagram: crate::outcome::Diagram,
 }
 
 fn reshard(
@@ -128,7 +129,7 @@ fn reshard(
     cluster.set_now(start);
     let mut t = start;
     let mut samples: Vec<(u64, u64)> = Vec::new();
-    let mut rec = crate::Recorder::default();
+    let mut rec = crate::kernel::Recorder::default();
     let lane_c = rec.lane("clients", "client");
     let lane_f = rec.lane(&format!("node {from} (source)"), "redis");
     let lane_t = rec.lane(&format!("node {to} (target)"), "redis");
@@ -200,7 +201,7 @@ fn reshard(
         ask: 0,
         max_read_us: 0,
         latency: Vec::new(),
-        diagram: crate::Diagram::default(),
+        diagram: crate::outcome::Diagram::default(),
     };
     for _ in 0..20 {
         t += gap;

@@ -6,9 +6,10 @@ use super::{
 use crate::cluster::{Cluster, SimClient, SimOptions};
 use crate::kernel::MS;
 use crate::outcome::{Chart, Outcome, Series, Strip};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use crate::seeds;
 use crate::zipf::Zipf;
-use crate::{ParamSpec, Params, Scenario, ScenarioInfo};
 use redsim_engine::cluster::key_hash_slot;
 use redsim_engine::Frame;
 

@@ -1,7 +1,7 @@
-//! Cache/DB consistency and atomicity races (issue 5), and the small actor runtime they share: actors that send real commands to a Redis node, query a database (primary or lagging replica) and pause, with every interleaving coming out of sampled latencies.
+//! Consistency lessons: cache/DB and atomicity races, and the small actor runtime they share: actors that send real commands to a Redis node, query a database (primary or lagging replica) and pause, with every interleaving coming out of sampled latencies.
 //!
 //! An actor is a state machine written by its scenario: the scenario asks
-//! the [`Sim`] for the next resumption (`next`), looks at what the actor got
+//! the `Sim` for the next resumption (`next`), looks at what the actor got
 //! (a reply, a row, an error, the end of a pause) and tells it what to do
 //! next (`act`). The runtime carries the request over a link, runs it on the
 //! engine at its arrival instant (FIFO per connection, as TCP is), and
@@ -12,9 +12,12 @@
 //! either side. Between two writes only expiry can change the cache, and
 //! its instant is known, so stale windows are measured exactly, not sampled.
 
+use crate::kernel::Recorder;
 use crate::kernel::{reply_text, Database, Dist, Kernel, Micros, Redis, Row, MS, SEC};
+use crate::outcome::{Chart, Diagram, Outcome, Series};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use crate::seeds;
-use crate::{Chart, Diagram, Outcome, ParamSpec, Params, Recorder, Scenario, ScenarioInfo, Series};
 use redsim_engine::keyspace::object::Value;
 use redsim_engine::Frame;
 use std::collections::BTreeMap;

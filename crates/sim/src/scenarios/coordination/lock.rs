@@ -2,8 +2,10 @@
 
 use super::{bulk, int, mark_overlaps, ms, short, unless_paused, UNLOCK_LUA};
 use crate::kernel::{Dist, Kernel, Link, Micros, Redis, MS};
+use crate::outcome::Outcome;
 use crate::outcome::{Chart, Series};
-use crate::{Outcome, ParamSpec, Params, Scenario, ScenarioInfo};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use redsim_engine::proto::resp::Frame;
 
 pub const DISTRIBUTED_LOCK: Scenario = Scenario::new(lock_info, lock_run);

@@ -1,4 +1,4 @@
-//! Coordination scenarios 14 and 15: job queues on lists and sorted sets (what a worker crash loses, what a naive claim runs twice), and Pub/Sub against streams (what a disconnect, a crash and trimming lose).
+//! Job queues on lists and sorted sets (what a worker crash loses, what a naive claim runs twice), and Pub/Sub against streams (what a disconnect, a crash and trimming lose).
 //!
 //! Workers block for real: `BRPOP`/`BLMOVE` go through [`Engine::submit`],
 //! and a blocked worker's reply is produced by the engine when a producer's
@@ -9,8 +9,10 @@
 
 use super::{bulk, int, short};
 use crate::kernel::{Dist, Kernel, Link, Micros, Redis, MS};
+use crate::outcome::Outcome;
 use crate::outcome::{Chart, Series};
-use crate::{Outcome, ParamSpec, Params, Scenario, ScenarioInfo};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use redsim_engine::engine::{ClientId, Engine};
 use redsim_engine::proto::resp::Frame;
 use std::collections::BTreeMap;
@@ -92,7 +94,7 @@ struct QResult {
     duplicates: u64,
     completed: u64,
     reaped: u64,
-    diagram: Option<crate::Diagram>,
+    diagram: Option<crate::outcome::Diagram>,
 }
 
 fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {

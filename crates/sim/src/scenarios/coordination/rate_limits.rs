@@ -1,4 +1,4 @@
-//! Coordination scenario 13, rate limits: a fixed window, a sliding log on a sorted set and a token bucket judge the same bursty traffic on one engine, then Redis goes away and the limiter fails open or closed.
+//! Rate limits: a fixed window, a sliding log on a sorted set and a token bucket judge the same bursty traffic on one engine, then Redis goes away and the limiter fails open or closed.
 //!
 //! Every request is sent to the three limiters (three keys: INCR and
 //! PEXPIRE for the fixed window, a Lua script for each of the others), so
@@ -9,8 +9,10 @@
 
 use super::int;
 use crate::kernel::{Dist, Kernel, Link, Micros, Redis, MS, SEC};
+use crate::outcome::Outcome;
 use crate::outcome::{Chart, Series};
-use crate::{Outcome, ParamSpec, Params, Scenario, ScenarioInfo};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use redsim_engine::proto::resp::Frame;
 use redsim_engine::server::clock::DEFAULT_UNIX_BASE_US;
 

@@ -2,9 +2,11 @@
 
 use super::{mark_overlaps, ms, short, unless_paused, UNLOCK_LUA};
 use crate::kernel::{Dist, Kernel, Link, Micros, Redis, MS};
+use crate::outcome::Outcome;
 use crate::outcome::{Chart, Series};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use crate::seeds;
-use crate::{Outcome, ParamSpec, Params, Scenario, ScenarioInfo};
 use redsim_engine::proto::resp::Frame;
 
 pub const REDLOCK: Scenario = Scenario::new(redlock_info, redlock_run);
@@ -59,7 +61,7 @@ struct RedlockRun {
     b_acquired_at: Option<Micros>,
     a_validity: Micros,
     stale_writes: u64,
-    diagram: crate::Diagram,
+    diagram: crate::outcome::Diagram,
 }
 
 fn redlock_once(p: &Params, seed: u64, fault: Option<usize>) -> RedlockRun {

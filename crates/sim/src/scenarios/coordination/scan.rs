@@ -8,8 +8,10 @@
 
 use super::{bulk, ms, short};
 use crate::kernel::{Dist, Kernel, Latencies, Link, Micros, Redis, MS, SEC};
+use crate::outcome::Outcome;
 use crate::outcome::{Chart, Series};
-use crate::{Outcome, ParamSpec, Params, Scenario, ScenarioInfo};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use redsim_engine::proto::resp::Frame;
 
 pub const SCAN_VS_KEYS: Scenario = Scenario::new(sk_info, sk_run);
@@ -56,7 +58,7 @@ struct SkRun {
     admin_calls: u64,
     keys_listed: u64,
     longest_busy: Micros,
-    diagram: Option<crate::Diagram>,
+    diagram: Option<crate::outcome::Diagram>,
 }
 
 fn populate(redis: &mut Redis, n: u64) {

@@ -2,9 +2,11 @@
 
 use super::{bulk, ms, short};
 use crate::kernel::{Database, Dist, Kernel, Link, Micros, Redis, MS, SEC};
+use crate::outcome::Outcome;
 use crate::outcome::{Chart, Series};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use crate::seeds;
-use crate::{Outcome, ParamSpec, Params, Scenario, ScenarioInfo};
 use redsim_engine::proto::resp::Frame;
 
 pub const WRITE_BEHIND_COUNTERS: Scenario = Scenario::new(wb_info, wb_run);
@@ -43,7 +45,7 @@ struct WbRun {
     in_db: i64,
     pending_at_crash: i64,
     flushes: u64,
-    diagram: Option<crate::Diagram>,
+    diagram: Option<crate::outcome::Diagram>,
 }
 
 fn wb_once(

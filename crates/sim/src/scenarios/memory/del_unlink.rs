@@ -1,7 +1,9 @@
 //! DEL against UNLINK on a big hash: the synchronous free stalls every client queued behind it; the lazy one frees in the background.
 
 use crate::kernel::{Dist, Kernel, Latencies, Micros, Redis, MS, SEC};
-use crate::{Chart, Outcome, ParamSpec, Params, Scenario, ScenarioInfo, Series};
+use crate::outcome::{Chart, Outcome, Series};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 
 pub const DEL_VS_UNLINK: Scenario = Scenario::new(del_info, del_run);
 

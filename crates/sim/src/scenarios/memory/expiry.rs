@@ -2,8 +2,10 @@
 
 use super::round1;
 use crate::kernel::{Database, Dist, Kernel, Meter, Micros, Redis, MS, SEC};
+use crate::outcome::{Chart, Outcome};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use crate::seeds;
-use crate::{Chart, Outcome, ParamSpec, Params, Scenario, ScenarioInfo};
 use redsim_engine::proto::resp::Frame;
 
 pub const EXPIRY_AVALANCHE: Scenario = Scenario::new(avalanche_info, avalanche_run);

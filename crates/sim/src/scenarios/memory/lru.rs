@@ -3,8 +3,10 @@
 use super::{int_reply, maxmemory_for, pct, round1};
 use crate::kernel::{Kernel, Meter, Micros, Redis, MS, SEC};
 use crate::outcome::StripRow;
+use crate::outcome::{Chart, Outcome, Series, Strip};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use crate::zipf::Zipf;
-use crate::{Chart, Outcome, ParamSpec, Params, Scenario, ScenarioInfo, Series, Strip};
 use redsim_engine::proto::resp::Frame;
 
 pub const LRU_APPROXIMATION: Scenario = Scenario::new(lru_info, lru_run);

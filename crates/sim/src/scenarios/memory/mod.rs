@@ -1,4 +1,4 @@
-//! Memory scenarios (group "memory"): how Redis' approximated LRU compares with true LRU, LRU against LFU under a scan, volatile-* policies running out of candidates, DEL against UNLINK on a big hash, and TTL avalanches with and without jitter.
+//! Memory and eviction lessons: how Redis' approximated LRU compares with true LRU, LRU against LFU under a scan, volatile-* policies running out of candidates, DEL against UNLINK on a big hash, and TTL avalanches with and without jitter.
 //!
 //! Every scenario drives real engines with real `CONFIG SET maxmemory`,
 //! `maxmemory-policy` and `maxmemory-samples`: eviction, expiry and the

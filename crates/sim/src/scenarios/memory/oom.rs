@@ -2,7 +2,9 @@
 
 use super::{maxmemory_for, OOM_ERROR};
 use crate::kernel::{Micros, Redis, MS};
-use crate::{Chart, Outcome, ParamSpec, Params, Scenario, ScenarioInfo, Series};
+use crate::outcome::{Chart, Outcome, Series};
+use crate::params::{ParamSpec, Params};
+use crate::scenario::{Scenario, ScenarioInfo};
 use redsim_engine::proto::resp::Frame;
 
 pub const VOLATILE_OOM: Scenario = Scenario::new(oom_info, oom_run);
