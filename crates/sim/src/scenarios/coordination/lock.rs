@@ -1,6 +1,6 @@
 //! A distributed lock on one Redis in six variants: no token, GET-then-DEL, a Lua compare-and-delete, a GC pause, a watchdog that renews, and fencing tokens; two believed holders at once is the failure the diagram marks.
 
-use super::{bulk, int, mark_overlaps, ms, short, unless_paused, UNLOCK_LUA};
+use super::{bulk, int, ms, short, two_holders, unless_paused, Holder, UNLOCK_LUA};
 use crate::kernel::{Dist, Kernel, Link, Micros, Redis, MS};
 use crate::outcome::Outcome;
 use crate::outcome::{Chart, Series};
@@ -475,24 +475,12 @@ fn lock_run(p: &Params, seed: u64) -> Outcome {
         }
     }
     k.finish_at(duration);
-    // Whoever still believes it holds at the end holds until the end.
-    for (i, c) in cl.iter().enumerate() {
-        if let Some(s) = c.holding_since {
-            ivals.push((i, s, duration));
-        }
-    }
-    let overlap = mark_overlaps(
-        &mut k.rec,
-        &ivals,
-        3,
-        |b| cl[b].lane,
-        |b, a| {
-            format!(
-                "Two holders: {} gets the lock while {} still believes it holds it.",
-                cl[b].name, cl[a].name
-            )
-        },
-    );
+    let who: Vec<Holder> = cl
+        .iter()
+        .map(|c| (c.lane, c.name.as_str(), c.holding_since))
+        .collect();
+    let says = ("gets the lock", "still believes it holds it");
+    let overlap = two_holders(&mut k.rec, &mut ivals, &who, duration, 3, says);
 
     let mut out = Outcome::new("distributed-lock", seed, p);
     out.duration_us = duration;

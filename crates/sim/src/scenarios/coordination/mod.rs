@@ -76,19 +76,34 @@ fn unless_paused<E>(k: &mut Kernel<E>, frozen_until: Option<Micros>, ev: E) -> O
     }
 }
 
-/// The time two holders overlap in `ivals`; the first `marks` instants a
-/// second holder joined are marked bad on the newcomer's lane, in words
-/// `says(newcomer, holder)` chooses.
-fn mark_overlaps(
+/// A client as the two-holder count sees it: its lane, its name, and
+/// since when it believes it holds the lock (if it does at the end).
+type Holder<'a> = (usize, &'a str, Option<Micros>);
+
+/// The time two clients believed they held the lock at once, over the
+/// holds in `ivals` and those still open at `end` (they last until then);
+/// the first `marks` instants a second holder joined are marked bad on its
+/// lane: "Two holders: B <joins> while A <holder>."
+fn two_holders(
     rec: &mut Recorder,
-    ivals: &[(usize, Micros, Micros)],
+    ivals: &mut Vec<(usize, Micros, Micros)>,
+    who: &[Holder],
+    end: Micros,
     marks: usize,
-    lane: impl Fn(usize) -> usize,
-    says: impl Fn(usize, usize) -> String,
+    (joins, holder): (&str, &str),
 ) -> Micros {
-    let (overlap, joins) = overlaps(ivals);
-    for &(t, holder, newcomer) in joins.iter().take(marks) {
-        rec.mark(t, lane(newcomer), "bad", says(newcomer, holder));
+    for (i, &(_, _, since)) in who.iter().enumerate() {
+        if let Some(s) = since {
+            ivals.push((i, s, end));
+        }
+    }
+    let (overlap, js) = overlaps(ivals);
+    for &(t, a, b) in js.iter().take(marks) {
+        let text = format!(
+            "Two holders: {} {joins} while {} {holder}.",
+            who[b].1, who[a].1
+        );
+        rec.mark(t, who[b].0, "bad", text);
     }
     overlap
 }

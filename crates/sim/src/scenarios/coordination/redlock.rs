@@ -1,6 +1,6 @@
 //! Redlock over five masters: a majority within the validity time, and the two faults that still give two holders (a clock jump on one master, a client paused past its validity).
 
-use super::{mark_overlaps, ms, short, unless_paused, UNLOCK_LUA};
+use super::{ms, short, two_holders, unless_paused, Holder, UNLOCK_LUA};
 use crate::kernel::{Dist, Kernel, Link, Micros, Redis, MS};
 use crate::outcome::Outcome;
 use crate::outcome::{Chart, Series};
@@ -280,23 +280,12 @@ fn redlock_once(p: &Params, seed: u64, fault: Option<usize>) -> RedlockRun {
             }
         }
     }
-    for (i, c) in cl.iter().enumerate() {
-        if let Some(s) = c.holding_since {
-            ivals.push((i, s, end));
-        }
-    }
-    let overlap = mark_overlaps(
-        &mut k.rec,
-        &ivals,
-        2,
-        |b| cl[b].lane,
-        |b, a| {
-            format!(
-                "Two holders: {} reaches a quorum while {} still holds the lock.",
-                cl[b].name, cl[a].name
-            )
-        },
-    );
+    let who: Vec<Holder> = cl
+        .iter()
+        .map(|c| (c.lane, c.name, c.holding_since))
+        .collect();
+    let says = ("reaches a quorum", "still holds the lock");
+    let overlap = two_holders(&mut k.rec, &mut ivals, &who, end, 2, says);
     RedlockRun {
         overlap,
         b_acquired_at,
