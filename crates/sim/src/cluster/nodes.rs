@@ -91,25 +91,19 @@ impl Cluster {
     /// link broken since (a dead peer) or rebuilt is lost.
     pub(super) fn carry(&mut self, at: u64, msg: LinkMsg) {
         match msg {
-            LinkMsg::Stream {
-                to,
-                gen,
-                ops,
-                bytes,
-                ..
-            } => {
-                if self
-                    .links
-                    .receive(&mut self.nodes[..], to, gen, &ops, bytes, at)
-                    .is_some()
-                {
-                    let offset = self.nodes[to].engine.repl().offset;
-                    self.links.send_ack(&mut self.bus, to, at, offset);
+            LinkMsg::Stream { to, gen, ops, .. } => {
+                if !self.links.current(to, gen) {
+                    return;
                 }
+                self.nodes[to].engine.advance_to(at);
+                self.links.receive(&mut self.nodes[..], to, gen, &ops);
+                let offset = self.nodes[to].engine.repl().offset;
+                self.links.send_ack(&mut self.bus, to, at, offset);
             }
             LinkMsg::Ack { from, gen, offset } => {
                 if let Some(m) = self.links.ack_target(from, gen) {
-                    self.links.ack(&mut self.nodes[..], m, from, offset, at);
+                    self.nodes[m].engine.advance_to(at);
+                    self.links.ack(&mut self.nodes[..], m, from, offset);
                 }
             }
             // Replicas attach at once and WAIT is not modelled here.

@@ -16,6 +16,7 @@
 use crate::kernel::{Dist, Kernel, Micros};
 use redsim_engine::repl::{ReplOp, Sync};
 use redsim_engine::Engine;
+use std::rc::Rc;
 
 /// A host's engines, by node index.
 pub trait Engines {
@@ -61,13 +62,13 @@ impl<E: From<LinkMsg>> Wire for Kernel<E> {
 /// [`ReplLinks`] when it arrives.
 #[derive(Clone, Debug)]
 pub enum LinkMsg {
-    /// Stream ops from master `from` for replica `to`.
+    /// Stream ops from master `from` for replica `to` (shared by every
+    /// replica they were shipped to).
     Stream {
         from: usize,
         to: usize,
         gen: u64,
-        ops: Vec<ReplOp>,
-        bytes: u64,
+        ops: Rc<[ReplOp]>,
     },
     /// `REPLCONF ACK <offset>` from replica `from` to its master.
     Ack { from: usize, gen: u64, offset: u64 },
@@ -247,23 +248,13 @@ impl ReplLinks {
         up
     }
 
-    /// When a message master `m` sends `r` at `at` arrives, behind what is
-    /// already on their link, and the link's generation; none when `r`
-    /// has no working link from `m`.
-    fn arrival(
-        &mut self,
-        wire: &mut impl Wire,
-        m: usize,
-        r: usize,
-        at: Micros,
-    ) -> Option<(Micros, u64)> {
-        if self.master(r) != Some(m) {
-            return None;
-        }
+    /// When a message sent at `at` on `r`'s link arrives, behind what is
+    /// already on it.
+    fn arrival(&mut self, wire: &mut impl Wire, r: usize, at: Micros) -> Micros {
         let l = &mut self.links[r];
         let arrive = (at + l.latency.sample(wire.rng())).max(l.last_arrival);
         l.last_arrival = arrive;
-        Some((arrive, l.gen))
+        arrive
     }
 
     /// Ships what master `m` wrote since the last call, sent at `at`, to
@@ -280,44 +271,41 @@ impl ReplLinks {
         if ops.is_empty() {
             return;
         }
-        let bytes: u64 = ops.iter().map(|o| o.end - o.start).sum();
+        let bytes = stream_bytes(&ops);
+        let ops: Rc<[ReplOp]> = ops.into();
         for r in 0..self.links.len() {
             if self.master(r) != Some(m) || !reaches(r) {
                 continue;
             }
-            let Some((arrive, gen)) = self.arrival(wire, m, r, at) else {
-                continue;
-            };
-            self.links[r].in_flight += bytes;
+            let arrive = self.arrival(wire, r, at);
+            let l = &mut self.links[r];
+            l.in_flight += bytes;
             let msg = LinkMsg::Stream {
                 from: m,
                 to: r,
-                gen,
+                gen: l.gen,
                 ops: ops.clone(),
-                bytes,
             };
             wire.post(arrive, msg);
         }
     }
 
-    /// A stream message reached `to` at `at`: applied if its link still
-    /// stands. Returns the replica's offset before and after.
+    /// A stream message reached `to`: applied if its link still stands
+    /// (the host has moved the replica's clock to the arrival). Returns the
+    /// replica's offset before and after.
     pub fn receive<N: Engines + ?Sized>(
         &mut self,
         nodes: &mut N,
         to: usize,
         gen: u64,
         ops: &[ReplOp],
-        bytes: u64,
-        at: Micros,
     ) -> Option<(u64, u64)> {
         if !self.current(to, gen) {
             return None;
         }
         let l = &mut self.links[to];
-        l.in_flight = l.in_flight.saturating_sub(bytes);
+        l.in_flight = l.in_flight.saturating_sub(stream_bytes(ops));
         let e = nodes.engine(to);
-        e.advance_to(at);
         let before = e.repl().offset;
         e.apply_repl(ops);
         Some((before, e.repl().offset))
@@ -348,28 +336,26 @@ impl ReplLinks {
         self.master(from).filter(|_| self.current(from, gen))
     }
 
-    /// An ack reaches master `m` at `at`: it records the replica's offset
-    /// (and answers the WAITs that now have enough).
-    pub fn ack<N: Engines + ?Sized>(
-        &self,
-        nodes: &mut N,
-        m: usize,
-        from: usize,
-        offset: u64,
-        at: Micros,
-    ) {
-        let e = nodes.engine(m);
-        e.advance_to(at);
-        e.replica_ack(&self.links[from].addr, offset);
+    /// An ack from `from` reaches its master `m`: it records the replica's
+    /// offset (and answers the WAITs that now have enough).
+    pub fn ack<N: Engines + ?Sized>(&self, nodes: &mut N, m: usize, from: usize, offset: u64) {
+        nodes.engine(m).replica_ack(&self.links[from].addr, offset);
     }
 
     /// Master `m`'s `REPLCONF GETACK`, sent at `at` behind the stream on
     /// every working link from it.
     pub fn get_acks(&mut self, wire: &mut impl Wire, m: usize, at: Micros) {
         for r in 0..self.links.len() {
-            if let Some((arrive, gen)) = self.arrival(wire, m, r, at) {
+            if self.master(r) == Some(m) {
+                let arrive = self.arrival(wire, r, at);
+                let gen = self.links[r].gen;
                 wire.post(arrive, LinkMsg::GetAck { to: r, gen });
             }
         }
     }
+}
+
+/// Bytes of replication stream `ops` cover.
+fn stream_bytes(ops: &[ReplOp]) -> u64 {
+    ops.iter().map(|o| o.end - o.start).sum()
 }

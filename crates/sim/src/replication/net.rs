@@ -5,59 +5,57 @@ use super::sentinel::{NodeInfo, SentinelNet};
 use crate::kernel::Micros;
 use redsim_engine::Engine;
 
-/// One node as sentinels see it.
-struct Seen {
+/// One node as sentinels see it; its INFO is read from the engine when asked.
+struct Seen<'a> {
+    e: &'a Engine,
     alive: bool,
     /// The side of a partition it is on (`None`: the main side).
     zone: Option<usize>,
-    info: NodeInfo,
+    /// The master it is configured to follow.
+    follows: Option<usize>,
+    link_down_us: u64,
+    run_id: &'a str,
 }
 
-/// A snapshot of the network for one call into [`super::sentinel::Sentinels`].
-pub struct NetView {
-    nodes: Vec<Seen>,
+/// The network for one call into [`super::sentinel::Sentinels`].
+pub struct NetView<'a> {
+    nodes: Vec<Seen<'a>>,
     /// Sentinel `s` runs on node `s`'s machine (when there is one) and
     /// shares its side of a partition; otherwise every sentinel is on the
     /// main side.
     colocated: bool,
 }
 
-impl NetView {
-    pub fn new(colocated: bool) -> NetView {
+impl<'a> NetView<'a> {
+    pub fn new(colocated: bool) -> NetView<'a> {
         NetView {
             nodes: Vec::new(),
             colocated,
         }
     }
 
-    /// Adds the next node: whether it runs, whether it is cut off on its
-    /// own, and what its engine reports. `follows` is the master it is
-    /// configured to replicate from, `run_id` its run ID.
+    /// Adds the next node: its engine, whether it runs, whether it is cut
+    /// off on its own, the master it is configured to follow and its run
+    /// ID; `links` tells how long its link has been down at `now`.
     #[allow(clippy::too_many_arguments)]
     pub fn node(
         &mut self,
-        e: &Engine,
+        e: &'a Engine,
         links: &ReplLinks,
         now: Micros,
         alive: bool,
         isolated: bool,
         follows: Option<usize>,
-        run_id: &str,
+        run_id: &'a str,
     ) {
         let n = self.nodes.len();
-        let r = e.repl();
-        let info = NodeInfo {
-            is_master: !r.is_replica(),
-            master: if r.is_replica() { follows } else { None },
-            offset: r.offset,
-            priority: e.config().replica_priority,
-            link_down_us: links.down_for(n, now),
-            run_id: run_id.to_string(),
-        };
         self.nodes.push(Seen {
+            e,
             alive,
             zone: isolated.then_some(n),
-            info,
+            follows,
+            link_down_us: links.down_for(n, now),
+            run_id,
         });
     }
 
@@ -71,7 +69,7 @@ impl NetView {
     }
 }
 
-impl SentinelNet for NetView {
+impl SentinelNet for NetView<'_> {
     fn nodes(&self) -> usize {
         self.nodes.len()
     }
@@ -86,6 +84,15 @@ impl SentinelNet for NetView {
     }
 
     fn info(&self, n: usize) -> NodeInfo {
-        self.nodes[n].info.clone()
+        let nd = &self.nodes[n];
+        let r = nd.e.repl();
+        NodeInfo {
+            is_master: !r.is_replica(),
+            master: if r.is_replica() { nd.follows } else { None },
+            offset: r.offset,
+            priority: nd.e.config().replica_priority,
+            link_down_us: nd.link_down_us,
+            run_id: nd.run_id.to_string(),
+        }
     }
 }

@@ -54,6 +54,7 @@ pub use records::{
 
 use crate::kernel::{Dist, Kernel, Micros, MS, SEC};
 use crate::replication::link::{Engines, LinkMsg, LinkState, ReplLinks};
+use crate::replication::net::NetView;
 use crate::replication::sentinel::{SentinelConfig, Sentinels, TICK_US};
 use crate::seeds;
 use redsim_engine::persist::Crash;
@@ -418,7 +419,7 @@ impl Topology {
                 self.event(*node, NodeEventKind::Appendfsync { mode: mode.clone() });
             }
             Control::Failover => {
-                let net = self.net();
+                let net = sentinel_net(&self.nodes, &self.links, now);
                 self.sentinels
                     .force_failover(now, &net)
                     .map_err(|e| format!("-{e}"))?;
@@ -508,7 +509,7 @@ impl Topology {
                 })
             })
             .collect();
-        let net = self.net();
+        let net = sentinel_net(&self.nodes, &self.links, now);
         TopoView {
             now_us: now,
             nodes,
@@ -570,4 +571,15 @@ fn switch(flag: &mut bool, on: bool, already: impl FnOnce() -> String) -> Result
     }
     *flag = on;
     Ok(())
+}
+
+/// The network as the sentinels see it at `now`: sentinel `i` runs on node
+/// `i`'s machine and is cut off with it.
+fn sentinel_net<'a>(nodes: &'a [Node], links: &ReplLinks, now: Micros) -> NetView<'a> {
+    let mut net = NetView::new(true);
+    for n in nodes {
+        let (follows, run_id) = (n.master_of, n.run_id.as_str());
+        net.node(&n.e, links, now, n.alive, n.isolated, follows, run_id);
+    }
+    net
 }

@@ -1,36 +1,16 @@
 //! The nodes' side of a topology: events dispatched, replication links kept as the nodes' state allows, restarts from files, the sentinels' orders carried out, and persistence events read from each engine's trace.
 
 use super::{
-    holds, run_id, zone_of, Ev, NodeEvent, NodeEventKind, SyncRecord, Topology, ACK_PERIOD_US,
-    EVENTS_CAP,
+    holds, run_id, sentinel_net, zone_of, Ev, NodeEvent, NodeEventKind, SyncRecord, Topology,
+    ACK_PERIOD_US, EVENTS_CAP,
 };
 use crate::kernel::SEC;
 use crate::replication::link::{LinkMsg, LinkState};
-use crate::replication::net::NetView;
 use crate::replication::sentinel::{Order, SentinelEvent, TICK_US};
 use redsim_engine::repl::Effect;
 use redsim_engine::Frame;
 
 impl Topology {
-    /// The network as the sentinels see it now: sentinel `i` runs on node
-    /// `i`'s machine and is cut off with it.
-    pub(super) fn net(&self) -> NetView {
-        let now = self.k.now();
-        let mut net = NetView::new(true);
-        for n in &self.nodes {
-            net.node(
-                &n.e,
-                &self.links,
-                now,
-                n.alive,
-                n.isolated,
-                n.master_of,
-                &n.run_id,
-            );
-        }
-        net
-    }
-
     pub(super) fn client_reaches(&self, n: usize) -> bool {
         let nd = &self.nodes[n];
         nd.alive && zone_of(nd, n) == self.client_zone
@@ -61,19 +41,11 @@ impl Topology {
                     self.write();
                 }
             }
-            Ev::Link(LinkMsg::Stream {
-                to,
-                gen,
-                ops,
-                bytes,
-                ..
-            }) => {
+            Ev::Link(LinkMsg::Stream { to, gen, ops, .. }) => {
                 if !self.nodes[to].alive {
                     return;
                 }
-                let Some((_, offset)) =
-                    self.links
-                        .receive(&mut self.nodes[..], to, gen, &ops, bytes, now)
+                let Some((_, offset)) = self.links.receive(&mut self.nodes[..], to, gen, &ops)
                 else {
                     return;
                 };
@@ -97,7 +69,7 @@ impl Topology {
                 if !self.nodes[m].alive {
                     return;
                 }
-                self.links.ack(&mut self.nodes[..], m, from, offset, now);
+                self.links.ack(&mut self.nodes[..], m, from, offset);
                 self.event(from, NodeEventKind::Ack { offset });
             }
             Ev::Link(LinkMsg::Connected { to, gen }) => {
@@ -263,7 +235,7 @@ impl Topology {
         let now = self.k.now();
         let mut orders = Vec::new();
         let mut evs = Vec::new();
-        let net = self.net();
+        let net = sentinel_net(&self.nodes, &self.links, now);
         self.sentinels.tick(now, &net, &mut orders, &mut evs);
         for ev in evs {
             self.sentinel_event(ev);
@@ -274,6 +246,7 @@ impl Topology {
         }
         // The client asks the sentinels it can reach (and hears +switch-master).
         let zone = self.client_zone;
+        let net = sentinel_net(&self.nodes, &self.links, now);
         let announced = self.sentinels.announced(|s| net.sentinel_zone(s) == zone);
         if let Some(m) = announced {
             if m != self.client_master {

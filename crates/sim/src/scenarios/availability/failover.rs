@@ -358,20 +358,13 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64,
                     k.after(every, Ev::Write);
                 }
             }
-            Ev::Link(LinkMsg::Stream {
-                from,
-                to,
-                gen,
-                ops,
-                bytes,
-            }) => {
+            Ev::Link(LinkMsg::Stream { from, to, gen, ops }) => {
                 // A dead master's stream still in its buffers or on the
                 // wire is lost with the connection.
                 if !w.alive[to] || !w.alive[from] {
                     continue;
                 }
-                let Some((before, off)) = w.links.receive(&mut w.nodes, to, gen, &ops, bytes, now)
-                else {
+                let Some((before, off)) = w.links.receive(&mut w.nodes, to, gen, &ops) else {
                     continue;
                 };
                 if (mode == WAIT_ALL || mode == WAIT_ONE) && off > before {
@@ -386,7 +379,7 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64,
                 if !w.alive[m] {
                     continue;
                 }
-                w.links.ack(&mut w.nodes, m, from, offset, now);
+                w.links.ack(&mut w.nodes, m, from, offset);
                 for (_, f) in w.nodes[m].take_unblocked() {
                     if let Frame::Integer(n) = f {
                         if w.waiting {
@@ -649,7 +642,7 @@ fn draw_sentinel_event(k: &mut Kernel<Ev>, ev: &SentinelEvent, quorum: usize) {
 /// The scenario's network as sentinels see it: they all sit on the
 /// majority side, so a dead or isolated node is out of their reach. Run
 /// IDs are the addresses, so ties order like them.
-fn sentinel_net(w: &World, now: Micros) -> NetView {
+fn sentinel_net(w: &World, now: Micros) -> NetView<'_> {
     let mut net = NetView::new(false);
     for (n, e) in w.nodes.iter().enumerate() {
         let follows = w.links.master(n);
