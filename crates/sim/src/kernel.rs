@@ -76,6 +76,7 @@ impl<E> Queue<E> {
     }
 
     /// Schedules a timer: at `at` it comes before the events [`Queue::push`] scheduled.
+    #[inline]
     pub fn timer(&mut self, at: Micros, ev: E) {
         self.timers += 1;
         let seq = self.timers;
@@ -83,11 +84,13 @@ impl<E> Queue<E> {
     }
 
     /// The instant of the next event.
+    #[inline]
     pub fn peek_at(&self) -> Option<Micros> {
         self.heap.peek().map(|Reverse(p)| p.at)
     }
 
     /// The next event and its instant, if it is due by `until`.
+    #[inline]
     pub fn pop_until(&mut self, until: Micros) -> Option<(Micros, E)> {
         if self.peek_at()? > until {
             return None;
@@ -131,6 +134,7 @@ impl<E> Kernel<E> {
 
     /// Schedules `ev` at `at` (never in the past: an event for an earlier
     /// instant happens now).
+    #[inline]
     pub fn at(&mut self, at: Micros, ev: E) {
         self.queue.push(at.max(self.now), ev);
     }
@@ -142,10 +146,15 @@ impl<E> Kernel<E> {
 
     /// The next event, moving the clock to it; none once the queue is empty
     /// or the next event lies beyond `until`.
+    #[inline]
     pub fn next(&mut self, until: Micros) -> Option<E> {
-        let (at, ev) = self.queue.pop_until(until)?;
-        self.now = at;
-        Some(ev)
+        let Reverse(p) = self.queue.heap.peek()?;
+        if p.at > until {
+            return None;
+        }
+        let Reverse(p) = self.queue.heap.pop()?;
+        self.now = p.at;
+        Some(p.ev)
     }
 
     /// Moves the clock to `t` when nothing is scheduled before it (the end of a run).
@@ -356,6 +365,7 @@ impl Redis {
 
     /// Runs a command from connection `who` at virtual time `at` (the
     /// engine's clock is moved there first, running its cron on the way).
+    #[inline]
     pub fn exec(&mut self, at: Micros, who: &str, args: &[&str]) -> Frame {
         let bytes: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
         self.exec_bytes(at, who, &bytes)

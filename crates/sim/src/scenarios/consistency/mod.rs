@@ -401,6 +401,7 @@ impl Sim {
 
     /// [`Sim::next`], with the actor's step: how many times it was
     /// resumed before this one.
+    #[inline]
     fn next_step(&mut self, until: Micros) -> Option<(usize, u8, Got)> {
         let (a, got) = self.next(until)?;
         let x = &mut self.actors[a];
@@ -411,6 +412,7 @@ impl Sim {
 
     /// The next actor to resume and why, running the runtime's own events
     /// on the way; none when nothing is left before `until`.
+    #[inline]
     fn next(&mut self, until: Micros) -> Option<(usize, Got)> {
         loop {
             match self.k.next(until)? {
