@@ -197,6 +197,7 @@ impl Dist {
         }
     }
 
+    #[inline]
     pub fn sample(&self, rng: &mut fastrand::Rng) -> Micros {
         let mut t = self.base;
         if self.jitter > 0 {
@@ -230,6 +231,7 @@ impl Link {
     }
 
     /// One-way delay of a message sent now, or none if the link is cut.
+    #[inline]
     pub fn delay(&self, rng: &mut fastrand::Rng) -> Option<Micros> {
         (!self.cut).then(|| self.latency.sample(rng))
     }
@@ -508,11 +510,13 @@ impl Meter {
     }
 
     /// Counts `n` events at `t` (the numerator of a ratio).
+    #[inline]
     pub fn add(&mut self, t: Micros, n: f64) {
         self.buckets.entry(t / self.window).or_default().0 += n;
     }
 
     /// Counts one trial at `t`, a hit or not, for ratio series.
+    #[inline]
     pub fn trial(&mut self, t: Micros, hit: bool) {
         let b = self.buckets.entry(t / self.window).or_default();
         b.1 += 1.0;
@@ -564,6 +568,7 @@ pub struct Latencies {
 
 impl Latencies {
     /// A request that started at `start` and took `took`.
+    #[inline]
     pub fn record(&mut self, start: Micros, took: Micros) {
         self.samples.push((start, took));
     }
