@@ -18,16 +18,17 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use gloo::timers::callback::Interval;
+use redsim_sim::params::fmt_num as num_text;
 use redsim_sim::topology::{
-    Control, NodeEvent, NodeEventKind, TopoOptions, TopoView, Topology, WriteRecord,
+    options_query, set_option, Control, NodeEvent, NodeEventKind, TopoOptions, TopoView, Topology,
+    WriteRecord, FSYNC_MODES,
 };
 use redsim_viz::svg::{esc, px, time_exact};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-use crate::share::{encode_component, parse_query};
-use redsim_sim::params::parse_seed;
+use crate::share::parse_query;
 
 /// Timer period while playing, ms of wall time.
 const TICK_MS: u32 = 50;
@@ -39,7 +40,6 @@ const SPEEDS: [f64; 6] = [0.25, 0.5, 1.0, 2.0, 5.0, 10.0];
 const WINDOWS_S: [u64; 4] = [5, 10, 30, 60];
 /// How often (wall ms) the address bar follows the clock while playing.
 const URL_EVERY_MS: f64 = 1000.0;
-const FSYNC_MODES: [&str; 4] = ["always", "everysec", "no", "off"];
 /// The latest instant a link replays to: opening a link runs the world from
 /// zero, and an hour of virtual time at a high write rate already takes
 /// the browser a minute or more.
@@ -129,133 +129,6 @@ impl TopoPreset {
             r.opts.quorum = r.opts.sentinels;
         }
         r
-    }
-}
-
-/// Sets option `key` from its URL text. `Ok(false)` means `key` is not an
-/// option (other query keys such as `cmd` or `tab` are left alone).
-pub fn set_option(o: &mut TopoOptions, key: &str, v: &str) -> Result<bool, String> {
-    let v = v.trim();
-    let int = |lo: i64, hi: i64| -> Result<i64, String> {
-        match v.parse::<i64>() {
-            Ok(n) if (lo..=hi).contains(&n) => Ok(n),
-            _ => Err(format!("{key} '{v}' is not a whole number in {lo}..={hi}")),
-        }
-    };
-    let real = |lo: f64, hi: f64| -> Result<f64, String> {
-        match v.parse::<f64>() {
-            Ok(n) if n.is_finite() && (lo..=hi).contains(&n) => Ok(n),
-            _ => Err(format!("{key} '{v}' is not a number in {lo}..={hi}")),
-        }
-    };
-    // A comma-separated list, one entry per node (empty: none).
-    let list = |v: &str, lo: f64, hi: f64| -> Result<Vec<f64>, String> {
-        v.split(',')
-            .map(str::trim)
-            .filter(|x| !x.is_empty())
-            .map(|x| match x.parse::<f64>() {
-                Ok(n) if n.is_finite() && (lo..=hi).contains(&n) => Ok(n),
-                _ => Err(format!("{key} '{v}': '{x}' is not a number in {lo}..={hi}")),
-            })
-            .collect()
-    };
-    match key {
-        "seed" => o.seed = parse_seed(v).ok_or(format!("seed '{v}' is not a number"))?,
-        "replicas" => o.replicas = int(1, 4)? as usize,
-        "sentinels" => o.sentinels = int(1, 7)? as usize,
-        "quorum" => o.quorum = int(1, 7)? as usize,
-        "down" => o.down_after_ms = int(100, 60_000)? as u64,
-        "latency" => o.link_latency_ms = real(0.0, 1000.0)?,
-        "rate" => o.writes_per_sec = real(0.0, 1000.0)?,
-        "wait" => o.wait = int(0, 4)?,
-        "minrep" => o.min_replicas_to_write = int(0, 4)?,
-        "lats" => o.latencies_ms = list(v, 0.0, 1000.0)?,
-        "prio" => {
-            o.priorities = list(v, 0.0, 1000.0)?
-                .into_iter()
-                .map(|p| p as i64)
-                .collect()
-        }
-        "backlog" => o.repl_backlog_size = int(16 * 1024, 64 << 20)? as u64,
-        "fotimeout" => o.failover_timeout_ms = int(1000, 600_000)? as u64,
-        "fsync" if FSYNC_MODES.contains(&v) => o.appendfsync = v.to_string(),
-        "fsync" => return Err(format!("fsync '{v}' is not one of always|everysec|no|off")),
-        _ => return Ok(false),
-    }
-    Ok(true)
-}
-
-/// The options that differ from the defaults, as `&key=value` pairs.
-pub fn options_query(o: &TopoOptions) -> String {
-    let d = TopoOptions::default();
-    let mut q = String::new();
-    let mut put = |k: &str, v: String, differs: bool| {
-        if differs {
-            let _ = write!(q, "&{k}={}", encode_component(&v));
-        }
-    };
-    put("replicas", o.replicas.to_string(), o.replicas != d.replicas);
-    put(
-        "sentinels",
-        o.sentinels.to_string(),
-        o.sentinels != d.sentinels,
-    );
-    put("quorum", o.quorum.to_string(), o.quorum != d.quorum);
-    put(
-        "down",
-        o.down_after_ms.to_string(),
-        o.down_after_ms != d.down_after_ms,
-    );
-    put(
-        "latency",
-        num_text(o.link_latency_ms),
-        o.link_latency_ms != d.link_latency_ms,
-    );
-    put(
-        "rate",
-        num_text(o.writes_per_sec),
-        o.writes_per_sec != d.writes_per_sec,
-    );
-    put("wait", o.wait.to_string(), o.wait != d.wait);
-    put(
-        "minrep",
-        o.min_replicas_to_write.to_string(),
-        o.min_replicas_to_write != d.min_replicas_to_write,
-    );
-    put(
-        "fsync",
-        o.appendfsync.clone(),
-        o.appendfsync != d.appendfsync,
-    );
-    put(
-        "backlog",
-        o.repl_backlog_size.to_string(),
-        o.repl_backlog_size != d.repl_backlog_size,
-    );
-    put(
-        "fotimeout",
-        o.failover_timeout_ms.to_string(),
-        o.failover_timeout_ms != d.failover_timeout_ms,
-    );
-    let joined = |v: Vec<String>| v.join(",");
-    put(
-        "lats",
-        joined(o.latencies_ms.iter().map(|l| num_text(*l)).collect()),
-        o.latencies_ms != d.latencies_ms,
-    );
-    put(
-        "prio",
-        joined(o.priorities.iter().map(|p| p.to_string()).collect()),
-        o.priorities != d.priorities,
-    );
-    q
-}
-
-fn num_text(v: f64) -> String {
-    if v == v.trunc() && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
     }
 }
 

@@ -41,11 +41,78 @@ impl<E> Ord for Pending<E> {
     }
 }
 
+/// Sequence numbers of [`Queue::push`] start here, above every timer's,
+/// so a timer comes first at its instant.
+const EVENT_SEQ: u64 = 1 << 63;
+
+/// The ordered event queue: events come out by time, ties in the order
+/// they were scheduled (FIFO), except that a timer ([`Queue::timer`]) comes
+/// before the other events of its instant, as a periodic cron runs before
+/// the messages that arrive in the same tick. It keeps no clock: a host
+/// with clocks of its own (the cluster bus) uses it directly; scenarios
+/// use it through [`Kernel`].
+pub struct Queue<E> {
+    heap: BinaryHeap<Reverse<Pending<E>>>,
+    seq: u64,
+    timers: u64,
+}
+
+impl<E> Default for Queue<E> {
+    fn default() -> Self {
+        Queue {
+            heap: BinaryHeap::new(),
+            seq: EVENT_SEQ,
+            timers: 0,
+        }
+    }
+}
+
+impl<E> Queue<E> {
+    /// Schedules `ev` at `at`, after everything already scheduled then.
+    pub fn push(&mut self, at: Micros, ev: E) {
+        self.seq += 1;
+        let seq = self.seq;
+        self.heap.push(Reverse(Pending { at, seq, ev }));
+    }
+
+    /// Schedules a timer: at `at` it comes before the events [`Queue::push`] scheduled.
+    #[inline]
+    pub fn timer(&mut self, at: Micros, ev: E) {
+        self.timers += 1;
+        let seq = self.timers;
+        self.heap.push(Reverse(Pending { at, seq, ev }));
+    }
+
+    /// The instant of the next event.
+    #[inline]
+    pub fn peek_at(&self) -> Option<Micros> {
+        self.heap.peek().map(|Reverse(p)| p.at)
+    }
+
+    /// The next event and its instant, if it is due by `until`.
+    #[inline]
+    pub fn pop_until(&mut self, until: Micros) -> Option<(Micros, E)> {
+        if self.peek_at()? > until {
+            return None;
+        }
+        let Reverse(p) = self.heap.pop()?;
+        Some((p.at, p.ev))
+    }
+
+    /// Events waiting.
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
 /// The event queue, clock, RNG and recorder of one run.
 pub struct Kernel<E> {
     now: Micros,
-    seq: u64,
-    queue: BinaryHeap<Reverse<Pending<E>>>,
+    queue: Queue<E>,
     pub rng: fastrand::Rng,
     pub rec: Recorder,
 }
@@ -54,8 +121,7 @@ impl<E> Kernel<E> {
     pub fn new(seed: u64) -> Kernel<E> {
         Kernel {
             now: 0,
-            seq: 0,
-            queue: BinaryHeap::new(),
+            queue: Queue::default(),
             rng: fastrand::Rng::with_seed(seed),
             rec: Recorder::default(),
         }
@@ -68,14 +134,9 @@ impl<E> Kernel<E> {
 
     /// Schedules `ev` at `at` (never in the past: an event for an earlier
     /// instant happens now).
+    #[inline]
     pub fn at(&mut self, at: Micros, ev: E) {
-        let at = at.max(self.now);
-        self.seq += 1;
-        self.queue.push(Reverse(Pending {
-            at,
-            seq: self.seq,
-            ev,
-        }));
+        self.queue.push(at.max(self.now), ev);
     }
 
     /// Schedules `ev` after `delay`.
@@ -85,12 +146,13 @@ impl<E> Kernel<E> {
 
     /// The next event, moving the clock to it; none once the queue is empty
     /// or the next event lies beyond `until`.
+    #[inline]
     pub fn next(&mut self, until: Micros) -> Option<E> {
-        let Reverse(p) = self.queue.peek()?;
+        let Reverse(p) = self.queue.heap.peek()?;
         if p.at > until {
             return None;
         }
-        let Reverse(p) = self.queue.pop()?;
+        let Reverse(p) = self.queue.heap.pop()?;
         self.now = p.at;
         Some(p.ev)
     }
@@ -135,6 +197,7 @@ impl Dist {
         }
     }
 
+    #[inline]
     pub fn sample(&self, rng: &mut fastrand::Rng) -> Micros {
         let mut t = self.base;
         if self.jitter > 0 {
@@ -168,6 +231,7 @@ impl Link {
     }
 
     /// One-way delay of a message sent now, or none if the link is cut.
+    #[inline]
     pub fn delay(&self, rng: &mut fastrand::Rng) -> Option<Micros> {
         (!self.cut).then(|| self.latency.sample(rng))
     }
@@ -303,6 +367,7 @@ impl Redis {
 
     /// Runs a command from connection `who` at virtual time `at` (the
     /// engine's clock is moved there first, running its cron on the way).
+    #[inline]
     pub fn exec(&mut self, at: Micros, who: &str, args: &[&str]) -> Frame {
         let bytes: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
         self.exec_bytes(at, who, &bytes)
@@ -445,11 +510,13 @@ impl Meter {
     }
 
     /// Counts `n` events at `t` (the numerator of a ratio).
+    #[inline]
     pub fn add(&mut self, t: Micros, n: f64) {
         self.buckets.entry(t / self.window).or_default().0 += n;
     }
 
     /// Counts one trial at `t`, a hit or not, for ratio series.
+    #[inline]
     pub fn trial(&mut self, t: Micros, hit: bool) {
         let b = self.buckets.entry(t / self.window).or_default();
         b.1 += 1.0;
@@ -501,6 +568,7 @@ pub struct Latencies {
 
 impl Latencies {
     /// A request that started at `start` and took `took`.
+    #[inline]
     pub fn record(&mut self, start: Micros, took: Micros) {
         self.samples.push((start, took));
     }
@@ -576,6 +644,26 @@ mod tests {
             }
         }
         assert_eq!(seen, vec![(10, "a"), (10, "b"), (10, "a2"), (20, "c")]);
+    }
+
+    #[test]
+    fn timers_come_first_at_their_instant() {
+        let mut q: Queue<&str> = Queue::default();
+        q.push(10, "message");
+        q.push(5, "early");
+        q.timer(10, "cron");
+        q.push(10, "later message");
+        let order: Vec<_> = std::iter::from_fn(|| q.pop_until(u64::MAX)).collect();
+        assert_eq!(
+            order,
+            vec![
+                (5, "early"),
+                (10, "cron"),
+                (10, "message"),
+                (10, "later message")
+            ]
+        );
+        assert!(q.is_empty());
     }
 
     #[test]

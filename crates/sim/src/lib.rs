@@ -9,29 +9,35 @@
 //! (one lane per actor, messages as arrows, the moment things go wrong
 //! marked). Views play an outcome back with a cursor; nothing in it depends
 //! on when or where it was computed.
+//!
+//! Layout: the framework at the top (what a scenario is, the [`catalog`](mod@catalog),
+//! [`params`], [`outcome`], the discrete-event [`kernel`], [`seeds`],
+//! [`zipf`] and the [`cacheaside`] speed trace); the worlds scenarios are
+//! built from below it: [`world`] (load, pods with L1 caches, pools and
+//! singleflight, the assembled caching world), [`replication`] (the
+//! replication link, Sentinel, the network sentinels see), [`cluster`] (the
+//! simulated Redis Cluster) and [`topology`] (the interactive replication
+//! topology); and the lessons in [`scenarios`], one folder each.
 
 pub mod cacheaside;
 pub mod catalog;
 pub mod cluster;
-pub mod cluster_failover;
-pub mod cluster_lessons;
-pub mod coord;
-pub mod coord_ops;
-pub mod coord_queue;
-pub mod coord_rate;
-pub mod failover;
 pub mod kernel;
-pub mod load;
-pub mod memory;
 pub mod outcome;
 pub mod params;
-pub mod persistence;
-pub mod races;
-pub mod sentinel;
-pub mod singleflight;
+pub mod replication;
+mod scenario;
+pub mod scenarios;
+pub mod seeds;
+#[cfg(test)]
+mod testing;
 pub mod topology;
 pub mod world;
 pub mod zipf;
+
+pub use replication::sentinel;
+pub use scenarios::cluster as cluster_lessons;
+pub use world::singleflight;
 
 pub use catalog::{catalog, find, run, run_with};
 pub use kernel::{Kernel, Recorder};
@@ -39,27 +45,4 @@ pub use outcome::{
     Chart, ChartKind, Check, Diagram, Lane, Mark, Metric, Outcome, Series, Step, Strip,
 };
 pub use params::{ParamSpec, Params};
-
-use serde::Serialize;
-
-/// A runnable scenario: defined here, not in the catalogue, so the
-/// scenario modules the catalogue lists don't depend on it.
-pub struct Scenario {
-    pub info: fn() -> ScenarioInfo,
-    pub run: fn(&Params, u64) -> Outcome,
-}
-
-/// What a scenario is, for catalogues and parameter forms.
-#[derive(Clone, Debug, Serialize)]
-pub struct ScenarioInfo {
-    /// Stable identifier used on the command line and in share links.
-    pub id: &'static str,
-    /// Which group of lessons it belongs to (memory, consistency, ...).
-    pub group: &'static str,
-    pub title: &'static str,
-    /// The claim the scenario demonstrates, one sentence.
-    pub claim: &'static str,
-    /// What to look for while it plays, a few sentences in our own words.
-    pub look_for: &'static str,
-    pub params: Vec<ParamSpec>,
-}
+pub use scenario::{Scenario, ScenarioInfo};

@@ -23,7 +23,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    pub fn new(id: &str, seed: u64, params: &super::Params) -> Outcome {
+    pub fn new(id: &str, seed: u64, params: &crate::params::Params) -> Outcome {
         Outcome {
             id: id.to_string(),
             seed,

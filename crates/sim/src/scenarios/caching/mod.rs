@@ -1,0 +1,53 @@
+//! Caching lessons under load: hit rate and latency, when a cache hurts, stampede protections, avalanche, a hot key behind an L1, and connection-pool exhaustion, blocking commands and retried INCRs.
+//!
+//! All but the connection-pool scenario run the [`World`] (pods, pools, Redis
+//! nodes, a database); the connection-pool scenario has its own small loop
+//! because it needs blocking commands (`submit`/`take_unblocked`) and a
+//! stalled reply path. Comparisons (with and without a protection, a
+//! baseline without cache) run inside one outcome with the same seed.
+
+mod hit_rate;
+mod hot_key;
+mod pool;
+mod stampede;
+
+pub use hit_rate::{CACHE_HURTS, HIT_RATE_LATENCY};
+pub use hot_key::HOT_KEY_L1;
+pub use pool::CONNECTION_POOL;
+pub use stampede::{AVALANCHE, STAMPEDE};
+
+use crate::kernel::{Dist, Micros, MS};
+use crate::outcome::Series;
+use crate::world::{Config, Metrics, World};
+
+fn ms(us: f64) -> f64 {
+    us / MS as f64
+}
+
+fn us(ms: f64) -> Micros {
+    (ms * MS as f64).max(0.0).round() as Micros
+}
+
+/// A database latency with mean `mean` (±20 % uniform jitter).
+fn db_dist(mean: Micros) -> Dist {
+    let jitter = mean / 5;
+    Dist::jittered(mean - jitter / 2, jitter)
+}
+
+fn run_world(cfg: Config, seed: u64) -> World {
+    let mut w = World::new(cfg, seed);
+    w.run();
+    w
+}
+
+fn db_qps(m: &Metrics, name: &str, end: Micros) -> Series {
+    m.db.rate(name, end)
+}
+
+/// Every claim holds for seeds 1..=3, and each run has charts and notes.
+#[cfg(test)]
+fn all_pass(id: &str, set: &[(&str, &str)]) {
+    for o in crate::testing::all_pass(id, set) {
+        assert!(!o.charts.is_empty() && !o.notes.is_empty(), "{id} {set:?}");
+    }
+}
