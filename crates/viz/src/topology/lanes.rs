@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use redsim_sim::topology::{NodeEvent, NodeEventKind, TopoView, WriteRecord, EVENTS_CAP};
 
 use super::marks::Singles;
-use super::{bytes_text, detail_rect};
+use super::{bytes_text, detail_rect, LANE_H};
 use crate::svg::{self, px, time_exact};
 
 /// Width of the drawing.
@@ -17,7 +17,6 @@ pub const LANES_W: f64 = 980.0;
 /// Dense marks closer than this (px) are merged into one.
 pub const BIN_PX: f64 = 3.0;
 const LANE_LABEL: f64 = 96.0;
-pub(super) const LANE_H: f64 = 50.0;
 const AXIS_H: f64 = 22.0;
 
 /// The window shown and where an instant or a node lands in it.

@@ -5,8 +5,7 @@ use std::fmt::Write;
 
 use redsim_sim::topology::{NodeEvent, NodeEventKind};
 
-use super::lanes::LANE_H;
-use super::open_detail_group;
+use super::{open_detail_group, LANE_H};
 use crate::svg::{self, px, time_exact};
 
 /// One event as a single mark.

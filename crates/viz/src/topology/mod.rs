@@ -17,6 +17,9 @@ use std::fmt::Write;
 
 use crate::svg::esc;
 
+/// Height of a node's lane in the timelines.
+const LANE_H: f64 = 50.0;
+
 /// A byte count in decimal units, short enough for a link label.
 fn bytes_text(b: u64) -> String {
     if b < 10_000 {
