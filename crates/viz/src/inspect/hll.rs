@@ -46,8 +46,8 @@ pub fn hll_svg(h: &HllView) -> Option<String> {
     let mut out = String::with_capacity(4096);
     let _ = write!(
         out,
-        "<svg class=\"rs-hll-svg\" width=\"{width:.0}\" height=\"{:.0}\" role=\"img\" aria-label=\"Histogram of the 16384 register values\">\
-         <line class=\"rs-hll-base\" x1=\"0\" x2=\"{width:.0}\" y1=\"{base}\" y2=\"{base}\"/>",
+        "<svg width=\"{width:.0}\" height=\"{:.0}\" role=\"img\" aria-label=\"Histogram of the 16384 register values\" class=\"rs-hll-svg\">\
+         <line x1=\"0\" x2=\"{width:.0}\" y1=\"{base}\" y2=\"{base}\" class=\"rs-hll-base\"/>",
         base + 18.0
     );
     for b in &bars {
@@ -66,7 +66,7 @@ pub fn hll_svg(h: &HllView) -> Option<String> {
         titled(
             &mut out,
             "g",
-            &format!("class=\"{class}\" data-value=\"{}\"", b.value),
+            &format!("data-value=\"{}\" class=\"{class}\"", b.value),
             &format!(
                 "value {}: {} register{}",
                 b.value,
@@ -82,7 +82,7 @@ pub fn hll_svg(h: &HllView) -> Option<String> {
         if b.count > 0 {
             let _ = write!(
                 out,
-                "<text class=\"rs-hll-count\" x=\"{label_x}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+                "<text x=\"{label_x}\" y=\"{:.1}\" text-anchor=\"middle\" class=\"rs-hll-count\">{}</text>",
                 base - hgt - 3.0,
                 short_count(b.count)
             );
@@ -90,7 +90,7 @@ pub fn hll_svg(h: &HllView) -> Option<String> {
         if b.value % 5 == 0 {
             let _ = write!(
                 out,
-                "<text class=\"rs-hll-axis\" x=\"{label_x}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+                "<text x=\"{label_x}\" y=\"{:.1}\" text-anchor=\"middle\" class=\"rs-hll-axis\">{}</text>",
                 base + 12.0,
                 b.value
             );

@@ -1,7 +1,8 @@
 //! Pictures of a key's structure for the browser's key inspector, from the engine's plain `inspect` views: a sorted set's skiplist and a HyperLogLog's register histogram.
 //!
-//! Their coordinates are written with one decimal (`{:.1}`), as the page
-//! has always drawn them, not with [`crate::svg::px`].
+//! Their coordinates are written with one decimal (`{:.1}`) and `class`
+//! comes last in each element, as the page has always drawn them (they
+//! were Yew markup), not with [`crate::svg::px`].
 
 mod hll;
 mod skiplist;

@@ -177,7 +177,7 @@ pub fn skiplist_svg(s: &SkipView) -> String {
     let mut out = String::with_capacity(8192);
     let _ = write!(
         out,
-        "<svg class=\"rs-sl\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"Skiplist with {} levels; the first {} nodes drawn\"><g transform=\"translate(16,0)\">",
+        "<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"Skiplist with {} levels; the first {} nodes drawn\" class=\"rs-sl\"><g transform=\"translate(16,0)\">",
         f1(lay.width + 16.0),
         f1(lay.height),
         lay.levels,
@@ -193,7 +193,7 @@ pub fn skiplist_svg(s: &SkipView) -> String {
     for i in 0..lay.levels {
         let _ = write!(
             out,
-            "<text class=\"rs-sl-lvl\" x=\"2\" y=\"{}\">L{}</text>",
+            "<text x=\"2\" y=\"{}\" class=\"rs-sl-lvl\">L{}</text>",
             f1(lay.row_y(i) + 4.0),
             i + 1
         );
@@ -248,7 +248,7 @@ fn arrow(out: &mut String, a: &SkipArrow) {
 fn label(out: &mut String, class: &str, x: f64, y: f64, text: &str) {
     let _ = write!(
         out,
-        "<text class=\"{class}\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" class=\"{class}\">{}</text>",
         f1(x),
         f1(y),
         esc(text)
@@ -265,7 +265,7 @@ fn column(out: &mut String, lay: &SkipLayout, c: &SkipCol) {
         for i in 0..c.levels {
             let _ = write!(
                 out,
-                "<rect class=\"rs-sl-box\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"3\"/>",
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"3\" class=\"rs-sl-box\"/>",
                 f1(c.x),
                 f1(lay.row_y(i) - BOX_H / 2.0),
                 f1(BOX_W),
@@ -298,7 +298,7 @@ fn column(out: &mut String, lay: &SkipLayout, c: &SkipCol) {
             titled(
                 out,
                 "g",
-                &format!("class=\"{class}\" data-rank=\"{rank}\""),
+                &format!("data-rank=\"{rank}\" class=\"{class}\""),
                 &format!(
                     "rank {rank}: {member} (score {score}), {} level{}",
                     c.levels,
@@ -481,7 +481,9 @@ mod tests {
         let s = zset_view_of(&e, "z");
         let svg = skiplist_svg(&s);
         let lay = skiplist_layout(&s);
-        assert!(svg.starts_with("<svg class=\"rs-sl\"") && svg.ends_with("</svg>"));
+        assert!(
+            svg.starts_with("<svg ") && svg.contains("class=\"rs-sl\">") && svg.ends_with("</svg>")
+        );
         assert_eq!(svg.matches("class=\"rs-sl-col").count(), lay.cols.len());
         assert_eq!(svg.matches("class=\"rs-sl-link").count(), lay.arrows.len());
         assert!(svg.contains("data-rank=\"3\""));
