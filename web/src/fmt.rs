@@ -40,24 +40,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn clock_format() {
+    fn times_and_sizes_read_well() {
         assert_eq!(fmt_clock(0), "0:00:00.000");
         assert_eq!(fmt_clock(3_100_000), "0:00:03.100");
         assert_eq!(fmt_clock(3_723_004_999), "1:02:03.004");
-    }
-
-    #[test]
-    fn ttl_format() {
         assert_eq!(fmt_ttl(4_250), "4.2s");
         assert_eq!(fmt_ttl(-5), "0.0s");
         assert_eq!(fmt_ttl(42_000), "42s");
         assert_eq!(fmt_ttl(65_000), "1m 05s");
         assert_eq!(fmt_ttl(7_380_000), "2h 03m");
         assert_eq!(fmt_ttl(93_600_000), "1d 02h");
-    }
-
-    #[test]
-    fn byte_sizes() {
         assert_eq!(fmt_bytes(900), "900 B");
         assert_eq!(fmt_bytes(12_304), "12.0 KB");
         assert_eq!(fmt_bytes(3 * 1024 * 1024 / 2), "1.5 MB");

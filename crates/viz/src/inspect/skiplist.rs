@@ -396,6 +396,12 @@ mod tests {
         }
     }
 
+    /// A skiplist even with few members (no listpack first).
+    fn small_skiplist(zadd: &str) -> SkipView {
+        let e = engine_with(&["CONFIG SET zset-max-listpack-entries 0", zadd]);
+        zset_view_of(&e, "z")
+    }
+
     #[test]
     fn skiplist_layout_puts_one_arrow_per_level_to_the_right_column() {
         let mut line = String::from("ZADD z");
@@ -445,11 +451,7 @@ mod tests {
 
     #[test]
     fn small_skiplists_end_at_null_and_mark_the_tail() {
-        let e = engine_with(&[
-            "CONFIG SET zset-max-listpack-entries 0",
-            "ZADD z 1 a 2 b 3 c",
-        ]);
-        let s = zset_view_of(&e, "z");
+        let s = small_skiplist("ZADD z 1 a 2 b 3 c");
         let lay = skiplist_layout(&s);
         assert_eq!(lay.cols.len(), 5, "header, 3 nodes, NULL");
         assert!(
@@ -474,11 +476,7 @@ mod tests {
 
     #[test]
     fn the_drawing_has_a_column_per_node_and_a_group_per_link() {
-        let e = engine_with(&[
-            "CONFIG SET zset-max-listpack-entries 0",
-            "ZADD z 1 a 2 b 3 <c&d>",
-        ]);
-        let s = zset_view_of(&e, "z");
+        let s = small_skiplist("ZADD z 1 a 2 b 3 <c&d>");
         let svg = skiplist_svg(&s);
         let lay = skiplist_layout(&s);
         assert!(

@@ -273,27 +273,27 @@ fn attach_reply(m: &mut Mark, text: &str, error: bool) -> bool {
 mod tests {
     use super::*;
 
+    fn command(args: &[&str]) -> Event {
+        Event::Command {
+            db: 0,
+            args: args.iter().map(|a| a.to_string()).collect(),
+        }
+    }
+
+    fn reply(text: &str) -> Event {
+        Event::Reply {
+            text: text.into(),
+            error: false,
+        }
+    }
+
     #[test]
     fn ingest_reads_only_new_events_and_pairs_replies() {
         let mut trace = Trace::new(100);
         let mut tl = Timeline::default();
         assert!(!tl.ingest(&trace));
-        trace.push(
-            0,
-            Actor::Client(1),
-            Event::Command {
-                db: 0,
-                args: vec!["GET".into(), "a".into()],
-            },
-        );
-        trace.push(
-            0,
-            Actor::Client(1),
-            Event::Reply {
-                text: "(nil)".into(),
-                error: false,
-            },
-        );
+        trace.push(0, Actor::Client(1), command(&["GET", "a"]));
+        trace.push(0, Actor::Client(1), reply("(nil)"));
         assert!(tl.ingest(&trace));
         assert!(!tl.ingest(&trace));
         trace.push(
@@ -341,14 +341,7 @@ mod tests {
     fn undrawn_events_leave_the_marks_untouched_and_late_replies_attach() {
         let mut trace = Trace::new(100);
         let mut tl = Timeline::default();
-        trace.push(
-            5,
-            Actor::Client(1),
-            Event::Command {
-                db: 0,
-                args: vec!["PING".into()],
-            },
-        );
+        trace.push(5, Actor::Client(1), command(&["PING"]));
         assert!(tl.ingest(&trace));
         let shared = tl.marks.clone();
         trace.push(
@@ -362,14 +355,7 @@ mod tests {
         );
         assert!(!tl.ingest(&trace));
         assert!(Rc::ptr_eq(&shared, &tl.marks), "no copy for undrawn events");
-        trace.push(
-            7,
-            Actor::Client(1),
-            Event::Reply {
-                text: "PONG".into(),
-                error: false,
-            },
-        );
+        trace.push(7, Actor::Client(1), reply("PONG"));
         assert!(tl.ingest(&trace));
         assert_eq!(
             tl.marks[0].kind,
@@ -395,11 +381,7 @@ mod tests {
         for (id, name) in [(1, "client 1"), (2, "client 2")] {
             trace.push(0, Actor::Client(id), Event::Connected { name: name.into() });
         }
-        let cmd = |args: &[&str]| Event::Command {
-            db: 0,
-            args: args.iter().map(|a| a.to_string()).collect(),
-        };
-        trace.push(10, Actor::Client(1), cmd(&["BLPOP", "q", "0"]));
+        trace.push(10, Actor::Client(1), command(&["BLPOP", "q", "0"]));
         trace.push(
             10,
             Actor::Client(1),
@@ -414,11 +396,7 @@ mod tests {
         assert_eq!(tl.waits[0].until_us, None);
         assert_eq!(tl.waits[0].who, Some(1));
         // Client 2 pushes: its reply, then client 1 is served and replies.
-        trace.push(3_000_000, Actor::Client(2), cmd(&["LPUSH", "q", "a"]));
-        let reply = |t: &str| Event::Reply {
-            text: t.into(),
-            error: false,
-        };
+        trace.push(3_000_000, Actor::Client(2), command(&["LPUSH", "q", "a"]));
         trace.push(3_000_000, Actor::Client(2), reply("(integer) 1"));
         trace.push(
             3_000_000,
