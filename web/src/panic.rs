@@ -37,16 +37,7 @@ fn show_overlay(message: &str) {
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
-    let Ok(hosts) = doc.query_selector_all(crate::HOST_SELECTOR) else {
-        return;
-    };
-    for i in 0..hosts.length() {
-        let Some(host) = hosts
-            .item(i)
-            .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
-        else {
-            continue;
-        };
+    for host in crate::dom::hosts(&doc) {
         let _ = overlay_into(&doc, &host, message);
     }
 }

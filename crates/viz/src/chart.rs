@@ -67,6 +67,19 @@ fn frame(out: &mut String) {
     svg::line(out, x0, y0, x0, y1, &format!("stroke=\"{GREY}\""));
 }
 
+/// The x axis' name, centred under the plot area.
+fn x_label(out: &mut String, label: &str) {
+    let (x0, _, x1, _) = area();
+    svg::text(
+        out,
+        (x0 + x1) / 2.0,
+        HEIGHT - 8.0,
+        "middle",
+        &format!("fill=\"{INK}\" font-size=\"11\""),
+        label,
+    );
+}
+
 /// Names and colours of the series, right-aligned on the title row.
 fn legend(out: &mut String, chart: &Chart) {
     let widths: Vec<f64> = chart
@@ -168,14 +181,7 @@ fn line_body(out: &mut String, chart: &Chart, cursor_x: Option<f64>) {
         );
     }
     frame(out);
-    svg::text(
-        out,
-        (x0 + x1) / 2.0,
-        HEIGHT - 8.0,
-        "middle",
-        &format!("fill=\"{INK}\" font-size=\"11\""),
-        &chart.x_label,
-    );
+    x_label(out, &chart.x_label);
     for (i, s) in chart.series.iter().enumerate() {
         let colour = PALETTE[i % PALETTE.len()];
         let pts: Vec<&(f64, f64)> = s.points.iter().filter(finite).collect();
@@ -251,18 +257,12 @@ fn bar_body(out: &mut String, chart: &Chart) {
     } else {
         chart.categories.len()
     };
-    let ymin = chart
+    let (ymin, ymax) = chart
         .series
         .iter()
         .flat_map(|s| s.points.iter())
         .filter(|p| p.1.is_finite())
-        .fold(0f64, |a, p| a.min(p.1));
-    let ymax = chart
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter())
-        .filter(|p| p.1.is_finite())
-        .fold(0f64, |a, p| a.max(p.1));
+        .fold((0f64, 0f64), |(lo, hi), p| (lo.min(p.1), hi.max(p.1)));
     let yt = svg::nice_ticks(ymin, ymax, 5);
     let (ylo, yhi) = (yt[0], yt[yt.len() - 1]);
     let y_of = |y: f64| y1 - (y - ylo) / (yhi - ylo) * (y1 - y0);
@@ -290,14 +290,7 @@ fn bar_body(out: &mut String, chart: &Chart) {
         );
     }
     if !chart.x_label.is_empty() {
-        svg::text(
-            out,
-            (x0 + x1) / 2.0,
-            HEIGHT - 8.0,
-            "middle",
-            &format!("fill=\"{INK}\" font-size=\"11\""),
-            &chart.x_label,
-        );
+        x_label(out, &chart.x_label);
     }
     let zero = y_of(0f64.clamp(ylo, yhi));
     for (i, s) in chart.series.iter().enumerate() {

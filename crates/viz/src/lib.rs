@@ -1,15 +1,18 @@
-//! Scenario outcomes drawn as standalone SVG strings: line and bar charts, strips and the race diagram, shared by `redsim run --svg` and the browser's scenario library.
+//! Every picture Redsim draws, as standalone SVG strings: scenario outcomes (line and bar charts, strips, the race diagram) for `redsim run --svg` and the browser's scenario library, the replication topology (node graph, per-node timelines) for the browser's Topology tab, and a key's structure (skiplist, HyperLogLog registers) for its key inspector.
 //!
-//! Every function is pure: an [`Outcome`] part (and an optional playback
-//! cursor) in, one `<svg>` document out, with all text escaped. Nothing here
+//! Every function is pure: plain data (an [`Outcome`] part and an optional
+//! playback cursor, a topology view, a key view) in, one `<svg>` document
+//! out, with all text escaped. Nothing here
 //! depends on a DOM, so the same drawing is unit-tested natively, written to
 //! files by the CLI and injected as markup by the wasm app, where scrubbing
 //! just redraws with a new cursor.
 
 mod chart;
 mod diagram;
+pub mod inspect;
 mod strip;
 pub mod svg;
+pub mod topology;
 
 pub use chart::chart_svg;
 pub use diagram::{diagram_svg, event_times};

@@ -11,6 +11,8 @@ use std::rc::Rc;
 use redsim_engine::{Engine, KeyInfo};
 use yew::prelude::*;
 
+use crate::fmt::fmt_ttl;
+
 /// Most keys the panel lists; the header says how many there are in all.
 pub const LIMIT: usize = 200;
 
@@ -65,23 +67,6 @@ impl Keyspace {
             .collect();
         self.seen = seen;
         rows
-    }
-}
-
-/// A TTL as the panel prints it: tenths under 10 s, then s, m, h, d.
-pub fn fmt_ttl(ms: i64) -> String {
-    let ms = ms.max(0);
-    let s = ms / 1000;
-    if ms < 10_000 {
-        format!("{}.{}s", ms / 1000, ms % 1000 / 100)
-    } else if s < 60 {
-        format!("{s}s")
-    } else if s < 3600 {
-        format!("{}m {:02}s", s / 60, s % 60)
-    } else if s < 86_400 {
-        format!("{}h {:02}m", s / 3600, s / 60 % 60)
-    } else {
-        format!("{}d {:02}h", s / 86_400, s / 3600 % 24)
     }
 }
 
@@ -230,15 +215,5 @@ mod tests {
         assert_eq!(ks.rows[1].total_ms, Some(1500));
         ks.refresh(&e, 1);
         assert_eq!((ks.count, ks.db, ks.rows.len()), (0, 1, 0));
-    }
-
-    #[test]
-    fn ttl_format() {
-        assert_eq!(fmt_ttl(4_250), "4.2s");
-        assert_eq!(fmt_ttl(-5), "0.0s");
-        assert_eq!(fmt_ttl(42_000), "42s");
-        assert_eq!(fmt_ttl(65_000), "1m 05s");
-        assert_eq!(fmt_ttl(7_380_000), "2h 03m");
-        assert_eq!(fmt_ttl(93_600_000), "1d 02h");
     }
 }

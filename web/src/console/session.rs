@@ -1,23 +1,24 @@
-//! The console's clients: one tab per connection, each with its own screen, prompt, input history and blocking state, like several redis-cli windows on one server.
+//! One client's console: its screen, prompt input, Up/Down history and blocking state, like one redis-cli window on the shared server; and the `@N` prefix that addresses a client in shared links.
 //!
 //! A client that sent a blocking command (BLPOP & co.) waits, as redis-cli
 //! does: its input is locked until the engine delivers the reply through
 //! `take_unblocked` (another client pushed, or the virtual timeout passed),
 //! or until Ctrl+C drops the connection. A subscribed client (SUBSCRIBE &
 //! co.) keeps its prompt, so it can UNSUBSCRIBE; the messages published to
-//! it arrive the same way. This module is the model only (no DOM), so its
-//! rules are tested natively.
+//! it arrive the same way. This is the model only (no DOM), so its rules
+//! are tested natively.
 
 use std::rc::Rc;
 
 use redsim_engine::ClientId;
 
-use crate::help::HelpOut;
+use super::help::HelpOut;
+use super::history::History;
+use crate::fmt::fmt_clock;
+use crate::panels::clients::label;
 
 /// Console lines kept per client.
 pub const MAX_LINES: usize = 1000;
-/// Commands kept in each client's Up/Down history.
-pub const MAX_HISTORY: usize = 500;
 /// Most clients a widget opens.
 pub const MAX_CLIENTS: usize = 8;
 
@@ -50,11 +51,7 @@ pub struct Session {
     pub id: ClientId,
     pub lines: Rc<Vec<Line>>,
     pub input: String,
-    pub history: Vec<String>,
-    /// Position in `history` while browsing it with Up/Down.
-    pub hist_pos: Option<usize>,
-    /// What was being typed before browsing the history.
-    pub draft: String,
+    pub history: History,
     pub waiting: Option<Waiting>,
     /// Channels, patterns and shard channels the client is subscribed to.
     pub subscriptions: usize,
@@ -69,9 +66,7 @@ impl Session {
             id,
             lines: Rc::new(Vec::new()),
             input: String::new(),
-            history: Vec::new(),
-            hist_pos: None,
-            draft: String::new(),
+            history: History::default(),
             waiting: None,
             subscriptions: 0,
             unread: 0,
@@ -97,50 +92,14 @@ impl Session {
         Rc::make_mut(&mut self.lines).clear();
     }
 
-    /// Records a typed command in the history (not twice in a row).
-    pub fn remember(&mut self, command: &str) {
-        if self.history.last().map(String::as_str) != Some(command) {
-            self.history.push(command.to_string());
-            if self.history.len() > MAX_HISTORY {
-                self.history.remove(0);
-            }
-        }
-        self.hist_pos = None;
-        self.draft.clear();
-    }
-
-    /// Up: the previous history entry; false if there is none.
+    /// Up: the previous history entry in the input; false if there is none.
     pub fn history_up(&mut self) -> bool {
-        if self.history.is_empty() {
-            return false;
-        }
-        let pos = match self.hist_pos {
-            None => {
-                self.draft = self.input.clone();
-                self.history.len() - 1
-            }
-            Some(p) => p.saturating_sub(1),
-        };
-        self.hist_pos = Some(pos);
-        self.input = self.history[pos].clone();
-        true
+        self.history.up(&mut self.input)
     }
 
-    /// Down: the next entry, then back to the draft; false when not browsing.
+    /// Down: the next entry, then the draft; false when not browsing.
     pub fn history_down(&mut self) -> bool {
-        match self.hist_pos {
-            None => false,
-            Some(p) if p + 1 < self.history.len() => {
-                self.hist_pos = Some(p + 1);
-                self.input = self.history[p + 1].clone();
-                true
-            }
-            Some(_) => {
-                self.hist_pos = None;
-                self.input = std::mem::take(&mut self.draft);
-                true
-            }
-        }
+        self.history.down(&mut self.input)
     }
 }
 
@@ -150,16 +109,6 @@ pub fn subscribed_text(n: usize) -> String {
         "Reading messages… {n} subscription{} · UNSUBSCRIBE to stop · Ctrl+C disconnects",
         if n == 1 { "" } else { "s" }
     )
-}
-
-/// A client's label by number.
-pub fn label(num: usize) -> String {
-    format!("client {num}")
-}
-
-/// The number in a label made by [`label`], for colouring the timeline.
-pub fn label_num(label: &str) -> Option<usize> {
-    label.strip_prefix("client ")?.parse().ok()
 }
 
 /// A command of a shared link or preset addressed to a client other than
@@ -204,7 +153,7 @@ pub fn waiting_text(w: &Waiting, now_us: u64) -> String {
             };
             format!(
                 "waiting for data · times out at {}, in {left} of virtual time",
-                crate::clock::fmt_clock(d)
+                fmt_clock(d)
             )
         }
     }
@@ -215,36 +164,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn history_browses_back_and_returns_to_the_draft() {
-        let mut s = Session::new(1, 7);
-        assert!(!s.history_up());
-        s.remember("SET a 1");
-        s.remember("SET a 1");
-        s.remember("GET a");
-        assert_eq!(s.history, vec!["SET a 1", "GET a"]);
-        s.input = "PI".into();
-        assert!(s.history_up());
-        assert_eq!(s.input, "GET a");
-        assert!(s.history_up());
-        assert!(s.history_up());
-        assert_eq!(s.input, "SET a 1");
-        assert!(s.history_down());
-        assert_eq!(s.input, "GET a");
-        assert!(s.history_down());
-        assert_eq!(s.input, "PI");
-        assert!(!s.history_down());
-    }
-
-    #[test]
-    fn screen_and_history_are_bounded() {
+    fn the_screen_is_bounded() {
         let mut s = Session::new(1, 1);
         for i in 0..MAX_LINES + 5 {
             s.push(Line::Note(i.to_string()));
-            s.remember(&i.to_string());
         }
         assert_eq!(s.lines.len(), MAX_LINES);
         assert_eq!(s.lines[0], Line::Note("5".into()));
-        assert_eq!(s.history.len(), MAX_HISTORY);
         s.clear();
         assert!(s.lines.is_empty());
     }
@@ -268,8 +194,7 @@ mod tests {
     fn labels_and_waiting_text() {
         let s = Session::new(3, 9);
         assert_eq!(s.label(), "client 3");
-        assert_eq!(label_num(&s.label()), Some(3));
-        assert_eq!(label_num("console"), None);
+        assert_eq!(crate::panels::clients::label_num(&s.label()), Some(3));
         let w = Waiting {
             command: "BLPOP q 5".into(),
             deadline_us: Some(5_001_000),

@@ -1,10 +1,15 @@
-//! The URL side of a session: the commands, seed and clock mode read from `?cmd=…&seed=…` (or the `#` fragment) on load, and the Share link that replays them.
+//! The URL side of a console session: the commands, seed and clock mode read from `?cmd=…&seed=…` (or the `#` fragment) on load, the Share link that replays them, and the Share popover that offers it.
 //!
-//! Parsing and encoding are done here in plain Rust rather than through the
-//! browser's `URLSearchParams`, so the rules are unit-tested natively and the
-//! same code serves `data-*` attributes on documentation pages.
+//! Links are read and written in plain Rust (see `crate::url`) rather than
+//! through the browser's `URLSearchParams`, so the rules are unit-tested
+//! natively and the same code serves `data-*` attributes on documentation
+//! pages.
 
 use redsim_sim::params::parse_seed;
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+use crate::url::{encode_component, parse_query};
 
 /// What a page URL (or a widget's attributes) asks a widget to start with.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -74,55 +79,30 @@ pub fn share_link(base: &str, seed: u64, t0: u64, paused: bool, commands: &[Stri
     url
 }
 
-/// `application/x-www-form-urlencoded` pairs; malformed escapes are kept literally.
-pub fn parse_query(q: &str) -> Vec<(String, String)> {
-    q.split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| match p.split_once('=') {
-            Some((k, v)) => (decode_component(k), decode_component(v)),
-            None => (decode_component(p), String::new()),
-        })
-        .collect()
+/// The Share popover.
+pub struct ShareState {
+    pub link: String,
+    /// `None` while the clipboard write is pending.
+    pub copied: Option<bool>,
 }
 
-/// Percent-decodes `s`, reading `+` as a space as forms do.
-pub fn decode_component(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < b.len() => match (hex_val(b[i + 1]), hex_val(b[i + 2])) {
-                (Some(h), Some(l)) => {
-                    out.push(h * 16 + l);
-                    i += 2;
-                }
-                _ => out.push(b'%'),
-            },
-            c => out.push(c),
-        }
-        i += 1;
+/// The link (selected when focused), whether it was copied, and a close button.
+pub fn share_popover(s: &ShareState, on_close: Callback<MouseEvent>) -> Html {
+    html! {
+        <div class="rs-share">
+            <input class="rs-share-link" readonly=true value={ s.link.clone() }
+                   onfocus={ Callback::from(|e: FocusEvent| {
+                       let i: HtmlInputElement = e.target_unchecked_into();
+                       i.select();
+                   }) } />
+            <span class="rs-share-status">{ match s.copied {
+                Some(true) => "Link copied to the clipboard.",
+                Some(false) => "Copy the link above (the clipboard is not available here).",
+                None => "Copying…",
+            } }</span>
+            <button class="rs-btn rs-ghost-btn" aria-label="Close" onclick={ on_close }>{ "✕" }</button>
+        </div>
     }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Percent-encodes everything but RFC 3986's unreserved characters, so a
-/// command survives any URL context (spaces become `%20`, quotes `%22`).
-pub fn encode_component(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for &c in s.as_bytes() {
-        if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'~') {
-            out.push(c as char);
-        } else {
-            out.push_str(&format!("%{c:02X}"));
-        }
-    }
-    out
-}
-
-fn hex_val(c: u8) -> Option<u8> {
-    (c as char).to_digit(16).map(|d| d as u8)
 }
 
 #[cfg(test)]
@@ -145,9 +125,6 @@ mod tests {
         let p = Preset::from_url("cmd=GET%2&cmd=&cmd=%zz&seed=x", "");
         assert_eq!(p.commands, vec!["GET%2", "%zz"]);
         assert_eq!(p.seed, None);
-        assert_eq!(decode_component("%"), "%");
-        assert_eq!(decode_component("a%4"), "a%4");
-        assert_eq!(decode_component("%e2%82%ac"), "€");
     }
 
     #[test]

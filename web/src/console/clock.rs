@@ -1,9 +1,13 @@
-//! Drives the engine's virtual clock from the page: following wall time, or paused and stepped by buttons. Only this crate reads wall time; the engine never does.
+//! The console's clock: the driver that moves the engine's virtual clock (following wall time, or paused and stepped by buttons) and the clock controls that switch it. Only this crate reads wall time; the engine never does.
 //!
 //! In real-time mode the virtual clock is anchored to a pair (wall instant,
 //! virtual instant) and follows `performance.now()` from there. Pausing,
 //! stepping and resuming re-anchor, so virtual time never jumps back and a
 //! step taken while running is kept.
+
+use yew::prelude::*;
+
+use crate::fmt::fmt_clock;
 
 /// How virtual time moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,11 +62,46 @@ impl Driver {
     }
 }
 
-/// Virtual time as the clock bar shows it: `h:mm:ss.mmm` from the start.
-pub fn fmt_clock(us: u64) -> String {
-    let ms = us / 1000;
-    let (h, m, s, milli) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
-    format!("{h}:{m:02}:{s:02}.{milli:03}")
+/// A click on the clock controls.
+pub enum ClockClick {
+    Mode(Mode),
+    /// Advance virtual time by this many µs.
+    Step(u64),
+}
+
+/// The play/pause button, the step buttons and the virtual time now.
+pub fn clock_controls(paused: bool, now_us: u64, on: &Callback<ClockClick>) -> Html {
+    let step = |us: u64, label: &'static str, action: &'static str| {
+        html! {
+            <button class="rs-btn" data-action={action} title={ format!("Advance virtual time by {label}") }
+                    onclick={ on.reform(move |_| ClockClick::Step(us)) }>{ format!("+{label}") }</button>
+        }
+    };
+    html! {
+        <>
+            <div class="rs-clock" role="group" aria-label="Virtual clock">
+                if paused {
+                    <button class="rs-btn rs-play" data-action="play" title="Follow wall time"
+                            onclick={ on.reform(|_| ClockClick::Mode(Mode::RealTime)) }>
+                        <span class="rs-icon">{ "▶" }</span>{ "Real time" }
+                    </button>
+                } else {
+                    <button class="rs-btn rs-pause" data-action="pause" title="Stop the virtual clock"
+                            onclick={ on.reform(|_| ClockClick::Mode(Mode::Paused)) }>
+                        <span class="rs-icon">{ "❚❚" }</span>{ "Pause" }
+                    </button>
+                }
+                { step(100_000, "100 ms", "step-100ms") }
+                { step(1_000_000, "1 s", "step-1s") }
+                { step(60_000_000, "1 min", "step-1min") }
+            </div>
+            <div class={ classes!("rs-time", paused.then_some("rs-time-paused")) } title="Virtual time since start">
+                <span class="rs-dot"></span>
+                <span class="rs-time-label">{ if paused { "paused" } else { "live" } }</span>
+                <span class="rs-clock-time">{ fmt_clock(now_us) }</span>
+            </div>
+        </>
+    }
 }
 
 #[cfg(test)]
@@ -85,12 +124,5 @@ mod tests {
         // Stepped 1 s while paused, resumed 10 s of wall time later.
         d.set_mode(Mode::RealTime, 3_000_000, 12_000.0);
         assert_eq!(d.target_us(12_500.0), Some(3_500_000));
-    }
-
-    #[test]
-    fn clock_format() {
-        assert_eq!(fmt_clock(0), "0:00:00.000");
-        assert_eq!(fmt_clock(3_100_000), "0:00:03.100");
-        assert_eq!(fmt_clock(3_723_004_999), "1:02:03.004");
     }
 }

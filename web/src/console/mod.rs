@@ -1,0 +1,260 @@
+//! One playground widget: a redis-cli-like console with one tab per client over its own engine, the clock bar, the keyspace panel, the key inspector and the timeline.
+//!
+//! The widget's state is a [`state::Console`] changed only through its
+//! actions; this component adds the page's side: the clock's timer, the
+//! clipboard, focus, scrolling and the DOM events. Panels get plain data
+//! behind `Rc`s, so a tick that changed nothing they show does not
+//! re-render them.
+
+mod clock;
+mod help;
+mod history;
+mod input;
+mod screen;
+mod session;
+pub mod share;
+mod state;
+
+use gloo::timers::callback::Interval;
+use wasm_bindgen::{closure::Closure, JsValue};
+use web_sys::{HtmlInputElement, KeyboardEvent};
+use yew::prelude::*;
+
+use crate::dom::{input_value, page_has_selection, page_url, wall_ms};
+use crate::panels::clients::{client_tabs, TabClick};
+use crate::panels::inspector::InspectorPanel;
+use crate::panels::keyspace::KeyspacePanel;
+use crate::panels::timeline::TimelinePanel;
+use clock::{clock_controls, ClockClick, Mode};
+use input::{input_line, InputLine};
+use screen::Screen;
+use share::{share_popover, Preset};
+use state::{Action, Console};
+
+/// Clock tick period in real-time mode, ms.
+const TICK_MS: u32 = 50;
+
+#[derive(Properties, PartialEq, Clone)]
+pub struct WidgetProps {
+    pub preset: Preset,
+    /// Focus the console on load (the playground page, not docs widgets).
+    pub autofocus: bool,
+    /// Offer a Share link (widgets driven by the page URL).
+    pub shareable: bool,
+}
+
+pub enum Msg {
+    Do(Action),
+    Key(KeyboardEvent),
+    /// Build the Share link and copy it.
+    Share,
+    /// A click in the console: focus the prompt.
+    Focus,
+}
+
+pub struct Widget {
+    state: Console,
+    input_ref: NodeRef,
+    screen_ref: NodeRef,
+    inspector_ref: NodeRef,
+    _ticker: Interval,
+}
+
+impl Component for Widget {
+    type Message = Msg;
+    type Properties = WidgetProps;
+
+    fn create(ctx: &Context<Self>) -> Self {
+        let preset = &ctx.props().preset;
+        // Virtual instant 0 is "now" unless the link pins it (wall time may be
+        // read here, in the driver; the engine itself never reads it).
+        let t0 = preset
+            .t0
+            .unwrap_or_else(|| (js_sys::Date::now() / 1000.0).floor() as u64);
+        let link = ctx.link().clone();
+        let ticker = Interval::new(TICK_MS, move || {
+            if !crate::panic::is_dead() {
+                link.send_message(Msg::Do(Action::Tick));
+            }
+        });
+        Widget {
+            state: Console::new(preset, t0, wall_ms),
+            input_ref: NodeRef::default(),
+            screen_ref: NodeRef::default(),
+            inspector_ref: NodeRef::default(),
+            _ticker: ticker,
+        }
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+        match msg {
+            Msg::Do(a) => self.state.apply(a),
+            Msg::Key(e) => {
+                let input = self.input_ref.clone();
+                let out = self
+                    .state
+                    .key(&e.key(), e.ctrl_key(), || text_selected(&input));
+                if out.prevent {
+                    e.prevent_default();
+                }
+                out.render
+            }
+            Msg::Share => {
+                self.open_share(ctx);
+                true
+            }
+            Msg::Focus => {
+                // Clicking the console focuses the prompt, unless the click
+                // ended a text selection the user wants to copy.
+                if let (false, Some(input)) = (
+                    page_has_selection(),
+                    self.input_ref.cast::<HtmlInputElement>(),
+                ) {
+                    let _ = input.focus();
+                }
+                false
+            }
+        }
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let st = &self.state;
+        let paused = st.driver.mode == Mode::Paused;
+        let cur = st.current();
+        let hint = if cur.waiting.is_some() {
+            None
+        } else {
+            help::hint(&cur.input)
+        };
+        let on_clock = link.callback(|c| {
+            Msg::Do(match c {
+                ClockClick::Mode(m) => Action::SetMode(m),
+                ClockClick::Step(us) => Action::Step(us),
+            })
+        });
+        let on_tab = link.callback(|t| {
+            Msg::Do(match t {
+                TabClick::Select(i) => Action::SelectClient(i),
+                TabClick::Close(i) => Action::CloseClient(i),
+                TabClick::Add => Action::AddClient,
+            })
+        });
+        let prompt = InputLine {
+            session: cur,
+            prompt: st.prompt(st.active),
+            hint,
+            now_us: st.engine.now_us(),
+            input_ref: self.input_ref.clone(),
+            on_input: link.callback(|e: InputEvent| Msg::Do(Action::Input(input_value(&e)))),
+            on_key: link.callback(Msg::Key),
+            on_cancel: link.callback(|e: MouseEvent| {
+                e.stop_propagation();
+                Msg::Do(Action::Cancel)
+            }),
+        };
+        let inspected_here = st
+            .inspector
+            .target
+            .as_ref()
+            .filter(|t| t.db == st.keys.db)
+            .map(|t| t.key.clone());
+        html! {
+            <div class="rs-widget">
+                <div class="rs-toolbar">
+                    { clock_controls(paused, st.engine.now_us(), &on_clock) }
+                    <span class="rs-spacer"></span>
+                    if ctx.props().shareable {
+                        <button class="rs-btn" data-action="share" title="Copy a link that replays this session"
+                                onclick={ link.callback(|_| Msg::Share) }>{ "Share" }</button>
+                    }
+                </div>
+                if let Some(s) = &st.share {
+                    { share_popover(s, link.callback(|_| Msg::Do(Action::CloseShare))) }
+                }
+                <div class="rs-main">
+                    <div class="rs-console" onclick={ link.callback(|_| Msg::Focus) }>
+                        { client_tabs(&st.tabs(), st.active, st.can_add_client(), &on_tab) }
+                        <div class="rs-screen" ref={ self.screen_ref.clone() } aria-live="polite">
+                            <Screen lines={ cur.lines.clone() } />
+                            { input_line(prompt) }
+                        </div>
+                    </div>
+                    <KeyspacePanel rows={ st.keys.rows.clone() } count={ st.keys.count } db={ st.keys.db }
+                                   selected={ inspected_here }
+                                   on_select={ link.callback(|k| Msg::Do(Action::Inspect(k))) } />
+                </div>
+                if let Some(t) = &st.inspector.target {
+                    <div ref={ self.inspector_ref.clone() }>
+                        <InspectorPanel target={ t.clone() } view={ st.inspector.view.clone() }
+                                        ttl_ms={ st.inspector_ttl } notes={ st.inspector.notes.clone() }
+                                        on_close={ link.callback(|_| Msg::Do(Action::CloseInspector)) } />
+                    </div>
+                }
+                <TimelinePanel marks={ st.timeline.marks.clone() } waits={ st.timeline.waits.clone() }
+                               clients={ st.sessions.len() } now_us={ st.engine.now_us() }
+                               zoom={ st.zoom } on_zoom={ link.callback(|z| Msg::Do(Action::Zoom(z))) }
+                               memory={ st.timeline.memory.clone() } pending={ st.timeline.pending.clone() } />
+            </div>
+        }
+    }
+
+    fn rendered(&mut self, ctx: &Context<Self>, first_render: bool) {
+        let fx = &mut self.state.effects;
+        if std::mem::take(&mut fx.scroll_to_end) {
+            if let Some(screen) = self.screen_ref.cast::<web_sys::Element>() {
+                screen.set_scroll_top(screen.scroll_height());
+            }
+        }
+        if (first_render && ctx.props().autofocus) || std::mem::take(&mut fx.focus_input) {
+            if let Some(input) = self.input_ref.cast::<HtmlInputElement>() {
+                let _ = input.focus();
+            }
+        }
+        if std::mem::take(&mut fx.reveal_inspector) {
+            if let Some(panel) = self.inspector_ref.cast::<web_sys::Element>() {
+                let opts = web_sys::ScrollIntoViewOptions::new();
+                opts.set_block(web_sys::ScrollLogicalPosition::Nearest);
+                opts.set_behavior(web_sys::ScrollBehavior::Smooth);
+                panel.scroll_into_view_with_scroll_into_view_options(&opts);
+            }
+        }
+    }
+}
+
+/// True when the page or the prompt has a text selection (Ctrl+C copies it).
+fn text_selected(input: &NodeRef) -> bool {
+    let in_prompt = input.cast::<HtmlInputElement>().is_some_and(|i| {
+        matches!(
+            (i.selection_start(), i.selection_end()),
+            (Ok(Some(a)), Ok(Some(b))) if a != b
+        )
+    });
+    page_has_selection() || in_prompt
+}
+
+impl Widget {
+    /// Builds the Share link, shows it and tries to copy it.
+    fn open_share(&mut self, ctx: &Context<Self>) {
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let link = self.state.share_link(&page_url());
+        let promise = window.navigator().clipboard().write_text(&link);
+        let copied = |ok: bool| {
+            let scope = ctx.link().clone();
+            Closure::<dyn FnMut(JsValue)>::once(move |_: JsValue| {
+                if !crate::panic::is_dead() {
+                    scope.send_message(Msg::Do(Action::Copied(ok)));
+                }
+            })
+        };
+        let (ok, err) = (copied(true), copied(false));
+        let _ = promise.then2(&ok, &err);
+        // The promise calls one of them later; they must outlive this call.
+        // One small closure per Share click is leaked.
+        ok.forget();
+        err.forget();
+        self.state.apply(Action::Shared(link));
+    }
+}

@@ -1,0 +1,743 @@
+//! A console widget's state and the actions that change it: the engine, the clients' sessions, the clock driver, the commands sent (the Share link), and the models of the panels (keyspace, inspector, timeline).
+//!
+//! Every click, key and timer tick of the widget is an [`Action`] for
+//! [`Console::apply`], so the console's rules live in one place and are
+//! tested natively against a real engine. What the page must do afterwards
+//! (scroll, focus the prompt, bring the inspector into view) is left in
+//! [`Effects`] for the component.
+//!
+//! Commands go through `Engine::submit_line`, so a blocking command leaves
+//! its client waiting; replies the engine produces later (another client's
+//! push served it, or its virtual timeout passed) are collected with
+//! `take_unblocked` after every command, clock step and tick.
+
+use std::rc::Rc;
+
+use redsim_engine::proto::clifmt::format_reply;
+use redsim_engine::proto::resp::split_args;
+use redsim_engine::{Engine, Frame, Options};
+
+use super::clock::{Driver, Mode};
+use super::help;
+use super::session::{split_target, with_target, Line, Session, Waiting, MAX_CLIENTS};
+use super::share::{share_link, Preset, ShareState};
+use crate::panels::clients::{label, ClientTab};
+use crate::panels::inspector::Inspector;
+use crate::panels::keyspace::Keyspace;
+use crate::panels::timeline::{Timeline, Zoom};
+
+/// Seed when neither the page nor the element gives one: fixed, so a
+/// documentation example shows the same thing on every load.
+pub const DEFAULT_SEED: u64 = 1;
+/// Trace events kept per widget: hours of an idle session, a bounded amount of memory.
+const TRACE_CAPACITY: usize = 20_000;
+/// Above this many keys the panel refreshes at most once a second.
+const BIG_KEYSPACE: usize = 5000;
+
+/// Something the reader did, or the clock's timer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// The prompt's text changed.
+    Input(String),
+    Tick,
+    SetMode(Mode),
+    Step(u64),
+    Zoom(Zoom),
+    /// Show client tab `i`.
+    SelectClient(usize),
+    AddClient,
+    CloseClient(usize),
+    /// Ctrl+C: give up the active client's blocking command.
+    Cancel,
+    /// Inspect a key of the active client's database.
+    Inspect(String),
+    CloseInspector,
+    /// The Share popover opened with this link.
+    Shared(String),
+    /// The clipboard took the link (or refused it).
+    Copied(bool),
+    CloseShare,
+}
+
+/// What the page should do after the next render.
+#[derive(Default)]
+pub struct Effects {
+    pub scroll_to_end: bool,
+    pub focus_input: bool,
+    pub reveal_inspector: bool,
+}
+
+/// How a key press went: whether the browser's default must be prevented,
+/// and whether anything shown changed.
+#[derive(Debug, PartialEq, Eq)]
+pub struct KeyOutcome {
+    pub prevent: bool,
+    pub render: bool,
+}
+
+pub struct Console {
+    pub engine: Engine,
+    seed: u64,
+    /// Unix seconds of virtual instant 0 (TIME, EXPIREAT).
+    t0: u64,
+    pub driver: Driver,
+    /// One console per client, in tab order.
+    pub sessions: Vec<Session>,
+    /// The tab shown.
+    pub active: usize,
+    /// Commands sent to the engine this session, for the Share link
+    /// (prefixed `@N ` when sent by client N > 1).
+    sent: Vec<String>,
+    pub keys: Keyspace,
+    keys_refreshed_ms: f64,
+    pub timeline: Timeline,
+    pub zoom: Zoom,
+    pub inspector: Inspector,
+    pub inspector_ttl: Option<i64>,
+    pub share: Option<ShareState>,
+    pub effects: Effects,
+    /// The page's clock (wall ms).
+    wall: fn() -> f64,
+}
+
+impl Console {
+    /// A console over a fresh engine with `preset`'s seed, clock and
+    /// commands run; `t0` is the Unix second of virtual instant 0.
+    pub fn new(preset: &Preset, t0: u64, wall: fn() -> f64) -> Console {
+        let seed = preset.seed.unwrap_or(DEFAULT_SEED);
+        let mut opts = Options::new(seed);
+        opts.trace_capacity = TRACE_CAPACITY;
+        let mut engine = Engine::with_options(opts);
+        engine.set_unix_base_us(t0.saturating_mul(1_000_000));
+        let mut first = Session::new(1, engine.connect(&label(1)));
+        first.push(Line::Note(format!(
+            "Redsim: Redis {} in your browser, on a virtual clock. Type HELP for help.",
+            redsim_engine::REDIS_VERSION
+        )));
+        let mode = if preset.paused {
+            Mode::Paused
+        } else {
+            Mode::RealTime
+        };
+        let mut c = Console {
+            engine,
+            seed,
+            t0,
+            driver: Driver::new(mode, 0, wall()),
+            sessions: vec![first],
+            active: 0,
+            sent: Vec::new(),
+            keys: Keyspace::default(),
+            keys_refreshed_ms: 0.0,
+            timeline: Timeline::default(),
+            zoom: Zoom::TenSeconds,
+            inspector: Inspector::default(),
+            inspector_ttl: None,
+            share: None,
+            effects: Effects {
+                scroll_to_end: true,
+                ..Effects::default()
+            },
+            wall,
+        };
+        for cmd in &preset.commands {
+            let (num, cmd) = split_target(cmd);
+            let idx = c.session_for(num);
+            c.submit(idx, cmd.to_string(), false);
+        }
+        // Preset commands run in any tab; the first one is shown.
+        c.active = 0;
+        c.sessions[0].unread = 0;
+        c.effects.reveal_inspector = false;
+        c.refresh(true);
+        c
+    }
+
+    /// Applies `a`; false when nothing shown changed.
+    pub fn apply(&mut self, a: Action) -> bool {
+        match a {
+            Action::Input(v) => {
+                let s = &mut self.sessions[self.active];
+                s.input = v;
+                s.history.stop_browsing();
+            }
+            Action::Tick => {
+                let running = self.sync_clock();
+                let delivered = self.deliver_unblocked();
+                let changed = self.refresh(false);
+                return running || changed || delivered;
+            }
+            Action::SetMode(m) => {
+                self.sync_clock();
+                let now = self.engine.now_us();
+                self.driver.set_mode(m, now, (self.wall)());
+                self.refresh(true);
+            }
+            Action::Step(us) => {
+                self.sync_clock();
+                self.engine.advance_by(us);
+                let now = self.engine.now_us();
+                self.driver.reanchor(now, (self.wall)());
+                self.deliver_unblocked();
+                self.refresh(true);
+            }
+            Action::Zoom(z) => self.zoom = z,
+            Action::SelectClient(i) => {
+                if i < self.sessions.len() {
+                    self.active = i;
+                    self.sessions[i].unread = 0;
+                    self.effects.scroll_to_end = true;
+                    self.effects.focus_input = true;
+                    self.refresh(true);
+                }
+            }
+            Action::AddClient => self.add_client(),
+            Action::CloseClient(i) => {
+                if self.sessions.len() > 1 && i < self.sessions.len() {
+                    let s = self.sessions.remove(i);
+                    self.engine.disconnect(s.id);
+                    if self.active > i || self.active >= self.sessions.len() {
+                        self.active = self.active.saturating_sub(1);
+                    }
+                    self.effects.scroll_to_end = true;
+                    self.effects.focus_input = true;
+                    self.deliver_unblocked();
+                    self.refresh(true);
+                }
+            }
+            Action::Cancel => {
+                self.cancel(self.active);
+                self.effects.focus_input = true;
+            }
+            Action::Inspect(key) => {
+                let db = self.db(self.active);
+                self.inspector.select(&self.engine, db, key);
+                self.inspector_ttl = self.inspector.ttl_ms(&self.engine);
+                self.effects.reveal_inspector = true;
+            }
+            Action::CloseInspector => {
+                self.inspector.close();
+                self.effects.focus_input = true;
+            }
+            Action::Shared(link) => self.share = Some(ShareState { link, copied: None }),
+            Action::Copied(ok) => {
+                if let Some(s) = &mut self.share {
+                    s.copied = Some(ok);
+                }
+            }
+            Action::CloseShare => self.share = None,
+        }
+        true
+    }
+
+    /// The link that replays this session on the page at `base`.
+    pub fn share_link(&self, base: &str) -> String {
+        share_link(
+            base,
+            self.seed,
+            self.t0,
+            self.driver.mode == Mode::Paused,
+            &self.sent,
+        )
+    }
+
+    /// The session shown.
+    pub fn current(&self) -> &Session {
+        &self.sessions[self.active]
+    }
+
+    /// What the client tabs show.
+    pub fn tabs(&self) -> Vec<ClientTab> {
+        self.sessions
+            .iter()
+            .map(|s| ClientTab {
+                num: s.num,
+                id: s.id,
+                waiting: s.waiting.is_some(),
+                subscribed: s.subscriptions > 0,
+                unread: s.unread,
+            })
+            .collect()
+    }
+
+    /// Whether another client may connect.
+    pub fn can_add_client(&self) -> bool {
+        self.sessions.len() < MAX_CLIENTS
+    }
+
+    /// The selected database of session `idx`'s client.
+    fn db(&self, idx: usize) -> usize {
+        self.sessions
+            .get(idx)
+            .and_then(|s| self.engine.client(s.id))
+            .map_or(0, |c| c.db)
+    }
+
+    /// redis-cli's prompt for session `idx`, with the database after SELECT.
+    pub fn prompt(&self, idx: usize) -> String {
+        match self.db(idx) {
+            0 => "127.0.0.1:6379>".to_string(),
+            db => format!("127.0.0.1:6379[{db}]>"),
+        }
+    }
+
+    /// Connects the lowest free client number in a new tab and shows it.
+    fn add_client(&mut self) {
+        if let Some(num) = (1..=MAX_CLIENTS).find(|n| self.sessions.iter().all(|s| s.num != *n)) {
+            let idx = self.open_session(num);
+            let s = &mut self.sessions[idx];
+            s.push(Line::Note(format!(
+                "Connected as {} (a new connection). Try BLPOP in one client and LPUSH in another.",
+                s.label()
+            )));
+            self.active = idx;
+            self.effects.scroll_to_end = true;
+            self.effects.focus_input = true;
+            self.refresh(true);
+        }
+    }
+
+    /// Connects client number `num` in a new tab; returns its index.
+    fn open_session(&mut self, num: usize) -> usize {
+        let id = self.engine.connect(&label(num));
+        self.sessions.push(Session::new(num, id));
+        self.sessions.len() - 1
+    }
+
+    /// The tab of client `num`, opened (with the numbers before it) if needed.
+    fn session_for(&mut self, num: usize) -> usize {
+        for n in 1..=num {
+            if self.sessions.iter().all(|s| s.num != n) {
+                self.open_session(n);
+            }
+        }
+        self.sessions.iter().position(|s| s.num == num).unwrap_or(0)
+    }
+
+    /// Brings virtual time up to wall time in real-time mode; true if it runs.
+    fn sync_clock(&mut self) -> bool {
+        match self.driver.target_us((self.wall)()) {
+            Some(t) => {
+                self.engine.advance_to(t);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Re-reads the trace, the keyspace and the inspected key; true if any changed.
+    fn refresh(&mut self, force: bool) -> bool {
+        let mut changed = self.timeline.ingest(self.engine.trace());
+        if changed || force {
+            let base = self.engine.unix_base_us();
+            self.timeline
+                .update_pending(self.engine.trace(), base, self.engine.now_us());
+        }
+        changed |= self.inspector.refresh(&self.engine, force);
+        let ttl = self.inspector.ttl_ms(&self.engine);
+        if ttl != self.inspector_ttl {
+            self.inspector_ttl = ttl;
+            changed = true;
+        }
+        let db = self.db(self.active);
+        let now = (self.wall)();
+        if force
+            || changed
+            || self.keys.count <= BIG_KEYSPACE
+            || now - self.keys_refreshed_ms >= 1000.0
+        {
+            let before = (self.keys.rows.clone(), self.keys.count, self.keys.db);
+            self.keys.refresh(&self.engine, db);
+            self.keys_refreshed_ms = now;
+            return changed
+                || !Rc::ptr_eq(&before.0, &self.keys.rows)
+                || before.1 != self.keys.count
+                || before.2 != self.keys.db;
+        }
+        changed
+    }
+
+    /// Prints replies the engine produced for waiting clients (served by
+    /// another client's write, timed out, or queued behind a blocked
+    /// command); true if any arrived.
+    fn deliver_unblocked(&mut self) -> bool {
+        let replies = self.engine.take_unblocked();
+        let any = !replies.is_empty();
+        for (id, reply) in replies {
+            let Some(idx) = self.sessions.iter().position(|s| s.id == id) else {
+                continue;
+            };
+            self.show_reply(idx, &reply);
+        }
+        self.sync_sessions();
+        any
+    }
+
+    /// Waiting and subscribed states as the engine has them now.
+    fn sync_sessions(&mut self) {
+        for s in &mut self.sessions {
+            if s.waiting.is_some() && !self.engine.is_blocked(s.id) {
+                s.waiting = None;
+            }
+            s.subscriptions = self.engine.client(s.id).map_or(0, |c| c.subs.count());
+        }
+    }
+
+    /// Prints `reply` on session `idx`, and reconnects after QUIT.
+    fn show_reply(&mut self, idx: usize, reply: &Frame) {
+        let active = idx == self.active;
+        let s = &mut self.sessions[idx];
+        s.push(Line::Reply {
+            text: format_reply(reply),
+            error: reply.is_error(),
+        });
+        if active {
+            self.effects.scroll_to_end = true;
+        } else {
+            s.unread += 1;
+        }
+        if self
+            .engine
+            .client(s.id)
+            .is_some_and(|c| c.close_after_reply)
+        {
+            // redis-cli would exit; here the console reconnects at once.
+            self.engine.disconnect(s.id);
+            s.id = self.engine.connect(&s.label());
+            s.waiting = None;
+            s.push(Line::Note(
+                "Connection closed; the console reconnected as a new client.".into(),
+            ));
+        }
+    }
+
+    /// Ctrl+C during a blocking command or in subscribed mode: like
+    /// redis-cli, drop the connection (which ends the wait and the
+    /// subscriptions) and connect again, re-selecting the database and protocol.
+    fn cancel(&mut self, idx: usize) {
+        let Some(s) = self.sessions.get(idx) else {
+            return;
+        };
+        if s.waiting.is_none() && s.subscriptions == 0 {
+            return;
+        }
+        let what = if s.waiting.is_some() {
+            "wait cancelled"
+        } else {
+            "subscriptions dropped"
+        };
+        let old = s.id;
+        let (db, resp) = self.engine.client(old).map_or((0, 2), |c| (c.db, c.resp));
+        self.engine.disconnect(old);
+        let label = self.sessions[idx].label();
+        let id = self.engine.connect(&label);
+        if db != 0 {
+            self.engine
+                .execute(id, &[b"SELECT".to_vec(), db.to_string().into_bytes()]);
+        }
+        if resp == 3 {
+            self.engine.execute(id, &[b"HELLO".to_vec(), b"3".to_vec()]);
+        }
+        let s = &mut self.sessions[idx];
+        s.id = id;
+        s.waiting = None;
+        s.subscriptions = 0;
+        s.push(Line::Note(format!(
+            "^C: {what}; {label} disconnected and reconnected (connection id {id})."
+        )));
+        self.effects.scroll_to_end = true;
+        self.deliver_unblocked();
+        self.refresh(true);
+    }
+
+    /// Keys the console handles itself: Enter, history, Tab, Ctrl+L, and
+    /// Ctrl+C while waiting or subscribed with no text selected (otherwise
+    /// Ctrl+C copies, as in any page). `selected` tells whether text is
+    /// selected; it is asked only for Ctrl+C.
+    pub fn key(&mut self, key: &str, ctrl: bool, selected: impl Fn() -> bool) -> KeyOutcome {
+        let handled = |render| KeyOutcome {
+            prevent: true,
+            render,
+        };
+        let ignored = KeyOutcome {
+            prevent: false,
+            render: false,
+        };
+        let idx = self.active;
+        let waiting = self.sessions[idx].waiting.is_some();
+        let interruptible = waiting || self.sessions[idx].subscriptions > 0;
+        match key {
+            "c" | "C" if ctrl && interruptible && !selected() => {
+                self.cancel(idx);
+                handled(true)
+            }
+            _ if waiting => ignored,
+            "Enter" => {
+                let line = std::mem::take(&mut self.sessions[idx].input);
+                self.submit(idx, line, true);
+                self.refresh(true);
+                handled(true)
+            }
+            "ArrowUp" => handled(self.sessions[idx].history_up()),
+            "ArrowDown" => handled(self.sessions[idx].history_down()),
+            "Tab" => {
+                let s = &mut self.sessions[idx];
+                match help::complete(&s.input) {
+                    Some(c) => {
+                        s.input = c;
+                        handled(true)
+                    }
+                    None => KeyOutcome {
+                        prevent: !s.input.is_empty(),
+                        render: false,
+                    },
+                }
+            }
+            "l" | "L" if ctrl => {
+                self.sessions[idx].clear();
+                handled(true)
+            }
+            _ => ignored,
+        }
+    }
+
+    /// Runs one console line on session `idx`. `typed` is false for
+    /// commands from the page URL or attributes, which skip the history and
+    /// may not crash the page.
+    fn submit(&mut self, idx: usize, line: String, typed: bool) {
+        let prompt = self.prompt(idx);
+        let s = &mut self.sessions[idx];
+        s.push(Line::Input {
+            prompt,
+            text: line.clone(),
+        });
+        self.effects.scroll_to_end = true;
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            return;
+        }
+        if typed {
+            s.history.remember(trimmed);
+        }
+        let Some(args) = split_args(trimmed.as_bytes()) else {
+            s.push(Line::Note("Invalid argument(s)".into()));
+            return;
+        };
+        let words: Vec<String> = args
+            .iter()
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        let first = words.first().map(|w| w.to_ascii_lowercase());
+        match first.as_deref() {
+            Some("help") => {
+                s.push(Line::Help(help::help(&words[1..])));
+                return;
+            }
+            Some("clear") => {
+                s.clear();
+                return;
+            }
+            Some("inspect") => {
+                self.inspect_command(idx, &words[1..]);
+                self.sent.push(with_target(self.sessions[idx].num, trimmed));
+                return;
+            }
+            Some("debug") if words.len() == 2 && words[1].eq_ignore_ascii_case("panic") => {
+                if typed {
+                    panic!("DEBUG PANIC: crash requested from the console");
+                }
+                s.push(Line::Note("DEBUG PANIC only works when typed.".into()));
+                return;
+            }
+            _ => {}
+        }
+        let (id, num) = (s.id, s.num);
+        self.sync_clock();
+        let reply = self.engine.submit_line(id, trimmed);
+        self.sent.push(with_target(num, trimmed));
+        match reply {
+            Some(r) => self.show_reply(idx, &r),
+            None => {
+                let deadline_us = self
+                    .engine
+                    .blocked_clients()
+                    .into_iter()
+                    .find(|b| b.client == id)
+                    .and_then(|b| b.deadline_us);
+                let s = &mut self.sessions[idx];
+                if s.waiting.is_none() {
+                    s.waiting = Some(Waiting {
+                        command: trimmed.to_string(),
+                        deadline_us,
+                    });
+                }
+            }
+        }
+        self.deliver_unblocked();
+        self.sync_sessions();
+        self.inspector.refresh(&self.engine, false);
+    }
+
+    /// `INSPECT key`: shows the key in the inspector (a console command,
+    /// like HELP, never sent to the engine).
+    fn inspect_command(&mut self, idx: usize, args: &[String]) {
+        let note = match args {
+            [key] => {
+                let db = self.db(idx);
+                let exists = self.engine.inspect(db, key.as_bytes()).is_some();
+                self.inspector.select(&self.engine, db, key.clone());
+                self.inspector_ttl = self.inspector.ttl_ms(&self.engine);
+                self.effects.reveal_inspector = true;
+                if exists {
+                    format!("Inspecting \"{key}\": see the inspector panel.")
+                } else {
+                    format!("No key \"{key}\" in db{db} yet: the inspector shows it once it exists.")
+                }
+            }
+            _ => "Usage: INSPECT <key> draws the key's structure (encoding, limits, nodes) in the inspector panel.".to_string(),
+        };
+        self.sessions[idx].push(Line::Note(note));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn still() -> f64 {
+        0.0
+    }
+
+    fn paused(commands: &[&str]) -> Console {
+        let preset = Preset {
+            seed: Some(7),
+            commands: commands.iter().map(|c| c.to_string()).collect(),
+            paused: true,
+            t0: Some(1_767_225_600),
+        };
+        Console::new(&preset, 1_767_225_600, still)
+    }
+
+    fn screen(c: &Console, idx: usize) -> Vec<String> {
+        c.sessions[idx]
+            .lines
+            .iter()
+            .map(|l| match l {
+                Line::Input { prompt, text } => format!("{prompt} {text}"),
+                Line::Reply { text, .. } => text.clone(),
+                Line::Note(n) => format!("# {n}"),
+                Line::Help(_) => "(help)".into(),
+            })
+            .collect()
+    }
+
+    fn type_line(c: &mut Console, line: &str) {
+        c.apply(Action::Input(line.into()));
+        assert!(c.key("Enter", false, || false).prevent);
+    }
+
+    #[test]
+    fn preset_commands_run_in_their_clients_and_the_first_tab_is_shown() {
+        let c = paused(&["SET a 1", "@2 GET a", "SELECT 2"]);
+        assert_eq!(c.sessions.len(), 2);
+        assert_eq!(c.active, 0);
+        assert_eq!(screen(&c, 1), vec!["127.0.0.1:6379> GET a", "\"1\""]);
+        assert_eq!(c.prompt(0), "127.0.0.1:6379[2]>");
+        assert_eq!(
+            c.share_link("/p/"),
+            "/p/?seed=7&t0=1767225600&clock=paused&cmd=SET%20a%201&cmd=%402%20GET%20a&cmd=SELECT%202"
+        );
+    }
+
+    #[test]
+    fn a_blocked_client_waits_until_another_serves_it() {
+        let mut c = paused(&[]);
+        type_line(&mut c, "BLPOP q 5");
+        assert!(c.current().waiting.is_some());
+        // Typing is locked while waiting; Enter does nothing.
+        assert_eq!(
+            c.key("Enter", false, || false),
+            KeyOutcome {
+                prevent: false,
+                render: false
+            }
+        );
+        c.apply(Action::AddClient);
+        assert_eq!(c.active, 1);
+        type_line(&mut c, "LPUSH q x");
+        assert!(c.sessions[0].waiting.is_none(), "served");
+        assert_eq!(c.sessions[0].unread, 1);
+        c.apply(Action::SelectClient(0));
+        assert_eq!(c.sessions[0].unread, 0);
+        assert_eq!(screen(&c, 0).last().unwrap(), "1) \"q\"\n2) \"x\"");
+    }
+
+    #[test]
+    fn ctrl_c_reconnects_a_waiting_client_unless_text_is_selected() {
+        let mut c = paused(&["SELECT 3"]);
+        type_line(&mut c, "BLPOP q 0");
+        let before = c.current().id;
+        assert!(
+            !c.key("c", true, || true).prevent,
+            "with a selection, Ctrl+C copies"
+        );
+        assert!(c.current().waiting.is_some());
+        assert!(c.key("c", true, || false).prevent);
+        assert!(c.current().waiting.is_none());
+        assert_ne!(c.current().id, before);
+        assert_eq!(
+            c.prompt(0),
+            "127.0.0.1:6379[3]>",
+            "the database is selected again"
+        );
+    }
+
+    #[test]
+    fn steps_move_virtual_time_and_expire_keys() {
+        let mut c = paused(&["SET k v PX 1500"]);
+        assert_eq!(c.keys.count, 1);
+        c.apply(Action::Step(1_000_000));
+        c.apply(Action::Step(1_000_000));
+        assert_eq!(c.engine.now_us(), 2_000_000);
+        type_line(&mut c, "GET k");
+        assert_eq!(screen(&c, 0).last().unwrap(), "(nil)");
+        assert_eq!(c.keys.count, 0);
+        // Paused: ticks do not move the clock.
+        c.apply(Action::Tick);
+        assert_eq!(c.engine.now_us(), 2_000_000);
+    }
+
+    #[test]
+    fn inspect_history_tab_and_clear_are_the_consoles_own() {
+        let mut c = paused(&["HSET h f v"]);
+        type_line(&mut c, "INSPECT h");
+        assert_eq!(c.inspector.target.as_ref().unwrap().key, "h");
+        assert!(c.effects.reveal_inspector);
+        c.apply(Action::Input("HGETA".into()));
+        assert!(c.key("Tab", false, || false).prevent);
+        assert_eq!(c.current().input, "HGETALL ");
+        assert!(c.key("ArrowUp", false, || false).render);
+        assert_eq!(c.current().input, "INSPECT h");
+        assert!(c.key("l", true, || false).prevent);
+        assert!(c.current().lines.is_empty());
+        c.apply(Action::CloseInspector);
+        assert!(c.inspector.target.is_none());
+        assert!(c
+            .share_link("/")
+            .ends_with("&cmd=HSET%20h%20f%20v&cmd=INSPECT%20h"));
+    }
+
+    #[test]
+    fn closing_a_tab_keeps_a_valid_active_tab() {
+        let mut c = paused(&["@3 PING"]);
+        assert_eq!(c.sessions.len(), 3);
+        c.apply(Action::SelectClient(2));
+        c.apply(Action::CloseClient(2));
+        assert_eq!((c.sessions.len(), c.active), (2, 1));
+        c.apply(Action::CloseClient(0));
+        c.apply(Action::CloseClient(0));
+        assert_eq!(c.sessions.len(), 1, "the last client stays");
+        assert_eq!(c.tabs()[0].num, 2);
+        assert!(c.can_add_client());
+    }
+}

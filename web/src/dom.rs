@@ -1,0 +1,102 @@
+//! The few browser calls every view makes, written once: the page's host elements, its monotonic clock, animation timers, the address bar, the text selection, form values from events, and SVG markup injected as-is.
+
+use gloo::timers::callback::Interval;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::html::Scope;
+use yew::{AttrValue, Component, Html, TargetCast};
+
+/// Elements a widget is mounted into.
+pub const HOST_SELECTOR: &str =
+    "[data-redsim], #redsim, [data-redsim-scenario], [data-redsim-topology]";
+
+/// The page's host elements, in document order.
+pub fn hosts(doc: &web_sys::Document) -> Vec<web_sys::Element> {
+    let Ok(list) = doc.query_selector_all(HOST_SELECTOR) else {
+        return Vec::new();
+    };
+    (0..list.length())
+        .filter_map(|i| list.item(i))
+        .filter_map(|n| n.dyn_into::<web_sys::Element>().ok())
+        .collect()
+}
+
+/// Wall time in ms from the page's monotonic clock (the date where there is none).
+pub fn wall_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+/// Keeps `timer` running exactly while `running`: a timer sending `tick()`
+/// to the component every `ms`, started when it should run and is not, and
+/// dropped (which stops it) when it should not.
+pub fn keep_ticking<C: Component>(
+    timer: &mut Option<Interval>,
+    running: bool,
+    ms: u32,
+    link: &Scope<C>,
+    tick: fn() -> C::Message,
+) {
+    if !running {
+        *timer = None;
+    } else if timer.is_none() {
+        let link = link.clone();
+        *timer = Some(Interval::new(ms, move || link.send_message(tick())));
+    }
+}
+
+/// Markup drawn elsewhere (redsim-viz's SVG strings), inserted as it is.
+pub fn raw_html(markup: String) -> Html {
+    Html::from_html_unchecked(AttrValue::from(markup))
+}
+
+/// The page's path, the base of the links the address bar follows.
+pub fn page_path() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().pathname().ok())
+        .unwrap_or_default()
+}
+
+/// The page's origin and path, the base of links meant to be copied.
+pub fn page_url() -> String {
+    web_sys::window()
+        .map(|w| {
+            let l = w.location();
+            format!(
+                "{}{}",
+                l.origin().unwrap_or_default(),
+                l.pathname().unwrap_or_default()
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// Puts `url` in the address bar without a history entry or a reload.
+pub fn replace_url(url: &str) {
+    if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
+        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(url));
+    }
+}
+
+/// True when the page has a text selection (the user may want to copy it).
+pub fn page_has_selection() -> bool {
+    web_sys::window()
+        .and_then(|w| w.get_selection().ok().flatten())
+        .is_some_and(|s| !s.is_collapsed())
+}
+
+/// The value of the `<input>` an event came from.
+pub fn input_value(e: &impl TargetCast) -> String {
+    e.target_unchecked_into::<HtmlInputElement>().value()
+}
+
+/// Whether the checkbox an event came from is checked.
+pub fn input_checked(e: &impl TargetCast) -> bool {
+    e.target_unchecked_into::<HtmlInputElement>().checked()
+}
+
+/// The value of the `<select>` an event came from.
+pub fn select_value(e: &impl TargetCast) -> String {
+    e.target_unchecked_into::<HtmlSelectElement>().value()
+}

@@ -1,0 +1,57 @@
+//! Times and sizes as the views print them, shared by the console, the clock bar, the keyspace and the inspector.
+
+/// Virtual time as the clock bar shows it: `h:mm:ss.mmm` from the start.
+pub fn fmt_clock(us: u64) -> String {
+    let ms = us / 1000;
+    let (h, m, s, milli) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
+    format!("{h}:{m:02}:{s:02}.{milli:03}")
+}
+
+/// A TTL as the panels print it: tenths under 10 s, then s, m, h, d.
+pub fn fmt_ttl(ms: i64) -> String {
+    let ms = ms.max(0);
+    let s = ms / 1000;
+    if ms < 10_000 {
+        format!("{}.{}s", ms / 1000, ms % 1000 / 100)
+    } else if s < 60 {
+        format!("{s}s")
+    } else if s < 3600 {
+        format!("{}m {:02}s", s / 60, s % 60)
+    } else if s < 86_400 {
+        format!("{}h {:02}m", s / 3600, s / 60 % 60)
+    } else {
+        format!("{}d {:02}h", s / 86_400, s / 3600 % 24)
+    }
+}
+
+/// Bytes for people: B, KB, MB.
+pub fn fmt_bytes(n: usize) -> String {
+    if n < 1024 {
+        format!("{n} B")
+    } else if n < 1024 * 1024 {
+        format!("{:.1} KB", n as f64 / 1024.0)
+    } else {
+        format!("{:.1} MB", n as f64 / (1024.0 * 1024.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_and_sizes_read_well() {
+        assert_eq!(fmt_clock(0), "0:00:00.000");
+        assert_eq!(fmt_clock(3_100_000), "0:00:03.100");
+        assert_eq!(fmt_clock(3_723_004_999), "1:02:03.004");
+        assert_eq!(fmt_ttl(4_250), "4.2s");
+        assert_eq!(fmt_ttl(-5), "0.0s");
+        assert_eq!(fmt_ttl(42_000), "42s");
+        assert_eq!(fmt_ttl(65_000), "1m 05s");
+        assert_eq!(fmt_ttl(7_380_000), "2h 03m");
+        assert_eq!(fmt_ttl(93_600_000), "1d 02h");
+        assert_eq!(fmt_bytes(900), "900 B");
+        assert_eq!(fmt_bytes(12_304), "12.0 KB");
+        assert_eq!(fmt_bytes(3 * 1024 * 1024 / 2), "1.5 MB");
+    }
+}

@@ -1,0 +1,131 @@
+//! The playground page's shell: the tabs (console, scenario library, cluster slot map, replication topology) and the tab shown. Every view stays mounted while hidden, so switching tabs loses nothing.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::cluster::SlotMap;
+use crate::console::{Widget, WidgetProps};
+use crate::scenarios::{Library, ScenarioPreset};
+use crate::topology::{TopoPreset, TopologyTab};
+
+#[derive(Properties, PartialEq, Clone)]
+pub struct PageProps {
+    pub widget: WidgetProps,
+    pub scenario: ScenarioPreset,
+    /// The Topology tab's link settings (`?tab=topology&…`).
+    pub topology: TopoPreset,
+    /// The tab named by `?tab=` (console, scenarios, cluster, topology).
+    pub tab: Option<String>,
+}
+
+/// The page's tabs, in their order on screen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageTab {
+    Console,
+    Scenarios,
+    Cluster,
+    Topology,
+}
+
+impl PageTab {
+    /// The tab a link opens: `?tab=` if it names one, else Scenarios when
+    /// the link names a scenario, else the console.
+    pub fn from_link(tab: Option<&str>, scenario: bool) -> PageTab {
+        match tab.map(str::trim) {
+            Some("console") => PageTab::Console,
+            Some("scenarios") => PageTab::Scenarios,
+            Some("cluster") => PageTab::Cluster,
+            Some("topology") => PageTab::Topology,
+            _ if scenario => PageTab::Scenarios,
+            _ => PageTab::Console,
+        }
+    }
+}
+
+/// What the page shows: the tab selected. A reducer, so every way of
+/// changing it (the tab buttons now, links later) goes through one place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageState {
+    pub tab: PageTab,
+}
+
+/// A change of the page.
+pub enum PageAction {
+    Show(PageTab),
+}
+
+impl Reducible for PageState {
+    type Action = PageAction;
+
+    fn reduce(self: Rc<Self>, action: PageAction) -> Rc<Self> {
+        match action {
+            PageAction::Show(tab) if tab == self.tab => self,
+            PageAction::Show(tab) => Rc::new(PageState { tab }),
+        }
+    }
+}
+
+#[component]
+pub fn Page(props: &PageProps) -> Html {
+    let page = use_reducer(|| PageState {
+        tab: PageTab::from_link(props.tab.as_deref(), props.scenario.id.is_some()),
+    });
+    let on = |t: PageTab| page.tab == t;
+    let button = |t: PageTab, action: &'static str, label: &'static str| {
+        let dispatch = page.dispatcher();
+        html! {
+            <button class={ classes!("rs-pagetab", on(t).then_some("rs-on")) } role="tab"
+                    aria-selected={ on(t).to_string() } data-action={ action }
+                    onclick={ Callback::from(move |_: MouseEvent| dispatch.dispatch(PageAction::Show(t))) }>{ label }</button>
+        }
+    };
+    html! {
+        <>
+            <div class="rs-pagetabs" role="tablist" aria-label="Playground views">
+                { button(PageTab::Console, "tab-console", "Console") }
+                { button(PageTab::Scenarios, "tab-scenarios", "Scenarios") }
+                { button(PageTab::Cluster, "tab-cluster", "Cluster") }
+                { button(PageTab::Topology, "tab-topology", "Topology") }
+            </div>
+            <div class="rs-pageview" hidden={ !on(PageTab::Console) }>
+                <Widget ..props.widget.clone() />
+            </div>
+            <div class="rs-pageview" hidden={ !on(PageTab::Scenarios) }>
+                <Library preset={ props.scenario.clone() } shareable=true active={ on(PageTab::Scenarios) } />
+            </div>
+            <div class="rs-pageview" hidden={ !on(PageTab::Cluster) }>
+                <SlotMap active={ on(PageTab::Cluster) } />
+            </div>
+            <div class="rs-pageview" hidden={ !on(PageTab::Topology) }>
+                <TopologyTab preset={ props.topology.clone() } shareable=true active={ on(PageTab::Topology) } />
+            </div>
+        </>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tab_links_pick_the_page_tab() {
+        assert!(PageTab::from_link(Some("topology"), true) == PageTab::Topology);
+        assert!(PageTab::from_link(Some("cluster"), false) == PageTab::Cluster);
+        assert!(PageTab::from_link(None, true) == PageTab::Scenarios);
+        assert!(PageTab::from_link(Some("nonsense"), false) == PageTab::Console);
+    }
+
+    #[test]
+    fn showing_the_same_tab_keeps_the_state() {
+        let s = Rc::new(PageState {
+            tab: PageTab::Console,
+        });
+        let same = s.clone().reduce(PageAction::Show(PageTab::Console));
+        assert!(Rc::ptr_eq(&s, &same));
+        assert_eq!(
+            s.reduce(PageAction::Show(PageTab::Cluster)).tab,
+            PageTab::Cluster
+        );
+    }
+}

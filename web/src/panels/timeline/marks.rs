@@ -1,0 +1,215 @@
+//! The timeline's shapes: a mark per command, expiry, deletion or eviction (spread sideways when crowded), a bar per blocked client's wait, a line per clock step, and the memory band.
+//!
+//! Marks are placed with percentage coordinates inside nested `<svg>`
+//! elements, so the chart stretches to any width without scaling its
+//! shapes or text.
+
+use std::collections::VecDeque;
+
+use redsim_engine::server::trace::{ExpireHow, UnblockHow};
+use yew::prelude::*;
+
+use super::axis::{fmt_tick, x_pct, AXIS_Y, LANE_CMD, LANE_DEL, LANE_EXP, MEM_H, MEM_TOP};
+use super::{Mark, MarkKind, Wait};
+use crate::panels::clients::label;
+
+/// The memory band: used memory and maxmemory (scaled to the larger of
+/// the two in view) and the pending-expired count (scaled to its own max),
+/// drawn in a 0..100 x 0..1 viewBox stretched to the chart.
+pub(super) fn memory_band(
+    memory: &VecDeque<(u64, u64, u64)>,
+    pending: &[(u64, u64)],
+    start: u64,
+    end: u64,
+    now_us: u64,
+) -> Html {
+    // Samples are taken only on change: the one before the view holds at
+    // its start, and the last one holds until now.
+    let before = memory.iter().rev().find(|(t, _, _)| *t < start).copied();
+    let mut in_view: Vec<(u64, u64, u64)> = before
+        .map(|(_, u, m)| (start, u, m))
+        .into_iter()
+        .chain(
+            memory
+                .iter()
+                .filter(|(t, _, _)| *t >= start && *t <= end)
+                .copied(),
+        )
+        .collect();
+    if let Some(&(t, u, m)) = in_view.last() {
+        let until = now_us.min(end);
+        if until > t {
+            in_view.push((until, u, m));
+        }
+    }
+    let top = in_view
+        .iter()
+        .map(|(_, u, m)| (*u).max(*m))
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64
+        // Headroom, so a used line at the limit stays visible under its top.
+        * 1.15;
+    let y = |v: f64, max: f64| format!("{:.4}", 1.0 - (v / max).min(1.0));
+    let mut used = String::new();
+    let mut maxl = String::new();
+    for (t, u, m) in &in_view {
+        let x = format!("{:.3}", x_pct(*t, start, end));
+        used.push_str(&format!("{x},{} ", y(*u as f64, top)));
+        if *m > 0 {
+            maxl.push_str(&format!("{x},{} ", y(*m as f64, top)));
+        }
+    }
+    let pend: Vec<&(u64, u64)> = pending.iter().filter(|(t, _)| *t <= end).collect();
+    let pmax_raw = pend.iter().map(|(_, n)| *n).max().unwrap_or(0);
+    let pmax = pmax_raw.max(1) as f64;
+    let mut pl = String::new();
+    let mut last = 0u64;
+    for (t, n) in &pend {
+        let x = x_pct((*t).max(start), start, end);
+        pl.push_str(&format!(
+            "{x:.3},{} {x:.3},{} ",
+            y(last as f64, pmax),
+            y(*n as f64, pmax)
+        ));
+        last = *n;
+    }
+    if pmax_raw == 0 {
+        // Nothing ever waited to be reclaimed: no line at all.
+        pl.clear();
+    } else {
+        pl.push_str(&format!(
+            "{:.3},{} ",
+            x_pct(now_us.min(end), start, end),
+            y(last as f64, pmax)
+        ));
+    }
+    let peak_used = in_view.iter().map(|(_, u, _)| *u).max().unwrap_or(0);
+    let title = format!(
+        "used memory (peak in view {} KiB){}; expired but not reclaimed: up to {} keys",
+        peak_used / 1024,
+        in_view
+            .last()
+            .filter(|(_, _, m)| *m > 0)
+            .map_or(String::new(), |(_, _, m)| format!(
+                ", maxmemory {} KiB",
+                m / 1024
+            )),
+        pmax_raw
+    );
+    html! {
+        <svg class="rs-tl-mem" x="0" y={ MEM_TOP.to_string() } width="100%" height={ MEM_H.to_string() }
+             viewBox="0 0 100 1" preserveAspectRatio="none">
+            <title>{ title }</title>
+            <polyline class="rs-mem-max" points={ maxl } vector-effect="non-scaling-stroke" />
+            <polyline class="rs-mem-used" points={ used } vector-effect="non-scaling-stroke" />
+            <polyline class="rs-mem-pending" points={ pl } vector-effect="non-scaling-stroke" />
+        </svg>
+    }
+}
+
+/// One mark: a nested `<svg>` placed at `x`% whose content is drawn around
+/// its origin, shifted by `slot` places when crowded.
+pub(super) fn mark(x: f64, slot: u32, m: &Mark, pick: Option<Callback<MouseEvent>>) -> Html {
+    let dx = slot as f64 * 11.0;
+    let at = fmt_tick(m.at_us, 1);
+    let (y, class, shape, title) = match &m.kind {
+        MarkKind::Command {
+            text,
+            reply,
+            error,
+            who,
+            ..
+        } => (
+            LANE_CMD,
+            match (error, who) {
+                (true, _) => "rs-m-cmd rs-m-err".to_string(),
+                (false, Some(n)) => format!("rs-m-cmd rs-who-{n}"),
+                (false, None) => "rs-m-cmd".to_string(),
+            },
+            html! { <circle cx={ dx.to_string() } cy="0" r="4.5" /> },
+            format!(
+                "{at}  {}{text}\n→ {}",
+                who.map(|n| format!("{} · ", label(n))).unwrap_or_default(),
+                reply.as_deref().unwrap_or("(no reply yet)")
+            ),
+        ),
+        MarkKind::Expired { key, how } => match how {
+            ExpireHow::Lazy => (
+                LANE_EXP,
+                "rs-m-lazy".to_string(),
+                html! { <circle cx={ dx.to_string() } cy="0" r="5" /> },
+                format!("{at}  \"{key}\" expired lazily (found expired on access)"),
+            ),
+            ExpireHow::Active => (
+                LANE_EXP,
+                "rs-m-active".to_string(),
+                html! { <path d={ format!("M{},-6 L{},0 L{},6 L{},0Z", dx, dx + 6.0, dx, dx - 6.0) } /> },
+                format!("{at}  \"{key}\" expired by the active expire cycle"),
+            ),
+        },
+        MarkKind::Deleted { key, cause } => (
+            LANE_DEL,
+            "rs-m-del".to_string(),
+            html! { <path d={ format!("M{},-4 L{},4 M{},-4 L{},4", dx - 4.0, dx + 4.0, dx + 4.0, dx - 4.0) } /> },
+            format!("{at}  \"{key}\" deleted ({cause:?})"),
+        ),
+        MarkKind::Flushed { keys } => (
+            LANE_DEL,
+            "rs-m-del rs-m-flush".to_string(),
+            html! { <rect x={ (dx - 5.0).to_string() } y="-5" width="10" height="10" /> },
+            format!("{at}  flush: {keys} keys removed"),
+        ),
+        MarkKind::Evicted { key, policy, .. } => (
+            LANE_DEL,
+            "rs-m-evict".to_string(),
+            html! { <path d={ format!("M{},-6 L{},5 L{},5Z", dx, dx + 6.0, dx - 6.0) } /> },
+            format!("{at}  \"{key}\" evicted by {policy} (click to see its pool)"),
+        ),
+        MarkKind::Step { .. } => return step_line(x, m),
+    };
+    html! {
+        <svg class={ classes!("rs-tl-mark", class, pick.is_some().then_some("rs-clickable")) } x={ format!("{x:.3}%") } y={ y.to_string() } overflow="visible"
+             onclick={ pick }>
+            <title>{ title }</title>
+            { shape }
+        </svg>
+    }
+}
+
+/// A blocked client's wait: a bar under the commands lane from the
+/// blocking command to its reply (or to now while it still waits).
+pub(super) fn wait_bar(w: &Wait, start: u64, end: u64, now_us: u64) -> Html {
+    let until = w.until_us.unwrap_or(now_us);
+    let x1 = x_pct(w.from_us.max(start), start, end);
+    let x2 = x_pct(until.min(end), start, end);
+    let y = (LANE_CMD + 9.0).to_string();
+    let waited_ms = until.saturating_sub(w.from_us) / 1000;
+    let outcome = match w.how {
+        None => "still waiting",
+        Some(UnblockHow::Served) => "served",
+        Some(UnblockHow::Timeout) => "timed out",
+        Some(UnblockHow::Disconnected) => "disconnected",
+    };
+    let who = w.who.map_or(String::new(), |n| format!("{} ", label(n)));
+    html! {
+        <line class={ classes!("rs-tl-wait", w.who.map(|n| format!("rs-who-{n}")), w.until_us.is_none().then_some("rs-tl-waiting")) }
+              x1={ format!("{x1:.3}%") } x2={ format!("{:.3}%", x2.max(x1)) } y1={ y.clone() } y2={ y }>
+            <title>{ format!("{who}blocked on {} for {}.{:03} s: {outcome}", w.keys.join(", "), waited_ms / 1000, waited_ms % 1000) }</title>
+        </line>
+    }
+}
+
+/// A clock step: a faint dashed line across the lanes.
+pub(super) fn step_line(x: f64, m: &Mark) -> Html {
+    let by = match m.kind {
+        MarkKind::Step { by_us } => by_us,
+        _ => 0,
+    };
+    let x = format!("{x:.3}%");
+    html! {
+        <line class="rs-tl-mark rs-m-step" x1={ x.clone() } x2={ x } y1="6" y2={ (AXIS_Y - 2.0).to_string() }>
+            <title>{ format!("clock stepped +{} ms", by / 1000) }</title>
+        </line>
+    }
+}

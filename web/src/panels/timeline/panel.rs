@@ -1,0 +1,197 @@
+//! The timeline panel: the chart (memory band, lanes, axis, waits, marks and the now line), its lane labels, zoom buttons and legend, and the pool of an eviction picked on it.
+
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use super::axis::{
+    domain, fmt_tick, ticks, x_pct, Zoom, AXIS_Y, HEIGHT, LANE_CMD, LANE_DEL, LANE_EXP, MEM_H,
+    MEM_TOP,
+};
+use super::marks::{mark, memory_band, step_line, wait_bar};
+use super::{Mark, MarkKind, Wait};
+use crate::panels::clients::label;
+
+#[derive(Properties, PartialEq)]
+pub struct TimelineProps {
+    pub marks: Rc<VecDeque<Mark>>,
+    pub waits: Rc<VecDeque<Wait>>,
+    /// Console clients open: with more than one, the legend names their colours.
+    pub clients: usize,
+    pub now_us: u64,
+    pub zoom: Zoom,
+    pub on_zoom: Callback<Zoom>,
+    #[prop_or_default]
+    pub memory: Rc<VecDeque<(u64, u64, u64)>>,
+    #[prop_or_default]
+    pub pending: Rc<Vec<(u64, u64)>>,
+}
+
+/// The chart, its lane labels, zoom buttons and legend.
+#[component]
+pub fn TimelinePanel(props: &TimelineProps) -> Html {
+    let selected = use_state(|| None::<Mark>);
+    let (start, end) = domain(props.now_us, props.zoom);
+    let (step, tick_list) = ticks(start, end);
+    // Marks close together in one lane are spread sideways rather than drawn
+    // on top of each other: each gets the next slot right of its neighbour.
+    let mut last_x = [f64::NEG_INFINITY; 3];
+    let mut slot = [0u32; 3];
+    let mut shapes = Vec::new();
+    let mut steps = Vec::new();
+    for m in props
+        .marks
+        .iter()
+        .filter(|m| m.at_us >= start && m.at_us <= end)
+    {
+        let x = x_pct(m.at_us, start, end);
+        let lane = match m.kind {
+            MarkKind::Command { .. } => 0,
+            MarkKind::Expired { .. } => 1,
+            MarkKind::Deleted { .. } | MarkKind::Flushed { .. } | MarkKind::Evicted { .. } => 2,
+            MarkKind::Step { .. } => {
+                steps.push(step_line(x, m));
+                continue;
+            }
+        };
+        if x - last_x[lane] < 0.6 {
+            slot[lane] = (slot[lane] + 1).min(20);
+        } else {
+            slot[lane] = 0;
+            last_x[lane] = x;
+        }
+        let pick = matches!(m.kind, MarkKind::Evicted { .. }).then(|| {
+            let selected = selected.clone();
+            let m = m.clone();
+            Callback::from(move |_| selected.set(Some(m.clone())))
+        });
+        shapes.push(mark(x, slot[lane], m, pick));
+    }
+    let memory = memory_band(&props.memory, &props.pending, start, end, props.now_us);
+    let waits = props
+        .waits
+        .iter()
+        .filter(|w| w.from_us <= end && w.until_us.is_none_or(|u| u >= start))
+        .map(|w| wait_bar(w, start, end, props.now_us));
+    let now_x = x_pct(props.now_us, start, end);
+    let zoom_buttons = Zoom::ALL.iter().map(|&z| {
+        let on_zoom = props.on_zoom.clone();
+        html! {
+            <button class={ classes!("rs-chip", (z == props.zoom).then_some("rs-on")) }
+                    onclick={ Callback::from(move |_| on_zoom.emit(z)) }>{ z.label() }</button>
+        }
+    });
+    html! {
+        <section class="rs-panel rs-timeline" aria-label="Timeline">
+            <header class="rs-panel-head">
+                <h3>{ "Timeline" }</h3>
+                <span class="rs-muted">{ "virtual time" }</span>
+                <span class="rs-spacer"></span>
+                <span class="rs-chips">{ for zoom_buttons }</span>
+            </header>
+            <div class="rs-tl-body">
+                <div class="rs-tl-lanes" aria-hidden="true">
+                    <span style={ format!("top:{}px", MEM_TOP + MEM_H / 2.0) }>{ "memory" }</span>
+                    <span style={ format!("top:{}px", LANE_CMD) }>{ "commands" }</span>
+                    <span style={ format!("top:{}px", LANE_EXP) }>{ "expired" }</span>
+                    <span style={ format!("top:{}px", LANE_DEL) }>{ "deleted · evicted" }</span>
+                </div>
+                <svg class="rs-tl-svg" width="100%" height={ HEIGHT.to_string() } role="img"
+                     aria-label="Timeline of memory, commands, expirations, deletions and evictions">
+                    { memory }
+                    { for [LANE_CMD, LANE_EXP, LANE_DEL].iter().map(|y| html! {
+                        <line class="rs-tl-lane" x1="0" x2="100%" y1={ y.to_string() } y2={ y.to_string() } />
+                    }) }
+                    <line class="rs-tl-axis" x1="0" x2="100%" y1={ AXIS_Y.to_string() } y2={ AXIS_Y.to_string() } />
+                    { for tick_list.iter().map(|&t| {
+                        let x = format!("{:.3}%", x_pct(t, start, end));
+                        html! {
+                            <g class="rs-tl-tick">
+                                <line x1={ x.clone() } x2={ x.clone() } y1={ (AXIS_Y - 4.0).to_string() } y2={ (AXIS_Y + 4.0).to_string() } />
+                                <text x={ x } y={ (AXIS_Y + 17.0).to_string() } text-anchor="middle">{ fmt_tick(t, step) }</text>
+                            </g>
+                        }
+                    }) }
+                    { for steps }
+                    { for waits }
+                    { for shapes }
+                    if props.now_us >= start && props.now_us <= end {
+                        <line class="rs-tl-now" x1={ format!("{now_x:.3}%") } x2={ format!("{now_x:.3}%") } y1="4" y2={ AXIS_Y.to_string() }>
+                            <title>{ format!("now: {}", fmt_tick(props.now_us, 100_000)) }</title>
+                        </line>
+                    }
+                </svg>
+            </div>
+            <footer class="rs-legend">
+                <span><svg width="14" height="14"><circle class="rs-m-cmd" cx="7" cy="7" r="4.5" /></svg>{ "command" }</span>
+                <span><svg width="14" height="14"><circle class="rs-m-cmd rs-m-err" cx="7" cy="7" r="4.5" /></svg>{ "error reply" }</span>
+                <span><svg width="14" height="14"><circle class="rs-m-lazy" cx="7" cy="7" r="4.5" /></svg>{ "lazy expiry (on access)" }</span>
+                <span><svg width="14" height="14"><path class="rs-m-active" d="M7,1 L13,7 L7,13 L1,7Z" /></svg>{ "active expiry (cycle)" }</span>
+                <span><svg width="14" height="14"><path class="rs-m-del" d="M3,3 L11,11 M11,3 L3,11" /></svg>{ "deleted" }</span>
+                <span><svg width="14" height="14"><path class="rs-m-evict" d="M7,2 L12,12 L2,12Z" /></svg>{ "evicted (click: its pool)" }</span>
+                <span><svg width="16" height="14"><line class="rs-mem-used" x1="1" x2="15" y1="7" y2="7" /></svg>{ "used memory" }</span>
+                <span><svg width="16" height="14"><line class="rs-mem-max" x1="1" x2="15" y1="7" y2="7" /></svg>{ "maxmemory" }</span>
+                <span><svg width="16" height="14"><line class="rs-mem-pending" x1="1" x2="15" y1="7" y2="7" /></svg>{ "expired, not yet reclaimed" }</span>
+                <span><svg width="14" height="14"><line class="rs-m-step" x1="7" x2="7" y1="0" y2="14" /></svg>{ "clock step" }</span>
+                if !props.waits.is_empty() {
+                    <span><svg width="16" height="14"><line class="rs-tl-wait" x1="1" x2="15" y1="7" y2="7" /></svg>{ "blocked, waiting" }</span>
+                }
+                if props.clients > 1 {
+                    { for (1..=props.clients).map(|n| html! {
+                        <span><svg width="14" height="14"><circle class={ format!("rs-m-cmd rs-who-{n}") } cx="7" cy="7" r="4.5" /></svg>{ label(n) }</span>
+                    }) }
+                }
+            </footer>
+            if let Some(m) = (*selected).clone() {
+                { eviction_view(&m, Callback::from(move |_| selected.set(None))) }
+            }
+        </section>
+    }
+}
+
+/// One eviction: the pool it was picked from (ascending score, the victim
+/// highlighted) and the keys sampled into it, with their scores.
+fn eviction_view(m: &Mark, on_close: Callback<MouseEvent>) -> Html {
+    let MarkKind::Evicted {
+        key,
+        policy,
+        pool,
+        sampled,
+    } = &m.kind
+    else {
+        return html! {};
+    };
+    let score_name = if policy.contains("lfu") {
+        "255 − LFU counter"
+    } else if policy.ends_with("ttl") {
+        "inverted expire time"
+    } else {
+        "idle ms"
+    };
+    html! {
+        <div class="rs-evict-view" role="region" aria-label="Eviction pool">
+            <header class="rs-panel-head">
+                <strong>{ format!("\"{key}\" evicted by {policy} at {}", fmt_tick(m.at_us, 1)) }</strong>
+                <span class="rs-spacer"></span>
+                <button class="rs-chip" onclick={ on_close }>{ "close" }</button>
+            </header>
+            if pool.is_empty() {
+                <p class="rs-muted">{ "This policy picks without a pool (random, or a redsim exact reference policy)." }</p>
+            } else {
+                <p class="rs-muted">{ format!("The pool ({} of 16 slots, score = {score_name}, best on the right); Redis takes the best live key from the right.", pool.len()) }</p>
+                <ol class="rs-evict-pool">
+                    { for pool.iter().map(|c| html! {
+                        <li class={ classes!((c.key == *key).then_some("rs-victim")) }>
+                            <code>{ &c.key }</code><span class="rs-muted">{ format!(" {}", c.score) }</span>
+                        </li>
+                    }) }
+                </ol>
+                <p class="rs-muted">{ format!("Sampled for this eviction ({} keys, maxmemory-samples per database per round):", sampled.len()) }</p>
+                <p class="rs-evict-sampled">
+                    { for sampled.iter().map(|c| html! { <span><code>{ &c.key }</code>{ format!(" {} ", c.score) }</span> }) }
+                </p>
+            }
+        </div>
+    }
+}

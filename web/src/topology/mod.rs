@@ -1,0 +1,273 @@
+//! The Topology tab: a live replication topology (master, replicas, Sentinels, a writing client) stepped in virtual time, drawn as a node graph and per-node timelines, with controls to kill, partition, pause links and fail over, and share links that replay the same session.
+//!
+//! The world is the simulation's `topology::Topology`, a deterministic
+//! function of (options, control script). The tab keeps one and moves its
+//! clock with a timer (play/pause and a speed), so every drawing is a pure
+//! function of `view()` and `events()` at the current instant; redsim-viz
+//! draws them. Controls go through `Topology::control`, which logs them
+//! with their virtual time; that log is the share link
+//! (`?tab=topology&seed=..&do=<t_ms>:<token>,..&t=<ms>`), and opening the
+//! link calls `Topology::replay` to rebuild the same state.
+
+mod controls;
+mod link;
+mod setup;
+mod state;
+
+use std::cell::Cell;
+
+use gloo::timers::callback::Interval;
+use redsim_sim::params::fmt_num;
+use redsim_sim::topology::Control;
+use redsim_viz::svg::time_exact;
+use redsim_viz::topology::{graph_svg, lanes_svg};
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use crate::dom::{self, input_value, keep_ticking, raw_html, select_value, wall_ms};
+pub use link::TopoPreset;
+use link::{topo_link, MAX_REPLAY_US};
+use state::{Action, TopoState, TICK_MS};
+
+/// Virtual ms per wall ms.
+const SPEEDS: [f64; 6] = [0.25, 0.5, 1.0, 2.0, 5.0, 10.0];
+/// Timeline windows, s of virtual time.
+const WINDOWS_S: [u64; 4] = [5, 10, 30, 60];
+
+#[derive(Properties, PartialEq, Clone)]
+pub struct TopoProps {
+    pub preset: TopoPreset,
+    /// Keep the address bar in step with the session (the playground page).
+    #[prop_or_default]
+    pub shareable: bool,
+    /// Whether the view is on screen; nothing is built or run until it is.
+    #[prop_or(true)]
+    pub active: bool,
+}
+
+pub struct TopologyTab {
+    state: TopoState,
+    ticker: Option<Interval>,
+    /// Wall ms the last drawing took (measured while rendering).
+    draw_ms: Cell<f64>,
+}
+
+impl TopologyTab {
+    /// Starts or stops the timer as the state plays or pauses.
+    fn sync_ticker(&mut self, ctx: &Context<Self>) {
+        let playing = self.state.playing;
+        keep_ticking(&mut self.ticker, playing, TICK_MS, ctx.link(), || {
+            Action::Tick
+        });
+    }
+
+    /// Keeps the address bar in step with the session, when this tab owns it.
+    fn update_url(&mut self, ctx: &Context<Self>) {
+        self.state.url_due = false;
+        if !ctx.props().shareable || !ctx.props().active {
+            return;
+        }
+        let Some(topo) = self.state.topo.as_ref() else {
+            return;
+        };
+        dom::replace_url(&topo_link(
+            &dom::page_path(),
+            &self.state.opts,
+            topo.script(),
+            topo.now_us(),
+        ));
+        self.state.url_wall = wall_ms();
+    }
+
+    fn share_url(&self) -> String {
+        let Some(topo) = self.state.topo.as_ref() else {
+            return String::new();
+        };
+        topo_link(
+            &dom::page_url(),
+            &self.state.opts,
+            topo.script(),
+            topo.now_us(),
+        )
+    }
+}
+
+impl Component for TopologyTab {
+    type Message = Action;
+    type Properties = TopoProps;
+
+    fn create(ctx: &Context<Self>) -> Self {
+        let mut t = TopologyTab {
+            state: TopoState::new(&ctx.props().preset, wall_ms),
+            ticker: None,
+            draw_ms: Cell::new(0.0),
+        };
+        if ctx.props().active {
+            t.state.show();
+            t.sync_ticker(ctx);
+        }
+        t
+    }
+
+    fn changed(&mut self, ctx: &Context<Self>, _old: &Self::Properties) -> bool {
+        if ctx.props().active {
+            self.state.show();
+            self.sync_ticker(ctx);
+            self.update_url(ctx);
+        } else {
+            self.state.playing = false;
+            self.ticker = None;
+        }
+        true
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, action: Action) -> bool {
+        if crate::panic::is_dead() {
+            self.ticker = None;
+            return false;
+        }
+        let render = self.state.apply(action);
+        self.sync_ticker(ctx);
+        if self.state.url_due {
+            self.update_url(ctx);
+        }
+        render
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let st = &self.state;
+        let Some(topo) = st.topo.as_ref() else {
+            return html! { <div class="rs-topo" data-view="topology"></div> };
+        };
+        let drawing = wall_ms();
+        let v = topo.view();
+        let window_us = st.window_s * 1_000_000;
+        let graph = graph_svg(&v);
+        let lanes = lanes_svg(&v, topo.events(), topo.writes(), window_us);
+        self.draw_ms.set(wall_ms() - drawing);
+        let on_detail = link.callback(|e: MouseEvent| {
+            let d = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .and_then(|el| el.closest("[data-detail]").ok().flatten())
+                .and_then(|el| el.get_attribute("data-detail"));
+            Action::Detail(d)
+        });
+        let speed =
+            link.callback(|e: Event| Action::Speed(select_value(&e).parse().unwrap_or(1.0)));
+        let window =
+            link.callback(|e: Event| Action::Window(select_value(&e).parse().unwrap_or(10)));
+        let wait = link.callback(|e: Event| {
+            Action::Control(Control::SetWait(select_value(&e).parse().unwrap_or(0)))
+        });
+        let rate = link.callback(|e: Event| {
+            let value = input_value(&e);
+            match value.trim().parse::<f64>() {
+                Ok(r) if r.is_finite() && (0.0..=1000.0).contains(&r) => {
+                    Action::Control(Control::SetWriteRate(r))
+                }
+                _ => Action::Invalid(format!("write rate '{value}' is not a number in 0..=1000")),
+            }
+        });
+        let share = ctx.props().shareable.then(|| setup::Share {
+            url: self.share_url(),
+            past_replay: topo.now_us() > MAX_REPLAY_US,
+        });
+        let timings = setup::Timings {
+            built_ms: st.took_ms,
+            step_ms: st.step_ms,
+            draw_ms: self.draw_ms.get(),
+        };
+        html! {
+            <div class="rs-topo" data-view="topology">
+                <p class="rs-topo-intro">
+                    { "A master, its replicas and Sentinels on a virtual clock, with a client writing SET w:<n> to whichever node Sentinel says is the master. Kill or partition nodes, pause links, change appendfsync, and watch which acknowledged writes survive." }
+                </p>
+                <div class="rs-topo-bar" role="group" aria-label="Virtual time">
+                    if st.playing {
+                        <button class="rs-btn" data-action="topo-pause" onclick={ link.callback(|_| Action::Pause) }>{ "❚❚ Pause" }</button>
+                    } else {
+                        <button class="rs-btn rs-primary" data-action="topo-play" onclick={ link.callback(|_| Action::Play) }>{ "▶ Play" }</button>
+                    }
+                    <button class="rs-btn" data-action="topo-step" data-ms="100" onclick={ link.callback(|_| Action::Step(100)) }>{ "+0.1 s" }</button>
+                    <button class="rs-btn" data-action="topo-step" data-ms="1000" onclick={ link.callback(|_| Action::Step(1000)) }>{ "+1 s" }</button>
+                    <button class="rs-btn" data-action="topo-step" data-ms="5000" onclick={ link.callback(|_| Action::Step(5000)) }>{ "+5 s" }</button>
+                    <select class="rs-topo-speed" aria-label="Speed" onchange={ speed }>
+                        { for SPEEDS.iter().map(|s| html! {
+                            <option value={ s.to_string() } selected={ *s == st.speed }>{ format!("{s}×") }</option>
+                        }) }
+                    </select>
+                    <span class="rs-topo-now" data-now-us={ v.now_us.to_string() }>{ format!("t = {}", time_exact(v.now_us)) }</span>
+                    <span class="rs-topo-count" data-acked={ v.acked.to_string() }>{ format!("{} acknowledged", v.acked) }</span>
+                    <span class={ classes!("rs-topo-count", (v.lost > 0).then_some("rs-topo-lostcount")) } data-lost={ v.lost.to_string() }>
+                        { format!("{} lost", v.lost) }
+                    </span>
+                    if v.refused > 0 {
+                        <span class="rs-topo-count" data-refused={ v.refused.to_string() }>{ format!("{} refused", v.refused) }</span>
+                    }
+                    if let Some(f) = &v.last_failover {
+                        <span class="rs-topo-lastfo" title="The last completed failover">{ f }</span>
+                    }
+                    if let Some(f) = &v.failover {
+                        <span class="rs-topo-phase" role="status">{ f }</span>
+                    }
+                </div>
+                if let Some(n) = &st.notice {
+                    <p class="rs-scen-error rs-topo-notice" role="status">{ n }</p>
+                }
+                if let Some(e) = &st.error {
+                    <p class="rs-scen-error rs-topo-error" role="alert">{ e }</p>
+                }
+                <div class="rs-topo-main">
+                    <div class="rs-topo-svg rs-topo-graphbox" onclick={ on_detail.clone() }>
+                        { raw_html(graph) }
+                    </div>
+                    { controls::node_controls(&v, &link.callback(Action::Control)) }
+                </div>
+                <div class="rs-topo-lanebar">
+                    <span class="rs-topo-lanehead">{ "Per-node timelines" }</span>
+                    <label>{ "window " }
+                        <select class="rs-topo-window" aria-label="Timeline window" onchange={ window }>
+                            { for WINDOWS_S.iter().map(|w| html! {
+                                <option value={ w.to_string() } selected={ *w == st.window_s }>{ format!("{w} s") }</option>
+                            }) }
+                        </select>
+                    </label>
+                    <label>{ "WAIT " }
+                        <select class="rs-topo-wait" data-action="topo-wait" aria-label="WAIT replicas after each write" onchange={ wait }>
+                            { for (0..=v.nodes.len().saturating_sub(1) as i64).map(|w| html! {
+                                <option value={ w.to_string() } selected={ w == st.wait }>{ if w == 0 { "off".to_string() } else { format!("{w}") } }</option>
+                            }) }
+                        </select>
+                    </label>
+                    <label>{ "writes/s " }
+                        <input class="rs-topo-rate" type="number" min="0" max="1000" step="1" value={ fmt_num(st.rate) } onchange={ rate } aria-label="Writes per second" />
+                    </label>
+                    <button class="rs-btn" data-action="topo-failover" onclick={ link.callback(|_| Action::Control(Control::Failover)) }
+                            title="SENTINEL FAILOVER: promote a replica without agreement from the others">{ "Trigger failover" }</button>
+                </div>
+                <div class="rs-topo-svg rs-topo-lanebox" onclick={ on_detail }>
+                    { raw_html(lanes) }
+                </div>
+                <p class="rs-topo-detail" aria-live="polite">
+                    { st.detail.clone().unwrap_or_else(|| "Click a node, link, sentinel or mark for its details (pause first to inspect a busy moment).".into()) }
+                </p>
+                <ul class="rs-topo-legend">
+                    <li><i class="rs-topo-k-write"></i>{ "write sent" }</li>
+                    <li><i class="rs-topo-k-acked"></i>{ "acknowledged" }</li>
+                    <li><i class="rs-topo-k-refused"></i>{ "refused" }</li>
+                    <li><i class="rs-topo-k-arrived"></i>{ "replication arrived" }</li>
+                    <li><i class="rs-topo-k-ack"></i>{ "replica ACK" }</li>
+                    <li><i class="rs-topo-k-fsync"></i>{ "fsync" }</li>
+                    <li><i class="rs-topo-k-snap"></i>{ "snapshot" }</li>
+                    <li><i class="rs-topo-k-down"></i>{ "down" }</li>
+                    <li><i class="rs-topo-k-cut"></i>{ "partitioned" }</li>
+                    <li><i class="rs-topo-k-pause"></i>{ "link paused" }</li>
+                    <li><i class="rs-topo-k-lost"></i>{ "lost acknowledged write" }</li>
+                </ul>
+                { setup::setup(&st.opts, &link.callback(|(k, v)| Action::SetOption(k, v)), &link.callback(|_| Action::Reset), share, timings) }
+            </div>
+        }
+    }
+}
