@@ -237,11 +237,7 @@ fn command_table_macros(files: &[(String, String)]) -> Vec<String> {
                 }
                 continue;
             }
-            let literal = code.contains("Command {")
-                && !code.contains("struct Command {")
-                && !code.contains("impl Command {")
-                && !code.contains("for Command {");
-            if literal {
+            if builds_command(code) {
                 out.push(format!(
                     "{p}:{}: a Command literal outside the table's macro",
                     i + 1
@@ -258,6 +254,16 @@ fn command_table_macros(files: &[(String, String)]) -> Vec<String> {
         ));
     }
     out
+}
+
+/// True if `code` builds a `Command` value: `Command {` after `=`, `(`, `[`,
+/// `,`, `&` or `=>`. A path (`Event::Command {`), the struct's or an enum
+/// variant's declaration and `impl` blocks do not count.
+fn builds_command(code: &str) -> bool {
+    code.match_indices("Command {").any(|(at, _)| {
+        let before = code[..at].trim_end();
+        !code[..at].ends_with("::") && before.ends_with(['=', '(', '[', ',', '&', '>'])
+    })
 }
 
 /// Every CONFIG parameter is declared once, in the one `config!`

@@ -561,6 +561,25 @@ impl Rng {
     }
 }
 
+/// The seeds of a randomised test: `base` alone by default; `{PREFIX}_SEED`
+/// (hex) replays one failing seed, and `{PREFIX}_SEEDS=n` adds n more, so a
+/// longer soak needs no code change.
+pub fn fuzz_seeds(prefix: &str, base: u64) -> Vec<u64> {
+    if let Some(only) = std::env::var(format!("{prefix}_SEED"))
+        .ok()
+        .and_then(|v| u64::from_str_radix(v.trim_start_matches("0x"), 16).ok())
+    {
+        return vec![only];
+    }
+    let more: u64 = std::env::var(format!("{prefix}_SEEDS"))
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    (0..=more)
+        .map(|i| base.wrapping_add(i.wrapping_mul(0x9e37_79b9)))
+        .collect()
+}
+
 /// Redis' `COMMAND INFO` entry for `name` (`get`, `config|get`).
 pub fn command_info(c: &mut Conn, name: &str) -> Vec<Frame> {
     let Frame::Array(mut infos) = c.cmd(&["COMMAND", "INFO", name]) else {
