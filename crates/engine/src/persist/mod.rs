@@ -21,7 +21,7 @@ pub mod files;
 use files::Child;
 pub use files::{Crash, Persist, Snapshot};
 
-use crate::repl::{Effect, ReplOp};
+use crate::repl::state::{Effect, ReplOp};
 pub use crate::server::config::Fsync;
 use crate::server::Server;
 
@@ -279,7 +279,7 @@ pub fn load(srv: &mut Server, snapshot: Option<&Snapshot>, ops: &[ReplOp]) {
         }
     }
     for op in ops {
-        crate::repl::replay(srv, op);
+        srv.replay(op);
     }
     srv.persist.dirty = 0;
 }

@@ -126,7 +126,7 @@ pub fn apply(srv: &mut Server, op: &ReplOp) {
         return; // already applied (a resent window overlaps)
     }
     srv.repl.applying = true;
-    replay(srv, op);
+    srv.replay(op);
     srv.repl.applying = false;
     srv.repl.offset = srv.repl.offset.max(op.end);
     // A replica's own stream (for sub-replicas) repeats the master's bytes,
@@ -134,34 +134,6 @@ pub fn apply(srv: &mut Server, op: &ReplOp) {
     // replica executes the stream.
     propagate_verbatim(srv, op);
     crate::persist::on_ops(srv, std::slice::from_ref(op));
-}
-
-/// Makes an op's effect on the keyspace (a replica applying its stream, a
-/// restart replaying its AOF).
-pub fn replay(srv: &mut Server, op: &ReplOp) {
-    let db = op.db.min(srv.dbs.len().saturating_sub(1));
-    match &op.effect {
-        Effect::Put {
-            key,
-            obj,
-            expire_ms,
-        } => {
-            srv.set_key(db, key, obj.value.clone(), false);
-            if let Some(t) = expire_ms {
-                srv.set_expire(db, key, *t);
-            }
-        }
-        Effect::Del { key } => {
-            // The master's DEL for an expired key is how a replica reclaims it.
-            if let Some(old) = srv.dbs[db].remove(key) {
-                srv.blocking.signal_deleted(db, key, &old.value);
-                srv.touch_key(db, key);
-            }
-        }
-        Effect::Flush { db } => {
-            srv.flush(*db);
-        }
-    }
 }
 
 /// A replica feeding sub-replicas passes ops on with the same offsets.
@@ -247,7 +219,7 @@ pub fn load_full(srv: &mut Server, replid: &str, offset: u64, snapshot: &[ReplOp
     // part of the stream, and the AOF is rewritten from the result below.
     srv.repl.applying = true;
     for op in snapshot {
-        replay(srv, op);
+        srv.replay(op);
     }
     srv.repl.applying = false;
     srv.repl.dirty.clear();

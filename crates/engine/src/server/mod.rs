@@ -3,6 +3,7 @@
 pub mod client;
 pub mod clock;
 pub mod config;
+mod replay;
 pub mod trace;
 
 pub use trace::lossy;
