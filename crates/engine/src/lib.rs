@@ -19,7 +19,7 @@ pub mod persist;
 pub mod proto;
 pub(crate) mod pubsub;
 pub mod repl;
-pub mod script;
+pub(crate) mod script;
 pub mod server;
 pub(crate) mod watch;
 

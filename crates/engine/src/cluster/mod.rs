@@ -1,4 +1,4 @@
-//! Redis Cluster in the engine: CRC16 key slots, one node's view of the cluster (nodes, slot owners, migrating/importing slots, health) as `cluster.c` keeps it, and a simulated multi-node cluster in [`sim`].
+//! Redis Cluster in the engine: CRC16 key slots, one node's view of the cluster (nodes, slot owners, migrating/importing slots, health) as `cluster.c` keeps it. Several engines joined into a simulated cluster are redsim-sim's `cluster`.
 //!
 //! A cluster-enabled [`crate::server::Server`] holds a [`ClusterState`]: the
 //! nodes it knows, who owns each of the 16384 slots, the slots it is

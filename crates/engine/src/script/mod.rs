@@ -80,10 +80,10 @@ pub struct Flags {
     pub allow_cross_slot: bool,
 }
 
-/// A cached script: its body (for replies and replication in Redis) and code.
+/// A cached script: its compiled code and shebang flags (the body is only
+/// hashed: effects replication never resends it).
 #[derive(Debug)]
 pub struct Script {
-    pub body: Vec<u8>,
     pub proto: Arc<FuncProto>,
     pub flags: Flags,
 }
@@ -127,15 +127,6 @@ impl Scripts {
     /// SCRIPT FLUSH.
     pub fn flush(&mut self) {
         self.cache.clear();
-    }
-
-    /// Scripts cached.
-    pub fn len(&self) -> usize {
-        self.cache.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.cache.is_empty()
     }
 }
 
@@ -197,11 +188,7 @@ pub fn compile(body: &[u8]) -> Result<Script, Frame> {
     let (flags, skip) = shebang(body).map_err(|e| Frame::err(format!("ERR {e}")))?;
     let proto = parse::parse_chunk(&body[skip..])
         .map_err(|e| Frame::err(format!("ERR Error compiling script (new function): {e}")))?;
-    Ok(Script {
-        body: body.to_vec(),
-        proto,
-        flags,
-    })
+    Ok(Script { proto, flags })
 }
 
 /// Runs a compiled script with its KEYS and ARGV and converts the outcome

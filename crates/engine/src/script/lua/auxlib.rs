@@ -73,12 +73,6 @@ fn opt<T>(
     check(it, args, n)
 }
 
-/// `luaL_optnumber`.
-#[inline]
-pub fn opt_num(it: &dyn Vm, args: &[Value], n: usize, default: f64) -> R<f64> {
-    opt(it, args, n, default, check_num)
-}
-
 /// `luaL_checkint`: a number truncated to a C `int`.
 #[inline]
 pub fn check_int(it: &dyn Vm, args: &[Value], n: usize) -> R<i64> {
