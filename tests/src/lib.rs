@@ -7,6 +7,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use redsim_engine::proto::clifmt::format_reply;
+
+pub mod cluster;
+pub use cluster::{RedisCluster, TempDir};
 pub use redsim_engine::proto::resp::{encode_request, parse_frame, Frame};
 
 /// A free loopback port (bound, then released).

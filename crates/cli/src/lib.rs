@@ -1,4 +1,4 @@
-//! The native `redsim` server: RESP over TCP for real Redis clients, with the engine's clock following the wall clock; and the headless scenario runner (module `run`).
+//! The native `redsim` server: RESP over TCP for real Redis clients, with the engine's clock following the wall clock; the headless scenario runner (module `run`); and `redsim replay` against a real server (module `replay`).
 //!
 //! [`ServerOptions::from_args`] reads a redis-server style command line,
 //! [`run`] serves in the foreground (the binary) and [`spawn`] on a
@@ -9,6 +9,7 @@
 pub mod framing;
 mod net;
 pub mod options;
+pub mod replay;
 pub mod run;
 
 pub use net::{guarded, run, spawn, RunningServer};

@@ -1,4 +1,4 @@
-//! The `redsim` binary: `redsim server [--name value ...]`, `redsim scenarios`, `redsim run <scenario>`, plus `--help` and `--version`.
+//! The `redsim` binary: `redsim server [--name value ...]`, `redsim scenarios`, `redsim run <scenario>`, `redsim replay SCRIPT --against URL`, plus `--help` and `--version`.
 
 mod bench;
 
@@ -21,7 +21,7 @@ fn main() -> ExitCode {
         }
         Some("server") => server(&args[1..]),
         Some("bench") => bench::main(&args[1..]),
-        Some(cmd @ ("scenarios" | "run")) => scenario_command(cmd, &args[1..]),
+        Some(cmd @ ("scenarios" | "run" | "replay")) => scenario_command(cmd, &args[1..]),
         Some(other) => {
             eprintln!(
                 "redsim: unknown command '{other}'\n\n{}",
@@ -57,17 +57,22 @@ fn server(args: &[String]) -> ExitCode {
     }
 }
 
-/// `redsim scenarios` and `redsim run`: usage errors exit with status 2.
+/// `redsim scenarios`, `redsim run` and `redsim replay`: usage errors exit
+/// with status 2.
 fn scenario_command(cmd: &str, args: &[String]) -> ExitCode {
     if args.iter().any(|a| a == "-h" || a == "--help") {
-        print!("{}", redsim_cli::run::scenario_usage());
+        if cmd == "replay" {
+            print!("{}", redsim_cli::replay::replay_usage());
+        } else {
+            print!("{}", redsim_cli::run::scenario_usage());
+        }
         return ExitCode::SUCCESS;
     }
     let mut out = std::io::stdout().lock();
-    let result = if cmd == "run" {
-        redsim_cli::run::run_command(args, &mut out)
-    } else {
-        redsim_cli::run::scenarios_command(args, &mut out)
+    let result = match cmd {
+        "run" => redsim_cli::run::run_command(args, &mut out),
+        "replay" => redsim_cli::replay::replay_command(args, &mut out),
+        _ => redsim_cli::run::scenarios_command(args, &mut out),
     };
     match result {
         Ok(status) => ExitCode::from(status),

@@ -177,14 +177,17 @@ pub fn usage() -> String {
            redsim server [--port N] [--bind ADDR...] [--seed N] [--<config-name> <value> ...]\n  \
            redsim scenarios [--json] [<id>]\n  \
            redsim run <id> [--seed N] [--set name=value ...] [--json [FILE]] [--svg FILE]\n  \
+           redsim replay SCRIPT --against redis://HOST:PORT[?cluster=1] [--timing] [--seed N]\n  \
            redsim --help | --version\n\
          \n\
          Commands:\n  \
            server      serve RESP2/RESP3 over TCP to real Redis clients (redis-cli, redis-py, ...)\n  \
            scenarios   list the scenario catalogue (lessons on the virtual clock)\n  \
-           run         run a scenario headless: metrics, checks, notes, JSON, SVG\n\
+           run         run a scenario headless: metrics, checks, notes, JSON, SVG\n  \
+           replay      run a command script on the simulator and a real server; print what differs\n\
          \n\
-         Run 'redsim server --help' for the server's options, 'redsim run --help' for scenarios'.\n",
+         Run 'redsim server --help' for the server's options, 'redsim run --help' for scenarios',\n\
+         'redsim replay --help' for replays.\n",
         env!("CARGO_PKG_VERSION"),
         redsim_engine::REDIS_VERSION
     )
