@@ -13,4 +13,4 @@ pub mod replay;
 pub mod run;
 
 pub use net::{guarded, run, spawn, RunningServer};
-pub use options::{server_usage, usage, ServerOptions};
+pub use options::{server_usage, usage, ClockMode, ServerOptions};

@@ -6,7 +6,7 @@
 //! completion without interleaving, which is what makes INCR from many
 //! clients exact without any locking.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::io;
 use std::net::{SocketAddr, TcpListener as StdListener, ToSocketAddrs};
@@ -23,18 +23,18 @@ use tokio::sync::{mpsc, oneshot, Notify};
 use tokio::task::LocalSet;
 
 use crate::framing::{RequestScan, Scan};
-use crate::options::ServerOptions;
+use crate::options::{ClockMode, ServerOptions};
 
 /// Bytes asked of the socket per read (Redis reads 16 KiB; more costs nothing here).
 const READ_CHUNK: usize = 64 * 1024;
 /// A read buffer grown past this by one huge request is given back once idle.
 const KEEP_BUFFER: usize = 4 * 1024 * 1024;
 
-/// What every task shares: the engine and the instant its clock started.
+/// What every task shares: the engine, its clock and the faults a test set.
 struct Shared {
     engine: RefCell<Engine>,
-    /// Wall-clock instant of virtual time 0.
-    start: Instant,
+    clock: ServerClock,
+    faults: RefCell<Faults>,
     /// Every connection's reply channel and wake-up, by client id: replies
     /// of unblocked clients are produced by other connections' commands or
     /// the ticker, and go out through here.
@@ -46,16 +46,72 @@ struct Shared {
 
 /// How to reach a connection's task from elsewhere.
 struct Peer {
-    tx: mpsc::UnboundedSender<Vec<u8>>,
+    tx: mpsc::UnboundedSender<Outgoing>,
     /// Wakes the connection's task once its client is unblocked, so it
     /// goes on with the requests it had buffered meanwhile.
     wake: Rc<Notify>,
+    /// Closes the connection (a test's `kill_client`).
+    close: Rc<Notify>,
+}
+
+/// Reply bytes for a connection's writer, not to be sent before `due`
+/// (a test's added latency; `None`: at once).
+type Outgoing = (Option<Instant>, Vec<u8>);
+
+/// The server's clock: the wall clock since start (the binary, and tests
+/// that want keys to expire by themselves), or a manual one that moves only
+/// when a test advances it. Both can be pushed ahead by a test.
+struct ServerClock {
+    /// Wall-clock instant of virtual time 0.
+    start: Instant,
+    manual: bool,
+    /// Time a test added (all of a manual clock's time).
+    ahead_us: Cell<u64>,
+}
+
+impl ServerClock {
+    fn now_us(&self) -> u64 {
+        let wall = if self.manual {
+            0
+        } else {
+            self.start.elapsed().as_micros() as u64
+        };
+        wall + self.ahead_us.get()
+    }
+
+    /// The wall instant virtual time `t_us` comes by itself; never for a
+    /// manual clock.
+    fn instant_of(&self, t_us: u64) -> Option<Instant> {
+        (!self.manual)
+            .then(|| self.start + Duration::from_micros(t_us.saturating_sub(self.ahead_us.get())))
+    }
+}
+
+/// Faults a test injects through [`RunningServer`].
+#[derive(Default)]
+struct Faults {
+    /// Added before every reply is sent.
+    latency: Duration,
+    /// Added for clients of a name (CLIENT SETNAME), instead of `latency`.
+    latency_by_name: BTreeMap<String, Duration>,
+    /// New connections are accepted and closed at once.
+    refuse: bool,
 }
 
 impl Shared {
-    /// Microseconds of wall time since start: the engine's clock follows it.
+    /// Microseconds of virtual time: the engine's clock follows it.
     fn now_us(&self) -> u64 {
-        self.start.elapsed().as_micros() as u64
+        self.clock.now_us()
+    }
+
+    /// When a reply to client `id` may go out.
+    fn reply_due(&self, id: ClientId) -> Option<Instant> {
+        let faults = self.faults.borrow();
+        let name = self.engine.borrow().client(id).and_then(|c| c.name.clone());
+        let latency = name
+            .and_then(|n| faults.latency_by_name.get(&n).copied())
+            .unwrap_or(faults.latency);
+        (!latency.is_zero()).then(|| Instant::now() + latency)
     }
 }
 
@@ -87,7 +143,12 @@ fn new_shared(opts: &ServerOptions) -> Rc<Shared> {
     engine.set_unix_base_us(unix_us);
     Rc::new(Shared {
         engine: RefCell::new(engine),
-        start: Instant::now(),
+        clock: ServerClock {
+            start: Instant::now(),
+            manual: opts.clock == ClockMode::Manual,
+            ahead_us: Cell::new(0),
+        },
+        faults: RefCell::new(Faults::default()),
         peers: RefCell::new(BTreeMap::new()),
         ticker_wake: Notify::new(),
     })
@@ -164,6 +225,7 @@ async fn serve(
 async fn accept_loop(shared: Rc<Shared>, listener: TcpListener) {
     loop {
         match listener.accept().await {
+            Ok((stream, _)) if shared.faults.borrow().refuse => drop(stream),
             Ok((stream, peer)) => {
                 tokio::task::spawn_local(connection(shared.clone(), stream, peer));
             }
@@ -189,11 +251,18 @@ async fn cron_ticker(shared: Rc<Shared>) {
                 .next_block_deadline_us()
                 .map_or(cron, |d| d.min(cron))
         };
-        let due = shared.start + Duration::from_micros(due_us);
-        tokio::select! {
-            _ = tokio::time::sleep_until(due.into()) => {}
-            // A client blocked: its deadline may come before `due`.
-            _ = shared.ticker_wake.notified() => continue,
+        match shared.clock.instant_of(due_us) {
+            Some(due) => tokio::select! {
+                _ = tokio::time::sleep_until(due.into()) => {}
+                // A client blocked: its deadline may come before `due`.
+                _ = shared.ticker_wake.notified() => continue,
+            },
+            // A manual clock: run what is due once a test moves it.
+            None if shared.now_us() >= due_us => {}
+            None => {
+                shared.ticker_wake.notified().await;
+                continue;
+            }
         }
         let now = shared.now_us();
         let ok = {
@@ -241,7 +310,7 @@ fn route_outgoing(engine: &mut Engine, shared: &Shared, mut own: Option<(ClientI
         };
         let mut out = Vec::new();
         frame.encode(proto, &mut out);
-        let _ = peer.tx.send(out);
+        let _ = peer.tx.send((None, out));
         peer.wake.notify_one();
     }
 }
@@ -267,8 +336,22 @@ impl Drop for ClientGuard {
 /// writer, repeat. Reading and writing are separate tasks so a client that
 /// pipelines a huge batch before reading anything cannot deadlock against
 /// us (Redis buffers replies the same way, unbounded for normal clients).
-async fn connection(shared: Rc<Shared>, stream: TcpStream, peer: SocketAddr) {
+async fn connection(shared: Rc<Shared>, mut stream: TcpStream, peer: SocketAddr) {
     stream.set_nodelay(true).ok();
+    let maxclients = shared.engine.borrow().config().maxclients as usize;
+    if shared.peers.borrow().len() >= maxclients {
+        // `acceptCommonHandler`: told why, then closed. The client may
+        // already have sent its first command: read it away before closing,
+        // or the kernel resets the connection and the error is lost.
+        let _ = stream
+            .write_all(b"-ERR max number of clients reached\r\n")
+            .await;
+        let _ = stream.shutdown().await;
+        let mut sink = [0u8; 4096];
+        let drain = async { while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {} };
+        let _ = tokio::time::timeout(Duration::from_millis(500), drain).await;
+        return;
+    }
     let id = {
         let mut engine = shared.engine.borrow_mut();
         let id = engine.connect(&peer.to_string());
@@ -288,14 +371,16 @@ async fn connection(shared: Rc<Shared>, stream: TcpStream, peer: SocketAddr) {
         id,
     };
     let (mut reader, writer) = stream.into_split();
-    let (tx, rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (tx, rx) = mpsc::unbounded_channel::<Outgoing>();
     tokio::task::spawn_local(write_loop(writer, rx));
     let wake = Rc::new(Notify::new());
+    let close = Rc::new(Notify::new());
     shared.peers.borrow_mut().insert(
         id,
         Peer {
             tx: tx.clone(),
             wake: wake.clone(),
+            close: close.clone(),
         },
     );
 
@@ -306,12 +391,12 @@ async fn connection(shared: Rc<Shared>, stream: TcpStream, peer: SocketAddr) {
         // then its input waits, as in Redis, until it is served or times out.
         let blocked = shared.engine.borrow().is_blocked(id);
         if !blocked && !buf.is_empty() {
-            let (out, close) = process(&shared, id, &mut buf, &mut scan);
-            if !out.is_empty() && tx.send(out).is_err() {
+            let (out, closing) = process(&shared, id, &mut buf, &mut scan);
+            if !out.is_empty() && tx.send((shared.reply_due(id), out)).is_err() {
                 break;
             }
             deliver_unblocked(&shared);
-            if close {
+            if closing {
                 break;
             }
             if buf.is_empty() && buf.capacity() > KEEP_BUFFER {
@@ -323,6 +408,7 @@ async fn connection(shared: Rc<Shared>, stream: TcpStream, peer: SocketAddr) {
             // Keep reading (a closed connection must still be noticed), and
             // wake when unblocked to run what was read meanwhile.
             tokio::select! {
+                _ = close.notified() => break,
                 _ = wake.notified() => {}
                 r = reader.read_buf(&mut buf) => match r {
                     Ok(0) | Err(_) => break,
@@ -330,9 +416,12 @@ async fn connection(shared: Rc<Shared>, stream: TcpStream, peer: SocketAddr) {
                 },
             }
         } else {
-            match reader.read_buf(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
+            tokio::select! {
+                _ = close.notified() => break,
+                r = reader.read_buf(&mut buf) => match r {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                },
             }
         }
     }
@@ -421,9 +510,17 @@ fn process(
 
 /// Writes reply batches in order, coalescing whatever has queued up, and
 /// closes the socket once the reader is done and everything is sent.
-async fn write_loop(mut writer: OwnedWriteHalf, mut rx: mpsc::UnboundedReceiver<Vec<u8>>) {
-    while let Some(mut out) = rx.recv().await {
-        while let Ok(more) = rx.try_recv() {
+async fn write_loop(mut writer: OwnedWriteHalf, mut rx: mpsc::UnboundedReceiver<Outgoing>) {
+    while let Some((due, mut out)) = rx.recv().await {
+        if let Some(due) = due {
+            tokio::time::sleep_until(due.into()).await;
+        }
+        // Coalesce what is queued and already due; a delayed batch waits
+        // its turn, so replies never overtake each other.
+        while let Ok((more_due, more)) = rx.try_recv() {
+            if let Some(d) = more_due.filter(|d| *d > Instant::now()) {
+                tokio::time::sleep_until(d.into()).await;
+            }
             out.extend_from_slice(&more);
         }
         if writer.write_all(&out).await.is_err() {
@@ -433,14 +530,74 @@ async fn write_loop(mut writer: OwnedWriteHalf, mut rx: mpsc::UnboundedReceiver<
     let _ = writer.shutdown().await;
 }
 
-/// A closure run on the server thread by [`RunningServer::inspect`].
-type Probe = Box<dyn FnOnce(&Engine) + Send>;
+/// What a test asks of the server thread through [`RunningServer`].
+enum Control {
+    /// Runs a closure on the engine as it is.
+    Inspect(Box<dyn FnOnce(&Engine) + Send>),
+    /// Moves the clock ahead, running what comes due.
+    Advance(Duration),
+    /// Latency added to replies: for every client, or those of a name.
+    Latency(Option<String>, Duration),
+    /// Closes the connections of clients of a name (answered: how many).
+    Kill(String),
+    /// Stops the whole server for a while, as `DEBUG SLEEP` does.
+    Pause(Duration),
+    /// Accept-and-close new connections (true) or serve them again.
+    Refuse(bool),
+}
 
-/// Answers [`RunningServer::inspect`] calls.
-async fn answer_probes(shared: Rc<Shared>, mut rx: mpsc::UnboundedReceiver<Probe>) {
-    while let Some(probe) = rx.recv().await {
-        let engine = shared.engine.borrow();
-        let _ = guarded("inspect", || probe(&engine));
+/// A control and where to answer once it has taken effect (a count for
+/// `Kill`, 0 otherwise), so a test's next step sees it in force.
+type Request = (Control, std::sync::mpsc::Sender<usize>);
+
+/// Carries out [`Control`]s on the server thread, between commands.
+async fn answer_controls(shared: Rc<Shared>, mut rx: mpsc::UnboundedReceiver<Request>) {
+    while let Some((control, done)) = rx.recv().await {
+        let mut answer = 0;
+        match control {
+            Control::Inspect(probe) => {
+                let engine = shared.engine.borrow();
+                let _ = guarded("inspect", || probe(&engine));
+            }
+            Control::Advance(by) => {
+                let ahead = &shared.clock.ahead_us;
+                ahead.set(ahead.get() + by.as_micros() as u64);
+                let now = shared.now_us();
+                {
+                    let mut engine = shared.engine.borrow_mut();
+                    let _ = guarded("advance", || engine.advance_to(now));
+                }
+                deliver_unblocked(&shared);
+                shared.ticker_wake.notify_one();
+            }
+            Control::Latency(None, d) => shared.faults.borrow_mut().latency = d,
+            Control::Latency(Some(name), d) => {
+                let mut faults = shared.faults.borrow_mut();
+                if d.is_zero() {
+                    faults.latency_by_name.remove(&name);
+                } else {
+                    faults.latency_by_name.insert(name, d);
+                }
+            }
+            Control::Kill(name) => {
+                let engine = shared.engine.borrow();
+                for (id, peer) in shared.peers.borrow().iter() {
+                    if engine.client(*id).and_then(|c| c.name.as_deref()) == Some(name.as_str()) {
+                        peer.close.notify_one();
+                        answer += 1;
+                    }
+                }
+            }
+            Control::Pause(d) => {
+                // Answer first: the test goes on while the server sleeps.
+                let _ = done.send(0);
+                // Blocking the thread is the point: nothing runs meanwhile.
+                std::thread::sleep(d);
+                continue;
+            }
+            Control::Refuse(on) => shared.faults.borrow_mut().refuse = on,
+        }
+        let _ = done.send(answer);
     }
 }
 
@@ -448,7 +605,7 @@ async fn answer_probes(shared: Rc<Shared>, mut rx: mpsc::UnboundedReceiver<Probe
 pub struct RunningServer {
     addrs: Vec<SocketAddr>,
     stop: Option<oneshot::Sender<()>>,
-    inspect: mpsc::UnboundedSender<Probe>,
+    control: mpsc::UnboundedSender<Request>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -472,11 +629,56 @@ impl RunningServer {
         f: impl FnOnce(&Engine) -> R + Send + 'static,
     ) -> Option<R> {
         let (tx, rx) = std::sync::mpsc::channel();
-        let probe: Probe = Box::new(move |e| {
+        let probe = Box::new(move |e: &Engine| {
             let _ = tx.send(f(e));
         });
-        self.inspect.send(probe).ok()?;
+        self.control(Control::Inspect(probe))?;
         rx.recv().ok()
+    }
+
+    /// Sends `c` to the server thread and waits until it has taken effect;
+    /// `None` if the server has stopped.
+    fn control(&self, c: Control) -> Option<usize> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.control.send((c, tx)).ok()?;
+        rx.recv().ok()
+    }
+
+    /// Moves the server's clock ahead by `by` and returns once the engine
+    /// has run everything due (expiry, timeouts of blocked clients). With
+    /// a manual clock this is the only way time passes.
+    pub fn advance(&self, by: Duration) {
+        self.control(Control::Advance(by));
+    }
+
+    /// Delays every reply by `latency` (zero: none), without slowing the
+    /// server for other clients.
+    pub fn set_latency(&self, latency: Duration) {
+        self.control(Control::Latency(None, latency));
+    }
+
+    /// Delays replies to clients named `name` (CLIENT SETNAME) by
+    /// `latency`, instead of the server-wide latency (zero: back to it).
+    pub fn set_client_latency(&self, name: &str, latency: Duration) {
+        self.control(Control::Latency(Some(name.to_string()), latency));
+    }
+
+    /// Closes the connections of every client named `name`, as a network
+    /// failure would; returns how many there were.
+    pub fn kill_client(&self, name: &str) -> usize {
+        self.control(Control::Kill(name.to_string())).unwrap_or(0)
+    }
+
+    /// Stops the whole server for `d` (as `DEBUG SLEEP`): no command runs
+    /// and no connection is accepted meanwhile. Returns at once.
+    pub fn pause(&self, d: Duration) {
+        self.control(Control::Pause(d));
+    }
+
+    /// Accepts new connections only to close them (true), or serves them
+    /// again (false). Connections already open are untouched.
+    pub fn refuse_connections(&self, refuse: bool) {
+        self.control(Control::Refuse(refuse));
     }
 
     /// Stops the server, closing every connection, and waits for its thread.
@@ -511,7 +713,7 @@ pub fn spawn(opts: ServerOptions) -> io::Result<RunningServer> {
     let mut opts = opts;
     opts.config.port = addrs.first().map_or(opts.config.port, |a| a.port());
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let (probe_tx, probe_rx) = mpsc::unbounded_channel::<Probe>();
+    let (control_tx, control_rx) = mpsc::unbounded_channel::<Request>();
     let thread = std::thread::Builder::new()
         .name("redsim-server".into())
         .spawn(move || {
@@ -527,7 +729,7 @@ pub fn spawn(opts: ServerOptions) -> io::Result<RunningServer> {
             };
             let shared = new_shared(&opts);
             let local = LocalSet::new();
-            local.spawn_local(answer_probes(shared.clone(), probe_rx));
+            local.spawn_local(answer_controls(shared.clone(), control_rx));
             let stop = async {
                 let _ = stop_rx.await;
             };
@@ -538,7 +740,7 @@ pub fn spawn(opts: ServerOptions) -> io::Result<RunningServer> {
     Ok(RunningServer {
         addrs,
         stop: Some(stop_tx),
-        inspect: probe_tx,
+        control: control_tx,
         thread: Some(thread),
     })
 }

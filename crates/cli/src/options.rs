@@ -18,6 +18,19 @@ pub struct ServerOptions {
     /// Trace events the engine keeps; 0 (the default) turns tracing off, as a
     /// long-running server would otherwise spend memory on a log nobody reads.
     pub trace_capacity: usize,
+    /// Where the engine's time comes from (tests may want a manual clock).
+    pub clock: ClockMode,
+}
+
+/// The server's clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ClockMode {
+    /// Virtual time follows the wall clock: keys expire by themselves, as
+    /// in Redis.
+    #[default]
+    Wall,
+    /// Virtual time stands still until [`crate::RunningServer::advance`].
+    Manual,
 }
 
 /// Directives that are Redsim's own rather than engine CONFIG parameters.

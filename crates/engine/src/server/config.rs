@@ -143,6 +143,8 @@ const INT_MAX: i64 = i32::MAX as i64;
 const INT_MIN: i64 = i32::MIN as i64;
 /// `LONG_MAX`, the upper bound of `size_t` and `long long` parameters.
 const LONG_MAX: i64 = i64::MAX;
+/// `UINT_MAX`, the upper bound of `unsigned int` parameters.
+const UINT_MAX: i64 = u32::MAX as i64;
 
 config! {
     /// `hz`: server cron frequency as set; the cron clamps it to 1..=500.
@@ -191,6 +193,9 @@ config! {
     port: u16 = 6379 => ["port"] immutable int(0, 65535);
     /// `bind`, reported by the native server (immutable here).
     bind: String = "127.0.0.1".into() => ["bind"] immutable text();
+    /// `maxclients`: a connection past this many is told "ERR max number of
+    /// clients reached" and closed (by the native server, which owns sockets).
+    maxclients: u32 = 10000 => ["maxclients"] mutable int(1, UINT_MAX);
     /// `hash-max-listpack-entries` (alias `hash-max-ziplist-entries`);
     /// Redis' built-in default (redis.conf says the same).
     hash_max_listpack_entries: u64 = 512 => ["hash-max-listpack-entries", "hash-max-ziplist-entries"] mutable size_t();

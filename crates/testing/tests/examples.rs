@@ -1,0 +1,9 @@
+//! Runs the crate's examples as tests, so the code users copy is compiled and checked on every run.
+
+#[path = "../examples/rate_limiter.rs"]
+mod rate_limiter;
+
+#[test]
+fn rate_limiter_example_holds() {
+    rate_limiter::main();
+}
