@@ -153,3 +153,8 @@ impl TestServer {
         self.server.inspect(f).expect("the test server is running")
     }
 }
+
+/// The README's Rust examples, compiled and run as doctests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeExamples;
