@@ -1,4 +1,4 @@
-//! `cargo xtask dist`: builds the playground for the browser and writes `dist/` (index.html, embed example, CSS, loader, wasm-bindgen output), then reports the wasm size raw and gzipped.
+//! `cargo xtask dist`: builds the playground for the browser and writes `dist/` (index.html, embed example, CSS, loader, wasm-bindgen output shrunk by `wasm-opt`), with a `.br` and a `.gz` beside every file, then reports the wasm's sizes.
 //!
 //! One HTML template serves both this task and trunk: `web/index.html`
 //! carries trunk's `<link data-trunk …>` tags, which are dropped here, and a
@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use crate::tools::{wasm_opt, WASM_FEATURES};
 use crate::util::{cargo, kib, root, run, succeeds, target_dir};
 
 const TARGET: &str = "wasm32-unknown-unknown";
@@ -76,9 +77,11 @@ pub fn dist() -> Result<Built, String> {
     }
     copy_dir(&root().join("assets"), &out)?;
 
-    let bytes = fs::read(out.join(format!("{OUT_NAME}_bg.wasm")))
-        .map_err(|e| format!("cannot read the generated wasm: {e}"))?;
+    let wasm_out = out.join(format!("{OUT_NAME}_bg.wasm"));
+    optimize(&wasm_out)?;
+    let bytes = fs::read(&wasm_out).map_err(|e| format!("cannot read the generated wasm: {e}"))?;
     let gz = gzip_len(&bytes)?;
+    compress_all(&out)?;
     println!(
         "dist: wasm {} raw, {} gzipped ({} bytes, {} bytes); built in {:.1} s",
         kib(bytes.len() as u64),
@@ -89,6 +92,80 @@ pub fn dist() -> Result<Built, String> {
     );
     println!("dist: wrote {}", out.display());
     Ok(Built { dir: out })
+}
+
+/// Shrinks the wasm in place with `wasm-opt` (`-Oz` unless
+/// `REDSIM_WASM_OPT` names another level; `off` skips it, to measure what
+/// it saves). Without npm it says so and leaves the wasm as built.
+fn optimize(wasm: &Path) -> Result<(), String> {
+    let level = std::env::var("REDSIM_WASM_OPT").unwrap_or_else(|_| "Oz".into());
+    if level == "off" {
+        println!("dist: wasm-opt off (REDSIM_WASM_OPT=off)");
+        return Ok(());
+    }
+    let bin = match wasm_opt() {
+        Ok(bin) => bin,
+        Err(why) => {
+            println!("dist: wasm-opt skipped: {why}");
+            return Ok(());
+        }
+    };
+    let before = fs::metadata(wasm).map(|m| m.len()).unwrap_or(0);
+    let t = Instant::now();
+    run(Command::new(bin)
+        .arg(wasm)
+        .arg("-o")
+        .arg(wasm)
+        .arg(format!("-{level}"))
+        .args(WASM_FEATURES))?;
+    let after = fs::metadata(wasm).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "dist: wasm-opt -{level}: {} -> {} in {:.1} s",
+        kib(before),
+        kib(after),
+        t.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Writes `name.br` and `name.gz` beside every file of `dir`, for servers
+/// that send precompressed files (`cargo xtask serve` does).
+fn compress_all(dir: &Path) -> Result<(), String> {
+    let entries = fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    for entry in entries.flatten() {
+        let p = entry.path();
+        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if !p.is_file() || matches!(ext, "br" | "gz") {
+            continue;
+        }
+        let bytes = fs::read(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        write(&with_suffix(&p, "gz"), &gzip(&bytes)?)?;
+        write(&with_suffix(&p, "br"), &brotli(&bytes)?)?;
+    }
+    Ok(())
+}
+
+/// `a/b.wasm` → `a/b.wasm.gz`.
+pub fn with_suffix(p: &Path, suffix: &str) -> PathBuf {
+    let mut s = p.as_os_str().to_owned();
+    s.push(".");
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+fn gzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    enc.write_all(bytes).map_err(|e| e.to_string())?;
+    enc.finish().map_err(|e| e.to_string())
+}
+
+fn brotli(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    {
+        let mut enc = brotli::CompressorWriter::new(&mut out, 64 * 1024, 11, 22);
+        enc.write_all(bytes).map_err(|e| e.to_string())?;
+    }
+    Ok(out)
 }
 
 /// Adds the wasm target through rustup when it is not installed.
@@ -159,10 +236,7 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
 
 /// Size of `bytes` gzipped at the best level, as a server would send it.
 pub fn gzip_len(bytes: &[u8]) -> Result<u64, String> {
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    enc.write_all(bytes).map_err(|e| e.to_string())?;
-    let gz = enc.finish().map_err(|e| e.to_string())?;
-    Ok(gz.len() as u64)
+    Ok(gzip(bytes)?.len() as u64)
 }
 
 #[cfg(test)]
@@ -211,5 +285,32 @@ mod tests {
     fn gzip_shrinks_repetitive_input() {
         let n = gzip_len(&[7u8; 100_000]).unwrap();
         assert!(n > 0 && n < 1000, "{n}");
+    }
+
+    #[test]
+    fn compressed_copies_decompress_to_the_original() {
+        use std::io::Read;
+        let dir = std::env::temp_dir().join(format!("xtask-compress-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let text = "SET k v\n".repeat(5000);
+        fs::write(dir.join("a.js"), &text).unwrap();
+        compress_all(&dir).unwrap();
+        compress_all(&dir).unwrap(); // again: no .gz.gz
+        let mut names: Vec<String> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a.js", "a.js.br", "a.js.gz"]);
+        let mut gz = String::new();
+        flate2::read::GzDecoder::new(&fs::read(dir.join("a.js.gz")).unwrap()[..])
+            .read_to_string(&mut gz)
+            .unwrap();
+        let mut br = String::new();
+        brotli::Decompressor::new(&fs::read(dir.join("a.js.br")).unwrap()[..], 4096)
+            .read_to_string(&mut br)
+            .unwrap();
+        assert_eq!((gz.as_str(), br.as_str()), (text.as_str(), text.as_str()));
+        fs::remove_dir_all(&dir).unwrap();
     }
 }

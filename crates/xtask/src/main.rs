@@ -9,6 +9,7 @@
 mod dist;
 mod serve;
 mod test;
+mod tools;
 mod util;
 
 use std::process::ExitCode;

@@ -1,4 +1,4 @@
-//! `cargo xtask serve`: builds `dist/`, then serves it with a small static file server (std `TcpListener`, a thread per connection, correct MIME types including `application/wasm`).
+//! `cargo xtask serve`: builds `dist/`, then serves it with a small static file server (std `TcpListener`, a thread per connection, correct MIME types including `application/wasm`, and the precompressed `.br` / `.gz` copies sent with `Content-Encoding` to browsers that accept them).
 
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
@@ -34,36 +34,51 @@ fn handle(stream: TcpStream, root: &Path) -> std::io::Result<()> {
         if reader.read_line(&mut request_line)? == 0 {
             return Ok(());
         }
-        // Skip the headers; nothing in them changes the answer.
+        // Of the headers only Accept-Encoding changes the answer.
+        let mut accept = String::new();
         loop {
             let mut h = String::new();
             if reader.read_line(&mut h)? == 0 || h == "\r\n" || h == "\n" {
                 break;
             }
+            if let Some((name, value)) = h.split_once(':') {
+                if name.trim().eq_ignore_ascii_case("accept-encoding") {
+                    accept = value.trim().to_ascii_lowercase();
+                }
+            }
         }
         let mut parts = request_line.split_whitespace();
         let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
+        let mut encoding = None;
         let (status, ctype, body) = match method {
-            "GET" | "HEAD" => {
-                match resolve(root, target).and_then(|p| fs::read(&p).ok().map(|b| (p, b))) {
-                    Some((p, b)) => ("200 OK", mime(&p), b),
-                    None => (
-                        "404 Not Found",
-                        "text/plain; charset=utf-8",
-                        b"not found\n".to_vec(),
-                    ),
+            "GET" | "HEAD" => match resolve(root, target) {
+                Some(p) => {
+                    let (file, enc) = encoded(&p, &accept);
+                    encoding = enc;
+                    match fs::read(&file) {
+                        Ok(b) => ("200 OK", mime(&p), b),
+                        Err(_) => ("500 Internal Server Error", "text/plain", Vec::new()),
+                    }
                 }
-            }
+                None => (
+                    "404 Not Found",
+                    "text/plain; charset=utf-8",
+                    b"not found\n".to_vec(),
+                ),
+            },
             _ => (
                 "405 Method Not Allowed",
                 "text/plain; charset=utf-8",
                 b"GET or HEAD only\n".to_vec(),
             ),
         };
-        println!("{method} {target} -> {status}");
+        let shown = encoding.map_or(String::new(), |e| format!(" ({e})"));
+        println!("{method} {target} -> {status}{shown}");
+        let content_encoding =
+            encoding.map_or(String::new(), |e| format!("Content-Encoding: {e}\r\n"));
         write!(
             out,
-            "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nCache-Control: no-cache\r\n\r\n",
+            "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\n{content_encoding}Vary: Accept-Encoding\r\nContent-Length: {}\r\nCache-Control: no-cache\r\n\r\n",
             body.len()
         )?;
         if method != "HEAD" {
@@ -71,6 +86,28 @@ fn handle(stream: TcpStream, root: &Path) -> std::io::Result<()> {
         }
         out.flush()?;
     }
+}
+
+/// The file to send for `path` given the request's Accept-Encoding: its
+/// `.br` copy if brotli is accepted and the copy exists, else its `.gz`
+/// copy likewise, else the file itself.
+pub fn encoded(path: &Path, accept: &str) -> (PathBuf, Option<&'static str>) {
+    let accepts = |coding: &str| {
+        accept.split(',').any(|part| {
+            let mut it = part.split(';');
+            let name = it.next().unwrap_or("").trim();
+            // `br;q=0` refuses it.
+            let refused = it.any(|p| p.trim().replace(' ', "") == "q=0");
+            name == coding && !refused
+        })
+    };
+    for (coding, suffix) in [("br", "br"), ("gzip", "gz")] {
+        let copy = crate::dist::with_suffix(path, suffix);
+        if accepts(coding) && copy.is_file() {
+            return (copy, Some(coding));
+        }
+    }
+    (path.to_path_buf(), None)
 }
 
 /// The file a request target names under `root`: query and fragment cut,
@@ -148,6 +185,35 @@ mod tests {
         assert_eq!(resolve(&root, "/%2e%2e/x"), None);
         assert_eq!(resolve(&root, "/missing.css"), None);
         assert_eq!(resolve(&root, "/%zz"), None);
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn precompressed_copies_are_chosen_by_accept_encoding() {
+        let root = std::env::temp_dir().join(format!("xtask-enc-{}", std::process::id()));
+        fs::create_dir_all(&root).unwrap();
+        let wasm = root.join("a.wasm");
+        fs::write(&wasm, "w").unwrap();
+        fs::write(root.join("a.wasm.gz"), "g").unwrap();
+        fs::write(root.join("a.wasm.br"), "b").unwrap();
+        let css = root.join("b.css");
+        fs::write(&css, "c").unwrap();
+        fs::write(root.join("b.css.gz"), "g").unwrap();
+        let pick = |p: &Path, a: &str| {
+            let (f, e) = encoded(p, a);
+            (f.file_name().unwrap().to_string_lossy().into_owned(), e)
+        };
+        assert_eq!(
+            pick(&wasm, "gzip, deflate, br, zstd"),
+            ("a.wasm.br".into(), Some("br"))
+        );
+        assert_eq!(pick(&wasm, "gzip"), ("a.wasm.gz".into(), Some("gzip")));
+        assert_eq!(
+            pick(&wasm, "br;q=0, gzip"),
+            ("a.wasm.gz".into(), Some("gzip"))
+        );
+        assert_eq!(pick(&wasm, ""), ("a.wasm".into(), None));
+        assert_eq!(pick(&css, "br, gzip"), ("b.css.gz".into(), Some("gzip")));
         fs::remove_dir_all(&root).unwrap();
     }
 

@@ -113,8 +113,9 @@ pub fn test() -> Result<(), String> {
     }
 }
 
-/// Installs what is missing: the wasm target, Debian's redis-server and
-/// chromium, and the Python packages the browser and client tests use.
+/// Installs what is missing: the wasm target, Debian's redis-server,
+/// chromium and npm, binaryen's wasm-opt from npm, and the Python packages
+/// the browser and client tests use.
 fn install() -> Result<(), String> {
     let mut problems = Vec::new();
     if let Err(e) = crate::dist::ensure_wasm_target() {
@@ -126,6 +127,10 @@ fn install() -> Result<(), String> {
     }
     if which("chromium").is_none() && !std::path::Path::new("/usr/bin/chromium").exists() {
         apt.push("chromium");
+    }
+    // npm fetches binaryen's wasm-opt, which `dist` runs.
+    if which("npm").is_none() {
+        apt.push("npm");
     }
     if !apt.is_empty() {
         let sudo = !is_root() && which("sudo").is_some();
@@ -146,7 +151,10 @@ fn install() -> Result<(), String> {
             problems.push(e);
         }
     } else {
-        println!("redis-server and chromium are installed");
+        println!("redis-server, chromium and npm are installed");
+    }
+    if let Err(e) = crate::tools::wasm_opt() {
+        problems.push(format!("wasm-opt: {e}"));
     }
     if python_has_modules() {
         println!("python modules playwright and redis are installed");
