@@ -2,6 +2,9 @@
 """Speed benchmark, native against wasm: runs `redsim bench zipf --json` and the same
 seeded Zipf cache-aside trace in headless Chromium (`window.redsimBenchZipf` in the
 built dist/), prints requests/s on both and the wasm/native time ratio per cache.
+Then the pages' weight and start: for index.html and embed.html, the median of 3 cold
+loads of the time from navigation to the first console reply, and the wasm fetched
+before it (raw and gzip -9).
 
 Usage: python3 tests/e2e/bench_e2e.py [--dist DIR] [--redsim BIN] [--requests N] [--keys K] [--seed S]
                                       [--rounds R]
@@ -15,6 +18,8 @@ Prints "N passed, M failed" and exits non-zero on any failure.
 """
 
 import argparse
+import gzip
+import statistics
 import json
 import os
 import shutil
@@ -67,6 +72,37 @@ def wasm(args):
     return json.loads(text)
 
 
+def first_reply(args, page_path, runs=3):
+    """Cold loads of `page_path`: (median ms from navigation to the first console reply,
+    wasm bytes fetched before it, their gzip -9 size)."""
+    server, base = serve(os.path.abspath(args.dist))
+    times, wasm_raw, wasm_gz = [], 0, 0
+    try:
+        with sync_playwright() as p:
+            for _ in range(runs):
+                profile = tempfile.mkdtemp(prefix="redsim-first-reply-")
+                try:
+                    ctx = p.chromium.launch_persistent_context(
+                        profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+                    )
+                    page = ctx.pages[0] if ctx.pages else ctx.new_page()
+                    fetched = []
+                    page.on("response", lambda r: fetched.append(r) if r.url.split("?")[0].endswith(".wasm") else None)
+                    page.goto(base + page_path, wait_until="commit")
+                    page.wait_for_function("document.querySelector('.rs-screen .rs-out') !== null",
+                                           polling="raf", timeout=30000)
+                    times.append(page.evaluate("performance.now()"))
+                    bodies = [r.body() for r in fetched]
+                    wasm_raw = sum(len(b) for b in bodies)
+                    wasm_gz = sum(len(gzip.compress(b, 9)) for b in bodies)
+                    ctx.close()
+                finally:
+                    shutil.rmtree(profile, ignore_errors=True)
+    finally:
+        server.shutdown()
+    return statistics.median(times), wasm_raw, wasm_gz
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dist", default=os.path.join(ROOT, "dist"))
@@ -108,6 +144,15 @@ def main():
         else:
             failed += 1
             print("FAIL %s: native %s vs wasm %s" % (n["cache"], n, w))
+    for page_path in ["index.html?cmd=PING", "embed.html"]:
+        try:
+            ms, raw, gz = first_reply(args, page_path)
+            passed += 1
+            print("ok   %s: first reply %.0f ms after navigation (median of 3 cold loads); "
+                  "wasm before it %d bytes, %d gzip -9" % (page_path, ms, raw, gz))
+        except Exception as e:  # noqa: BLE001 - reported as one failure
+            failed += 1
+            print("FAIL %s: no first reply: %s" % (page_path, e))
     print("%d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1
 
