@@ -2,14 +2,14 @@
 
 use crate::kernel::{MS, SEC};
 use crate::outcome::{Chart, Outcome, Series, Strip, StripRow};
-use crate::params::{ParamSpec, Params};
+use crate::params::Params;
 use crate::replication::sentinel::TICK_US;
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::scenario::Scenario;
 use crate::topology::{
     addr, Control, NodeEventKind, TopoOption, TopoOptions, Topology, WriteRecord, FSYNC_MODES,
 };
 
-pub const REPLICATION_TOPOLOGY: Scenario = Scenario::new(topo_info, topo_run);
+pub const REPLICATION_TOPOLOGY: Scenario = Scenario::new("replication-topology", topo_run);
 
 const SCRIPTS: &[&str] = &[
     "kill-master",
@@ -21,26 +21,6 @@ const KILL: usize = 0;
 const PARTITION: usize = 1;
 /// Index 3 is power-loss.
 const PAUSE: usize = 2;
-
-fn topo_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "replication-topology",
-        group: "topology",
-        title: "A replication topology under faults",
-        claim: "With asynchronous replication a failover or a crash throws away acknowledged writes unless the client waited for replicas or the disk; a master cut off with its clients keeps acknowledging writes that vanish when it rejoins (min-replicas-to-write bounds them); a replica that falls further behind than the backlog holds needs a full resync.",
-        look_for: "One lane per node plus the client and the sentinels. Kill the master: sentinels mark it SDOWN, agree on ODOWN, elect a leader in a new epoch and promote the replica with the best priority and offset; the client is refused until +switch-master. Partition it instead: the sentinels on the majority side fail over while the client, cut off with the old master, keeps writing to it; at the heal those writes are marked lost. Pause a replica's link briefly and it continues from the backlog; pause it long and it full-syncs. Power loss: the master restarts from its files before any failover and only appendfsync always keeps every acknowledged write.",
-        params: [
-            ParamSpec::choice("script", 0, SCRIPTS, "kill-master: the master dies at 4 s and restarts at 14 s; partition-master: the master and its client are cut off from 4 s to 14 s; pause-replica: replica 1's link stops for 1 s, replica 2's for 10 s; power-loss: the master's machine loses power at 4.7 s and restarts half a second later"),
-        ]
-        .into_iter()
-        .chain(
-            TOPOLOGY_PARAMS
-                .iter()
-                .filter_map(|&name| TopoOption::by_param(name)?.param_spec()),
-        )
-        .collect(),
-    }
-}
 
 /// The topology options the scenario exposes, in the order its form lists
 /// them; names, defaults and ranges come from the options' table.

@@ -4,33 +4,16 @@ use super::{args, heat_row, owner_legend, owner_row, COMMAND_US, HEAT_LEGEND, MA
 use crate::cluster::{Cluster, SimClient, SimOptions};
 use crate::kernel::{reply_text, MS, SEC};
 use crate::outcome::{Chart, Outcome, Series, Strip, StripRow};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use crate::seeds;
 use redsim_engine::cluster::{key_hash_slot, SLOTS};
 use redsim_engine::Frame;
 
-pub const CLUSTER_HASH_TAGS: Scenario = Scenario::new(tags_info, tags_run);
+pub const CLUSTER_HASH_TAGS: Scenario = Scenario::new("cluster-hash-tags", tags_run);
 
 const LAYOUTS: &[&str] = &["tenant-tag", "entity-tag"];
 const TENANT: u32 = 42;
-
-fn tags_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "cluster-hash-tags",
-        group: "topology",
-        title: "Hash tags: one tenant in one slot",
-        claim: "A hash tag puts every key sharing it in one slot: tagging by a large tenant piles its keys on one master and makes its slot a single, slow unit of resharding, while tags per entity spread the tenant and still allow multi-key commands per entity.",
-        look_for: "The same keys are stored twice over three masters, tagged {tenant:42} or per user. Compare keys per node. Then a multi-key command across two users gets the node's CROSSSLOT error, and one within a user's tag works. Finally the slot holding the tenant's big catalogue key is resharded while clients keep reading: ASK while its keys move, one MOVED per client when the slot changes owner, and a stall on both nodes while the big key's MIGRATE runs.",
-        params: vec![
-            ParamSpec::choice("layout", 0, LAYOUTS, "which layout is resharded and featured in the slot map"),
-            ParamSpec::num("keys", 1500.0, (300.0, 10_000.0, 100.0), "keys", "keys stored in each layout"),
-            ParamSpec::num("tenant_share", 0.4, (0.05, 0.9, 0.05), "", "fraction of the keys that belong to tenant 42"),
-            ParamSpec::num("big_key_mb", 4.0, (0.0, 32.0, 0.5), "MB", "size of tenant 42's catalogue key, moved by one MIGRATE"),
-            ParamSpec::num("read_gap_us", 200.0, (20.0, 5000.0, 10.0), "µs", "time between clients' reads during the resharding"),
-        ],
-    }
-}
 
 /// The keys of one layout: tenant 42's users' carts and profiles, and
 /// other tenants'. `tenant-tag` hashes `{tenant:42}`; `entity-tag` hashes
@@ -445,5 +428,10 @@ mod tests {
         assert!(out.passed(), "{:?}", out.checks);
         let moved = out.metric_value("keys moved with the slot").unwrap();
         assert!(moved < 5.0, "{moved}");
+    }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices("cluster-hash-tags", "layout", super::LAYOUTS);
     }
 }

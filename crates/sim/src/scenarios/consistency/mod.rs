@@ -15,8 +15,8 @@
 use crate::kernel::Recorder;
 use crate::kernel::{reply_text, Database, Dist, Kernel, Micros, Redis, Row, MS, SEC};
 use crate::outcome::{Chart, Diagram, Outcome, Series};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use crate::seeds;
 use redsim_engine::keyspace::object::Value;
 use redsim_engine::Frame;

@@ -11,8 +11,8 @@ use super::{bulk, int, short};
 use crate::kernel::{Dist, Kernel, Link, Micros, Redis, MS};
 use crate::outcome::Outcome;
 use crate::outcome::{Chart, Series};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use redsim_engine::engine::{ClientId, Engine};
 use redsim_engine::proto::resp::Frame;
 use std::collections::BTreeMap;
@@ -36,7 +36,7 @@ fn texts(f: &Frame) -> Vec<String> {
     }
 }
 
-pub const QUEUES: Scenario = Scenario::new(queues_info, queues_run);
+pub const QUEUES: Scenario = Scenario::new("queues", queues_run);
 
 const DESIGNS: &[&str] = &["brpop", "blmove", "delayed-naive", "delayed-lua"];
 
@@ -44,23 +44,6 @@ const DESIGNS: &[&str] = &["brpop", "blmove", "delayed-naive", "delayed-lua"];
 const REAP_LUA: &str = "if ARGV[1] == '1' or redis.call('EXISTS', KEYS[2]) == 0 then local n = 0 while redis.call('LMOVE', KEYS[1], KEYS[3], 'RIGHT', 'RIGHT') do n = n + 1 end return n end return 0";
 /// Claims due delayed jobs in one step: nobody else can see them between the read and the removal.
 const CLAIM_LUA: &str = "local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2]) if #ids > 0 then redis.call('ZREM', KEYS[1], unpack(ids)) end return ids";
-
-fn queues_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "queues",
-        group: "coordination",
-        title: "Job queues: BRPOP loses a crashed worker's job, BLMOVE keeps it; claiming delayed jobs",
-        claim: "With LPUSH/BRPOP a job popped by a worker that crashes is gone; BLMOVE into a per-worker processing list with LREM on completion keeps it until a reaper puts it back; due delayed jobs claimed with ZRANGEBYSCORE then ZREM run twice when two workers poll together, a Lua claim runs each once.",
-        look_for: "The same seed drives four designs. In the two list designs a producer pushes jobs, three workers block on the queue (the engine parks them and hands them the next LPUSH), and worker 1 dies holding a job. BRPOP had already removed it from Redis: it is lost. BLMOVE left a copy in processing:w1; its heartbeat key expires, the reaper's script moves the copy back, another worker runs it. In the delayed designs jobs wait in a sorted set scored by due time; workers poll on the same clock tick, and the naive ones both read the same due jobs before either removes them.",
-        params: vec![
-            ParamSpec::choice("show", 1, DESIGNS, "Which design the race diagram shows"),
-            ParamSpec::num("jobs", 60.0, (10.0, 500.0, 10.0), "jobs", "Jobs produced"),
-            ParamSpec::num("work_ms", 25.0, (1.0, 200.0, 1.0), "ms", "Time a worker spends on one job"),
-            ParamSpec::num("crash_at_ms", 200.0, (0.0, 2000.0, 10.0), "ms", "When worker 1 crashes (at its next job from then on)"),
-            ParamSpec::num("poll_ms", 100.0, (10.0, 1000.0, 10.0), "ms", "Delayed designs: how often workers poll for due jobs"),
-        ],
-    }
-}
 
 #[derive(Clone, Debug)]
 enum QEv {
@@ -523,23 +506,7 @@ fn queues_run(p: &Params, seed: u64) -> Outcome {
 
 // ---------------------------------------------------------------- pubsub-vs-streams
 
-pub const PUBSUB_VS_STREAMS: Scenario = Scenario::new(ps_info, ps_run);
-
-fn ps_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "pubsub-vs-streams",
-        group: "coordination",
-        title: "Pub/Sub against streams: a disconnect, a crash and trimming",
-        claim: "Pub/Sub delivers only to whoever is connected at that instant, so a subscriber's reconnect gap loses messages for good; a consumer group keeps a crashed consumer's unacknowledged entries in its PEL for XAUTOCLAIM; but MAXLEN ~ trimming deletes history that a lagging reader has not reached.",
-        look_for: "One producer sends each event twice: PUBLISH on a channel and XADD with MAXLEN ~ on a stream. The subscriber drops its connection for away_ms: PUBLISH answers 0 receivers for exactly those messages and nothing ever resends them. Consumer c1 of a group dies holding a batch it never acknowledged; c2's periodic XAUTOCLAIM takes the idle entries over. A plain XREAD reader that falls behind sees a jump in sequence numbers once trimming has removed entries it had not read.",
-        params: vec![
-            ParamSpec::num("events", 300.0, (50.0, 2000.0, 50.0), "events", "Events produced, one every 10 ms or so"),
-            ParamSpec::num("away_ms", 400.0, (0.0, 2000.0, 50.0), "ms", "How long the subscriber is disconnected"),
-            ParamSpec::num("maxlen", 100.0, (10.0, 10000.0, 10.0), "entries", "XADD MAXLEN ~ bound on the stream"),
-            ParamSpec::num("reader_per_s", 20.0, (1.0, 500.0, 1.0), "entries/s", "How fast the lagging reader reads"),
-        ],
-    }
-}
+pub const PUBSUB_VS_STREAMS: Scenario = Scenario::new("pubsub-vs-streams", ps_run);
 
 #[derive(Clone, Debug)]
 enum PEv {
@@ -955,5 +922,10 @@ mod tests {
             0.0
         );
         assert!(!o.passed(), "the trimming check fails without lag");
+    }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices("queues", "show", DESIGNS);
     }
 }

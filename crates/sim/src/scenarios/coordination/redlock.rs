@@ -4,33 +4,16 @@ use super::{ms, short, two_holders, unless_paused, Holder, UNLOCK_LUA};
 use crate::kernel::{Dist, Kernel, Link, Micros, Redis, MS};
 use crate::outcome::Outcome;
 use crate::outcome::{Chart, Series};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use crate::seeds;
 use redsim_engine::proto::resp::Frame;
 
-pub const REDLOCK: Scenario = Scenario::new(redlock_info, redlock_run);
+pub const REDLOCK: Scenario = Scenario::new("redlock", redlock_run);
 
 const REDLOCK_FAULTS: &[&str] = &["clock-jump", "client-pause"];
 const MASTERS: usize = 5;
 const QUORUM: usize = MASTERS / 2 + 1;
-
-fn redlock_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "redlock",
-        group: "coordination",
-        title: "Redlock over five masters: a clock jump or a pause gives two holders",
-        claim: "Redlock's quorum of independent masters survives a master failing, but its safety rests on timing: a master whose clock jumps forward, or a client paused past its validity, lets a second client take the lock while the first still holds it.",
-        look_for: "Each client sends SET NX PX to all five masters at once and holds the lock if at least three agree, for a validity of TTL minus the time the round took minus a clock-drift allowance (1% of the TTL plus 2 ms). The run is played twice with the same seed: clean, and with the fault. In clock-jump, A cannot reach M4 and M5 and B cannot reach M1 and M2 (a partition, as in Kleppmann's example); M3's clock then jumps forward, A's key there expires early, and B wins M3, M4, M5 while A is still working. In client-pause, A is paused after checking its validity and writes after every key has expired and B has the lock.",
-        params: vec![
-            ParamSpec::choice("fault", 0, REDLOCK_FAULTS, "What goes wrong in the fault run"),
-            ParamSpec::num("ttl_ms", 1000.0, (100.0, 10000.0, 100.0), "ms", "The key's PX expiry on every master"),
-            ParamSpec::num("work_ms", 600.0, (10.0, 5000.0, 10.0), "ms", "How long A works while holding the lock"),
-            ParamSpec::num("jump_ms", 2000.0, (0.0, 60000.0, 100.0), "ms", "How far M3's clock jumps forward (clock-jump)"),
-            ParamSpec::num("pause_ms", 1500.0, (0.0, 10000.0, 100.0), "ms", "How long A is paused before its write (client-pause)"),
-        ],
-    }
-}
 
 enum REv {
     Try(usize),
@@ -410,5 +393,10 @@ mod tests {
             &[("fault", "client-pause"), ("pause_ms", "100")],
         );
         assert_eq!(metric(&o, "overlap, fault run"), 0.0);
+    }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices("redlock", "fault", REDLOCK_FAULTS);
     }
 }
