@@ -24,8 +24,33 @@ fn sync(e: &mut Engine, at: Micros) {
     }
 }
 
-fn args(a: &[&str]) -> Vec<Vec<u8>> {
-    a.iter().map(|s| s.as_bytes().to_vec()).collect()
+fn args(a: &[impl AsRef<str>]) -> Vec<Vec<u8>> {
+    a.iter().map(|s| s.as_ref().as_bytes().to_vec()).collect()
+}
+
+/// A command as a worker sends it over its link.
+fn cmd(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| s.to_string()).collect()
+}
+
+/// Worker `w`'s processing list (BLMOVE's destination) and heartbeat key.
+fn worker_keys(w: usize) -> (String, String) {
+    (format!("processing:w{}", w + 1), format!("hb:w{}", w + 1))
+}
+
+/// Worker `w`'s heartbeat: a key that expires `hb_ms` after the last beat.
+fn beat(e: &mut Engine, at: Micros, beats: ClientId, w: usize, hb_ms: u64) {
+    sync(e, at);
+    let (_, hb) = worker_keys(w);
+    e.execute(beats, &args(&["SET", &hb, "1", "PX", &hb_ms.to_string()]));
+}
+
+/// The reaper's script for worker `w`: `unconditional` on the worker's own
+/// restart, else only once its heartbeat is gone.
+fn reap_cmd(w: usize, unconditional: bool) -> Vec<String> {
+    let (list, hb) = worker_keys(w);
+    let flag = if unconditional { "1" } else { "0" };
+    cmd(&["EVAL", REAP_LUA, "3", &list, &hb, "queue", flag])
 }
 
 /// The elements of an array reply as text.
@@ -78,6 +103,12 @@ struct QResult {
     completed: u64,
     reaped: u64,
     diagram: Option<crate::outcome::Diagram>,
+}
+
+impl QResult {
+    fn tally(&self) -> String {
+        format!("{} lost, {} run twice", self.lost, self.duplicates)
+    }
 }
 
 fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
@@ -139,16 +170,9 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
     }
     let blocking_cmd = |w: usize| -> Vec<String> {
         if design == 0 {
-            vec!["BRPOP".into(), "queue".into(), "0".into()]
+            cmd(&["BRPOP", "queue", "0"])
         } else {
-            vec![
-                "BLMOVE".into(),
-                "queue".into(),
-                format!("processing:w{}", w + 1),
-                "RIGHT".into(),
-                "LEFT".into(),
-                "0".into(),
-            ]
+            cmd(&["BLMOVE", "queue", &worker_keys(w).0, "RIGHT", "LEFT", "0"])
         }
     };
 
@@ -182,8 +206,7 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                 }
                 let e = &mut redis.engine;
                 sync(e, now);
-                let a: Vec<&str> = cmd.iter().map(|s| s.as_str()).collect();
-                let r = e.submit(ws[w].client, &args(&a));
+                let r = e.submit(ws[w].client, &args(&cmd));
                 if let Some(f) = r {
                     let d = link.delay(&mut k.rng).unwrap_or(0);
                     k.rec.msg(now, now + d, rl, ws[w].lane, short(&f));
@@ -267,19 +290,8 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                     continue;
                 }
                 if design == 1 && !job.is_empty() {
-                    send(
-                        &mut k,
-                        &link,
-                        &mut ws[w],
-                        w,
-                        rl,
-                        vec![
-                            "LREM".into(),
-                            format!("processing:w{}", w + 1),
-                            "1".into(),
-                            job,
-                        ],
-                    );
+                    let lrem = cmd(&["LREM", &worker_keys(w).0, "1", &job]);
+                    send(&mut k, &link, &mut ws[w], w, rl, lrem);
                 }
                 send(&mut k, &link, &mut ws[w], w, rl, blocking_cmd(w));
             }
@@ -288,39 +300,11 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                 ws[w].client = redis.engine.connect(&format!("w{}", w + 1));
                 if design == 1 {
                     // The heartbeat starts with the worker, before it takes any job.
-                    let e = &mut redis.engine;
-                    sync(e, now);
-                    e.execute(
-                        beats,
-                        &args(&[
-                            "SET",
-                            &format!("hb:w{}", w + 1),
-                            "1",
-                            "PX",
-                            &hb_ms.to_string(),
-                        ]),
-                    );
+                    beat(&mut redis.engine, now, beats, w, hb_ms);
                 }
                 k.rec.local(now, now, ws[w].lane, "restarts");
                 if design == 1 {
-                    let list = format!("processing:w{}", w + 1);
-                    let hb = format!("hb:w{}", w + 1);
-                    send(
-                        &mut k,
-                        &link,
-                        &mut ws[w],
-                        w,
-                        rl,
-                        vec![
-                            "EVAL".into(),
-                            REAP_LUA.into(),
-                            "3".into(),
-                            list,
-                            hb,
-                            "queue".into(),
-                            "1".into(),
-                        ],
-                    );
+                    send(&mut k, &link, &mut ws[w], w, rl, reap_cmd(w, true));
                 }
                 send(&mut k, &link, &mut ws[w], w, rl, blocking_cmd(w));
             }
@@ -328,12 +312,8 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                 let e = &mut redis.engine;
                 sync(e, now);
                 for w in 0..ws.len() {
-                    let list = format!("processing:w{}", w + 1);
-                    let hb = format!("hb:w{}", w + 1);
-                    let r = e.submit(
-                        reaper,
-                        &args(&["EVAL", REAP_LUA, "3", &list, &hb, "queue", "0"]),
-                    );
+                    let (list, _) = worker_keys(w);
+                    let r = e.submit(reaper, &args(&reap_cmd(w, false)));
                     let n = r.as_ref().map_or(0, int);
                     if n > 0 {
                         res.reaped += n as u64;
@@ -353,17 +333,14 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
             QEv::Beat(w) => {
                 if ws[w].alive {
                     // Not drawn: heartbeats would crowd the diagram.
-                    let e = &mut redis.engine;
-                    sync(e, now);
-                    let hb = format!("hb:w{}", w + 1);
-                    e.execute(beats, &args(&["SET", &hb, "1", "PX", &hb_ms.to_string()]));
+                    beat(&mut redis.engine, now, beats, w, hb_ms);
                 }
                 k.after(100 * MS, QEv::Beat(w));
             }
             QEv::Poll(w) => {
                 let now_ms = (now / MS).to_string();
-                let cmd: Vec<String> = if design == 2 {
-                    [
+                let poll_cmd = if design == 2 {
+                    cmd(&[
                         "ZRANGEBYSCORE",
                         "delayed",
                         "-inf",
@@ -371,17 +348,11 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                         "LIMIT",
                         "0",
                         "10",
-                    ]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect()
+                    ])
                 } else {
-                    ["EVAL", CLAIM_LUA, "1", "delayed", &now_ms, "10"]
-                        .iter()
-                        .map(|s| s.to_string())
-                        .collect()
+                    cmd(&["EVAL", CLAIM_LUA, "1", "delayed", &now_ms, "10"])
                 };
-                send(&mut k, &link, &mut ws[w], w, rl, cmd);
+                send(&mut k, &link, &mut ws[w], w, rl, poll_cmd);
                 // Workers poll on the clock's tick, as cron-style schedulers do.
                 let next = (now / poll + 1) * poll + k.rng.u64(0..=2 * MS);
                 k.at(next, QEv::Poll(w));
@@ -460,10 +431,7 @@ fn queues_run(p: &Params, seed: u64) -> Outcome {
     out.check(
         "BLMOVE + processing list + reaper: every job runs, none twice",
         rs[1].lost == 0 && rs[1].duplicates == 0 && rs[1].completed == jobs,
-        format!(
-            "{} lost, {} run twice, {} reaped",
-            rs[1].lost, rs[1].duplicates, rs[1].reaped
-        ),
+        format!("{}, {} reaped", rs[1].tally(), rs[1].reaped),
     );
     out.check(
         "Naive ZRANGEBYSCORE + ZREM claim: some delayed job runs twice",
@@ -473,24 +441,16 @@ fn queues_run(p: &Params, seed: u64) -> Outcome {
     out.check(
         "Lua claim: every delayed job runs exactly once",
         rs[3].lost == 0 && rs[3].duplicates == 0,
-        format!("{} lost, {} run twice", rs[3].lost, rs[3].duplicates),
+        rs[3].tally(),
     );
+    let per_design = |count: fn(&QResult) -> u64| -> Vec<(f64, f64)> {
+        let points = rs.iter().enumerate();
+        points.map(|(i, r)| (i as f64, count(r) as f64)).collect()
+    };
     out.charts.push(
         Chart::bars("Lost and duplicated jobs per design", "jobs", DESIGNS)
-            .with(Series::new(
-                "lost",
-                rs.iter()
-                    .enumerate()
-                    .map(|(i, r)| (i as f64, r.lost as f64))
-                    .collect(),
-            ))
-            .with(Series::new(
-                "run twice",
-                rs.iter()
-                    .enumerate()
-                    .map(|(i, r)| (i as f64, r.duplicates as f64))
-                    .collect(),
-            )),
+            .with(Series::new("lost", per_design(|r| r.lost)))
+            .with(Series::new("run twice", per_design(|r| r.duplicates))),
     );
     out.note(format!(
         "BRPOP lost {} job(s) to the crash; BLMOVE lost {} (the reaper returned {}).",
