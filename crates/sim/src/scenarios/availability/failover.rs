@@ -298,16 +298,18 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64,
                 if reply2.is_error() {
                     w.refused += 1;
                     if record {
-                        k.rec.err(
-                            now,
-                            now + 200,
-                            0,
-                            t + 1,
-                            format!(
-                                "write {v}: {}",
-                                redsim_engine::proto::clifmt::format_reply(&reply2)
-                            ),
-                        );
+                        k.rec
+                            .msg(
+                                now,
+                                now + 200,
+                                0,
+                                t + 1,
+                                format!(
+                                    "write {v}: {}",
+                                    redsim_engine::proto::clifmt::format_reply(&reply2)
+                                ),
+                            )
+                            .failed();
                     }
                     k.after(every, Ev::Write);
                     continue;
@@ -609,13 +611,15 @@ fn draw_sentinel_event(k: &mut Kernel<Ev>, ev: &SentinelEvent, quorum: usize) {
                 sentinel + 1
             ),
         ),
-        SentinelEvent::SwitchMaster { to, .. } => k.rec.msg(
+        SentinelEvent::SwitchMaster { to, .. } => {
+k.rec.msg(
             now,
             now + 6 * MS,
             4,
             0,
             format!("+switch-master {}", ADDRS[*to]),
-        ),
+        );
+}
         _ => {}
     }
 }

@@ -402,7 +402,8 @@ fn diagram(t: &Topology) -> crate::outcome::Diagram {
             }
             NodeEventKind::Refused { id, error } => {
                 if !refused_streak {
-                    rec.err(at, at + step, client, lane, format!("w:{id}: {error}"));
+                    rec.msg(at, at + step, client, lane, format!("w:{id}: {error}"))
+                        .failed();
                 }
                 refused_streak = true;
             }
@@ -472,21 +473,27 @@ fn diagram(t: &Topology) -> crate::outcome::Diagram {
                 "bad",
                 format!("sentinel {sentinel}: no replica fit for promotion"),
             ),
-            NodeEventKind::Promoted => rec.msg(at, at + step, sent, lane, "REPLICAOF NO ONE"),
-            NodeEventKind::Repointed { to } => rec.msg(
-                at,
-                at + step,
-                sent,
-                lane,
-                format!("REPLICAOF {}", addr(*to)),
-            ),
-            NodeEventKind::SwitchMaster { epoch } => rec.msg(
-                at,
-                at + step,
-                sent,
-                client,
-                format!("+switch-master {} (epoch {epoch})", addr(e.node)),
-            ),
+            NodeEventKind::Promoted => {
+                rec.msg(at, at + step, sent, lane, "REPLICAOF NO ONE");
+            }
+            NodeEventKind::Repointed { to } => {
+                rec.msg(
+                    at,
+                    at + step,
+                    sent,
+                    lane,
+                    format!("REPLICAOF {}", addr(*to)),
+                );
+            }
+            NodeEventKind::SwitchMaster { epoch } => {
+                rec.msg(
+                    at,
+                    at + step,
+                    sent,
+                    client,
+                    format!("+switch-master {} (epoch {epoch})", addr(e.node)),
+                );
+            }
             NodeEventKind::ClientSwitched => rec.local(
                 at,
                 at + step,

@@ -427,7 +427,8 @@ fn retry_incr_run(
             // The client gives up on the reply; Redis already ran the command.
             if draw {
                 k.rec
-                    .err(at, back, rl, cl, format!("{} (late)", reply_text(&reply)));
+                    .msg(at, back, rl, cl, format!("{} (late)", reply_text(&reply)))
+                    .failed();
                 k.rec
                     .local(send + read_timeout, send + read_timeout, cl, "read timeout");
             }

@@ -199,7 +199,8 @@ fn simulate(p: &Params, seed: u64, timeout_ms: i64, rate: f64, record: bool) -> 
             if kind == 0 {
                 rec.msg(t, t + out.latency_us, client_lane, lane, label);
             } else {
-                rec.err(t, t + out.latency_us.max(MS), client_lane, lane, label);
+                rec.msg(t, t + out.latency_us.max(MS), client_lane, lane, label)
+                    .failed();
             }
         }
         if rejoin_at.is_none() {

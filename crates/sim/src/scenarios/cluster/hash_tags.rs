@@ -141,7 +141,8 @@ fn reshard(
         if readers[r].stats.ask > ask0 && asks_shown < 2 {
             asks_shown += 1;
             rec.msg(t, t, lane_c, lane_f, format!("EXISTS {name}"));
-            rec.err(t, mid, lane_f, lane_c, format!("-ASK {slot} {to_addr}"));
+            rec.msg(t, mid, lane_f, lane_c, format!("-ASK {slot} {to_addr}"))
+                .failed();
             rec.msg(mid, mid, lane_c, lane_t, format!("ASKING, EXISTS {name}"));
             rec.msg(mid, end, lane_t, lane_c, reply_text(&o.reply));
             if asks_shown == 1 {
@@ -150,7 +151,8 @@ fn reshard(
         } else if readers[r].stats.moved > moved0 && moved_shown < 1 {
             moved_shown += 1;
             rec.msg(t, t, lane_c, lane_f, format!("EXISTS {name}"));
-            rec.err(t, mid, lane_f, lane_c, format!("-MOVED {slot} {to_addr}"));
+            rec.msg(t, mid, lane_f, lane_c, format!("-MOVED {slot} {to_addr}"))
+                .failed();
             rec.msg(
                 mid,
                 end,

@@ -290,10 +290,9 @@ impl Sim {
         let r = self.rec(g);
         let f = r.lane(from.0, from.1);
         let t = r.lane(to.0, to.1);
+        let sent = r.msg(at, until, f, t, label);
         if error {
-            r.err(at, until, f, t, label);
-        } else {
-            r.msg(at, until, f, t, label);
+            sent.failed();
         }
     }
 

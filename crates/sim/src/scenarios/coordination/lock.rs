@@ -244,7 +244,8 @@ fn lock_run(p: &Params, seed: u64) -> Outcome {
                 if rec {
                     if reply.is_error() {
                         k.rec
-                            .err(now, now + d, redis_lane, cl[c].lane, short(&reply));
+                            .msg(now, now + d, redis_lane, cl[c].lane, short(&reply))
+                            .failed();
                     } else {
                         k.rec
                             .msg(now, now + d, redis_lane, cl[c].lane, short(&reply));
@@ -368,7 +369,9 @@ fn lock_run(p: &Params, seed: u64) -> Outcome {
                     if accepted {
                         k.rec.msg(now, now + d, res_lane, cl[c].lane, label);
                     } else {
-                        k.rec.err(now, now + d, res_lane, cl[c].lane, label);
+                        k.rec
+                            .msg(now, now + d, res_lane, cl[c].lane, label)
+                            .failed();
                     }
                 }
                 k.after(d, LEv::ResReply(c, kind, job, accepted));

@@ -165,16 +165,18 @@ fn rate_run(p: &Params, seed: u64) -> Outcome {
             }
             Ev::TimedOut(a, id) => {
                 if a == 0 {
-                    k.rec.err(
-                        now - timeout,
-                        now,
-                        app,
-                        rl,
-                        format!(
-                            "request {id}: no answer, {}",
-                            if fail_open { "allowed" } else { "rejected" }
-                        ),
-                    );
+                    k.rec
+                        .msg(
+                            now - timeout,
+                            now,
+                            app,
+                            rl,
+                            format!(
+                                "request {id}: no answer, {}",
+                                if fail_open { "allowed" } else { "rejected" }
+                            ),
+                        )
+                        .failed();
                 }
                 if fail_open {
                     admitted[a].push(now);

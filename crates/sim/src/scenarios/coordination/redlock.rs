@@ -118,13 +118,15 @@ fn redlock_once(p: &Params, seed: u64, fault: Option<usize>) -> RedlockRun {
                 let token = format!("{}:{}", r.name, r.attempt);
                 for (m, &lane) in lanes.iter().enumerate() {
                     if cut(c, m) {
-                        k.rec.err(
-                            now,
-                            now + instance_timeout,
-                            cl[c].lane,
-                            lane,
-                            "SET (no route)",
-                        );
+                        k.rec
+                            .msg(
+                                now,
+                                now + instance_timeout,
+                                cl[c].lane,
+                                lane,
+                                "SET (no route)",
+                            )
+                            .failed();
                         continue;
                     }
                     let d = link.delay(&mut k.rng).unwrap_or(0);

@@ -204,13 +204,15 @@ fn sk_once(p: &Params, seed: u64, use_scan: bool, redis: &mut Redis, t0: Micros)
                     lat.record(sent - t0, took);
                     if rec_window(sent) {
                         if took > 5 * MS {
-                            k.rec.err(
-                                now,
-                                now,
-                                rl,
-                                lanes[c],
-                                format!("{} after {:.0} ms", short(&r), ms(took)),
-                            );
+                            k.rec
+                                .msg(
+                                    now,
+                                    now,
+                                    rl,
+                                    lanes[c],
+                                    format!("{} after {:.0} ms", short(&r), ms(took)),
+                                )
+                                .failed();
                         } else {
                             k.rec.msg(now, now, rl, lanes[c], short(&r));
                         }
