@@ -175,9 +175,7 @@ fn dbu_run(p: &Params, seed: u64) -> Outcome {
             ms(ttl)
         ),
     );
-    out.charts.push(version_chart(served, commit_at, end));
-    out.diagram = sim.take_diagram(0);
-    out.duration_us = end;
+    show_race(&mut out, &mut sim, served, commit_at, end);
     out.note(format!(
         "The writer's DEL landed at {:.1} ms and the UPDATE committed at {:.1} ms.",
         ms(del_at),

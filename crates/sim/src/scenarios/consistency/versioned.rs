@@ -168,13 +168,7 @@ fn vw_race(seed: u64, trials: usize, jitter: Micros) -> (Race, usize) {
                     .or_default()
                     .push((row.version, value));
                 sim.actors[a].carry = row.version.to_string();
-                let d = sim.uniform(0, jitter);
-                let label = if d >= MS / 2 {
-                    format!("app work {:.1} ms", ms(d))
-                } else {
-                    String::new()
-                };
-                Act::Pause(d, label)
+                sim.app_work(jitter)
             }
             (0 | 1, 2, Got::Woke) => {
                 let ver = std::mem::take(&mut sim.actors[a].carry);
@@ -199,12 +193,7 @@ fn vw_race(seed: u64, trials: usize, jitter: Micros) -> (Race, usize) {
             (2, 0, _) if lua => Act::Cmd(cmd(&["HGET", &key, "val"])),
             (2, 0, _) => Act::Cmd(cmd(&["GET", &key])),
             (2, 1, Got::Reply(Frame::Bulk(v))) => {
-                let latest = sim
-                    .db
-                    .get(&key)
-                    .map(|r| r.value.clone())
-                    .unwrap_or_default();
-                stale[usize::from(lua)] += usize::from(v != latest.as_bytes());
+                stale[usize::from(lua)] += usize::from(!sim.is_latest(&key, &v));
                 Act::Done
             }
             _ => Act::Done,

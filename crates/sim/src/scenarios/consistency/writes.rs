@@ -40,13 +40,7 @@ fn ovd_run(p: &Params, seed: u64) -> Outcome {
                     .entry(key.clone())
                     .or_default()
                     .push((version, value));
-                let d = sim.uniform(0, jitter);
-                let label = if d >= MS / 2 {
-                    format!("app work {:.1} ms", ms(d))
-                } else {
-                    String::new()
-                };
-                Act::Pause(d, label)
+                sim.app_work(jitter)
             }
             (0 | 1, 2, Got::Woke) if overwrite => Act::Cmd(cmd(&["SET", &key, &value, "PX", ttl])),
             (0 | 1, 2, Got::Woke) => Act::Cmd(cmd(&["DEL", &key])),
@@ -58,12 +52,7 @@ fn ovd_run(p: &Params, seed: u64) -> Outcome {
                 Act::Cmd(cmd(&["GET", &key]))
             }
             (2, 1, Got::Reply(Frame::Bulk(v))) => {
-                let latest = sim
-                    .db
-                    .get(&key)
-                    .map(|r| r.value.clone())
-                    .unwrap_or_default();
-                if v != latest.as_bytes() {
+                if !sim.is_latest(&key, &v) {
                     reader_stale[usize::from(!overwrite)] += 1;
                 }
                 Act::Done
@@ -431,9 +420,7 @@ fn dd_run(p: &Params, seed: u64) -> Outcome {
         ),
     };
     out.check(claim, passed, detail);
-    out.charts.push(version_chart(served, commit_at, end));
-    out.diagram = sim.take_diagram(0);
-    out.duration_us = end;
+    show_race(&mut out, &mut sim, served, commit_at, end);
     out.note(format!(
         "Case {name}: commit at {:.0} ms, first DEL at {:.0} ms, second DEL {}.",
         ms(commit_at),
