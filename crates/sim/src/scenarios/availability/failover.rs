@@ -110,14 +110,9 @@ fn failover_run(p: &Params, seed: u64) -> Outcome {
     out.metric("acknowledged writes", acked as f64, "writes");
     out.metric("acknowledged then lost", lost as f64, "writes");
     out.charts.push(
-        Chart::bars("Acknowledged writes lost, by mode", "writes", MODES).with(Series::new(
-            "lost",
-            per_mode
-                .iter()
-                .enumerate()
-                .map(|(i, (l, _))| (i as f64, *l as f64))
-                .collect(),
-        )),
+        Chart::bars("Acknowledged writes lost, by mode", "writes", MODES).with(
+            Series::per_category("lost", per_mode.iter().map(|&(l, _)| l as f64)),
+        ),
     );
     let (async_lost, _) = per_mode[0];
     let (wait_lost, _) = per_mode[WAIT_ALL];

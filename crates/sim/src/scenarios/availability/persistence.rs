@@ -79,26 +79,25 @@ fn loss_run(p: &Params, seed: u64) -> Outcome {
     }
     let cat: Vec<&str> = SETTINGS.to_vec();
     out.charts.push(
-        Chart::bars("Acknowledged writes lost in the crash", "writes", &cat).with(Series::new(
-            if crash == Crash::PowerLoss {
-                "power loss"
-            } else {
-                "process crash"
-            },
-            lost_per
-                .iter()
-                .enumerate()
-                .map(|(i, l)| (i as f64, *l as f64))
-                .collect(),
-        )),
+        Chart::bars("Acknowledged writes lost in the crash", "writes", &cat).with(
+            Series::per_category(
+                if crash == Crash::PowerLoss {
+                    "power loss"
+                } else {
+                    "process crash"
+                },
+                lost_per.iter().map(|&l| l as f64),
+            ),
+        ),
     );
-    let mut durable = Chart::line(
-        "Moments data became durable in the last 8 s (fsyncs, finished snapshots)",
-        "virtual time (s)",
-        "setting",
+    out.charts.push(
+        Chart::line(
+            "Moments data became durable in the last 8 s (fsyncs, finished snapshots)",
+            "virtual time (s)",
+            "setting",
+        )
+        .with_all(durable_lines),
     );
-    durable.series = durable_lines;
-    out.charts.push(durable);
     let per_sec = p.get("writes_per_sec");
     for (i, l) in lost_per.iter().enumerate() {
         out.metric(&format!("lost: {}", SETTINGS[i]), *l as f64, "writes");

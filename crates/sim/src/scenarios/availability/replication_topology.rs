@@ -196,13 +196,7 @@ fn topo_run(p: &Params, seed: u64) -> Outcome {
                     "writes",
                     FSYNC_MODES,
                 )
-                .with(Series::new(
-                    "lost",
-                    lost.iter()
-                        .enumerate()
-                        .map(|(i, l)| (i as f64, *l as f64))
-                        .collect(),
-                )),
+                .with(Series::per_category("lost", lost.iter().map(|&l| l as f64))),
             );
             let per_sec = opts.writes_per_sec;
             out.check(
@@ -212,13 +206,14 @@ fn topo_run(p: &Params, seed: u64) -> Outcome {
             );
         }
     }
-    let mut chart = Chart::line(
-        "Replica lag: bytes behind its master",
-        "virtual time (s)",
-        "bytes",
+    out.charts.push(
+        Chart::line(
+            "Replica lag: bytes behind its master",
+            "virtual time (s)",
+            "bytes",
+        )
+        .with_all(lag),
     );
-    chart.series = lag;
-    out.charts.push(chart);
     out.strips.push(write_strip(&t, fault));
     out.diagram = Some(diagram(&t));
     out.note(format!(

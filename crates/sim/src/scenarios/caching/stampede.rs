@@ -52,25 +52,19 @@ fn stampede_run(p: &Params, seed: u64) -> Outcome {
         .position(|&x| x == chosen)
         .unwrap_or(0);
     let cats: Vec<&str> = Protection::NAMES.to_vec();
-    let bars = |f: &dyn Fn(&World) -> f64| -> Vec<(f64, f64)> {
-        runs.iter()
-            .enumerate()
-            .map(|(i, w)| (i as f64, f(w)))
-            .collect()
-    };
+    let bars =
+        |name: &str, f: &dyn Fn(&World) -> f64| Series::per_category(name, runs.iter().map(f));
     o.charts.push(
         Chart::bars("Database calls for the hot key", "queries", &cats)
-            .with(Series::new("DB calls", bars(&|w| w.db.reads as f64))),
+            .with(bars("DB calls", &|w| w.db.reads as f64)),
     );
     o.charts.push(
-        Chart::bars("Client latency p99", "ms", &cats).with(Series::new(
-            "p99",
-            bars(&|w| ms(w.m.reads.quantile(0.99) as f64)),
-        )),
+        Chart::bars("Client latency p99", "ms", &cats)
+            .with(bars("p99", &|w| ms(w.m.reads.quantile(0.99) as f64))),
     );
     o.charts.push(
         Chart::bars("GETs that found nothing", "misses", &cats)
-            .with(Series::new("misses", bars(&|w| w.m.misses.total()))),
+            .with(bars("misses", &|w| w.m.misses.total())),
     );
     // The chosen protection again (same seed, same run) with its diagram
     // around the first database call.

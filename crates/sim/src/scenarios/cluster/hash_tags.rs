@@ -257,14 +257,8 @@ fn tags_run(p: &Params, seed: u64) -> Outcome {
     let per_node: Vec<Vec<u64>> = loaded.iter().map(|(c, _, _)| keys_per_node(c)).collect();
     let mut chart = Chart::bars("Keys per node", "keys", &["node 0", "node 1", "node 2"]);
     for (l, counts) in per_node.iter().enumerate() {
-        chart = chart.with(Series::new(
-            LAYOUTS[l],
-            counts
-                .iter()
-                .enumerate()
-                .map(|(i, &c)| (i as f64, c as f64))
-                .collect(),
-        ));
+        let keys = counts.iter().map(|&c| c as f64);
+        chart = chart.with(Series::per_category(LAYOUTS[l], keys));
     }
     out.charts.push(chart);
     let (tenant_imb, entity_imb) = (imbalance(&per_node[0]), imbalance(&per_node[1]));

@@ -235,14 +235,8 @@ fn hot_run(p: &Params, seed: u64) -> Outcome {
     ];
     let mut chart = Chart::bars("Commands per node, per mitigation", "commands", &node_names);
     for (v, r) in runs.iter().enumerate() {
-        chart = chart.with(Series::new(
-            MITIGATIONS[v],
-            r.ops
-                .iter()
-                .enumerate()
-                .map(|(i, &o)| (i as f64, o as f64))
-                .collect(),
-        ));
+        let ops = r.ops.iter().map(|&o| o as f64);
+        chart = chart.with(Series::per_category(MITIGATIONS[v], ops));
     }
     out.charts.push(chart);
     let mut share = Chart::bars(
@@ -250,12 +244,9 @@ fn hot_run(p: &Params, seed: u64) -> Outcome {
         "share",
         MITIGATIONS,
     );
-    share = share.with(Series::new(
+    share = share.with(Series::per_category(
         "hottest share",
-        runs.iter()
-            .enumerate()
-            .map(|(v, r)| (v as f64, r.hottest_share()))
-            .collect(),
+        runs.iter().map(HotRun::hottest_share),
     ));
     out.charts.push(share);
 

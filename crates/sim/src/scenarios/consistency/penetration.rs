@@ -186,12 +186,9 @@ fn pen_run(p: &Params, seed: u64) -> Outcome {
     }
     out.charts.push(chart);
     out.charts.push(
-        Chart::bars("DB reads per variant", "queries", VARIANTS).with(Series::new(
+        Chart::bars("DB reads per variant", "queries", VARIANTS).with(Series::per_category(
             "DB reads",
-            runs.iter()
-                .enumerate()
-                .map(|(i, (r, _))| (i as f64, r.db_reads as f64))
-                .collect(),
+            runs.iter().map(|(r, _)| r.db_reads as f64),
         )),
     );
     out.diagram = runs

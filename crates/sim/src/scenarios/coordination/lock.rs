@@ -531,13 +531,14 @@ fn lock_run(p: &Params, seed: u64) -> Outcome {
         }
         series.push(Series::new(&format!("{} believes it holds", c.name), pts));
     }
-    let mut chart = Chart::line(
-        "Who believes it holds the lock",
-        "virtual time (s)",
-        "holding (1 = yes)",
+    out.charts.push(
+        Chart::line(
+            "Who believes it holds the lock",
+            "virtual time (s)",
+            "holding (1 = yes)",
+        )
+        .with_all(series),
     );
-    chart.series = series;
-    out.charts.push(chart);
 
     out.note(format!(
         "{}: {:.1} ms with two believed holders, {} stale writes accepted, {} rejected, {} jobs done in {} ms.",

@@ -443,14 +443,12 @@ fn queues_run(p: &Params, seed: u64) -> Outcome {
         rs[3].lost == 0 && rs[3].duplicates == 0,
         rs[3].tally(),
     );
-    let per_design = |count: fn(&QResult) -> u64| -> Vec<(f64, f64)> {
-        let points = rs.iter().enumerate();
-        points.map(|(i, r)| (i as f64, count(r) as f64)).collect()
-    };
+    let lost = rs.iter().map(|r| r.lost as f64);
+    let twice = rs.iter().map(|r| r.duplicates as f64);
     out.charts.push(
         Chart::bars("Lost and duplicated jobs per design", "jobs", DESIGNS)
-            .with(Series::new("lost", per_design(|r| r.lost)))
-            .with(Series::new("run twice", per_design(|r| r.duplicates))),
+            .with(Series::per_category("lost", lost))
+            .with(Series::per_category("run twice", twice)),
     );
     out.note(format!(
         "BRPOP lost {} job(s) to the crash; BLMOVE lost {} (the reaper returned {}).",

@@ -322,13 +322,8 @@ fn rate_run(p: &Params, seed: u64) -> Outcome {
     }
     out.charts.push(chart);
     out.charts.push(
-        Chart::bars("Memory per limiter key (MEMORY USAGE)", "bytes", ALGS).with(Series::new(
-            "bytes",
-            mem.iter()
-                .enumerate()
-                .map(|(i, &m)| (i as f64, m as f64))
-                .collect(),
-        )),
+        Chart::bars("Memory per limiter key (MEMORY USAGE)", "bytes", ALGS)
+            .with(Series::per_category("bytes", mem.iter().map(|&m| m as f64))),
     );
     out.note(format!(
         "{} requests offered; most admitted in {} ms: fixed {}, sliding {}, bucket {} (limit {limit}).",
