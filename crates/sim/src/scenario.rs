@@ -39,3 +39,14 @@ pub struct ScenarioInfo {
     pub look_for: &'static str,
     pub params: Vec<ParamSpec>,
 }
+
+impl ScenarioInfo {
+    /// The alternatives of choice parameter `name`, for runs that label
+    /// results with them. A run asks only for its own parameters, so a
+    /// missing one is a bug that fails its every run.
+    pub fn choices(&self, name: &str) -> &[&'static str] {
+        let spec = self.params.iter().find(|p| p.name == name);
+        let spec = spec.unwrap_or_else(|| panic!("{} has no parameter {name}", self.id));
+        &spec.choices
+    }
+}

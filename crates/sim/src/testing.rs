@@ -72,11 +72,10 @@ pub fn failed(o: &Outcome, claim_start: &str) -> bool {
 }
 
 /// Asserts that choice parameter `name` of scenario `id` offers exactly
-/// `names`, in order: the run code indexes its own list while the
-/// description is data, so the two must not drift apart.
-pub fn assert_choices(id: &str, name: &str, names: &[&str]) {
+/// `names` (space-separated), in order: the run acts on a choice's
+/// position while its names are data, so the two must not drift apart.
+pub fn assert_choices(id: &str, name: &str, names: &str) {
     let s = crate::find(id).unwrap_or_else(|| panic!("no scenario {id}"));
-    let p = s.info().params.iter().find(|p| p.name == name);
-    let p = p.unwrap_or_else(|| panic!("{id} has no parameter {name}"));
-    assert_eq!(p.choices, names, "{id}.{name}");
+    let names: Vec<&str> = names.split_whitespace().collect();
+    assert_eq!(s.info().choices(name), names, "{id}.{name}");
 }

@@ -21,15 +21,7 @@ use redsim_engine::{ClientId, Engine, Frame, Options};
 
 pub const FAILOVER: Scenario = Scenario::new("failover-lost-writes", failover_run);
 
-const MODES: &[&str] = &[
-    "async",
-    "wait",
-    "wait-one",
-    "split-brain",
-    "split-brain-min-replicas",
-    "fencing",
-];
-/// Mode indices.
+/// Positions in the `mode` choices (the lesson's scenarios.json).
 const WAIT_ALL: usize = 1;
 const WAIT_ONE: usize = 2;
 const SPLIT: usize = 3;
@@ -92,11 +84,12 @@ struct World {
 }
 
 fn failover_run(p: &Params, seed: u64) -> Outcome {
+    let modes = FAILOVER.info().choices("mode");
     let mode = p.choice("mode");
     let mut out = Outcome::new("failover-lost-writes", seed, p);
     let mut per_mode = Vec::new();
     let mut fencing_reissued = 0;
-    for (i, _) in MODES.iter().enumerate() {
+    for i in 0..modes.len() {
         let (lost, acked, reissued, o) = simulate(p, seed, i, i == mode);
         per_mode.push((lost, acked));
         if i == FENCING {
@@ -110,7 +103,7 @@ fn failover_run(p: &Params, seed: u64) -> Outcome {
     out.metric("acknowledged writes", acked as f64, "writes");
     out.metric("acknowledged then lost", lost as f64, "writes");
     out.charts.push(
-        Chart::bars("Acknowledged writes lost, by mode", "writes", MODES).with(
+        Chart::bars("Acknowledged writes lost, by mode", "writes", modes).with(
             Series::per_category("lost", per_mode.iter().map(|&(l, _)| l as f64)),
         ),
     );
@@ -657,5 +650,14 @@ mod tests {
             metric(&out, "acknowledged then lost")
         };
         assert!(o("2") <= o("100"), "less lag, fewer lost writes");
+    }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices(
+            "failover-lost-writes",
+            "mode",
+            "async wait wait-one split-brain split-brain-min-replicas fencing",
+        );
     }
 }

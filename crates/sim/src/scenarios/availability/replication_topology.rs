@@ -11,15 +11,10 @@ use crate::topology::{
 
 pub const REPLICATION_TOPOLOGY: Scenario = Scenario::new("replication-topology", topo_run);
 
-const SCRIPTS: &[&str] = &[
-    "kill-master",
-    "partition-master",
-    "pause-replica",
-    "power-loss",
-];
+/// Positions in the `script` choices (the lesson's scenarios.json); 3 is
+/// power-loss.
 const KILL: usize = 0;
 const PARTITION: usize = 1;
-/// Index 3 is power-loss.
 const PAUSE: usize = 2;
 
 /// The topology options the scenario exposes, in the order its form lists
@@ -96,7 +91,8 @@ fn topo_options(p: &Params, seed: u64, which: usize) -> TopoOptions {
 }
 
 fn topo_run(p: &Params, seed: u64) -> Outcome {
-    let which = p.choice("script").min(SCRIPTS.len() - 1);
+    let scripts = REPLICATION_TOPOLOGY.info().choices("script");
+    let which = p.choice("script").min(scripts.len() - 1);
     let opts = topo_options(p, seed, which);
     let (script, until) = canned(which);
     let (t, lag) = play(&opts, &script, until);
@@ -549,7 +545,7 @@ mod tests {
 
     #[test]
     fn every_canned_script_passes_its_checks() {
-        for script in SCRIPTS {
+        for &script in REPLICATION_TOPOLOGY.info().choices("script") {
             for out in all_pass("replication-topology", &[("script", script)]) {
                 assert!(out.checks.len() >= 2, "{script}");
                 let d = out.diagram.as_ref().unwrap();
@@ -557,5 +553,19 @@ mod tests {
                 assert_eq!(out.strips[0].rows.len(), 4, "client + 3 nodes");
             }
         }
+    }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices(
+            "replication-topology",
+            "script",
+            "kill-master partition-master pause-replica power-loss",
+        );
+        crate::testing::assert_choices(
+            "replication-topology",
+            "appendfsync",
+            &crate::topology::FSYNC_MODES.join(" "),
+        );
     }
 }

@@ -429,4 +429,13 @@ mod tests {
     fn serde_json_like(o: &Outcome) -> String {
         format!("{:?}", o)
     }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices(
+            "stampede",
+            "protection",
+            &crate::world::Protection::NAMES.join(" "),
+        );
+    }
 }

@@ -12,7 +12,6 @@ use redsim_engine::Frame;
 
 pub const CLUSTER_HASH_TAGS: Scenario = Scenario::new("cluster-hash-tags", tags_run);
 
-const LAYOUTS: &[&str] = &["tenant-tag", "entity-tag"];
 const TENANT: u32 = 42;
 
 /// The keys of one layout: tenant 42's users' carts and profiles, and
@@ -249,16 +248,17 @@ fn reshard(
 }
 
 fn tags_run(p: &Params, seed: u64) -> Outcome {
+    let layouts = CLUSTER_HASH_TAGS.info().choices("layout");
     let mut out = Outcome::new("cluster-hash-tags", seed, p);
-    let featured = p.choice("layout").min(LAYOUTS.len() - 1);
-    let mut loaded: Vec<(Cluster, SimClient, Vec<Vec<u8>>)> = (0..LAYOUTS.len())
+    let featured = p.choice("layout").min(layouts.len() - 1);
+    let mut loaded: Vec<(Cluster, SimClient, Vec<Vec<u8>>)> = (0..layouts.len())
         .map(|l| load_layout(l, p, seed))
         .collect();
     let per_node: Vec<Vec<u64>> = loaded.iter().map(|(c, _, _)| keys_per_node(c)).collect();
     let mut chart = Chart::bars("Keys per node", "keys", &["node 0", "node 1", "node 2"]);
     for (l, counts) in per_node.iter().enumerate() {
         let keys = counts.iter().map(|&c| c as f64);
-        chart = chart.with(Series::per_category(LAYOUTS[l], keys));
+        chart = chart.with(Series::per_category(layouts[l], keys));
     }
     out.charts.push(chart);
     let (tenant_imb, entity_imb) = (imbalance(&per_node[0]), imbalance(&per_node[1]));
@@ -345,11 +345,11 @@ fn tags_run(p: &Params, seed: u64) -> Outcome {
 
     out.diagram = Some(rs.diagram.clone());
     out.strips.push(Strip {
-        title: format!("Slot map ({}): owner of each slot", LAYOUTS[featured]),
+        title: format!("Slot map ({}): owner of each slot", layouts[featured]),
         legend: owner_legend(),
         rows: vec![before, after],
     });
-    let heat: Vec<StripRow> = (0..LAYOUTS.len())
+    let heat: Vec<StripRow> = (0..layouts.len())
         .map(|l| {
             let c = &loaded[l].0;
             let mut counts = vec![0u64; SLOTS];
@@ -358,7 +358,7 @@ fn tags_run(p: &Params, seed: u64) -> Outcome {
                     counts[s as usize] += k as u64;
                 }
             }
-            heat_row(LAYOUTS[l], &counts)
+            heat_row(layouts[l], &counts)
         })
         .collect();
     out.strips.push(Strip {
@@ -374,7 +374,7 @@ fn tags_run(p: &Params, seed: u64) -> Outcome {
     out.note(format!(
         "Resharding slot {} ({}) moved {} keys in {:.1} ms with {} ASK and {} MOVED redirects; the {:.1} MB key's MIGRATE held both nodes for {:.1} ms.",
         rs.slot,
-        LAYOUTS[featured],
+        layouts[featured],
         rs.keys_moved,
         rs.took_us as f64 / MS as f64,
         rs.ask,
@@ -428,6 +428,6 @@ mod tests {
 
     #[test]
     fn choices_match_the_description() {
-        crate::testing::assert_choices("cluster-hash-tags", "layout", super::LAYOUTS);
+        crate::testing::assert_choices("cluster-hash-tags", "layout", "tenant-tag entity-tag");
     }
 }

@@ -20,8 +20,6 @@ const PODS: usize = 4;
 
 pub const CLUSTER_HOT_KEY: Scenario = Scenario::new("cluster-hot-key", hot_run);
 
-const MITIGATIONS: &[&str] = &["none", "suffixed-copies", "read-replicas", "l1-cache"];
-
 /// What one variant measured.
 struct HotRun {
     /// Commands each node served after the preload (masters, then replicas).
@@ -220,11 +218,12 @@ fn run_hot_variant(variant: usize, p: &Params, seed: u64) -> HotRun {
 }
 
 fn hot_run(p: &Params, seed: u64) -> Outcome {
+    let mitigations = CLUSTER_HOT_KEY.info().choices("mitigation");
     let mut out = Outcome::new("cluster-hot-key", seed, p);
-    let runs: Vec<HotRun> = (0..MITIGATIONS.len())
+    let runs: Vec<HotRun> = (0..mitigations.len())
         .map(|v| run_hot_variant(v, p, seed))
         .collect();
-    let featured = p.choice("mitigation").min(MITIGATIONS.len() - 1);
+    let featured = p.choice("mitigation").min(mitigations.len() - 1);
     let node_names = [
         "master 0",
         "master 1",
@@ -236,13 +235,13 @@ fn hot_run(p: &Params, seed: u64) -> Outcome {
     let mut chart = Chart::bars("Commands per node, per mitigation", "commands", &node_names);
     for (v, r) in runs.iter().enumerate() {
         let ops = r.ops.iter().map(|&o| o as f64);
-        chart = chart.with(Series::per_category(MITIGATIONS[v], ops));
+        chart = chart.with(Series::per_category(mitigations[v], ops));
     }
     out.charts.push(chart);
     let mut share = Chart::bars(
         "Hottest node's share of cluster commands",
         "share",
-        MITIGATIONS,
+        mitigations,
     );
     share = share.with(Series::per_category(
         "hottest share",
@@ -252,7 +251,7 @@ fn hot_run(p: &Params, seed: u64) -> Outcome {
 
     for (v, r) in runs.iter().enumerate() {
         out.metric(
-            &format!("hottest node share ({})", MITIGATIONS[v]),
+            &format!("hottest node share ({})", mitigations[v]),
             r.hottest_share() * 100.0,
             "%",
         );
@@ -338,7 +337,7 @@ fn hot_run(p: &Params, seed: u64) -> Outcome {
             .iter()
             .enumerate()
             .filter(|&(v, _)| v == featured || v == 0)
-            .map(|(v, r)| heat_row(MITIGATIONS[v], &r.heat))
+            .map(|(v, r)| heat_row(mitigations[v], &r.heat))
             .collect(),
     });
     out.duration_us = none.window_us;
@@ -401,6 +400,10 @@ mod tests {
 
     #[test]
     fn choices_match_the_description() {
-        crate::testing::assert_choices("cluster-hot-key", "mitigation", super::MITIGATIONS);
+        crate::testing::assert_choices(
+            "cluster-hot-key",
+            "mitigation",
+            "none suffixed-copies read-replicas l1-cache",
+        );
     }
 }

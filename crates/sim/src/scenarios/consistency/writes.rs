@@ -157,18 +157,11 @@ fn ovd_run(p: &Params, seed: u64) -> Outcome {
 
 pub const DOUBLE_DELETE: Scenario = Scenario::new("double-delete", dd_run);
 
-const DD_CASES: &[&str] = &[
-    "helps",
-    "short-delay",
-    "lost-delete",
-    "replica-lag",
-    "wasted-miss",
-];
-
 fn dd_run(p: &Params, seed: u64) -> Outcome {
+    let cases = DOUBLE_DELETE.info().choices("case");
     let mut out = Outcome::new("double-delete", seed, p);
-    let case = p.choice("case").min(DD_CASES.len() - 1);
-    let name = DD_CASES[case];
+    let case = p.choice("case").min(cases.len() - 1);
+    let name = cases[case];
     let delay = p_ms(p, "delay");
     let pause = if case == 1 {
         p_ms(p, "long_pause")
@@ -467,7 +460,7 @@ mod tests {
 
     #[test]
     fn double_delete_cases() {
-        for case in DD_CASES {
+        for &case in DOUBLE_DELETE.info().choices("case") {
             for o in all_pass(&DOUBLE_DELETE, &[("case", case)]) {
                 assert!(o.diagram.is_some());
             }
@@ -484,6 +477,10 @@ mod tests {
 
     #[test]
     fn choices_match_the_description() {
-        crate::testing::assert_choices("double-delete", "case", DD_CASES);
+        crate::testing::assert_choices(
+            "double-delete",
+            "case",
+            "helps short-delay lost-delete replica-lag wasted-miss",
+        );
     }
 }

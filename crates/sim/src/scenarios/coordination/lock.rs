@@ -10,14 +10,7 @@ use redsim_engine::proto::resp::Frame;
 
 pub const DISTRIBUTED_LOCK: Scenario = Scenario::new("distributed-lock", lock_run);
 
-const LOCK_VARIANTS: &[&str] = &[
-    "no-token",
-    "get-then-del",
-    "lua-unlock",
-    "gc-pause",
-    "watchdog",
-    "fencing",
-];
+/// Positions in the `variant` choices (the lesson's scenarios.json).
 const V_NO_TOKEN: usize = 0;
 const V_GET_DEL: usize = 1;
 const V_LUA: usize = 2;
@@ -84,7 +77,8 @@ struct LockStats {
 }
 
 fn lock_run(p: &Params, seed: u64) -> Outcome {
-    let variant = p.choice("variant").min(LOCK_VARIANTS.len() - 1);
+    let variants = DISTRIBUTED_LOCK.info().choices("variant");
+    let variant = p.choice("variant").min(variants.len() - 1);
     let ttl = p.count("ttl_ms").max(1) * MS;
     let work = p.count("work_ms") * MS;
     let pause = p.count("pause_ms") * MS;
@@ -542,7 +536,7 @@ fn lock_run(p: &Params, seed: u64) -> Outcome {
 
     out.note(format!(
         "{}: {:.1} ms with two believed holders, {} stale writes accepted, {} rejected, {} jobs done in {} ms.",
-        LOCK_VARIANTS[variant], ms(overlap), st.stale_accepted, st.stale_rejected, st.jobs, duration / MS
+        variants[variant], ms(overlap), st.stale_accepted, st.stale_rejected, st.jobs, duration / MS
     ));
     if st.foreign_deletes > 0 {
         out.note(format!(
@@ -700,6 +694,10 @@ mod tests {
 
     #[test]
     fn choices_match_the_description() {
-        crate::testing::assert_choices("distributed-lock", "variant", LOCK_VARIANTS);
+        crate::testing::assert_choices(
+            "distributed-lock",
+            "variant",
+            "no-token get-then-del lua-unlock gc-pause watchdog fencing",
+        );
     }
 }

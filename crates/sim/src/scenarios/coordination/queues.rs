@@ -63,8 +63,6 @@ fn texts(f: &Frame) -> Vec<String> {
 
 pub const QUEUES: Scenario = Scenario::new("queues", queues_run);
 
-const DESIGNS: &[&str] = &["brpop", "blmove", "delayed-naive", "delayed-lua"];
-
 /// Moves everything a dead worker had taken back to the queue, if its heartbeat is gone (or unconditionally with ARGV[1] = 1, on its own restart).
 const REAP_LUA: &str = "if ARGV[1] == '1' or redis.call('EXISTS', KEYS[2]) == 0 then local n = 0 while redis.call('LMOVE', KEYS[1], KEYS[3], 'RIGHT', 'RIGHT') do n = n + 1 end return n end return 0";
 /// Claims due delayed jobs in one step: nobody else can see them between the read and the removal.
@@ -403,14 +401,15 @@ fn deliver(k: &mut Kernel<QEv>, link: &Link, e: &mut Engine, ws: &[Worker], rl: 
 }
 
 fn queues_run(p: &Params, seed: u64) -> Outcome {
-    let show = p.choice("show").min(DESIGNS.len() - 1);
-    let mut rs: Vec<QResult> = (0..DESIGNS.len())
+    let designs = QUEUES.info().choices("show");
+    let show = p.choice("show").min(designs.len() - 1);
+    let mut rs: Vec<QResult> = (0..designs.len())
         .map(|d| queues_once(p, seed, d, d == show))
         .collect();
     let jobs = p.count("jobs").max(1);
     let mut out = Outcome::new("queues", seed, p);
     out.duration_us = jobs * 10 * MS + 2_000 * MS;
-    for (i, d) in DESIGNS.iter().enumerate() {
+    for (i, d) in designs.iter().enumerate() {
         out.metric(&format!("{d}: jobs lost"), rs[i].lost as f64, "jobs");
         out.metric(
             &format!("{d}: jobs run twice"),
@@ -446,7 +445,7 @@ fn queues_run(p: &Params, seed: u64) -> Outcome {
     let lost = rs.iter().map(|r| r.lost as f64);
     let twice = rs.iter().map(|r| r.duplicates as f64);
     out.charts.push(
-        Chart::bars("Lost and duplicated jobs per design", "jobs", DESIGNS)
+        Chart::bars("Lost and duplicated jobs per design", "jobs", designs)
             .with(Series::per_category("lost", lost))
             .with(Series::per_category("run twice", twice)),
     );
@@ -884,6 +883,6 @@ mod tests {
 
     #[test]
     fn choices_match_the_description() {
-        crate::testing::assert_choices("queues", "show", DESIGNS);
+        crate::testing::assert_choices("queues", "show", "brpop blmove delayed-naive delayed-lua");
     }
 }

@@ -11,7 +11,6 @@ use redsim_engine::proto::resp::Frame;
 
 pub const REDLOCK: Scenario = Scenario::new("redlock", redlock_run);
 
-const REDLOCK_FAULTS: &[&str] = &["clock-jump", "client-pause"];
 const MASTERS: usize = 5;
 const QUORUM: usize = MASTERS / 2 + 1;
 
@@ -307,7 +306,8 @@ fn release(
 }
 
 fn redlock_run(p: &Params, seed: u64) -> Outcome {
-    let fault = p.choice("fault").min(REDLOCK_FAULTS.len() - 1);
+    let faults = REDLOCK.info().choices("fault");
+    let fault = p.choice("fault").min(faults.len() - 1);
     let clean = redlock_once(p, seed, None);
     let bad = redlock_once(p, seed, Some(fault));
     let ttl = p.count("ttl_ms") * MS;
@@ -329,7 +329,7 @@ fn redlock_run(p: &Params, seed: u64) -> Outcome {
     out.check(
         &format!(
             "Fault run ({}): two clients hold the lock at once",
-            REDLOCK_FAULTS[fault]
+            faults[fault]
         ),
         bad.overlap > 0,
         format!(
@@ -340,12 +340,7 @@ fn redlock_run(p: &Params, seed: u64) -> Outcome {
         ),
     );
     out.charts.push(
-        Chart::bars(
-            "Time with two holders",
-            "ms",
-            &["clean", REDLOCK_FAULTS[fault]],
-        )
-        .with(Series::new(
+        Chart::bars("Time with two holders", "ms", &["clean", faults[fault]]).with(Series::new(
             "overlap",
             vec![(0.0, ms(clean.overlap)), (1.0, ms(bad.overlap))],
         )),
@@ -358,7 +353,7 @@ fn redlock_run(p: &Params, seed: u64) -> Outcome {
     ));
     out.note(format!(
         "With {}: B got the lock at {} while A held it (validity {:.0} ms): {:.0} ms with two holders.",
-        REDLOCK_FAULTS[fault],
+        faults[fault],
         bad.b_acquired_at.map_or("no time".into(), |t| format!("{:.0} ms", ms(t))),
         ms(bad.a_validity),
         ms(bad.overlap)
@@ -375,7 +370,7 @@ mod tests {
     #[test]
     fn redlock_clean_runs_are_safe_and_faults_give_two_holders() {
         for seed in 1..=3 {
-            for f in REDLOCK_FAULTS {
+            for &f in REDLOCK.info().choices("fault") {
                 let o = run_with(&REDLOCK, seed, &[("fault", f)]);
                 assert!(o.passed(), "{f} seed {seed}: {:?}", o.checks);
                 assert_eq!(metric(&o, "overlap, clean run"), 0.0);
@@ -399,6 +394,6 @@ mod tests {
 
     #[test]
     fn choices_match_the_description() {
-        crate::testing::assert_choices("redlock", "fault", REDLOCK_FAULTS);
+        crate::testing::assert_choices("redlock", "fault", "clock-jump client-pause");
     }
 }

@@ -201,4 +201,13 @@ mod tests {
             other => panic!("{other:?}"),
         }
     }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices(
+            "volatile-oom",
+            "policy",
+            &super::VOLATILE_POLICIES.join(" "),
+        );
+    }
 }
