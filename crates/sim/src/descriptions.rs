@@ -71,6 +71,7 @@ struct ParamEntry {
     help: String,
 }
 
+/// A parameter's default; its JSON type gives the parameter's kind.
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum DefaultValue {
@@ -87,9 +88,8 @@ impl ParamEntry {
     /// The spec, or why the entry is not one: fields of another kind are
     /// refused rather than ignored, so a slip in the data is reported.
     fn spec(self) -> Result<ParamSpec, String> {
-        let name = self.name;
+        let (name, help) = (leak(self.name), leak(self.help));
         let wrong = |what: &str| Err(format!("parameter {name}: {what}"));
-        let (name, help) = (leak(name.clone()), leak(self.help));
         match (self.default, self.range, self.unit, self.choices) {
             (DefaultValue::Number(d), Some(range), unit, None) => Ok(ParamSpec::num(
                 name,

@@ -14,12 +14,13 @@
 //! Layout: the framework at the top (what a scenario is and its
 //! descriptions, the [`catalog`](mod@catalog), [`params`], [`outcome`], the
 //! discrete-event [`kernel`], [`seeds`], [`zipf`] and the [`cacheaside`]
-//! speed trace); the worlds scenarios are
-//! built from below it: [`world`] (load, pods with L1 caches, pools and
-//! singleflight, the assembled caching world), [`replication`] (the
-//! replication link, Sentinel, the network sentinels see), [`cluster`] (the
-//! simulated Redis Cluster) and [`topology`] (the interactive replication
-//! topology); and the lessons in [`scenarios`], one folder each.
+//! speed trace); the worlds scenarios are built from below it: [`world`]
+//! (load, pods with L1 caches, pools and singleflight, the assembled caching
+//! world), [`replication`] (the replication link, Sentinel, the network
+//! sentinels see), [`cluster`] (the simulated Redis Cluster) and
+//! [`topology`] (the interactive replication topology); and the lessons in
+//! [`scenarios`], one folder each, with their descriptions in a
+//! `scenarios.json` beside the code.
 
 pub mod cacheaside;
 pub mod catalog;
