@@ -57,7 +57,7 @@ pub fn scenarios_command(args: &[String], out: &mut dyn Write) -> Result<Status,
     let infos: Vec<ScenarioInfo> = match id {
         Some(id) => {
             let s = sim::find(id).ok_or_else(|| unknown_scenario(id))?;
-            vec![(s.info)()]
+            vec![s.info().clone()]
         }
         None => sim::catalog(),
     };
@@ -256,7 +256,7 @@ fn parse_set(v: &str) -> Result<(String, String), String> {
 pub fn run_command(args: &[String], out: &mut dyn Write) -> Result<Status, String> {
     let o = RunOptions::from_args(args)?;
     let outcome = sim::run(&o.id, o.seed, &o.overrides).map_err(|e| format!("run: {e}"))?;
-    let info = sim::find(&o.id).map(|s| (s.info)());
+    let info = sim::find(&o.id).map(|s| s.info());
     let json = || {
         serde_json::to_string_pretty(&outcome)
             .map(|mut t| {
@@ -270,11 +270,11 @@ pub fn run_command(args: &[String], out: &mut dyn Write) -> Result<Status, Strin
         Some(None) => out.write_all(json()?.as_bytes()).map_err(write_err)?,
         Some(Some(path)) => {
             std::fs::write(path, json()?).map_err(|e| format!("cannot write {path}: {e}"))?;
-            out.write_all(report(&outcome, info.as_ref()).as_bytes())
+            out.write_all(report(&outcome, info).as_bytes())
                 .map_err(write_err)?;
         }
         None => out
-            .write_all(report(&outcome, info.as_ref()).as_bytes())
+            .write_all(report(&outcome, info).as_bytes())
             .map_err(write_err)?,
     }
     if let Some(path) = &o.svg {

@@ -1,12 +1,13 @@
-//! The scenario catalogue: every scenario's info and run function, in the order the library shows them.
+//! The scenario catalogue: every scenario's id and run function, in the order the library shows them; descriptions come from the lessons' data files.
 
 use crate::outcome::Outcome;
 use crate::params::Params;
 use crate::scenario::{Scenario, ScenarioInfo};
 use crate::scenarios::{availability, caching, cluster, consistency, coordination, memory};
 
-/// Every scenario, in catalogue order. Add new ones here.
-const SCENARIOS: &[Scenario] = &[
+/// Every scenario, in catalogue order. Add new ones here, and their
+/// description to the lesson's `scenarios.json`.
+pub(crate) const SCENARIOS: &[Scenario] = &[
     caching::HIT_RATE_LATENCY,
     caching::CACHE_HURTS,
     caching::STAMPEDE,
@@ -43,21 +44,21 @@ const SCENARIOS: &[Scenario] = &[
 
 /// Info for every scenario, in catalogue order.
 pub fn catalog() -> Vec<ScenarioInfo> {
-    SCENARIOS.iter().map(|s| (s.info)()).collect()
+    SCENARIOS.iter().map(|s| s.info().clone()).collect()
 }
 
 /// The scenario with this id.
 pub fn find(id: &str) -> Option<&'static Scenario> {
-    SCENARIOS.iter().find(|s| (s.info)().id == id)
+    SCENARIOS.iter().find(|s| s.id == id)
 }
 
 /// Runs scenario `id` with `seed` and parameter overrides (name, text).
 pub fn run(id: &str, seed: u64, overrides: &[(String, String)]) -> Result<Outcome, String> {
     let s = find(id).ok_or_else(|| {
-        let ids: Vec<&str> = SCENARIOS.iter().map(|s| (s.info)().id).collect();
+        let ids: Vec<&str> = SCENARIOS.iter().map(|s| s.id).collect();
         format!("unknown scenario '{id}' (known: {})", ids.join(", "))
     })?;
-    let info = (s.info)();
+    let info = s.info();
     let params = Params::resolve(&info.params, overrides)?;
     let mut out = (s.run)(&params, seed);
     out.id = info.id.to_string();
@@ -80,24 +81,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ids_are_unique_and_params_resolve_to_defaults() {
-        let infos = catalog();
-        for (i, a) in infos.iter().enumerate() {
+    fn ids_are_unique() {
+        for (i, a) in SCENARIOS.iter().enumerate() {
             assert!(
-                infos[i + 1..].iter().all(|b| b.id != a.id),
+                SCENARIOS[i + 1..].iter().all(|b| b.id != a.id),
                 "duplicate id {}",
                 a.id
             );
-            assert!(Params::resolve(&a.params, &[]).is_ok());
-            for p in &a.params {
-                assert!(
-                    p.min <= p.default && p.default <= p.max,
-                    "{}.{}",
-                    a.id,
-                    p.name
-                );
-                assert!(!p.help.is_empty(), "{}.{} needs a help line", a.id, p.name);
-            }
         }
     }
 

@@ -395,6 +395,18 @@ pub fn reply_text(f: &Frame) -> String {
     redsim_engine::proto::clifmt::format_reply(f)
 }
 
+/// The step [`Recorder::msg`] just drew (none when the cap dropped it).
+pub struct Sent<'a>(Option<&'a mut Step>);
+
+impl Sent<'_> {
+    /// Draws the message as failed or refused.
+    pub fn failed(self) {
+        if let Some(step) = self.0 {
+            step.error = true;
+        }
+    }
+}
+
 /// Records what views draw: a race diagram (capped, so huge runs stay
 /// drawable), plus time series.
 #[derive(Clone, Debug, Default)]
@@ -418,7 +430,8 @@ impl Recorder {
         self.diagram.lanes.len() - 1
     }
 
-    /// A message from one lane to another, sent at `at` and received at `until`.
+    /// A message from one lane to another, sent at `at` and received at
+    /// `until`; [`Sent::failed`] marks it failed or refused.
     pub fn msg(
         &mut self,
         at: Micros,
@@ -426,36 +439,7 @@ impl Recorder {
         from: usize,
         to: usize,
         label: impl Into<String>,
-    ) {
-        self.push(at, until, from, to, label.into(), false);
-    }
-
-    /// A failed or refused message.
-    pub fn err(
-        &mut self,
-        at: Micros,
-        until: Micros,
-        from: usize,
-        to: usize,
-        label: impl Into<String>,
-    ) {
-        self.push(at, until, from, to, label.into(), true);
-    }
-
-    /// Something an actor does by itself (a pause, a crash, a decision).
-    pub fn local(&mut self, at: Micros, until: Micros, lane: usize, label: impl Into<String>) {
-        self.push(at, until, lane, lane, label.into(), false);
-    }
-
-    fn push(
-        &mut self,
-        at: Micros,
-        until: Micros,
-        from: usize,
-        to: usize,
-        label: String,
-        error: bool,
-    ) {
+    ) -> Sent<'_> {
         let cap = if self.step_cap == 0 {
             400
         } else {
@@ -463,16 +447,22 @@ impl Recorder {
         };
         if self.diagram.steps.len() >= cap {
             self.dropped_steps += 1;
-            return;
+            return Sent(None);
         }
         self.diagram.steps.push(Step {
             at_us: at,
             until_us: until.max(at),
             from,
             to,
-            label,
-            error,
+            label: label.into(),
+            error: false,
         });
+        Sent(self.diagram.steps.last_mut())
+    }
+
+    /// Something an actor does by itself (a pause, a crash, a decision).
+    pub fn local(&mut self, at: Micros, until: Micros, lane: usize, label: impl Into<String>) {
+        self.msg(at, until, lane, lane, label);
     }
 
     /// Marks the moment something goes wrong (`bad`), a fix works (`good`), or a note (`info`).

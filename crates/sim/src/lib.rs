@@ -2,26 +2,30 @@
 //!
 //! A scenario is data plus a script. Its [`ScenarioInfo`] names it, explains
 //! what to look for and lists its parameters ([`ParamSpec`], with defaults,
-//! ranges and one-line explanations), so the headless runner, the browser's
-//! scenario library and the tests all read the same catalogue. Running it
-//! gives an [`Outcome`]: headline metrics, the checks that back its claim,
-//! charts over virtual time, strips (one cell per key) and a race diagram
-//! (one lane per actor, messages as arrows, the moment things go wrong
-//! marked). Views play an outcome back with a cursor; nothing in it depends
-//! on when or where it was computed.
+//! ranges and one-line explanations); it is kept as data, one JSON file per
+//! lesson folder, so the headless runner, the browser's scenario library and
+//! the tests all read the same catalogue. Running it gives an [`Outcome`]:
+//! headline metrics, the checks that back its claim, charts over virtual
+//! time, strips (one cell per key) and a race diagram (one lane per actor,
+//! messages as arrows, the moment things go wrong marked). Views play an
+//! outcome back with a cursor; nothing in it depends on when or where it
+//! was computed.
 //!
-//! Layout: the framework at the top (what a scenario is, the [`catalog`](mod@catalog),
-//! [`params`], [`outcome`], the discrete-event [`kernel`], [`seeds`],
-//! [`zipf`] and the [`cacheaside`] speed trace); the worlds scenarios are
-//! built from below it: [`world`] (load, pods with L1 caches, pools and
-//! singleflight, the assembled caching world), [`replication`] (the
-//! replication link, Sentinel, the network sentinels see), [`cluster`] (the
-//! simulated Redis Cluster) and [`topology`] (the interactive replication
-//! topology); and the lessons in [`scenarios`], one folder each.
+//! Layout: the framework at the top (what a scenario is and its
+//! descriptions, the [`catalog`](mod@catalog), [`params`], [`outcome`], the
+//! discrete-event [`kernel`], [`seeds`], [`zipf`] and the [`cacheaside`]
+//! speed trace); the worlds scenarios are built from below it: [`world`]
+//! (load, pods with L1 caches, pools and singleflight, the assembled caching
+//! world), [`replication`] (the replication link, Sentinel, the network
+//! sentinels see), [`cluster`] (the simulated Redis Cluster) and
+//! [`topology`] (the interactive replication topology); and the lessons in
+//! [`scenarios`], one folder each, with their descriptions in a
+//! `scenarios.json` beside the code.
 
 pub mod cacheaside;
 pub mod catalog;
 pub mod cluster;
+mod descriptions;
 pub mod kernel;
 pub mod outcome;
 pub mod params;

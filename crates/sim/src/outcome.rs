@@ -133,6 +133,12 @@ impl Chart {
         self.series.push(series);
         self
     }
+
+    /// The chart with all of `series` added.
+    pub fn with_all(mut self, series: impl IntoIterator<Item = Series>) -> Chart {
+        self.series.extend(series);
+        self
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -147,6 +153,12 @@ impl Series {
             name: name.to_string(),
             points,
         }
+    }
+
+    /// One value per category of a bar chart, at x = 0, 1, 2, …
+    pub fn per_category(name: &str, values: impl IntoIterator<Item = f64>) -> Series {
+        let points = values.into_iter().enumerate();
+        Series::new(name, points.map(|(i, v)| (i as f64, v)).collect())
     }
 }
 

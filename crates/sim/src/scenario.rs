@@ -1,4 +1,4 @@
-//! What a scenario is: its catalogue entry ([`ScenarioInfo`]: id, lesson group, claim, what to look for, parameters) and the function that runs it.
+//! What a scenario is: its id and the function that runs it, and its description ([`ScenarioInfo`]: lesson group, claim, what to look for, parameters), which lives in the lesson's data file.
 
 use crate::outcome::Outcome;
 use crate::params::{ParamSpec, Params};
@@ -7,13 +7,21 @@ use serde::Serialize;
 /// A runnable scenario: defined here, not in the catalogue, so the
 /// scenario modules the catalogue lists don't depend on it.
 pub struct Scenario {
-    pub info: fn() -> ScenarioInfo,
+    /// Stable identifier; it names the scenario's description too.
+    pub id: &'static str,
     pub run: fn(&Params, u64) -> Outcome,
 }
 
 impl Scenario {
-    pub const fn new(info: fn() -> ScenarioInfo, run: fn(&Params, u64) -> Outcome) -> Scenario {
-        Scenario { info, run }
+    pub const fn new(id: &'static str, run: fn(&Params, u64) -> Outcome) -> Scenario {
+        Scenario { id, run }
+    }
+
+    /// Its description. Every scenario has exactly one (a test checks), so
+    /// a missing one is a bug in the data, not a user error.
+    pub fn info(&self) -> &'static ScenarioInfo {
+        crate::descriptions::describe(self.id)
+            .unwrap_or_else(|| panic!("scenario {} has no description", self.id))
     }
 }
 
@@ -30,4 +38,15 @@ pub struct ScenarioInfo {
     /// What to look for while it plays, a few sentences in our own words.
     pub look_for: &'static str,
     pub params: Vec<ParamSpec>,
+}
+
+impl ScenarioInfo {
+    /// The alternatives of choice parameter `name`, for runs that label
+    /// results with them. A run asks only for its own parameters, so a
+    /// missing one is a bug that fails its every run.
+    pub fn choices(&self, name: &str) -> &[&'static str] {
+        let spec = self.params.iter().find(|p| p.name == name);
+        let spec = spec.unwrap_or_else(|| panic!("{} has no parameter {name}", self.id));
+        &spec.choices
+    }
 }

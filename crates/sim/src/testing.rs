@@ -15,7 +15,7 @@ impl Which for str {
 
 impl Which for crate::scenario::Scenario {
     fn id(&self) -> String {
-        (self.info)().id.to_string()
+        self.id.to_string()
     }
 }
 
@@ -69,4 +69,13 @@ pub fn failed(o: &Outcome, claim_start: &str) -> bool {
     o.checks
         .iter()
         .any(|c| c.claim.starts_with(claim_start) && !c.passed)
+}
+
+/// Asserts that choice parameter `name` of scenario `id` offers exactly
+/// `names` (space-separated), in order: the run acts on a choice's
+/// position while its names are data, so the two must not drift apart.
+pub fn assert_choices(id: &str, name: &str, names: &str) {
+    let s = crate::find(id).unwrap_or_else(|| panic!("no scenario {id}"));
+    let names: Vec<&str> = names.split_whitespace().collect();
+    assert_eq!(s.info().choices(name), names, "{id}.{name}");
 }

@@ -357,7 +357,10 @@ impl Sentinels {
             self.check_odown(i, net, events);
             self.start_failover_if_needed(i, now, net, events);
             self.failover_step(i, now, net, orders, events);
-            self.fix_config(i, now, net, orders, events);
+            for (order, event) in self.fix_config(i, now, net) {
+                orders.push(order);
+                events.push(event);
+            }
         }
     }
 
@@ -680,24 +683,24 @@ impl Sentinels {
     }
 
     /// Nodes that disagree with this sentinel's config get fixed: a stale
-    /// master is converted to a replica, a replica of the wrong master repointed.
+    /// master is converted to a replica, a replica of the wrong master
+    /// repointed. Each fix is an order and the event that announces it.
     fn fix_config(
         &mut self,
         i: usize,
         now: u64,
         net: &impl SentinelNet,
-        orders: &mut Vec<Order>,
-        events: &mut Vec<SentinelEvent>,
-    ) {
+    ) -> Vec<(Order, SentinelEvent)> {
+        let mut fixes = Vec::new();
         let nodes = net.nodes();
         let s = &mut self.s[i];
         s.wrong_since.resize(nodes, None);
         if s.phase != Phase::None || s.sdown_since.is_some() {
-            return;
+            return fixes;
         }
         let m = s.master;
         if !net.reaches_node(i, m) || !net.info(m).is_master {
-            return;
+            return fixes;
         }
         for n in 0..nodes {
             if n == m || !net.reaches_node(i, n) {
@@ -713,11 +716,11 @@ impl Sentinels {
             let since = *s.wrong_since[n].get_or_insert(now);
             let wait = if inf.is_master { CONVERT_WAIT_US } else { 0 };
             if now.saturating_sub(since) >= wait {
-                orders.push(Order::ReplicaOf {
+                let order = Order::ReplicaOf {
                     node: n,
                     to: Some(m),
-                });
-                events.push(if inf.is_master {
+                };
+                let event = if inf.is_master {
                     SentinelEvent::ConvertToReplica {
                         sentinel: i,
                         node: n,
@@ -729,10 +732,12 @@ impl Sentinels {
                         node: n,
                         to: m,
                     }
-                });
+                };
+                fixes.push((order, event));
                 s.wrong_since[n] = None;
             }
         }
+        fixes
     }
 }
 

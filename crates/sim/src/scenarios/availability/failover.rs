@@ -11,50 +11,23 @@
 
 use crate::kernel::{Dist, Kernel, Micros, MS};
 use crate::outcome::{Chart, Outcome, Series};
-use crate::params::{ParamSpec, Params};
+use crate::params::Params;
 use crate::replication::link::{LinkMsg, ReplLinks};
 use crate::replication::net::NetView;
 use crate::replication::sentinel::{Order, SentinelConfig, SentinelEvent, Sentinels, TICK_US};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::scenario::Scenario;
 use crate::seeds;
 use redsim_engine::{ClientId, Engine, Frame, Options};
 
-pub const FAILOVER: Scenario = Scenario::new(failover_info, failover_run);
+pub const FAILOVER: Scenario = Scenario::new("failover-lost-writes", failover_run);
 
-const MODES: &[&str] = &[
-    "async",
-    "wait",
-    "wait-one",
-    "split-brain",
-    "split-brain-min-replicas",
-    "fencing",
-];
-/// Mode indices.
+/// Positions in the `mode` choices (the lesson's scenarios.json).
 const WAIT_ALL: usize = 1;
 const WAIT_ONE: usize = 2;
 const SPLIT: usize = 3;
 const SPLIT_MIN_REPLICAS: usize = 4;
 /// Async writes, each fenced by a token from `INCR fence` on the same Redis.
 const FENCING: usize = 5;
-
-fn failover_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "failover-lost-writes",
-        group: "topology",
-        title: "Failover loses acknowledged writes",
-        claim: "Replication is asynchronous: a write the master acknowledged can be missing from the replica Sentinel promotes; WAIT for every replica closes that window (WAIT 1 narrows it, not always), a fencing counter kept on that Redis rolls back and hands out old tokens again, and an isolated master keeps accepting writes that are discarded when it rejoins unless min-replicas-to-write stops it.",
-        look_for: "Watch the master's OK reach the client while the replication stream is still on the wire; the crash (or the partition) cuts it. Sentinels mark SDOWN, then ODOWN, vote, and promote the replica with the highest offset. Count the acknowledged writes the new master never saw: some in async mode, none when the client WAITs for both replicas. WAIT 1 is not enough when the replica that acknowledged is not the one promoted: here the fast replica has replica-priority 200 and the slow one 100, and Sentinel prefers priority over offset. In split brain the old master's clients keep writing until it rejoins as a replica and a full resync wipes their writes.",
-        params: vec![
-            ParamSpec::choice("mode", 0, MODES, "async: plain writes; fencing: each write also takes a token from INCR fence; wait: WAIT for both replicas after each write; wait-one: WAIT 1, with the fast replica configured as less preferred for promotion; split-brain: the master is isolated instead of crashing (optionally with min-replicas-to-write 1)"),
-            ParamSpec::num("write_every_ms", 5.0, (1.0, 100.0, 1.0), "ms", "pause between the client's writes"),
-            ParamSpec::num("repl_latency_ms", 20.0, (1.0, 500.0, 1.0), "ms", "one-way latency of the master→replica links (plus up to 50% jitter)"),
-            ParamSpec::num("fault_at_ms", 1000.0, (200.0, 5000.0, 50.0), "ms", "when the master crashes (or is cut off)"),
-            ParamSpec::num("down_after_ms", 1000.0, (100.0, 10000.0, 100.0), "ms", "Sentinel's down-after-milliseconds"),
-            ParamSpec::num("quorum", 2.0, (1.0, 3.0, 1.0), "", "sentinels (of 3) that must agree the master is down"),
-            ParamSpec::num("heal_after_ms", 3000.0, (500.0, 20000.0, 100.0), "ms", "split brain: how long the partition lasts"),
-        ],
-    }
-}
 
 /// Node indices.
 const M: usize = 0;
@@ -111,11 +84,12 @@ struct World {
 }
 
 fn failover_run(p: &Params, seed: u64) -> Outcome {
+    let modes = FAILOVER.info().choices("mode");
     let mode = p.choice("mode");
     let mut out = Outcome::new("failover-lost-writes", seed, p);
     let mut per_mode = Vec::new();
     let mut fencing_reissued = 0;
-    for (i, _) in MODES.iter().enumerate() {
+    for i in 0..modes.len() {
         let (lost, acked, reissued, o) = simulate(p, seed, i, i == mode);
         per_mode.push((lost, acked));
         if i == FENCING {
@@ -129,14 +103,9 @@ fn failover_run(p: &Params, seed: u64) -> Outcome {
     out.metric("acknowledged writes", acked as f64, "writes");
     out.metric("acknowledged then lost", lost as f64, "writes");
     out.charts.push(
-        Chart::bars("Acknowledged writes lost, by mode", "writes", MODES).with(Series::new(
-            "lost",
-            per_mode
-                .iter()
-                .enumerate()
-                .map(|(i, (l, _))| (i as f64, *l as f64))
-                .collect(),
-        )),
+        Chart::bars("Acknowledged writes lost, by mode", "writes", modes).with(
+            Series::per_category("lost", per_mode.iter().map(|&(l, _)| l as f64)),
+        ),
     );
     let (async_lost, _) = per_mode[0];
     let (wait_lost, _) = per_mode[WAIT_ALL];
@@ -317,16 +286,18 @@ fn simulate(p: &Params, seed: u64, mode: usize, record: bool) -> (u64, u64, u64,
                 if reply2.is_error() {
                     w.refused += 1;
                     if record {
-                        k.rec.err(
-                            now,
-                            now + 200,
-                            0,
-                            t + 1,
-                            format!(
-                                "write {v}: {}",
-                                redsim_engine::proto::clifmt::format_reply(&reply2)
-                            ),
-                        );
+                        k.rec
+                            .msg(
+                                now,
+                                now + 200,
+                                0,
+                                t + 1,
+                                format!(
+                                    "write {v}: {}",
+                                    redsim_engine::proto::clifmt::format_reply(&reply2)
+                                ),
+                            )
+                            .failed();
                     }
                     k.after(every, Ev::Write);
                     continue;
@@ -628,13 +599,15 @@ fn draw_sentinel_event(k: &mut Kernel<Ev>, ev: &SentinelEvent, quorum: usize) {
                 sentinel + 1
             ),
         ),
-        SentinelEvent::SwitchMaster { to, .. } => k.rec.msg(
+        SentinelEvent::SwitchMaster { to, .. } => {
+k.rec.msg(
             now,
             now + 6 * MS,
             4,
             0,
             format!("+switch-master {}", ADDRS[*to]),
-        ),
+        );
+}
         _ => {}
     }
 }
@@ -677,5 +650,14 @@ mod tests {
             metric(&out, "acknowledged then lost")
         };
         assert!(o("2") <= o("100"), "less lag, fewer lost writes");
+    }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices(
+            "failover-lost-writes",
+            "mode",
+            "async wait wait-one split-brain split-brain-min-replicas fencing",
+        );
     }
 }

@@ -2,29 +2,14 @@
 
 use crate::kernel::{MS, SEC};
 use crate::outcome::{Chart, Outcome, Series};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use redsim_engine::persist::Crash;
 use redsim_engine::{Engine, Frame, Options};
 
-pub const PERSISTENCE_LOSS: Scenario = Scenario::new(loss_info, loss_run);
+pub const PERSISTENCE_LOSS: Scenario = Scenario::new("persistence-loss", loss_run);
 
 const SETTINGS: &[&str] = &["rdb (save 5 1)", "aof always", "aof everysec", "aof no"];
-
-fn loss_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "persistence-loss",
-        group: "topology",
-        title: "What a crash loses: RDB and appendfsync",
-        claim: "After a power loss, appendfsync always loses no acknowledged write, everysec about the last second, no up to the kernel's 30-second writeback, and RDB everything since the last snapshot's fork; a crash of the process alone loses nothing with AOF on, since Redis writes the AOF before it replies.",
-        look_for: "The same client writes to four nodes configured differently, and every node dies at the same instant. Compare the acknowledged writes each restarted node no longer has. Then switch the crash to a process crash: the AOF nodes lose nothing, because their records were already handed to the kernel; the RDB node still loses what came after its last fork. The second chart shows why snapshots are not free: the fork's copy-on-write grows with the writes the parent takes while the child writes the file.",
-        params: vec![
-            ParamSpec::choice("crash", 0, &["power-loss", "process"], "power loss keeps only fsynced data; a process crash keeps what was written to the kernel"),
-            ParamSpec::num("crash_at_ms", 7_500.0, (1_000.0, 60_000.0, 100.0), "ms", "when every node dies"),
-            ParamSpec::num("writes_per_sec", 200.0, (10.0, 2_000.0, 10.0), "writes/s", "the client's steady write rate"),
-        ],
-    }
-}
 
 fn node(seed: u64, config: &[(&str, &str)], trace: usize) -> (Engine, u64) {
     let mut o = Options::new(seed);
@@ -94,26 +79,25 @@ fn loss_run(p: &Params, seed: u64) -> Outcome {
     }
     let cat: Vec<&str> = SETTINGS.to_vec();
     out.charts.push(
-        Chart::bars("Acknowledged writes lost in the crash", "writes", &cat).with(Series::new(
-            if crash == Crash::PowerLoss {
-                "power loss"
-            } else {
-                "process crash"
-            },
-            lost_per
-                .iter()
-                .enumerate()
-                .map(|(i, l)| (i as f64, *l as f64))
-                .collect(),
-        )),
+        Chart::bars("Acknowledged writes lost in the crash", "writes", &cat).with(
+            Series::per_category(
+                if crash == Crash::PowerLoss {
+                    "power loss"
+                } else {
+                    "process crash"
+                },
+                lost_per.iter().map(|&l| l as f64),
+            ),
+        ),
     );
-    let mut durable = Chart::line(
-        "Moments data became durable in the last 8 s (fsyncs, finished snapshots)",
-        "virtual time (s)",
-        "setting",
+    out.charts.push(
+        Chart::line(
+            "Moments data became durable in the last 8 s (fsyncs, finished snapshots)",
+            "virtual time (s)",
+            "setting",
+        )
+        .with_all(durable_lines),
     );
-    durable.series = durable_lines;
-    out.charts.push(durable);
     let per_sec = p.get("writes_per_sec");
     for (i, l) in lost_per.iter().enumerate() {
         out.metric(&format!("lost: {}", SETTINGS[i]), *l as f64, "writes");

@@ -2,45 +2,20 @@
 
 use crate::kernel::{MS, SEC};
 use crate::outcome::{Chart, Outcome, Series, Strip, StripRow};
-use crate::params::{ParamSpec, Params};
+use crate::params::Params;
 use crate::replication::sentinel::TICK_US;
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::scenario::Scenario;
 use crate::topology::{
     addr, Control, NodeEventKind, TopoOption, TopoOptions, Topology, WriteRecord, FSYNC_MODES,
 };
 
-pub const REPLICATION_TOPOLOGY: Scenario = Scenario::new(topo_info, topo_run);
+pub const REPLICATION_TOPOLOGY: Scenario = Scenario::new("replication-topology", topo_run);
 
-const SCRIPTS: &[&str] = &[
-    "kill-master",
-    "partition-master",
-    "pause-replica",
-    "power-loss",
-];
+/// Positions in the `script` choices (the lesson's scenarios.json); 3 is
+/// power-loss.
 const KILL: usize = 0;
 const PARTITION: usize = 1;
-/// Index 3 is power-loss.
 const PAUSE: usize = 2;
-
-fn topo_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "replication-topology",
-        group: "topology",
-        title: "A replication topology under faults",
-        claim: "With asynchronous replication a failover or a crash throws away acknowledged writes unless the client waited for replicas or the disk; a master cut off with its clients keeps acknowledging writes that vanish when it rejoins (min-replicas-to-write bounds them); a replica that falls further behind than the backlog holds needs a full resync.",
-        look_for: "One lane per node plus the client and the sentinels. Kill the master: sentinels mark it SDOWN, agree on ODOWN, elect a leader in a new epoch and promote the replica with the best priority and offset; the client is refused until +switch-master. Partition it instead: the sentinels on the majority side fail over while the client, cut off with the old master, keeps writing to it; at the heal those writes are marked lost. Pause a replica's link briefly and it continues from the backlog; pause it long and it full-syncs. Power loss: the master restarts from its files before any failover and only appendfsync always keeps every acknowledged write.",
-        params: [
-            ParamSpec::choice("script", 0, SCRIPTS, "kill-master: the master dies at 4 s and restarts at 14 s; partition-master: the master and its client are cut off from 4 s to 14 s; pause-replica: replica 1's link stops for 1 s, replica 2's for 10 s; power-loss: the master's machine loses power at 4.7 s and restarts half a second later"),
-        ]
-        .into_iter()
-        .chain(
-            TOPOLOGY_PARAMS
-                .iter()
-                .filter_map(|&name| TopoOption::by_param(name)?.param_spec()),
-        )
-        .collect(),
-    }
-}
 
 /// The topology options the scenario exposes, in the order its form lists
 /// them; names, defaults and ranges come from the options' table.
@@ -116,7 +91,8 @@ fn topo_options(p: &Params, seed: u64, which: usize) -> TopoOptions {
 }
 
 fn topo_run(p: &Params, seed: u64) -> Outcome {
-    let which = p.choice("script").min(SCRIPTS.len() - 1);
+    let scripts = REPLICATION_TOPOLOGY.info().choices("script");
+    let which = p.choice("script").min(scripts.len() - 1);
     let opts = topo_options(p, seed, which);
     let (script, until) = canned(which);
     let (t, lag) = play(&opts, &script, until);
@@ -216,13 +192,7 @@ fn topo_run(p: &Params, seed: u64) -> Outcome {
                     "writes",
                     FSYNC_MODES,
                 )
-                .with(Series::new(
-                    "lost",
-                    lost.iter()
-                        .enumerate()
-                        .map(|(i, l)| (i as f64, *l as f64))
-                        .collect(),
-                )),
+                .with(Series::per_category("lost", lost.iter().map(|&l| l as f64))),
             );
             let per_sec = opts.writes_per_sec;
             out.check(
@@ -232,13 +202,14 @@ fn topo_run(p: &Params, seed: u64) -> Outcome {
             );
         }
     }
-    let mut chart = Chart::line(
-        "Replica lag: bytes behind its master",
-        "virtual time (s)",
-        "bytes",
+    out.charts.push(
+        Chart::line(
+            "Replica lag: bytes behind its master",
+            "virtual time (s)",
+            "bytes",
+        )
+        .with_all(lag),
     );
-    chart.series = lag;
-    out.charts.push(chart);
     out.strips.push(write_strip(&t, fault));
     out.diagram = Some(diagram(&t));
     out.note(format!(
@@ -422,7 +393,8 @@ fn diagram(t: &Topology) -> crate::outcome::Diagram {
             }
             NodeEventKind::Refused { id, error } => {
                 if !refused_streak {
-                    rec.err(at, at + step, client, lane, format!("w:{id}: {error}"));
+                    rec.msg(at, at + step, client, lane, format!("w:{id}: {error}"))
+                        .failed();
                 }
                 refused_streak = true;
             }
@@ -492,21 +464,27 @@ fn diagram(t: &Topology) -> crate::outcome::Diagram {
                 "bad",
                 format!("sentinel {sentinel}: no replica fit for promotion"),
             ),
-            NodeEventKind::Promoted => rec.msg(at, at + step, sent, lane, "REPLICAOF NO ONE"),
-            NodeEventKind::Repointed { to } => rec.msg(
-                at,
-                at + step,
-                sent,
-                lane,
-                format!("REPLICAOF {}", addr(*to)),
-            ),
-            NodeEventKind::SwitchMaster { epoch } => rec.msg(
-                at,
-                at + step,
-                sent,
-                client,
-                format!("+switch-master {} (epoch {epoch})", addr(e.node)),
-            ),
+            NodeEventKind::Promoted => {
+                rec.msg(at, at + step, sent, lane, "REPLICAOF NO ONE");
+            }
+            NodeEventKind::Repointed { to } => {
+                rec.msg(
+                    at,
+                    at + step,
+                    sent,
+                    lane,
+                    format!("REPLICAOF {}", addr(*to)),
+                );
+            }
+            NodeEventKind::SwitchMaster { epoch } => {
+                rec.msg(
+                    at,
+                    at + step,
+                    sent,
+                    client,
+                    format!("+switch-master {} (epoch {epoch})", addr(e.node)),
+                );
+            }
             NodeEventKind::ClientSwitched => rec.local(
                 at,
                 at + step,
@@ -567,7 +545,7 @@ mod tests {
 
     #[test]
     fn every_canned_script_passes_its_checks() {
-        for script in SCRIPTS {
+        for &script in REPLICATION_TOPOLOGY.info().choices("script") {
             for out in all_pass("replication-topology", &[("script", script)]) {
                 assert!(out.checks.len() >= 2, "{script}");
                 let d = out.diagram.as_ref().unwrap();
@@ -575,5 +553,19 @@ mod tests {
                 assert_eq!(out.strips[0].rows.len(), 4, "client + 3 nodes");
             }
         }
+    }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices(
+            "replication-topology",
+            "script",
+            "kill-master partition-master pause-replica power-loss",
+        );
+        crate::testing::assert_choices(
+            "replication-topology",
+            "appendfsync",
+            &crate::topology::FSYNC_MODES.join(" "),
+        );
     }
 }

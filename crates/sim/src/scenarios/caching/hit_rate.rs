@@ -3,30 +3,12 @@
 use super::{db_dist, db_qps, ms, run_world, us};
 use crate::kernel::{Dist, MS, SEC};
 use crate::outcome::{Chart, Outcome, Series};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use crate::seeds;
 use crate::world::{predicted_latency, Config, KeyDist, LoadGen, Warm, World};
 
-pub const HIT_RATE_LATENCY: Scenario = Scenario::new(hit_rate_latency_info, hit_rate_latency_run);
-
-fn hit_rate_latency_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "hit-rate-latency",
-        group: "caching",
-        title: "Hit rate, effective latency and misses per second",
-        claim: "Mean latency follows L = h·L_hit + (1−h)·(L_hit + L_source), the p99 stays at the source's latency, and the database feels misses per second, not the hit percentage.",
-        look_for: "Compare the measured mean with the formula at two hit ratios: every point of hit rate removes the same slice of latency. The p99 line sits at the source's latency as long as more than 1% of reads miss. At ten times the traffic the hit ratio is the same but ten times as many misses per second reach the database.",
-        params: vec![
-            ParamSpec::num("hit_pct", 90.0, (0.0, 100.0, 0.5), "%", "Share of reads for keys already in the cache (the rest are new keys)."),
-            ParamSpec::num("hit_pct_2", 99.0, (0.0, 100.0, 0.5), "%", "A second hit ratio to compare with the first."),
-            ParamSpec::num("l_hit_ms", 0.3, (0.05, 5.0, 0.05), "ms", "Round trip to Redis (a hit's cost)."),
-            ParamSpec::num("l_source_ms", 20.0, (0.5, 200.0, 0.5), "ms", "Mean database read latency (a miss adds it)."),
-            ParamSpec::num("rate", 1000.0, (100.0, 3000.0, 100.0), "req/s", "Read traffic of the base runs."),
-            ParamSpec::num("traffic_factor", 10.0, (2.0, 20.0, 1.0), "×", "How much more traffic the high-traffic run gets, same hit ratio."),
-        ],
-    }
-}
+pub const HIT_RATE_LATENCY: Scenario = Scenario::new("hit-rate-latency", hit_rate_latency_run);
 
 fn hit_cfg(p: &Params, hit: f64, rate: f64) -> Config {
     let dur = SEC;
@@ -185,24 +167,7 @@ fn hit_rate_latency_run(p: &Params, seed: u64) -> Outcome {
 
 // ---------------------------------------------------------------- cache-hurts
 
-pub const CACHE_HURTS: Scenario = Scenario::new(cache_hurts_info, cache_hurts_run);
-
-fn cache_hurts_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "cache-hurts",
-        group: "caching",
-        title: "When a cache makes things worse",
-        claim: "With keys that rarely repeat, a cache makes the mean latency worse than no cache (every miss pays extra round trips), and with as many writes as reads it churns: low hit rate, little database relief, extra Redis work.",
-        look_for: "The bars put each workload next to a run without any cache, same seed. Unique keys: almost every read pays a GET that finds nothing and a SET nobody reads, so the mean rises above the database's own latency when the source is fast. Write-heavy: every write deletes the key, so about half the reads miss and the database still sees most of the traffic.",
-        params: vec![
-            ParamSpec::num("repeat_pct", 5.0, (0.0, 100.0, 1.0), "%", "Share of reads for a small set of repeated keys (the rest are unique)."),
-            ParamSpec::num("l_hit_ms", 0.5, (0.05, 5.0, 0.05), "ms", "Round trip to Redis."),
-            ParamSpec::num("l_source_ms", 4.0, (0.5, 100.0, 0.5), "ms", "Mean database latency (a fast indexed lookup by default)."),
-            ParamSpec::num("write_pct", 50.0, (0.0, 90.0, 5.0), "%", "Writes in the churn workload (1:1 at 50%)."),
-            ParamSpec::num("rate", 1000.0, (100.0, 3000.0, 100.0), "req/s", "Requests per second in each run."),
-        ],
-    }
-}
+pub const CACHE_HURTS: Scenario = Scenario::new("cache-hurts", cache_hurts_run);
 
 fn hurts_cfg(p: &Params, cache: bool, keys: KeyDist, read_frac: f64, warm: u64) -> Config {
     let dur = SEC;

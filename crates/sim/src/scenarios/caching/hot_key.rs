@@ -3,27 +3,11 @@
 use super::{db_dist, ms, run_world, us};
 use crate::kernel::{Dist, MS, SEC};
 use crate::outcome::{Chart, Outcome, Series};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use crate::world::{Config, KeyDist, LoadGen, Warm, World};
 
-pub const HOT_KEY_L1: Scenario = Scenario::new(hot_key_l1_info, hot_key_l1_run);
-
-fn hot_key_l1_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "hot-key-l1",
-        group: "caching",
-        title: "A hot key behind a per-pod L1 cache",
-        claim: "An in-process L1 cache with a short TTL in front of Redis cuts the hot key's Redis traffic by orders of magnitude, at the price of a staleness window as long as the L1 TTL.",
-        look_for: "Without L1 every read is a Redis command; with it each pod asks Redis about once per L1 TTL. A writer updates the key twice a second: pods that hold it in L1 keep serving the old version until their copy expires, which is the staleness the chart counts.",
-        params: vec![
-            ParamSpec::num("pods", 20.0, (1.0, 50.0, 1.0), "", "Application pods, each with its own L1."),
-            ParamSpec::num("rate", 5000.0, (500.0, 10000.0, 500.0), "req/s", "Reads of the hot key per second."),
-            ParamSpec::num("l1_ttl_ms", 1000.0, (10.0, 3000.0, 10.0), "ms", "How long a pod keeps its local copy."),
-            ParamSpec::num("writes_per_s", 2.0, (0.0, 20.0, 0.5), "1/s", "Updates of the hot key (DB write, then DEL in Redis)."),
-        ],
-    }
-}
+pub const HOT_KEY_L1: Scenario = Scenario::new("hot-key-l1", hot_key_l1_run);
 
 fn hot_cfg(p: &Params, l1: bool) -> Config {
     let dur = 2 * SEC;

@@ -3,32 +3,13 @@
 use super::{ms, run_world, us};
 use crate::kernel::{reply_text, Dist, Kernel, Latencies, Meter, Micros, Redis, MS, SEC};
 use crate::outcome::{Chart, Outcome, Series};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use crate::world::{Config, KeyDist, LoadGen, Warm};
 use redsim_engine::{ClientId, Frame};
 use std::collections::BTreeMap;
 
-pub const CONNECTION_POOL: Scenario = Scenario::new(connection_pool_info, connection_pool_run);
-
-fn connection_pool_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "connection-pool",
-        group: "caching",
-        title: "Connection pool: exhaustion, blocking commands, retried INCR",
-        claim: "An exhausted pool shows as waiting and then pool timeouts, blocking commands on the shared pool hold connections for their whole wait, and a retried INCR after a read timeout counts twice because the first one ran.",
-        look_for: "Exhaustion: when commands hold connections longer than arrivals free them, the wait grows until it hits the pool timeout and requests fail. Blocking: BLPOP workers sit on connections, so the same GET traffic waits unless they get their own client. Retry: the reply to the first INCR is late, not lost; the client times out and sends it again, and the counter moves twice for one increment.",
-        params: vec![
-            ParamSpec::choice("case", 0, &["exhaustion", "blocking", "retry-incr"], "Which pool lesson to run."),
-            ParamSpec::num("pool_size", 10.0, (1.0, 100.0, 1.0), "", "Connections in the pod's pool."),
-            ParamSpec::num("pool_timeout_ms", 100.0, (5.0, 2000.0, 5.0), "ms", "How long a request waits for a free connection."),
-            ParamSpec::num("rate", 8000.0, (500.0, 20000.0, 500.0), "req/s", "GET traffic in the overload phase."),
-            ParamSpec::num("blockers", 8.0, (0.0, 50.0, 1.0), "", "BLPOP workers sharing the pool (blocking case)."),
-            ParamSpec::num("retries", 3.0, (0.0, 5.0, 1.0), "", "Retries after a read timeout (retry-incr case)."),
-            ParamSpec::flag("idempotent", false, "Make the increment idempotent (a per-request key checked in a script)."),
-        ],
-    }
-}
+pub const CONNECTION_POOL: Scenario = Scenario::new("connection-pool", connection_pool_run);
 
 fn connection_pool_run(p: &Params, seed: u64) -> Outcome {
     match p.choice("case") {
@@ -446,7 +427,8 @@ fn retry_incr_run(
             // The client gives up on the reply; Redis already ran the command.
             if draw {
                 k.rec
-                    .err(at, back, rl, cl, format!("{} (late)", reply_text(&reply)));
+                    .msg(at, back, rl, cl, format!("{} (late)", reply_text(&reply)))
+                    .failed();
                 k.rec
                     .local(send + read_timeout, send + read_timeout, cl, "read timeout");
             }

@@ -3,30 +3,11 @@
 use super::{db_dist, ms, run_world, us};
 use crate::kernel::{Dist, Micros, MS, SEC};
 use crate::outcome::{Chart, Outcome, Series};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use crate::world::{Config, KeyDist, LoadGen, Metrics, Protection, Warm, World};
 
-pub const STAMPEDE: Scenario = Scenario::new(stampede_info, stampede_run);
-
-fn stampede_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "stampede",
-        group: "caching",
-        title: "Cache stampede on a hot key",
-        claim: "When a hot key expires under load, every request that misses goes to the database unless a protection collapses them: a rebuild lock to one call, singleflight to one per pod, XFetch, logical expiry and refresh-ahead to no miss at all.",
-        look_for: "The bars run every protection on the same load. Without protection the database gets one query per request that arrived while the first load ran. Singleflight collapses them per process, so 20 pods still make 20 calls. The lock makes one call but the losers sleep and poll, which shows in p99. XFetch, logical expiry and refresh-ahead reload before anyone misses.",
-        params: vec![
-            ParamSpec::choice("protection", 2, &Protection::NAMES, "What a pod does when the hot key is missing or about to expire."),
-            ParamSpec::num("pods", 20.0, (1.0, 50.0, 1.0), "", "Application pods, each with its own singleflight group."),
-            ParamSpec::num("rate", 5000.0, (500.0, 10000.0, 500.0), "req/s", "Reads of the hot key per second."),
-            ParamSpec::num("db_ms", 40.0, (5.0, 200.0, 5.0), "ms", "How long rebuilding the value takes in the database."),
-            ParamSpec::num("beta", 1.0, (0.1, 5.0, 0.1), "", "XFetch aggressiveness: higher refreshes earlier."),
-            ParamSpec::num("lock_sleep_ms", 20.0, (1.0, 200.0, 1.0), "ms", "How long a request that lost the rebuild lock sleeps before reading again."),
-            ParamSpec::num("wait_deadline_ms", 0.0, (0.0, 200.0, 1.0), "ms", "Singleflight followers give up after this long (DoChan with a deadline; 0 = wait for the leader)."),
-        ],
-    }
-}
+pub const STAMPEDE: Scenario = Scenario::new("stampede", stampede_run);
 
 const EXPIRE_AT: Micros = 300 * MS;
 
@@ -71,25 +52,19 @@ fn stampede_run(p: &Params, seed: u64) -> Outcome {
         .position(|&x| x == chosen)
         .unwrap_or(0);
     let cats: Vec<&str> = Protection::NAMES.to_vec();
-    let bars = |f: &dyn Fn(&World) -> f64| -> Vec<(f64, f64)> {
-        runs.iter()
-            .enumerate()
-            .map(|(i, w)| (i as f64, f(w)))
-            .collect()
-    };
+    let bars =
+        |name: &str, f: &dyn Fn(&World) -> f64| Series::per_category(name, runs.iter().map(f));
     o.charts.push(
         Chart::bars("Database calls for the hot key", "queries", &cats)
-            .with(Series::new("DB calls", bars(&|w| w.db.reads as f64))),
+            .with(bars("DB calls", &|w| w.db.reads as f64)),
     );
     o.charts.push(
-        Chart::bars("Client latency p99", "ms", &cats).with(Series::new(
-            "p99",
-            bars(&|w| ms(w.m.reads.quantile(0.99) as f64)),
-        )),
+        Chart::bars("Client latency p99", "ms", &cats)
+            .with(bars("p99", &|w| ms(w.m.reads.quantile(0.99) as f64))),
     );
     o.charts.push(
         Chart::bars("GETs that found nothing", "misses", &cats)
-            .with(Series::new("misses", bars(&|w| w.m.misses.total()))),
+            .with(bars("misses", &|w| w.m.misses.total())),
     );
     // The chosen protection again (same seed, same run) with its diagram
     // around the first database call.
@@ -256,25 +231,7 @@ fn stampede_run(p: &Params, seed: u64) -> Outcome {
 
 // ---------------------------------------------------------------- avalanche
 
-pub const AVALANCHE: Scenario = Scenario::new(avalanche_info, avalanche_run);
-
-fn avalanche_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "avalanche",
-        group: "caching",
-        title: "Avalanche: many keys missing at once",
-        claim: "Keys warmed together with one TTL expire together and spike the database, which TTL jitter spreads out; a cold start and a failover to an empty replica spike it the same way.",
-        look_for: "With the expiry cause, compare the two DB QPS lines: the synchronised TTLs make one tall spike that queues in the database, the jittered ones a low hump. A cold start begins at zero hit rate; a failover to an empty node drops the hit rate to zero at the switch.",
-        params: vec![
-            ParamSpec::choice("cause", 0, &["expiry", "cold-start", "failover"], "What empties the cache."),
-            ParamSpec::num("jitter_pct", 20.0, (0.0, 50.0, 5.0), "%", "TTL spread (±) in the jittered run."),
-            ParamSpec::num("keys", 500.0, (100.0, 5000.0, 100.0), "", "Keys warmed and read (uniformly)."),
-            ParamSpec::num("rate", 3000.0, (200.0, 5000.0, 100.0), "req/s", "Reads per second."),
-            ParamSpec::num("ttl_s", 2.0, (0.5, 10.0, 0.5), "s", "TTL of the warmed keys."),
-            ParamSpec::num("db_limit", 16.0, (1.0, 200.0, 1.0), "", "Queries the database serves at once (10 ms each)."),
-        ],
-    }
-}
+pub const AVALANCHE: Scenario = Scenario::new("avalanche", avalanche_run);
 
 fn avalanche_cfg(p: &Params, cause: usize, jitter: f64) -> Config {
     let ttl = us(p.get("ttl_s") * 1000.0).max(MS);
@@ -471,5 +428,14 @@ mod tests {
 
     fn serde_json_like(o: &Outcome) -> String {
         format!("{:?}", o)
+    }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices(
+            "stampede",
+            "protection",
+            &crate::world::Protection::NAMES.join(" "),
+        );
     }
 }

@@ -9,12 +9,12 @@
 use crate::cluster::{BusWhat, Cluster, SimOptions};
 use crate::kernel::{Recorder, MS, SEC};
 use crate::outcome::{Chart, Outcome, Series, Strip, StripRow};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use redsim_engine::cluster::{key_hash_slot, SLOTS};
 use redsim_engine::Frame;
 
-pub const CLUSTER_FAILOVER: Scenario = Scenario::new(info, run);
+pub const CLUSTER_FAILOVER: Scenario = Scenario::new("cluster-failover", run);
 
 const MASTERS: usize = 3;
 /// The master that dies, and its replica.
@@ -22,24 +22,6 @@ const VICTIM: usize = 0;
 const REPLICA: usize = 3;
 /// Node timeouts the window is measured for, in ms.
 const SWEEP_MS: [i64; 5] = [1000, 2000, 5000, 10_000, 15_000];
-
-fn info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "cluster-failover",
-        group: "topology",
-        title: "Cluster failover: a master dies, its replica takes over",
-        claim: "When a master dies, Redis Cluster needs cluster-node-timeout before anyone suspects it and a majority of masters before it is declared failed; only then does its replica win an election and take its slots, so the slots are unavailable for at least the node timeout, and writes acknowledged but not yet replicated are lost.",
-        look_for: "Each node has a lane. After the crash the other nodes' pings go unanswered; one by one they flag the dead master PFAIL (fail?), and once a majority of masters have reported it the first to count them broadcasts FAIL. With full coverage required, every slot now answers CLUSTERDOWN. The replica waits its random delay, bumps the epoch, collects votes from the masters and takes the slots: the slot map's owner row changes colour. The old master comes back later as a replica of the winner and a full resync wipes the writes only it had. Move cluster-node-timeout and the window moves with it.",
-        params: vec![
-            ParamSpec::num("node_timeout_ms", 15000.0, (1000.0, 30000.0, 500.0), "ms", "cluster-node-timeout of every node"),
-            ParamSpec::num("writes_per_s", 500.0, (50.0, 2000.0, 50.0), "writes/s", "the client's steady SET rate, keys spread over every slot"),
-            ParamSpec::num("repl_lag_ms", 20.0, (1.0, 200.0, 1.0), "ms", "one-way delay of the replication links"),
-            ParamSpec::num("crash_at_ms", 2000.0, (500.0, 10000.0, 500.0), "ms", "when master :7000 dies (after the load starts)"),
-            ParamSpec::num("rejoin_after_ms", 5000.0, (1000.0, 30000.0, 500.0), "ms", "how long after the promotion the old master comes back"),
-            ParamSpec::flag("full_coverage", true, "cluster-require-full-coverage: the whole cluster answers CLUSTERDOWN while a master is FAIL"),
-        ],
-    }
-}
 
 /// What one run measured.
 struct Run {
@@ -217,7 +199,8 @@ fn simulate(p: &Params, seed: u64, timeout_ms: i64, rate: f64, record: bool) -> 
             if kind == 0 {
                 rec.msg(t, t + out.latency_us, client_lane, lane, label);
             } else {
-                rec.err(t, t + out.latency_us.max(MS), client_lane, lane, label);
+                rec.msg(t, t + out.latency_us.max(MS), client_lane, lane, label)
+                    .failed();
             }
         }
         if rejoin_at.is_none() {

@@ -4,33 +4,15 @@ use super::{args, heat_row, owner_legend, owner_row, COMMAND_US, HEAT_LEGEND, MA
 use crate::cluster::{Cluster, SimClient, SimOptions};
 use crate::kernel::{reply_text, MS, SEC};
 use crate::outcome::{Chart, Outcome, Series, Strip, StripRow};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use crate::seeds;
 use redsim_engine::cluster::{key_hash_slot, SLOTS};
 use redsim_engine::Frame;
 
-pub const CLUSTER_HASH_TAGS: Scenario = Scenario::new(tags_info, tags_run);
+pub const CLUSTER_HASH_TAGS: Scenario = Scenario::new("cluster-hash-tags", tags_run);
 
-const LAYOUTS: &[&str] = &["tenant-tag", "entity-tag"];
 const TENANT: u32 = 42;
-
-fn tags_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "cluster-hash-tags",
-        group: "topology",
-        title: "Hash tags: one tenant in one slot",
-        claim: "A hash tag puts every key sharing it in one slot: tagging by a large tenant piles its keys on one master and makes its slot a single, slow unit of resharding, while tags per entity spread the tenant and still allow multi-key commands per entity.",
-        look_for: "The same keys are stored twice over three masters, tagged {tenant:42} or per user. Compare keys per node. Then a multi-key command across two users gets the node's CROSSSLOT error, and one within a user's tag works. Finally the slot holding the tenant's big catalogue key is resharded while clients keep reading: ASK while its keys move, one MOVED per client when the slot changes owner, and a stall on both nodes while the big key's MIGRATE runs.",
-        params: vec![
-            ParamSpec::choice("layout", 0, LAYOUTS, "which layout is resharded and featured in the slot map"),
-            ParamSpec::num("keys", 1500.0, (300.0, 10_000.0, 100.0), "keys", "keys stored in each layout"),
-            ParamSpec::num("tenant_share", 0.4, (0.05, 0.9, 0.05), "", "fraction of the keys that belong to tenant 42"),
-            ParamSpec::num("big_key_mb", 4.0, (0.0, 32.0, 0.5), "MB", "size of tenant 42's catalogue key, moved by one MIGRATE"),
-            ParamSpec::num("read_gap_us", 200.0, (20.0, 5000.0, 10.0), "µs", "time between clients' reads during the resharding"),
-        ],
-    }
-}
 
 /// The keys of one layout: tenant 42's users' carts and profiles, and
 /// other tenants'. `tenant-tag` hashes `{tenant:42}`; `entity-tag` hashes
@@ -158,7 +140,8 @@ fn reshard(
         if readers[r].stats.ask > ask0 && asks_shown < 2 {
             asks_shown += 1;
             rec.msg(t, t, lane_c, lane_f, format!("EXISTS {name}"));
-            rec.err(t, mid, lane_f, lane_c, format!("-ASK {slot} {to_addr}"));
+            rec.msg(t, mid, lane_f, lane_c, format!("-ASK {slot} {to_addr}"))
+                .failed();
             rec.msg(mid, mid, lane_c, lane_t, format!("ASKING, EXISTS {name}"));
             rec.msg(mid, end, lane_t, lane_c, reply_text(&o.reply));
             if asks_shown == 1 {
@@ -167,7 +150,8 @@ fn reshard(
         } else if readers[r].stats.moved > moved0 && moved_shown < 1 {
             moved_shown += 1;
             rec.msg(t, t, lane_c, lane_f, format!("EXISTS {name}"));
-            rec.err(t, mid, lane_f, lane_c, format!("-MOVED {slot} {to_addr}"));
+            rec.msg(t, mid, lane_f, lane_c, format!("-MOVED {slot} {to_addr}"))
+                .failed();
             rec.msg(
                 mid,
                 end,
@@ -264,22 +248,17 @@ fn reshard(
 }
 
 fn tags_run(p: &Params, seed: u64) -> Outcome {
+    let layouts = CLUSTER_HASH_TAGS.info().choices("layout");
     let mut out = Outcome::new("cluster-hash-tags", seed, p);
-    let featured = p.choice("layout").min(LAYOUTS.len() - 1);
-    let mut loaded: Vec<(Cluster, SimClient, Vec<Vec<u8>>)> = (0..LAYOUTS.len())
+    let featured = p.choice("layout").min(layouts.len() - 1);
+    let mut loaded: Vec<(Cluster, SimClient, Vec<Vec<u8>>)> = (0..layouts.len())
         .map(|l| load_layout(l, p, seed))
         .collect();
     let per_node: Vec<Vec<u64>> = loaded.iter().map(|(c, _, _)| keys_per_node(c)).collect();
     let mut chart = Chart::bars("Keys per node", "keys", &["node 0", "node 1", "node 2"]);
     for (l, counts) in per_node.iter().enumerate() {
-        chart = chart.with(Series::new(
-            LAYOUTS[l],
-            counts
-                .iter()
-                .enumerate()
-                .map(|(i, &c)| (i as f64, c as f64))
-                .collect(),
-        ));
+        let keys = counts.iter().map(|&c| c as f64);
+        chart = chart.with(Series::per_category(layouts[l], keys));
     }
     out.charts.push(chart);
     let (tenant_imb, entity_imb) = (imbalance(&per_node[0]), imbalance(&per_node[1]));
@@ -366,11 +345,11 @@ fn tags_run(p: &Params, seed: u64) -> Outcome {
 
     out.diagram = Some(rs.diagram.clone());
     out.strips.push(Strip {
-        title: format!("Slot map ({}): owner of each slot", LAYOUTS[featured]),
+        title: format!("Slot map ({}): owner of each slot", layouts[featured]),
         legend: owner_legend(),
         rows: vec![before, after],
     });
-    let heat: Vec<StripRow> = (0..LAYOUTS.len())
+    let heat: Vec<StripRow> = (0..layouts.len())
         .map(|l| {
             let c = &loaded[l].0;
             let mut counts = vec![0u64; SLOTS];
@@ -379,7 +358,7 @@ fn tags_run(p: &Params, seed: u64) -> Outcome {
                     counts[s as usize] += k as u64;
                 }
             }
-            heat_row(LAYOUTS[l], &counts)
+            heat_row(layouts[l], &counts)
         })
         .collect();
     out.strips.push(Strip {
@@ -395,7 +374,7 @@ fn tags_run(p: &Params, seed: u64) -> Outcome {
     out.note(format!(
         "Resharding slot {} ({}) moved {} keys in {:.1} ms with {} ASK and {} MOVED redirects; the {:.1} MB key's MIGRATE held both nodes for {:.1} ms.",
         rs.slot,
-        LAYOUTS[featured],
+        layouts[featured],
         rs.keys_moved,
         rs.took_us as f64 / MS as f64,
         rs.ask,
@@ -445,5 +424,10 @@ mod tests {
         assert!(out.passed(), "{:?}", out.checks);
         let moved = out.metric_value("keys moved with the slot").unwrap();
         assert!(moved < 5.0, "{moved}");
+    }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices("cluster-hash-tags", "layout", "tenant-tag entity-tag");
     }
 }

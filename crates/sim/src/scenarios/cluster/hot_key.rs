@@ -6,8 +6,8 @@ use super::{
 use crate::cluster::{Cluster, SimClient, SimOptions};
 use crate::kernel::MS;
 use crate::outcome::{Chart, Outcome, Series, Strip};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use crate::seeds;
 use crate::zipf::Zipf;
 use redsim_engine::cluster::key_hash_slot;
@@ -18,28 +18,7 @@ const ITEMS: u64 = 400;
 /// Application pods, each with its own L1 in the l1-cache variant.
 const PODS: usize = 4;
 
-pub const CLUSTER_HOT_KEY: Scenario = Scenario::new(hot_info, hot_run);
-
-const MITIGATIONS: &[&str] = &["none", "suffixed-copies", "read-replicas", "l1-cache"];
-
-fn hot_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "cluster-hot-key",
-        group: "topology",
-        title: "A hot key in a cluster: one node saturated",
-        claim: "A cluster spreads keys, not requests: one hot key sends its traffic to one master while the others idle; suffixed copies, reads from replicas or an application-side L1 cut the hottest node's share.",
-        look_for: "The same request stream (one hot key plus a Zipf tail) runs four times over three masters. Without a mitigation the owner of the hot key's slot serves most commands and its queue grows. Copies under different hash tags land on different masters; replicas with READONLY halve the hot master's reads; an L1 in the application answers most reads before they reach Redis. Note what each costs: a write must touch every copy, replicas and the L1 serve stale data for a while.",
-        params: vec![
-            ParamSpec::choice("mitigation", 1, MITIGATIONS, "which variant the slot heat strip and notes feature (all four always run)"),
-            ParamSpec::num("requests", 3000.0, (500.0, 20_000.0, 500.0), "requests", "requests per variant"),
-            ParamSpec::num("hot_share", 0.6, (0.0, 0.95, 0.05), "", "fraction of requests that read the one hot key"),
-            ParamSpec::num("copies", 8.0, (2.0, 32.0, 1.0), "copies", "suffixed copies product:hot:{0..N-1}, each under its own hash tag"),
-            ParamSpec::num("rate_kops", 150.0, (10.0, 400.0, 10.0), "kops/s", "offered load; each master serves 100 kops/s"),
-            ParamSpec::num("write_every", 200.0, (10.0, 5000.0, 10.0), "requests", "one request in this many rewrites the hot key"),
-            ParamSpec::num("l1_ttl_ms", 5.0, (1.0, 1000.0, 1.0), "ms", "how long an L1 entry is served before it is fetched again"),
-        ],
-    }
-}
+pub const CLUSTER_HOT_KEY: Scenario = Scenario::new("cluster-hot-key", hot_run);
 
 /// What one variant measured.
 struct HotRun {
@@ -239,11 +218,12 @@ fn run_hot_variant(variant: usize, p: &Params, seed: u64) -> HotRun {
 }
 
 fn hot_run(p: &Params, seed: u64) -> Outcome {
+    let mitigations = CLUSTER_HOT_KEY.info().choices("mitigation");
     let mut out = Outcome::new("cluster-hot-key", seed, p);
-    let runs: Vec<HotRun> = (0..MITIGATIONS.len())
+    let runs: Vec<HotRun> = (0..mitigations.len())
         .map(|v| run_hot_variant(v, p, seed))
         .collect();
-    let featured = p.choice("mitigation").min(MITIGATIONS.len() - 1);
+    let featured = p.choice("mitigation").min(mitigations.len() - 1);
     let node_names = [
         "master 0",
         "master 1",
@@ -254,33 +234,24 @@ fn hot_run(p: &Params, seed: u64) -> Outcome {
     ];
     let mut chart = Chart::bars("Commands per node, per mitigation", "commands", &node_names);
     for (v, r) in runs.iter().enumerate() {
-        chart = chart.with(Series::new(
-            MITIGATIONS[v],
-            r.ops
-                .iter()
-                .enumerate()
-                .map(|(i, &o)| (i as f64, o as f64))
-                .collect(),
-        ));
+        let ops = r.ops.iter().map(|&o| o as f64);
+        chart = chart.with(Series::per_category(mitigations[v], ops));
     }
     out.charts.push(chart);
     let mut share = Chart::bars(
         "Hottest node's share of cluster commands",
         "share",
-        MITIGATIONS,
+        mitigations,
     );
-    share = share.with(Series::new(
+    share = share.with(Series::per_category(
         "hottest share",
-        runs.iter()
-            .enumerate()
-            .map(|(v, r)| (v as f64, r.hottest_share()))
-            .collect(),
+        runs.iter().map(HotRun::hottest_share),
     ));
     out.charts.push(share);
 
     for (v, r) in runs.iter().enumerate() {
         out.metric(
-            &format!("hottest node share ({})", MITIGATIONS[v]),
+            &format!("hottest node share ({})", mitigations[v]),
             r.hottest_share() * 100.0,
             "%",
         );
@@ -366,7 +337,7 @@ fn hot_run(p: &Params, seed: u64) -> Outcome {
             .iter()
             .enumerate()
             .filter(|&(v, _)| v == featured || v == 0)
-            .map(|(v, r)| heat_row(MITIGATIONS[v], &r.heat))
+            .map(|(v, r)| heat_row(mitigations[v], &r.heat))
             .collect(),
     });
     out.duration_us = none.window_us;
@@ -425,5 +396,14 @@ mod tests {
             &[("hot_share", "0"), ("requests", "1000")],
         );
         assert!(!out.checks[0].passed, "{}", out.checks[0].detail);
+    }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices(
+            "cluster-hot-key",
+            "mitigation",
+            "none suffixed-copies read-replicas l1-cache",
+        );
     }
 }

@@ -2,22 +2,7 @@
 
 use super::*;
 
-pub const INCR_VS_GET_SET: Scenario = Scenario::new(ivg_info, ivg_run);
-
-fn ivg_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "incr-vs-get-set",
-        group: "consistency",
-        title: "Counting with GET+SET or with INCR",
-        claim: "Clients that increment a counter by reading it and writing back the value plus one lose updates whenever their read-modify-write cycles overlap; INCR loses none.",
-        look_for: "Every client does the same number of increments on two counters: one by GET then SET, one by INCR. Between a client's GET and its SET another client can SET; the red mark is the first SET that writes a value someone else already wrote, erasing their increment. The INCR counter ends at exactly clients × increments.",
-        params: vec![
-            ParamSpec::num("clients", 4.0, (1.0, 32.0, 1.0), "clients", "clients incrementing concurrently"),
-            ParamSpec::num("increments", 50.0, (1.0, 500.0, 1.0), "per client", "increments each client makes"),
-            ParamSpec::num("think", 1.0, (0.0, 20.0, 0.1), "ms", "mean app time between the GET and the SET (uniform 0..2×)"),
-        ],
-    }
-}
+pub const INCR_VS_GET_SET: Scenario = Scenario::new("incr-vs-get-set", ivg_run);
 
 fn ivg_run(p: &Params, seed: u64) -> Outcome {
     let mut out = Outcome::new("incr-vs-get-set", seed, p);
@@ -189,27 +174,12 @@ fn cur_before(sim: &Sim, at: Micros) -> i64 {
 
 // ---------------------------------------------------------------- pipeline-multi-lua
 
-pub const PIPELINE_MULTI_LUA: Scenario = Scenario::new(pml_info, pml_run);
+pub const PIPELINE_MULTI_LUA: Scenario = Scenario::new("pipeline-multi-lua", pml_run);
 
 /// Moves ARGV[1] from KEYS[1] to KEYS[2] in one step.
 const TRANSFER: &str = "redis.call('DECRBY', KEYS[1], ARGV[1])
 redis.call('INCRBY', KEYS[2], ARGV[1])
 return 1";
-
-fn pml_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "pipeline-multi-lua",
-        group: "consistency",
-        title: "Pipeline, MULTI/EXEC, Lua and WATCH",
-        claim: "A pipeline only batches the network: another client's commands run between its commands; MULTI/EXEC and a Lua script run as one step, EXEC does not roll back a failed command, and WATCH with a retry loop survives a conflicting write.",
-        look_for: "Client A moves 30 from acct:a to acct:b five ways while client B keeps reading both balances. Through a plain pipeline B catches the moment between the DECRBY and the INCRBY (red: the total is short). With MULTI/EXEC B's reads still arrive between A's commands, but the queued commands run together at EXEC, so the total is always 200; likewise for the Lua script. Inside EXEC an INCR on a name fails and the commands around it are applied anyway. Last, A's WATCH-guarded update is aborted by client C's write and succeeds on retry.",
-        params: vec![
-            ParamSpec::num("pipeline_gap", 2.0, (0.0, 10.0, 0.1), "ms", "time between two commands of A's batch reaching Redis (segments, a busy sender)"),
-            ParamSpec::num("poll_every", 0.5, (0.1, 5.0, 0.1), "ms", "mean gap between B's reads of the two balances"),
-            ParamSpec::num("think", 3.0, (0.5, 20.0, 0.5), "ms", "A's app time between reading under WATCH and sending EXEC"),
-        ],
-    }
-}
 
 /// The phases of client A.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -3,23 +3,7 @@
 use super::*;
 use crate::seeds;
 
-pub const DELETE_BEFORE_UPDATE: Scenario = Scenario::new(dbu_info, dbu_run);
-
-fn dbu_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "delete-before-update",
-        group: "consistency",
-        title: "Delete the cache, then update the DB",
-        claim: "Deleting the cached value before the UPDATE commits lets a reader miss, load the old row and put it back, where it stays until its TTL expires.",
-        look_for: "The writer's DEL lands first; the UPDATE is slower than a SELECT, so a reader that misses in between reads v1 from the DB and SETs it with a fresh TTL. The red mark is where the old value lands: every reader after it is served v1 although the DB holds v2, until the TTL runs out. Make the UPDATE faster than the SELECT and the window shrinks or vanishes.",
-        params: vec![
-            ParamSpec::num("ttl", 2000.0, (200.0, 10000.0, 100.0), "ms", "TTL readers give the value they cache: the stale window's bound"),
-            ParamSpec::num("db_write", 25.0, (1.0, 200.0, 1.0), "ms", "mean time of the UPDATE (jitter ±40%)"),
-            ParamSpec::num("db_read", 4.0, (1.0, 100.0, 1.0), "ms", "mean time of a SELECT (jitter ±40%)"),
-            ParamSpec::num("reader_every", 4.0, (1.0, 50.0, 1.0), "ms", "mean gap between two readers of the key"),
-        ],
-    }
-}
+pub const DELETE_BEFORE_UPDATE: Scenario = Scenario::new("delete-before-update", dbu_run);
 
 fn dbu_run(p: &Params, seed: u64) -> Outcome {
     let mut out = Outcome::new("delete-before-update", seed, p);
@@ -191,9 +175,7 @@ fn dbu_run(p: &Params, seed: u64) -> Outcome {
             ms(ttl)
         ),
     );
-    out.charts.push(version_chart(served, commit_at, end));
-    out.diagram = sim.take_diagram(0);
-    out.duration_us = end;
+    show_race(&mut out, &mut sim, served, commit_at, end);
     out.note(format!(
         "The writer's DEL landed at {:.1} ms and the UPDATE committed at {:.1} ms.",
         ms(del_at),
@@ -209,24 +191,7 @@ fn dbu_run(p: &Params, seed: u64) -> Outcome {
 
 // ---------------------------------------------------------------- update-then-delete
 
-pub const UPDATE_THEN_DELETE: Scenario = Scenario::new(utd_info, utd_run);
-
-fn utd_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "update-then-delete",
-        group: "consistency",
-        title: "Update the DB, then delete the cache",
-        claim: "Updating first and deleting after leaves one rare race: a reader that loaded the old row before the commit and is delayed past the DEL puts the old value back until its TTL.",
-        look_for: "Each trial has one writer (UPDATE, then DEL) and one reader that misses, SELECTs and SETs. The race needs the reader's SELECT to finish before the commit and its SET to land after the DEL, so it needs a pause in between longer than the UPDATE: a GC pause that hits a few readers. The sweep chart shows the window opening as the reader's delay grows past the write time.",
-        params: vec![
-            ParamSpec::num("reader_delay", 60.0, (0.0, 300.0, 5.0), "ms", "pause between the reader's SELECT and its SET when a GC pause hits"),
-            ParamSpec::num("pause_chance", 10.0, (0.0, 100.0, 1.0), "%", "chance that a reader is hit by that pause"),
-            ParamSpec::num("db_write", 20.0, (1.0, 200.0, 1.0), "ms", "mean time of the UPDATE (jitter ±40%)"),
-            ParamSpec::num("ttl", 1000.0, (100.0, 10000.0, 100.0), "ms", "TTL of cached values: how long a stale one lives"),
-            ParamSpec::num("trials", 200.0, (20.0, 1000.0, 10.0), "trials", "independent writer/reader pairs, each on its own key"),
-        ],
-    }
-}
+pub const UPDATE_THEN_DELETE: Scenario = Scenario::new("update-then-delete", utd_run);
 
 /// Results of a batch of update-then-delete trials.
 struct UtdBatch {

@@ -15,8 +15,8 @@
 use crate::kernel::Recorder;
 use crate::kernel::{reply_text, Database, Dist, Kernel, Micros, Redis, Row, MS, SEC};
 use crate::outcome::{Chart, Diagram, Outcome, Series};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use crate::seeds;
 use redsim_engine::keyspace::object::Value;
 use redsim_engine::Frame;
@@ -228,6 +228,24 @@ impl Sim {
         self.k.rng.u64(lo..=hi.max(lo))
     }
 
+    /// Whether `v`, read from the cache, is what the database holds for
+    /// `key` now (a missing row reads as empty).
+    fn is_latest(&self, key: &str, v: &[u8]) -> bool {
+        v == self.db.get(key).map_or("", |r| r.value.as_str()).as_bytes()
+    }
+
+    /// A writer's own work between its commit and its cache write: a
+    /// uniform pause up to `jitter`, labelled when long enough to see.
+    fn app_work(&mut self, jitter: Micros) -> Act {
+        let d = self.uniform(0, jitter);
+        let label = if d >= MS / 2 {
+            format!("app work {:.1} ms", ms(d))
+        } else {
+            String::new()
+        };
+        Act::Pause(d, label)
+    }
+
     /// Adds an actor with its own connection, drawing into `group`.
     fn actor(&mut self, name: &str, kind: &'static str, group: Option<usize>) -> usize {
         self.actors.push(Actor {
@@ -290,10 +308,9 @@ impl Sim {
         let r = self.rec(g);
         let f = r.lane(from.0, from.1);
         let t = r.lane(to.0, to.1);
+        let sent = r.msg(at, until, f, t, label);
         if error {
-            r.err(at, until, f, t, label);
-        } else {
-            r.msg(at, until, f, t, label);
+            sent.failed();
         }
     }
 
@@ -681,18 +698,29 @@ fn p_ms(p: &Params, name: &str) -> Micros {
     (p.get(name) * MS as f64).round().max(0.0) as Micros
 }
 
-/// Which version each reader was served (`served`), against the
-/// database's: v1 until the commit, v2 after.
-fn version_chart(served: Vec<(f64, f64)>, commit_at: Micros, end: Micros) -> Chart {
+/// What a one-race scenario plays back: a chart of the version each reader
+/// was served (`served`) against the database's (v1 until the commit, v2
+/// after), the race diagram, and the run's length.
+fn show_race(
+    out: &mut Outcome,
+    sim: &mut Sim,
+    served: Vec<(f64, f64)>,
+    commit_at: Micros,
+    end: Micros,
+) {
     let db_line = vec![
         (0.0, 1.0),
         (secs(commit_at), 1.0),
         (secs(commit_at), 2.0),
         (secs(end), 2.0),
     ];
-    Chart::line("Version each reader got", "time (s)", "version")
-        .with(Series::new("served", served))
-        .with(Series::new("in the DB", db_line))
+    out.charts.push(
+        Chart::line("Version each reader got", "time (s)", "version")
+            .with(Series::new("served", served))
+            .with(Series::new("in the DB", db_line)),
+    );
+    out.diagram = sim.take_diagram(0);
+    out.duration_us = end;
 }
 
 /// Two writers and a reader per trial and variant, on key

@@ -4,7 +4,7 @@ use super::*;
 use crate::kernel::Meter;
 use crate::seeds;
 
-pub const PENETRATION: Scenario = Scenario::new(pen_info, pen_run);
+pub const PENETRATION: Scenario = Scenario::new("penetration", pen_run);
 
 const VARIANTS: &[&str] = &[
     "no protection",
@@ -15,25 +15,6 @@ const VARIANTS: &[&str] = &[
 
 /// What a negative-cache entry holds.
 const MISS: &str = "__miss__";
-
-fn pen_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "penetration",
-        group: "consistency",
-        title: "Cache penetration: negative caching and a Bloom filter",
-        claim: "Requests for ids that exist in neither cache nor DB reach the DB every time; a miss marker with a short TTL and a Bloom filter in front cut those queries, and a DB error is never cached as not-found.",
-        look_for: "The same request stream runs four times. Without protection every request for a missing id is a DB query. The miss marker answers repeats from Redis until its short TTL runs out. The Bloom filter, built from the DB's ids, turns most missing ids away before Redis, letting through only its false positives. During the DB outage requests get errors and nothing is cached: choose error_policy=cache-as-miss to see real items answered 'not found' after the DB is back.",
-        params: vec![
-            ParamSpec::num("rate", 2000.0, (100.0, 10000.0, 100.0), "req/s", "requests per second"),
-            ParamSpec::num("missing_share", 50.0, (0.0, 100.0, 5.0), "%", "share of requests for ids that exist nowhere"),
-            ParamSpec::num("missing_ids", 500.0, (10.0, 100000.0, 10.0), "ids", "distinct missing ids the bad traffic cycles through"),
-            ParamSpec::num("marker_ttl", 1000.0, (50.0, 10000.0, 50.0), "ms", "TTL of the miss marker (real values get 60 s)"),
-            ParamSpec::num("bloom_fp", 1.0, (0.01, 50.0, 0.01), "%", "false-positive rate the Bloom filter is sized for"),
-            ParamSpec::num("outage", 200.0, (0.0, 1000.0, 10.0), "ms", "the DB fails every query this long, from 0.7 s"),
-            ParamSpec::choice("error_policy", 0, &["never-cache", "cache-as-miss"], "what a DB error does to the cache (cache-as-miss is the bug)"),
-        ],
-    }
-}
 
 /// A Bloom filter: `m` bits, `k` probes by double hashing.
 struct Bloom {
@@ -205,12 +186,9 @@ fn pen_run(p: &Params, seed: u64) -> Outcome {
     }
     out.charts.push(chart);
     out.charts.push(
-        Chart::bars("DB reads per variant", "queries", VARIANTS).with(Series::new(
+        Chart::bars("DB reads per variant", "queries", VARIANTS).with(Series::per_category(
             "DB reads",
-            runs.iter()
-                .enumerate()
-                .map(|(i, (r, _))| (i as f64, r.db_reads as f64))
-                .collect(),
+            runs.iter().map(|(r, _)| r.db_reads as f64),
         )),
     );
     out.diagram = runs

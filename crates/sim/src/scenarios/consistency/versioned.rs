@@ -3,7 +3,7 @@
 use super::*;
 use crate::seeds;
 
-pub const VERSIONED_WRITES: Scenario = Scenario::new(vw_info, vw_run);
+pub const VERSIONED_WRITES: Scenario = Scenario::new("versioned-writes", vw_run);
 
 /// Sets the hash only when the version passed is newer than the cached one.
 /// KEYS[1] the cache key; ARGV: version, value, TTL in ms.
@@ -14,24 +14,6 @@ end
 redis.call('HSET', KEYS[1], 'ver', ARGV[1], 'val', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1";
-
-fn vw_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "versioned-writes",
-        group: "consistency",
-        title: "Versioned writes and versioned keys",
-        claim: "A cache write that carries the row's version and goes through a compare-and-set script can arrive late without harm, and keys named by an entity version are all invalidated by one INCR.",
-        look_for: "Part one repeats the two-writer race of overwrite-vs-delete with plain SET and with a Lua script that compares versions inside Redis: reordered writes still happen, but the script refuses the older one (green mark). Part two names derived views schema:entity:version:view; the writer commits and INCRs the version key, so every reader after it builds new key names and misses straight to the new row, while the old keys wait for their TTL. A rolling deploy bumps the schema prefix so old and new code never read each other's format.",
-        params: vec![
-            ParamSpec::num("trials", 200.0, (20.0, 1000.0, 10.0), "trials", "two-writer races per variant, each on its own key"),
-            ParamSpec::num("app_jitter", 4.0, (0.0, 50.0, 0.5), "ms", "app work between the commit and the cache write, uniform 0..this"),
-            ParamSpec::num("views", 20.0, (1.0, 200.0, 1.0), "keys", "derived keys cached per entity (lists, aggregates, pages)"),
-            ParamSpec::choice("invalidate", 0, &["incr-version", "none"], "what the writer does to the version key after its UPDATE"),
-            ParamSpec::flag("schema_prefix", true, "put the value format's version in the key names"),
-            ParamSpec::choice("show", 0, &["lua-version", "plain-set", "versioned-keys"], "which part the diagram draws"),
-        ],
-    }
-}
 
 fn vw_run(p: &Params, seed: u64) -> Outcome {
     let mut out = Outcome::new("versioned-writes", seed, p);
@@ -186,13 +168,7 @@ fn vw_race(seed: u64, trials: usize, jitter: Micros) -> (Race, usize) {
                     .or_default()
                     .push((row.version, value));
                 sim.actors[a].carry = row.version.to_string();
-                let d = sim.uniform(0, jitter);
-                let label = if d >= MS / 2 {
-                    format!("app work {:.1} ms", ms(d))
-                } else {
-                    String::new()
-                };
-                Act::Pause(d, label)
+                sim.app_work(jitter)
             }
             (0 | 1, 2, Got::Woke) => {
                 let ver = std::mem::take(&mut sim.actors[a].carry);
@@ -217,12 +193,7 @@ fn vw_race(seed: u64, trials: usize, jitter: Micros) -> (Race, usize) {
             (2, 0, _) if lua => Act::Cmd(cmd(&["HGET", &key, "val"])),
             (2, 0, _) => Act::Cmd(cmd(&["GET", &key])),
             (2, 1, Got::Reply(Frame::Bulk(v))) => {
-                let latest = sim
-                    .db
-                    .get(&key)
-                    .map(|r| r.value.clone())
-                    .unwrap_or_default();
-                stale[usize::from(lua)] += usize::from(v != latest.as_bytes());
+                stale[usize::from(lua)] += usize::from(!sim.is_latest(&key, &v));
                 Act::Done
             }
             _ => Act::Done,

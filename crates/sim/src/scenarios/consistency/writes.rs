@@ -2,24 +2,7 @@
 
 use super::*;
 
-pub const OVERWRITE_VS_DELETE: Scenario = Scenario::new(ovd_info, ovd_run);
-
-fn ovd_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "overwrite-vs-delete",
-        group: "consistency",
-        title: "Overwrite the cache or delete it",
-        claim: "When two writers each UPDATE the row and then SET the cache, their cache writes can land in the other order and leave the older value cached; deleting instead leaves nothing wrong to read.",
-        look_for: "Each trial runs the same race twice, once with SET and once with DEL. The DB orders the two UPDATEs; the cache writes travel separately and a little app work or a slower packet reorders them. With SET the loser's value stays (red mark) and a later reader gets it; with DEL the order does not matter: the key ends empty and the reader loads the latest row.",
-        params: vec![
-            ParamSpec::num("trials", 200.0, (20.0, 1000.0, 10.0), "trials", "independent pairs of writers, each pair on its own key"),
-            ParamSpec::num("db_write", 10.0, (1.0, 100.0, 1.0), "ms", "mean time of an UPDATE (jitter ±40%)"),
-            ParamSpec::num("app_jitter", 4.0, (0.0, 50.0, 0.5), "ms", "app work between the commit and the cache write, uniform 0..this"),
-            ParamSpec::num("start_spread", 5.0, (0.0, 100.0, 1.0), "ms", "the two writers start within this of each other"),
-            ParamSpec::choice("show", 0, &["overwrite", "delete"], "which variant the diagram draws"),
-        ],
-    }
-}
+pub const OVERWRITE_VS_DELETE: Scenario = Scenario::new("overwrite-vs-delete", ovd_run);
 
 fn ovd_run(p: &Params, seed: u64) -> Outcome {
     let mut out = Outcome::new("overwrite-vs-delete", seed, p);
@@ -57,13 +40,7 @@ fn ovd_run(p: &Params, seed: u64) -> Outcome {
                     .entry(key.clone())
                     .or_default()
                     .push((version, value));
-                let d = sim.uniform(0, jitter);
-                let label = if d >= MS / 2 {
-                    format!("app work {:.1} ms", ms(d))
-                } else {
-                    String::new()
-                };
-                Act::Pause(d, label)
+                sim.app_work(jitter)
             }
             (0 | 1, 2, Got::Woke) if overwrite => Act::Cmd(cmd(&["SET", &key, &value, "PX", ttl])),
             (0 | 1, 2, Got::Woke) => Act::Cmd(cmd(&["DEL", &key])),
@@ -75,12 +52,7 @@ fn ovd_run(p: &Params, seed: u64) -> Outcome {
                 Act::Cmd(cmd(&["GET", &key]))
             }
             (2, 1, Got::Reply(Frame::Bulk(v))) => {
-                let latest = sim
-                    .db
-                    .get(&key)
-                    .map(|r| r.value.clone())
-                    .unwrap_or_default();
-                if v != latest.as_bytes() {
+                if !sim.is_latest(&key, &v) {
                     reader_stale[usize::from(!overwrite)] += 1;
                 }
                 Act::Done
@@ -183,39 +155,13 @@ fn ovd_run(p: &Params, seed: u64) -> Outcome {
 
 // ---------------------------------------------------------------- double-delete
 
-pub const DOUBLE_DELETE: Scenario = Scenario::new(dd_info, dd_run);
-
-const DD_CASES: &[&str] = &[
-    "helps",
-    "short-delay",
-    "lost-delete",
-    "replica-lag",
-    "wasted-miss",
-];
-
-fn dd_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "double-delete",
-        group: "consistency",
-        title: "Delayed double delete and its limits",
-        claim: "A second DEL some time after the first removes the old value a slow reader wrote back in between, but only when the reader is quicker than the delay, the DEL arrives, reads come from an up-to-date database, and at the price of evicting fresh values.",
-        look_for: "The writer UPDATEs, DELs, waits and DELs again. In 'helps' a reader that read v1 before the commit and paused writes v1 after the first DEL; the second DEL clears it (green). Each other case breaks one assumption: a pause longer than the delay, a second DEL that never arrives, readers on a replica lagging longer than the delay, or no race at all, where the second DEL only throws away a fresh v2 and costs a DB read.",
-        params: vec![
-            ParamSpec::choice("case", 0, DD_CASES, "the situation: it works, or one of its four limits"),
-            ParamSpec::num("delay", 500.0, (10.0, 3000.0, 10.0), "ms", "wait between the first and the second DEL"),
-            ParamSpec::num("reader_pause", 150.0, (0.0, 3000.0, 10.0), "ms", "the slow reader's pause between SELECT and SET"),
-            ParamSpec::num("long_pause", 900.0, (0.0, 5000.0, 10.0), "ms", "the slow reader's pause in the short-delay case"),
-            ParamSpec::num("replica_lag", 800.0, (0.0, 5000.0, 10.0), "ms", "how late the replica applies a commit (replica-lag case)"),
-            ParamSpec::num("ttl", 3000.0, (500.0, 20000.0, 100.0), "ms", "TTL of cached values"),
-            ParamSpec::num("reader_every", 50.0, (5.0, 500.0, 5.0), "ms", "gap between two ordinary readers"),
-        ],
-    }
-}
+pub const DOUBLE_DELETE: Scenario = Scenario::new("double-delete", dd_run);
 
 fn dd_run(p: &Params, seed: u64) -> Outcome {
+    let cases = DOUBLE_DELETE.info().choices("case");
     let mut out = Outcome::new("double-delete", seed, p);
-    let case = p.choice("case").min(DD_CASES.len() - 1);
-    let name = DD_CASES[case];
+    let case = p.choice("case").min(cases.len() - 1);
+    let name = cases[case];
     let delay = p_ms(p, "delay");
     let pause = if case == 1 {
         p_ms(p, "long_pause")
@@ -467,9 +413,7 @@ fn dd_run(p: &Params, seed: u64) -> Outcome {
         ),
     };
     out.check(claim, passed, detail);
-    out.charts.push(version_chart(served, commit_at, end));
-    out.diagram = sim.take_diagram(0);
-    out.duration_us = end;
+    show_race(&mut out, &mut sim, served, commit_at, end);
     out.note(format!(
         "Case {name}: commit at {:.0} ms, first DEL at {:.0} ms, second DEL {}.",
         ms(commit_at),
@@ -516,7 +460,7 @@ mod tests {
 
     #[test]
     fn double_delete_cases() {
-        for case in DD_CASES {
+        for &case in DOUBLE_DELETE.info().choices("case") {
             for o in all_pass(&DOUBLE_DELETE, &[("case", case)]) {
                 assert!(o.diagram.is_some());
             }
@@ -529,5 +473,14 @@ mod tests {
         assert!(!o.passed());
         let o = with(&DOUBLE_DELETE, 1, &[("case", "wasted-miss")]);
         assert!(o.metric_value("wasted DB reads").unwrap() >= 1.0);
+    }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices(
+            "double-delete",
+            "case",
+            "helps short-delay lost-delete replica-lag wasted-miss",
+        );
     }
 }

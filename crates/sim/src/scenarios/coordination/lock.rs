@@ -4,20 +4,13 @@ use super::{bulk, int, ms, short, two_holders, unless_paused, Holder, UNLOCK_LUA
 use crate::kernel::{Dist, Kernel, Link, Micros, Redis, MS};
 use crate::outcome::Outcome;
 use crate::outcome::{Chart, Series};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use redsim_engine::proto::resp::Frame;
 
-pub const DISTRIBUTED_LOCK: Scenario = Scenario::new(lock_info, lock_run);
+pub const DISTRIBUTED_LOCK: Scenario = Scenario::new("distributed-lock", lock_run);
 
-const LOCK_VARIANTS: &[&str] = &[
-    "no-token",
-    "get-then-del",
-    "lua-unlock",
-    "gc-pause",
-    "watchdog",
-    "fencing",
-];
+/// Positions in the `variant` choices (the lesson's scenarios.json).
 const V_NO_TOKEN: usize = 0;
 const V_GET_DEL: usize = 1;
 const V_LUA: usize = 2;
@@ -28,24 +21,6 @@ const V_FENCING: usize = 5;
 const RENEW_LUA: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end";
 /// Acquire and take the next fencing token in one step.
 const ACQUIRE_FENCED_LUA: &str = "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return redis.call('INCR', KEYS[2]) else return 0 end";
-
-fn lock_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "distributed-lock",
-        group: "coordination",
-        title: "Distributed lock on one Redis: tokens, Lua unlock, pauses, watchdog, fencing",
-        claim: "SET NX PX gives mutual exclusion only while holders finish within the TTL; a token with a Lua unlock stops holders deleting each other's locks, a watchdog covers slow work, and only a fencing token stops a paused holder's stale write.",
-        look_for: "Client A takes the lock first and is then stalled once (a GC pause of pause_ms): late in its job, or, in get-then-del and lua-unlock, between deciding to unlock and unlocking. Watch the lock expire on Redis while A sleeps, B take it, and the red mark where two clients both believe they hold it. With fencing, the resource remembers the highest token it saw and turns A's late write away; with the watchdog, A's renewals keep a job three TTLs long safe, but a pause stops the renewal thread too, so it only covers pauses shorter than the TTL left when they begin.",
-        params: vec![
-            ParamSpec::choice("variant", V_FENCING, LOCK_VARIANTS, "How the lock is taken, renewed and released, and where A's stall hits"),
-            ParamSpec::num("ttl_ms", 100.0, (20.0, 1000.0, 10.0), "ms", "The lock's PX expiry"),
-            ParamSpec::num("work_ms", 60.0, (5.0, 500.0, 5.0), "ms", "How long a holder works between its begin and commit writes"),
-            ParamSpec::num("pause_ms", 80.0, (0.0, 2000.0, 10.0), "ms", "The one stall that hits client A in its first job"),
-            ParamSpec::num("clients", 3.0, (2.0, 5.0, 1.0), "", "Clients competing for the lock"),
-            ParamSpec::num("duration_ms", 1000.0, (200.0, 5000.0, 100.0), "ms", "Virtual time simulated"),
-        ],
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum LOp {
@@ -102,7 +77,8 @@ struct LockStats {
 }
 
 fn lock_run(p: &Params, seed: u64) -> Outcome {
-    let variant = p.choice("variant").min(LOCK_VARIANTS.len() - 1);
+    let variants = DISTRIBUTED_LOCK.info().choices("variant");
+    let variant = p.choice("variant").min(variants.len() - 1);
     let ttl = p.count("ttl_ms").max(1) * MS;
     let work = p.count("work_ms") * MS;
     let pause = p.count("pause_ms") * MS;
@@ -262,7 +238,8 @@ fn lock_run(p: &Params, seed: u64) -> Outcome {
                 if rec {
                     if reply.is_error() {
                         k.rec
-                            .err(now, now + d, redis_lane, cl[c].lane, short(&reply));
+                            .msg(now, now + d, redis_lane, cl[c].lane, short(&reply))
+                            .failed();
                     } else {
                         k.rec
                             .msg(now, now + d, redis_lane, cl[c].lane, short(&reply));
@@ -386,7 +363,9 @@ fn lock_run(p: &Params, seed: u64) -> Outcome {
                     if accepted {
                         k.rec.msg(now, now + d, res_lane, cl[c].lane, label);
                     } else {
-                        k.rec.err(now, now + d, res_lane, cl[c].lane, label);
+                        k.rec
+                            .msg(now, now + d, res_lane, cl[c].lane, label)
+                            .failed();
                     }
                 }
                 k.after(d, LEv::ResReply(c, kind, job, accepted));
@@ -546,17 +525,18 @@ fn lock_run(p: &Params, seed: u64) -> Outcome {
         }
         series.push(Series::new(&format!("{} believes it holds", c.name), pts));
     }
-    let mut chart = Chart::line(
-        "Who believes it holds the lock",
-        "virtual time (s)",
-        "holding (1 = yes)",
+    out.charts.push(
+        Chart::line(
+            "Who believes it holds the lock",
+            "virtual time (s)",
+            "holding (1 = yes)",
+        )
+        .with_all(series),
     );
-    chart.series = series;
-    out.charts.push(chart);
 
     out.note(format!(
         "{}: {:.1} ms with two believed holders, {} stale writes accepted, {} rejected, {} jobs done in {} ms.",
-        LOCK_VARIANTS[variant], ms(overlap), st.stale_accepted, st.stale_rejected, st.jobs, duration / MS
+        variants[variant], ms(overlap), st.stale_accepted, st.stale_rejected, st.jobs, duration / MS
     ));
     if st.foreign_deletes > 0 {
         out.note(format!(
@@ -710,5 +690,14 @@ mod tests {
         );
         assert_eq!(metric(&o, "stale writes accepted"), 1.0);
         assert_eq!(metric(&o, "watchdog guaranteed pause limit").round(), 67.0);
+    }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices(
+            "distributed-lock",
+            "variant",
+            "no-token get-then-del lua-unlock gc-pause watchdog fencing",
+        );
     }
 }

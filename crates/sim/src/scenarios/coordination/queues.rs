@@ -11,8 +11,8 @@ use super::{bulk, int, short};
 use crate::kernel::{Dist, Kernel, Link, Micros, Redis, MS};
 use crate::outcome::Outcome;
 use crate::outcome::{Chart, Series};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use redsim_engine::engine::{ClientId, Engine};
 use redsim_engine::proto::resp::Frame;
 use std::collections::BTreeMap;
@@ -24,8 +24,33 @@ fn sync(e: &mut Engine, at: Micros) {
     }
 }
 
-fn args(a: &[&str]) -> Vec<Vec<u8>> {
-    a.iter().map(|s| s.as_bytes().to_vec()).collect()
+fn args(a: &[impl AsRef<str>]) -> Vec<Vec<u8>> {
+    a.iter().map(|s| s.as_ref().as_bytes().to_vec()).collect()
+}
+
+/// A command as a worker sends it over its link.
+fn cmd(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| s.to_string()).collect()
+}
+
+/// Worker `w`'s processing list (BLMOVE's destination) and heartbeat key.
+fn worker_keys(w: usize) -> (String, String) {
+    (format!("processing:w{}", w + 1), format!("hb:w{}", w + 1))
+}
+
+/// Worker `w`'s heartbeat: a key that expires `hb_ms` after the last beat.
+fn beat(e: &mut Engine, at: Micros, beats: ClientId, w: usize, hb_ms: u64) {
+    sync(e, at);
+    let (_, hb) = worker_keys(w);
+    e.execute(beats, &args(&["SET", &hb, "1", "PX", &hb_ms.to_string()]));
+}
+
+/// The reaper's script for worker `w`: `unconditional` on the worker's own
+/// restart, else only once its heartbeat is gone.
+fn reap_cmd(w: usize, unconditional: bool) -> Vec<String> {
+    let (list, hb) = worker_keys(w);
+    let flag = if unconditional { "1" } else { "0" };
+    cmd(&["EVAL", REAP_LUA, "3", &list, &hb, "queue", flag])
 }
 
 /// The elements of an array reply as text.
@@ -36,31 +61,12 @@ fn texts(f: &Frame) -> Vec<String> {
     }
 }
 
-pub const QUEUES: Scenario = Scenario::new(queues_info, queues_run);
-
-const DESIGNS: &[&str] = &["brpop", "blmove", "delayed-naive", "delayed-lua"];
+pub const QUEUES: Scenario = Scenario::new("queues", queues_run);
 
 /// Moves everything a dead worker had taken back to the queue, if its heartbeat is gone (or unconditionally with ARGV[1] = 1, on its own restart).
 const REAP_LUA: &str = "if ARGV[1] == '1' or redis.call('EXISTS', KEYS[2]) == 0 then local n = 0 while redis.call('LMOVE', KEYS[1], KEYS[3], 'RIGHT', 'RIGHT') do n = n + 1 end return n end return 0";
 /// Claims due delayed jobs in one step: nobody else can see them between the read and the removal.
 const CLAIM_LUA: &str = "local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2]) if #ids > 0 then redis.call('ZREM', KEYS[1], unpack(ids)) end return ids";
-
-fn queues_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "queues",
-        group: "coordination",
-        title: "Job queues: BRPOP loses a crashed worker's job, BLMOVE keeps it; claiming delayed jobs",
-        claim: "With LPUSH/BRPOP a job popped by a worker that crashes is gone; BLMOVE into a per-worker processing list with LREM on completion keeps it until a reaper puts it back; due delayed jobs claimed with ZRANGEBYSCORE then ZREM run twice when two workers poll together, a Lua claim runs each once.",
-        look_for: "The same seed drives four designs. In the two list designs a producer pushes jobs, three workers block on the queue (the engine parks them and hands them the next LPUSH), and worker 1 dies holding a job. BRPOP had already removed it from Redis: it is lost. BLMOVE left a copy in processing:w1; its heartbeat key expires, the reaper's script moves the copy back, another worker runs it. In the delayed designs jobs wait in a sorted set scored by due time; workers poll on the same clock tick, and the naive ones both read the same due jobs before either removes them.",
-        params: vec![
-            ParamSpec::choice("show", 1, DESIGNS, "Which design the race diagram shows"),
-            ParamSpec::num("jobs", 60.0, (10.0, 500.0, 10.0), "jobs", "Jobs produced"),
-            ParamSpec::num("work_ms", 25.0, (1.0, 200.0, 1.0), "ms", "Time a worker spends on one job"),
-            ParamSpec::num("crash_at_ms", 200.0, (0.0, 2000.0, 10.0), "ms", "When worker 1 crashes (at its next job from then on)"),
-            ParamSpec::num("poll_ms", 100.0, (10.0, 1000.0, 10.0), "ms", "Delayed designs: how often workers poll for due jobs"),
-        ],
-    }
-}
 
 #[derive(Clone, Debug)]
 enum QEv {
@@ -95,6 +101,12 @@ struct QResult {
     completed: u64,
     reaped: u64,
     diagram: Option<crate::outcome::Diagram>,
+}
+
+impl QResult {
+    fn tally(&self) -> String {
+        format!("{} lost, {} run twice", self.lost, self.duplicates)
+    }
 }
 
 fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
@@ -156,16 +168,9 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
     }
     let blocking_cmd = |w: usize| -> Vec<String> {
         if design == 0 {
-            vec!["BRPOP".into(), "queue".into(), "0".into()]
+            cmd(&["BRPOP", "queue", "0"])
         } else {
-            vec![
-                "BLMOVE".into(),
-                "queue".into(),
-                format!("processing:w{}", w + 1),
-                "RIGHT".into(),
-                "LEFT".into(),
-                "0".into(),
-            ]
+            cmd(&["BLMOVE", "queue", &worker_keys(w).0, "RIGHT", "LEFT", "0"])
         }
     };
 
@@ -199,8 +204,7 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                 }
                 let e = &mut redis.engine;
                 sync(e, now);
-                let a: Vec<&str> = cmd.iter().map(|s| s.as_str()).collect();
-                let r = e.submit(ws[w].client, &args(&a));
+                let r = e.submit(ws[w].client, &args(&cmd));
                 if let Some(f) = r {
                     let d = link.delay(&mut k.rng).unwrap_or(0);
                     k.rec.msg(now, now + d, rl, ws[w].lane, short(&f));
@@ -284,19 +288,8 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                     continue;
                 }
                 if design == 1 && !job.is_empty() {
-                    send(
-                        &mut k,
-                        &link,
-                        &mut ws[w],
-                        w,
-                        rl,
-                        vec![
-                            "LREM".into(),
-                            format!("processing:w{}", w + 1),
-                            "1".into(),
-                            job,
-                        ],
-                    );
+                    let lrem = cmd(&["LREM", &worker_keys(w).0, "1", &job]);
+                    send(&mut k, &link, &mut ws[w], w, rl, lrem);
                 }
                 send(&mut k, &link, &mut ws[w], w, rl, blocking_cmd(w));
             }
@@ -305,39 +298,11 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                 ws[w].client = redis.engine.connect(&format!("w{}", w + 1));
                 if design == 1 {
                     // The heartbeat starts with the worker, before it takes any job.
-                    let e = &mut redis.engine;
-                    sync(e, now);
-                    e.execute(
-                        beats,
-                        &args(&[
-                            "SET",
-                            &format!("hb:w{}", w + 1),
-                            "1",
-                            "PX",
-                            &hb_ms.to_string(),
-                        ]),
-                    );
+                    beat(&mut redis.engine, now, beats, w, hb_ms);
                 }
                 k.rec.local(now, now, ws[w].lane, "restarts");
                 if design == 1 {
-                    let list = format!("processing:w{}", w + 1);
-                    let hb = format!("hb:w{}", w + 1);
-                    send(
-                        &mut k,
-                        &link,
-                        &mut ws[w],
-                        w,
-                        rl,
-                        vec![
-                            "EVAL".into(),
-                            REAP_LUA.into(),
-                            "3".into(),
-                            list,
-                            hb,
-                            "queue".into(),
-                            "1".into(),
-                        ],
-                    );
+                    send(&mut k, &link, &mut ws[w], w, rl, reap_cmd(w, true));
                 }
                 send(&mut k, &link, &mut ws[w], w, rl, blocking_cmd(w));
             }
@@ -345,12 +310,8 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                 let e = &mut redis.engine;
                 sync(e, now);
                 for w in 0..ws.len() {
-                    let list = format!("processing:w{}", w + 1);
-                    let hb = format!("hb:w{}", w + 1);
-                    let r = e.submit(
-                        reaper,
-                        &args(&["EVAL", REAP_LUA, "3", &list, &hb, "queue", "0"]),
-                    );
+                    let (list, _) = worker_keys(w);
+                    let r = e.submit(reaper, &args(&reap_cmd(w, false)));
                     let n = r.as_ref().map_or(0, int);
                     if n > 0 {
                         res.reaped += n as u64;
@@ -370,17 +331,14 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
             QEv::Beat(w) => {
                 if ws[w].alive {
                     // Not drawn: heartbeats would crowd the diagram.
-                    let e = &mut redis.engine;
-                    sync(e, now);
-                    let hb = format!("hb:w{}", w + 1);
-                    e.execute(beats, &args(&["SET", &hb, "1", "PX", &hb_ms.to_string()]));
+                    beat(&mut redis.engine, now, beats, w, hb_ms);
                 }
                 k.after(100 * MS, QEv::Beat(w));
             }
             QEv::Poll(w) => {
                 let now_ms = (now / MS).to_string();
-                let cmd: Vec<String> = if design == 2 {
-                    [
+                let poll_cmd = if design == 2 {
+                    cmd(&[
                         "ZRANGEBYSCORE",
                         "delayed",
                         "-inf",
@@ -388,17 +346,11 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                         "LIMIT",
                         "0",
                         "10",
-                    ]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect()
+                    ])
                 } else {
-                    ["EVAL", CLAIM_LUA, "1", "delayed", &now_ms, "10"]
-                        .iter()
-                        .map(|s| s.to_string())
-                        .collect()
+                    cmd(&["EVAL", CLAIM_LUA, "1", "delayed", &now_ms, "10"])
                 };
-                send(&mut k, &link, &mut ws[w], w, rl, cmd);
+                send(&mut k, &link, &mut ws[w], w, rl, poll_cmd);
                 // Workers poll on the clock's tick, as cron-style schedulers do.
                 let next = (now / poll + 1) * poll + k.rng.u64(0..=2 * MS);
                 k.at(next, QEv::Poll(w));
@@ -449,14 +401,15 @@ fn deliver(k: &mut Kernel<QEv>, link: &Link, e: &mut Engine, ws: &[Worker], rl: 
 }
 
 fn queues_run(p: &Params, seed: u64) -> Outcome {
-    let show = p.choice("show").min(DESIGNS.len() - 1);
-    let mut rs: Vec<QResult> = (0..DESIGNS.len())
+    let designs = QUEUES.info().choices("show");
+    let show = p.choice("show").min(designs.len() - 1);
+    let mut rs: Vec<QResult> = (0..designs.len())
         .map(|d| queues_once(p, seed, d, d == show))
         .collect();
     let jobs = p.count("jobs").max(1);
     let mut out = Outcome::new("queues", seed, p);
     out.duration_us = jobs * 10 * MS + 2_000 * MS;
-    for (i, d) in DESIGNS.iter().enumerate() {
+    for (i, d) in designs.iter().enumerate() {
         out.metric(&format!("{d}: jobs lost"), rs[i].lost as f64, "jobs");
         out.metric(
             &format!("{d}: jobs run twice"),
@@ -477,10 +430,7 @@ fn queues_run(p: &Params, seed: u64) -> Outcome {
     out.check(
         "BLMOVE + processing list + reaper: every job runs, none twice",
         rs[1].lost == 0 && rs[1].duplicates == 0 && rs[1].completed == jobs,
-        format!(
-            "{} lost, {} run twice, {} reaped",
-            rs[1].lost, rs[1].duplicates, rs[1].reaped
-        ),
+        format!("{}, {} reaped", rs[1].tally(), rs[1].reaped),
     );
     out.check(
         "Naive ZRANGEBYSCORE + ZREM claim: some delayed job runs twice",
@@ -490,24 +440,14 @@ fn queues_run(p: &Params, seed: u64) -> Outcome {
     out.check(
         "Lua claim: every delayed job runs exactly once",
         rs[3].lost == 0 && rs[3].duplicates == 0,
-        format!("{} lost, {} run twice", rs[3].lost, rs[3].duplicates),
+        rs[3].tally(),
     );
+    let lost = rs.iter().map(|r| r.lost as f64);
+    let twice = rs.iter().map(|r| r.duplicates as f64);
     out.charts.push(
-        Chart::bars("Lost and duplicated jobs per design", "jobs", DESIGNS)
-            .with(Series::new(
-                "lost",
-                rs.iter()
-                    .enumerate()
-                    .map(|(i, r)| (i as f64, r.lost as f64))
-                    .collect(),
-            ))
-            .with(Series::new(
-                "run twice",
-                rs.iter()
-                    .enumerate()
-                    .map(|(i, r)| (i as f64, r.duplicates as f64))
-                    .collect(),
-            )),
+        Chart::bars("Lost and duplicated jobs per design", "jobs", designs)
+            .with(Series::per_category("lost", lost))
+            .with(Series::per_category("run twice", twice)),
     );
     out.note(format!(
         "BRPOP lost {} job(s) to the crash; BLMOVE lost {} (the reaper returned {}).",
@@ -523,23 +463,7 @@ fn queues_run(p: &Params, seed: u64) -> Outcome {
 
 // ---------------------------------------------------------------- pubsub-vs-streams
 
-pub const PUBSUB_VS_STREAMS: Scenario = Scenario::new(ps_info, ps_run);
-
-fn ps_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "pubsub-vs-streams",
-        group: "coordination",
-        title: "Pub/Sub against streams: a disconnect, a crash and trimming",
-        claim: "Pub/Sub delivers only to whoever is connected at that instant, so a subscriber's reconnect gap loses messages for good; a consumer group keeps a crashed consumer's unacknowledged entries in its PEL for XAUTOCLAIM; but MAXLEN ~ trimming deletes history that a lagging reader has not reached.",
-        look_for: "One producer sends each event twice: PUBLISH on a channel and XADD with MAXLEN ~ on a stream. The subscriber drops its connection for away_ms: PUBLISH answers 0 receivers for exactly those messages and nothing ever resends them. Consumer c1 of a group dies holding a batch it never acknowledged; c2's periodic XAUTOCLAIM takes the idle entries over. A plain XREAD reader that falls behind sees a jump in sequence numbers once trimming has removed entries it had not read.",
-        params: vec![
-            ParamSpec::num("events", 300.0, (50.0, 2000.0, 50.0), "events", "Events produced, one every 10 ms or so"),
-            ParamSpec::num("away_ms", 400.0, (0.0, 2000.0, 50.0), "ms", "How long the subscriber is disconnected"),
-            ParamSpec::num("maxlen", 100.0, (10.0, 10000.0, 10.0), "entries", "XADD MAXLEN ~ bound on the stream"),
-            ParamSpec::num("reader_per_s", 20.0, (1.0, 500.0, 1.0), "entries/s", "How fast the lagging reader reads"),
-        ],
-    }
-}
+pub const PUBSUB_VS_STREAMS: Scenario = Scenario::new("pubsub-vs-streams", ps_run);
 
 #[derive(Clone, Debug)]
 enum PEv {
@@ -955,5 +879,10 @@ mod tests {
             0.0
         );
         assert!(!o.passed(), "the trimming check fails without lag");
+    }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices("queues", "show", "brpop blmove delayed-naive delayed-lua");
     }
 }

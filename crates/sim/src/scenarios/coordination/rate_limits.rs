@@ -11,15 +11,14 @@ use super::int;
 use crate::kernel::{Dist, Kernel, Link, Micros, Redis, MS, SEC};
 use crate::outcome::Outcome;
 use crate::outcome::{Chart, Series};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use redsim_engine::proto::resp::Frame;
 use redsim_engine::server::clock::DEFAULT_UNIX_BASE_US;
 
-pub const RATE_LIMITS: Scenario = Scenario::new(rate_info, rate_run);
+pub const RATE_LIMITS: Scenario = Scenario::new("rate-limits", rate_run);
 
 const ALGS: &[&str] = &["fixed window", "sliding log", "token bucket"];
-const ON_OUTAGE: &[&str] = &["fail-open", "fail-closed"];
 
 /// One member per admitted request, scored by server time in µs since
 /// ARGV[4] (seconds), kept small so Lua's doubles hold it exactly.
@@ -27,24 +26,6 @@ const SLIDING_LUA: &str = "local t = redis.call('TIME') local now = (tonumber(t[
 
 /// Tokens refilled by elapsed server time (ms), capped at the burst size.
 const BUCKET_LUA: &str = "local t = redis.call('TIME') local now = (tonumber(t[1]) - tonumber(ARGV[4])) * 1000 + math.floor(tonumber(t[2]) / 1000) local cap = tonumber(ARGV[1]) local rate = tonumber(ARGV[2]) local v = redis.call('HMGET', KEYS[1], 'tokens', 'ts') local tokens = tonumber(v[1]) or cap local ts = tonumber(v[2]) or now tokens = math.min(cap, tokens + (now - ts) * rate) local ok = 0 if tokens >= 1 then tokens = tokens - 1 ok = 1 end redis.call('HSET', KEYS[1], 'tokens', tokens, 'ts', now) redis.call('PEXPIRE', KEYS[1], ARGV[3]) return ok";
-
-fn rate_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "rate-limits",
-        group: "coordination",
-        title: "Rate limits: fixed window, sliding log, token bucket, and Redis going away",
-        claim: "A fixed window (INCR + PEXPIRE) lets nearly twice the limit through across a window boundary, a sliding log on a sorted set is exact but stores every admitted request, and a token bucket keeps two fields per client while allowing a burst after idle.",
-        look_for: "A burst straddles the first window boundary. The fixed window resets at the boundary and admits a second full quota right after the first: look at the highest count in any window-long span. The sliding log never passes the limit but its key grows with every admitted request (MEMORY USAGE bars); the bucket's hash stays the same size and admits its burst allowance, then the refill rate. Later Redis is unreachable for outage_ms: a fail-open limiter admits everything, a fail-closed one rejects everything.",
-        params: vec![
-            ParamSpec::num("limit", 100.0, (10.0, 1000.0, 10.0), "requests", "Requests allowed per window"),
-            ParamSpec::num("window_ms", 1000.0, (100.0, 10000.0, 100.0), "ms", "The window length"),
-            ParamSpec::num("burst_rps", 600.0, (50.0, 5000.0, 50.0), "req/s", "Arrival rate during the burst around the first boundary"),
-            ParamSpec::num("bucket_burst", 50.0, (1.0, 1000.0, 1.0), "tokens", "The token bucket's capacity (its refill is limit per window)"),
-            ParamSpec::num("outage_ms", 300.0, (0.0, 2000.0, 50.0), "ms", "How long Redis is unreachable late in the run"),
-            ParamSpec::choice("on_outage", 0, ON_OUTAGE, "What the limiter does when Redis does not answer"),
-        ],
-    }
-}
 
 enum Ev {
     Request(u64),
@@ -184,16 +165,18 @@ fn rate_run(p: &Params, seed: u64) -> Outcome {
             }
             Ev::TimedOut(a, id) => {
                 if a == 0 {
-                    k.rec.err(
-                        now - timeout,
-                        now,
-                        app,
-                        rl,
-                        format!(
-                            "request {id}: no answer, {}",
-                            if fail_open { "allowed" } else { "rejected" }
-                        ),
-                    );
+                    k.rec
+                        .msg(
+                            now - timeout,
+                            now,
+                            app,
+                            rl,
+                            format!(
+                                "request {id}: no answer, {}",
+                                if fail_open { "allowed" } else { "rejected" }
+                            ),
+                        )
+                        .failed();
                 }
                 if fail_open {
                     admitted[a].push(now);
@@ -339,13 +322,8 @@ fn rate_run(p: &Params, seed: u64) -> Outcome {
     }
     out.charts.push(chart);
     out.charts.push(
-        Chart::bars("Memory per limiter key (MEMORY USAGE)", "bytes", ALGS).with(Series::new(
-            "bytes",
-            mem.iter()
-                .enumerate()
-                .map(|(i, &m)| (i as f64, m as f64))
-                .collect(),
-        )),
+        Chart::bars("Memory per limiter key (MEMORY USAGE)", "bytes", ALGS)
+            .with(Series::per_category("bytes", mem.iter().map(|&m| m as f64))),
     );
     out.note(format!(
         "{} requests offered; most admitted in {} ms: fixed {}, sliding {}, bucket {} (limit {limit}).",

@@ -4,33 +4,15 @@ use super::{ms, short, two_holders, unless_paused, Holder, UNLOCK_LUA};
 use crate::kernel::{Dist, Kernel, Link, Micros, Redis, MS};
 use crate::outcome::Outcome;
 use crate::outcome::{Chart, Series};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use crate::seeds;
 use redsim_engine::proto::resp::Frame;
 
-pub const REDLOCK: Scenario = Scenario::new(redlock_info, redlock_run);
+pub const REDLOCK: Scenario = Scenario::new("redlock", redlock_run);
 
-const REDLOCK_FAULTS: &[&str] = &["clock-jump", "client-pause"];
 const MASTERS: usize = 5;
 const QUORUM: usize = MASTERS / 2 + 1;
-
-fn redlock_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "redlock",
-        group: "coordination",
-        title: "Redlock over five masters: a clock jump or a pause gives two holders",
-        claim: "Redlock's quorum of independent masters survives a master failing, but its safety rests on timing: a master whose clock jumps forward, or a client paused past its validity, lets a second client take the lock while the first still holds it.",
-        look_for: "Each client sends SET NX PX to all five masters at once and holds the lock if at least three agree, for a validity of TTL minus the time the round took minus a clock-drift allowance (1% of the TTL plus 2 ms). The run is played twice with the same seed: clean, and with the fault. In clock-jump, A cannot reach M4 and M5 and B cannot reach M1 and M2 (a partition, as in Kleppmann's example); M3's clock then jumps forward, A's key there expires early, and B wins M3, M4, M5 while A is still working. In client-pause, A is paused after checking its validity and writes after every key has expired and B has the lock.",
-        params: vec![
-            ParamSpec::choice("fault", 0, REDLOCK_FAULTS, "What goes wrong in the fault run"),
-            ParamSpec::num("ttl_ms", 1000.0, (100.0, 10000.0, 100.0), "ms", "The key's PX expiry on every master"),
-            ParamSpec::num("work_ms", 600.0, (10.0, 5000.0, 10.0), "ms", "How long A works while holding the lock"),
-            ParamSpec::num("jump_ms", 2000.0, (0.0, 60000.0, 100.0), "ms", "How far M3's clock jumps forward (clock-jump)"),
-            ParamSpec::num("pause_ms", 1500.0, (0.0, 10000.0, 100.0), "ms", "How long A is paused before its write (client-pause)"),
-        ],
-    }
-}
 
 enum REv {
     Try(usize),
@@ -135,13 +117,15 @@ fn redlock_once(p: &Params, seed: u64, fault: Option<usize>) -> RedlockRun {
                 let token = format!("{}:{}", r.name, r.attempt);
                 for (m, &lane) in lanes.iter().enumerate() {
                     if cut(c, m) {
-                        k.rec.err(
-                            now,
-                            now + instance_timeout,
-                            cl[c].lane,
-                            lane,
-                            "SET (no route)",
-                        );
+                        k.rec
+                            .msg(
+                                now,
+                                now + instance_timeout,
+                                cl[c].lane,
+                                lane,
+                                "SET (no route)",
+                            )
+                            .failed();
                         continue;
                     }
                     let d = link.delay(&mut k.rng).unwrap_or(0);
@@ -322,7 +306,8 @@ fn release(
 }
 
 fn redlock_run(p: &Params, seed: u64) -> Outcome {
-    let fault = p.choice("fault").min(REDLOCK_FAULTS.len() - 1);
+    let faults = REDLOCK.info().choices("fault");
+    let fault = p.choice("fault").min(faults.len() - 1);
     let clean = redlock_once(p, seed, None);
     let bad = redlock_once(p, seed, Some(fault));
     let ttl = p.count("ttl_ms") * MS;
@@ -344,7 +329,7 @@ fn redlock_run(p: &Params, seed: u64) -> Outcome {
     out.check(
         &format!(
             "Fault run ({}): two clients hold the lock at once",
-            REDLOCK_FAULTS[fault]
+            faults[fault]
         ),
         bad.overlap > 0,
         format!(
@@ -355,12 +340,7 @@ fn redlock_run(p: &Params, seed: u64) -> Outcome {
         ),
     );
     out.charts.push(
-        Chart::bars(
-            "Time with two holders",
-            "ms",
-            &["clean", REDLOCK_FAULTS[fault]],
-        )
-        .with(Series::new(
+        Chart::bars("Time with two holders", "ms", &["clean", faults[fault]]).with(Series::new(
             "overlap",
             vec![(0.0, ms(clean.overlap)), (1.0, ms(bad.overlap))],
         )),
@@ -373,7 +353,7 @@ fn redlock_run(p: &Params, seed: u64) -> Outcome {
     ));
     out.note(format!(
         "With {}: B got the lock at {} while A held it (validity {:.0} ms): {:.0} ms with two holders.",
-        REDLOCK_FAULTS[fault],
+        faults[fault],
         bad.b_acquired_at.map_or("no time".into(), |t| format!("{:.0} ms", ms(t))),
         ms(bad.a_validity),
         ms(bad.overlap)
@@ -390,7 +370,7 @@ mod tests {
     #[test]
     fn redlock_clean_runs_are_safe_and_faults_give_two_holders() {
         for seed in 1..=3 {
-            for f in REDLOCK_FAULTS {
+            for &f in REDLOCK.info().choices("fault") {
                 let o = run_with(&REDLOCK, seed, &[("fault", f)]);
                 assert!(o.passed(), "{f} seed {seed}: {:?}", o.checks);
                 assert_eq!(metric(&o, "overlap, clean run"), 0.0);
@@ -410,5 +390,10 @@ mod tests {
             &[("fault", "client-pause"), ("pause_ms", "100")],
         );
         assert_eq!(metric(&o, "overlap, fault run"), 0.0);
+    }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices("redlock", "fault", "clock-jump client-pause");
     }
 }

@@ -4,34 +4,18 @@ use super::{bulk, ms, short};
 use crate::kernel::{Database, Dist, Kernel, Link, Micros, Redis, MS, SEC};
 use crate::outcome::Outcome;
 use crate::outcome::{Chart, Series};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use crate::seeds;
 use redsim_engine::proto::resp::Frame;
 
-pub const WRITE_BEHIND_COUNTERS: Scenario = Scenario::new(wb_info, wb_run);
+pub const WRITE_BEHIND_COUNTERS: Scenario = Scenario::new("write-behind-counters", wb_run);
 
 /// Take every dirty counter's pending delta and reset it, atomically, so an
 /// increment lands either in this flush or in the next one, never in none.
 const FLUSH_LUA: &str = "local out = {} for _, k in ipairs(redis.call('SMEMBERS', KEYS[1])) do local v = redis.call('GETDEL', 'pending:' .. k) redis.call('SREM', KEYS[1], k) if v then out[#out + 1] = k out[#out + 1] = v end end return out";
 
 const SWEEP_MS: &[u64] = &[100, 250, 500, 1000, 2000];
-
-fn wb_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "write-behind-counters",
-        group: "coordination",
-        title: "Write-behind counters: confirmed increments lost in a crash",
-        claim: "Counters incremented in Redis and flushed to the database every interval lose, when Redis crashes without persistence, every increment confirmed since the last flush: on average half an interval's worth.",
-        look_for: "Each increment runs INCR on a pending counter and SADD on a dirty set in one MULTI/EXEC, and the user gets a confirmation. Every flush_ms the flusher's script takes all pending deltas atomically and writes them to the database. Redis then crashes and restarts empty: the deltas taken by earlier flushes are safe in the database, the ones still pending are gone. The chart repeats the crash at three instants for each flush interval.",
-        params: vec![
-            ParamSpec::num("flush_ms", 500.0, (50.0, 5000.0, 50.0), "ms", "How often pending deltas are flushed to the database"),
-            ParamSpec::num("rate", 300.0, (10.0, 5000.0, 10.0), "incr/s", "Confirmed increments per second"),
-            ParamSpec::num("crash_at_ms", 2300.0, (100.0, 10000.0, 100.0), "ms", "When Redis crashes (no persistence)"),
-            ParamSpec::num("counters", 20.0, (1.0, 1000.0, 1.0), "", "Distinct counters incremented"),
-        ],
-    }
-}
 
 enum WEv {
     Incr(u64),

@@ -2,51 +2,10 @@
 
 use crate::kernel::{Dist, Kernel, Latencies, Micros, Redis, MS, SEC};
 use crate::outcome::{Chart, Outcome, Series};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 
-pub const DEL_VS_UNLINK: Scenario = Scenario::new(del_info, del_run);
-
-fn del_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "del-vs-unlink",
-        group: "memory",
-        title: "DEL against UNLINK on a big hash",
-        claim: "DEL of a huge hash frees every field on Redis' only thread and stalls every other client; UNLINK hands the value to a background thread and nobody notices.",
-        look_for: "Reader clients send GETs for small keys at a steady rate; halfway through, an admin deletes a hash with many fields, once with DEL and once with UNLINK. \
-DEL walks the hash and frees each field before replying, and the commands that arrive meanwhile wait in line: the latency chart shows a spike as tall as the free takes, falling off as the queue drains. \
-UNLINK only unlinks the key and queues the value for the lazy-free thread, so readers see their usual sub-millisecond latency. \
-Turn on lazyfree-lazy-user-del and DEL behaves like UNLINK.",
-        params: vec![
-            ParamSpec::num(
-                "fields",
-                100_000.0,
-                (1000.0, 2_000_000.0, 1000.0),
-                "fields",
-                "Fields of the hash that gets deleted (try 1000000; the default keeps runs quick).",
-            ),
-            ParamSpec::num(
-                "rate",
-                2000.0,
-                (100.0, 20000.0, 100.0),
-                "req/s",
-                "GETs per second from the reader clients together, sent at a steady pace.",
-            ),
-            ParamSpec::num(
-                "clients",
-                4.0,
-                (1.0, 50.0, 1.0),
-                "clients",
-                "Reader clients sharing that rate.",
-            ),
-            ParamSpec::flag(
-                "lazy-user-del",
-                false,
-                "CONFIG SET lazyfree-lazy-user-del yes: DEL frees in the background like UNLINK.",
-            ),
-        ],
-    }
-}
+pub const DEL_VS_UNLINK: Scenario = Scenario::new("del-vs-unlink", del_run);
 
 /// When the admin deletes the hash, and how long the readers run.
 const DEL_AT: Micros = 500 * MS;

@@ -3,61 +3,12 @@
 use super::round1;
 use crate::kernel::{Database, Dist, Kernel, Meter, Micros, Redis, MS, SEC};
 use crate::outcome::{Chart, Outcome};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use crate::seeds;
 use redsim_engine::proto::resp::Frame;
 
-pub const EXPIRY_AVALANCHE: Scenario = Scenario::new(avalanche_info, avalanche_run);
-
-fn avalanche_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "expiry-avalanche",
-        group: "memory",
-        title: "Expiry avalanche and TTL jitter",
-        claim: "Keys warmed together with the same TTL expire together and send their readers to the database at once; a random TTL jitter spreads both out.",
-        look_for: "A preload writes every key in the same instant with the same TTL. When the TTL runs out, the next slow active-expire cycle (every 100 ms at hz 10) finds almost all of them expired and reclaims them in one sweep; the readers' next GETs all miss, and each miss becomes a database query. \
-The jittered run writes each key with its TTL stretched or shrunk by a random amount within the jitter, so expirations and the database queries they cause spread over a window instead of one spike. \
-In the expirations chart, 'active' keys were reclaimed by the cycle and 'lazy' ones by a reader's GET finding them expired first.",
-        params: vec![
-            ParamSpec::num(
-                "keys",
-                1000.0,
-                (100.0, 10000.0, 100.0),
-                "keys",
-                "Keys the preload warms, all at the same instant.",
-            ),
-            ParamSpec::num(
-                "ttl",
-                10.0,
-                (1.0, 60.0, 1.0),
-                "s",
-                "TTL every key is written with (before jitter).",
-            ),
-            ParamSpec::num(
-                "jitter",
-                10.0,
-                (0.0, 50.0, 1.0),
-                "%",
-                "The jittered run stretches or shrinks each TTL by a random share up to this.",
-            ),
-            ParamSpec::num(
-                "readers",
-                2000.0,
-                (100.0, 20000.0, 100.0),
-                "req/s",
-                "Cache-aside reads per second, spread evenly over the keys.",
-            ),
-            ParamSpec::num(
-                "db-latency",
-                10.0,
-                (1.0, 200.0, 1.0),
-                "ms",
-                "Time a database query takes; the database serves 20 at once and queues the rest.",
-            ),
-        ],
-    }
-}
+pub const EXPIRY_AVALANCHE: Scenario = Scenario::new("expiry-avalanche", avalanche_run);
 
 #[derive(Clone, Debug)]
 enum AvEv {

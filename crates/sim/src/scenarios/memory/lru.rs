@@ -4,41 +4,12 @@ use super::{int_reply, maxmemory_for, pct, round1};
 use crate::kernel::{Kernel, Meter, Micros, Redis, MS, SEC};
 use crate::outcome::StripRow;
 use crate::outcome::{Chart, Outcome, Series, Strip};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use crate::zipf::Zipf;
 use redsim_engine::proto::resp::Frame;
 
-pub const LRU_APPROXIMATION: Scenario = Scenario::new(lru_info, lru_run);
-
-fn lru_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "lru-approximation",
-        group: "memory",
-        title: "Approximated LRU against true LRU",
-        claim: "Redis' sampled LRU evicts nearly the same keys as true LRU, and more samples bring it closer.",
-        look_for: "Each row replays redis.io's key-eviction experiment (utils/lru/test-lru.rb): fill the cache until the first eviction, read every key in order, then add 50% more keys. \
-True LRU evicts exactly the oldest-read half (a clean dark block on the left); sampling with 3 keys leaves survivors among the old keys and evicts some recent ones, and 10 samples are nearly ideal. \
-The LRU clock ticks once per second (LRU_CLOCK_RESOLUTION 1000 ms), and the original figure came from a build with a 1 ms clock; here virtual time moves `access-gap` between two reads so every key gets its own idle time. \
-Shrink the gap below 1000 ms and many keys share a tick: the sampled variants can no longer tell them apart, while true LRU does not care.",
-        params: vec![
-            ParamSpec::num(
-                "keys",
-                1000.0,
-                (200.0, 5000.0, 100.0),
-                "keys",
-                "How many keys maxmemory holds (it is sized by measuring them).",
-            ),
-            ParamSpec::num(
-                "access-gap",
-                1000.0,
-                (1.0, 5000.0, 1.0),
-                "ms",
-                "Virtual time between two reads of the access pass; under 1000 ms keys share an LRU tick.",
-            ),
-        ],
-    }
-}
+pub const LRU_APPROXIMATION: Scenario = Scenario::new("lru-approximation", lru_run);
 
 /// One eviction policy's run of the experiment.
 struct LruRun {
@@ -234,57 +205,7 @@ fn lru_run(p: &Params, seed: u64) -> Outcome {
 
 // ---------------------------------------------------------------- lru-vs-lfu-scan
 
-pub const LRU_VS_LFU_SCAN: Scenario = Scenario::new(scan_info, scan_run);
-
-fn scan_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "lru-vs-lfu-scan",
-        group: "memory",
-        title: "A one-off scan: LRU against LFU",
-        claim: "A one-off scan of cold keys flushes LRU's hot set, while LFU keeps it and its hit rate barely moves.",
-        look_for: "Two caches of the same size serve the same Zipf-distributed cache-aside traffic (GET, and SET on a miss); midway a batch job reads thousands of keys nobody will ask for again. \
-Under allkeys-lru each scanned key is the most recently used, so it pushes out popular keys and the hit rate dips until they are fetched again. \
-Under allkeys-lfu a new key starts with a low counter (LFU_INIT_VAL 5) while popular keys have climbed higher, so the scan mostly evicts its own keys. \
-Watch the hot-keys-resident chart during the scan window.",
-        params: vec![
-            ParamSpec::num(
-                "keys",
-                2000.0,
-                (200.0, 20000.0, 100.0),
-                "keys",
-                "Keys the regular traffic asks for, Zipf-distributed.",
-            ),
-            ParamSpec::num(
-                "cache",
-                25.0,
-                (5.0, 90.0, 5.0),
-                "% of keys",
-                "Cache size (maxmemory) as a share of the regular keys.",
-            ),
-            ParamSpec::num(
-                "zipf",
-                0.9,
-                (0.5, 1.5, 0.05),
-                "",
-                "Zipf exponent of the regular traffic: higher is more skewed.",
-            ),
-            ParamSpec::num(
-                "scan-keys",
-                5000.0,
-                (0.0, 50000.0, 500.0),
-                "keys",
-                "Cold keys the one-off scan reads (each once, each a miss and a SET).",
-            ),
-            ParamSpec::num(
-                "rate",
-                2000.0,
-                (200.0, 10000.0, 100.0),
-                "req/s",
-                "Regular requests per second; the scan runs five times as fast.",
-            ),
-        ],
-    }
-}
+pub const LRU_VS_LFU_SCAN: Scenario = Scenario::new("lru-vs-lfu-scan", scan_run);
 
 /// The popular keys counted as "the hot set".
 const HOT_SET: usize = 100;

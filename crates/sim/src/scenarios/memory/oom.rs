@@ -3,11 +3,11 @@
 use super::{maxmemory_for, OOM_ERROR};
 use crate::kernel::{Micros, Redis, MS};
 use crate::outcome::{Chart, Outcome, Series};
-use crate::params::{ParamSpec, Params};
-use crate::scenario::{Scenario, ScenarioInfo};
+use crate::params::Params;
+use crate::scenario::Scenario;
 use redsim_engine::proto::resp::Frame;
 
-pub const VOLATILE_OOM: Scenario = Scenario::new(oom_info, oom_run);
+pub const VOLATILE_OOM: Scenario = Scenario::new("volatile-oom", oom_run);
 
 const VOLATILE_POLICIES: [&str; 4] = [
     "volatile-lru",
@@ -15,54 +15,6 @@ const VOLATILE_POLICIES: [&str; 4] = [
     "volatile-ttl",
     "volatile-random",
 ];
-
-fn oom_info() -> ScenarioInfo {
-    ScenarioInfo {
-        id: "volatile-oom",
-        group: "memory",
-        title: "volatile-* policies run out of keys to evict",
-        claim: "Under a volatile-* policy only keys with a TTL can be evicted: once none is left, writes fail with OOM even though plenty of keys could go.",
-        look_for: "The cache is preloaded below its limit, and only a few of its keys have a TTL; then the application keeps writing keys without one. \
-Writes succeed while memory has room, then while volatile keys remain to be evicted; after the last one goes, every write gets Redis' OOM error although the memory is full of evictable data. \
-The same writes under allkeys-lru never fail. Watch used_memory reach the maxmemory line and the volatile-key count fall to zero just before the errors start.",
-        params: vec![
-            ParamSpec::choice(
-                "policy",
-                0,
-                &VOLATILE_POLICIES,
-                "The volatile-* policy compared with allkeys-lru.",
-            ),
-            ParamSpec::num(
-                "capacity",
-                1000.0,
-                (100.0, 10000.0, 100.0),
-                "keys",
-                "How many keys maxmemory holds (it is sized by measuring them).",
-            ),
-            ParamSpec::num(
-                "preload",
-                80.0,
-                (10.0, 100.0, 5.0),
-                "% of capacity",
-                "Keys written before the run, as a share of the capacity.",
-            ),
-            ParamSpec::num(
-                "volatile",
-                10.0,
-                (0.0, 100.0, 5.0),
-                "% of preload",
-                "Share of the preloaded keys that get a TTL (one hour).",
-            ),
-            ParamSpec::num(
-                "writes",
-                500.0,
-                (10.0, 20000.0, 10.0),
-                "writes",
-                "New keys without a TTL the application then writes, one per millisecond.",
-            ),
-        ],
-    }
-}
 
 struct OomRun {
     accepted: u64,
@@ -248,5 +200,14 @@ mod tests {
             Frame::Error(e) => assert_eq!(e, OOM_ERROR),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn choices_match_the_description() {
+        crate::testing::assert_choices(
+            "volatile-oom",
+            "policy",
+            &super::VOLATILE_POLICIES.join(" "),
+        );
     }
 }

@@ -1,0 +1,222 @@
+//! Scenario descriptions (title, claim, what to look for, parameter specs) read from one JSON file per lesson folder, parsed once.
+//!
+//! They are content, not code: prose and numbers a writer edits without
+//! touching a run function. The files are embedded, so the browser build
+//! needs no file system, and parsed on first use; their strings are leaked
+//! once so [`ScenarioInfo`] keeps its `&'static str` fields.
+//!
+//! A parameter's kind follows from its default: a number needs a `range`
+//! (`[min, max, step]`, and may have a `unit`), a name picks one of its
+//! `choices`, and `true`/`false` makes an on/off switch.
+
+use crate::params::ParamSpec;
+use crate::scenario::ScenarioInfo;
+use serde::Deserialize;
+use std::sync::OnceLock;
+
+/// (file, text) of every lesson's descriptions.
+const FILES: &[(&str, &str)] = &[
+    (
+        "caching/scenarios.json",
+        include_str!("scenarios/caching/scenarios.json"),
+    ),
+    (
+        "consistency/scenarios.json",
+        include_str!("scenarios/consistency/scenarios.json"),
+    ),
+    (
+        "coordination/scenarios.json",
+        include_str!("scenarios/coordination/scenarios.json"),
+    ),
+    (
+        "memory/scenarios.json",
+        include_str!("scenarios/memory/scenarios.json"),
+    ),
+    (
+        "availability/scenarios.json",
+        include_str!("scenarios/availability/scenarios.json"),
+    ),
+    (
+        "cluster/scenarios.json",
+        include_str!("scenarios/cluster/scenarios.json"),
+    ),
+];
+
+/// One lesson file: the group its scenarios are listed under, and them.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LessonFile {
+    group: String,
+    scenarios: Vec<Entry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    id: String,
+    title: String,
+    claim: String,
+    look_for: String,
+    params: Vec<ParamEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ParamEntry {
+    name: String,
+    default: DefaultValue,
+    range: Option<(f64, f64, f64)>,
+    unit: Option<String>,
+    choices: Option<Vec<String>>,
+    help: String,
+}
+
+/// A parameter's default; its JSON type gives the parameter's kind.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum DefaultValue {
+    Flag(bool),
+    Number(f64),
+    Choice(String),
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+impl ParamEntry {
+    /// The spec, or why the entry is not one: fields of another kind are
+    /// refused rather than ignored, so a slip in the data is reported.
+    fn spec(self) -> Result<ParamSpec, String> {
+        let (name, help) = (leak(self.name), leak(self.help));
+        let wrong = |what: &str| Err(format!("parameter {name}: {what}"));
+        match (self.default, self.range, self.unit, self.choices) {
+            (DefaultValue::Number(d), Some(range), unit, None) => Ok(ParamSpec::num(
+                name,
+                d,
+                range,
+                leak(unit.unwrap_or_default()),
+                help,
+            )),
+            (DefaultValue::Choice(d), None, None, Some(choices)) => {
+                let Some(i) = choices.iter().position(|c| *c == d) else {
+                    return wrong(&format!("default '{d}' is not one of its choices"));
+                };
+                let choices: Vec<&'static str> = choices.into_iter().map(leak).collect();
+                Ok(ParamSpec::choice(name, i, &choices, help))
+            }
+            (DefaultValue::Flag(d), None, None, None) => Ok(ParamSpec::flag(name, d, help)),
+            (DefaultValue::Number(_), ..) => wrong("a number needs a range and takes no choices"),
+            (DefaultValue::Choice(_), ..) => {
+                wrong("a named default needs choices and no range or unit")
+            }
+            (DefaultValue::Flag(_), ..) => wrong("a switch takes no range, unit or choices"),
+        }
+    }
+}
+
+/// Every description in `text` (the file `file`), in the file's order.
+fn parse(file: &str, text: &str) -> Result<Vec<ScenarioInfo>, String> {
+    let lesson: LessonFile = serde_json::from_str(text).map_err(|e| format!("{file}: {e}"))?;
+    let group = leak(lesson.group);
+    lesson
+        .scenarios
+        .into_iter()
+        .map(|e| {
+            let id = e.id;
+            let params = e
+                .params
+                .into_iter()
+                .map(ParamEntry::spec)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|err| format!("{file}: {id}: {err}"))?;
+            Ok(ScenarioInfo {
+                id: leak(id),
+                group,
+                title: leak(e.title),
+                claim: leak(e.claim),
+                look_for: leak(e.look_for),
+                params,
+            })
+        })
+        .collect()
+}
+
+/// Every description of every lesson file.
+fn all() -> &'static [ScenarioInfo] {
+    static ALL: OnceLock<Vec<ScenarioInfo>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut all = Vec::new();
+        for (file, text) in FILES {
+            // The test below parses every file, so this cannot fail in a
+            // build whose tests pass.
+            all.extend(parse(file, text).unwrap_or_else(|e| panic!("{e}")));
+        }
+        all
+    })
+}
+
+/// The description of scenario `id`, if a lesson file has one.
+pub(crate) fn describe(id: &str) -> Option<&'static ScenarioInfo> {
+    all().iter().find(|i| i.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::SCENARIOS;
+    use crate::params::Params;
+
+    #[test]
+    fn every_file_parses() {
+        for (file, text) in FILES {
+            let infos = parse(file, text).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!infos.is_empty(), "{file} describes no scenario");
+        }
+    }
+
+    #[test]
+    fn scenarios_and_descriptions_match_one_to_one() {
+        for s in SCENARIOS {
+            let n = all().iter().filter(|i| i.id == s.id).count();
+            assert_eq!(n, 1, "scenario {} has {n} descriptions", s.id);
+        }
+        for i in all() {
+            let n = SCENARIOS.iter().filter(|s| s.id == i.id).count();
+            assert_eq!(n, 1, "description {} has {n} scenarios", i.id);
+        }
+    }
+
+    #[test]
+    fn defaults_lie_in_their_ranges() {
+        for i in all() {
+            for p in &i.params {
+                let at = format!("{}.{}", i.id, p.name);
+                assert!(p.min <= p.default && p.default <= p.max, "{at}");
+                assert!(p.step > 0.0 && p.min < p.max, "{at}: empty range");
+                assert!(!p.help.is_empty(), "{at} needs a help line");
+            }
+            assert!(Params::resolve(&i.params, &[]).is_ok(), "{}", i.id);
+        }
+    }
+
+    #[test]
+    fn slips_in_the_data_are_reported() {
+        let file = |param: &str| {
+            format!(
+                r#"{{"group": "g", "scenarios": [{{"id": "s", "title": "t", "claim": "c",
+                   "look_for": "l", "params": [{param}]}}]}}"#
+            )
+        };
+        let ok = file(r#"{"name": "n", "default": "b", "choices": ["a", "b"], "help": "h"}"#);
+        assert_eq!(parse("f", &ok).unwrap()[0].params[0].default, 1.0);
+        for bad in [
+            r#"{"name": "n", "default": "c", "choices": ["a", "b"], "help": "h"}"#,
+            r#"{"name": "n", "default": 1, "help": "h"}"#,
+            r#"{"name": "n", "default": true, "range": [0, 1, 1], "help": "h"}"#,
+            r#"{"name": "n", "default": 1, "range": [0, 1, 1], "hlep": "h"}"#,
+        ] {
+            assert!(parse("f", &file(bad)).is_err(), "{bad}");
+        }
+    }
+}
