@@ -17,8 +17,8 @@ use std::collections::BTreeSet;
 
 use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{
-    args, assert_command_table, commands_in_acl_category, group_commands, parse, show, Conn, Frame,
-    Pair, RedisServer, Rng,
+    args, assert_command_table, commands_in_acl_category, corpus_tests, group_commands, parse,
+    scan_all, show, Conn, Frame, Pair, RedisServer, Rng, I64_MAX, I64_MIN, RANDOM_COUNTS,
 };
 
 /// A whole-hash read: exact if equal, else equal as multisets with the
@@ -108,25 +108,9 @@ type FieldValue = (Vec<u8>, Vec<u8>);
 /// Every (field, value) an HSCAN iteration returns from one server, or
 /// the first reply if it is an error. A hashtable may repeat elements.
 fn hscan_all(c: &mut Conn, key: &str, opts: &[&str]) -> Result<BTreeSet<FieldValue>, Frame> {
-    let mut cursor = "0".to_string();
     let mut out = BTreeSet::new();
-    for _ in 0..100_000 {
-        let mut a = vec!["HSCAN", key, &cursor];
-        a.extend_from_slice(opts);
-        let reply = c.cmd(&a);
-        let Frame::Array(parts) = &reply else {
-            return Err(reply);
-        };
-        let [Frame::Bulk(next), Frame::Array(items)] = parts.as_slice() else {
-            panic!("HSCAN reply shape {reply:?}");
-        };
-        out.extend(pairs(items));
-        cursor = String::from_utf8_lossy(next).into_owned();
-        if cursor == "0" {
-            return Ok(out);
-        }
-    }
-    panic!("HSCAN {key} never finished");
+    scan_all(c, &["HSCAN", key], opts, |items| out.extend(pairs(items)))?;
+    Ok(out)
 }
 
 const BASICS: &str = r#"
@@ -334,13 +318,9 @@ SET h2 plain
 TYPE h2
 "#;
 
-/// Writes in place keep a key's TTL.
-#[test]
-fn ttl_kept_by_writes() {
-    let mut p = Pair::start(&[]);
-    corpus(
-        &mut p,
-        "HSET t a 1 b 2 c 3
+corpus_tests! { corpus =>
+    /// Writes in place keep a key's TTL.
+    ttl_kept_by_writes: "HSET t a 1 b 2 c 3
          EXPIRE t 100
          HSET t d 4
          HSETNX t e 5
@@ -351,32 +331,11 @@ fn ttl_kept_by_writes() {
          TTL t
          HDEL t a b d e
          TTL t
-         EXISTS t",
-    );
-}
-
-#[test]
-fn basics_and_arity() {
-    let mut p = Pair::start(&[]);
-    corpus(&mut p, BASICS);
-}
-
-#[test]
-fn counters_and_float_formatting() {
-    let mut p = Pair::start(&[]);
-    corpus(&mut p, COUNTERS);
-}
-
-#[test]
-fn random_and_scan_argument_errors() {
-    let mut p = Pair::start(&[]);
-    corpus(&mut p, RANDOM_AND_SCAN_ERRORS);
-}
-
-#[test]
-fn wrongtype_both_ways() {
-    let mut p = Pair::start(&[]);
-    corpus(&mut p, WRONGTYPE);
+         EXISTS t";
+    basics_and_arity: BASICS;
+    counters_and_float_formatting: COUNTERS;
+    random_and_scan_argument_errors: RANDOM_AND_SCAN_ERRORS;
+    wrongtype_both_ways: WRONGTYPE;
 }
 
 /// Encodings at the thresholds, with CONFIG SET moving them (and the
@@ -720,17 +679,14 @@ fn keyspace_statistics_per_command() {
         EXISTS h
     "#;
     for line in corpus.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        let (r0, s0) = p.stats();
-        if line.starts_with("HRANDFIELD") {
-            // A random pick: only its lookups are compared here.
-            p.both(line);
-        } else {
-            p.check(line);
-        }
-        let (r1, s1) = p.stats();
-        let redis = (r1.0 - r0.0, r1.1 - r0.1);
-        let sim = (s1.0 - s0.0, s1.1 - s0.1);
-        assert_eq!(sim, redis, "(hits, misses) counted by {line}");
+        p.same_lookups(line, |p| {
+            if line.starts_with("HRANDFIELD") {
+                // A random pick: only its lookups are compared here.
+                p.both(line);
+            } else {
+                p.check(line);
+            }
+        });
     }
 }
 
@@ -744,48 +700,15 @@ fn random_hash_commands_match() {
     let mut p = Pair::start(&[]);
     let mut rng = Rng(0x6861_7368);
     let keys = ["h1", "h2", "h3", "str"];
-    let fields = [
-        "a",
-        "b",
-        "c",
-        "d",
-        "e",
-        "f",
-        "1",
-        "-2",
-        "",
-        "long-field-name",
-    ];
+    let long_field = "long-field-name";
+    let fields = ["a", "b", "c", "d", "e", "f", "1", "-2", "", long_field];
+    let long = "a-rather-long-value-that-is-more-than-twenty-bytes";
     let values = [
-        "",
-        "0",
-        "1",
-        "-1",
-        "10",
-        "abc",
-        "3.5",
-        "-2.25",
-        "1e3",
-        " 1",
-        "01",
-        "+1",
-        "9223372036854775807",
-        "-9223372036854775808",
-        "0x1p3",
-        "inf",
-        "a-rather-long-value-that-is-more-than-twenty-bytes",
+        "", "0", "1", "-1", "10", "abc", "3.5", "-2.25", "1e3", " 1", "01", "+1", I64_MAX, I64_MIN,
+        "0x1p3", "inf", long,
     ];
-    let incrs = [
-        "1",
-        "-1",
-        "0",
-        "100",
-        "x",
-        "1.5",
-        "9223372036854775807",
-        "-9223372036854775808",
-    ];
-    let counts = ["0", "1", "2", "3", "5", "-1", "-3", "-8", "x"];
+    let incrs = ["1", "-1", "0", "100", "x", "1.5", I64_MAX, I64_MIN];
+    let counts = RANDOM_COUNTS;
     let mut writes = 0;
     for step in 0..3000 {
         let k = rng.pick(&keys);
@@ -869,9 +792,9 @@ fn random_hash_commands_match() {
             _ => vec!["OBJECT".into(), "ENCODING".into(), k.into()],
         };
         let a: Vec<Vec<u8>> = cmd.iter().map(|s| s.as_bytes().to_vec()).collect();
-        let (r0, s0) = p.stats();
         match cmd[0].as_str() {
-            "HGETALL" | "HKEYS" | "HVALS" => check_hash_read(&mut p, &a),
+            // HRANDFIELD's checker and HSCAN's iterations read more than the
+            // command: their lookups are not compared.
             "HRANDFIELD" => check_hrandfield(&mut p, &a),
             "HSCAN" => {
                 let (r, s) = p.both_args(&a);
@@ -887,19 +810,15 @@ fn random_hash_commands_match() {
                     );
                 }
             }
-            _ => {
-                p.check_with(&a, |f| f);
+            name => {
+                p.same_lookups(format_args!("step {step}: {}", show(&a)), |p| {
+                    if matches!(name, "HGETALL" | "HKEYS" | "HVALS") {
+                        check_hash_read(p, &a);
+                    } else {
+                        p.check_with(&a, |f| f);
+                    }
+                });
             }
-        }
-        let (r1, s1) = p.stats();
-        // HRANDFIELD's checker and HSCAN's iterations read more: skip those.
-        if !matches!(cmd[0].as_str(), "HRANDFIELD" | "HSCAN") {
-            assert_eq!(
-                (s1.0 - s0.0, s1.1 - s0.1),
-                (r1.0 - r0.0, r1.1 - r0.1),
-                "step {step}: (hits, misses) counted by {}",
-                show(&a)
-            );
         }
         if cmd[0].starts_with('H') && !matches!(cmd[0].as_str(), "HGET" | "HMGET" | "HLEN") {
             writes += 1;

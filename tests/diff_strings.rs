@@ -7,7 +7,9 @@
 
 use std::time::Duration;
 
-use redsim_tests::{args, assert_command_table, group_commands, Frame, Pair, RedisServer, Rng};
+use redsim_tests::{
+    args, assert_command_table, group_commands, Frame, Pair, RedisServer, Rng, I64_MAX, I64_MIN,
+};
 
 const SET_AND_GET: &str = r#"
 GET missing
@@ -780,6 +782,7 @@ fn random_string_commands_match() {
     let mut p = Pair::start(&[]);
     let mut rng = Rng(42);
     let keys = ["a", "b", "c", "d"];
+    let long = "x".repeat(49);
     let values = [
         "",
         "0",
@@ -794,22 +797,13 @@ fn random_string_commands_match() {
         "1e3",
         " 1",
         "01",
-        "9223372036854775807",
-        "-9223372036854775808",
-        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        I64_MAX,
+        I64_MIN,
+        long.as_str(),
     ];
-    let nums = [
-        "0",
-        "1",
-        "-1",
-        "7",
-        "-100",
-        "x",
-        "9223372036854775807",
-        "-9223372036854775808",
-    ];
+    let nums = ["0", "1", "-1", "7", "-100", "x", I64_MAX, I64_MIN];
     let offsets = ["0", "1", "3", "-1", "-3", "100", "-100", "x"];
-    let ttls = ["1000000", "0", "-1", "x", "9223372036854775807"];
+    let ttls = ["1000000", "0", "-1", "x", I64_MAX];
     for _ in 0..4000 {
         let k = rng.pick(&keys);
         let k2 = rng.pick(&keys);

@@ -1,6 +1,7 @@
 //! Test harness: real `redis-server` processes, the in-process `redsim` server, and a small blocking RESP client.
 
 use std::collections::BTreeSet;
+use std::fmt::Display;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -366,6 +367,56 @@ pub fn keyspace_stats(c: &mut Conn) -> (i64, i64) {
     (field("keyspace_hits:"), field("keyspace_misses:"))
 }
 
+/// The bulk strings of an array or set reply (keys, members).
+pub fn bulk_items(f: &Frame) -> Vec<Vec<u8>> {
+    match f {
+        Frame::Array(v) | Frame::Set(v) => bulk_strings(v),
+        other => panic!("array expected, got {other:?}"),
+    }
+}
+
+/// The bytes of frames that must all be bulk strings.
+pub fn bulk_strings(items: &[Frame]) -> Vec<Vec<u8>> {
+    items
+        .iter()
+        .map(|x| match x {
+            Frame::Bulk(b) => b.clone(),
+            other => panic!("bulk string expected, got {other:?}"),
+        })
+        .collect()
+}
+
+/// A full SCAN-family iteration on one connection: `cmd` (`["SCAN"]`,
+/// `["HSCAN", key]`) with each cursor in turn, then `opts`, until the
+/// cursor is 0 again; each page's elements go to `page`. Returns the
+/// number of pages, or the first reply that is not a page (an error).
+pub fn scan_all(
+    c: &mut Conn,
+    cmd: &[&str],
+    opts: &[&str],
+    mut page: impl FnMut(&[Frame]),
+) -> Result<usize, Frame> {
+    let mut cursor = "0".to_string();
+    for pages in 1..=100_000 {
+        let mut a = cmd.to_vec();
+        a.push(&cursor);
+        a.extend_from_slice(opts);
+        let reply = c.cmd(&a);
+        let Frame::Array(parts) = &reply else {
+            return Err(reply);
+        };
+        let [Frame::Bulk(next), Frame::Array(items)] = parts.as_slice() else {
+            panic!("{} reply shape {reply:?}", cmd[0]);
+        };
+        page(items);
+        cursor = String::from_utf8_lossy(next).into_owned();
+        if cursor == "0" {
+            return Ok(pages);
+        }
+    }
+    panic!("{} never finished", cmd.join(" "));
+}
+
 /// Whether two replies agree: `want` is Redis', `got` redsim's.
 pub type Agree = fn(want: &Frame, got: &Frame) -> bool;
 
@@ -505,10 +556,7 @@ impl Pair {
         if let Some(v) = self.redis_7_0 {
             return v;
         }
-        let Frame::Bulk(info) = self.redis.cmd(&["INFO", "server"]) else {
-            panic!("INFO server replies a bulk string");
-        };
-        let v = String::from_utf8_lossy(&info).contains("redis_version:7.0.");
+        let v = is_redis_7_0(&mut self.redis);
         self.redis_7_0 = Some(v);
         v
     }
@@ -520,6 +568,103 @@ impl Pair {
             keyspace_stats(&mut self.sim),
         )
     }
+
+    /// Asserts that both servers counted the same keyspace hits and misses
+    /// so far; returns Redis' `(keyspace_hits, keyspace_misses)`.
+    pub fn assert_same_stats(&mut self) -> (i64, i64) {
+        let (want, got) = self.stats();
+        assert_eq!(got, want, "(keyspace_hits, keyspace_misses)");
+        want
+    }
+
+    /// Runs `step` (commands sent to both) and asserts that it moved both
+    /// servers' keyspace hits and misses by as much: which lookups count
+    /// is part of a command's behaviour. `what` names the step in a failure.
+    pub fn same_lookups<R>(&mut self, what: impl Display, step: impl FnOnce(&mut Pair) -> R) -> R {
+        let (r0, s0) = self.stats();
+        let out = step(self);
+        let (r1, s1) = self.stats();
+        assert_eq!(
+            (s1.0 - s0.0, s1.1 - s0.1),
+            (r1.0 - r0.0, r1.1 - r0.1),
+            "(hits, misses) counted by {what}"
+        );
+        out
+    }
+
+    /// Sends a HELP `line` to both and compares the replies with
+    /// [`assert_help`]; returns the lines above the footer.
+    pub fn check_help(&mut self, line: &str) -> Vec<Frame> {
+        let v70 = self.redis_is_7_0();
+        let (want, got) = self.both(line);
+        self.compared += 1;
+        assert_help(line, want, got, v70)
+    }
+}
+
+/// True if `c` is connected to Redis 7.0 (see [`Pair::redis_is_7_0`]).
+pub fn is_redis_7_0(c: &mut Conn) -> bool {
+    let Frame::Bulk(info) = c.cmd(&["INFO", "server"]) else {
+        panic!("INFO server replies a bulk string");
+    };
+    String::from_utf8_lossy(&info).contains("redis_version:7.0.")
+}
+
+/// Asserts that a HELP reply of Redis (`want`) and of redsim (`got`) have
+/// the same lines above the footer ([`help_bodies`]); returns them.
+pub fn assert_help(what: &str, want: Frame, got: Frame, redis_7_0: bool) -> Vec<Frame> {
+    let (want, got) = help_bodies(what, want, got, redis_7_0);
+    assert_eq!(got, want, "{what}: the lines above the footer");
+    got
+}
+
+/// Asserts the footers of a HELP reply of Redis (`want`) and of redsim
+/// (`got`): "Prints this help." in 7.0 and "Print this help." in 7.2
+/// (addReplyHelp), which redsim follows whatever the reference. Returns
+/// the lines above them: (Redis', redsim's).
+pub fn help_bodies(
+    what: &str,
+    want: Frame,
+    got: Frame,
+    redis_7_0: bool,
+) -> (Vec<Frame>, Vec<Frame>) {
+    let (Frame::Array(mut want), Frame::Array(mut got)) = (want, got) else {
+        panic!("{what}: HELP replies with an array");
+    };
+    assert_eq!(
+        got.pop(),
+        Some(Frame::simple("    Print this help.")),
+        "{what}: redsim's footer"
+    );
+    let footer = if redis_7_0 {
+        "    Prints this help."
+    } else {
+        "    Print this help."
+    };
+    assert_eq!(
+        want.pop(),
+        Some(Frame::simple(footer)),
+        "{what}: Redis' footer"
+    );
+    (want, got)
+}
+
+/// One `#[test]` per corpus, each on fresh servers started with no options
+/// and replayed by the file's own `run(&mut Pair, &str)` (which knows the
+/// file's line markers, such as `~` for an unordered reply): most families
+/// have several tests that are a corpus and nothing more.
+#[macro_export]
+macro_rules! corpus_tests {
+    ($run:path => $($(#[$meta:meta])* $name:ident: $text:expr;)+) => {
+        $(
+            $(#[$meta])*
+            #[test]
+            fn $name() {
+                let mut p = $crate::Pair::start(&[]);
+                $run(&mut p, $text);
+            }
+        )+
+    };
 }
 
 /// The seeded xorshift generator of the randomised differential tests:
@@ -561,6 +706,17 @@ impl Rng {
     }
 }
 
+/// The largest 64-bit integer, as the random tests' alphabets spell it
+/// (Redis' integer parsing and overflow checks live at the bounds).
+pub const I64_MAX: &str = "9223372036854775807";
+/// The smallest 64-bit integer, as the random tests' alphabets spell it.
+pub const I64_MIN: &str = "-9223372036854775808";
+
+/// The counts the random tests give HRANDFIELD, SRANDMEMBER and SPOP:
+/// zero, positive (distinct picks), negative (repeats allowed) and not a
+/// number.
+pub const RANDOM_COUNTS: [&str; 9] = ["0", "1", "2", "3", "5", "-1", "-3", "-8", "x"];
+
 /// The seeds of a randomised test: `base` alone by default; `{PREFIX}_SEED`
 /// (hex) replays one failing seed, and `{PREFIX}_SEEDS=n` adds n more, so a
 /// longer soak needs no code change.
@@ -578,6 +734,24 @@ pub fn fuzz_seeds(prefix: &str, base: u64) -> Vec<u64> {
     (0..=more)
         .map(|i| base.wrapping_add(i.wrapping_mul(0x9e37_79b9)))
         .collect()
+}
+
+/// One `#[test]` per line, each calling `run(seed, args...)` for every
+/// seed of [`fuzz_seeds`]`(prefix, base)`: the randomised tests of a family
+/// differ only in their base seed and the run's settings.
+#[macro_export]
+macro_rules! seeded_tests {
+    ($prefix:literal, $run:path => $($(#[$meta:meta])* $name:ident: $base:expr, ($($arg:expr),*);)+) => {
+        $(
+            $(#[$meta])*
+            #[test]
+            fn $name() {
+                for seed in $crate::fuzz_seeds($prefix, $base) {
+                    $run(seed, $($arg),*);
+                }
+            }
+        )+
+    };
 }
 
 /// Redis' `COMMAND INFO` entry for `name` (`get`, `config|get`).
@@ -626,16 +800,48 @@ pub fn group_commands(group: &str) -> Vec<&'static redsim_engine::cmd::Command> 
         .collect()
 }
 
-/// Asserts [`assert_command_info`] for every command of a group's table,
-/// each of which must be in `group`.
+/// Asserts [`assert_command_info`] for every command of a group's table
+/// and its subcommands ([`assert_subcommands`]), each of which must be in
+/// `group`.
 pub fn assert_command_table<'a>(
     c: &mut Conn,
     commands: impl IntoIterator<Item = &'a redsim_engine::cmd::Command>,
     group: &str,
 ) {
     for cmd in commands {
-        assert_command_info(&command_info(c, cmd.name), cmd, cmd.name);
+        let info = command_info(c, cmd.name);
+        assert_command_info(&info, cmd, cmd.name);
+        assert_subcommands(&info, cmd);
         assert_eq!(cmd.group, group, "{} group", cmd.name);
+    }
+}
+
+/// Asserts that the subcommands in Redis' `COMMAND INFO` entry `info` of
+/// `cmd` (its tenth field, empty for a plain command) are those of `cmd`'s
+/// table, each agreeing as [`assert_command_info`] says.
+pub fn assert_subcommands(info: &[Frame], cmd: &redsim_engine::cmd::Command) {
+    let Some(Frame::Array(subs)) = info.get(9) else {
+        panic!("{} has no subcommand list", cmd.name);
+    };
+    assert_eq!(
+        subs.len(),
+        cmd.subcommands.len(),
+        "{} subcommands",
+        cmd.name
+    );
+    for sub in subs {
+        let Frame::Array(sub) = sub else {
+            panic!("{}: subcommand entry {sub:?}", cmd.name);
+        };
+        let Some(Frame::Bulk(full)) = sub.first() else {
+            panic!("{}: subcommand name {sub:?}", cmd.name);
+        };
+        let full = String::from_utf8_lossy(full).into_owned();
+        let word = full.split('|').nth(1).expect("container|sub");
+        let ours = cmd
+            .subcommand(word.as_bytes())
+            .unwrap_or_else(|| panic!("missing subcommand {full}"));
+        assert_command_info(sub, ours, &full);
     }
 }
 
