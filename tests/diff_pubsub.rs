@@ -30,6 +30,18 @@ fn bulk(s: &str) -> Frame {
     Frame::bulk(s)
 }
 
+/// What a subscriber reads as an array of bulk strings (a message,
+/// `[message, channel, payload]`, or `[pmessage, pattern, channel,
+/// payload]`): an array in RESP2, a push in RESP3.
+fn msg(resp3: bool, parts: &[&str]) -> Frame {
+    let items = parts.iter().map(|p| bulk(p)).collect();
+    if resp3 {
+        Frame::Push(items)
+    } else {
+        Frame::Array(items)
+    }
+}
+
 /// `[word, name, count]` as RESP2 shows a confirmation or RESP3 a push.
 fn conf(resp3: bool, word: &str, name: Option<&str>, count: i64) -> Frame {
     let items = vec![
@@ -42,6 +54,30 @@ fn conf(resp3: bool, word: &str, name: Option<&str>, count: i64) -> Frame {
     } else {
         Frame::Array(items)
     }
+}
+
+/// Switches connection `i` of both servers to RESP `version`. HELLO's
+/// reply names the server and its version: not compared.
+fn hello(d: &mut Differ, i: usize, version: &str) {
+    d.redis[i].cmd(&["HELLO", version]);
+    d.sim[i].cmd(&["HELLO", version]);
+}
+
+/// Asserts that the next frame on connection `i` of both servers (RESP2)
+/// is the array of `parts`, a message.
+fn next_is(d: &mut Differ, i: usize, parts: &[&str]) {
+    assert_eq!(next_both(d, i), msg(false, parts));
+}
+
+/// Sends `line` on connection `i` of both servers and asserts that the
+/// reply is its command's first confirmation, for `name` with `count`.
+fn check_conf(d: &mut Differ, resp3: bool, i: usize, line: &str, name: Option<&str>, count: i64) {
+    let word = line
+        .split(' ')
+        .next()
+        .expect("a command")
+        .to_ascii_lowercase();
+    assert_eq!(d.check(i, line), conf(resp3, &word, name, count), "{line}");
 }
 
 /// Unsubscribing from everything confirms each name in the order the
@@ -134,35 +170,18 @@ fn port_of(conn: &mut Conn) -> u16 {
 fn confirmations_messages_and_counts() {
     let mut d = Differ::start(4, &[]);
     // Connection 0 publishes; 1 listens to channels, 2 and 3 to one pattern each.
-    assert_eq!(
-        d.check(1, "SUBSCRIBE news sport"),
-        conf(false, "subscribe", Some("news"), 1)
-    );
+    check_conf(&mut d, false, 1, "SUBSCRIBE news sport", Some("news"), 1);
     assert_eq!(
         next_both(&mut d, 1),
         conf(false, "subscribe", Some("sport"), 2)
     );
     // Subscribing again confirms without counting twice.
-    assert_eq!(
-        d.check(1, "SUBSCRIBE news"),
-        conf(false, "subscribe", Some("news"), 2)
-    );
+    check_conf(&mut d, false, 1, "SUBSCRIBE news", Some("news"), 2);
     d.check(2, "PSUBSCRIBE n*");
     d.check(3, "PSUBSCRIBE h?llo");
     assert_eq!(d.check(0, "PUBLISH news hello"), Frame::Integer(2));
-    assert_eq!(
-        next_both(&mut d, 1),
-        Frame::Array(vec![bulk("message"), bulk("news"), bulk("hello")])
-    );
-    assert_eq!(
-        next_both(&mut d, 2),
-        Frame::Array(vec![
-            bulk("pmessage"),
-            bulk("n*"),
-            bulk("news"),
-            bulk("hello")
-        ])
-    );
+    next_is(&mut d, 1, &["message", "news", "hello"]);
+    next_is(&mut d, 2, &["pmessage", "n*", "news", "hello"]);
     assert_eq!(d.check(0, "PUBLISH sport goal"), Frame::Integer(1));
     next_both(&mut d, 1);
     assert_eq!(d.check(0, "PUBLISH nobody x"), Frame::Integer(1));
@@ -176,10 +195,7 @@ fn confirmations_messages_and_counts() {
     d.check(0, "PUBLISH news \"a\\x00b\\r\\n\"");
     next_both(&mut d, 1);
     next_both(&mut d, 2);
-    assert_eq!(
-        d.check(1, "SUBSCRIBE \"\""),
-        conf(false, "subscribe", Some(""), 3)
-    );
+    check_conf(&mut d, false, 1, "SUBSCRIBE \"\"", Some(""), 3);
     assert_eq!(d.check(0, "PUBLISH \"\" \"\""), Frame::Integer(1));
     next_both(&mut d, 1);
     // A client subscribed to the channel and to a matching pattern counts
@@ -187,19 +203,8 @@ fn confirmations_messages_and_counts() {
     d.check(2, "SUBSCRIBE news");
     assert_eq!(d.check(0, "PUBLISH news twice"), Frame::Integer(3));
     next_both(&mut d, 1);
-    assert_eq!(
-        next_both(&mut d, 2),
-        Frame::Array(vec![bulk("message"), bulk("news"), bulk("twice")])
-    );
-    assert_eq!(
-        next_both(&mut d, 2),
-        Frame::Array(vec![
-            bulk("pmessage"),
-            bulk("n*"),
-            bulk("news"),
-            bulk("twice")
-        ])
-    );
+    next_is(&mut d, 2, &["message", "news", "twice"]);
+    next_is(&mut d, 2, &["pmessage", "n*", "news", "twice"]);
     // Introspection (the channel list's order is the server's: sorted here).
     d.check(0, "PUBSUB NUMSUB news sport nothing");
     d.check(0, "PUBSUB NUMSUB");
@@ -209,23 +214,21 @@ fn confirmations_messages_and_counts() {
         check_unordered(&mut d, 0, &format!("PUBSUB CHANNELS {pattern}"));
     }
     // Unsubscribing: named, then the rest at once, then nothing left.
-    assert_eq!(
-        d.check(1, "UNSUBSCRIBE sport nosuch"),
-        conf(false, "unsubscribe", Some("sport"), 2)
+    check_conf(
+        &mut d,
+        false,
+        1,
+        "UNSUBSCRIBE sport nosuch",
+        Some("sport"),
+        2,
     );
     assert_eq!(
         next_both(&mut d, 1),
         conf(false, "unsubscribe", Some("nosuch"), 2)
     );
     unsubscribe_all_both(&mut d, 1, "UNSUBSCRIBE", 2);
-    assert_eq!(
-        d.check(1, "UNSUBSCRIBE"),
-        conf(false, "unsubscribe", None, 0)
-    );
-    assert_eq!(
-        d.check(1, "PUNSUBSCRIBE"),
-        conf(false, "punsubscribe", None, 0)
-    );
+    check_conf(&mut d, false, 1, "UNSUBSCRIBE", None, 0);
+    check_conf(&mut d, false, 1, "PUNSUBSCRIBE", None, 0);
     // Out of subscribed mode: normal commands again.
     d.check(1, "SET k v");
     assert_eq!(d.check(0, "PUBLISH news after"), Frame::Integer(2));
@@ -338,15 +341,10 @@ fn resp2_subscribed_context() {
 #[test]
 fn resp3_pushes_and_normal_commands() {
     let mut d = Differ::start(3, &[]);
-    // HELLO's reply names the server and version: not compared.
     for i in 1..3 {
-        d.redis[i].cmd(&["HELLO", "3"]);
-        d.sim[i].cmd(&["HELLO", "3"]);
+        hello(&mut d, i, "3");
     }
-    assert_eq!(
-        d.check(1, "SUBSCRIBE a b"),
-        conf(true, "subscribe", Some("a"), 1)
-    );
+    check_conf(&mut d, true, 1, "SUBSCRIBE a b", Some("a"), 1);
     assert_eq!(next_both(&mut d, 1), conf(true, "subscribe", Some("b"), 2));
     d.check(2, "PSUBSCRIBE *");
     // A subscribed RESP3 client runs anything.
@@ -354,25 +352,18 @@ fn resp3_pushes_and_normal_commands() {
     d.check(1, "GET k");
     d.check(1, "PING");
     assert_eq!(d.check(0, "PUBLISH a m1"), Frame::Integer(2));
-    assert_eq!(
-        next_both(&mut d, 1),
-        Frame::Push(vec![bulk("message"), bulk("a"), bulk("m1")])
-    );
+    assert_eq!(next_both(&mut d, 1), msg(true, &["message", "a", "m1"]));
     assert_eq!(
         next_both(&mut d, 2),
-        Frame::Push(vec![bulk("pmessage"), bulk("*"), bulk("a"), bulk("m1")])
+        msg(true, &["pmessage", "*", "a", "m1"])
     );
     d.check(0, "PUBLISH b m2");
     next_both(&mut d, 1);
     next_both(&mut d, 2);
     d.check(1, "INCR n");
-    assert_eq!(
-        d.check(1, "UNSUBSCRIBE b"),
-        conf(true, "unsubscribe", Some("b"), 1)
-    );
+    check_conf(&mut d, true, 1, "UNSUBSCRIBE b", Some("b"), 1);
     // Back to RESP2 while subscribed: the context applies again.
-    d.redis[1].cmd(&["HELLO", "2"]);
-    d.sim[1].cmd(&["HELLO", "2"]);
+    hello(&mut d, 1, "2");
     d.check(1, "GET k");
     d.check(1, "PING");
     unsubscribe_all_both(&mut d, 1, "UNSUBSCRIBE", 1);
@@ -386,22 +377,18 @@ fn resp3_pushes_and_normal_commands() {
 #[test]
 fn own_messages_follow_the_reply_as_in_7_2() {
     let mut d = Differ::start(1, &[]);
-    d.redis[0].cmd(&["HELLO", "3"]);
-    d.sim[0].cmd(&["HELLO", "3"]);
+    hello(&mut d, 0, "3");
     d.check(0, "SUBSCRIBE me");
-    let msg = Frame::Push(vec![bulk("message"), bulk("me"), bulk("hi")]);
-    let r: Vec<Frame> = {
-        let c = &mut d.redis[0];
+    let pushed = msg(true, &["message", "me", "hi"]);
+    // The PUBLISH reply and the message, in the order they come.
+    let publish_to_self = |c: &mut Conn| -> Vec<Frame> {
         c.send_raw(&encode_request(&[&b"PUBLISH"[..], b"me", b"hi"]));
         vec![c.read_frame().unwrap(), c.read_frame().unwrap()]
     };
-    let s: Vec<Frame> = {
-        let c = &mut d.sim[0];
-        c.send_raw(&encode_request(&[&b"PUBLISH"[..], b"me", b"hi"]));
-        vec![c.read_frame().unwrap(), c.read_frame().unwrap()]
-    };
-    assert_eq!(r, vec![msg.clone(), Frame::Integer(1)], "7.0's order");
-    assert_eq!(s, vec![Frame::Integer(1), msg.clone()], "7.2's order");
+    let r = publish_to_self(&mut d.redis[0]);
+    let s = publish_to_self(&mut d.sim[0]);
+    assert_eq!(r, vec![pushed.clone(), Frame::Integer(1)], "7.0's order");
+    assert_eq!(s, vec![Frame::Integer(1), pushed.clone()], "7.2's order");
     // Inside MULTI the message follows the whole EXEC reply in 7.2.
     d.check(0, "MULTI");
     d.check(0, "PUBLISH me hi");
@@ -411,12 +398,12 @@ fn own_messages_follow_the_reply_as_in_7_2() {
         exec,
         Frame::Array(vec![Frame::Integer(1), Frame::Simple("PONG".into())])
     );
-    assert_eq!(d.sim[0].read_frame(), Some(msg.clone()));
+    assert_eq!(d.sim[0].read_frame(), Some(pushed.clone()));
     // Redis 7.0 writes the push inside the EXEC array.
     let exec = d.redis[0].cmd(&["EXEC"]);
     assert_eq!(
         exec,
-        Frame::Array(vec![msg, Frame::Integer(1)]),
+        Frame::Array(vec![pushed, Frame::Integer(1)]),
         "7.0 lays the push inside EXEC's array"
     );
     assert_eq!(d.redis[0].read_frame(), Some(Frame::Simple("PONG".into())));
@@ -436,10 +423,7 @@ fn subscribing_inside_multi() {
         0 EXEC
         ",
     );
-    assert_eq!(
-        next_both(&mut d, 0),
-        Frame::Array(vec![bulk("pong"), bulk("")])
-    );
+    next_is(&mut d, 0, &["pong", ""]);
     d.check(1, "PUBLISH a x");
     next_both(&mut d, 0);
     // SSUBSCRIBE has no MULTI exception.
@@ -457,8 +441,7 @@ fn subscribing_inside_multi() {
         ",
     );
     // RESP3: pushes inside the EXEC reply.
-    d.redis[1].cmd(&["HELLO", "3"]);
-    d.sim[1].cmd(&["HELLO", "3"]);
+    hello(&mut d, 1, "3");
     d.script(
         "
         1 MULTI
@@ -511,20 +494,14 @@ fn a_subscriber_that_disconnects_misses_messages() {
     // Back (a new connection): only what is published from now on.
     d.check(1, "SUBSCRIBE news");
     assert_eq!(d.check(0, "PUBLISH news 3"), Frame::Integer(1));
-    assert_eq!(
-        next_both(&mut d, 1),
-        Frame::Array(vec![bulk("message"), bulk("news"), bulk("3")])
-    );
+    next_is(&mut d, 1, &["message", "news", "3"]);
     d.check(1, "PING");
 }
 
 #[test]
 fn shard_channels_standalone() {
     let mut d = Differ::start(3, &[]);
-    assert_eq!(
-        d.check(1, "SSUBSCRIBE s1 s2"),
-        conf(false, "ssubscribe", Some("s1"), 1)
-    );
+    check_conf(&mut d, false, 1, "SSUBSCRIBE s1 s2", Some("s1"), 1);
     next_both(&mut d, 1);
     // Shard subscriptions are counted apart from the others.
     d.check(1, "SUBSCRIBE s1");
@@ -532,10 +509,7 @@ fn shard_channels_standalone() {
     d.check(2, "PSUBSCRIBE s*");
     // SPUBLISH reaches shard subscribers only; PUBLISH never reaches them.
     assert_eq!(d.check(0, "SPUBLISH s1 hi"), Frame::Integer(1));
-    assert_eq!(
-        next_both(&mut d, 1),
-        Frame::Array(vec![bulk("smessage"), bulk("s1"), bulk("hi")])
-    );
+    next_is(&mut d, 1, &["smessage", "s1", "hi"]);
     assert_eq!(d.check(0, "PUBLISH s1 yo"), Frame::Integer(3));
     next_both(&mut d, 1);
     next_both(&mut d, 1);
@@ -584,11 +558,11 @@ fn the_trace_shows_a_missed_message() {
     );
     // Frames for the subscribers, in order; nothing for the gone one after it left.
     let out = e.take_unblocked();
-    let msg = |m: &str| Frame::Push(vec![bulk("message"), bulk("news"), bulk(m)]);
-    let pmsg = |m: &str| Frame::Push(vec![bulk("pmessage"), bulk("n*"), bulk("news"), bulk(m)]);
+    let sent = |m: &str| msg(true, &["message", "news", m]);
+    let psent = |m: &str| msg(true, &["pmessage", "n*", "news", m]);
     assert_eq!(
         out,
-        vec![(sub, msg("1")), (sub, pmsg("1")), (back, msg("3"))]
+        vec![(sub, sent("1")), (sub, psent("1")), (back, sent("3"))]
     );
 
     let events: Vec<(Option<u64>, Event)> = e
@@ -695,9 +669,6 @@ fn scripts_publish_but_cannot_subscribe() {
         0 EVAL "return redis.call('publish','ch','from lua')" 0
         "#,
     );
-    assert_eq!(
-        next_both(&mut d, 1),
-        Frame::Array(vec![bulk("message"), bulk("ch"), bulk("from lua")])
-    );
+    next_is(&mut d, 1, &["message", "ch", "from lua"]);
     d.check(1, "PING");
 }
