@@ -18,7 +18,8 @@ use std::collections::BTreeSet;
 use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{
     args, assert_command_table, commands_in_acl_category, corpus_tests, group_commands, parse,
-    scan_all, show, Conn, Frame, Pair, RedisServer, Rng, I64_MAX, I64_MIN, RANDOM_COUNTS,
+    random_steps, scan_all, show, word_args, words, Conn, Frame, Pair, RedisServer, Rng, I64_MAX,
+    I64_MIN, RANDOM_COUNTS,
 };
 
 /// A whole-hash read: exact if equal, else equal as multisets with the
@@ -690,16 +691,13 @@ fn keyspace_statistics_per_command() {
     }
 }
 
-/// A seeded stream of hash commands (and string commands on the same
-/// keys, for WRONGTYPE both ways) over a small alphabet, with the
-/// encoding limits lowered now and then so that conversions happen. Each
-/// reply, each command's keyspace hit/miss counts, and OBJECT ENCODING
-/// after every write are compared.
-#[test]
-fn random_hash_commands_match() {
-    let mut p = Pair::start(&[]);
-    let mut rng = Rng(0x6861_7368);
-    let keys = ["h1", "h2", "h3", "str"];
+/// The keys of the random hash commands (`str` is often a string).
+const HASH_KEYS: [&str; 4] = ["h1", "h2", "h3", "str"];
+
+/// One random hash command (or string command on the same keys, for
+/// WRONGTYPE both ways) over a small alphabet; now and then a CONFIG SET
+/// lowering the encoding limits, so that conversions happen.
+fn random_hash_command(rng: &mut Rng) -> Vec<String> {
     let long_field = "long-field-name";
     let fields = ["a", "b", "c", "d", "e", "f", "1", "-2", "", long_field];
     let long = "a-rather-long-value-that-is-more-than-twenty-bytes";
@@ -708,94 +706,82 @@ fn random_hash_commands_match() {
         "0x1p3", "inf", long,
     ];
     let incrs = ["1", "-1", "0", "100", "x", "1.5", I64_MAX, I64_MIN];
-    let counts = RANDOM_COUNTS;
+    let k = rng.pick(&HASH_KEYS);
+    let [f, f2] = rng.picks(&fields);
+    let [v, v2] = rng.picks(&values);
+    match rng.below(30) {
+        0..=3 => {
+            let mut c = words(&["HSET", k, f, v]);
+            if rng.below(2) == 0 {
+                c.extend([f2.into(), v2.into()]);
+            }
+            c
+        }
+        4 => words(&["HSETNX", k, f, v]),
+        5 => words(&["HMSET", k, f, v, f2, v2]),
+        6 | 7 => words(&["HGET", k, f]),
+        8 => words(&["HMGET", k, f, f2, "zz"]),
+        9 | 10 => {
+            let mut c = words(&["HDEL", k, f]);
+            if rng.below(2) == 0 {
+                c.push(f2.into());
+            }
+            c
+        }
+        11 => words(&["HLEN", k]),
+        12 => words(&["HEXISTS", k, f]),
+        13 | 14 => words(&["HINCRBY", k, f, rng.pick(&incrs)]),
+        15 => words(&["HINCRBYFLOAT", k, f, rng.pick(&values)]),
+        16 => words(&["HSTRLEN", k, f]),
+        17 => words(&["HGETALL", k]),
+        18 => words(&["HKEYS", k]),
+        19 => words(&["HVALS", k]),
+        20 => {
+            let mut c = words(&["HRANDFIELD", k]);
+            if rng.below(3) > 0 {
+                c.push(rng.pick(&RANDOM_COUNTS).into());
+                if rng.below(2) == 0 {
+                    c.push("WITHVALUES".into());
+                }
+            }
+            c
+        }
+        21 => words(&["HSCAN", k, "0"]),
+        22 => words(&["SET", k, v]),
+        23 => words(&["GET", k]),
+        24 => words(&["DEL", k]),
+        25 => words(&[
+            ["APPEND", "INCR", "STRLEN", "TYPE", "EXISTS"][rng.below(5)],
+            k,
+        ]),
+        26 => words(&["RENAME", k, rng.pick(&HASH_KEYS)]),
+        27 => {
+            // Move the limits so conversions happen at small sizes too.
+            let (name, value) = match rng.below(4) {
+                0 => ("hash-max-listpack-entries", ["2", "4", "512"][rng.below(3)]),
+                1 => ("hash-max-ziplist-entries", ["3", "512"][rng.below(2)]),
+                2 => ("hash-max-listpack-value", ["1", "4", "64"][rng.below(3)]),
+                _ => ("hash-max-ziplist-value", ["8", "64"][rng.below(2)]),
+            };
+            words(&["CONFIG", "SET", name, value])
+        }
+        _ => words(&["OBJECT", "ENCODING", k]),
+    }
+}
+
+/// A seeded stream of random hash commands ([`random_hash_command`]).
+/// Each reply, each command's keyspace hit/miss counts, and OBJECT
+/// ENCODING after every write are compared.
+#[test]
+fn random_hash_commands_match() {
     let mut writes = 0;
-    for step in 0..3000 {
-        let k = rng.pick(&keys);
-        let f = rng.pick(&fields);
-        let f2 = rng.pick(&fields);
-        let v = rng.pick(&values);
-        let v2 = rng.pick(&values);
-        let cmd: Vec<String> = match rng.below(30) {
-            0..=3 => {
-                let mut c = vec!["HSET".into(), k.into(), f.into(), v.into()];
-                if rng.below(2) == 0 {
-                    c.extend([f2.into(), v2.into()]);
-                }
-                c
-            }
-            4 => vec!["HSETNX".into(), k.into(), f.into(), v.into()],
-            5 => vec![
-                "HMSET".into(),
-                k.into(),
-                f.into(),
-                v.into(),
-                f2.into(),
-                v2.into(),
-            ],
-            6 | 7 => vec!["HGET".into(), k.into(), f.into()],
-            8 => vec!["HMGET".into(), k.into(), f.into(), f2.into(), "zz".into()],
-            9 | 10 => {
-                let mut c = vec!["HDEL".into(), k.into(), f.into()];
-                if rng.below(2) == 0 {
-                    c.push(f2.into());
-                }
-                c
-            }
-            11 => vec!["HLEN".into(), k.into()],
-            12 => vec!["HEXISTS".into(), k.into(), f.into()],
-            13 | 14 => vec![
-                "HINCRBY".into(),
-                k.into(),
-                f.into(),
-                rng.pick(&incrs).into(),
-            ],
-            15 => vec![
-                "HINCRBYFLOAT".into(),
-                k.into(),
-                f.into(),
-                rng.pick(&values).into(),
-            ],
-            16 => vec!["HSTRLEN".into(), k.into(), f.into()],
-            17 => vec!["HGETALL".into(), k.into()],
-            18 => vec!["HKEYS".into(), k.into()],
-            19 => vec!["HVALS".into(), k.into()],
-            20 => {
-                let mut c = vec!["HRANDFIELD".into(), k.into()];
-                if rng.below(3) > 0 {
-                    c.push(rng.pick(&counts).into());
-                    if rng.below(2) == 0 {
-                        c.push("WITHVALUES".into());
-                    }
-                }
-                c
-            }
-            21 => vec!["HSCAN".into(), k.into(), "0".into()],
-            22 => vec!["SET".into(), k.into(), v.into()],
-            23 => vec!["GET".into(), k.into()],
-            24 => vec!["DEL".into(), k.into()],
-            25 => vec![
-                ["APPEND", "INCR", "STRLEN", "TYPE", "EXISTS"][rng.below(5)].into(),
-                k.into(),
-            ],
-            26 => vec!["RENAME".into(), k.into(), rng.pick(&keys).into()],
-            27 => {
-                // Move the limits so conversions happen at small sizes too.
-                let (name, value) = match rng.below(4) {
-                    0 => ("hash-max-listpack-entries", ["2", "4", "512"][rng.below(3)]),
-                    1 => ("hash-max-ziplist-entries", ["3", "512"][rng.below(2)]),
-                    2 => ("hash-max-listpack-value", ["1", "4", "64"][rng.below(3)]),
-                    _ => ("hash-max-ziplist-value", ["8", "64"][rng.below(2)]),
-                };
-                vec!["CONFIG".into(), "SET".into(), name.into(), value.into()]
-            }
-            _ => vec!["OBJECT".into(), "ENCODING".into(), k.into()],
-        };
-        let a: Vec<Vec<u8>> = cmd.iter().map(|s| s.as_bytes().to_vec()).collect();
+    let mut p = random_steps(0x6861_7368, 3000, random_hash_command, |p, step, cmd| {
+        let a = word_args(&cmd);
+        let k = cmd[1].as_str();
         match cmd[0].as_str() {
             // HRANDFIELD's checker and HSCAN's iterations read more than the
             // command: their lookups are not compared.
-            "HRANDFIELD" => check_hrandfield(&mut p, &a),
+            "HRANDFIELD" => check_hrandfield(p, &a),
             "HSCAN" => {
                 let (r, s) = p.both_args(&a);
                 if r != s {
@@ -824,10 +810,10 @@ fn random_hash_commands_match() {
             writes += 1;
             p.check(&format!("OBJECT ENCODING {k}"));
         }
-    }
+    });
     assert!(writes > 1000, "{writes} hash commands");
     // The final states agree.
-    for k in keys {
+    for k in HASH_KEYS {
         p.check(&format!("TYPE {k}"));
         check_hash_read(&mut p, &args(&["HGETALL", k]));
     }

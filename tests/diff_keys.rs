@@ -691,8 +691,7 @@ fn random_keyspace_commands_match() {
     let keys = ["a", "b", "c", "d", "e"];
     let values = ["1", "v", "", "12345678901234567890", "-5"];
     for _ in 0..3000 {
-        let k = rng.pick(&keys);
-        let k2 = rng.pick(&keys);
+        let [k, k2] = rng.picks(&keys);
         let v = rng.pick(&values);
         let cmd = match rng.below(16) {
             0 | 1 => args(&["SET", k, v]),

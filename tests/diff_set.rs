@@ -21,8 +21,8 @@ use std::collections::BTreeSet;
 use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{
     args, assert_command_table, bulk_items, bulk_strings, commands_in_acl_category, corpus_tests,
-    group_commands, parse, scan_all, show, Conn, Differ, Frame, Pair, RedisServer, RedsimServer,
-    Rng, RANDOM_COUNTS,
+    group_commands, parse, random_steps, scan_all, show, word_args, words, Conn, Differ, Frame,
+    Pair, RedisServer, RedsimServer, Rng, RANDOM_COUNTS,
 };
 
 /// An OBJECT ENCODING whose 7.2 answer is `want`: redsim must give it;
@@ -962,115 +962,115 @@ fn watch_sees_only_real_changes() {
     );
 }
 
-/// A seeded stream of set commands (and string and hash commands on the
-/// same keys, for WRONGTYPE both ways) over a small alphabet, with the
-/// intset limit lowered now and then. Every reply and each command's
-/// keyspace hit/miss counts are compared; SPOP's picks are reconciled.
-#[test]
-fn random_set_commands_match() {
-    let mut p = Pair::start(&[]);
-    let mut rng = Rng(0x7365_7473);
-    let keys = ["s1", "s2", "s3", "str"];
+/// The keys of the random set commands (`str` is often a string).
+const SET_KEYS: [&str; 4] = ["s1", "s2", "s3", "str"];
+
+/// One random set command (or string or hash command on the same keys,
+/// for WRONGTYPE both ways) over a small alphabet, with the intset limit
+/// lowered now and then; and the key it is about.
+fn random_set_command(rng: &mut Rng) -> (&'static str, Vec<String>) {
     let long = "a-member-name-longer-than-twenty-bytes";
     let members_ = [
         "a", "b", "c", "d", "1", "2", "3", "-4", "100000", "007", "", "x y", long,
     ];
-    let counts = RANDOM_COUNTS;
+    let [k, k2] = rng.picks(&SET_KEYS);
+    let [m, m2] = rng.picks(&members_);
+    let cmd = match rng.below(32) {
+        0..=4 => {
+            let mut c = words(&["SADD", k, m]);
+            for _ in 0..rng.below(3) {
+                c.push(rng.pick(&members_).into());
+            }
+            c
+        }
+        5 | 6 => words(&["SREM", k, m, m2]),
+        7 => words(&["SISMEMBER", k, m]),
+        8 => words(&["SMISMEMBER", k, m, m2]),
+        9 => words(&["SCARD", k]),
+        10 | 11 => words(&["SMEMBERS", k]),
+        12 => words(&["SMOVE", k, k2, m]),
+        13 => words(&["SINTER", k, k2]),
+        14 => words(&["SUNION", k, k2]),
+        15 => words(&["SDIFF", k, k2, rng.pick(&SET_KEYS)]),
+        16 => {
+            let op = ["SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"][rng.below(3)];
+            words(&[op, rng.pick(&SET_KEYS), k, k2])
+        }
+        17 => {
+            let mut c = words(&["SINTERCARD", "2", k, k2]);
+            if rng.below(2) == 0 {
+                c.extend(["LIMIT".into(), rng.pick(&RANDOM_COUNTS).into()]);
+            }
+            c
+        }
+        18 | 19 => {
+            let mut c = words(&["SPOP", k]);
+            if rng.below(2) == 0 {
+                c.push(rng.pick(&RANDOM_COUNTS).into());
+            }
+            c
+        }
+        20 => {
+            let mut c = words(&["SRANDMEMBER", k]);
+            if rng.below(3) > 0 {
+                c.push(rng.pick(&RANDOM_COUNTS).into());
+            }
+            c
+        }
+        21 => words(&["SSCAN", k, "0"]),
+        22 => words(&["SET", k, m]),
+        23 => words(&["GET", k]),
+        24 => words(&["DEL", k]),
+        25 => words(&[["APPEND", "INCR", "TYPE", "EXISTS"][rng.below(4)], k]),
+        26 => words(&["HSET", k, m, m2]),
+        27 => words(&["RENAME", k, k2]),
+        28 => {
+            let v = ["2", "3", "512"][rng.below(3)];
+            words(&["CONFIG", "SET", "set-max-intset-entries", v])
+        }
+        _ => words(&["OBJECT", "ENCODING", k]),
+    };
+    (k, cmd)
+}
+
+/// A seeded stream of random set commands ([`random_set_command`]). Every
+/// reply and each command's keyspace hit/miss counts are compared; SPOP's
+/// picks are reconciled.
+#[test]
+fn random_set_commands_match() {
     let mut set_cmds = 0;
-    for step in 0..3000 {
-        let k = rng.pick(&keys);
-        let k2 = rng.pick(&keys);
-        let m = rng.pick(&members_);
-        let m2 = rng.pick(&members_);
-        let cmd: Vec<String> = match rng.below(32) {
-            0..=4 => {
-                let mut c = vec!["SADD".into(), k.into(), m.into()];
-                for _ in 0..rng.below(3) {
-                    c.push(rng.pick(&members_).into());
+    let mut p = random_steps(
+        0x7365_7473,
+        3000,
+        random_set_command,
+        |p, step, (k, cmd)| {
+            let a = word_args(&cmd);
+            let name = cmd[0].as_str();
+            match name {
+                // The checkers of random picks, SSCAN's iterations and OBJECT's
+                // 7.2 leeway read more than the command: lookups not compared.
+                "SPOP" => check_spop(p, k, cmd.get(2).map(String::as_str)),
+                "SRANDMEMBER" => check_srandmember(p, k, cmd.get(2).map(String::as_str)),
+                "SSCAN" => {
+                    let r = sscan_all(&mut p.redis, k, &[]);
+                    let s = sscan_all(&mut p.sim, k, &[]);
+                    assert_eq!(s, r, "step {step}: SSCAN {k}");
                 }
-                c
-            }
-            5 | 6 => vec!["SREM".into(), k.into(), m.into(), m2.into()],
-            7 => vec!["SISMEMBER".into(), k.into(), m.into()],
-            8 => vec!["SMISMEMBER".into(), k.into(), m.into(), m2.into()],
-            9 => vec!["SCARD".into(), k.into()],
-            10 | 11 => vec!["SMEMBERS".into(), k.into()],
-            12 => vec!["SMOVE".into(), k.into(), k2.into(), m.into()],
-            13 => vec!["SINTER".into(), k.into(), k2.into()],
-            14 => vec!["SUNION".into(), k.into(), k2.into()],
-            15 => vec!["SDIFF".into(), k.into(), k2.into(), rng.pick(&keys).into()],
-            16 => {
-                let op = ["SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"][rng.below(3)];
-                vec![op.into(), rng.pick(&keys).into(), k.into(), k2.into()]
-            }
-            17 => {
-                let mut c = vec!["SINTERCARD".into(), "2".into(), k.into(), k2.into()];
-                if rng.below(2) == 0 {
-                    c.extend(["LIMIT".into(), rng.pick(&counts).into()]);
+                "OBJECT" => check_encoding(p, k),
+                _ => {
+                    p.same_lookups(format_args!("step {step}: {}", show(&a)), |p| {
+                        p.check_with(&a, unordered)
+                    });
                 }
-                c
             }
-            18 | 19 => {
-                let mut c = vec!["SPOP".into(), k.into()];
-                if rng.below(2) == 0 {
-                    c.push(rng.pick(&counts).into());
-                }
-                c
+            if name.starts_with('S') && name != "SET" {
+                set_cmds += 1;
+                check_encoding(p, k);
             }
-            20 => {
-                let mut c = vec!["SRANDMEMBER".into(), k.into()];
-                if rng.below(3) > 0 {
-                    c.push(rng.pick(&counts).into());
-                }
-                c
-            }
-            21 => vec!["SSCAN".into(), k.into(), "0".into()],
-            22 => vec!["SET".into(), k.into(), m.into()],
-            23 => vec!["GET".into(), k.into()],
-            24 => vec!["DEL".into(), k.into()],
-            25 => vec![
-                ["APPEND", "INCR", "TYPE", "EXISTS"][rng.below(4)].into(),
-                k.into(),
-            ],
-            26 => vec!["HSET".into(), k.into(), m.into(), m2.into()],
-            27 => vec!["RENAME".into(), k.into(), k2.into()],
-            28 => {
-                let v = ["2", "3", "512"][rng.below(3)];
-                vec![
-                    "CONFIG".into(),
-                    "SET".into(),
-                    "set-max-intset-entries".into(),
-                    v.into(),
-                ]
-            }
-            _ => vec!["OBJECT".into(), "ENCODING".into(), k.into()],
-        };
-        let a: Vec<Vec<u8>> = cmd.iter().map(|s| s.as_bytes().to_vec()).collect();
-        let name = cmd[0].as_str();
-        match name {
-            // The checkers of random picks, SSCAN's iterations and OBJECT's
-            // 7.2 leeway read more than the command: lookups not compared.
-            "SPOP" => check_spop(&mut p, k, cmd.get(2).map(String::as_str)),
-            "SRANDMEMBER" => check_srandmember(&mut p, k, cmd.get(2).map(String::as_str)),
-            "SSCAN" => {
-                let r = sscan_all(&mut p.redis, k, &[]);
-                let s = sscan_all(&mut p.sim, k, &[]);
-                assert_eq!(s, r, "step {step}: SSCAN {k}");
-            }
-            "OBJECT" => check_encoding(&mut p, k),
-            _ => {
-                p.same_lookups(format_args!("step {step}: {}", show(&a)), |p| {
-                    p.check_with(&a, unordered)
-                });
-            }
-        }
-        if name.starts_with('S') && name != "SET" {
-            set_cmds += 1;
-            check_encoding(&mut p, k);
-        }
-    }
+        },
+    );
     assert!(set_cmds > 2000, "{set_cmds} set commands");
-    for k in keys {
+    for k in SET_KEYS {
         p.check(&format!("TYPE {k}"));
         assert_eq!(members(&mut p.sim, k), members(&mut p.redis, k));
     }

@@ -307,6 +307,12 @@ pub fn args(parts: &[&str]) -> Vec<Vec<u8>> {
     parts.iter().map(|p| p.as_bytes().to_vec()).collect()
 }
 
+/// A command from its words, owned: what the random tests' generators
+/// build and extend.
+pub fn words(parts: &[&str]) -> Vec<String> {
+    parts.iter().map(|p| p.to_string()).collect()
+}
+
 /// `s` cut to at most `max` bytes (on a character boundary), marked `...` if cut.
 fn cut(mut s: String, max: usize) -> String {
     if s.len() > max {
@@ -695,6 +701,11 @@ impl Rng {
         items[self.below(items.len())]
     }
 
+    /// `N` of `items`, picked in turn (repeats allowed).
+    pub fn picks<'a, const N: usize>(&mut self, items: &[&'a str]) -> [&'a str; N] {
+        std::array::from_fn(|_| self.pick(items))
+    }
+
     /// True once in `n` times.
     pub fn one_in(&mut self, n: usize) -> bool {
         self.below(n) == 0
@@ -704,6 +715,31 @@ impl Rng {
     pub fn percent(&mut self, percent: usize) -> bool {
         self.below(100) < percent
     }
+}
+
+/// A seeded random differential test on fresh servers (no options):
+/// `steps` times, `next` draws a command from the generator and `check`
+/// sends it to both servers and compares (given the step number). Only
+/// `next` draws, so the commands depend on the seed alone, whatever the
+/// checks send. Returns the servers, for the final comparisons.
+pub fn random_steps<C>(
+    seed: u64,
+    steps: usize,
+    mut next: impl FnMut(&mut Rng) -> C,
+    mut check: impl FnMut(&mut Pair, usize, C),
+) -> Pair {
+    let mut p = Pair::start(&[]);
+    let mut rng = Rng(seed);
+    for step in 0..steps {
+        let cmd = next(&mut rng);
+        check(&mut p, step, cmd);
+    }
+    p
+}
+
+/// A command's words as arguments.
+pub fn word_args(words: &[String]) -> Vec<Vec<u8>> {
+    words.iter().map(|w| w.as_bytes().to_vec()).collect()
 }
 
 /// The largest 64-bit integer, as the random tests' alphabets spell it
