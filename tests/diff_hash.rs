@@ -17,9 +17,8 @@ use std::collections::BTreeSet;
 
 use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{
-    args, assert_command_table, commands_in_acl_category, corpus_tests, group_commands, parse,
-    random_steps, scan_all, show, word_args, words, Conn, Frame, Pair, RedisServer, Rng, I64_MAX,
-    I64_MIN, RANDOM_COUNTS,
+    args, assert_command_group, corpus_tests, parse, random_steps, scan_all, show, word_args,
+    words, Conn, Frame, Pair, RedisServer, Rng, I64_MAX, I64_MIN, RANDOM_COUNTS,
 };
 
 /// A whole-hash read: exact if equal, else equal as multisets with the
@@ -469,8 +468,7 @@ fn encodings_at_the_thresholds() {
 /// rest as in RESP2.
 #[test]
 fn resp3_replies() {
-    let mut p = Pair::start(&[]);
-    p.hello3();
+    let mut p = Pair::start(&[]).resp3();
     corpus(
         &mut p,
         "HSET h a 1 b 2 c 3
@@ -507,25 +505,13 @@ fn resp3_replies() {
 #[test]
 fn hscan_full_iterations_of_a_hashtable() {
     let mut p = Pair::start(&[]);
-    let mut cmd = vec!["HSET".to_string(), "big".into()];
+    let mut cmd = words(&["HSET", "big"]);
     for i in 0..700 {
         cmd.extend([format!("field:{i}"), format!("value:{i}")]);
     }
-    let cmd: Vec<Vec<u8>> = cmd.into_iter().map(String::into_bytes).collect();
-    p.check_with(&cmd, |f| f);
+    p.check_args(&word_args(&cmd));
     p.check("OBJECT ENCODING big");
-    for opts in [
-        &[][..],
-        &["COUNT", "1"],
-        &["COUNT", "1000"],
-        &["MATCH", "field:1*"],
-        &["MATCH", "*7", "COUNT", "3"],
-        &["MATCH", "nothing*"],
-    ] {
-        let r = hscan_all(&mut p.redis, "big", opts);
-        let s = hscan_all(&mut p.sim, "big", opts);
-        assert_eq!(s, r, "HSCAN big {opts:?}");
-    }
+    p.check_full_scans("HSCAN big", "field:", |c, opts| hscan_all(c, "big", opts));
     // A page of COUNT 5 on a table of 700: a few elements, a live cursor.
     let Frame::Array(page) = p.sim.cmd(&["HSCAN", "big", "0", "COUNT", "5"]) else {
         panic!("HSCAN page");
@@ -825,9 +811,5 @@ fn random_hash_commands_match() {
 #[test]
 fn command_table_matches_command_info() {
     let redis = RedisServer::start(&[]);
-    let mut c = redis.conn();
-    let hash = group_commands("hash");
-    let ours: BTreeSet<String> = hash.iter().map(|c| c.name.to_string()).collect();
-    assert_eq!(commands_in_acl_category(&mut c, "hash"), ours);
-    assert_command_table(&mut c, hash, "hash");
+    assert_command_group(&mut redis.conn(), "hash", 16, &[]);
 }

@@ -308,8 +308,7 @@ fn push_and_pop() {
 
 #[test]
 fn pop_replies_in_resp3() {
-    let mut p = Pair::start(&[]);
-    p.hello3();
+    let mut p = Pair::start(&[]).resp3();
     p.corpus(
         r#"
         LPOP nokey
@@ -642,11 +641,7 @@ fn watch_sees_list_writes() {
     ];
     for &(cmd, dooms) in cases {
         d.check(0, "RPUSH w seed x");
-        d.check(0, "WATCH w");
-        d.check(1, cmd);
-        d.check(0, "MULTI");
-        d.check(0, "PING");
-        let r = d.check(0, "EXEC");
+        let r = d.watch_round("w", cmd);
         assert_eq!(r == Frame::NullArray, dooms, "{cmd}");
         d.check(0, "DEL w");
     }

@@ -20,9 +20,9 @@ use std::collections::BTreeSet;
 
 use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{
-    args, assert_command_table, bulk_items, bulk_strings, commands_in_acl_category, corpus_tests,
-    group_commands, parse, random_steps, scan_all, show, word_args, words, Conn, Differ, Frame,
-    Pair, RedisServer, RedsimServer, Rng, RANDOM_COUNTS,
+    args, assert_command_group, bulk_items, bulk_strings, corpus_tests, parse, random_steps,
+    scan_all, show, word_args, words, Conn, Differ, Frame, Pair, RedisServer, RedsimServer, Rng,
+    RANDOM_COUNTS,
 };
 
 /// An OBJECT ENCODING whose 7.2 answer is `want`: redsim must give it;
@@ -768,28 +768,18 @@ fn resync(p: &mut Pair, key: &str, redis_popped: &[Vec<u8>], sim_popped: &[Vec<u
 #[test]
 fn sscan_full_iterations() {
     let mut p = Pair::start(&[]);
-    let mut a = vec!["SADD".to_string(), "big".into()];
+    let mut a = words(&["SADD", "big"]);
     a.extend((0..1000).map(|i| format!("member:{i}")));
-    let a: Vec<Vec<u8>> = a.into_iter().map(String::into_bytes).collect();
-    p.check_with(&a, |f| f);
+    p.check_args(&word_args(&a));
     corpus(
         &mut p,
         "SADD small a b c 1 2
          SADD ints 9 -3 100 7",
     );
     for key in ["big", "small", "ints"] {
-        for opts in [
-            &[][..],
-            &["COUNT", "1"],
-            &["COUNT", "5000"],
-            &["MATCH", "member:1*"],
-            &["MATCH", "*9", "COUNT", "2"],
-            &["MATCH", "[a-c]"],
-        ] {
-            let r = sscan_all(&mut p.redis, key, opts);
-            let s = sscan_all(&mut p.sim, key, opts);
-            assert_eq!(s, r, "SSCAN {key} {opts:?}");
-        }
+        p.check_full_scans(&format!("SSCAN {key}"), "member:", |c, opts| {
+            sscan_all(c, key, opts)
+        });
     }
     p.check("SSCAN ints 0");
     p.check("SSCAN ints 0 MATCH 1*");
@@ -811,8 +801,7 @@ fn sscan_full_iterations() {
 /// are sets; SRANDMEMBER with a count and SMISMEMBER are arrays.
 #[test]
 fn resp3_replies() {
-    let mut p = Pair::start(&[]);
-    p.hello3();
+    let mut p = Pair::start(&[]).resp3();
     corpus(
         &mut p,
         "SADD s 1 2 3
@@ -1101,12 +1090,6 @@ fn check_encoding(p: &mut Pair, key: &str) {
 #[test]
 fn command_table_matches_command_info() {
     let redis = RedisServer::start(&[]);
-    let mut c = redis.conn();
-    let set = group_commands("set");
-    let ours: BTreeSet<String> = set.iter().map(|c| c.name.to_string()).collect();
     // SORT and SORT_RO are in @set too, but belong to the generic group.
-    let mut theirs = commands_in_acl_category(&mut c, "set");
-    theirs.retain(|n| n != "sort" && n != "sort_ro");
-    assert_eq!(theirs, ours);
-    assert_command_table(&mut c, set, "set");
+    assert_command_group(&mut redis.conn(), "set", 17, &["sort", "sort_ro"]);
 }

@@ -567,8 +567,7 @@ fn proto_max_bulk_len_bounds_append_and_setrange() {
 /// type: the same frames as Redis'.
 #[test]
 fn resp3_replies_match() {
-    let mut p = Pair::start(&[]);
-    p.hello3();
+    let mut p = Pair::start(&[]).resp3();
     p.corpus(
         r#"
         GET missing

@@ -1,7 +1,7 @@
 //! Test harness: real `redis-server` processes, the in-process `redsim` server, and a small blocking RESP client.
 
 use std::collections::BTreeSet;
-use std::fmt::Display;
+use std::fmt::{Debug, Display};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -280,6 +280,17 @@ impl Differ {
         want
     }
 
+    /// A WATCH round: connection 0 watches `key`, connection 1 runs `cmd`,
+    /// then 0 runs MULTI, PING, EXEC; every reply is compared. Returns
+    /// EXEC's: a null array if `cmd` touched the key (a signalled write).
+    pub fn watch_round(&mut self, key: &str, cmd: &str) -> Frame {
+        self.check(0, &format!("WATCH {key}"));
+        self.check(1, cmd);
+        self.check(0, "MULTI");
+        self.check(0, "PING");
+        self.check(0, "EXEC")
+    }
+
     /// Runs a script: each line is `<conn> <command>` (e.g. `1 SET k v`);
     /// blank lines and `#` comments are skipped; `sleep <ms>` waits on both.
     pub fn script(&mut self, text: &str) {
@@ -391,6 +402,21 @@ pub fn bulk_strings(items: &[Frame]) -> Vec<Vec<u8>> {
         })
         .collect()
 }
+
+/// The options full SCAN-family iterations are compared with: none, a
+/// COUNT below and above the collection's size, MATCH patterns (`{}` is
+/// the elements' prefix) alone and with COUNT, a class, and no match.
+pub const SCAN_OPTIONS: [&[&str]; 9] = [
+    &[],
+    &["COUNT", "1"],
+    &["COUNT", "1000"],
+    &["COUNT", "5000"],
+    &["MATCH", "{}1*"],
+    &["MATCH", "*7", "COUNT", "3"],
+    &["MATCH", "*9", "COUNT", "2"],
+    &["MATCH", "[a-c]"],
+    &["MATCH", "nothing*"],
+];
 
 /// A full SCAN-family iteration on one connection: `cmd` (`["SCAN"]`,
 /// `["HSCAN", key]`) with each cursor in turn, then `opts`, until the
@@ -556,6 +582,13 @@ impl Pair {
         );
     }
 
+    /// The same servers, both connections switched to RESP3 by
+    /// [`Pair::hello3`]: how the RESP3 tests start.
+    pub fn resp3(mut self) -> Pair {
+        self.hello3();
+        self
+    }
+
     /// True if the reference server is Redis 7.0, for the places where 7.0
     /// and 7.2 differ (redsim follows 7.2). Asked once, then remembered.
     pub fn redis_is_7_0(&mut self) -> bool {
@@ -596,6 +629,25 @@ impl Pair {
             "(hits, misses) counted by {what}"
         );
         out
+    }
+
+    /// Asserts that full SCAN-family iterations agree on both servers for
+    /// each of [`SCAN_OPTIONS`] (`{}` in a pattern stands for `prefix`):
+    /// `scan` makes one on a connection with the options it is given, and
+    /// returns what it gathered. `what` names the scan in a failure.
+    pub fn check_full_scans<T: PartialEq + Debug>(
+        &mut self,
+        what: &str,
+        prefix: &str,
+        mut scan: impl FnMut(&mut Conn, &[&str]) -> T,
+    ) {
+        for opts in SCAN_OPTIONS {
+            let opts: Vec<String> = opts.iter().map(|o| o.replace("{}", prefix)).collect();
+            let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
+            let r = scan(&mut self.redis, &opts);
+            let s = scan(&mut self.sim, &opts);
+            assert_eq!(s, r, "{what} {opts:?}");
+        }
     }
 
     /// Sends a HELP `line` to both and compares the replies with
@@ -879,6 +931,37 @@ pub fn assert_subcommands(info: &[Frame], cmd: &redsim_engine::cmd::Command) {
             .unwrap_or_else(|| panic!("missing subcommand {full}"));
         assert_command_info(sub, ours, &full);
     }
+}
+
+/// Asserts that the table's commands of `group` agree with Redis'
+/// `COMMAND INFO` ([`assert_command_table`]) and are the whole family:
+/// `count` of them, as many as Redis' `COMMAND DOCS` puts in the group;
+/// and that they (containers by their subcommands) are Redis' ACL
+/// category of the same name, besides `others`, commands of other groups
+/// in it.
+pub fn assert_command_group(c: &mut Conn, group: &str, count: usize, others: &[&str]) {
+    let cmds = group_commands(group);
+    assert_eq!(cmds.len(), count, "Redis 7.2's {group} commands");
+    assert_command_table(c, cmds.iter().copied(), group);
+    assert_eq!(
+        commands_in_group(c, group),
+        count,
+        "Redis' {group} commands"
+    );
+    let mut theirs = commands_in_acl_category(c, group);
+    theirs.retain(|n| !others.contains(&n.as_str()));
+    // A container is listed by its subcommands only.
+    let ours: BTreeSet<String> = cmds
+        .iter()
+        .flat_map(|cmd| match cmd.subcommands {
+            [] => vec![cmd.name.to_string()],
+            subs => subs
+                .iter()
+                .map(|sub| format!("{}|{}", cmd.name, sub.name))
+                .collect(),
+        })
+        .collect();
+    assert_eq!(theirs, ours, "@{group}");
 }
 
 /// How many commands Redis' `COMMAND DOCS` puts in `group`.
