@@ -157,6 +157,13 @@ PFMERGE
 PFSELFTEST x
 "#;
 
+/// SETs `key` to the raw bytes `value` on both servers (replies compared).
+fn set_raw(p: &mut Pair, key: &str, value: Vec<u8>) {
+    let mut set = args(&["SET", key]);
+    set.push(value);
+    p.check_args(&set);
+}
+
 #[test]
 fn commands_errors_and_corrupt_values() {
     let mut p = Pair::start(&[]);
@@ -165,9 +172,7 @@ fn commands_errors_and_corrupt_values() {
     // A value copied from real Redis behaves the same in redsim: the cached
     // cardinality, and more elements added to it.
     let v = value(&mut p, "h");
-    let mut set = args(&["SET", "copy"]);
-    set.push(v);
-    p.check_args(&set);
+    set_raw(&mut p, "copy", v);
     p.corpus("PFCOUNT copy\nPFADD copy q r s\nPFCOUNT copy\nGET copy");
 }
 
@@ -227,9 +232,7 @@ fn saturated_dense_hll() {
     }
     let mut v = b"HYLL\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80".to_vec();
     v.extend_from_slice(&regs);
-    let mut set = args(&["SET", "sat"]);
-    set.push(v);
-    p.check_args(&set);
+    set_raw(&mut p, "sat", v);
     p.corpus("PFCOUNT sat\nPFCOUNT sat\nGET sat\nPFADD sat x\nPFCOUNT sat missing");
 }
 
@@ -457,13 +460,7 @@ fn watch_sees_exactly_the_writes_redis_signals() {
         ("SET w notanhll", "PFADD w a"),
     ];
     let mut d = Differ::start(2, &[]);
-    for (setup, cmd) in scenarios {
-        d.check(0, "DEL w");
-        d.check(0, "PFADD w seed");
-        d.check(0, setup);
-        d.watch_round("w", cmd);
-        d.check(0, "GET w");
-    }
+    d.watch_scenarios("w", &["DEL w", "PFADD w seed"], scenarios);
     assert_eq!(d.compared, scenarios.len() * 9);
 }
 

@@ -27,6 +27,20 @@ fn encoding(p: &mut Pair, key: &str, want: &str) {
     assert_eq!(s, Frame::bulk(want), "7.2 encoding of {key}");
 }
 
+/// Runs a corpus in which a line `@<encoding> <key>` asserts the key's
+/// 7.2 encoding ([`encoding`]); every other line is compared.
+fn with_encodings(p: &mut Pair, text: &str) {
+    p.corpus_by(text, |p, line| match line.strip_prefix('@') {
+        Some(rest) => {
+            let (want, key) = rest.split_once(' ').expect("`@encoding key`");
+            encoding(p, key, want);
+        }
+        None => {
+            p.check(line);
+        }
+    });
+}
+
 const PUSH_POP: &str = r#"
 LPUSH l
 RPUSH l
@@ -471,25 +485,30 @@ fn encodings_follow_7_2() {
     for i in 0..700 {
         p.check(&format!("RPUSH g element-{i:04}"));
     }
-    encoding(&mut p, "g", "quicklist");
-    p.check("LTRIM g 0 399");
-    encoding(&mut p, "g", "quicklist");
-    p.check("LTRIM g 0 199");
-    encoding(&mut p, "g", "listpack");
-    p.check("LRANGE g 190 -1");
-
     let x9000 = "x".repeat(9000);
-    p.check(&format!("RPUSH big {x9000}"));
-    encoding(&mut p, "big", "quicklist");
     let x8000 = "x".repeat(8000);
-    p.check(&format!("RPUSH big2 {x8000}"));
-    encoding(&mut p, "big2", "listpack");
-    p.check(&format!("RPUSH big2 {}", "y".repeat(200)));
-    encoding(&mut p, "big2", "quicklist");
-    p.check("RPOP big2");
-    encoding(&mut p, "big2", "quicklist");
-    p.check("LSET big2 0 small");
-    encoding(&mut p, "big2", "listpack");
+    let y200 = "y".repeat(200);
+    with_encodings(
+        &mut p,
+        &format!(
+            "@quicklist g
+             LTRIM g 0 399
+             @quicklist g
+             LTRIM g 0 199
+             @listpack g
+             LRANGE g 190 -1
+             RPUSH big {x9000}
+             @quicklist big
+             RPUSH big2 {x8000}
+             @listpack big2
+             RPUSH big2 {y200}
+             @quicklist big2
+             RPOP big2
+             @quicklist big2
+             LSET big2 0 small
+             @listpack big2"
+        ),
+    );
 
     p.check("RPUSH ins a b");
     assert_eq!(
@@ -498,22 +517,24 @@ fn encodings_follow_7_2() {
     );
     encoding(&mut p, "ins", "quicklist");
 
-    p.check("CONFIG SET list-max-listpack-size 4");
-    let ten = "e0 e1 e2 e3 e4 e5 e6 e7 e8 e9";
-    p.check(&format!("RPUSH c {ten}"));
-    encoding(&mut p, "c", "quicklist");
-    // Nodes of 4, 4, 2: keeping e3 e4 leaves two nodes of one each.
-    p.check("LTRIM c 3 4");
-    encoding(&mut p, "c", "quicklist");
-    p.check("DEL c");
-    p.check(&format!("RPUSH c {ten}"));
-    p.check("LTRIM c 4 5");
-    encoding(&mut p, "c", "listpack");
-    p.check("DEL c");
-    p.check(&format!("RPUSH c {ten}"));
-    p.check("LTRIM c 4 6");
-    encoding(&mut p, "c", "quicklist");
-    p.check("CONFIG SET list-max-ziplist-size -2");
+    with_encodings(
+        &mut p,
+        "CONFIG SET list-max-listpack-size 4
+         RPUSH c e0 e1 e2 e3 e4 e5 e6 e7 e8 e9
+         @quicklist c
+         # Nodes of 4, 4, 2: keeping e3 e4 leaves two nodes of one each.
+         LTRIM c 3 4
+         @quicklist c
+         DEL c
+         RPUSH c e0 e1 e2 e3 e4 e5 e6 e7 e8 e9
+         LTRIM c 4 5
+         @listpack c
+         DEL c
+         RPUSH c e0 e1 e2 e3 e4 e5 e6 e7 e8 e9
+         LTRIM c 4 6
+         @quicklist c
+         CONFIG SET list-max-ziplist-size -2",
+    );
 
     // A destination listpack of 8185 bytes: 14 more raw bytes would pass 8 KB.
     let mut filler = vec!["f".repeat(60); 131];

@@ -291,6 +291,19 @@ impl Differ {
         self.check(0, "EXEC")
     }
 
+    /// WATCH rounds ([`Differ::watch_round`]) on `key`, one a scenario
+    /// `(setup, cmd)`: connection 0 runs `prepare`, then `setup`; after the
+    /// round, GET `key` shows what `cmd` left.
+    pub fn watch_scenarios(&mut self, key: &str, prepare: &[&str], scenarios: &[(&str, &str)]) {
+        for (setup, cmd) in scenarios {
+            for line in prepare.iter().chain([setup]) {
+                self.check(0, line);
+            }
+            self.watch_round(key, cmd);
+            self.check(0, &format!("GET {key}"));
+        }
+    }
+
     /// Runs a script: each line is `<conn> <command>` (e.g. `1 SET k v`);
     /// blank lines and `#` comments are skipped; `sleep <ms>` waits on both.
     pub fn script(&mut self, text: &str) {
