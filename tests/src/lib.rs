@@ -8,6 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use redsim_engine::proto::clifmt::format_reply;
+use redsim_engine::proto::resp::fmt_double;
 pub use redsim_engine::proto::resp::{encode_request, parse_frame, Frame};
 
 /// A free loopback port (bound, then released).
@@ -395,6 +396,26 @@ pub fn keyspace_stats(c: &mut Conn) -> (i64, i64) {
             .unwrap_or_else(|| panic!("no {name} in INFO"))
     };
     (field("keyspace_hits:"), field("keyspace_misses:"))
+}
+
+/// What a RESP2 client reads back of a frame: Redis' downgrade of each
+/// RESP3 type (for the properties of the codec and of command replies).
+pub fn as_resp2(f: &Frame) -> Frame {
+    match f {
+        Frame::Array(v) | Frame::Set(v) | Frame::Push(v) => {
+            Frame::Array(v.iter().map(as_resp2).collect())
+        }
+        Frame::Map(p) => Frame::Array(
+            p.iter()
+                .flat_map(|(k, v)| [as_resp2(k), as_resp2(v)])
+                .collect(),
+        ),
+        Frame::Double(d) => Frame::Bulk(fmt_double(*d).into_bytes()),
+        Frame::Boolean(b) => Frame::Integer(*b as i64),
+        Frame::BigNumber(s) => Frame::Bulk(s.clone().into_bytes()),
+        Frame::Verbatim(_, t) => Frame::Bulk(t.clone()),
+        other => other.clone(),
+    }
 }
 
 /// The bulk strings of an array or set reply (keys, members).
