@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{
-    assert_command_group, encode_request, parse, show, Conn, Frame, Pair, RedisServer,
+    assert_command_group, encode_request, info_int, parse, show, Conn, Frame, Pair, RedisServer,
     RedsimServer, Rng,
 };
 
@@ -510,18 +510,18 @@ fn blocking_xread_and_xreadgroup() {
     // INFO clients counts them (the key counts are 7.2's: checked on redsim).
     for name in ["blocked_clients", "clients_in_timeout_table"] {
         assert_eq!(
-            info_field(&mut p.redis, "clients", name),
+            info_int(&mut p.redis, "clients", name),
             Some(2),
             "redis {name}"
         );
-        assert_eq!(info_field(&mut p.sim, "clients", name), Some(2), "{name}");
+        assert_eq!(info_int(&mut p.sim, "clients", name), Some(2), "{name}");
     }
     assert_eq!(
-        info_field(&mut p.sim, "clients", "total_blocking_keys"),
+        info_int(&mut p.sim, "clients", "total_blocking_keys"),
         Some(1)
     );
     assert_eq!(
-        info_field(&mut p.sim, "clients", "total_blocking_keys_on_nokey"),
+        info_int(&mut p.sim, "clients", "total_blocking_keys_on_nokey"),
         Some(1)
     );
     p.check("XADD b4 2 f v");

@@ -235,6 +235,22 @@ impl Conn {
         }
     }
 
+    /// Sends `cmds` pipelined, in batches of 500, and returns the replies.
+    pub fn pipeline(&mut self, cmds: &[Vec<Vec<u8>>]) -> Vec<Frame> {
+        let mut out = Vec::with_capacity(cmds.len());
+        for batch in cmds.chunks(500) {
+            let mut bytes = Vec::new();
+            for cmd in batch {
+                bytes.extend(encode_request(cmd));
+            }
+            self.send_raw(&bytes);
+            for _ in batch {
+                out.push(self.read_frame().expect("a reply"));
+            }
+        }
+        out
+    }
+
     /// True once the server has closed the connection (reads EOF).
     pub fn is_closed(&mut self) -> bool {
         let mut b = [0u8; 1];
@@ -381,6 +397,22 @@ fn differ_message(what: &str, want: &Frame, got: &Frame) -> String {
         cut(format_reply(want), 2000),
         cut(format_reply(got), 2000)
     )
+}
+
+/// The integer field `name` of a server's `INFO section`, if it has one.
+pub fn info_int(c: &mut Conn, section: &str, name: &str) -> Option<i64> {
+    let text = match c.cmd(&["INFO", section]) {
+        Frame::Bulk(b) | Frame::Verbatim(_, b) => String::from_utf8_lossy(&b).into_owned(),
+        other => panic!("INFO {section} replies {other:?}"),
+    };
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// A server's `used_memory` (INFO memory).
+pub fn used_memory(c: &mut Conn) -> i64 {
+    info_int(c, "memory", "used_memory").expect("used_memory in INFO memory")
 }
 
 /// `(keyspace_hits, keyspace_misses)` from a server's `INFO stats`.
