@@ -1,6 +1,5 @@
-//! Test harness: real `redis-server` processes, the in-process `redsim` server, and a small blocking RESP client.
+//! Test harness: real `redis-server` processes, the in-process `redsim` server, a small blocking RESP client, and the Pair that compares their replies (differ, random and commands hold the multi-client scripts, the randomised runs and the command-table checks).
 
-use std::collections::BTreeSet;
 use std::fmt::{Debug, Display};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -10,6 +9,13 @@ use std::time::{Duration, Instant};
 use redsim_engine::proto::clifmt::format_reply;
 use redsim_engine::proto::resp::fmt_double;
 pub use redsim_engine::proto::resp::{encode_request, parse_frame, Frame};
+
+mod commands;
+mod differ;
+mod random;
+pub use commands::*;
+pub use differ::*;
+pub use random::*;
 
 /// A free loopback port (bound, then released).
 pub fn free_port() -> u16 {
@@ -258,86 +264,6 @@ impl Conn {
     }
 }
 
-/// A real Redis and a redsim server started with the same options, with
-/// `n` connections to each; commands go to connection `i` of both and the
-/// replies must be equal. For differential tests that need several clients.
-pub struct Differ {
-    pub redis: Vec<Conn>,
-    pub sim: Vec<Conn>,
-    /// Replies compared so far.
-    pub compared: usize,
-    _servers: (RedisServer, RedsimServer),
-}
-
-impl Differ {
-    /// Starts both servers with `extra` options and opens `n` connections to each.
-    pub fn start(n: usize, extra: &[&str]) -> Differ {
-        let r = RedisServer::start(extra);
-        let s = RedsimServer::start(extra);
-        Differ {
-            redis: (0..n).map(|_| r.conn()).collect(),
-            sim: (0..n).map(|_| s.conn()).collect(),
-            compared: 0,
-            _servers: (r, s),
-        }
-    }
-
-    /// Sends a redis-cli style `line` on connection `i` of both servers and
-    /// asserts equal replies; returns the reply.
-    pub fn check(&mut self, i: usize, line: &str) -> Frame {
-        let args = parse(line);
-        let want = self.redis[i].cmd_args(&args);
-        let got = self.sim[i].cmd_args(&args);
-        assert!(
-            got == want,
-            "{}",
-            differ_message(&format!("on connection {i} for `{line}`"), &want, &got)
-        );
-        self.compared += 1;
-        want
-    }
-
-    /// A WATCH round: connection 0 watches `key`, connection 1 runs `cmd`,
-    /// then 0 runs MULTI, PING, EXEC; every reply is compared. Returns
-    /// EXEC's: a null array if `cmd` touched the key (a signalled write).
-    pub fn watch_round(&mut self, key: &str, cmd: &str) -> Frame {
-        self.check(0, &format!("WATCH {key}"));
-        self.check(1, cmd);
-        self.check(0, "MULTI");
-        self.check(0, "PING");
-        self.check(0, "EXEC")
-    }
-
-    /// WATCH rounds ([`Differ::watch_round`]) on `key`, one a scenario
-    /// `(setup, cmd)`: connection 0 runs `prepare`, then `setup`; after the
-    /// round, GET `key` shows what `cmd` left.
-    pub fn watch_scenarios(&mut self, key: &str, prepare: &[&str], scenarios: &[(&str, &str)]) {
-        for (setup, cmd) in scenarios {
-            for line in prepare.iter().chain([setup]) {
-                self.check(0, line);
-            }
-            self.watch_round(key, cmd);
-            self.check(0, &format!("GET {key}"));
-        }
-    }
-
-    /// Runs a script: each line is `<conn> <command>` (e.g. `1 SET k v`);
-    /// blank lines and `#` comments are skipped; `sleep <ms>` waits on both.
-    pub fn script(&mut self, text: &str) {
-        for line in text.lines().map(str::trim) {
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let (who, cmd) = line.split_once(' ').expect("`<conn> <command>`");
-            if who == "sleep" {
-                std::thread::sleep(Duration::from_millis(cmd.parse().expect("ms")));
-                continue;
-            }
-            self.check(who.parse().expect("connection index"), cmd);
-        }
-    }
-}
-
 /// A command line split as redis-cli splits it (quotes, `\x00` escapes).
 pub fn parse(line: &str) -> Vec<Vec<u8>> {
     redsim_engine::proto::resp::split_args(line.as_bytes()).expect("balanced quotes in test line")
@@ -346,12 +272,6 @@ pub fn parse(line: &str) -> Vec<Vec<u8>> {
 /// A command from its words.
 pub fn args(parts: &[&str]) -> Vec<Vec<u8>> {
     parts.iter().map(|p| p.as_bytes().to_vec()).collect()
-}
-
-/// A command from its words, owned: what the random tests' generators
-/// build and extend.
-pub fn words(parts: &[&str]) -> Vec<String> {
-    parts.iter().map(|p| p.to_string()).collect()
 }
 
 /// `s` cut to at most `max` bytes (on a character boundary), marked `...` if cut.
@@ -391,7 +311,7 @@ pub fn show(args: &[Vec<u8>]) -> String {
 
 /// The message of a failed comparison: what was sent and both replies,
 /// abridged so that a 12 KB HyperLogLog does not flood the output.
-fn differ_message(what: &str, want: &Frame, got: &Frame) -> String {
+pub(crate) fn differ_message(what: &str, want: &Frame, got: &Frame) -> String {
     format!(
         "replies differ {what}\n  redis:  {}\n  redsim: {}",
         cut(format_reply(want), 2000),
@@ -789,275 +709,4 @@ macro_rules! corpus_tests {
             }
         )+
     };
-}
-
-/// The seeded xorshift generator of the randomised differential tests:
-/// the same seed gives the same commands on every run.
-pub struct Rng(pub u64);
-
-impl Rng {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// A number in `0..n`.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// A number in `lo..=hi`.
-    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next_u64() % (hi - lo + 1) as u64) as i64
-    }
-
-    /// One of `items`.
-    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-
-    /// `N` of `items`, picked in turn (repeats allowed).
-    pub fn picks<'a, const N: usize>(&mut self, items: &[&'a str]) -> [&'a str; N] {
-        std::array::from_fn(|_| self.pick(items))
-    }
-
-    /// True once in `n` times.
-    pub fn one_in(&mut self, n: usize) -> bool {
-        self.below(n) == 0
-    }
-
-    /// True `percent` times in a hundred.
-    pub fn percent(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
-
-/// A seeded random differential test on fresh servers (no options):
-/// `steps` times, `next` draws a command from the generator and `check`
-/// sends it to both servers and compares (given the step number). Only
-/// `next` draws, so the commands depend on the seed alone, whatever the
-/// checks send. Returns the servers, for the final comparisons.
-pub fn random_steps<C>(
-    seed: u64,
-    steps: usize,
-    mut next: impl FnMut(&mut Rng) -> C,
-    mut check: impl FnMut(&mut Pair, usize, C),
-) -> Pair {
-    let mut p = Pair::start(&[]);
-    let mut rng = Rng(seed);
-    for step in 0..steps {
-        let cmd = next(&mut rng);
-        check(&mut p, step, cmd);
-    }
-    p
-}
-
-/// A command's words as arguments.
-pub fn word_args(words: &[String]) -> Vec<Vec<u8>> {
-    words.iter().map(|w| w.as_bytes().to_vec()).collect()
-}
-
-/// The largest 64-bit integer, as the random tests' alphabets spell it
-/// (Redis' integer parsing and overflow checks live at the bounds).
-pub const I64_MAX: &str = "9223372036854775807";
-/// The smallest 64-bit integer, as the random tests' alphabets spell it.
-pub const I64_MIN: &str = "-9223372036854775808";
-
-/// The counts the random tests give HRANDFIELD, SRANDMEMBER and SPOP:
-/// zero, positive (distinct picks), negative (repeats allowed) and not a
-/// number.
-pub const RANDOM_COUNTS: [&str; 9] = ["0", "1", "2", "3", "5", "-1", "-3", "-8", "x"];
-
-/// The seeds of a randomised test: `base` alone by default; `{PREFIX}_SEED`
-/// (hex) replays one failing seed, and `{PREFIX}_SEEDS=n` adds n more, so a
-/// longer soak needs no code change.
-pub fn fuzz_seeds(prefix: &str, base: u64) -> Vec<u64> {
-    if let Some(only) = std::env::var(format!("{prefix}_SEED"))
-        .ok()
-        .and_then(|v| u64::from_str_radix(v.trim_start_matches("0x"), 16).ok())
-    {
-        return vec![only];
-    }
-    let more: u64 = std::env::var(format!("{prefix}_SEEDS"))
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    (0..=more)
-        .map(|i| base.wrapping_add(i.wrapping_mul(0x9e37_79b9)))
-        .collect()
-}
-
-/// One `#[test]` per line, each calling `run(seed, args...)` for every
-/// seed of [`fuzz_seeds`]`(prefix, base)`: the randomised tests of a family
-/// differ only in their base seed and the run's settings.
-#[macro_export]
-macro_rules! seeded_tests {
-    ($prefix:literal, $run:path => $($(#[$meta:meta])* $name:ident: $base:expr, ($($arg:expr),*);)+) => {
-        $(
-            $(#[$meta])*
-            #[test]
-            fn $name() {
-                for seed in $crate::fuzz_seeds($prefix, $base) {
-                    $run(seed, $($arg),*);
-                }
-            }
-        )+
-    };
-}
-
-/// Redis' `COMMAND INFO` entry for `name` (`get`, `config|get`).
-pub fn command_info(c: &mut Conn, name: &str) -> Vec<Frame> {
-    let Frame::Array(mut infos) = c.cmd(&["COMMAND", "INFO", name]) else {
-        panic!("COMMAND INFO reply");
-    };
-    let Some(Frame::Array(info)) = infos.pop() else {
-        panic!("no COMMAND INFO for {name}");
-    };
-    info
-}
-
-/// Asserts that `cmd`'s table entry says what Redis' `COMMAND INFO` entry
-/// `info` says: name (`full`, e.g. `object|encoding`), arity, flags, key
-/// positions and ACL categories.
-pub fn assert_command_info(info: &[Frame], cmd: &redsim_engine::cmd::Command, full: &str) {
-    assert!(
-        info.len() >= 7,
-        "{full}: COMMAND INFO has {} fields",
-        info.len()
-    );
-    assert_eq!(info[0], Frame::bulk(full), "{full} name");
-    assert_eq!(info[1], Frame::Integer(cmd.arity as i64), "{full} arity");
-    let flags: Vec<Frame> = cmd
-        .flags
-        .names()
-        .map(|f| Frame::simple(f.to_string()))
-        .collect();
-    assert_eq!(info[2], Frame::Array(flags), "{full} flags");
-    let keys = [cmd.keys.0, cmd.keys.1, cmd.keys.2].map(|k| Frame::Integer(k as i64));
-    assert_eq!(&info[3..6], &keys, "{full} key positions");
-    let acl: Vec<Frame> = cmd
-        .acl
-        .names()
-        .map(|a| Frame::simple(format!("@{a}")))
-        .collect();
-    assert_eq!(info[6], Frame::Array(acl), "{full} ACL categories");
-}
-
-/// The commands of `group` (`string`, `hash`, ...), from the one command
-/// list, in table order.
-pub fn group_commands(group: &str) -> Vec<&'static redsim_engine::cmd::Command> {
-    redsim_engine::cmd::all()
-        .filter(|c| c.group == group)
-        .collect()
-}
-
-/// Asserts [`assert_command_info`] for every command of a group's table
-/// and its subcommands ([`assert_subcommands`]), each of which must be in
-/// `group`.
-pub fn assert_command_table<'a>(
-    c: &mut Conn,
-    commands: impl IntoIterator<Item = &'a redsim_engine::cmd::Command>,
-    group: &str,
-) {
-    for cmd in commands {
-        let info = command_info(c, cmd.name);
-        assert_command_info(&info, cmd, cmd.name);
-        assert_subcommands(&info, cmd);
-        assert_eq!(cmd.group, group, "{} group", cmd.name);
-    }
-}
-
-/// Asserts that the subcommands in Redis' `COMMAND INFO` entry `info` of
-/// `cmd` (its tenth field, empty for a plain command) are those of `cmd`'s
-/// table, each agreeing as [`assert_command_info`] says.
-pub fn assert_subcommands(info: &[Frame], cmd: &redsim_engine::cmd::Command) {
-    let Some(Frame::Array(subs)) = info.get(9) else {
-        panic!("{} has no subcommand list", cmd.name);
-    };
-    assert_eq!(
-        subs.len(),
-        cmd.subcommands.len(),
-        "{} subcommands",
-        cmd.name
-    );
-    for sub in subs {
-        let Frame::Array(sub) = sub else {
-            panic!("{}: subcommand entry {sub:?}", cmd.name);
-        };
-        let Some(Frame::Bulk(full)) = sub.first() else {
-            panic!("{}: subcommand name {sub:?}", cmd.name);
-        };
-        let full = String::from_utf8_lossy(full).into_owned();
-        let word = full.split('|').nth(1).expect("container|sub");
-        let ours = cmd
-            .subcommand(word.as_bytes())
-            .unwrap_or_else(|| panic!("missing subcommand {full}"));
-        assert_command_info(sub, ours, &full);
-    }
-}
-
-/// Asserts that the table's commands of `group` agree with Redis'
-/// `COMMAND INFO` ([`assert_command_table`]) and are the whole family:
-/// `count` of them, as many as Redis' `COMMAND DOCS` puts in the group;
-/// and that they (containers by their subcommands) are Redis' ACL
-/// category of the same name, besides `others`, commands of other groups
-/// in it.
-pub fn assert_command_group(c: &mut Conn, group: &str, count: usize, others: &[&str]) {
-    let cmds = group_commands(group);
-    assert_eq!(cmds.len(), count, "Redis 7.2's {group} commands");
-    assert_command_table(c, cmds.iter().copied(), group);
-    assert_eq!(
-        commands_in_group(c, group),
-        count,
-        "Redis' {group} commands"
-    );
-    let mut theirs = commands_in_acl_category(c, group);
-    theirs.retain(|n| !others.contains(&n.as_str()));
-    // A container is listed by its subcommands only.
-    let ours: BTreeSet<String> = cmds
-        .iter()
-        .flat_map(|cmd| match cmd.subcommands {
-            [] => vec![cmd.name.to_string()],
-            subs => subs
-                .iter()
-                .map(|sub| format!("{}|{}", cmd.name, sub.name))
-                .collect(),
-        })
-        .collect();
-    assert_eq!(theirs, ours, "@{group}");
-}
-
-/// How many commands Redis' `COMMAND DOCS` puts in `group`.
-pub fn commands_in_group(c: &mut Conn, group: &str) -> usize {
-    let Frame::Array(docs) = c.cmd(&["COMMAND", "DOCS"]) else {
-        panic!("COMMAND DOCS reply");
-    };
-    docs.chunks(2)
-        .filter(|pair| {
-            let Some(Frame::Array(fields)) = pair.get(1) else {
-                return false;
-            };
-            fields
-                .chunks(2)
-                .any(|kv| kv[0] == Frame::bulk("group") && kv.get(1) == Some(&Frame::bulk(group)))
-        })
-        .count()
-}
-
-/// The names of the commands in ACL category `category`
-/// (`COMMAND LIST FILTERBY ACLCAT`).
-pub fn commands_in_acl_category(c: &mut Conn, category: &str) -> BTreeSet<String> {
-    let Frame::Array(names) = c.cmd(&["COMMAND", "LIST", "FILTERBY", "ACLCAT", category]) else {
-        panic!("COMMAND LIST reply");
-    };
-    names
-        .iter()
-        .map(|n| match n {
-            Frame::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
-            other => panic!("command name {other:?}"),
-        })
-        .collect()
 }
