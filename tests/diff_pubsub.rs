@@ -9,23 +9,6 @@ use redsim_tests::{
     is_redis_7_0, Conn, Differ, Frame,
 };
 
-/// Reads the next frame on connection `i` of both servers (a message or a
-/// further confirmation, not a reply to a command just sent) and asserts
-/// they are equal.
-fn next_both(d: &mut Differ, i: usize) -> Frame {
-    let want = d.redis[i].read_frame().expect("redis sent a frame");
-    let got = d.sim[i].read_frame().expect("redsim sent a frame");
-    assert_eq!(
-        got,
-        want,
-        "frames differ on connection {i}\n  redis:  {}\n  redsim: {}",
-        redsim_engine::proto::clifmt::format_reply(&want),
-        redsim_engine::proto::clifmt::format_reply(&got)
-    );
-    d.compared += 1;
-    want
-}
-
 fn bulk(s: &str) -> Frame {
     Frame::bulk(s)
 }
@@ -66,7 +49,7 @@ fn hello(d: &mut Differ, i: usize, version: &str) {
 /// Asserts that the next frame on connection `i` of both servers (RESP2)
 /// is the array of `parts`, a message.
 fn next_is(d: &mut Differ, i: usize, parts: &[&str]) {
-    assert_eq!(next_both(d, i), msg(false, parts));
+    assert_eq!(d.recv(i), msg(false, parts));
 }
 
 /// Sends `line` on connection `i` of both servers and asserts that the
@@ -171,10 +154,7 @@ fn confirmations_messages_and_counts() {
     let mut d = Differ::start(4, &[]);
     // Connection 0 publishes; 1 listens to channels, 2 and 3 to one pattern each.
     check_conf(&mut d, false, 1, "SUBSCRIBE news sport", Some("news"), 1);
-    assert_eq!(
-        next_both(&mut d, 1),
-        conf(false, "subscribe", Some("sport"), 2)
-    );
+    assert_eq!(d.recv(1), conf(false, "subscribe", Some("sport"), 2));
     // Subscribing again confirms without counting twice.
     check_conf(&mut d, false, 1, "SUBSCRIBE news", Some("news"), 2);
     d.check(2, "PSUBSCRIBE n*");
@@ -183,26 +163,26 @@ fn confirmations_messages_and_counts() {
     next_is(&mut d, 1, &["message", "news", "hello"]);
     next_is(&mut d, 2, &["pmessage", "n*", "news", "hello"]);
     assert_eq!(d.check(0, "PUBLISH sport goal"), Frame::Integer(1));
-    next_both(&mut d, 1);
+    d.recv(1);
     assert_eq!(d.check(0, "PUBLISH nobody x"), Frame::Integer(1));
-    next_both(&mut d, 2);
+    d.recv(2);
     assert_eq!(d.check(0, "PUBLISH other x"), Frame::Integer(0));
     d.check(0, "PUBLISH hallo 1");
     d.check(0, "PUBLISH hxllo 2");
-    next_both(&mut d, 3);
-    next_both(&mut d, 3);
+    d.recv(3);
+    d.recv(3);
     // Binary-safe message, empty message and channel.
     d.check(0, "PUBLISH news \"a\\x00b\\r\\n\"");
-    next_both(&mut d, 1);
-    next_both(&mut d, 2);
+    d.recv(1);
+    d.recv(2);
     check_conf(&mut d, false, 1, "SUBSCRIBE \"\"", Some(""), 3);
     assert_eq!(d.check(0, "PUBLISH \"\" \"\""), Frame::Integer(1));
-    next_both(&mut d, 1);
+    d.recv(1);
     // A client subscribed to the channel and to a matching pattern counts
     // twice and gets the message, then the pmessage.
     d.check(2, "SUBSCRIBE news");
     assert_eq!(d.check(0, "PUBLISH news twice"), Frame::Integer(3));
-    next_both(&mut d, 1);
+    d.recv(1);
     next_is(&mut d, 2, &["message", "news", "twice"]);
     next_is(&mut d, 2, &["pmessage", "n*", "news", "twice"]);
     // Introspection (the channel list's order is the server's: sorted here).
@@ -222,21 +202,18 @@ fn confirmations_messages_and_counts() {
         Some("sport"),
         2,
     );
-    assert_eq!(
-        next_both(&mut d, 1),
-        conf(false, "unsubscribe", Some("nosuch"), 2)
-    );
+    assert_eq!(d.recv(1), conf(false, "unsubscribe", Some("nosuch"), 2));
     unsubscribe_all_both(&mut d, 1, "UNSUBSCRIBE", 2);
     check_conf(&mut d, false, 1, "UNSUBSCRIBE", None, 0);
     check_conf(&mut d, false, 1, "PUNSUBSCRIBE", None, 0);
     // Out of subscribed mode: normal commands again.
     d.check(1, "SET k v");
     assert_eq!(d.check(0, "PUBLISH news after"), Frame::Integer(2));
-    next_both(&mut d, 2);
-    next_both(&mut d, 2);
+    d.recv(2);
+    d.recv(2);
     // Patterns and channels together count for both kinds of confirmation.
     d.check(2, "PSUBSCRIBE x y");
-    next_both(&mut d, 2);
+    d.recv(2);
     d.check(2, "PUNSUBSCRIBE n*");
     unsubscribe_all_both(&mut d, 2, "PUNSUBSCRIBE", 2);
     d.check(2, "UNSUBSCRIBE news");
@@ -345,21 +322,18 @@ fn resp3_pushes_and_normal_commands() {
         hello(&mut d, i, "3");
     }
     check_conf(&mut d, true, 1, "SUBSCRIBE a b", Some("a"), 1);
-    assert_eq!(next_both(&mut d, 1), conf(true, "subscribe", Some("b"), 2));
+    assert_eq!(d.recv(1), conf(true, "subscribe", Some("b"), 2));
     d.check(2, "PSUBSCRIBE *");
     // A subscribed RESP3 client runs anything.
     d.check(1, "SET k v");
     d.check(1, "GET k");
     d.check(1, "PING");
     assert_eq!(d.check(0, "PUBLISH a m1"), Frame::Integer(2));
-    assert_eq!(next_both(&mut d, 1), msg(true, &["message", "a", "m1"]));
-    assert_eq!(
-        next_both(&mut d, 2),
-        msg(true, &["pmessage", "*", "a", "m1"])
-    );
+    assert_eq!(d.recv(1), msg(true, &["message", "a", "m1"]));
+    assert_eq!(d.recv(2), msg(true, &["pmessage", "*", "a", "m1"]));
     d.check(0, "PUBLISH b m2");
-    next_both(&mut d, 1);
-    next_both(&mut d, 2);
+    d.recv(1);
+    d.recv(2);
     d.check(1, "INCR n");
     check_conf(&mut d, true, 1, "UNSUBSCRIBE b", Some("b"), 1);
     // Back to RESP2 while subscribed: the context applies again.
@@ -425,7 +399,7 @@ fn subscribing_inside_multi() {
     );
     next_is(&mut d, 0, &["pong", ""]);
     d.check(1, "PUBLISH a x");
-    next_both(&mut d, 0);
+    d.recv(0);
     // SSUBSCRIBE has no MULTI exception.
     d.script(
         "
@@ -450,7 +424,7 @@ fn subscribing_inside_multi() {
         1 EXEC
         ",
     );
-    next_both(&mut d, 1);
+    d.recv(1);
 }
 
 #[test]
@@ -473,7 +447,7 @@ fn pipelined_subscription_traffic_is_byte_identical() {
     d.redis[0].send_raw(&batch);
     d.sim[0].send_raw(&batch);
     for _ in 0..10 {
-        next_both(&mut d, 0);
+        d.recv(0);
     }
     d.check(0, "GET k");
 }
@@ -483,7 +457,7 @@ fn a_subscriber_that_disconnects_misses_messages() {
     let mut d = Differ::start(2, &[]);
     d.check(1, "SUBSCRIBE news");
     assert_eq!(d.check(0, "PUBLISH news 1"), Frame::Integer(1));
-    next_both(&mut d, 1);
+    d.recv(1);
     // The subscriber goes away; the servers notice the closed socket.
     let ports = (port_of(&mut d.redis[0]), port_of(&mut d.sim[0]));
     drop(std::mem::replace(&mut d.redis[1], Conn::connect(ports.0)));
@@ -502,7 +476,7 @@ fn a_subscriber_that_disconnects_misses_messages() {
 fn shard_channels_standalone() {
     let mut d = Differ::start(3, &[]);
     check_conf(&mut d, false, 1, "SSUBSCRIBE s1 s2", Some("s1"), 1);
-    next_both(&mut d, 1);
+    d.recv(1);
     // Shard subscriptions are counted apart from the others.
     d.check(1, "SUBSCRIBE s1");
     d.check(1, "PSUBSCRIBE *");
@@ -511,16 +485,16 @@ fn shard_channels_standalone() {
     assert_eq!(d.check(0, "SPUBLISH s1 hi"), Frame::Integer(1));
     next_is(&mut d, 1, &["smessage", "s1", "hi"]);
     assert_eq!(d.check(0, "PUBLISH s1 yo"), Frame::Integer(3));
-    next_both(&mut d, 1);
-    next_both(&mut d, 1);
-    next_both(&mut d, 2);
+    d.recv(1);
+    d.recv(1);
+    d.recv(2);
     check_unordered(&mut d, 0, "PUBSUB SHARDCHANNELS");
     d.check(0, "PUBSUB SHARDCHANNELS *2");
     d.check(0, "PUBSUB SHARDNUMSUB s1 s2 s3");
     d.check(0, "PUBSUB NUMSUB s1");
     check_unordered(&mut d, 0, "PUBSUB CHANNELS");
     d.check(1, "SUNSUBSCRIBE s2 s9");
-    next_both(&mut d, 1);
+    d.recv(1);
     unsubscribe_all_both(&mut d, 1, "SUNSUBSCRIBE", 1);
     d.check(1, "SUNSUBSCRIBE");
     assert_eq!(d.check(0, "SPUBLISH s1 gone"), Frame::Integer(0));

@@ -34,11 +34,13 @@ impl Differ {
         let args = parse(line);
         let want = self.redis[i].cmd_args(&args);
         let got = self.sim[i].cmd_args(&args);
-        assert!(
-            got == want,
-            "{}",
-            differ_message(&format!("on connection {i} for `{line}`"), &want, &got)
-        );
+        self.agree(&format!("on connection {i} for `{line}`"), want, got)
+    }
+
+    /// Asserts that redsim's reply `got` is Redis' `want`, counts it, and
+    /// returns it; `what` says where in a failure.
+    fn agree(&mut self, what: &str, want: Frame, got: Frame) -> Frame {
+        assert!(got == want, "{}", differ_message(what, &want, &got));
         self.compared += 1;
         want
     }
@@ -84,18 +86,13 @@ impl Differ {
         std::thread::sleep(Duration::from_millis(50));
     }
 
-    /// Reads the next reply on connection `i` of both servers (one sent
-    /// earlier, or one a blocked command is served); they must be equal.
+    /// Reads the next frame on connection `i` of both servers (the reply
+    /// to a command sent earlier, a served blocked command, a message);
+    /// they must be equal.
     pub fn recv(&mut self, i: usize) -> Frame {
         let want = self.redis[i].read_frame().expect("redis replies");
         let got = self.sim[i].read_frame().expect("redsim replies");
-        assert!(
-            got == want,
-            "{}",
-            differ_message(&format!("on connection {i}"), &want, &got)
-        );
-        self.compared += 1;
-        want
+        self.agree(&format!("on connection {i}"), want, got)
     }
 
     /// Runs a script: each line is `<conn> <command>` (e.g. `1 SET k v`),
