@@ -197,6 +197,9 @@ fn small_values_are_freed_at_once_even_on_lazy_paths() {
     );
 }
 
+/// CONFIG SET name/value pairs.
+type Switches = [(&'static str, &'static str)];
+
 /// Runs `setup` then `act` on a fresh engine holding a 10,000-field hash
 /// `h`; returns how long `act` stalled the clock and the pending objects after.
 fn stall_of(config: &[(&str, &str)], act: impl FnOnce(&mut Engine, u64)) -> (u64, u64) {
@@ -224,7 +227,7 @@ fn each_lazyfree_switch_chooses_the_path() {
     let (user_del, server_del) = (on("lazyfree-lazy-user-del"), on("lazyfree-lazy-server-del"));
     let (expire, user_flush) = (on("lazyfree-lazy-expire"), on("lazyfree-lazy-user-flush"));
     // (switches on, commands run, (stall, pending objects)).
-    let cases: &[(&[(&str, &str)], &[&str], (u64, u64))] = &[
+    let cases: &[(&Switches, &[&str], (u64, u64))] = &[
         // lazyfree-lazy-user-del: DEL behaves like UNLINK.
         (&[], &["DEL h"], sync),
         (&user_del, &["DEL h"], lazy),
