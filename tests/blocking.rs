@@ -7,104 +7,170 @@
 use std::time::{Duration, Instant};
 
 use redsim_engine::blocking::BlockKind;
-use redsim_engine::proto::resp::{encode_request, split_args};
+use redsim_engine::proto::resp::split_args;
 use redsim_engine::server::trace::{Event, UnblockHow};
 use redsim_engine::{ClientId, Engine, Frame};
-use redsim_tests::Differ;
+use redsim_tests::{script_tests, Differ};
 
 // ---------------------------------------------------------------------------
 // Both servers, several connections.
 
-/// A [`Differ`] that can also send without waiting for the reply.
-struct Both {
-    d: Differ,
-}
-
-impl Both {
-    fn start(n: usize) -> Both {
-        Both {
-            d: Differ::start(n, &[]),
-        }
-    }
-
-    /// Sends `line` on connection `i` of both servers, reading nothing.
-    fn send(&mut self, i: usize, line: &str) {
-        let args = split_args(line.as_bytes()).expect("balanced quotes");
-        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-        let req = encode_request(&refs);
-        self.d.redis[i].send_raw(&req);
-        self.d.sim[i].send_raw(&req);
-    }
-
-    /// Sends a blocking command and leaves both servers time to park it.
-    fn block(&mut self, i: usize, line: &str) {
-        self.send(i, line);
-        std::thread::sleep(Duration::from_millis(50));
-    }
-
-    /// Reads the next reply on connection `i` of both; they must be equal.
-    fn recv(&mut self, i: usize) -> Frame {
-        let want = self.d.redis[i].read_frame().expect("redis replies");
-        let got = self.d.sim[i].read_frame().expect("redsim replies");
-        assert_eq!(got, want, "replies differ on connection {i}");
-        want
-    }
-
-    /// Switches connection `i` of both to RESP3 (the HELLO replies differ
-    /// in version and client id, so they are not compared).
-    fn resp3(&mut self, i: usize) {
-        self.send(i, "HELLO 3");
-        let r = self.d.redis[i].read_frame();
-        let s = self.d.sim[i].read_frame();
-        assert!(matches!((r, s), (Some(Frame::Map(_)), Some(Frame::Map(_)))));
-    }
-
-    /// Sends and reads on connection `i` (both must agree).
-    fn check(&mut self, i: usize, line: &str) -> Frame {
-        self.d.check(i, line)
-    }
+/// Switches connection `i` of both to RESP3 (the HELLO replies differ
+/// in version and client id, so they are not compared).
+fn resp3(d: &mut Differ, i: usize) {
+    d.send(i, "HELLO 3");
+    let r = d.redis[i].read_frame();
+    let s = d.sim[i].read_frame();
+    assert!(matches!((r, s), (Some(Frame::Map(_)), Some(Frame::Map(_)))));
 }
 
 fn bulks(items: &[&str]) -> Frame {
     Frame::Array(items.iter().map(Frame::bulk).collect())
 }
 
-#[test]
-fn other_connections_are_served_while_one_blocks() {
-    let mut b = Both::start(2);
-    b.block(0, "BLPOP q 0");
-    for line in ["SET k v", "GET k", "INCR n", "PING", "LLEN q", "EXISTS q"] {
-        b.check(1, line);
-    }
-    assert_eq!(b.check(1, "RPUSH q a"), Frame::Integer(1));
-    assert_eq!(b.recv(0), bulks(&["q", "a"]));
-    assert_eq!(b.check(1, "EXISTS q"), Frame::Integer(0));
-    assert_eq!(b.check(0, "PING"), Frame::Simple("PONG".into()));
-}
-
-#[test]
-fn blocked_clients_are_served_first_come_first_served() {
-    let mut b = Both::start(4);
-    for i in 0..3 {
-        b.block(i, "BLPOP q 0");
-    }
-    assert_eq!(b.check(3, "RPUSH q a b"), Frame::Integer(2));
-    assert_eq!(b.recv(0), bulks(&["q", "a"]));
-    assert_eq!(b.recv(1), bulks(&["q", "b"]));
-    assert_eq!(b.check(3, "LLEN q"), Frame::Integer(0));
-    b.check(3, "RPUSH q c");
-    assert_eq!(b.recv(2), bulks(&["q", "c"]));
-    // Right pops too, and a client waiting on two keys takes the one that came.
-    b.block(0, "BRPOP k1 k2 0");
-    b.block(1, "BRPOP k2 0");
-    b.check(3, "RPUSH k2 x y");
-    assert_eq!(b.recv(0), bulks(&["k2", "y"]));
-    assert_eq!(b.recv(1), bulks(&["k2", "x"]));
+script_tests! {
+    other_connections_are_served_while_one_blocks(2): r#"
+        0 block BLPOP q 0
+        1 SET k v
+        1 GET k
+        1 INCR n
+        1 PING
+        1 LLEN q
+        1 EXISTS q
+        1 RPUSH q a -> 1
+        0 recv -> ["q", "a"]
+        1 EXISTS q -> 0
+        0 PING -> +PONG
+    "#;
+    blocked_clients_are_served_first_come_first_served(4): r#"
+        0 block BLPOP q 0
+        1 block BLPOP q 0
+        2 block BLPOP q 0
+        3 RPUSH q a b -> 2
+        0 recv -> ["q", "a"]
+        1 recv -> ["q", "b"]
+        3 LLEN q -> 0
+        3 RPUSH q c
+        2 recv -> ["q", "c"]
+        # Right pops too, and a client waiting on two keys takes the one that came.
+        0 block BRPOP k1 k2 0
+        1 block BRPOP k2 0
+        3 RPUSH k2 x y
+        0 recv -> ["k2", "y"]
+        1 recv -> ["k2", "x"]
+    "#;
+    blmove_chains_serve_in_one_go(4): r#"
+        0 block BLMOVE a b LEFT RIGHT 0
+        1 block BRPOPLPUSH b c 0
+        2 block BLPOP c 0
+        3 RPUSH a x -> 1
+        0 recv -> "x"
+        1 recv -> "x"
+        2 recv -> ["c", "x"]
+        3 EXISTS a b c
+        # A move into the key it waits on: the source itself.
+        0 block BLMOVE s s RIGHT LEFT 0
+        3 RPUSH s 1 2
+        0 recv -> "2"
+        3 LRANGE s 0 -1 -> ["2", "1"]
+    "#;
+    blocking_inside_multi_replies_at_once(1): r#"
+        0 MULTI
+        0 BLPOP q 0
+        0 BRPOP q 0
+        0 BLMOVE q d LEFT RIGHT 0
+        0 BRPOPLPUSH q d 0
+        0 BLMPOP 0 1 q LEFT
+        0 BZPOPMIN z 0
+        0 BZPOPMAX z 0
+        0 BZMPOP 0 1 z MIN
+        0 RPUSH q a
+        0 BLPOP q 0
+        0 EXEC -> [nil-array, nil-array, nil, nil, nil-array, nil-array, nil-array, nil-array, 1, ["q", "a"]]
+    "#;
+    a_wrong_type_met_when_served_is_an_error(2): r#"
+        0 block BLMOVE src dst LEFT LEFT 0
+        1 SET dst x
+        1 RPUSH src v
+        0 recv -> error
+        1 LRANGE src 0 -1 -> ["v"]
+        # A key created with another type serves nobody: BLPOP keeps waiting.
+        0 block BLPOP k 0
+        1 SET k s
+        1 DEL k
+        1 ZADD k 1 m
+        1 DEL k
+        1 HSET k f v
+        1 DEL k
+        1 RPUSH k v
+        0 recv -> ["k", "v"]
+        # And a list does not serve a sorted-set waiter.
+        0 block BZPOPMIN z 0
+        1 RPUSH z a
+        1 DEL z
+        1 ZADD z 2 b 1 a
+        0 recv -> ["z", "a", "1"]
+    "#;
+    a_blocked_connection_runs_nothing_else_until_served(2): r#"
+        # Pipelined: the PING and SET wait behind the BLPOP.
+        0 send BLPOP q 0
+        0 send PING
+        0 send SET after 1
+        sleep 50
+        1 GET after -> nil
+        1 RPUSH q a
+        0 recv -> ["q", "a"]
+        0 recv -> +PONG
+        0 recv -> +OK
+        1 GET after -> "1"
+        # The same after a timeout.
+        0 send BLPOP q 0.1
+        0 send INCR after
+        0 recv -> nil-array
+        0 recv -> 2
+    "#;
+    transactions_make_keys_ready_when_they_end(2): r#"
+        0 block BLPOP q 0
+        1 MULTI
+        1 RPUSH q a
+        1 LPOP q
+        1 EXEC
+        # The key existed only inside the transaction: still waiting.
+        1 EXISTS q
+        1 MULTI
+        1 RPUSH q x y
+        1 RPUSH q z
+        1 EXEC
+        0 recv -> ["q", "x"]
+        1 LRANGE q 0 -1 -> ["y", "z"]
+    "#;
+    keys_created_by_other_commands_serve_too(2): r#"
+        0 block BLPOP dst 0
+        1 RPUSH src a b
+        1 RENAME src dst
+        0 recv -> ["dst", "a"]
+        0 block BRPOP t 0
+        1 LMOVE dst t LEFT LEFT
+        0 recv -> ["t", "b"]
+        0 block BLMPOP 0 2 m1 m2 RIGHT COUNT 2
+        1 RPUSH m2 1 2 3
+        0 recv -> ["m2", ["3", "2"]]
+        1 LRANGE m2 0 -1
+    "#;
+    waiters_are_per_database(2): r#"
+        0 SELECT 1
+        0 block BLPOP q 0
+        1 RPUSH q a
+        1 LLEN q -> 1
+        1 SELECT 1
+        1 RPUSH q b
+        0 recv -> ["q", "b"]
+    "#;
 }
 
 #[test]
 fn timeouts_reply_null_after_the_delay() {
-    let mut b = Both::start(2);
+    let mut b = Differ::start(2, &[]);
     for (line, want) in [
         ("BLPOP q 0.2", Frame::NullArray),
         ("BRPOP q 0.2", Frame::NullArray),
@@ -117,9 +183,9 @@ fn timeouts_reply_null_after_the_delay() {
     ] {
         b.send(0, line);
         let start = Instant::now();
-        let got = b.d.sim[0].read_frame().expect("redsim replies");
+        let got = b.sim[0].read_frame().expect("redsim replies");
         let took = start.elapsed();
-        let want_redis = b.d.redis[0].read_frame().expect("redis replies");
+        let want_redis = b.redis[0].read_frame().expect("redis replies");
         assert_eq!(got, want_redis, "{line}");
         assert_eq!(got, want, "{line}");
         assert!(
@@ -130,169 +196,17 @@ fn timeouts_reply_null_after_the_delay() {
         b.check(1, "PING");
     }
     // In RESP3 the timeout reply is a null.
-    b.resp3(0);
-    b.send(0, "BLPOP q 0.1");
-    assert_eq!(b.recv(0), Frame::Null);
-}
-
-#[test]
-fn blmove_chains_serve_in_one_go() {
-    let mut b = Both::start(4);
-    b.block(0, "BLMOVE a b LEFT RIGHT 0");
-    b.block(1, "BRPOPLPUSH b c 0");
-    b.block(2, "BLPOP c 0");
-    assert_eq!(b.check(3, "RPUSH a x"), Frame::Integer(1));
-    assert_eq!(b.recv(0), Frame::bulk("x"));
-    assert_eq!(b.recv(1), Frame::bulk("x"));
-    assert_eq!(b.recv(2), bulks(&["c", "x"]));
-    b.check(3, "EXISTS a b c");
-    // A move into the key it waits on: the source itself.
-    b.block(0, "BLMOVE s s RIGHT LEFT 0");
-    b.check(3, "RPUSH s 1 2");
-    assert_eq!(b.recv(0), Frame::bulk("2"));
-    assert_eq!(b.check(3, "LRANGE s 0 -1"), bulks(&["2", "1"]));
-}
-
-#[test]
-fn blocking_inside_multi_replies_at_once() {
-    let mut b = Both::start(1);
-    b.check(0, "MULTI");
-    for line in [
-        "BLPOP q 0",
-        "BRPOP q 0",
-        "BLMOVE q d LEFT RIGHT 0",
-        "BRPOPLPUSH q d 0",
-        "BLMPOP 0 1 q LEFT",
-        "BZPOPMIN z 0",
-        "BZPOPMAX z 0",
-        "BZMPOP 0 1 z MIN",
-        "RPUSH q a",
-        "BLPOP q 0",
-    ] {
-        b.check(0, line);
-    }
-    let r = b.check(0, "EXEC");
-    assert_eq!(
-        r,
-        Frame::Array(vec![
-            Frame::NullArray,
-            Frame::NullArray,
-            Frame::Null,
-            Frame::Null,
-            Frame::NullArray,
-            Frame::NullArray,
-            Frame::NullArray,
-            Frame::NullArray,
-            Frame::Integer(1),
-            bulks(&["q", "a"]),
-        ])
-    );
-}
-
-#[test]
-fn a_wrong_type_met_when_served_is_an_error() {
-    let mut b = Both::start(2);
-    b.block(0, "BLMOVE src dst LEFT LEFT 0");
-    b.check(1, "SET dst x");
-    b.check(1, "RPUSH src v");
-    assert!(b.recv(0).is_error());
-    assert_eq!(b.check(1, "LRANGE src 0 -1"), bulks(&["v"]));
-    // A key created with another type serves nobody: BLPOP keeps waiting.
-    b.block(0, "BLPOP k 0");
-    b.check(1, "SET k s");
-    b.check(1, "DEL k");
-    b.check(1, "ZADD k 1 m");
-    b.check(1, "DEL k");
-    b.check(1, "HSET k f v");
-    b.check(1, "DEL k");
-    b.check(1, "RPUSH k v");
-    assert_eq!(b.recv(0), bulks(&["k", "v"]));
-    // And a list does not serve a sorted-set waiter.
-    b.block(0, "BZPOPMIN z 0");
-    b.check(1, "RPUSH z a");
-    b.check(1, "DEL z");
-    b.check(1, "ZADD z 2 b 1 a");
-    assert_eq!(
-        b.recv(0),
-        Frame::Array(vec![Frame::bulk("z"), Frame::bulk("a"), Frame::bulk("1")])
-    );
-}
-
-#[test]
-fn a_blocked_connection_runs_nothing_else_until_served() {
-    let mut b = Both::start(2);
-    // Pipelined: the PING and SET wait behind the BLPOP.
-    b.send(0, "BLPOP q 0");
-    b.send(0, "PING");
-    b.send(0, "SET after 1");
-    std::thread::sleep(Duration::from_millis(50));
-    assert_eq!(b.check(1, "GET after"), Frame::Null);
-    b.check(1, "RPUSH q a");
-    assert_eq!(b.recv(0), bulks(&["q", "a"]));
-    assert_eq!(b.recv(0), Frame::Simple("PONG".into()));
-    assert_eq!(b.recv(0), Frame::ok());
-    assert_eq!(b.check(1, "GET after"), Frame::bulk("1"));
-    // The same after a timeout.
-    b.send(0, "BLPOP q 0.1");
-    b.send(0, "INCR after");
-    assert_eq!(b.recv(0), Frame::NullArray);
-    assert_eq!(b.recv(0), Frame::Integer(2));
-}
-
-#[test]
-fn transactions_make_keys_ready_when_they_end() {
-    let mut b = Both::start(2);
-    b.block(0, "BLPOP q 0");
-    for line in ["MULTI", "RPUSH q a", "LPOP q", "EXEC"] {
-        b.check(1, line);
-    }
-    // The key existed only inside the transaction: still waiting.
-    b.check(1, "EXISTS q");
-    for line in ["MULTI", "RPUSH q x y", "RPUSH q z", "EXEC"] {
-        b.check(1, line);
-    }
-    assert_eq!(b.recv(0), bulks(&["q", "x"]));
-    assert_eq!(b.check(1, "LRANGE q 0 -1"), bulks(&["y", "z"]));
-}
-
-#[test]
-fn keys_created_by_other_commands_serve_too() {
-    let mut b = Both::start(2);
-    b.block(0, "BLPOP dst 0");
-    b.check(1, "RPUSH src a b");
-    b.check(1, "RENAME src dst");
-    assert_eq!(b.recv(0), bulks(&["dst", "a"]));
-    b.block(0, "BRPOP t 0");
-    b.check(1, "LMOVE dst t LEFT LEFT");
-    assert_eq!(b.recv(0), bulks(&["t", "b"]));
-    b.block(0, "BLMPOP 0 2 m1 m2 RIGHT COUNT 2");
-    b.check(1, "RPUSH m2 1 2 3");
-    assert_eq!(
-        b.recv(0),
-        Frame::Array(vec![Frame::bulk("m2"), bulks(&["3", "2"])])
-    );
-    b.check(1, "LRANGE m2 0 -1");
-}
-
-#[test]
-fn waiters_are_per_database() {
-    let mut b = Both::start(2);
-    b.check(0, "SELECT 1");
-    b.block(0, "BLPOP q 0");
-    b.check(1, "RPUSH q a");
-    assert_eq!(b.check(1, "LLEN q"), Frame::Integer(1));
-    b.check(1, "SELECT 1");
-    b.check(1, "RPUSH q b");
-    assert_eq!(b.recv(0), bulks(&["q", "b"]));
+    resp3(&mut b, 0);
+    b.script("0 send BLPOP q 0.1\n0 recv -> nil");
 }
 
 #[test]
 fn a_client_closing_while_blocked_is_forgotten() {
-    let mut b = Both::start(2);
+    let mut b = Differ::start(2, &[]);
     b.block(0, "BLPOP q 0");
     // Replace connection 0 on both sides: the old one closes.
-    let rport = b.d.redis[1].cmd(&["CONFIG", "GET", "port"]);
-    let sport = b.d.sim[1].cmd(&["CONFIG", "GET", "port"]);
+    let rport = b.redis[1].cmd(&["CONFIG", "GET", "port"]);
+    let sport = b.sim[1].cmd(&["CONFIG", "GET", "port"]);
     let port = |f: Frame| -> u16 {
         let Frame::Array(v) = f else {
             panic!("CONFIG GET")
@@ -302,57 +216,48 @@ fn a_client_closing_while_blocked_is_forgotten() {
         };
         String::from_utf8_lossy(p).parse().expect("port number")
     };
-    b.d.redis[0] = redsim_tests::Conn::connect(port(rport));
-    b.d.sim[0] = redsim_tests::Conn::connect(port(sport));
+    b.redis[0] = redsim_tests::Conn::connect(port(rport));
+    b.sim[0] = redsim_tests::Conn::connect(port(sport));
     std::thread::sleep(Duration::from_millis(50));
-    b.check(1, "RPUSH q a");
-    assert_eq!(b.check(1, "LLEN q"), Frame::Integer(1));
+    b.script("1 RPUSH q a\n1 LLEN q -> 1");
 }
 
 #[test]
 fn sorted_set_blocking_pops() {
-    let mut b = Both::start(3);
-    b.block(0, "BZPOPMIN z1 z2 0");
-    b.block(1, "BZPOPMAX z2 0");
-    b.check(2, "ZADD z2 1 a 2 b 3 c");
-    assert_eq!(
-        b.recv(0),
-        Frame::Array(vec![Frame::bulk("z2"), Frame::bulk("a"), Frame::bulk("1")])
+    let mut b = Differ::start(3, &[]);
+    b.script(
+        r#"
+        0 block BZPOPMIN z1 z2 0
+        1 block BZPOPMAX z2 0
+        2 ZADD z2 1 a 2 b 3 c
+        0 recv -> ["z2", "a", "1"]
+        1 recv -> ["z2", "c", "3"]
+        0 block BZMPOP 0 2 z1 z2 MAX COUNT 5
+        2 ZADD z1 1.5 x
+        0 recv
+        2 ZRANGE z2 0 -1 WITHSCORES
+        # With data there is no waiting, in RESP2 and RESP3 shapes.
+        2 ZADD s 1 a 2 b 3 c
+        2 BZPOPMIN s 0
+        2 BZPOPMAX nokey s 0
+        2 BZMPOP 0 1 s MIN COUNT 10
+        2 EXISTS s
+        2 SET str x
+        2 BZPOPMIN str 0
+        2 BZMPOP 0 2 nokey str MIN
+        2 BZMPOP 0 1 s SIDEWAYS
+        2 BZMPOP 0 0 s MIN
+        2 BZMPOP x 1 s MIN
+        2 BZPOPMIN s -1
+        2 BZPOPMIN s x
+        "#,
     );
-    assert_eq!(
-        b.recv(1),
-        Frame::Array(vec![Frame::bulk("z2"), Frame::bulk("c"), Frame::bulk("3")])
+    resp3(&mut b, 2);
+    b.script(
+        "2 ZADD s 1 a 2.5 b
+         2 BZPOPMIN s 0
+         2 BZMPOP 0 1 s MAX COUNT 2",
     );
-    b.block(0, "BZMPOP 0 2 z1 z2 MAX COUNT 5");
-    b.check(2, "ZADD z1 1.5 x");
-    b.recv(0);
-    b.check(2, "ZRANGE z2 0 -1 WITHSCORES");
-    // With data there is no waiting, in RESP2 and RESP3 shapes.
-    for line in [
-        "ZADD s 1 a 2 b 3 c",
-        "BZPOPMIN s 0",
-        "BZPOPMAX nokey s 0",
-        "BZMPOP 0 1 s MIN COUNT 10",
-        "EXISTS s",
-        "SET str x",
-        "BZPOPMIN str 0",
-        "BZMPOP 0 2 nokey str MIN",
-        "BZMPOP 0 1 s SIDEWAYS",
-        "BZMPOP 0 0 s MIN",
-        "BZMPOP x 1 s MIN",
-        "BZPOPMIN s -1",
-        "BZPOPMIN s x",
-    ] {
-        b.check(2, line);
-    }
-    b.resp3(2);
-    for line in [
-        "ZADD s 1 a 2.5 b",
-        "BZPOPMIN s 0",
-        "BZMPOP 0 1 s MAX COUNT 2",
-    ] {
-        b.check(2, line);
-    }
 }
 
 // ---------------------------------------------------------------------------
@@ -364,6 +269,14 @@ fn cmd(line: &str) -> Vec<Vec<u8>> {
 
 fn submit(e: &mut Engine, c: ClientId, line: &str) -> Option<Frame> {
     e.submit(c, &cmd(line))
+}
+
+/// An engine and two clients, `a` and `b`.
+fn engine_with_two_clients() -> (Engine, ClientId, ClientId) {
+    let mut e = Engine::new(7);
+    let a = e.connect("a");
+    let b = e.connect("b");
+    (e, a, b)
 }
 
 fn served(e: &mut Engine) -> Vec<(ClientId, Frame)> {
@@ -405,9 +318,7 @@ fn engine_serves_in_fifo_order_and_chains_moves() {
 
 #[test]
 fn engine_timeouts_fire_on_the_virtual_clock() {
-    let mut e = Engine::new(7);
-    let a = e.connect("a");
-    let b = e.connect("b");
+    let (mut e, a, b) = engine_with_two_clients();
     assert_eq!(submit(&mut e, a, "BLPOP q 1.5"), None);
     assert_eq!(submit(&mut e, b, "BRPOPLPUSH q d 0"), None);
     // Deadline: the first instant the clock is past now + 1500 ms.
@@ -474,13 +385,11 @@ fn engine_execute_and_exec_never_block() {
 
 #[test]
 fn engine_queues_what_a_blocked_client_sends() {
-    let mut e = Engine::new(7);
-    let a = e.connect("a");
-    let b = e.connect("b");
-    assert_eq!(submit(&mut e, a, "BLPOP q 0"), None);
-    assert_eq!(submit(&mut e, a, "PING"), None);
-    assert_eq!(submit(&mut e, a, "BLPOP q2 0"), None);
-    assert_eq!(submit(&mut e, a, "ECHO last"), None);
+    let (mut e, a, b) = engine_with_two_clients();
+    // All wait behind the first BLPOP.
+    for line in ["BLPOP q 0", "PING", "BLPOP q2 0", "ECHO last"] {
+        assert_eq!(submit(&mut e, a, line), None, "{line}");
+    }
     submit(&mut e, b, "RPUSH q x");
     // Served, then the PING runs, then the second BLPOP blocks again.
     assert_eq!(
@@ -498,9 +407,7 @@ fn engine_queues_what_a_blocked_client_sends() {
 
 #[test]
 fn engine_serves_only_matching_types_and_reports_wrongtype() {
-    let mut e = Engine::new(7);
-    let a = e.connect("a");
-    let b = e.connect("b");
+    let (mut e, a, b) = engine_with_two_clients();
     submit(&mut e, a, "BLPOP k 0");
     submit(&mut e, b, "SET k s");
     submit(&mut e, b, "DEL k");
@@ -531,9 +438,7 @@ fn engine_serves_only_matching_types_and_reports_wrongtype() {
 
 #[test]
 fn engine_forgets_a_disconnected_waiter_and_counts_commands_once() {
-    let mut e = Engine::new(7);
-    let a = e.connect("a");
-    let b = e.connect("b");
+    let (mut e, a, b) = engine_with_two_clients();
     let before = e.stats().total_commands_processed;
     submit(&mut e, a, "BLPOP q 0");
     assert_eq!(e.stats().total_commands_processed, before);
@@ -599,27 +504,34 @@ fn engine_runs_are_deterministic() {
 /// 7.2's answer (checked against a 7.2-derived server).
 #[test]
 fn served_commands_run_again_as_in_7_2() {
-    let mut b = Both::start(2);
-    b.block(0, "BLPOP k1 k2 0");
-    for line in ["MULTI", "RPUSH k2 b", "RPUSH k1 a", "EXEC"] {
-        b.check(1, line);
-    }
-    let redis_7_0 = b.d.redis[0].read_frame().expect("redis replies");
+    let mut b = Differ::start(2, &[]);
+    b.script(
+        "0 block BLPOP k1 k2 0
+         1 MULTI
+         1 RPUSH k2 b
+         1 RPUSH k1 a
+         1 EXEC",
+    );
+    let redis_7_0 = b.redis[0].read_frame().expect("redis replies");
     assert_eq!(
         redis_7_0,
         bulks(&["k2", "b"]),
         "7.0 serves the key that woke it"
     );
     assert_eq!(
-        b.d.sim[0].read_frame().expect("redsim replies"),
+        b.sim[0].read_frame().expect("redsim replies"),
         bulks(&["k1", "a"])
     );
     // Keys given twice are waited on once.
     b.send(0, "DEL k1 k2");
-    b.d.redis[0].read_frame();
-    b.d.sim[0].read_frame();
-    b.block(0, "BLPOP q q 0");
-    b.check(1, "RPUSH q x y");
-    assert_eq!(b.recv(0), bulks(&["q", "x"]));
-    assert_eq!(b.check(1, "LRANGE q 0 -1"), bulks(&["y"]));
+    b.redis[0].read_frame();
+    b.sim[0].read_frame();
+    b.script(
+        r#"
+        0 block BLPOP q q 0
+        1 RPUSH q x y
+        0 recv -> ["q", "x"]
+        1 LRANGE q 0 -1 -> ["y"]
+        "#,
+    );
 }

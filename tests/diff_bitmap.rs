@@ -5,9 +5,7 @@
 //! strings the commands leave behind are compared too (GET, STRLEN, OBJECT
 //! ENCODING), and so is whom they signal (WATCH/EXEC).
 
-use redsim_tests::{
-    assert_command_table, commands_in_group, group_commands, Differ, Pair, RedisServer, Rng,
-};
+use redsim_tests::{assert_command_group, Differ, Pair, RedisServer, Rng};
 
 const SETBIT_GETBIT: &str = r#"
 SETBIT k 7 1
@@ -470,15 +468,13 @@ fn keyspace_hits_and_misses_match() {
     p.corpus(BITPOS);
     p.corpus(BITOP);
     p.corpus(BITFIELD);
-    let (want, got) = p.stats();
-    assert_eq!(got, want, "(keyspace_hits, keyspace_misses)");
+    p.assert_same_stats();
 }
 
 /// RESP3 replies keep their shape (BITFIELD's nil under OVERFLOW FAIL).
 #[test]
 fn resp3_replies() {
-    let mut p = Pair::start(&[]);
-    p.hello3();
+    let mut p = Pair::start(&[]).resp3();
     p.corpus(
         r#"
         BITFIELD r OVERFLOW FAIL SET u2 0 9 GET u2 0
@@ -543,15 +539,7 @@ fn watch_sees_exactly_the_writes_redis_signals() {
         ("SET w x", "BITCOUNT w"),
     ];
     let mut d = Differ::start(2, &[]);
-    for (setup, cmd) in scenarios {
-        d.check(0, setup);
-        d.check(0, "WATCH w");
-        d.check(1, cmd);
-        d.check(0, "MULTI");
-        d.check(0, "PING");
-        d.check(0, "EXEC");
-        d.check(0, "GET w");
-    }
+    d.watch_scenarios("w", &[], scenarios);
     assert_eq!(d.compared, scenarios.len() * 7);
 }
 
@@ -691,10 +679,5 @@ fn random_bitmap_and_string_commands_match() {
 #[test]
 fn command_table_matches_command_info() {
     let redis = RedisServer::start(&[]);
-    let mut c = redis.conn();
-    let cmds = group_commands("bitmap");
-    assert_eq!(cmds.len(), 7, "Redis 7.2 has seven bitmap commands");
-    assert_command_table(&mut c, cmds.iter().copied(), "bitmap");
-    // Redis' own count of the group, from COMMAND DOCS.
-    assert_eq!(commands_in_group(&mut c, "bitmap"), cmds.len());
+    assert_command_group(&mut redis.conn(), "bitmap", 7, &[]);
 }

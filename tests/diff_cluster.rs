@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use redsim_engine::cluster::{crc16, key_hash_slot};
 use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{
-    assert_command_info, command_info, encode_request, free_port, group_commands, Frame, Pair,
-    RedisServer, RedsimServer, Rng,
+    assert_command_info, command_info, free_port, group_commands, Frame, Pair, RedisServer,
+    RedsimServer, Rng,
 };
 
 /// A private directory for a real node's `nodes.conf`, removed on drop.
@@ -83,22 +83,6 @@ fn random_key(rng: &mut Rng) -> Vec<u8> {
     key
 }
 
-/// Sends `cmds` pipelined in chunks and returns the replies.
-fn pipeline(conn: &mut redsim_tests::Conn, cmds: &[Vec<Vec<u8>>]) -> Vec<Frame> {
-    let mut out = Vec::with_capacity(cmds.len());
-    for chunk in cmds.chunks(500) {
-        let mut bytes = Vec::new();
-        for c in chunk {
-            bytes.extend(encode_request(c));
-        }
-        conn.send_raw(&bytes);
-        for _ in chunk {
-            out.push(conn.read_frame().expect("reply"));
-        }
-    }
-    out
-}
-
 #[test]
 fn crc16_is_xmodem() {
     assert_eq!(crc16(b"123456789"), 0x31C3);
@@ -137,8 +121,8 @@ fn keyslot_agrees_with_redis_on_every_key() {
         .iter()
         .map(|k| vec![b"CLUSTER".to_vec(), b"KEYSLOT".to_vec(), k.clone()])
         .collect();
-    let want = pipeline(&mut r, &cmds);
-    let got = pipeline(&mut s, &cmds);
+    let want = r.pipeline(&cmds);
+    let got = s.pipeline(&cmds);
     let mut braces = 0;
     for ((k, w), g) in keys.iter().zip(&want).zip(&got) {
         assert_eq!(w, g, "CLUSTER KEYSLOT {k:?}");

@@ -17,8 +17,8 @@ use std::collections::BTreeSet;
 
 use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{
-    args, assert_command_table, commands_in_acl_category, group_commands, parse, show, Conn, Frame,
-    Pair, RedisServer, Rng,
+    args, assert_command_group, corpus_tests, parse, random_steps, scan_all, show, word_args,
+    words, Conn, Frame, Pair, RedisServer, Rng, I64_MAX, I64_MIN, RANDOM_COUNTS,
 };
 
 /// A whole-hash read: exact if equal, else equal as multisets with the
@@ -108,25 +108,9 @@ type FieldValue = (Vec<u8>, Vec<u8>);
 /// Every (field, value) an HSCAN iteration returns from one server, or
 /// the first reply if it is an error. A hashtable may repeat elements.
 fn hscan_all(c: &mut Conn, key: &str, opts: &[&str]) -> Result<BTreeSet<FieldValue>, Frame> {
-    let mut cursor = "0".to_string();
     let mut out = BTreeSet::new();
-    for _ in 0..100_000 {
-        let mut a = vec!["HSCAN", key, &cursor];
-        a.extend_from_slice(opts);
-        let reply = c.cmd(&a);
-        let Frame::Array(parts) = &reply else {
-            return Err(reply);
-        };
-        let [Frame::Bulk(next), Frame::Array(items)] = parts.as_slice() else {
-            panic!("HSCAN reply shape {reply:?}");
-        };
-        out.extend(pairs(items));
-        cursor = String::from_utf8_lossy(next).into_owned();
-        if cursor == "0" {
-            return Ok(out);
-        }
-    }
-    panic!("HSCAN {key} never finished");
+    scan_all(c, &["HSCAN", key], opts, |items| out.extend(pairs(items)))?;
+    Ok(out)
 }
 
 const BASICS: &str = r#"
@@ -334,13 +318,9 @@ SET h2 plain
 TYPE h2
 "#;
 
-/// Writes in place keep a key's TTL.
-#[test]
-fn ttl_kept_by_writes() {
-    let mut p = Pair::start(&[]);
-    corpus(
-        &mut p,
-        "HSET t a 1 b 2 c 3
+corpus_tests! { corpus =>
+    /// Writes in place keep a key's TTL.
+    ttl_kept_by_writes: "HSET t a 1 b 2 c 3
          EXPIRE t 100
          HSET t d 4
          HSETNX t e 5
@@ -351,32 +331,11 @@ fn ttl_kept_by_writes() {
          TTL t
          HDEL t a b d e
          TTL t
-         EXISTS t",
-    );
-}
-
-#[test]
-fn basics_and_arity() {
-    let mut p = Pair::start(&[]);
-    corpus(&mut p, BASICS);
-}
-
-#[test]
-fn counters_and_float_formatting() {
-    let mut p = Pair::start(&[]);
-    corpus(&mut p, COUNTERS);
-}
-
-#[test]
-fn random_and_scan_argument_errors() {
-    let mut p = Pair::start(&[]);
-    corpus(&mut p, RANDOM_AND_SCAN_ERRORS);
-}
-
-#[test]
-fn wrongtype_both_ways() {
-    let mut p = Pair::start(&[]);
-    corpus(&mut p, WRONGTYPE);
+         EXISTS t";
+    basics_and_arity: BASICS;
+    counters_and_float_formatting: COUNTERS;
+    random_and_scan_argument_errors: RANDOM_AND_SCAN_ERRORS;
+    wrongtype_both_ways: WRONGTYPE;
 }
 
 /// Encodings at the thresholds, with CONFIG SET moving them (and the
@@ -509,8 +468,7 @@ fn encodings_at_the_thresholds() {
 /// rest as in RESP2.
 #[test]
 fn resp3_replies() {
-    let mut p = Pair::start(&[]);
-    p.hello3();
+    let mut p = Pair::start(&[]).resp3();
     corpus(
         &mut p,
         "HSET h a 1 b 2 c 3
@@ -547,25 +505,13 @@ fn resp3_replies() {
 #[test]
 fn hscan_full_iterations_of_a_hashtable() {
     let mut p = Pair::start(&[]);
-    let mut cmd = vec!["HSET".to_string(), "big".into()];
+    let mut cmd = words(&["HSET", "big"]);
     for i in 0..700 {
         cmd.extend([format!("field:{i}"), format!("value:{i}")]);
     }
-    let cmd: Vec<Vec<u8>> = cmd.into_iter().map(String::into_bytes).collect();
-    p.check_with(&cmd, |f| f);
+    p.check_args(&word_args(&cmd));
     p.check("OBJECT ENCODING big");
-    for opts in [
-        &[][..],
-        &["COUNT", "1"],
-        &["COUNT", "1000"],
-        &["MATCH", "field:1*"],
-        &["MATCH", "*7", "COUNT", "3"],
-        &["MATCH", "nothing*"],
-    ] {
-        let r = hscan_all(&mut p.redis, "big", opts);
-        let s = hscan_all(&mut p.sim, "big", opts);
-        assert_eq!(s, r, "HSCAN big {opts:?}");
-    }
+    p.check_full_scans("HSCAN big", "field:", |c, opts| hscan_all(c, "big", opts));
     // A page of COUNT 5 on a table of 700: a few elements, a live cursor.
     let Frame::Array(page) = p.sim.cmd(&["HSCAN", "big", "0", "COUNT", "5"]) else {
         panic!("HSCAN page");
@@ -720,159 +666,108 @@ fn keyspace_statistics_per_command() {
         EXISTS h
     "#;
     for line in corpus.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        let (r0, s0) = p.stats();
-        if line.starts_with("HRANDFIELD") {
-            // A random pick: only its lookups are compared here.
-            p.both(line);
-        } else {
-            p.check(line);
-        }
-        let (r1, s1) = p.stats();
-        let redis = (r1.0 - r0.0, r1.1 - r0.1);
-        let sim = (s1.0 - s0.0, s1.1 - s0.1);
-        assert_eq!(sim, redis, "(hits, misses) counted by {line}");
+        p.same_lookups(line, |p| {
+            if line.starts_with("HRANDFIELD") {
+                // A random pick: only its lookups are compared here.
+                p.both(line);
+            } else {
+                p.check(line);
+            }
+        });
     }
 }
 
-/// A seeded stream of hash commands (and string commands on the same
-/// keys, for WRONGTYPE both ways) over a small alphabet, with the
-/// encoding limits lowered now and then so that conversions happen. Each
-/// reply, each command's keyspace hit/miss counts, and OBJECT ENCODING
-/// after every write are compared.
+/// The keys of the random hash commands (`str` is often a string).
+const HASH_KEYS: [&str; 4] = ["h1", "h2", "h3", "str"];
+
+/// One random hash command (or string command on the same keys, for
+/// WRONGTYPE both ways) over a small alphabet; now and then a CONFIG SET
+/// lowering the encoding limits, so that conversions happen.
+fn random_hash_command(rng: &mut Rng) -> Vec<String> {
+    let long_field = "long-field-name";
+    let fields = ["a", "b", "c", "d", "e", "f", "1", "-2", "", long_field];
+    let long = "a-rather-long-value-that-is-more-than-twenty-bytes";
+    let values = [
+        "", "0", "1", "-1", "10", "abc", "3.5", "-2.25", "1e3", " 1", "01", "+1", I64_MAX, I64_MIN,
+        "0x1p3", "inf", long,
+    ];
+    let incrs = ["1", "-1", "0", "100", "x", "1.5", I64_MAX, I64_MIN];
+    let k = rng.pick(&HASH_KEYS);
+    let [f, f2] = rng.picks(&fields);
+    let [v, v2] = rng.picks(&values);
+    match rng.below(30) {
+        0..=3 => {
+            let mut c = words(&["HSET", k, f, v]);
+            if rng.below(2) == 0 {
+                c.extend([f2.into(), v2.into()]);
+            }
+            c
+        }
+        4 => words(&["HSETNX", k, f, v]),
+        5 => words(&["HMSET", k, f, v, f2, v2]),
+        6 | 7 => words(&["HGET", k, f]),
+        8 => words(&["HMGET", k, f, f2, "zz"]),
+        9 | 10 => {
+            let mut c = words(&["HDEL", k, f]);
+            if rng.below(2) == 0 {
+                c.push(f2.into());
+            }
+            c
+        }
+        11 => words(&["HLEN", k]),
+        12 => words(&["HEXISTS", k, f]),
+        13 | 14 => words(&["HINCRBY", k, f, rng.pick(&incrs)]),
+        15 => words(&["HINCRBYFLOAT", k, f, rng.pick(&values)]),
+        16 => words(&["HSTRLEN", k, f]),
+        17 => words(&["HGETALL", k]),
+        18 => words(&["HKEYS", k]),
+        19 => words(&["HVALS", k]),
+        20 => {
+            let mut c = words(&["HRANDFIELD", k]);
+            if rng.below(3) > 0 {
+                c.push(rng.pick(&RANDOM_COUNTS).into());
+                if rng.below(2) == 0 {
+                    c.push("WITHVALUES".into());
+                }
+            }
+            c
+        }
+        21 => words(&["HSCAN", k, "0"]),
+        22 => words(&["SET", k, v]),
+        23 => words(&["GET", k]),
+        24 => words(&["DEL", k]),
+        25 => words(&[
+            ["APPEND", "INCR", "STRLEN", "TYPE", "EXISTS"][rng.below(5)],
+            k,
+        ]),
+        26 => words(&["RENAME", k, rng.pick(&HASH_KEYS)]),
+        27 => {
+            // Move the limits so conversions happen at small sizes too.
+            let (name, value) = match rng.below(4) {
+                0 => ("hash-max-listpack-entries", ["2", "4", "512"][rng.below(3)]),
+                1 => ("hash-max-ziplist-entries", ["3", "512"][rng.below(2)]),
+                2 => ("hash-max-listpack-value", ["1", "4", "64"][rng.below(3)]),
+                _ => ("hash-max-ziplist-value", ["8", "64"][rng.below(2)]),
+            };
+            words(&["CONFIG", "SET", name, value])
+        }
+        _ => words(&["OBJECT", "ENCODING", k]),
+    }
+}
+
+/// A seeded stream of random hash commands ([`random_hash_command`]).
+/// Each reply, each command's keyspace hit/miss counts, and OBJECT
+/// ENCODING after every write are compared.
 #[test]
 fn random_hash_commands_match() {
-    let mut p = Pair::start(&[]);
-    let mut rng = Rng(0x6861_7368);
-    let keys = ["h1", "h2", "h3", "str"];
-    let fields = [
-        "a",
-        "b",
-        "c",
-        "d",
-        "e",
-        "f",
-        "1",
-        "-2",
-        "",
-        "long-field-name",
-    ];
-    let values = [
-        "",
-        "0",
-        "1",
-        "-1",
-        "10",
-        "abc",
-        "3.5",
-        "-2.25",
-        "1e3",
-        " 1",
-        "01",
-        "+1",
-        "9223372036854775807",
-        "-9223372036854775808",
-        "0x1p3",
-        "inf",
-        "a-rather-long-value-that-is-more-than-twenty-bytes",
-    ];
-    let incrs = [
-        "1",
-        "-1",
-        "0",
-        "100",
-        "x",
-        "1.5",
-        "9223372036854775807",
-        "-9223372036854775808",
-    ];
-    let counts = ["0", "1", "2", "3", "5", "-1", "-3", "-8", "x"];
     let mut writes = 0;
-    for step in 0..3000 {
-        let k = rng.pick(&keys);
-        let f = rng.pick(&fields);
-        let f2 = rng.pick(&fields);
-        let v = rng.pick(&values);
-        let v2 = rng.pick(&values);
-        let cmd: Vec<String> = match rng.below(30) {
-            0..=3 => {
-                let mut c = vec!["HSET".into(), k.into(), f.into(), v.into()];
-                if rng.below(2) == 0 {
-                    c.extend([f2.into(), v2.into()]);
-                }
-                c
-            }
-            4 => vec!["HSETNX".into(), k.into(), f.into(), v.into()],
-            5 => vec![
-                "HMSET".into(),
-                k.into(),
-                f.into(),
-                v.into(),
-                f2.into(),
-                v2.into(),
-            ],
-            6 | 7 => vec!["HGET".into(), k.into(), f.into()],
-            8 => vec!["HMGET".into(), k.into(), f.into(), f2.into(), "zz".into()],
-            9 | 10 => {
-                let mut c = vec!["HDEL".into(), k.into(), f.into()];
-                if rng.below(2) == 0 {
-                    c.push(f2.into());
-                }
-                c
-            }
-            11 => vec!["HLEN".into(), k.into()],
-            12 => vec!["HEXISTS".into(), k.into(), f.into()],
-            13 | 14 => vec![
-                "HINCRBY".into(),
-                k.into(),
-                f.into(),
-                rng.pick(&incrs).into(),
-            ],
-            15 => vec![
-                "HINCRBYFLOAT".into(),
-                k.into(),
-                f.into(),
-                rng.pick(&values).into(),
-            ],
-            16 => vec!["HSTRLEN".into(), k.into(), f.into()],
-            17 => vec!["HGETALL".into(), k.into()],
-            18 => vec!["HKEYS".into(), k.into()],
-            19 => vec!["HVALS".into(), k.into()],
-            20 => {
-                let mut c = vec!["HRANDFIELD".into(), k.into()];
-                if rng.below(3) > 0 {
-                    c.push(rng.pick(&counts).into());
-                    if rng.below(2) == 0 {
-                        c.push("WITHVALUES".into());
-                    }
-                }
-                c
-            }
-            21 => vec!["HSCAN".into(), k.into(), "0".into()],
-            22 => vec!["SET".into(), k.into(), v.into()],
-            23 => vec!["GET".into(), k.into()],
-            24 => vec!["DEL".into(), k.into()],
-            25 => vec![
-                ["APPEND", "INCR", "STRLEN", "TYPE", "EXISTS"][rng.below(5)].into(),
-                k.into(),
-            ],
-            26 => vec!["RENAME".into(), k.into(), rng.pick(&keys).into()],
-            27 => {
-                // Move the limits so conversions happen at small sizes too.
-                let (name, value) = match rng.below(4) {
-                    0 => ("hash-max-listpack-entries", ["2", "4", "512"][rng.below(3)]),
-                    1 => ("hash-max-ziplist-entries", ["3", "512"][rng.below(2)]),
-                    2 => ("hash-max-listpack-value", ["1", "4", "64"][rng.below(3)]),
-                    _ => ("hash-max-ziplist-value", ["8", "64"][rng.below(2)]),
-                };
-                vec!["CONFIG".into(), "SET".into(), name.into(), value.into()]
-            }
-            _ => vec!["OBJECT".into(), "ENCODING".into(), k.into()],
-        };
-        let a: Vec<Vec<u8>> = cmd.iter().map(|s| s.as_bytes().to_vec()).collect();
-        let (r0, s0) = p.stats();
+    let mut p = random_steps(0x6861_7368, 3000, random_hash_command, |p, step, cmd| {
+        let a = word_args(&cmd);
+        let k = cmd[1].as_str();
         match cmd[0].as_str() {
-            "HGETALL" | "HKEYS" | "HVALS" => check_hash_read(&mut p, &a),
-            "HRANDFIELD" => check_hrandfield(&mut p, &a),
+            // HRANDFIELD's checker and HSCAN's iterations read more than the
+            // command: their lookups are not compared.
+            "HRANDFIELD" => check_hrandfield(p, &a),
             "HSCAN" => {
                 let (r, s) = p.both_args(&a);
                 if r != s {
@@ -887,28 +782,24 @@ fn random_hash_commands_match() {
                     );
                 }
             }
-            _ => {
-                p.check_with(&a, |f| f);
+            name => {
+                p.same_lookups(format_args!("step {step}: {}", show(&a)), |p| {
+                    if matches!(name, "HGETALL" | "HKEYS" | "HVALS") {
+                        check_hash_read(p, &a);
+                    } else {
+                        p.check_with(&a, |f| f);
+                    }
+                });
             }
-        }
-        let (r1, s1) = p.stats();
-        // HRANDFIELD's checker and HSCAN's iterations read more: skip those.
-        if !matches!(cmd[0].as_str(), "HRANDFIELD" | "HSCAN") {
-            assert_eq!(
-                (s1.0 - s0.0, s1.1 - s0.1),
-                (r1.0 - r0.0, r1.1 - r0.1),
-                "step {step}: (hits, misses) counted by {}",
-                show(&a)
-            );
         }
         if cmd[0].starts_with('H') && !matches!(cmd[0].as_str(), "HGET" | "HMGET" | "HLEN") {
             writes += 1;
             p.check(&format!("OBJECT ENCODING {k}"));
         }
-    }
+    });
     assert!(writes > 1000, "{writes} hash commands");
     // The final states agree.
-    for k in keys {
+    for k in HASH_KEYS {
         p.check(&format!("TYPE {k}"));
         check_hash_read(&mut p, &args(&["HGETALL", k]));
     }
@@ -920,9 +811,5 @@ fn random_hash_commands_match() {
 #[test]
 fn command_table_matches_command_info() {
     let redis = RedisServer::start(&[]);
-    let mut c = redis.conn();
-    let hash = group_commands("hash");
-    let ours: BTreeSet<String> = hash.iter().map(|c| c.name.to_string()).collect();
-    assert_eq!(commands_in_acl_category(&mut c, "hash"), ours);
-    assert_command_table(&mut c, hash, "hash");
+    assert_command_group(&mut redis.conn(), "hash", 16, &[]);
 }

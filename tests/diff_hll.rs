@@ -8,10 +8,7 @@
 //! corrupt (7.2.4 only checked `VAL` runs), and redsim follows the fix: the
 //! corruption fuzz below depends on it. Any other difference is a bug.
 
-use redsim_tests::{
-    args, assert_command_table, commands_in_group, group_commands, Differ, Frame, Pair,
-    RedisServer, Rng,
-};
+use redsim_tests::{args, assert_command_group, Differ, Frame, Pair, RedisServer, Rng};
 
 /// GET of `key` on both, which must be byte-identical; returns the bytes.
 fn value(p: &mut Pair, key: &str) -> Vec<u8> {
@@ -160,6 +157,13 @@ PFMERGE
 PFSELFTEST x
 "#;
 
+/// SETs `key` to the raw bytes `value` on both servers (replies compared).
+fn set_raw(p: &mut Pair, key: &str, value: Vec<u8>) {
+    let mut set = args(&["SET", key]);
+    set.push(value);
+    p.check_args(&set);
+}
+
 #[test]
 fn commands_errors_and_corrupt_values() {
     let mut p = Pair::start(&[]);
@@ -168,9 +172,7 @@ fn commands_errors_and_corrupt_values() {
     // A value copied from real Redis behaves the same in redsim: the cached
     // cardinality, and more elements added to it.
     let v = value(&mut p, "h");
-    let mut set = args(&["SET", "copy"]);
-    set.push(v);
-    p.check_args(&set);
+    set_raw(&mut p, "copy", v);
     p.corpus("PFCOUNT copy\nPFADD copy q r s\nPFCOUNT copy\nGET copy");
 }
 
@@ -206,8 +208,7 @@ fn other_types_are_wrongtype() {
 fn keyspace_hits_and_misses_match() {
     let mut p = Pair::start(&[]);
     p.corpus(COMMANDS);
-    let (want, got) = p.stats();
-    assert_eq!(got, want, "(keyspace_hits, keyspace_misses)");
+    p.assert_same_stats();
 }
 
 #[test]
@@ -231,9 +232,7 @@ fn saturated_dense_hll() {
     }
     let mut v = b"HYLL\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80".to_vec();
     v.extend_from_slice(&regs);
-    let mut set = args(&["SET", "sat"]);
-    set.push(v);
-    p.check_args(&set);
+    set_raw(&mut p, "sat", v);
     p.corpus("PFCOUNT sat\nPFCOUNT sat\nGET sat\nPFADD sat x\nPFCOUNT sat missing");
 }
 
@@ -461,17 +460,7 @@ fn watch_sees_exactly_the_writes_redis_signals() {
         ("SET w notanhll", "PFADD w a"),
     ];
     let mut d = Differ::start(2, &[]);
-    for (setup, cmd) in scenarios {
-        d.check(0, "DEL w");
-        d.check(0, "PFADD w seed");
-        d.check(0, setup);
-        d.check(0, "WATCH w");
-        d.check(1, cmd);
-        d.check(0, "MULTI");
-        d.check(0, "PING");
-        d.check(0, "EXEC");
-        d.check(0, "GET w");
-    }
+    d.watch_scenarios("w", &["DEL w", "PFADD w seed"], scenarios);
     assert_eq!(d.compared, scenarios.len() * 9);
 }
 
@@ -479,10 +468,5 @@ fn watch_sees_exactly_the_writes_redis_signals() {
 #[test]
 fn command_table_matches_command_info() {
     let redis = RedisServer::start(&[]);
-    let mut c = redis.conn();
-    let cmds = group_commands("hyperloglog");
-    assert_eq!(cmds.len(), 5, "Redis 7.2 has five hyperloglog commands");
-    assert_command_table(&mut c, cmds.iter().copied(), "hyperloglog");
-    // Redis' own count of the group, from COMMAND DOCS.
-    assert_eq!(commands_in_group(&mut c, "hyperloglog"), cmds.len());
+    assert_command_group(&mut redis.conn(), "hyperloglog", 5, &[]);
 }

@@ -11,8 +11,8 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use redsim_tests::{
-    args, assert_command_info, command_info, group_commands, keyspace_stats, parse, Conn, Frame,
-    Pair, RedisServer, Rng,
+    args, assert_command_table, bulk_strings, corpus_tests, group_commands, keyspace_stats, parse,
+    scan_all, Conn, Frame, Pair, RedisServer, Rng,
 };
 
 /// Runs a corpus: one command per line, `#` comments. A line starting
@@ -46,44 +46,19 @@ fn unordered(f: Frame) -> Frame {
 }
 
 fn bulks(f: &Frame) -> BTreeSet<Vec<u8>> {
-    match f {
-        Frame::Array(items) => items
-            .iter()
-            .map(|i| match i {
-                Frame::Bulk(b) => b.clone(),
-                other => panic!("expected bulk strings, got {other:?}"),
-            })
-            .collect(),
-        other => panic!("expected an array, got {other:?}"),
-    }
+    let Frame::Array(items) = f else {
+        panic!("expected an array, got {f:?}");
+    };
+    bulk_strings(items).into_iter().collect()
 }
 
 /// Runs a full SCAN with `opts` on one connection: the keys seen and the
 /// number of pages. Asserts every page has the `[cursor, keys]` shape.
-fn scan_all(c: &mut Conn, opts: &[&str]) -> (Vec<Vec<u8>>, usize) {
-    let mut cursor = b"0".to_vec();
+fn scan_keys(c: &mut Conn, opts: &[&str]) -> (Vec<Vec<u8>>, usize) {
     let mut keys = Vec::new();
-    let mut pages = 0;
-    loop {
-        let mut a: Vec<&[u8]> = vec![b"SCAN", &cursor];
-        a.extend(opts.iter().map(|o| o.as_bytes()));
-        let Frame::Array(parts) = c.cmd_bytes(&a) else {
-            panic!("SCAN replies with an array");
-        };
-        let [Frame::Bulk(next), Frame::Array(page)] = parts.as_slice() else {
-            panic!("SCAN reply shape: {parts:?}");
-        };
-        keys.extend(page.iter().map(|k| match k {
-            Frame::Bulk(b) => b.clone(),
-            other => panic!("SCAN key {other:?}"),
-        }));
-        pages += 1;
-        assert!(pages < 100_000, "SCAN never finished");
-        cursor = next.clone();
-        if cursor == b"0" {
-            return (keys, pages);
-        }
-    }
+    let pages = scan_all(c, &["SCAN"], opts, |page| keys.extend(bulk_strings(page)))
+        .unwrap_or_else(|reply| panic!("SCAN replies with an array, got {reply:?}"));
+    (keys, pages)
 }
 
 const KEYSPACE: &str = r#"
@@ -187,10 +162,8 @@ OBJECT FREQ s
 OBJECT FREQ s x
 "#;
 
-#[test]
-fn keyspace_commands_and_errors() {
-    let mut p = Pair::start(&[]);
-    corpus(&mut p, KEYSPACE);
+corpus_tests! { corpus =>
+    keyspace_commands_and_errors: KEYSPACE;
 }
 
 #[test]
@@ -198,26 +171,8 @@ fn object_subcommands() {
     let mut p = Pair::start(&[]);
     corpus(&mut p, OBJECT);
     assert!(p.compared >= 28);
-    // HELP's footer reads "Prints this help." in 7.0 and "Print this help."
-    // in 7.2 (addReplyHelp): follow 7.2, compare the rest with the reference.
-    let v70 = p.redis_is_7_0();
     for line in ["OBJECT HELP", "object help", "Object Help"] {
-        let (want, got) = p.both(line);
-        let (Frame::Array(mut want), Frame::Array(mut got)) = (want, got) else {
-            panic!("OBJECT HELP replies with an array");
-        };
-        assert_eq!(
-            got.pop(),
-            Some(Frame::Simple("    Print this help.".into()))
-        );
-        let footer = if v70 {
-            "    Prints this help."
-        } else {
-            "    Print this help."
-        };
-        assert_eq!(want.pop(), Some(Frame::Simple(footer.into())));
-        assert_eq!(got, want, "OBJECT HELP body");
-        assert_eq!(got.len(), 14);
+        assert_eq!(p.check_help(line).len(), 14, "{line}");
     }
 }
 
@@ -488,8 +443,8 @@ fn scan_full_iterations_cover_the_keyspace() {
         (vec!["MATCH", "key:1:*", "COUNT", "2"], &with_one),
         (vec!["match", "key:1:*", "type", "string"], &with_one),
     ] {
-        let (r_keys, r_pages) = scan_all(&mut p.redis, &opts);
-        let (s_keys, s_pages) = scan_all(&mut p.sim, &opts);
+        let (r_keys, r_pages) = scan_keys(&mut p.redis, &opts);
+        let (s_keys, s_pages) = scan_keys(&mut p.sim, &opts);
         let r_set: BTreeSet<_> = r_keys.iter().cloned().collect();
         let s_set: BTreeSet<_> = s_keys.iter().cloned().collect();
         assert_eq!(&r_set, want, "redis SCAN {opts:?}");
@@ -517,8 +472,8 @@ fn scan_full_iterations_cover_the_keyspace() {
         vec!["TYPE", "nosuchtype"],
         vec!["MATCH", "nomatch*"],
     ] {
-        let (r_keys, _) = scan_all(&mut p.redis, &opts);
-        let (s_keys, _) = scan_all(&mut p.sim, &opts);
+        let (r_keys, _) = scan_keys(&mut p.redis, &opts);
+        let (s_keys, _) = scan_keys(&mut p.sim, &opts);
         assert!(r_keys.is_empty() && s_keys.is_empty(), "SCAN {opts:?}");
     }
     // Keys deleted during a scan may be missed, untouched ones never are.
@@ -736,8 +691,7 @@ fn random_keyspace_commands_match() {
     let keys = ["a", "b", "c", "d", "e"];
     let values = ["1", "v", "", "12345678901234567890", "-5"];
     for _ in 0..3000 {
-        let k = rng.pick(&keys);
-        let k2 = rng.pick(&keys);
+        let [k, k2] = rng.picks(&keys);
         let v = rng.pick(&values);
         let cmd = match rng.below(16) {
             0 | 1 => args(&["SET", k, v]),
@@ -786,35 +740,8 @@ fn command_table_matches_command_info() {
     let redis = RedisServer::start(&[]);
     let mut c = redis.conn();
     // WAIT is generic too; its 7.0 table (NOSCRIPT) is compared in diff_ttl_server.
-    for cmd in group_commands("generic")
+    let generic = group_commands("generic")
         .into_iter()
-        .filter(|c| c.name != "wait")
-    {
-        let info = command_info(&mut c, cmd.name);
-        assert_command_info(&info, cmd, cmd.name);
-        assert_eq!(cmd.group, "generic");
-        let Some(Frame::Array(subs)) = info.get(9) else {
-            panic!("{} has no subcommand list", cmd.name);
-        };
-        assert_eq!(
-            subs.len(),
-            cmd.subcommands.len(),
-            "{} subcommands",
-            cmd.name
-        );
-        for sub in subs {
-            let Frame::Array(sub) = sub else {
-                panic!("subcommand entry");
-            };
-            let Frame::Bulk(full) = &sub[0] else {
-                panic!("subcommand name");
-            };
-            let full = String::from_utf8_lossy(full).into_owned();
-            let word = full.split('|').nth(1).expect("container|sub");
-            let ours = cmd
-                .subcommand(word.as_bytes())
-                .unwrap_or_else(|| panic!("missing subcommand {full}"));
-            assert_command_info(sub, ours, &full);
-        }
-    }
+        .filter(|c| c.name != "wait");
+    assert_command_table(&mut c, generic, "generic");
 }

@@ -11,8 +11,8 @@
 
 use redsim_engine::cmd::{Command, Flags};
 use redsim_tests::{
-    args, assert_command_info, command_info, commands_in_group, Differ, Frame, Pair, RedisServer,
-    Rng,
+    args, assert_command_info, command_info, commands_in_group, random_steps, word_args, words,
+    Differ, Frame, Pair, RedisServer, Rng,
 };
 
 /// OBJECT ENCODING of `key`: Redis 7.0 says `quicklist` for any list,
@@ -25,6 +25,20 @@ fn encoding(p: &mut Pair, key: &str, want: &str) {
         assert_eq!(r, s, "OBJECT ENCODING {key}");
     }
     assert_eq!(s, Frame::bulk(want), "7.2 encoding of {key}");
+}
+
+/// Runs a corpus in which a line `@<encoding> <key>` asserts the key's
+/// 7.2 encoding ([`encoding`]); every other line is compared.
+fn with_encodings(p: &mut Pair, text: &str) {
+    p.corpus_by(text, |p, line| match line.strip_prefix('@') {
+        Some(rest) => {
+            let (want, key) = rest.split_once(' ').expect("`@encoding key`");
+            encoding(p, key, want);
+        }
+        None => {
+            p.check(line);
+        }
+    });
 }
 
 const PUSH_POP: &str = r#"
@@ -308,8 +322,7 @@ fn push_and_pop() {
 
 #[test]
 fn pop_replies_in_resp3() {
-    let mut p = Pair::start(&[]);
-    p.hello3();
+    let mut p = Pair::start(&[]).resp3();
     p.corpus(
         r#"
         LPOP nokey
@@ -472,25 +485,30 @@ fn encodings_follow_7_2() {
     for i in 0..700 {
         p.check(&format!("RPUSH g element-{i:04}"));
     }
-    encoding(&mut p, "g", "quicklist");
-    p.check("LTRIM g 0 399");
-    encoding(&mut p, "g", "quicklist");
-    p.check("LTRIM g 0 199");
-    encoding(&mut p, "g", "listpack");
-    p.check("LRANGE g 190 -1");
-
     let x9000 = "x".repeat(9000);
-    p.check(&format!("RPUSH big {x9000}"));
-    encoding(&mut p, "big", "quicklist");
     let x8000 = "x".repeat(8000);
-    p.check(&format!("RPUSH big2 {x8000}"));
-    encoding(&mut p, "big2", "listpack");
-    p.check(&format!("RPUSH big2 {}", "y".repeat(200)));
-    encoding(&mut p, "big2", "quicklist");
-    p.check("RPOP big2");
-    encoding(&mut p, "big2", "quicklist");
-    p.check("LSET big2 0 small");
-    encoding(&mut p, "big2", "listpack");
+    let y200 = "y".repeat(200);
+    with_encodings(
+        &mut p,
+        &format!(
+            "@quicklist g
+             LTRIM g 0 399
+             @quicklist g
+             LTRIM g 0 199
+             @listpack g
+             LRANGE g 190 -1
+             RPUSH big {x9000}
+             @quicklist big
+             RPUSH big2 {x8000}
+             @listpack big2
+             RPUSH big2 {y200}
+             @quicklist big2
+             RPOP big2
+             @quicklist big2
+             LSET big2 0 small
+             @listpack big2"
+        ),
+    );
 
     p.check("RPUSH ins a b");
     assert_eq!(
@@ -499,22 +517,24 @@ fn encodings_follow_7_2() {
     );
     encoding(&mut p, "ins", "quicklist");
 
-    p.check("CONFIG SET list-max-listpack-size 4");
-    let ten = "e0 e1 e2 e3 e4 e5 e6 e7 e8 e9";
-    p.check(&format!("RPUSH c {ten}"));
-    encoding(&mut p, "c", "quicklist");
-    // Nodes of 4, 4, 2: keeping e3 e4 leaves two nodes of one each.
-    p.check("LTRIM c 3 4");
-    encoding(&mut p, "c", "quicklist");
-    p.check("DEL c");
-    p.check(&format!("RPUSH c {ten}"));
-    p.check("LTRIM c 4 5");
-    encoding(&mut p, "c", "listpack");
-    p.check("DEL c");
-    p.check(&format!("RPUSH c {ten}"));
-    p.check("LTRIM c 4 6");
-    encoding(&mut p, "c", "quicklist");
-    p.check("CONFIG SET list-max-ziplist-size -2");
+    with_encodings(
+        &mut p,
+        "CONFIG SET list-max-listpack-size 4
+         RPUSH c e0 e1 e2 e3 e4 e5 e6 e7 e8 e9
+         @quicklist c
+         # Nodes of 4, 4, 2: keeping e3 e4 leaves two nodes of one each.
+         LTRIM c 3 4
+         @quicklist c
+         DEL c
+         RPUSH c e0 e1 e2 e3 e4 e5 e6 e7 e8 e9
+         LTRIM c 4 5
+         @listpack c
+         DEL c
+         RPUSH c e0 e1 e2 e3 e4 e5 e6 e7 e8 e9
+         LTRIM c 4 6
+         @quicklist c
+         CONFIG SET list-max-ziplist-size -2",
+    );
 
     // A destination listpack of 8185 bytes: 14 more raw bytes would pass 8 KB.
     let mut filler = vec!["f".repeat(60); 131];
@@ -642,172 +662,129 @@ fn watch_sees_list_writes() {
     ];
     for &(cmd, dooms) in cases {
         d.check(0, "RPUSH w seed x");
-        d.check(0, "WATCH w");
-        d.check(1, cmd);
-        d.check(0, "MULTI");
-        d.check(0, "PING");
-        let r = d.check(0, "EXEC");
+        let r = d.watch_round("w", cmd);
         assert_eq!(r == Frame::NullArray, dooms, "{cmd}");
         d.check(0, "DEL w");
     }
 }
 
-#[test]
-fn random_list_commands_match() {
-    let mut p = Pair::start(&[]);
-    let mut rng = Rng(0x5eed_1157);
-    let keys = ["a", "b", "c", "s"];
+/// The keys of the random list commands (`s` is often a string).
+const LIST_KEYS: [&str; 4] = ["a", "b", "c", "s"];
+
+/// One random list command (or string command on the same keys) over a
+/// small alphabet of elements, indexes and counts; now and then a long
+/// element.
+fn random_list_command(rng: &mut Rng) -> Vec<String> {
+    let beyond_i64 = "12345678901234567890";
     let small = [
-        "",
-        "0",
-        "1",
-        "-1",
-        "x",
-        "y",
-        "pivot",
-        "12345678901234567890",
-        "3.5",
-        "-100",
+        "", "0", "1", "-1", "x", "y", "pivot", beyond_i64, "3.5", "-100",
     ];
     let idx = ["0", "1", "2", "-1", "-2", "5", "-7", "100", "-100", "x"];
     let counts = ["0", "1", "2", "3", "-1", "-2", "10", "x"];
-    let mut lists = 0;
-    for step in 0..3600 {
-        let k = rng.pick(&keys);
-        let k2 = rng.pick(&keys);
-        let mut v = rng.pick(&small).to_string();
-        if rng.below(8) == 0 {
-            v = "w".repeat(rng.below(3000) + 60);
+    let [k, k2] = rng.picks(&LIST_KEYS);
+    let mut v = rng.pick(&small).to_string();
+    if rng.below(8) == 0 {
+        v = "w".repeat(rng.below(3000) + 60);
+    }
+    let end = |rng: &mut Rng| {
+        let choices = if rng.below(20) == 0 { 4 } else { 3 };
+        ["LEFT", "RIGHT", "left", "up"][rng.below(choices)]
+    };
+    match rng.below(30) {
+        0..=3 => {
+            let mut c = words(&[["LPUSH", "RPUSH", "LPUSHX", "RPUSHX"][rng.below(4)], k]);
+            for _ in 0..1 + rng.below(5) {
+                c.push(if rng.below(3) == 0 {
+                    v.clone()
+                } else {
+                    rng.pick(&small).into()
+                });
+            }
+            c
         }
-        let end = |rng: &mut Rng| {
-            let choices = if rng.below(20) == 0 { 4 } else { 3 };
-            ["LEFT", "RIGHT", "left", "up"][rng.below(choices)]
-        };
-        let cmd: Vec<String> = match rng.below(30) {
-            0..=3 => {
-                let mut c = vec![
-                    ["LPUSH", "RPUSH", "LPUSHX", "RPUSHX"][rng.below(4)].into(),
-                    k.into(),
-                ];
-                for _ in 0..1 + rng.below(5) {
-                    c.push(if rng.below(3) == 0 {
-                        v.clone()
-                    } else {
-                        rng.pick(&small).into()
-                    });
-                }
-                c
+        4 | 5 => {
+            let mut c = words(&[["LPOP", "RPOP"][rng.below(2)], k]);
+            if rng.below(2) == 0 {
+                c.push(rng.pick(&counts).into());
             }
-            4 | 5 => {
-                let mut c = vec![["LPOP", "RPOP"][rng.below(2)].into(), k.into()];
-                if rng.below(2) == 0 {
+            c
+        }
+        6 => words(&["LRANGE", k, rng.pick(&idx), rng.pick(&idx)]),
+        7 => words(&["LINDEX", k, rng.pick(&idx)]),
+        8 => words(&["LLEN", k]),
+        9 => words(&[
+            "LINSERT",
+            k,
+            ["BEFORE", "AFTER", "after"][rng.below(3)],
+            rng.pick(&small),
+            &v,
+        ]),
+        10 => words(&["LSET", k, rng.pick(&idx), &v]),
+        11 => words(&["LREM", k, rng.pick(&counts), rng.pick(&small)]),
+        12 => words(&["LTRIM", k, rng.pick(&idx), rng.pick(&idx)]),
+        13 => {
+            let mut c = words(&["LPOS", k, rng.pick(&small)]);
+            for opt in ["RANK", "COUNT", "MAXLEN"] {
+                if rng.below(3) == 0 {
+                    c.push(opt.into());
                     c.push(rng.pick(&counts).into());
                 }
-                c
             }
-            6 => vec![
-                "LRANGE".into(),
-                k.into(),
-                rng.pick(&idx).into(),
-                rng.pick(&idx).into(),
-            ],
-            7 => vec!["LINDEX".into(), k.into(), rng.pick(&idx).into()],
-            8 => vec!["LLEN".into(), k.into()],
-            9 => vec![
-                "LINSERT".into(),
-                k.into(),
-                ["BEFORE", "AFTER", "after"][rng.below(3)].into(),
-                rng.pick(&small).into(),
-                v.clone(),
-            ],
-            10 => vec!["LSET".into(), k.into(), rng.pick(&idx).into(), v.clone()],
-            11 => vec![
-                "LREM".into(),
-                k.into(),
-                rng.pick(&counts).into(),
-                rng.pick(&small).into(),
-            ],
-            12 => vec![
-                "LTRIM".into(),
-                k.into(),
-                rng.pick(&idx).into(),
-                rng.pick(&idx).into(),
-            ],
-            13 => {
-                let mut c = vec!["LPOS".into(), k.into(), rng.pick(&small).into()];
-                for opt in ["RANK", "COUNT", "MAXLEN"] {
-                    if rng.below(3) == 0 {
-                        c.push(opt.into());
-                        c.push(rng.pick(&counts).into());
-                    }
-                }
-                c
+            c
+        }
+        14 => words(&["LMOVE", k, k2, end(rng), end(rng)]),
+        15 => words(&["RPOPLPUSH", k, k2]),
+        16 => {
+            let mut c = words(&["LMPOP", "2", k, k2, end(rng)]);
+            if rng.below(2) == 0 {
+                c.push("COUNT".into());
+                c.push(rng.pick(&counts).into());
             }
-            14 => vec![
-                "LMOVE".into(),
-                k.into(),
-                k2.into(),
-                end(&mut rng).into(),
-                end(&mut rng).into(),
-            ],
-            15 => vec!["RPOPLPUSH".into(), k.into(), k2.into()],
-            16 => {
-                let mut c = vec![
-                    "LMPOP".into(),
-                    "2".into(),
-                    k.into(),
-                    k2.into(),
-                    end(&mut rng).into(),
-                ];
-                if rng.below(2) == 0 {
-                    c.push("COUNT".into());
-                    c.push(rng.pick(&counts).into());
-                }
-                c
-            }
-            17 => vec!["BLPOP".into(), k.into(), k2.into(), "0.01".into()],
-            18 => vec!["BRPOP".into(), k.into(), "0.01".into()],
-            19 => vec![
-                "BLMOVE".into(),
-                k.into(),
-                k2.into(),
-                end(&mut rng).into(),
-                end(&mut rng).into(),
-                "0.01".into(),
-            ],
-            20 => vec![
-                "BLMPOP".into(),
-                "0.01".into(),
-                "1".into(),
-                k.into(),
-                end(&mut rng).into(),
-                "COUNT".into(),
-                rng.pick(&counts).into(),
-            ],
-            21 => vec!["SET".into(), k.into(), v.clone()],
-            22 => vec!["APPEND".into(), k.into(), rng.pick(&small).into()],
-            23 => vec!["GET".into(), k.into()],
-            24 => vec!["DEL".into(), k.into()],
-            25 => vec!["TYPE".into(), k.into()],
-            26 => vec!["INCR".into(), k.into()],
-            27 => vec!["RENAME".into(), k.into(), k2.into()],
-            28 => vec!["EXISTS".into(), k.into(), k2.into()],
-            _ => vec!["LRANGE".into(), k.into(), "0".into(), "-1".into()],
-        };
+            c
+        }
+        17 => words(&["BLPOP", k, k2, "0.01"]),
+        18 => words(&["BRPOP", k, "0.01"]),
+        19 => words(&["BLMOVE", k, k2, end(rng), end(rng), "0.01"]),
+        20 => words(&[
+            "BLMPOP",
+            "0.01",
+            "1",
+            k,
+            end(rng),
+            "COUNT",
+            rng.pick(&counts),
+        ]),
+        21 => words(&["SET", k, &v]),
+        22 => words(&["APPEND", k, rng.pick(&small)]),
+        23 => words(&["GET", k]),
+        24 => words(&["DEL", k]),
+        25 => words(&["TYPE", k]),
+        26 => words(&["INCR", k]),
+        27 => words(&["RENAME", k, k2]),
+        28 => words(&["EXISTS", k, k2]),
+        _ => words(&["LRANGE", k, "0", "-1"]),
+    }
+}
+
+/// A seeded stream of random list commands ([`random_list_command`]),
+/// every reply compared, and every 50 steps the lists themselves.
+#[test]
+fn random_list_commands_match() {
+    let mut lists = 0;
+    let mut p = random_steps(0x5eed_1157, 3600, random_list_command, |p, step, cmd| {
         if cmd[0].starts_with('L') || cmd[0].starts_with('R') || cmd[0].starts_with('B') {
             lists += 1;
         }
-        let cmd: Vec<Vec<u8>> = cmd.into_iter().map(String::into_bytes).collect();
-        p.check_args(&cmd);
+        p.check_args(&word_args(&cmd));
         if step % 50 == 0 {
-            for k in keys {
+            for k in LIST_KEYS {
                 p.check(&format!("TYPE {k}"));
                 p.check(&format!("LRANGE {k} 0 -1"));
             }
         }
-    }
+    });
     assert!(lists > 2500, "{lists} list commands");
-    for k in keys {
+    for k in LIST_KEYS {
         p.check(&format!("LRANGE {k} 0 -1"));
     }
     assert!(p.compared > 3600, "{} replies compared", p.compared);

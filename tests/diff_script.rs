@@ -414,23 +414,13 @@ fn keys_argv_numkeys_and_cache() {
 fn read_only_scripts_and_flags() {
     let mut d = Differ::start(1, &[]);
     check(&mut d, &["SET", "k", "v"]);
-    check(
-        &mut d,
-        &["EVAL_RO", "return redis.call('get', KEYS[1])", "1", "k"],
-    );
-    check(
-        &mut d,
-        &[
-            "EVAL_RO",
-            "return redis.call('set', KEYS[1], 'x')",
-            "1",
-            "k",
-        ],
-    );
-    check(
-        &mut d,
-        &["EVAL_RO", "return redis.pcall('del', KEYS[1])", "1", "k"],
-    );
+    for script in [
+        "return redis.call('get', KEYS[1])",
+        "return redis.call('set', KEYS[1], 'x')",
+        "return redis.pcall('del', KEYS[1])",
+    ] {
+        check(&mut d, &["EVAL_RO", script, "1", "k"]);
+    }
     check(&mut d, &["EVAL_RO", "return redis.call('ping')", "0"]);
     // PFCOUNT may write (it caches the count): refused like a write.
     check(&mut d, &["PFADD", "hll", "a", "b"]);

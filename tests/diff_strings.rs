@@ -7,7 +7,10 @@
 
 use std::time::Duration;
 
-use redsim_tests::{args, assert_command_table, group_commands, Frame, Pair, RedisServer, Rng};
+use redsim_tests::{
+    args, assert_command_table, group_commands, random_steps, word_args, words, Frame, Pair,
+    RedisServer, Rng, I64_MAX, I64_MIN,
+};
 
 const SET_AND_GET: &str = r#"
 GET missing
@@ -564,8 +567,7 @@ fn proto_max_bulk_len_bounds_append_and_setrange() {
 /// type: the same frames as Redis'.
 #[test]
 fn resp3_replies_match() {
-    let mut p = Pair::start(&[]);
-    p.hello3();
+    let mut p = Pair::start(&[]).resp3();
     p.corpus(
         r#"
         GET missing
@@ -775,106 +777,83 @@ fn random_float(rng: &mut Rng) -> String {
     format!("{sign}{digits}{exp}")
 }
 
+/// The keys of the random string commands.
+const STRING_KEYS: [&str; 4] = ["a", "b", "c", "d"];
+
+/// One random string command over a small alphabet of values, numbers,
+/// offsets and TTLs.
+fn random_string_command(rng: &mut Rng) -> Vec<String> {
+    let long = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
+    let values = [
+        "", "0", "1", "-1", "10", "9999", "10000", "abc", "3.5", "-2.25", "1e3", " 1", "01",
+        I64_MAX, I64_MIN, long,
+    ];
+    let nums = ["0", "1", "-1", "7", "-100", "x", I64_MAX, I64_MIN];
+    let offsets = ["0", "1", "3", "-1", "-3", "100", "-100", "x"];
+    let ttls = ["1000000", "0", "-1", "x", I64_MAX];
+    let [k, k2] = rng.picks(&STRING_KEYS);
+    let [v, v2] = rng.picks(&values);
+    match rng.below(24) {
+        0 => {
+            let mut c = words(&["SET", k, v]);
+            for opt in ["NX", "XX", "GET", "KEEPTTL"] {
+                if rng.below(5) == 0 {
+                    c.push(opt.into());
+                }
+            }
+            // No short TTLs: the two servers see each command a few
+            // microseconds apart, so a key must not expire mid-run.
+            match rng.below(6) {
+                0 => c.extend(["EX".into(), "1000".into()]),
+                1 => c.extend(["PX".into(), rng.pick(&ttls).into()]),
+                2 => c.extend(["EXAT".into(), "99999999999".into()]),
+                _ => {}
+            }
+            c
+        }
+        1 => words(&["GET", k]),
+        2 => words(&["SETNX", k, v]),
+        3 => words(&["GETSET", k, v]),
+        4 => words(&["GETDEL", k]),
+        5 => words(&["MGET", k, k2, "zz"]),
+        6 => words(&["MSET", k, v, k2, v2]),
+        7 => words(&["MSETNX", k, v, k2, v2]),
+        8 => words(&["INCR", k]),
+        9 => words(&["DECR", k]),
+        10 => words(&["INCRBY", k, rng.pick(&nums)]),
+        11 => words(&["DECRBY", k, rng.pick(&nums)]),
+        12 => words(&["INCRBYFLOAT", k, v]),
+        13 => words(&["APPEND", k, v]),
+        14 => words(&["STRLEN", k]),
+        15 => words(&["GETRANGE", k, rng.pick(&offsets), rng.pick(&offsets)]),
+        16 => words(&[
+            "SETRANGE",
+            k,
+            rng.pick(&offsets),
+            rng.pick(&["", "Z", "xyz"]),
+        ]),
+        17 => words(&["OBJECT", "ENCODING", k]),
+        18 => words(&["OBJECT", "REFCOUNT", k]),
+        19 => words(&[
+            "GETEX",
+            k,
+            rng.pick(&["PERSIST", "EX", "PX", "NX"]),
+            rng.pick(&["1000", "0", "-1", "x"]),
+        ]),
+        20 => words(&["GETEX", k]),
+        21 => words(&["SETEX", k, rng.pick(&ttls), v]),
+        22 => words(&["DEL", k]),
+        _ => words(&["EXISTS", k, k2]),
+    }
+}
+
+/// A seeded stream of random string commands ([`random_string_command`]),
+/// every reply compared.
 #[test]
 fn random_string_commands_match() {
-    let mut p = Pair::start(&[]);
-    let mut rng = Rng(42);
-    let keys = ["a", "b", "c", "d"];
-    let values = [
-        "",
-        "0",
-        "1",
-        "-1",
-        "10",
-        "9999",
-        "10000",
-        "abc",
-        "3.5",
-        "-2.25",
-        "1e3",
-        " 1",
-        "01",
-        "9223372036854775807",
-        "-9223372036854775808",
-        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
-    ];
-    let nums = [
-        "0",
-        "1",
-        "-1",
-        "7",
-        "-100",
-        "x",
-        "9223372036854775807",
-        "-9223372036854775808",
-    ];
-    let offsets = ["0", "1", "3", "-1", "-3", "100", "-100", "x"];
-    let ttls = ["1000000", "0", "-1", "x", "9223372036854775807"];
-    for _ in 0..4000 {
-        let k = rng.pick(&keys);
-        let k2 = rng.pick(&keys);
-        let v = rng.pick(&values);
-        let v2 = rng.pick(&values);
-        let cmd: Vec<String> = match rng.below(24) {
-            0 => {
-                let mut c = vec!["SET".into(), k.into(), v.into()];
-                for opt in ["NX", "XX", "GET", "KEEPTTL"] {
-                    if rng.below(5) == 0 {
-                        c.push(opt.into());
-                    }
-                }
-                // No short TTLs: the two servers see each command a few
-                // microseconds apart, so a key must not expire mid-run.
-                match rng.below(6) {
-                    0 => c.extend(["EX".into(), "1000".into()]),
-                    1 => c.extend(["PX".into(), rng.pick(&ttls).into()]),
-                    2 => c.extend(["EXAT".into(), "99999999999".into()]),
-                    _ => {}
-                }
-                c
-            }
-            1 => vec!["GET".into(), k.into()],
-            2 => vec!["SETNX".into(), k.into(), v.into()],
-            3 => vec!["GETSET".into(), k.into(), v.into()],
-            4 => vec!["GETDEL".into(), k.into()],
-            5 => vec!["MGET".into(), k.into(), k2.into(), "zz".into()],
-            6 => vec!["MSET".into(), k.into(), v.into(), k2.into(), v2.into()],
-            7 => vec!["MSETNX".into(), k.into(), v.into(), k2.into(), v2.into()],
-            8 => vec!["INCR".into(), k.into()],
-            9 => vec!["DECR".into(), k.into()],
-            10 => vec!["INCRBY".into(), k.into(), rng.pick(&nums).into()],
-            11 => vec!["DECRBY".into(), k.into(), rng.pick(&nums).into()],
-            12 => vec!["INCRBYFLOAT".into(), k.into(), v.into()],
-            13 => vec!["APPEND".into(), k.into(), v.into()],
-            14 => vec!["STRLEN".into(), k.into()],
-            15 => vec![
-                "GETRANGE".into(),
-                k.into(),
-                rng.pick(&offsets).into(),
-                rng.pick(&offsets).into(),
-            ],
-            16 => vec![
-                "SETRANGE".into(),
-                k.into(),
-                rng.pick(&offsets).into(),
-                rng.pick(&["", "Z", "xyz"]).into(),
-            ],
-            17 => vec!["OBJECT".into(), "ENCODING".into(), k.into()],
-            18 => vec!["OBJECT".into(), "REFCOUNT".into(), k.into()],
-            19 => vec![
-                "GETEX".into(),
-                k.into(),
-                rng.pick(&["PERSIST", "EX", "PX", "NX"]).into(),
-                rng.pick(&["1000", "0", "-1", "x"]).into(),
-            ],
-            20 => vec!["GETEX".into(), k.into()],
-            21 => vec!["SETEX".into(), k.into(), rng.pick(&ttls).into(), v.into()],
-            22 => vec!["DEL".into(), k.into()],
-            _ => vec!["EXISTS".into(), k.into(), k2.into()],
-        };
-        let cmd: Vec<Vec<u8>> = cmd.into_iter().map(String::into_bytes).collect();
-        p.check_args(&cmd);
-    }
+    random_steps(42, 4000, random_string_command, |p, _, cmd| {
+        p.check_args(&word_args(&cmd));
+    });
 }
 
 /// The command table entries agree with what Redis' `COMMAND INFO` reports.

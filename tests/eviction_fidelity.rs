@@ -25,7 +25,7 @@
 //! machine runs the trace.
 
 use redsim_engine::{Engine, Frame};
-use redsim_tests::{Conn, RedisServer, RedsimServer};
+use redsim_tests::{encode_request, used_memory, Conn, RedisServer, RedsimServer};
 
 const KEYS: usize = 20_000;
 const REQUESTS: usize = 50_000;
@@ -34,15 +34,6 @@ const BATCH: usize = 100;
 const VALUE_LEN: usize = 200;
 /// Virtual time per request in the engine-only runs.
 const MS_PER_REQUEST: u64 = 10;
-
-fn encode(out: &mut Vec<u8>, args: &[&[u8]]) {
-    out.extend_from_slice(format!("*{}\r\n", args.len()).as_bytes());
-    for a in args {
-        out.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
-        out.extend_from_slice(a);
-        out.extend_from_slice(b"\r\n");
-    }
-}
 
 /// The Zipf(0.99) key sequence, from a seeded generator (inverse CDF).
 fn zipf_trace(seed: u64) -> Vec<usize> {
@@ -63,17 +54,6 @@ fn zipf_trace(seed: u64) -> Vec<usize> {
         .collect()
 }
 
-fn used_memory(c: &mut Conn) -> u64 {
-    let Frame::Bulk(info) = c.cmd(&["INFO", "memory"]) else {
-        panic!("INFO answers a bulk string");
-    };
-    String::from_utf8_lossy(&info)
-        .lines()
-        .find_map(|l| l.strip_prefix("used_memory:").map(|v| v.trim().to_string()))
-        .and_then(|v| v.parse().ok())
-        .expect("used_memory in INFO memory")
-}
-
 /// SETs of keys `keys`, pipelined, each reply checked.
 fn set_keys(c: &mut Conn, keys: &[usize], ttl: bool) {
     let value = vec![b'v'; VALUE_LEN];
@@ -82,9 +62,15 @@ fn set_keys(c: &mut Conn, keys: &[usize], ttl: bool) {
         for &k in chunk {
             let key = format!("key:{k}");
             if ttl {
-                encode(&mut buf, &[b"SET", key.as_bytes(), &value, b"EX", b"3600"]);
+                buf.extend(encode_request(&[
+                    b"SET",
+                    key.as_bytes(),
+                    &value,
+                    b"EX",
+                    b"3600",
+                ]));
             } else {
-                encode(&mut buf, &[b"SET", key.as_bytes(), &value]);
+                buf.extend(encode_request(&[b"SET", key.as_bytes(), &value]));
             }
         }
         c.send_raw(&buf);
@@ -114,7 +100,7 @@ fn run(c: &mut Conn, policy: &str, trace: &[usize]) -> (f64, i64) {
     for batch in trace.chunks(BATCH) {
         let mut buf = Vec::new();
         for &k in batch {
-            encode(&mut buf, &[b"GET", format!("key:{k}").as_bytes()]);
+            buf.extend(encode_request(&[b"GET", format!("key:{k}").as_bytes()]));
         }
         c.send_raw(&buf);
         let mut misses = Vec::new();

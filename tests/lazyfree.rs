@@ -43,6 +43,16 @@ fn info_field(e: &mut Engine, c: u64, section: &str, name: &str) -> u64 {
         .expect("a number")
 }
 
+/// When the last traced event that `is` picks happened.
+fn last_at(e: &Engine, is: impl Fn(&Event) -> bool) -> u64 {
+    e.trace()
+        .events()
+        .filter(|ev| is(&ev.event))
+        .last()
+        .expect("a traced event")
+        .at_us
+}
+
 /// Virtual µs that running `line` took.
 fn timed(e: &mut Engine, c: u64, line: &str) -> (u64, Frame) {
     let t0 = e.now_us();
@@ -67,13 +77,7 @@ fn del_of_a_million_field_hash_stalls_everyone_and_unlink_does_not() {
     assert_eq!(took, expected_us);
     assert_eq!(expected_us, 300_000, "300 ms for a million fields");
     // The trace shows the stall: the reply is stamped when the free ends.
-    let reply_at = e
-        .trace()
-        .events()
-        .filter(|ev| matches!(ev.event, Event::Reply { .. }))
-        .last()
-        .expect("a reply")
-        .at_us;
+    let reply_at = last_at(&e, |ev| matches!(ev, Event::Reply { .. }));
     assert_eq!(reply_at, t0 + expected_us);
     let freed = e
         .trace()
@@ -104,13 +108,7 @@ fn del_of_a_million_field_hash_stalls_everyone_and_unlink_does_not() {
         "{t_other} < {}",
         t1 + expected_us
     );
-    let ping_at = e
-        .trace()
-        .events()
-        .filter(|ev| matches!(ev.event, Event::Command { .. }))
-        .last()
-        .expect("PING recorded")
-        .at_us;
+    let ping_at = last_at(&e, |ev| matches!(ev, Event::Command { .. }));
     assert_eq!(ping_at, t1 + expected_us);
 
     // Cron ticks the stall ran past are not replayed: one runs late, at
@@ -199,6 +197,9 @@ fn small_values_are_freed_at_once_even_on_lazy_paths() {
     );
 }
 
+/// CONFIG SET name/value pairs.
+type Switches = [(&'static str, &'static str)];
+
 /// Runs `setup` then `act` on a fresh engine holding a 10,000-field hash
 /// `h`; returns how long `act` stalled the clock and the pending objects after.
 fn stall_of(config: &[(&str, &str)], act: impl FnOnce(&mut Engine, u64)) -> (u64, u64) {
@@ -222,41 +223,39 @@ fn each_lazyfree_switch_chooses_the_path() {
     let cost = 10_000 * FREE_COST_NS / 1000;
     let sync = (cost, 0);
     let lazy = (0, 1);
-    // lazyfree-lazy-user-del: DEL behaves like UNLINK.
-    let del = |e: &mut Engine, c: u64| {
-        cmd(e, c, "DEL h");
-    };
-    assert_eq!(stall_of(&[], del), sync);
-    assert_eq!(stall_of(&[("lazyfree-lazy-user-del", "yes")], del), lazy);
-    // lazyfree-lazy-server-del: an overwrite (dbOverwrite) and RENAME's dbDelete.
-    let overwrite = |e: &mut Engine, c: u64| {
-        cmd(e, c, "SET h x");
-    };
-    assert_eq!(stall_of(&[], overwrite), sync);
-    assert_eq!(
-        stall_of(&[("lazyfree-lazy-server-del", "yes")], overwrite),
-        lazy
-    );
-    let rename = |e: &mut Engine, c: u64| {
-        cmd(e, c, "SET k v");
-        cmd(e, c, "RENAME k h");
-    };
-    assert_eq!(stall_of(&[], rename), sync);
-    assert_eq!(
-        stall_of(&[("lazyfree-lazy-server-del", "yes")], rename),
-        lazy
-    );
-    // ... and RENAME's source moves: nothing is freed.
-    let rename_src = |e: &mut Engine, c: u64| {
-        cmd(e, c, "RENAME h h2");
-    };
-    assert_eq!(stall_of(&[], rename_src), (0, 0));
-    // lazyfree-lazy-expire: lazy expiry on access (and EXPIRE in the past).
-    let expire = |e: &mut Engine, c: u64| {
-        cmd(e, c, "PEXPIREAT h 1");
-    };
-    assert_eq!(stall_of(&[], expire), sync);
-    assert_eq!(stall_of(&[("lazyfree-lazy-expire", "yes")], expire), lazy);
+    let on = |switch| [(switch, "yes")];
+    let (user_del, server_del) = (on("lazyfree-lazy-user-del"), on("lazyfree-lazy-server-del"));
+    let (expire, user_flush) = (on("lazyfree-lazy-expire"), on("lazyfree-lazy-user-flush"));
+    // (switches on, commands run, (stall, pending objects)).
+    let cases: &[(&Switches, &[&str], (u64, u64))] = &[
+        // lazyfree-lazy-user-del: DEL behaves like UNLINK.
+        (&[], &["DEL h"], sync),
+        (&user_del, &["DEL h"], lazy),
+        // lazyfree-lazy-server-del: an overwrite (dbOverwrite) and RENAME's dbDelete.
+        (&[], &["SET h x"], sync),
+        (&server_del, &["SET h x"], lazy),
+        (&[], &["SET k v", "RENAME k h"], sync),
+        (&server_del, &["SET k v", "RENAME k h"], lazy),
+        // ... and RENAME's source moves: nothing is freed.
+        (&[], &["RENAME h h2"], (0, 0)),
+        // lazyfree-lazy-expire: EXPIRE in the past (lazy expiry on access below).
+        (&[], &["PEXPIREAT h 1"], sync),
+        (&expire, &["PEXPIREAT h 1"], lazy),
+        // lazyfree-lazy-user-flush, and FLUSHALL's explicit SYNC / ASYNC.
+        (&[], &["FLUSHALL"], sync),
+        (&user_flush, &["FLUSHALL"], lazy),
+        (&user_flush, &["FLUSHDB SYNC"], sync),
+        (&[], &["FLUSHALL ASYNC"], lazy),
+    ];
+    for &(config, lines, want) in cases {
+        let run = |e: &mut Engine, c: u64| {
+            for line in lines {
+                cmd(e, c, line);
+            }
+        };
+        assert_eq!(stall_of(config, run), want, "{config:?} {lines:?}");
+    }
+    // lazyfree-lazy-expire: lazy expiry on access.
     let lazy_expiry = |e: &mut Engine, c: u64| {
         cmd(e, c, "PEXPIRE h 1");
         // No cron tick in these 2 ms: the access reclaims it.
@@ -264,10 +263,7 @@ fn each_lazyfree_switch_chooses_the_path() {
         assert_eq!(cmd(e, c, "EXISTS h"), Frame::Integer(0));
     };
     assert_eq!(stall_of(&[], lazy_expiry).0, 2_000 + cost);
-    assert_eq!(
-        stall_of(&[("lazyfree-lazy-expire", "yes")], lazy_expiry),
-        (2_000, 1)
-    );
+    assert_eq!(stall_of(&expire, lazy_expiry), (2_000, 1));
     // lazyfree-lazy-eviction.
     let evict = |e: &mut Engine, c: u64| {
         cmd(e, c, "CONFIG SET maxmemory-policy allkeys-random");
@@ -277,28 +273,8 @@ fn each_lazyfree_switch_chooses_the_path() {
         assert_eq!(cmd(e, c, "EXISTS h"), Frame::Integer(0));
     };
     assert_eq!(stall_of(&[], evict).0, cost);
-    let (took, _) = stall_of(&[("lazyfree-lazy-eviction", "yes")], evict);
+    let (took, _) = stall_of(&on("lazyfree-lazy-eviction"), evict);
     assert_eq!(took, 0);
-    // lazyfree-lazy-user-flush, and FLUSHALL's explicit SYNC / ASYNC.
-    let flush = |e: &mut Engine, c: u64| {
-        cmd(e, c, "FLUSHALL");
-    };
-    assert_eq!(stall_of(&[], flush), sync);
-    assert_eq!(
-        stall_of(&[("lazyfree-lazy-user-flush", "yes")], flush),
-        lazy
-    );
-    let flush_sync = |e: &mut Engine, c: u64| {
-        cmd(e, c, "FLUSHDB SYNC");
-    };
-    assert_eq!(
-        stall_of(&[("lazyfree-lazy-user-flush", "yes")], flush_sync),
-        sync
-    );
-    let flush_async = |e: &mut Engine, c: u64| {
-        cmd(e, c, "FLUSHALL ASYNC");
-    };
-    assert_eq!(stall_of(&[], flush_async), lazy);
 }
 
 #[test]

@@ -20,31 +20,13 @@
 //! (a missing dictEntry, a wrong size class) shows up well beyond these.
 
 use redsim_engine::Frame;
-use redsim_tests::{Conn, RedisServer, RedsimServer};
+use redsim_tests::{used_memory, word_args, Conn, RedisServer, RedsimServer};
 
-/// RESP encoding of one command.
-fn encode(args: &[String]) -> Vec<u8> {
-    let mut out = format!("*{}\r\n", args.len()).into_bytes();
-    for a in args {
-        out.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
-        out.extend_from_slice(a.as_bytes());
-        out.extend_from_slice(b"\r\n");
-    }
-    out
-}
-
-/// Sends `cmds` pipelined in batches and checks no reply is an error.
+/// Sends `cmds` pipelined and checks no reply is an error.
 fn pipeline(c: &mut Conn, cmds: &[Vec<String>]) {
-    for batch in cmds.chunks(500) {
-        let mut buf = Vec::new();
-        for cmd in batch {
-            buf.extend(encode(cmd));
-        }
-        c.send_raw(&buf);
-        for cmd in batch {
-            let r = c.read_frame().expect("reply");
-            assert!(!matches!(r, Frame::Error(_)), "{cmd:?}: {r:?}");
-        }
+    let args: Vec<Vec<Vec<u8>>> = cmds.iter().map(|cmd| word_args(cmd)).collect();
+    for (cmd, r) in cmds.iter().zip(c.pipeline(&args)) {
+        assert!(!matches!(r, Frame::Error(_)), "{cmd:?}: {r:?}");
     }
 }
 
@@ -53,17 +35,6 @@ fn int(f: Frame) -> i64 {
         Frame::Integer(n) => n,
         other => panic!("expected an integer, got {other:?}"),
     }
-}
-
-fn used_memory(c: &mut Conn) -> i64 {
-    let Frame::Bulk(info) = c.cmd(&["INFO", "memory"]) else {
-        panic!("INFO answers a bulk string");
-    };
-    let text = String::from_utf8_lossy(&info).into_owned();
-    text.lines()
-        .find_map(|l| l.strip_prefix("used_memory:"))
-        .and_then(|v| v.trim().parse().ok())
-        .expect("used_memory in INFO memory")
 }
 
 /// One kind of key: how to build it under a name, and how many of them
@@ -104,117 +75,77 @@ fn v70_set_table_extra(n: usize, buckets: usize) -> f64 {
     32.0 * n - 16.0 * chained
 }
 
+/// A hash field and its value, numbered.
+fn field(i: usize) -> Vec<String> {
+    vec![format!("field{i}"), format!("value{i}")]
+}
+
+/// A sorted-set score and member, numbered.
+fn scored(i: usize) -> Vec<String> {
+    vec![format!("{i}"), format!("member{i}")]
+}
+
 fn cases() -> Vec<Case> {
+    // Most cases cost 7.0 what they cost 7.2.
+    let case = |name, encoding, count, build: fn(&str) -> Vec<Vec<String>>| Case {
+        name,
+        encoding,
+        count,
+        v70_extra: (0, 0.0),
+        build,
+    };
     vec![
+        case("string int", "int", 10_000, |k| {
+            vec![s(&["SET", k, "123456789"])]
+        }),
+        case("string embstr 10B", "embstr", 10_000, |k| {
+            vec![s(&["SET", k, "abcdefghij"])]
+        }),
+        case("string raw 100B", "raw", 10_000, |k| {
+            vec![s(&["SET", k, &"x".repeat(100)])]
+        }),
+        case("string raw 10KB", "raw", 1_000, |k| {
+            vec![s(&["SET", k, &"x".repeat(10_000)])]
+        }),
+        case("hash 10 fields", "listpack", 10_000, |k| {
+            bulk_add("HSET", k, 10, field)
+        }),
+        case("hash 1000 fields", "hashtable", 50, |k| {
+            bulk_add("HSET", k, 1000, field)
+        }),
+        case("set 10 ints", "intset", 10_000, |k| {
+            bulk_add("SADD", k, 10, |i| vec![format!("{}", i * 1000)])
+        }),
         Case {
-            name: "string int",
-            encoding: "int",
-            count: 10_000,
-            v70_extra: (0, 0.0),
-            build: |k| vec![s(&["SET", k, "123456789"])],
-        },
-        Case {
-            name: "string embstr 10B",
-            encoding: "embstr",
-            count: 10_000,
-            v70_extra: (0, 0.0),
-            build: |k| vec![s(&["SET", k, "abcdefghij"])],
-        },
-        Case {
-            name: "string raw 100B",
-            encoding: "raw",
-            count: 10_000,
-            v70_extra: (0, 0.0),
-            build: |k| vec![s(&["SET", k, &"x".repeat(100)])],
-        },
-        Case {
-            name: "string raw 10KB",
-            encoding: "raw",
-            count: 1_000,
-            v70_extra: (0, 0.0),
-            build: |k| vec![s(&["SET", k, &"x".repeat(10_000)])],
-        },
-        Case {
-            name: "hash 10 fields",
-            encoding: "listpack",
-            count: 10_000,
-            v70_extra: (0, 0.0),
-            build: |k| {
-                bulk_add("HSET", k, 10, |i| {
-                    vec![format!("field{i}"), format!("value{i}")]
-                })
-            },
-        },
-        Case {
-            name: "hash 1000 fields",
-            encoding: "hashtable",
-            count: 50,
-            v70_extra: (0, 0.0),
-            build: |k| {
-                bulk_add("HSET", k, 1000, |i| {
-                    vec![format!("field{i}"), format!("value{i}")]
-                })
-            },
-        },
-        Case {
-            name: "set 10 ints",
-            encoding: "intset",
-            count: 10_000,
-            v70_extra: (0, 0.0),
-            build: |k| bulk_add("SADD", k, 10, |i| vec![format!("{}", i * 1000)]),
-        },
-        Case {
-            name: "set 1000 strings",
-            encoding: "hashtable",
-            count: 50,
             // 7.0 allocates a 32-byte dictEntry per member; 7.2's set
             // table stores a member straight in an empty bucket and chains
             // the rest in 16-byte `dictEntryNoValue`s: 1000 members in 1024
             // buckets leave about 1000 - 1024(1 - e^(-1000/1024)) chained.
             // MEMORY USAGE counts 24 bytes a member in both versions.
             v70_extra: (0, v70_set_table_extra(1000, 1024)),
-            build: |k| bulk_add("SADD", k, 1000, |i| vec![format!("member{i}")]),
+            ..case("set 1000 strings", "hashtable", 50, |k| {
+                bulk_add("SADD", k, 1000, |i| vec![format!("member{i}")])
+            })
         },
+        case("zset 10", "listpack", 10_000, |k| {
+            bulk_add("ZADD", k, 10, scored)
+        }),
+        case("zset 1000", "skiplist", 50, |k| {
+            bulk_add("ZADD", k, 1000, scored)
+        }),
         Case {
-            name: "zset 10",
-            encoding: "listpack",
-            count: 10_000,
-            v70_extra: (0, 0.0),
-            build: |k| {
-                bulk_add("ZADD", k, 10, |i| {
-                    vec![format!("{i}"), format!("member{i}")]
-                })
-            },
-        },
-        Case {
-            name: "zset 1000",
-            encoding: "skiplist",
-            count: 50,
-            v70_extra: (0, 0.0),
-            build: |k| {
-                bulk_add("ZADD", k, 1000, |i| {
-                    vec![format!("{i}"), format!("member{i}")]
-                })
-            },
-        },
-        Case {
-            name: "list 10",
-            encoding: "listpack",
-            count: 10_000,
             // 7.2 keeps a small list as a bare listpack; 7.0 wraps it in a
             // quicklist: `sizeof(quicklist)` 40 (a 48-byte allocation) and
             // one 32-byte `quicklistNode`. MEMORY USAGE counts the structs'
             // sizes (40 + 32), `used_memory` their allocations (48 + 32).
             v70_extra: (72, 80.0),
-            build: |k| bulk_add("RPUSH", k, 10, |i| vec![format!("item{i}")]),
+            ..case("list 10", "listpack", 10_000, |k| {
+                bulk_add("RPUSH", k, 10, |i| vec![format!("item{i}")])
+            })
         },
-        Case {
-            name: "list 10000",
-            encoding: "quicklist",
-            count: 20,
-            v70_extra: (0, 0.0),
-            build: |k| bulk_add("RPUSH", k, 10_000, |i| vec![format!("item{i}")]),
-        },
+        case("list 10000", "quicklist", 20, |k| {
+            bulk_add("RPUSH", k, 10_000, |i| vec![format!("item{i}")])
+        }),
     ]
 }
 

@@ -4,8 +4,9 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use redsim_engine::cmd::{self, Command};
-use redsim_engine::proto::resp::{fmt_double, parse_frame, Frame};
+use redsim_engine::proto::resp::{parse_frame, Frame};
 use redsim_engine::Engine;
+use redsim_tests::as_resp2;
 
 /// Words that steer commands into their option parsers, number parsers and
 /// edge cases. Numbers stay small or are out of range on purpose: a valid
@@ -181,25 +182,6 @@ fn check_lines(f: &Frame) -> Result<(), String> {
             check_lines(v)
         }),
         _ => Ok(()),
-    }
-}
-
-/// What a RESP2 client reads back.
-fn as_resp2(f: &Frame) -> Frame {
-    match f {
-        Frame::Array(v) | Frame::Set(v) | Frame::Push(v) => {
-            Frame::Array(v.iter().map(as_resp2).collect())
-        }
-        Frame::Map(p) => Frame::Array(
-            p.iter()
-                .flat_map(|(k, v)| [as_resp2(k), as_resp2(v)])
-                .collect(),
-        ),
-        Frame::Double(d) => Frame::Bulk(fmt_double(*d).into_bytes()),
-        Frame::Boolean(b) => Frame::Integer(*b as i64),
-        Frame::BigNumber(s) => Frame::Bulk(s.clone().into_bytes()),
-        Frame::Verbatim(_, t) => Frame::Bulk(t.clone()),
-        other => other.clone(),
     }
 }
 

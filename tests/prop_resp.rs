@@ -4,8 +4,9 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use redsim_cli::framing::{RequestScan, Scan};
 use redsim_engine::proto::resp::{
-    encode_request, fmt_double, parse_frame, parse_request, split_args, Frame, PROTO_MAX_BULK_LEN,
+    encode_request, parse_frame, parse_request, split_args, Frame, PROTO_MAX_BULK_LEN,
 };
+use redsim_tests::as_resp2;
 
 fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
@@ -269,23 +270,13 @@ fn as_resp3(f: &Frame) -> Frame {
     }
 }
 
-/// What a RESP2 client reads back: Redis' downgrade of each RESP3 type.
-fn as_resp2(f: &Frame) -> Frame {
-    match f {
-        Frame::Array(v) | Frame::Set(v) | Frame::Push(v) => {
-            Frame::Array(v.iter().map(as_resp2).collect())
-        }
-        Frame::Map(p) => Frame::Array(
-            p.iter()
-                .flat_map(|(k, v)| [as_resp2(k), as_resp2(v)])
-                .collect(),
-        ),
-        Frame::Double(d) => Frame::Bulk(fmt_double(*d).into_bytes()),
-        Frame::Boolean(b) => Frame::Integer(*b as i64),
-        Frame::BigNumber(s) => Frame::Bulk(s.clone().into_bytes()),
-        Frame::Verbatim(_, t) => Frame::Bulk(t.clone()),
-        other => other.clone(),
-    }
+/// `f` written in RESP `proto` and parsed back, which must take all of
+/// it: (the bytes, the frame read).
+fn written_and_read(f: &Frame, proto: u8) -> Result<(Vec<u8>, Frame), TestCaseError> {
+    let bytes = f.to_bytes(proto);
+    let (back, used) = parse_frame(&bytes).unwrap().unwrap();
+    prop_assert_eq!(used, bytes.len());
+    Ok((bytes, back))
 }
 
 proptest! {
@@ -297,9 +288,7 @@ proptest! {
         // one line, and errors built with `Frame::err` carry no CR/LF at all.
         for f in [Frame::simple(s.clone()), Frame::Error(s.clone()), Frame::err(s.clone())] {
             for proto in [2, 3] {
-                let bytes = f.to_bytes(proto);
-                let (_, used) = parse_frame(&bytes).unwrap().unwrap();
-                prop_assert_eq!(used, bytes.len());
+                written_and_read(&f, proto)?;
             }
         }
         let Frame::Error(msg) = Frame::err(s.clone()) else { unreachable!() };
@@ -309,9 +298,7 @@ proptest! {
 
     #[test]
     fn frames_round_trip_in_resp3(f in frame()) {
-        let bytes = f.to_bytes(3);
-        let (back, used) = parse_frame(&bytes).unwrap().unwrap();
-        prop_assert_eq!(used, bytes.len());
+        let (bytes, back) = written_and_read(&f, 3)?;
         prop_assert_eq!(back, as_resp3(&f));
         // Cut anywhere, it is incomplete, never misread.
         for cut in 0..bytes.len() {
@@ -321,9 +308,7 @@ proptest! {
 
     #[test]
     fn frames_downgrade_for_resp2(f in frame()) {
-        let bytes = f.to_bytes(2);
-        let (back, used) = parse_frame(&bytes).unwrap().unwrap();
-        prop_assert_eq!(used, bytes.len());
+        let (bytes, back) = written_and_read(&f, 2)?;
         prop_assert_eq!(back, as_resp2(&f));
         // RESP2 has none of RESP3's type bytes, at any depth.
         let mut types = Vec::new();

@@ -73,6 +73,27 @@ impl Pair {
         (r2, c2)
     }
 
+    /// A second replica ([`Pair::second_replica`]) after a first write,
+    /// `SET a 1`, that both replicas applied: where the failover tests start.
+    fn second_replica_in_step(&mut self) -> (Engine, ClientId) {
+        let (mut r2, c2) = self.second_replica();
+        cmd(&mut self.master, self.m, "SET a 1");
+        let ops = self.master.take_repl_stream();
+        self.replica.apply_repl(&ops);
+        r2.apply_repl(&ops);
+        (r2, c2)
+    }
+
+    /// Runs `line` on the master.
+    fn on_master(&mut self, line: &str) -> Frame {
+        cmd(&mut self.master, self.m, line)
+    }
+
+    /// Runs `line` on the replica.
+    fn on_replica(&mut self, line: &str) -> Frame {
+        cmd(&mut self.replica, self.r, line)
+    }
+
     fn sync(&mut self) {
         let ops = self.master.take_repl_stream();
         self.replica.apply_repl(&ops);
@@ -93,58 +114,51 @@ impl Pair {
 #[test]
 fn writes_reach_the_replica_only_when_the_stream_is_delivered() {
     let mut p = Pair::new();
-    cmd(&mut p.master, p.m, "SET a 1");
-    cmd(&mut p.master, p.m, "HSET h f v");
+    for line in ["SET a 1", "HSET h f v"] {
+        p.on_master(line);
+    }
     assert_eq!(
-        cmd(&mut p.replica, p.r, "GET a"),
+        p.on_replica("GET a"),
         Frame::Null,
         "nothing delivered yet: a stale read"
     );
     p.sync();
-    assert_eq!(cmd(&mut p.replica, p.r, "GET a"), Frame::bulk("1"));
-    assert_eq!(cmd(&mut p.replica, p.r, "HGET h f"), Frame::bulk("v"));
+    assert_eq!(p.on_replica("GET a"), Frame::bulk("1"));
+    assert_eq!(p.on_replica("HGET h f"), Frame::bulk("v"));
     assert_eq!(p.replica.repl().offset, p.master.repl().offset);
-    let err = cmd(&mut p.replica, p.r, "SET a 2");
+    let err = p.on_replica("SET a 2");
     assert_eq!(
         err,
         Frame::err("READONLY You can't write against a read only replica.")
     );
     // MULTI with a write is refused at EXEC, as Redis checks the queue's flags.
-    cmd(&mut p.replica, p.r, "MULTI");
-    cmd(&mut p.replica, p.r, "GET a");
-    cmd(&mut p.replica, p.r, "INCR a");
-    let exec = cmd(&mut p.replica, p.r, "EXEC");
+    p.on_replica("MULTI");
+    p.on_replica("GET a");
+    p.on_replica("INCR a");
+    let exec = p.on_replica("EXEC");
     assert!(exec.is_error(), "{exec:?}");
 }
 
 #[test]
 fn replicas_do_not_expire_keys_but_report_them_missing_until_the_masters_del() {
     let mut p = Pair::new();
-    cmd(&mut p.master, p.m, "SET k v PX 100");
+    p.on_master("SET k v PX 100");
     p.sync();
     // Time passes; whatever the master reclaims has not reached the replica yet.
     p.advance(500);
-    assert_eq!(
-        cmd(&mut p.replica, p.r, "GET k"),
-        Frame::Null,
-        "logically expired"
-    );
-    assert_eq!(cmd(&mut p.replica, p.r, "TTL k"), Frame::Integer(-2));
-    assert_eq!(
-        cmd(&mut p.replica, p.r, "DBSIZE"),
-        Frame::Integer(1),
-        "but still held"
-    );
+    assert_eq!(p.on_replica("GET k"), Frame::Null, "logically expired");
+    assert_eq!(p.on_replica("TTL k"), Frame::Integer(-2));
+    assert_eq!(p.on_replica("DBSIZE"), Frame::Integer(1), "but still held");
     // The master's expiry (active, or lazy on this GET) propagates a DEL, which reclaims it.
-    assert_eq!(cmd(&mut p.master, p.m, "GET k"), Frame::Null);
+    assert_eq!(p.on_master("GET k"), Frame::Null);
     p.sync();
-    assert_eq!(cmd(&mut p.replica, p.r, "DBSIZE"), Frame::Integer(0));
+    assert_eq!(p.on_replica("DBSIZE"), Frame::Integer(0));
 }
 
 #[test]
 fn wait_counts_acknowledgements_and_rolls_nothing_back() {
     let mut p = Pair::new();
-    cmd(&mut p.master, p.m, "SET a 1");
+    p.on_master("SET a 1");
     assert_eq!(
         p.master.submit_line(p.m, "WAIT 1 1000"),
         None,
@@ -155,62 +169,62 @@ fn wait_counts_acknowledgements_and_rolls_nothing_back() {
     p.ack();
     assert_eq!(p.master.take_unblocked(), vec![(p.m, Frame::Integer(1))]);
     // Two replicas wanted, one acks: the timeout answers 1; the write stays.
-    cmd(&mut p.master, p.m, "SET a 2");
+    p.on_master("SET a 2");
     assert_eq!(p.master.submit_line(p.m, "WAIT 2 100"), None);
     p.sync();
     p.ack();
     assert!(p.master.take_unblocked().is_empty());
     p.advance(150);
     assert_eq!(p.master.take_unblocked(), vec![(p.m, Frame::Integer(1))]);
-    assert_eq!(cmd(&mut p.master, p.m, "GET a"), Frame::bulk("2"));
+    assert_eq!(p.on_master("GET a"), Frame::bulk("2"));
     // Errors as Redis gives them.
     assert_eq!(
-        cmd(&mut p.master, p.m, "WAIT x 0"),
+        p.on_master("WAIT x 0"),
         Frame::err("ERR value is not an integer or out of range")
     );
     assert_eq!(
-        cmd(&mut p.master, p.m, "WAIT 1 -1"),
+        p.on_master("WAIT 1 -1"),
         Frame::err("ERR timeout is negative")
     );
     assert!(
-        matches!(cmd(&mut p.replica, p.r, "WAIT 0 0"), Frame::Error(e) if e.starts_with("ERR WAIT cannot be used with replica instances"))
+        matches!(p.on_replica("WAIT 0 0"), Frame::Error(e) if e.starts_with("ERR WAIT cannot be used with replica instances"))
     );
 }
 
 #[test]
 fn min_replicas_to_write_refuses_writes_without_fresh_acks() {
     let mut p = Pair::new();
-    cmd(&mut p.master, p.m, "CONFIG SET min-replicas-to-write 1");
-    cmd(&mut p.master, p.m, "CONFIG SET min-replicas-max-lag 2");
+    for line in [
+        "CONFIG SET min-replicas-to-write 1",
+        "CONFIG SET min-replicas-max-lag 2",
+    ] {
+        p.on_master(line);
+    }
     assert_eq!(
-        cmd(&mut p.master, p.m, "SET a 1"),
+        p.on_master("SET a 1"),
         Frame::ok(),
         "the replica acked at sync"
     );
     p.advance(3500);
     assert_eq!(
-        cmd(&mut p.master, p.m, "SET a 2"),
+        p.on_master("SET a 2"),
         Frame::err("NOREPLICAS Not enough good replicas to write.")
     );
-    assert_eq!(
-        cmd(&mut p.master, p.m, "GET a"),
-        Frame::bulk("1"),
-        "reads still served"
-    );
+    assert_eq!(p.on_master("GET a"), Frame::bulk("1"), "reads still served");
     p.sync();
     p.ack();
-    assert_eq!(cmd(&mut p.master, p.m, "SET a 3"), Frame::ok());
+    assert_eq!(p.on_master("SET a 3"), Frame::ok());
 }
 
 #[test]
 fn a_short_disconnect_resyncs_partially_and_a_long_one_fully() {
     let mut p = Pair::new();
-    cmd(&mut p.master, p.m, "SET a 1");
+    p.on_master("SET a 1");
     p.sync();
     p.replica.master_link_down();
     let _lost = p.master.take_repl_stream(); // in flight when the link dropped
     for i in 0..10 {
-        cmd(&mut p.master, p.m, &format!("SET k{i} {i}"));
+        p.on_master(&format!("SET k{i} {i}"));
     }
     let (id, off) = p.replica.psync_request();
     let s = p.master.psync("127.0.0.1:6380", &id, off);
@@ -220,14 +234,14 @@ fn a_short_disconnect_resyncs_partially_and_a_long_one_fully() {
     assert_eq!(ops.len(), 10);
     p.replica.finish_sync(&s);
     assert_eq!(p.replica.repl().offset, p.master.repl().offset);
-    assert_eq!(cmd(&mut p.replica, p.r, "GET k9"), Frame::bulk("9"));
+    assert_eq!(p.on_replica("GET k9"), Frame::bulk("9"));
 
     // A backlog smaller than what was missed forces a full sync.
-    cmd(&mut p.master, p.m, "CONFIG SET repl-backlog-size 200");
+    p.on_master("CONFIG SET repl-backlog-size 200");
     p.replica.master_link_down();
     let _ = p.master.take_repl_stream();
     for i in 0..20 {
-        cmd(&mut p.master, p.m, &format!("SET x{i} {i}"));
+        p.on_master(&format!("SET x{i} {i}"));
     }
     let (id, off) = p.replica.psync_request();
     let s = p.master.psync("127.0.0.1:6380", &id, off);
@@ -236,26 +250,19 @@ fn a_short_disconnect_resyncs_partially_and_a_long_one_fully() {
         "backlog overwritten: full resync"
     );
     p.replica.finish_sync(&s);
-    assert_eq!(cmd(&mut p.replica, p.r, "GET x19"), Frame::bulk("19"));
-    assert_eq!(
-        cmd(&mut p.replica, p.r, "DBSIZE"),
-        cmd(&mut p.master, p.m, "DBSIZE")
-    );
+    assert_eq!(p.on_replica("GET x19"), Frame::bulk("19"));
+    assert_eq!(p.on_replica("DBSIZE"), p.on_master("DBSIZE"));
 }
 
 #[test]
 fn a_promoted_replica_keeps_the_old_history_for_the_other_replicas() {
     let mut p = Pair::new();
-    let (mut r2, c2) = p.second_replica();
-    cmd(&mut p.master, p.m, "SET a 1");
-    let ops = p.master.take_repl_stream();
-    p.replica.apply_repl(&ops);
-    r2.apply_repl(&ops);
+    let (mut r2, c2) = p.second_replica_in_step();
     // An acknowledged-by-nobody write that only the master saw:
-    cmd(&mut p.master, p.m, "SET lost yes");
+    p.on_master("SET lost yes");
     // Failover: the first replica is promoted, the second follows it.
-    assert_eq!(cmd(&mut p.replica, p.r, "REPLICAOF NO ONE"), Frame::ok());
-    let role = cmd(&mut p.replica, p.r, "ROLE");
+    assert_eq!(p.on_replica("REPLICAOF NO ONE"), Frame::ok());
+    let role = p.on_replica("ROLE");
     assert!(
         matches!(&role, Frame::Array(v) if v[0] == Frame::bulk("master")),
         "{role:?}"
@@ -356,26 +363,24 @@ fn offsets_grow_by_the_commands_resp_length_as_on_a_real_master() {
         panic!("{our_role:?}")
     };
     assert_eq!((ov.len(), &ov[0], &ov[3]), (rv.len(), &rv[0], &rv[3]));
-    assert_eq!(
-        rc.cmd(&["SET", "x", "1"]),
-        cmd(&mut sim.replica, sim.r, "SET x 1")
-    );
-    assert_eq!(
-        rc.cmd(&["WAIT", "0", "0"]),
-        cmd(&mut sim.replica, sim.r, "WAIT 0 0")
-    );
-    assert_eq!(
-        mc.cmd(&["REPLICAOF", "127.0.0.1", "70000"]),
-        cmd(&mut sim.master, sim.m, "REPLICAOF 127.0.0.1 70000")
-    );
-    assert_eq!(
-        mc.cmd(&["WAIT", "1", "-5"]),
-        cmd(&mut sim.master, sim.m, "WAIT 1 -5")
-    );
-    assert_eq!(
-        mc.cmd(&["WAIT", "1", "abc"]),
-        cmd(&mut sim.master, sim.m, "WAIT 1 abc")
-    );
+    // A write and WAIT on a replica, a bad port and bad WAIT arguments on
+    // a master: the same answers.
+    let refusals = [
+        (true, "SET x 1"),
+        (true, "WAIT 0 0"),
+        (false, "REPLICAOF 127.0.0.1 70000"),
+        (false, "WAIT 1 -5"),
+        (false, "WAIT 1 abc"),
+    ];
+    for (on_replica, line) in refusals {
+        let parts: Vec<&str> = line.split(' ').collect();
+        let (real, ours) = if on_replica {
+            (rc.cmd(&parts), cmd(&mut sim.replica, sim.r, line))
+        } else {
+            (mc.cmd(&parts), cmd(&mut sim.master, sim.m, line))
+        };
+        assert_eq!(real, ours, "{line}");
+    }
     // second_repl_offset is not compared: 7.0.15 reports 1 on a master
     // that never changed history, where 7.2's code path leaves -1.
     let fields = ["role", "connected_slaves", "repl_backlog_active"];
@@ -393,12 +398,9 @@ fn offsets_grow_by_the_commands_resp_length_as_on_a_real_master() {
 fn a_replica_with_aof_keeps_what_it_applied_across_a_crash() {
     use redsim_engine::persist::Crash;
     let mut p = Pair::new();
-    cmd(&mut p.replica, p.r, "CONFIG SET appendfsync always");
-    assert_eq!(
-        cmd(&mut p.replica, p.r, "CONFIG SET appendonly yes"),
-        Frame::ok()
-    );
-    cmd(&mut p.master, p.m, "SET before 1");
+    p.on_replica("CONFIG SET appendfsync always");
+    assert_eq!(p.on_replica("CONFIG SET appendonly yes"), Frame::ok());
+    p.on_master("SET before 1");
     p.sync();
     let rewrites = |e: &mut Engine, c| match cmd(e, c, "INFO persistence") {
         Frame::Verbatim(_, b) | Frame::Bulk(b) => {
@@ -415,8 +417,8 @@ fn a_replica_with_aof_keeps_what_it_applied_across_a_crash() {
         "{id}: a full sync was forced"
     );
     p.replica.finish_sync(&s);
-    cmd(&mut p.master, p.m, "SET after 2");
-    cmd(&mut p.master, p.m, "DEL before");
+    p.on_master("SET after 2");
+    p.on_master("DEL before");
     p.sync();
     let after = rewrites(&mut p.replica, p.r);
     assert_eq!(
@@ -433,17 +435,13 @@ fn a_replica_with_aof_keeps_what_it_applied_across_a_crash() {
 #[test]
 fn a_promoted_replica_serves_a_lagging_replica_from_its_own_backlog() {
     let mut p = Pair::new();
-    let (mut r2, c2) = p.second_replica();
-    cmd(&mut p.master, p.m, "SET a 1");
-    let first = p.master.take_repl_stream();
-    p.replica.apply_repl(&first);
-    r2.apply_repl(&first);
+    let (mut r2, c2) = p.second_replica_in_step();
     // Only the first replica receives the next writes before the master dies.
-    cmd(&mut p.master, p.m, "SET b 2");
-    cmd(&mut p.master, p.m, "INCR n");
+    p.on_master("SET b 2");
+    p.on_master("INCR n");
     let second = p.master.take_repl_stream();
     p.replica.apply_repl(&second);
-    assert_eq!(cmd(&mut p.replica, p.r, "REPLICAOF NO ONE"), Frame::ok());
+    assert_eq!(p.on_replica("REPLICAOF NO ONE"), Frame::ok());
     cmd(&mut r2, c2, "REPLICAOF 127.0.0.1 6380");
     let (id, off) = r2.psync_request();
     let s = p.replica.psync("127.0.0.1:6381", &id, off);

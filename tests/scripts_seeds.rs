@@ -149,6 +149,31 @@ fn check(d: &mut Differ, args: &[&str]) -> Frame {
     want
 }
 
+/// Runs a rate limiter `script` on `keys` once a line of `steps`: `now
+/// arg allowed count` (`#` lines are comments). The ARGV is what `argv`
+/// makes of the step's time and argument; the reply must be the pair
+/// `{allowed, count}`.
+fn run_steps<'a, const N: usize>(
+    d: &mut Differ,
+    script: &str,
+    keys: &[&str],
+    argv: impl Fn(&'a str, &'a str) -> [&'a str; N],
+    steps: &'a str,
+) {
+    for line in steps.lines().map(str::trim) {
+        if line.starts_with('#') {
+            continue;
+        }
+        let [now, arg, allowed, count] = line.split_whitespace().collect::<Vec<_>>()[..] else {
+            panic!("`now arg allowed count`: {line}");
+        };
+        let got = run(d, script, keys, &argv(now, arg));
+        let int = |n: &str| Frame::Integer(n.parse().expect("an integer"));
+        let want = Frame::Array(vec![int(allowed), int(count)]);
+        assert_eq!(got, want, "at {now}, {arg}");
+    }
+}
+
 /// A TTL in ms read from both servers; they must agree within `slack`.
 fn pttl_both(d: &mut Differ, key: &str, slack: i64) -> i64 {
     let want = d.redis[0].cmd(&["PTTL", key]);
@@ -308,27 +333,24 @@ fn sliding_window_counts_requests_within_the_window() {
     let mut d = Differ::start(1, &[]);
     let key = ["rl:sw:42"];
     // Limit 3 per 1000 ms; times are the client's, passed in ARGV.
-    let steps: &[(u64, &str, [i64; 2])] = &[
-        (1000, "r1", [1, 1]),
-        (1100, "r2", [1, 2]),
-        (1200, "r3", [1, 3]),
-        (1300, "r4", [0, 3]),
-        (1999, "r5", [0, 3]),
-        // r1 (t=1000) has left the window: one slot frees up.
-        (2000, "r6", [1, 3]),
-        (2150, "r7", [1, 3]),
-        (2150, "r8", [0, 3]),
-        (5000, "r9", [1, 1]),
-    ];
-    for (now, id, want) in steps {
-        let now = now.to_string();
-        let got = run(&mut d, SLIDING_WINDOW, &key, &[&now, "1000", "3", id]);
-        assert_eq!(
-            got,
-            Frame::Array(vec![Frame::Integer(want[0]), Frame::Integer(want[1])]),
-            "at {now}"
-        );
-    }
+    let limit_3_per_second = |now, id| [now, "1000", "3", id];
+    run_steps(
+        &mut d,
+        SLIDING_WINDOW,
+        &key,
+        limit_3_per_second,
+        "# now  request  allowed  used
+         1000  r1  1  1
+         1100  r2  1  2
+         1200  r3  1  3
+         1300  r4  0  3
+         1999  r5  0  3
+         # r1 (t=1000) has left the window: one slot frees up.
+         2000  r6  1  3
+         2150  r7  1  3
+         2150  r8  0  3
+         5000  r9  1  1",
+    );
     check(&mut d, &["ZRANGE", "rl:sw:42", "0", "-1", "WITHSCORES"]);
     assert!(pttl_both(&mut d, "rl:sw:42", 200) <= 1000);
 }
@@ -337,39 +359,25 @@ fn sliding_window_counts_requests_within_the_window() {
 fn versioned_write_accepts_only_newer_versions() {
     let mut d = Differ::start(1, &[]);
     let key = ["article:781"];
-    assert_eq!(
-        run(&mut d, VERSIONED_SET, &key, &["12", "v12", "60000"]),
-        Frame::Integer(1)
-    );
-    assert_eq!(
-        run(&mut d, VERSIONED_SET, &key, &["11", "stale", "60000"]),
-        Frame::Integer(0)
-    );
-    assert_eq!(
-        run(&mut d, VERSIONED_SET, &key, &["12", "same", "60000"]),
-        Frame::Integer(0)
-    );
+    // 1 if the write replaced the entry, 0 if not.
+    let write = |d: &mut Differ, version, payload| {
+        run(d, VERSIONED_SET, &key, &[version, payload, "60000"])
+    };
+    assert_eq!(write(&mut d, "12", "v12"), Frame::Integer(1));
+    assert_eq!(write(&mut d, "11", "stale"), Frame::Integer(0));
+    assert_eq!(write(&mut d, "12", "same"), Frame::Integer(0));
     assert_eq!(
         check(&mut d, &["HGET", "article:781", "payload"]),
         Frame::bulk("v12")
     );
-    assert_eq!(
-        run(&mut d, VERSIONED_SET, &key, &["13", "v13", "60000"]),
-        Frame::Integer(1)
-    );
+    assert_eq!(write(&mut d, "13", "v13"), Frame::Integer(1));
     // Versions compare as numbers, not strings: 100 > 99.
-    assert_eq!(
-        run(&mut d, VERSIONED_SET, &key, &["99", "v99", "60000"]),
-        Frame::Integer(1)
-    );
-    assert_eq!(
-        run(&mut d, VERSIONED_SET, &key, &["100", "v100", "60000"]),
-        Frame::Integer(1)
-    );
+    assert_eq!(write(&mut d, "99", "v99"), Frame::Integer(1));
+    assert_eq!(write(&mut d, "100", "v100"), Frame::Integer(1));
     check(&mut d, &["HGETALL", "article:781"]);
     assert!(pttl_both(&mut d, "article:781", 200) > 59_000);
     // A version that is not a number: tonumber gives nil and the comparison fails.
-    assert!(run(&mut d, VERSIONED_SET, &key, &["abc", "x", "60000"]).is_error());
+    assert!(write(&mut d, "abc", "x").is_error());
 }
 
 #[test]
@@ -377,25 +385,22 @@ fn token_bucket_refills_with_elapsed_time() {
     let mut d = Differ::start(1, &[]);
     let key = ["tb:user:7"];
     // Capacity 5, 2 tokens per second.
-    let steps: &[(u64, &str, [i64; 2])] = &[
-        (10_000, "1", [1, 4]),
-        (10_000, "1", [1, 3]),
-        (10_000, "3", [1, 0]),
-        (10_000, "1", [0, 0]),
-        (10_250, "1", [0, 0]),
-        (10_500, "1", [1, 0]),
-        (13_000, "2", [1, 3]),
-        (20_000, "5", [1, 0]),
-    ];
-    for (now, cost, want) in steps {
-        let now = now.to_string();
-        let got = run(&mut d, TOKEN_BUCKET, &key, &["5", "2", &now, cost]);
-        assert_eq!(
-            got,
-            Frame::Array(vec![Frame::Integer(want[0]), Frame::Integer(want[1])]),
-            "at {now} cost {cost}"
-        );
-    }
+    let capacity_5_rate_2 = |now, cost| ["5", "2", now, cost];
+    run_steps(
+        &mut d,
+        TOKEN_BUCKET,
+        &key,
+        capacity_5_rate_2,
+        "# now  cost  allowed  tokens left
+         10000  1  1  4
+         10000  1  1  3
+         10000  3  1  0
+         10000  1  0  0
+         10250  1  0  0
+         10500  1  1  0
+         13000  2  1  3
+         20000  5  1  0",
+    );
     check(&mut d, &["HGET", "tb:user:7", "tokens"]);
     // Fractional tokens go to HSET as Redis prints a Lua number argument:
     // 7.2 uses the shortest round-trip form, 7.0 `%.17g`.

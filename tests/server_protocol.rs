@@ -84,13 +84,19 @@ impl Raw {
     }
 }
 
-/// The same bytes sent to both servers; the replies to `n` requests from each.
-fn both(redis: &RedisServer, redsim: &RedsimServer, bytes: &[u8], n: usize) -> (Vec<u8>, Vec<u8>) {
+/// The same bytes sent on a new connection to each server; what `read`
+/// gets from each: (Redis', redsim's).
+fn both(
+    redis: &RedisServer,
+    redsim: &RedsimServer,
+    bytes: &[u8],
+    read: impl Fn(&mut Raw) -> Vec<u8>,
+) -> (Vec<u8>, Vec<u8>) {
     let mut a = Raw::connect(redis.port);
     let mut b = Raw::connect(redsim.port);
     a.send(bytes);
     b.send(bytes);
-    (a.replies(n), b.replies(n))
+    (read(&mut a), read(&mut b))
 }
 
 fn text(b: &[u8]) -> String {
@@ -104,7 +110,7 @@ fn inline_commands_with_quotes_and_blank_lines() {
     // Blank lines, `*0` and `*-1` are skipped; `\x0b` is a blank to C's
     // `isspace` (between arguments) but not inside an unquoted one.
     let input = b"PING\r\n\r\nPING hello\r\n   \nECHO \"a b\\x41\\n\"\nECHO 'it\\'s'\r\n*0\r\n*-1\r\nECHO \"\"\r\n\x0bECHO \"v\"\x0b\r\nPING\n";
-    let (want, got) = both(&redis, &redsim, input, 7);
+    let (want, got) = both(&redis, &redsim, input, |c| c.replies(7));
     assert_eq!(
         text(&got),
         "+PONG\r\n$5\r\nhello\r\n$5\r\na bA\n\r\n$4\r\nit's\r\n$0\r\n\r\n$1\r\nv\r\n+PONG\r\n"
@@ -127,7 +133,7 @@ fn pipelined_requests_get_replies_in_order() {
             expected.push(Frame::bulk(format!("bulk-{i}")));
         }
     }
-    let (want, got) = both(&redis, &redsim, &input, expected.len());
+    let (want, got) = both(&redis, &redsim, &input, |c| c.replies(expected.len()));
     let mut frames = Vec::new();
     let mut rest = &got[..];
     while let Some((f, used)) = parse_frame(rest).unwrap() {
@@ -274,12 +280,7 @@ fn protocol_errors_match_redis_and_close_the_connection() {
         ),
     ];
     for (name, bytes) in &cases {
-        let mut a = Raw::connect(redis.port);
-        let mut b = Raw::connect(redsim.port);
-        a.send(bytes);
-        b.send(bytes);
-        let want = a.until_closed();
-        let got = b.until_closed();
+        let (want, got) = both(&redis, &redsim, bytes, Raw::until_closed);
         assert!(
             text(&got).contains("-ERR Protocol error: "),
             "{name}: {}",
@@ -298,12 +299,7 @@ fn quit_replies_then_closes_and_runs_nothing_after_it() {
     let redis = RedisServer::start(&[]);
     let redsim = RedsimServer::start(&[]);
     let input = b"PING\r\nQUIT\r\nPING\r\nECHO never\r\n";
-    let mut a = Raw::connect(redis.port);
-    let mut b = Raw::connect(redsim.port);
-    a.send(input);
-    b.send(input);
-    let want = a.until_closed();
-    let got = b.until_closed();
+    let (want, got) = both(&redis, &redsim, input, Raw::until_closed);
     assert_eq!(text(&got), "+PONG\r\n+OK\r\n");
     assert_eq!(got, want);
 }
@@ -333,7 +329,7 @@ fn errors_for_unknown_commands_and_arity_match_redis() {
     for r in &requests {
         input.extend_from_slice(&encode_request(r));
     }
-    let (want, got) = both(&redis, &redsim, &input, requests.len());
+    let (want, got) = both(&redis, &redsim, &input, |c| c.replies(requests.len()));
     assert!(text(&got).contains("-ERR wrong number of arguments for 'get' command\r\n"));
     assert!(text(&got).contains("-ERR unknown command 'FOO', with args beginning with: \r\n"));
     assert_eq!(text(&got), text(&want));

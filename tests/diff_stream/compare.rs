@@ -117,14 +117,6 @@ impl Streams {
     }
 }
 
-/// A numeric field of an INFO section.
-pub(crate) fn info_field(c: &mut Conn, section: &str, name: &str) -> Option<i64> {
-    let text = bulk_text(&c.cmd(&["INFO", section]));
-    text.lines()
-        .find_map(|l| l.strip_prefix(&format!("{name}:")))
-        .and_then(|v| v.trim().parse().ok())
-}
-
 /// Waits until another client of the server runs (or is blocked in) `cmd`,
 /// as CLIENT LIST's `cmd=` shows it.
 pub(crate) fn wait_running(c: &mut Conn, cmd: &str) {

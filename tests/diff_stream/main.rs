@@ -30,8 +30,8 @@ use std::time::Duration;
 
 use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{
-    assert_command_info, command_info, commands_in_group, encode_request, group_commands, parse,
-    show, Conn, Frame, Pair, RedisServer, RedsimServer, Rng,
+    assert_command_group, encode_request, info_int, parse, show, Conn, Frame, Pair, RedisServer,
+    RedsimServer, Rng,
 };
 
 mod compare;
@@ -510,18 +510,18 @@ fn blocking_xread_and_xreadgroup() {
     // INFO clients counts them (the key counts are 7.2's: checked on redsim).
     for name in ["blocked_clients", "clients_in_timeout_table"] {
         assert_eq!(
-            info_field(&mut p.redis, "clients", name),
+            info_int(&mut p.redis, "clients", name),
             Some(2),
             "redis {name}"
         );
-        assert_eq!(info_field(&mut p.sim, "clients", name), Some(2), "{name}");
+        assert_eq!(info_int(&mut p.sim, "clients", name), Some(2), "{name}");
     }
     assert_eq!(
-        info_field(&mut p.sim, "clients", "total_blocking_keys"),
+        info_int(&mut p.sim, "clients", "total_blocking_keys"),
         Some(1)
     );
     assert_eq!(
-        info_field(&mut p.sim, "clients", "total_blocking_keys_on_nokey"),
+        info_int(&mut p.sim, "clients", "total_blocking_keys_on_nokey"),
         Some(1)
     );
     p.check("XADD b4 2 f v");
@@ -531,6 +531,30 @@ fn blocking_xread_and_xreadgroup() {
     assert_eq!(got, want, "second waiter");
     assert!(format_reply(&want.expect("reply")).contains("3-0"));
     p.check("XPENDING b4 g");
+}
+
+/// A fresh stream `k` with group `g` on `c`'s server, an XREADGROUP
+/// blocked on it from `b`, then `wake` run on `c`: what `b` is answered.
+fn woken_xreadgroup(c: &mut Conn, b: &mut Conn, wake: &[&[&str]]) -> Option<Frame> {
+    c.cmd(&["DEL", "k"]);
+    c.cmd(&["XGROUP", "CREATE", "k", "g", "$", "MKSTREAM"]);
+    let read = [
+        "XREADGROUP",
+        "GROUP",
+        "g",
+        "alice",
+        "BLOCK",
+        "0",
+        "STREAMS",
+        "k",
+        ">",
+    ];
+    b.send_raw(&encode_request(&read));
+    wait_running(c, "xreadgroup");
+    for cmd in wake {
+        c.cmd(cmd);
+    }
+    b.read_frame()
 }
 
 /// 7.2: a blocked XREADGROUP is woken when its key is deleted or
@@ -543,94 +567,41 @@ fn blocked_xreadgroup_woken_by_deletion() {
     let s = RedsimServer::start(&[]);
     let mut rc = r.conn();
     let mut sc = s.conn();
-    let setup = |c: &mut Conn| {
-        c.cmd(&["DEL", "k"]);
-        c.cmd(&["XGROUP", "CREATE", "k", "g", "$", "MKSTREAM"]);
-    };
-    let read = [
-        "XREADGROUP",
-        "GROUP",
-        "g",
-        "alice",
-        "BLOCK",
-        "0",
-        "STREAMS",
-        "k",
-        ">",
+    let nogroup = "NOGROUP No such key 'k' or consumer group 'g' in XREADGROUP with GROUP option";
+    // DEL, then XGROUP DESTROY: both versions answer NOGROUP to the latter;
+    // 7.2's is the error of the command run again.
+    let cases: [(&[&str], &str); 2] = [
+        (&["DEL", "k"], "UNBLOCKED the stream key no longer exists"),
+        (
+            &["XGROUP", "DESTROY", "k", "g"],
+            "NOGROUP the consumer group this client was blocked on no longer exists",
+        ),
     ];
-    // DEL.
-    for (c, server) in [(&mut rc, "redis"), (&mut sc, "sim")] {
-        setup(c);
-        let mut b = if server == "redis" {
-            r.conn()
-        } else {
-            s.conn()
-        };
-        b.send_raw(&encode_request(&read));
-        wait_running(c, "xreadgroup");
-        c.cmd(&["DEL", "k"]);
-        let reply = b.read_frame().expect("reply");
-        let want = if server == "redis" {
-            Frame::Error("UNBLOCKED the stream key no longer exists".into())
-        } else {
-            Frame::Error(
-                "NOGROUP No such key 'k' or consumer group 'g' in XREADGROUP with GROUP option"
-                    .into(),
-            )
-        };
-        assert_eq!(reply, want, "{server}: XREADGROUP woken by DEL");
+    for (wake, redis_says) in cases {
+        let got = woken_xreadgroup(&mut rc, &mut r.conn(), &[wake]);
+        assert_eq!(
+            got,
+            Some(Frame::Error(redis_says.into())),
+            "redis: {wake:?}"
+        );
+        let got = woken_xreadgroup(&mut sc, &mut s.conn(), &[wake]);
+        assert_eq!(got, Some(Frame::Error(nogroup.into())), "sim: {wake:?}");
     }
     // Overwritten with a string (7.2 only: 7.0 keeps waiting).
-    setup(&mut sc);
-    let mut b = s.conn();
-    b.send_raw(&encode_request(&read));
-    wait_running(&mut sc, "xreadgroup");
-    sc.cmd(&["SET", "k", "v"]);
     assert_eq!(
-        b.read_frame(),
+        woken_xreadgroup(&mut sc, &mut s.conn(), &[&["SET", "k", "v"]]),
         Some(Frame::Error(
             "WRONGTYPE Operation against a key holding the wrong kind of value".into()
         ))
     );
-    // XGROUP DESTROY: both versions answer NOGROUP; 7.2's is the error
-    // of the command run again.
-    for (c, server) in [(&mut rc, "redis"), (&mut sc, "sim")] {
-        setup(c);
-        let mut b = if server == "redis" {
-            r.conn()
-        } else {
-            s.conn()
-        };
-        b.send_raw(&encode_request(&read));
-        wait_running(c, "xreadgroup");
-        c.cmd(&["XGROUP", "DESTROY", "k", "g"]);
-        let want = if server == "redis" {
-            "NOGROUP the consumer group this client was blocked on no longer exists"
-        } else {
-            "NOGROUP No such key 'k' or consumer group 'g' in XREADGROUP with GROUP option"
-        };
-        assert_eq!(
-            b.read_frame(),
-            Some(Frame::Error(want.into())),
-            "{server}: XGROUP DESTROY"
-        );
-    }
     // FLUSHALL and a MULTI that deletes and re-creates the key as a set.
-    setup(&mut sc);
     let mut b = s.conn();
-    b.send_raw(&encode_request(&read));
-    wait_running(&mut sc, "xreadgroup");
-    sc.cmd(&["FLUSHALL"]);
-    assert!(matches!(b.read_frame(), Some(Frame::Error(e)) if e.starts_with("NOGROUP")));
+    let got = woken_xreadgroup(&mut sc, &mut b, &[&["FLUSHALL"]]);
+    assert!(matches!(got, Some(Frame::Error(e)) if e.starts_with("NOGROUP")));
     b.cmd(&["PING"]);
-    setup(&mut sc);
-    b.send_raw(&encode_request(&read));
-    wait_running(&mut sc, "xreadgroup");
-    sc.cmd(&["MULTI"]);
-    sc.cmd(&["DEL", "k"]);
-    sc.cmd(&["SADD", "k", "e1"]);
-    sc.cmd(&["EXEC"]);
-    assert!(matches!(b.read_frame(), Some(Frame::Error(e)) if e.starts_with("WRONGTYPE")));
+    let multi: &[&[&str]] = &[&["MULTI"], &["DEL", "k"], &["SADD", "k", "e1"], &["EXEC"]];
+    let got = woken_xreadgroup(&mut sc, &mut b, multi);
+    assert!(matches!(got, Some(Frame::Error(e)) if e.starts_with("WRONGTYPE")));
     b.cmd(&["PING"]);
     // XREAD (no group) is not woken by a deletion: it waits for data.
     sc.cmd(&["DEL", "k"]);
@@ -685,20 +656,7 @@ fn seven_two_differences() {
     );
     // HELP's footer.
     for cmd in ["XGROUP HELP", "XINFO HELP"] {
-        let (r, s) = p.both(cmd);
-        let (Frame::Array(r), Frame::Array(s)) = (r, s) else {
-            panic!("HELP replies are arrays");
-        };
-        assert_eq!(r.len(), s.len());
-        assert_eq!(r[..r.len() - 1], s[..s.len() - 1], "{cmd}");
-        assert_eq!(
-            r.last(),
-            Some(&Frame::Simple("    Prints this help.".into()))
-        );
-        assert_eq!(
-            s.last(),
-            Some(&Frame::Simple("    Print this help.".into()))
-        );
+        p.check_help(cmd);
     }
     // `ms-*` after the last sequence of that millisecond: 7.0 reported a
     // stale errno ("Elements are too large to be stored").
@@ -839,8 +797,7 @@ fn keyspace_stats_follow_redis() {
          XGROUP CREATE nokey g 0
          XADD k 20 f v",
     );
-    let (r, s) = p.stats();
-    assert_eq!(r, s, "(keyspace_hits, keyspace_misses)");
+    let r = p.assert_same_stats();
     assert!(r.0 > 10 && r.1 > 10, "{r:?}");
 }
 
@@ -849,32 +806,9 @@ fn keyspace_stats_follow_redis() {
 #[test]
 fn command_table_matches_command_info() {
     let redis = RedisServer::start(&[]);
-    let mut c = redis.conn();
-    let stream = group_commands("stream");
-    for &cmd in &stream {
-        let info = command_info(&mut c, cmd.name);
-        assert_command_info(&info, cmd, cmd.name);
-        assert_eq!(cmd.group, "stream", "{} group", cmd.name);
-        if cmd.subcommands.is_empty() {
-            continue;
-        }
-        let Some(Frame::Array(subs)) = info.get(9) else {
-            panic!("{} has no subcommands in COMMAND INFO", cmd.name);
-        };
-        assert_eq!(
-            subs.len(),
-            cmd.subcommands.len(),
-            "{} subcommands",
-            cmd.name
-        );
-        for sub in cmd.subcommands {
-            let full = format!("{}|{}", cmd.name, sub.name);
-            assert_command_info(&command_info(&mut c, &full), sub, &full);
-        }
-    }
-    // Every stream command of Redis is here (15, XGROUP and XINFO with
-    // their subcommands).
-    assert_eq!(stream.len(), commands_in_group(&mut c, "stream"));
+    // Every stream command of Redis is here (XGROUP and XINFO with their
+    // subcommands).
+    assert_command_group(&mut redis.conn(), "stream", 15, &[]);
 }
 
 // ---------------------------------------------------------------------------

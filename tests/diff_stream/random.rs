@@ -1,7 +1,7 @@
 //! Random stream command sequences on both servers, compared reply by reply.
 
 use super::*;
-use redsim_tests::fuzz_seeds;
+use redsim_tests::seeded_tests;
 
 pub(crate) const KEYS: &[&str] = &["s1", "s2", "s3", "str"];
 pub(crate) const GROUPS_R: &[&str] = &["g1", "g2"];
@@ -38,6 +38,38 @@ impl Gen {
         }
     }
 
+    /// A trimming strategy (XADD, XTRIM): `MINID` and a recent ID, or
+    /// `MAXLEN` and a length below `max_len`, sometimes with `~` or `=`.
+    pub(crate) fn trim_strategy(&mut self, cmd: &mut Vec<String>, max_len: usize) {
+        let minid = self.rng.one_in(2);
+        cmd.push(if minid { "MINID" } else { "MAXLEN" }.into());
+        if self.rng.one_in(2) {
+            cmd.push(self.rng.pick(&["~", "="]).into());
+        }
+        let threshold = if minid {
+            self.recent()
+        } else {
+            self.rng.below(max_len).to_string()
+        };
+        cmd.push(threshold);
+    }
+
+    /// Where a group starts (XGROUP CREATE, SETID): `$`, `0` or a recent ID.
+    pub(crate) fn group_start(&mut self) -> String {
+        match self.rng.below(3) {
+            0 => "$".into(),
+            1 => "0".into(),
+            _ => self.recent(),
+        }
+    }
+
+    /// Adds `ENTRIESREAD n` to `cmd` once in `one_in` times.
+    pub(crate) fn maybe_entries_read(&mut self, cmd: &mut Vec<String>, one_in: usize) {
+        if self.rng.one_in(one_in) {
+            cmd.extend(["ENTRIESREAD".into(), self.rng.below(10).to_string()]);
+        }
+    }
+
     /// A range end: `-`, `+`, recent IDs, exclusive ones, garbage.
     pub(crate) fn range_end(&mut self) -> String {
         match self.rng.below(10) {
@@ -65,16 +97,7 @@ pub(crate) fn random_command(gen: &mut Gen) -> Vec<Vec<String>> {
                 cmd.push("NOMKSTREAM".into());
             }
             if gen.rng.one_in(6) {
-                let minid = gen.rng.one_in(2);
-                cmd.push(if minid { "MINID" } else { "MAXLEN" }.into());
-                if gen.rng.one_in(2) {
-                    cmd.push(gen.rng.pick(&["~", "="]).into());
-                }
-                cmd.push(if minid {
-                    gen.recent()
-                } else {
-                    gen.rng.below(12).to_string()
-                });
+                gen.trim_strategy(&mut cmd, 12);
                 if cmd.iter().any(|a| a == "~") && gen.rng.one_in(3) {
                     cmd.extend(["LIMIT".into(), gen.rng.below(5).to_string()]);
                 }
@@ -115,16 +138,8 @@ pub(crate) fn random_command(gen: &mut Gen) -> Vec<Vec<String>> {
             vec![cmd]
         }
         14 => {
-            let minid = gen.rng.one_in(2);
-            let mut cmd = v(&["XTRIM", &key, if minid { "MINID" } else { "MAXLEN" }]);
-            if gen.rng.one_in(2) {
-                cmd.push(gen.rng.pick(&["~", "="]).into());
-            }
-            cmd.push(if minid {
-                gen.recent()
-            } else {
-                gen.rng.below(10).to_string()
-            });
+            let mut cmd = v(&["XTRIM", &key]);
+            gen.trim_strategy(&mut cmd, 10);
             vec![cmd]
         }
         15 | 16 => {
@@ -222,31 +237,17 @@ pub(crate) fn random_command(gen: &mut Gen) -> Vec<Vec<String>> {
         }
         28 | 29 => {
             let mut cmd = v(&["XGROUP", "CREATE", &key, &g]);
-            let id = match gen.rng.below(3) {
-                0 => "$".into(),
-                1 => "0".into(),
-                _ => gen.recent(),
-            };
-            cmd.push(id);
+            cmd.push(gen.group_start());
             if gen.rng.one_in(2) {
                 cmd.push("MKSTREAM".into());
             }
-            if gen.rng.one_in(4) {
-                cmd.extend(["ENTRIESREAD".into(), gen.rng.below(10).to_string()]);
-            }
+            gen.maybe_entries_read(&mut cmd, 4);
             vec![cmd]
         }
         30 => {
             let mut cmd = v(&["XGROUP", "SETID", &key, &g]);
-            let id = match gen.rng.below(3) {
-                0 => "$".into(),
-                1 => "0".into(),
-                _ => gen.recent(),
-            };
-            cmd.push(id);
-            if gen.rng.one_in(3) {
-                cmd.extend(["ENTRIESREAD".into(), gen.rng.below(10).to_string()]);
-            }
+            cmd.push(gen.group_start());
+            gen.maybe_entries_read(&mut cmd, 3);
             vec![cmd]
         }
         31 => vec![match gen.rng.below(4) {
@@ -378,16 +379,7 @@ pub(crate) fn below_max_deleted(p: &mut Streams, cmd: &[String]) -> bool {
     parse(&cmd[2]) < parse(id)
 }
 
-#[test]
-pub(crate) fn random_commands_resp2() {
-    for seed in fuzz_seeds("REDSIM_STREAM", 0x57_0001) {
-        random_stream(seed, false, 3000, &[]);
-    }
-}
-
-#[test]
-pub(crate) fn random_commands_resp3_small_nodes() {
-    for seed in fuzz_seeds("REDSIM_STREAM", 0x57_0002) {
-        random_stream(seed, true, 2500, &["--stream-node-max-entries", "3"]);
-    }
+seeded_tests! { "REDSIM_STREAM", random_stream =>
+    random_commands_resp2: 0x57_0001, (false, 3000, &[]);
+    random_commands_resp3_small_nodes: 0x57_0002, (true, 2500, &["--stream-node-max-entries", "3"]);
 }

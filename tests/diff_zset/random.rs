@@ -1,7 +1,7 @@
 //! Random sorted-set command sequences on both servers, compared reply by reply.
 
 use super::*;
-use redsim_tests::fuzz_seeds;
+use redsim_tests::seeded_tests;
 
 /// Score strings for the random stream: valid, invalid and edge values.
 pub(crate) const SCORES: &[&str] = &[
@@ -338,24 +338,9 @@ pub(crate) fn random_stream(seed: u64, resp3: bool, steps: usize, extra: &[&str]
     }
 }
 
-#[test]
-pub(crate) fn random_commands_resp2() {
-    for seed in fuzz_seeds("REDSIM_ZSET", 0x5eed_0001) {
-        random_stream(seed, false, 3500, &[]);
-    }
-}
-
-#[test]
-pub(crate) fn random_commands_resp3() {
-    for seed in fuzz_seeds("REDSIM_ZSET", 0x5eed_0002) {
-        random_stream(seed, true, 3000, &[]);
-    }
-}
-
-#[test]
-pub(crate) fn random_commands_small_listpacks() {
-    // A low threshold makes sets convert (and STORE results convert back) often.
-    for seed in fuzz_seeds("REDSIM_ZSET", 0x5eed_0003) {
-        random_stream(seed, false, 3000, &["--zset-max-listpack-entries", "4"]);
-    }
+seeded_tests! { "REDSIM_ZSET", random_stream =>
+    random_commands_resp2: 0x5eed_0001, (false, 3500, &[]);
+    random_commands_resp3: 0x5eed_0002, (true, 3000, &[]);
+    /// A low threshold makes sets convert (and STORE results convert back) often.
+    random_commands_small_listpacks: 0x5eed_0003, (false, 3000, &["--zset-max-listpack-entries", "4"]);
 }

@@ -134,6 +134,11 @@ class Console:
     def clock(self):
         return self.q(".rs-clock-time").inner_text()
 
+    def set_clock(self, action, then):
+        """Clicks the clock's `action` ("play" or "pause") and waits for its button to offer `then`."""
+        self.click(action)
+        self.q('[data-action="%s"]' % then).wait_for(timeout=2000)
+
     def key_names(self):
         return self.q(".rs-key .rs-keyname").all_inner_texts()
 
@@ -228,8 +233,7 @@ def run_checks(suite, page, base, shots, page_errors):
     suite.check("page loads and mounts the console", loads)
 
     def set_get_expire():
-        c.click("pause")
-        c.q('[data-action="play"]').wait_for(timeout=2000)
+        c.set_clock("pause", then="play")
         t0 = c.clock()
         expect(c.run("SET a 1 EX 2") == ["OK"], "SET replies OK")
         expect(c.run("GET a") == ['"1"'], "GET a replies \"1\"")
@@ -263,8 +267,8 @@ def run_checks(suite, page, base, shots, page_errors):
     def lazy_expiry():
         c.run("CONFIG SET hz 1")
         c.run("SET lazy v PX 100")
-        c.click("step-100ms")
-        c.click("step-100ms")
+        for _ in range(2):
+            c.click("step-100ms")
         expect(c.q('.rs-key-expired[data-key="lazy"]').count() == 1,
                "key shown as expired but not reclaimed: %r" % c.q(".rs-keylist").inner_text())
         shot(page, shots, "03-expired-pending.png")
@@ -305,8 +309,7 @@ def run_checks(suite, page, base, shots, page_errors):
     suite.check("hints, history, SELECT prompt, CLEAR", hints_history_prompt)
 
     def real_time_expiry():
-        c.click("play")
-        c.q('[data-action="pause"]').wait_for(timeout=2000)
+        c.set_clock("play", then="pause")
         start = time.time()
         expect(c.run("SET rt x PX 1500") == ["OK"], "SET rt")
         listed = "rt" in c.key_names()

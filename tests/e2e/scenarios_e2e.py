@@ -31,11 +31,8 @@ def shot(page, shots, name):
 
 
 def main():
-    return run_site_suite(
-        "redsim-scen",
-        {"width": 1280, "height": 900},
-        lambda r: run_checks(r.suite, r.page, r.base, r.site, r.shots, r.page_errors),
-    )
+    return run_site_suite("redsim-scen", {"width": 1280, "height": 900},
+                          lambda r: run_checks(r.suite, r.page, r.base, r.site, r.shots, r.page_errors))
 
 
 def run_checks(suite, page, base, site, shots, page_errors):
@@ -56,6 +53,7 @@ def run_checks(suite, page, base, site, shots, page_errors):
         expect(q(".rs-scen-grouphead").count() >= 1, "scenarios are grouped")
         # The console is kept (hidden), not destroyed.
         expect(q(".rs-widget").count() == 1 and not q(".rs-widget").is_visible(), "console hidden, kept")
+    suite.check("the Scenarios tab lists the catalogue, grouped", opens_the_library)
 
     def picks_the_first_scenario():
         first = q(".rs-scen-item").first
@@ -73,6 +71,7 @@ def run_checks(suite, page, base, site, shots, page_errors):
         expect(all(m in ("✓", "✗") for m in marks), "checks are marked: %r" % marks)
         expect(q(".rs-scen-help").count() >= 1, "parameters explain themselves")
         shot(page, shots, "scenarios-first.png")
+    suite.check("the first scenario shows its claim, metrics, checks and an SVG", picks_the_first_scenario)
 
     def changes_a_parameter():
         ctl = q(".rs-scen-form [data-param]").first
@@ -108,6 +107,7 @@ def run_checks(suite, page, base, site, shots, page_errors):
         qs = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
         expect(qs.get(name) == [shown], "the URL carries %s=%s: %s" % (name, shown, page.url))
         wait_until(lambda: q(".rs-metric").count() > 0, "metrics after the change")
+    suite.check("changing a parameter re-runs and updates the share URL", changes_a_parameter)
 
     def runs_with_another_seed():
         seed = q(".rs-scen-seed")
@@ -117,6 +117,7 @@ def run_checks(suite, page, base, site, shots, page_errors):
         q('[data-action="run-scenario"]').click()
         wait_until(lambda: q(".rs-metric").count() > 0 and q(".rs-scen-svg svg").count() > 0, "a fresh run")
         expect(q(".rs-scen-error").count() == 0, "no error: %s" % (q(".rs-scen-error").all_inner_texts(),))
+    suite.check("a new seed and Run give a fresh run", runs_with_another_seed)
 
     def steps_and_scrubs():
         end = time_text()
@@ -149,6 +150,7 @@ def run_checks(suite, page, base, site, shots, page_errors):
         expect(scrub.input_value() == paused_at, "pause holds the cursor")
         q(".rs-scen-speed").select_option("4")
         shot(page, shots, "scenarios-playing.png")
+    suite.check("step, scrub, play and pause move the cursor", steps_and_scrubs)
 
     def opens_a_shared_link():
         params = {"scenario": state["id"], "seed": "5"}
@@ -170,6 +172,7 @@ def run_checks(suite, page, base, site, shots, page_errors):
                 expect(ctl.input_value() == value, "the linked %s: %s" % (name, ctl.input_value()))
         wait_until(lambda: q(".rs-metric").count() > 0, "the linked scenario ran")
         shot(page, shots, "scenarios-shared.png")
+    suite.check("a shared ?scenario= link opens that scenario, seed and value", opens_a_shared_link)
 
     def reports_a_bad_link():
         page.goto(base + "index.html?scenario=no-such-scenario")
@@ -179,6 +182,7 @@ def run_checks(suite, page, base, site, shots, page_errors):
         q(".rs-scen-notice").wait_for(state="visible", timeout=15000)
         expect("unknown parameter 'no-such-param'" in q(".rs-scen-notice").inner_text(), "param named")
         wait_until(lambda: q(".rs-metric").count() > 0, "the defaults still run")
+    suite.check("bad links are reported and the defaults run", reports_a_bad_link)
 
     def embeds_one_scenario():
         with open(os.path.join(site, "docs", "scenario.html"), "w") as f:
@@ -190,6 +194,7 @@ def run_checks(suite, page, base, site, shots, page_errors):
         expect(q("#embedded .rs-scen-seed").input_value() == "4", "data-seed")
         wait_until(lambda: q("#embedded .rs-metric").count() > 0, "the embedded run")
         shot(page, shots, "scenarios-embedded.png")
+    suite.check("data-redsim-scenario embeds one scenario", embeds_one_scenario)
 
     def every_scenario_runs_in_the_browser():
         page.goto(base + "index.html?scenario=%s" % state["id"])
@@ -201,16 +206,8 @@ def run_checks(suite, page, base, site, shots, page_errors):
             wait_until(lambda: q(".rs-metric").count() > 0 or q(".rs-scen-error").count() > 0, sid)
             expect(q(".rs-scen-error").count() == 0, "%s: %s" % (sid, q(".rs-scen-error").all_inner_texts()))
             expect(q(".rs-crash").count() == 0, "%s crashed the page" % sid)
-
-    suite.check("the Scenarios tab lists the catalogue, grouped", opens_the_library)
-    suite.check("the first scenario shows its claim, metrics, checks and an SVG", picks_the_first_scenario)
-    suite.check("changing a parameter re-runs and updates the share URL", changes_a_parameter)
-    suite.check("a new seed and Run give a fresh run", runs_with_another_seed)
-    suite.check("step, scrub, play and pause move the cursor", steps_and_scrubs)
-    suite.check("a shared ?scenario= link opens that scenario, seed and value", opens_a_shared_link)
-    suite.check("bad links are reported and the defaults run", reports_a_bad_link)
-    suite.check("data-redsim-scenario embeds one scenario", embeds_one_scenario)
     suite.check("every catalogue scenario runs in the browser without a crash", every_scenario_runs_in_the_browser)
+
     suite.check("no uncaught page errors", lambda: expect(not page_errors, "page errors: %r" % page_errors))
 
 

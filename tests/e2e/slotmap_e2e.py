@@ -74,6 +74,13 @@ def run_checks(suite, page, base, shots, page_errors):
     def slot_shown():
         return int(q(".rs-slotmap-slot").get_attribute("data-slot"))
 
+    def show_key(key, what):
+        """Types `key` in the slot map's input, waits for its slot to show and returns it."""
+        slot = key_hash_slot(key)
+        q(".rs-slotmap-input").fill(key)
+        wait_until(lambda: slot_shown() == slot, what)
+        return slot
+
     def opens_the_cluster_view():
         page.goto(base + "index.html")
         q(".rs-input").wait_for(state="visible", timeout=15000)
@@ -84,6 +91,7 @@ def run_checks(suite, page, base, shots, page_errors):
         # One canvas, not a DOM node per slot.
         expect(q(".rs-slotmap canvas").count() == 1, "one canvas")
         expect(q(".rs-slotmap *").count() < 200, "the slot map is not 16384 DOM nodes")
+    suite.check("the Cluster tab shows a slot map canvas", opens_the_cluster_view)
 
     def canvas_has_pixels():
         stats = wait_until(lambda: (lambda s: s if s and s["inked"] > 0 else None)(page.evaluate(CANVAS_STATS)),
@@ -95,6 +103,7 @@ def run_checks(suite, page, base, shots, page_errors):
         legend = q(".rs-slotmap-legend").inner_text()
         for n in ("node 0: 5461 slots", "node 1: 5462 slots", "node 2: 5461 slots"):
             expect(n in legend, "legend %r has %r" % (legend, n))
+    suite.check("the canvas is drawn (pixels read back)", canvas_has_pixels)
 
     def typed_key_shows_its_slot():
         key = "user:{42}:cart"
@@ -117,13 +126,10 @@ def run_checks(suite, page, base, shots, page_errors):
         inp.fill(key)
         wait_until(lambda: slot_shown() == expected, "back to the tagged key")
         page.screenshot(path=os.path.join(shots, "slotmap.png"), full_page=True)
+    suite.check("a typed key shows its slot (CRC16-XMODEM) and hash tag", typed_key_shows_its_slot)
 
     def migration_moves_the_slot():
-        key = "{tenant:42}:order:1"
-        slot = key_hash_slot(key)
-        inp = q(".rs-slotmap-input")
-        inp.fill(key)
-        wait_until(lambda: slot_shown() == slot, "tenant slot shown")
+        slot = show_key("{tenant:42}:order:1", "tenant slot shown")
         before = page.evaluate(CELL_RGB, slot)
         owner_before = q(".rs-slotmap-key").inner_text()
         q('[data-action="migrate"]').click()
@@ -141,13 +147,10 @@ def run_checks(suite, page, base, shots, page_errors):
         legend = q(".rs-slotmap-legend").inner_text()
         expect("node 0: 5462 slots" in legend and "node 2: 5460 slots" in legend, legend)
         page.screenshot(path=os.path.join(shots, "slotmap-migrated.png"), full_page=True)
+    suite.check("Migrate moves the slot to another node, animated", migration_moves_the_slot)
 
     def kill_fails_over_to_the_replica():
-        key = "user:{42}:cart"
-        slot = key_hash_slot(key)
-        inp = q(".rs-slotmap-input")
-        inp.fill(key)
-        wait_until(lambda: slot_shown() == slot, "the user's slot shown")
+        slot = show_key("user:{42}:cart", "the user's slot shown")
         expect("owned by node 1" in q(".rs-slotmap-key").inner_text(), "node 1 owns it")
         before = page.evaluate(CELL_RGB, slot)
         legend = q(".rs-slotmap-legend").inner_text()
@@ -169,6 +172,7 @@ def run_checks(suite, page, base, shots, page_errors):
         expect("node 4: 5462 slots" in legend and "down" in legend and "(fail)" in legend, legend)
         expect("owned by node 4" in q(".rs-slotmap-key").inner_text(), q(".rs-slotmap-key").inner_text())
         page.screenshot(path=os.path.join(shots, "slotmap-failed-over.png"), full_page=True)
+    suite.check("Kill fails the master over to its replica on the sim clock", kill_fails_over_to_the_replica)
 
     def restart_brings_the_old_master_back_as_a_replica():
         q('[data-action="restart"]').click()
@@ -179,17 +183,11 @@ def run_checks(suite, page, base, shots, page_errors):
         expect("node 1: 0 slots, replica of node 4" in legend and "down" not in legend
                and "fail" not in legend, legend)
         expect(q('[data-action="restart"]').is_disabled(), "nothing left to restart")
+    suite.check("Restart brings the old master back as a replica of the winner",
+                restart_brings_the_old_master_back_as_a_replica)
 
     def no_page_errors():
         expect(not page_errors, "page errors: %r" % page_errors)
-
-    suite.check("the Cluster tab shows a slot map canvas", opens_the_cluster_view)
-    suite.check("the canvas is drawn (pixels read back)", canvas_has_pixels)
-    suite.check("a typed key shows its slot (CRC16-XMODEM) and hash tag", typed_key_shows_its_slot)
-    suite.check("Migrate moves the slot to another node, animated", migration_moves_the_slot)
-    suite.check("Kill fails the master over to its replica on the sim clock", kill_fails_over_to_the_replica)
-    suite.check("Restart brings the old master back as a replica of the winner",
-                restart_brings_the_old_master_back_as_a_replica)
     suite.check("no uncaught page errors", no_page_errors)
 
 

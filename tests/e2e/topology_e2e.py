@@ -74,6 +74,7 @@ def run_checks(suite, ctx, page, base, shots, page_errors):
         expect(len(s["sentinels"]) >= 3, "three or more sentinels: %r" % s["sentinels"])
         expect(len(s["links"]) == len(roles) - 1, "one link per replica: %r" % s["links"])
         expect(s["client"] == "0", "the client writes to node 0: %r" % s["client"])
+    suite.check("the Topology tab opens and runs virtual time", opens_the_topology_tab)
 
     def time_runs_and_writes_are_drawn():
         before = now_us()
@@ -91,6 +92,7 @@ def run_checks(suite, ctx, page, base, shots, page_errors):
         detail = q(".rs-topo-detail").inner_text()
         expect("node 1" in detail and "offset" in detail, detail)
         page.screenshot(path=os.path.join(shots, "topology.png"), full_page=True)
+    suite.check("writes, acks and replication arrivals are drawn per node", time_runs_and_writes_are_drawn)
 
     def killing_the_master_fails_over():
         # Hold every replica's stream for a while, so the master acknowledges
@@ -140,6 +142,7 @@ def run_checks(suite, ctx, page, base, shots, page_errors):
         last = q(".rs-topo-lastfo").inner_text()
         expect("node %s" % masters[0].split("/")[0] in last, "the bar names the last failover: %r" % last)
         page.screenshot(path=os.path.join(shots, "topology-failover.png"), full_page=True)
+    suite.check("killing the master: SDOWN, ODOWN, a promoted replica", killing_the_master_fails_over)
 
     def lost_writes_are_highlighted():
         s = state()
@@ -157,6 +160,7 @@ def run_checks(suite, ctx, page, base, shots, page_errors):
         target.click(force=True)
         detail = q(".rs-topo-detail").inner_text()
         expect("LOST" in detail or "lost" in detail, detail)
+    suite.check("lost acknowledged writes are counted and drawn red", lost_writes_are_highlighted)
 
     def share_link_replays_the_same_state():
         url = wait_until(lambda: page.url if "do=" in page.url else None, "the address bar to carry the script")
@@ -185,6 +189,7 @@ def run_checks(suite, ctx, page, base, shots, page_errors):
         step(1000, other)
         wait_until(lambda: int(state(other)["now"]) == int(here["now"]) + 1_000_000, "one more second")
         other.close()
+    suite.check("the share link replays to the same state", share_link_replays_the_same_state)
 
     def controls_change_the_world():
         q('[data-action="partition"][data-node="1"]').click()
@@ -227,6 +232,7 @@ def run_checks(suite, ctx, page, base, shots, page_errors):
         seed.dispatch_event("change")
         wait_until(lambda: "seed=42" in page.url and "do=" not in page.url, "a fresh world with seed 42")
         expect(state()["lost"] == "0", "nothing lost in a fresh world")
+    suite.check("partition, heal, appendfsync, restart, manual failover, play and reset", controls_change_the_world)
 
     def embedded_element_replays_its_params():
         page.goto(base + "embed.html")
@@ -241,18 +247,11 @@ def run_checks(suite, ctx, page, base, shots, page_errors):
         expect(page.url.endswith("embed.html"), "the page's address is left alone: %s" % page.url)
         # The other widgets on the page still work.
         expect(q("[data-redsim] .rs-input").count() >= 1, "console widgets mounted too")
+    suite.check("a [data-redsim-topology] element replays its data-params", embedded_element_replays_its_params)
 
     def no_page_errors():
         expect(not page_errors, "page errors: %r" % page_errors)
         expect(page.locator(".rs-crash").count() == 0, "no crash overlay")
-
-    suite.check("the Topology tab opens and runs virtual time", opens_the_topology_tab)
-    suite.check("writes, acks and replication arrivals are drawn per node", time_runs_and_writes_are_drawn)
-    suite.check("killing the master: SDOWN, ODOWN, a promoted replica", killing_the_master_fails_over)
-    suite.check("lost acknowledged writes are counted and drawn red", lost_writes_are_highlighted)
-    suite.check("the share link replays to the same state", share_link_replays_the_same_state)
-    suite.check("partition, heal, appendfsync, restart, manual failover, play and reset", controls_change_the_world)
-    suite.check("a [data-redsim-topology] element replays its data-params", embedded_element_replays_its_params)
     suite.check("no uncaught page errors", no_page_errors)
 
 

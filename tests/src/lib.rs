@@ -1,16 +1,24 @@
-//! Test harness: real `redis-server` processes, the in-process `redsim` server, and a small blocking RESP client.
+//! Test harness: real `redis-server` processes, the in-process `redsim` server, a small blocking RESP client, and the Pair that compares their replies (differ, random and commands hold the multi-client scripts, the randomised runs and the command-table checks).
 
-use std::collections::BTreeSet;
+use std::fmt::{Debug, Display};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use redsim_engine::proto::clifmt::format_reply;
+use redsim_engine::proto::resp::fmt_double;
 
 pub mod cluster;
 pub use cluster::{RedisCluster, TempDir};
 pub use redsim_engine::proto::resp::{encode_request, parse_frame, Frame};
+
+mod commands;
+mod differ;
+mod random;
+pub use commands::*;
+pub use differ::*;
+pub use random::*;
 
 /// A free loopback port (bound, then released).
 pub fn free_port() -> u16 {
@@ -236,66 +244,26 @@ impl Conn {
         }
     }
 
+    /// Sends `cmds` pipelined, in batches of 500, and returns the replies.
+    pub fn pipeline(&mut self, cmds: &[Vec<Vec<u8>>]) -> Vec<Frame> {
+        let mut out = Vec::with_capacity(cmds.len());
+        for batch in cmds.chunks(500) {
+            let mut bytes = Vec::new();
+            for cmd in batch {
+                bytes.extend(encode_request(cmd));
+            }
+            self.send_raw(&bytes);
+            for _ in batch {
+                out.push(self.read_frame().expect("a reply"));
+            }
+        }
+        out
+    }
+
     /// True once the server has closed the connection (reads EOF).
     pub fn is_closed(&mut self) -> bool {
         let mut b = [0u8; 1];
         matches!(self.stream.read(&mut b), Ok(0))
-    }
-}
-
-/// A real Redis and a redsim server started with the same options, with
-/// `n` connections to each; commands go to connection `i` of both and the
-/// replies must be equal. For differential tests that need several clients.
-pub struct Differ {
-    pub redis: Vec<Conn>,
-    pub sim: Vec<Conn>,
-    /// Replies compared so far.
-    pub compared: usize,
-    _servers: (RedisServer, RedsimServer),
-}
-
-impl Differ {
-    /// Starts both servers with `extra` options and opens `n` connections to each.
-    pub fn start(n: usize, extra: &[&str]) -> Differ {
-        let r = RedisServer::start(extra);
-        let s = RedsimServer::start(extra);
-        Differ {
-            redis: (0..n).map(|_| r.conn()).collect(),
-            sim: (0..n).map(|_| s.conn()).collect(),
-            compared: 0,
-            _servers: (r, s),
-        }
-    }
-
-    /// Sends a redis-cli style `line` on connection `i` of both servers and
-    /// asserts equal replies; returns the reply.
-    pub fn check(&mut self, i: usize, line: &str) -> Frame {
-        let args = parse(line);
-        let want = self.redis[i].cmd_args(&args);
-        let got = self.sim[i].cmd_args(&args);
-        assert!(
-            got == want,
-            "{}",
-            differ_message(&format!("on connection {i} for `{line}`"), &want, &got)
-        );
-        self.compared += 1;
-        want
-    }
-
-    /// Runs a script: each line is `<conn> <command>` (e.g. `1 SET k v`);
-    /// blank lines and `#` comments are skipped; `sleep <ms>` waits on both.
-    pub fn script(&mut self, text: &str) {
-        for line in text.lines().map(str::trim) {
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let (who, cmd) = line.split_once(' ').expect("`<conn> <command>`");
-            if who == "sleep" {
-                std::thread::sleep(Duration::from_millis(cmd.parse().expect("ms")));
-                continue;
-            }
-            self.check(who.parse().expect("connection index"), cmd);
-        }
     }
 }
 
@@ -346,12 +314,28 @@ pub fn show(args: &[Vec<u8>]) -> String {
 
 /// The message of a failed comparison: what was sent and both replies,
 /// abridged so that a 12 KB HyperLogLog does not flood the output.
-fn differ_message(what: &str, want: &Frame, got: &Frame) -> String {
+pub(crate) fn differ_message(what: &str, want: &Frame, got: &Frame) -> String {
     format!(
         "replies differ {what}\n  redis:  {}\n  redsim: {}",
         cut(format_reply(want), 2000),
         cut(format_reply(got), 2000)
     )
+}
+
+/// The integer field `name` of a server's `INFO section`, if it has one.
+pub fn info_int(c: &mut Conn, section: &str, name: &str) -> Option<i64> {
+    let text = match c.cmd(&["INFO", section]) {
+        Frame::Bulk(b) | Frame::Verbatim(_, b) => String::from_utf8_lossy(&b).into_owned(),
+        other => panic!("INFO {section} replies {other:?}"),
+    };
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// A server's `used_memory` (INFO memory).
+pub fn used_memory(c: &mut Conn) -> i64 {
+    info_int(c, "memory", "used_memory").expect("used_memory in INFO memory")
 }
 
 /// `(keyspace_hits, keyspace_misses)` from a server's `INFO stats`.
@@ -367,6 +351,91 @@ pub fn keyspace_stats(c: &mut Conn) -> (i64, i64) {
             .unwrap_or_else(|| panic!("no {name} in INFO"))
     };
     (field("keyspace_hits:"), field("keyspace_misses:"))
+}
+
+/// What a RESP2 client reads back of a frame: Redis' downgrade of each
+/// RESP3 type (for the properties of the codec and of command replies).
+pub fn as_resp2(f: &Frame) -> Frame {
+    match f {
+        Frame::Array(v) | Frame::Set(v) | Frame::Push(v) => {
+            Frame::Array(v.iter().map(as_resp2).collect())
+        }
+        Frame::Map(p) => Frame::Array(
+            p.iter()
+                .flat_map(|(k, v)| [as_resp2(k), as_resp2(v)])
+                .collect(),
+        ),
+        Frame::Double(d) => Frame::Bulk(fmt_double(*d).into_bytes()),
+        Frame::Boolean(b) => Frame::Integer(*b as i64),
+        Frame::BigNumber(s) => Frame::Bulk(s.clone().into_bytes()),
+        Frame::Verbatim(_, t) => Frame::Bulk(t.clone()),
+        other => other.clone(),
+    }
+}
+
+/// The bulk strings of an array or set reply (keys, members).
+pub fn bulk_items(f: &Frame) -> Vec<Vec<u8>> {
+    match f {
+        Frame::Array(v) | Frame::Set(v) => bulk_strings(v),
+        other => panic!("array expected, got {other:?}"),
+    }
+}
+
+/// The bytes of frames that must all be bulk strings.
+pub fn bulk_strings(items: &[Frame]) -> Vec<Vec<u8>> {
+    items
+        .iter()
+        .map(|x| match x {
+            Frame::Bulk(b) => b.clone(),
+            other => panic!("bulk string expected, got {other:?}"),
+        })
+        .collect()
+}
+
+/// The options full SCAN-family iterations are compared with: none, a
+/// COUNT below and above the collection's size, MATCH patterns (`{}` is
+/// the elements' prefix) alone and with COUNT, a class, and no match.
+pub const SCAN_OPTIONS: [&[&str]; 9] = [
+    &[],
+    &["COUNT", "1"],
+    &["COUNT", "1000"],
+    &["COUNT", "5000"],
+    &["MATCH", "{}1*"],
+    &["MATCH", "*7", "COUNT", "3"],
+    &["MATCH", "*9", "COUNT", "2"],
+    &["MATCH", "[a-c]"],
+    &["MATCH", "nothing*"],
+];
+
+/// A full SCAN-family iteration on one connection: `cmd` (`["SCAN"]`,
+/// `["HSCAN", key]`) with each cursor in turn, then `opts`, until the
+/// cursor is 0 again; each page's elements go to `page`. Returns the
+/// number of pages, or the first reply that is not a page (an error).
+pub fn scan_all(
+    c: &mut Conn,
+    cmd: &[&str],
+    opts: &[&str],
+    mut page: impl FnMut(&[Frame]),
+) -> Result<usize, Frame> {
+    let mut cursor = "0".to_string();
+    for pages in 1..=100_000 {
+        let mut a = cmd.to_vec();
+        a.push(&cursor);
+        a.extend_from_slice(opts);
+        let reply = c.cmd(&a);
+        let Frame::Array(parts) = &reply else {
+            return Err(reply);
+        };
+        let [Frame::Bulk(next), Frame::Array(items)] = parts.as_slice() else {
+            panic!("{} reply shape {reply:?}", cmd[0]);
+        };
+        page(items);
+        cursor = String::from_utf8_lossy(next).into_owned();
+        if cursor == "0" {
+            return Ok(pages);
+        }
+    }
+    panic!("{} never finished", cmd.join(" "));
 }
 
 /// Whether two replies agree: `want` is Redis', `got` redsim's.
@@ -502,16 +571,20 @@ impl Pair {
         );
     }
 
+    /// The same servers, both connections switched to RESP3 by
+    /// [`Pair::hello3`]: how the RESP3 tests start.
+    pub fn resp3(mut self) -> Pair {
+        self.hello3();
+        self
+    }
+
     /// True if the reference server is Redis 7.0, for the places where 7.0
     /// and 7.2 differ (redsim follows 7.2). Asked once, then remembered.
     pub fn redis_is_7_0(&mut self) -> bool {
         if let Some(v) = self.redis_7_0 {
             return v;
         }
-        let Frame::Bulk(info) = self.redis.cmd(&["INFO", "server"]) else {
-            panic!("INFO server replies a bulk string");
-        };
-        let v = String::from_utf8_lossy(&info).contains("redis_version:7.0.");
+        let v = is_redis_7_0(&mut self.redis);
         self.redis_7_0 = Some(v);
         v
     }
@@ -523,153 +596,120 @@ impl Pair {
             keyspace_stats(&mut self.sim),
         )
     }
+
+    /// Asserts that both servers counted the same keyspace hits and misses
+    /// so far; returns Redis' `(keyspace_hits, keyspace_misses)`.
+    pub fn assert_same_stats(&mut self) -> (i64, i64) {
+        let (want, got) = self.stats();
+        assert_eq!(got, want, "(keyspace_hits, keyspace_misses)");
+        want
+    }
+
+    /// Runs `step` (commands sent to both) and asserts that it moved both
+    /// servers' keyspace hits and misses by as much: which lookups count
+    /// is part of a command's behaviour. `what` names the step in a failure.
+    pub fn same_lookups<R>(&mut self, what: impl Display, step: impl FnOnce(&mut Pair) -> R) -> R {
+        let (r0, s0) = self.stats();
+        let out = step(self);
+        let (r1, s1) = self.stats();
+        assert_eq!(
+            (s1.0 - s0.0, s1.1 - s0.1),
+            (r1.0 - r0.0, r1.1 - r0.1),
+            "(hits, misses) counted by {what}"
+        );
+        out
+    }
+
+    /// Asserts that full SCAN-family iterations agree on both servers for
+    /// each of [`SCAN_OPTIONS`] (`{}` in a pattern stands for `prefix`):
+    /// `scan` makes one on a connection with the options it is given, and
+    /// returns what it gathered. `what` names the scan in a failure.
+    pub fn check_full_scans<T: PartialEq + Debug>(
+        &mut self,
+        what: &str,
+        prefix: &str,
+        mut scan: impl FnMut(&mut Conn, &[&str]) -> T,
+    ) {
+        for opts in SCAN_OPTIONS {
+            let opts: Vec<String> = opts.iter().map(|o| o.replace("{}", prefix)).collect();
+            let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
+            let r = scan(&mut self.redis, &opts);
+            let s = scan(&mut self.sim, &opts);
+            assert_eq!(s, r, "{what} {opts:?}");
+        }
+    }
+
+    /// Sends a HELP `line` to both and compares the replies with
+    /// [`assert_help`]; returns the lines above the footer.
+    pub fn check_help(&mut self, line: &str) -> Vec<Frame> {
+        let v70 = self.redis_is_7_0();
+        let (want, got) = self.both(line);
+        self.compared += 1;
+        assert_help(line, want, got, v70)
+    }
 }
 
-/// The seeded xorshift generator of the randomised differential tests:
-/// the same seed gives the same commands on every run.
-pub struct Rng(pub u64);
-
-impl Rng {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// A number in `0..n`.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// A number in `lo..=hi`.
-    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next_u64() % (hi - lo + 1) as u64) as i64
-    }
-
-    /// One of `items`.
-    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-
-    /// True once in `n` times.
-    pub fn one_in(&mut self, n: usize) -> bool {
-        self.below(n) == 0
-    }
-
-    /// True `percent` times in a hundred.
-    pub fn percent(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
-
-/// The seeds of a randomised test: `base` alone by default; `{PREFIX}_SEED`
-/// (hex) replays one failing seed, and `{PREFIX}_SEEDS=n` adds n more, so a
-/// longer soak needs no code change.
-pub fn fuzz_seeds(prefix: &str, base: u64) -> Vec<u64> {
-    if let Some(only) = std::env::var(format!("{prefix}_SEED"))
-        .ok()
-        .and_then(|v| u64::from_str_radix(v.trim_start_matches("0x"), 16).ok())
-    {
-        return vec![only];
-    }
-    let more: u64 = std::env::var(format!("{prefix}_SEEDS"))
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    (0..=more)
-        .map(|i| base.wrapping_add(i.wrapping_mul(0x9e37_79b9)))
-        .collect()
-}
-
-/// Redis' `COMMAND INFO` entry for `name` (`get`, `config|get`).
-pub fn command_info(c: &mut Conn, name: &str) -> Vec<Frame> {
-    let Frame::Array(mut infos) = c.cmd(&["COMMAND", "INFO", name]) else {
-        panic!("COMMAND INFO reply");
+/// True if `c` is connected to Redis 7.0 (see [`Pair::redis_is_7_0`]).
+pub fn is_redis_7_0(c: &mut Conn) -> bool {
+    let Frame::Bulk(info) = c.cmd(&["INFO", "server"]) else {
+        panic!("INFO server replies a bulk string");
     };
-    let Some(Frame::Array(info)) = infos.pop() else {
-        panic!("no COMMAND INFO for {name}");
-    };
-    info
+    String::from_utf8_lossy(&info).contains("redis_version:7.0.")
 }
 
-/// Asserts that `cmd`'s table entry says what Redis' `COMMAND INFO` entry
-/// `info` says: name (`full`, e.g. `object|encoding`), arity, flags, key
-/// positions and ACL categories.
-pub fn assert_command_info(info: &[Frame], cmd: &redsim_engine::cmd::Command, full: &str) {
-    assert!(
-        info.len() >= 7,
-        "{full}: COMMAND INFO has {} fields",
-        info.len()
+/// Asserts that a HELP reply of Redis (`want`) and of redsim (`got`) have
+/// the same lines above the footer ([`help_bodies`]); returns them.
+pub fn assert_help(what: &str, want: Frame, got: Frame, redis_7_0: bool) -> Vec<Frame> {
+    let (want, got) = help_bodies(what, want, got, redis_7_0);
+    assert_eq!(got, want, "{what}: the lines above the footer");
+    got
+}
+
+/// Asserts the footers of a HELP reply of Redis (`want`) and of redsim
+/// (`got`): "Prints this help." in 7.0 and "Print this help." in 7.2
+/// (addReplyHelp), which redsim follows whatever the reference. Returns
+/// the lines above them: (Redis', redsim's).
+pub fn help_bodies(
+    what: &str,
+    want: Frame,
+    got: Frame,
+    redis_7_0: bool,
+) -> (Vec<Frame>, Vec<Frame>) {
+    let (Frame::Array(mut want), Frame::Array(mut got)) = (want, got) else {
+        panic!("{what}: HELP replies with an array");
+    };
+    assert_eq!(
+        got.pop(),
+        Some(Frame::simple("    Print this help.")),
+        "{what}: redsim's footer"
     );
-    assert_eq!(info[0], Frame::bulk(full), "{full} name");
-    assert_eq!(info[1], Frame::Integer(cmd.arity as i64), "{full} arity");
-    let flags: Vec<Frame> = cmd
-        .flags
-        .names()
-        .map(|f| Frame::simple(f.to_string()))
-        .collect();
-    assert_eq!(info[2], Frame::Array(flags), "{full} flags");
-    let keys = [cmd.keys.0, cmd.keys.1, cmd.keys.2].map(|k| Frame::Integer(k as i64));
-    assert_eq!(&info[3..6], &keys, "{full} key positions");
-    let acl: Vec<Frame> = cmd
-        .acl
-        .names()
-        .map(|a| Frame::simple(format!("@{a}")))
-        .collect();
-    assert_eq!(info[6], Frame::Array(acl), "{full} ACL categories");
-}
-
-/// The commands of `group` (`string`, `hash`, ...), from the one command
-/// list, in table order.
-pub fn group_commands(group: &str) -> Vec<&'static redsim_engine::cmd::Command> {
-    redsim_engine::cmd::all()
-        .filter(|c| c.group == group)
-        .collect()
-}
-
-/// Asserts [`assert_command_info`] for every command of a group's table,
-/// each of which must be in `group`.
-pub fn assert_command_table<'a>(
-    c: &mut Conn,
-    commands: impl IntoIterator<Item = &'a redsim_engine::cmd::Command>,
-    group: &str,
-) {
-    for cmd in commands {
-        assert_command_info(&command_info(c, cmd.name), cmd, cmd.name);
-        assert_eq!(cmd.group, group, "{} group", cmd.name);
-    }
-}
-
-/// How many commands Redis' `COMMAND DOCS` puts in `group`.
-pub fn commands_in_group(c: &mut Conn, group: &str) -> usize {
-    let Frame::Array(docs) = c.cmd(&["COMMAND", "DOCS"]) else {
-        panic!("COMMAND DOCS reply");
+    let footer = if redis_7_0 {
+        "    Prints this help."
+    } else {
+        "    Print this help."
     };
-    docs.chunks(2)
-        .filter(|pair| {
-            let Some(Frame::Array(fields)) = pair.get(1) else {
-                return false;
-            };
-            fields
-                .chunks(2)
-                .any(|kv| kv[0] == Frame::bulk("group") && kv.get(1) == Some(&Frame::bulk(group)))
-        })
-        .count()
+    assert_eq!(
+        want.pop(),
+        Some(Frame::simple(footer)),
+        "{what}: Redis' footer"
+    );
+    (want, got)
 }
 
-/// The names of the commands in ACL category `category`
-/// (`COMMAND LIST FILTERBY ACLCAT`).
-pub fn commands_in_acl_category(c: &mut Conn, category: &str) -> BTreeSet<String> {
-    let Frame::Array(names) = c.cmd(&["COMMAND", "LIST", "FILTERBY", "ACLCAT", category]) else {
-        panic!("COMMAND LIST reply");
+/// One `#[test]` per corpus, each on fresh servers started with no options
+/// and replayed by the file's own `run(&mut Pair, &str)` (which knows the
+/// file's line markers, such as `~` for an unordered reply): most families
+/// have several tests that are a corpus and nothing more.
+#[macro_export]
+macro_rules! corpus_tests {
+    ($run:path => $($(#[$meta:meta])* $name:ident: $text:expr;)+) => {
+        $(
+            $(#[$meta])*
+            #[test]
+            fn $name() {
+                let mut p = $crate::Pair::start(&[]);
+                $run(&mut p, $text);
+            }
+        )+
     };
-    names
-        .iter()
-        .map(|n| match n {
-            Frame::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
-            other => panic!("command name {other:?}"),
-        })
-        .collect()
 }

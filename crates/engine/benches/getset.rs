@@ -8,7 +8,8 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use criterion::{BenchmarkId, Criterion};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion};
 use redsim_engine::keyspace::dict::Dict;
 use redsim_engine::{Engine, Options};
 
@@ -57,50 +58,44 @@ fn bench(c: &mut Criterion) {
     let vals: Vec<Vec<u8>> = picks.iter().map(|&i| value(i + 1)).collect();
 
     let mut g = c.benchmark_group(GROUP);
-    let mut n = 0usize;
-    g.bench_function(BenchmarkId::new("get", "engine"), |b| {
-        b.iter(|| {
-            n = (n + 1) & (POOL - 1);
-            black_box(engine.execute(client, &gets[n]))
-        })
+    bench_pool(&mut g, "get", "engine", |n| {
+        engine.execute(client, &gets[n])
     });
-    g.bench_function(BenchmarkId::new("set", "engine"), |b| {
-        b.iter(|| {
-            n = (n + 1) & (POOL - 1);
-            black_box(engine.execute(client, &sets[n]))
-        })
+    bench_pool(&mut g, "set", "engine", |n| {
+        engine.execute(client, &sets[n])
     });
-    g.bench_function(BenchmarkId::new("get", "dict"), |b| {
-        b.iter(|| {
-            n = (n + 1) & (POOL - 1);
-            black_box(dict.get(&keys[n]).cloned())
-        })
+    bench_pool(&mut g, "get", "dict", |n| dict.get(&keys[n]).cloned());
+    bench_pool(&mut g, "set", "dict", |n| {
+        dict.insert(&keys[n], vals[n].clone())
     });
-    g.bench_function(BenchmarkId::new("set", "dict"), |b| {
-        b.iter(|| {
-            n = (n + 1) & (POOL - 1);
-            black_box(dict.insert(&keys[n], vals[n].clone()))
-        })
-    });
-    g.bench_function(BenchmarkId::new("get", "hashbrown"), |b| {
-        b.iter(|| {
-            n = (n + 1) & (POOL - 1);
-            black_box(map.get(&keys[n]).cloned())
-        })
-    });
-    g.bench_function(BenchmarkId::new("set", "hashbrown"), |b| {
-        b.iter(|| {
-            n = (n + 1) & (POOL - 1);
-            // Overwrite in place, as the engine does for an existing key.
-            match map.get_mut(&keys[n]) {
-                Some(v) => *v = vals[n].clone(),
-                None => {
-                    map.insert(keys[n].clone(), vals[n].clone());
-                }
+    bench_pool(&mut g, "get", "hashbrown", |n| map.get(&keys[n]).cloned());
+    bench_pool(&mut g, "set", "hashbrown", |n| {
+        // Overwrite in place, as the engine does for an existing key.
+        match map.get_mut(&keys[n]) {
+            Some(v) => *v = vals[n].clone(),
+            None => {
+                map.insert(keys[n].clone(), vals[n].clone());
             }
-        })
+        }
     });
     g.finish();
+}
+
+/// Benchmarks `op` on `store` as `run(n)` for `n` cycling through the
+/// pool of pre-built keys and commands.
+fn bench_pool<R>(
+    g: &mut BenchmarkGroup<WallTime>,
+    op: &str,
+    store: &str,
+    mut run: impl FnMut(usize) -> R,
+) {
+    let mut n = 0usize;
+    g.bench_function(BenchmarkId::new(op, store), |b| {
+        b.iter(|| {
+            n = (n + 1) & (POOL - 1);
+            black_box(run(n))
+        })
+    });
 }
 
 fn criterion_dir() -> PathBuf {

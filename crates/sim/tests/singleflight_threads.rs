@@ -22,6 +22,30 @@ fn wait_for(flag: &AtomicBool) {
     panic!("flag never set");
 }
 
+/// A thread calling `do_call(key)` with a function that raises `started`,
+/// waits for `release`, then lands with `land()`: a flight the test holds
+/// open until it lets it go.
+fn held_flight<K, V>(
+    g: &Arc<Group<K, V>>,
+    key: K,
+    started: &Arc<AtomicBool>,
+    release: &Arc<AtomicBool>,
+    land: impl FnOnce() -> V + Send + 'static,
+) -> thread::JoinHandle<(Result<V, Panicked>, bool)>
+where
+    K: Ord + Clone + Send + Sync + 'static,
+    V: Clone + Send + Sync + 'static,
+{
+    let (g, started, release) = (Arc::clone(g), Arc::clone(started), Arc::clone(release));
+    thread::spawn(move || {
+        g.do_call(key, || {
+            started.store(true, Ordering::SeqCst);
+            wait_for(&release);
+            land()
+        })
+    })
+}
+
 #[test]
 fn concurrent_callers_share_one_execution() {
     const N: usize = 16;
@@ -66,16 +90,7 @@ fn a_panic_reaches_every_waiter_and_no_one_hangs() {
     let g: Arc<Group<&'static str, u64>> = Arc::new(Group::new());
     let started = Arc::new(AtomicBool::new(false));
     let release = Arc::new(AtomicBool::new(false));
-    let leader = {
-        let (g, started, release) = (Arc::clone(&g), Arc::clone(&started), Arc::clone(&release));
-        thread::spawn(move || {
-            g.do_call("k", || {
-                started.store(true, Ordering::SeqCst);
-                wait_for(&release);
-                panic!("db driver exploded")
-            })
-        })
-    };
+    let leader = held_flight(&g, "k", &started, &release, || panic!("db driver exploded"));
     wait_for(&started);
     let waiters: Vec<_> = (0..4)
         .map(|_| {
@@ -128,16 +143,7 @@ fn forget_lets_the_next_caller_start_a_new_flight() {
     let g: Arc<Group<&'static str, u32>> = Arc::new(Group::new());
     let started = Arc::new(AtomicBool::new(false));
     let release = Arc::new(AtomicBool::new(false));
-    let stuck = {
-        let (g, s, r) = (Arc::clone(&g), Arc::clone(&started), Arc::clone(&release));
-        thread::spawn(move || {
-            g.do_call("k", || {
-                s.store(true, Ordering::SeqCst);
-                wait_for(&r);
-                1
-            })
-        })
-    };
+    let stuck = held_flight(&g, "k", &started, &release, || 1);
     wait_for(&started);
     assert!(g.in_flight(&"k"));
     g.forget(&"k");
@@ -154,26 +160,8 @@ fn different_keys_do_not_wait_for_each_other() {
     // different keys (one mutex around the call), this would never finish.
     let a_in = Arc::new(AtomicBool::new(false));
     let b_in = Arc::new(AtomicBool::new(false));
-    let ta = {
-        let (g, a, b) = (Arc::clone(&g), Arc::clone(&a_in), Arc::clone(&b_in));
-        thread::spawn(move || {
-            g.do_call(1, || {
-                a.store(true, Ordering::SeqCst);
-                wait_for(&b);
-                1
-            })
-        })
-    };
-    let tb = {
-        let (g, a, b) = (Arc::clone(&g), Arc::clone(&a_in), Arc::clone(&b_in));
-        thread::spawn(move || {
-            g.do_call(2, || {
-                b.store(true, Ordering::SeqCst);
-                wait_for(&a);
-                2
-            })
-        })
-    };
+    let ta = held_flight(&g, 1, &a_in, &b_in, || 1);
+    let tb = held_flight(&g, 2, &b_in, &a_in, || 2);
     assert_eq!(ta.join().unwrap(), (Ok(1), false));
     assert_eq!(tb.join().unwrap(), (Ok(2), false));
 }

@@ -29,6 +29,11 @@ fn cmd(e: &mut Engine, c: u64, args: &[&str]) -> Frame {
 /// Adds `n` keys named `{prefix}{i}`, each with a TTL of `ttl_ms` from now
 /// (negative: already expired, as keys become between two cron ticks).
 fn populate(srv: &mut Server, prefix: &str, n: usize, ttl_ms: i64) {
+    populate_with(srv, prefix, n, |_| ttl_ms);
+}
+
+/// [`populate`] with each key's TTL given by `ttl_ms(i)`.
+fn populate_with(srv: &mut Server, prefix: &str, n: usize, ttl_ms: impl Fn(usize) -> i64) {
     let now = srv.now_ms();
     for i in 0..n {
         let key = format!("{prefix}{i}");
@@ -38,7 +43,7 @@ fn populate(srv: &mut Server, prefix: &str, n: usize, ttl_ms: i64) {
             Value::String(RString::from_bytes(b"v")),
             false,
         );
-        srv.set_expire(0, key.as_bytes(), now + ttl_ms);
+        srv.set_expire(0, key.as_bytes(), now + ttl_ms(i));
     }
 }
 
@@ -373,21 +378,14 @@ fn analytic_model_matches_the_cycle_loop_by_loop() {
         ..Config::default()
     };
     let mut e = Engine::with_options(opts);
-    {
-        let srv = e.server_mut();
-        let now = srv.now_ms();
-        for i in 0..KEYS {
-            let key = format!("key:{i}");
-            srv.set_key(
-                0,
-                key.as_bytes(),
-                Value::String(RString::from_bytes(b"v")),
-                false,
-            );
-            let ttl = if i % 20 == 0 { -1 } else { 3_600_000 };
-            srv.set_expire(0, key.as_bytes(), now + ttl);
+    // One key in twenty already expired.
+    populate_with(e.server_mut(), "key:", KEYS as usize, |i| {
+        if i % 20 == 0 {
+            -1
+        } else {
+            3_600_000
         }
-    }
+    });
     let (mut sampled, mut loops, mut cycles) = (0u64, 0u64, 0u64);
     for _ in 0..2000 {
         let r = active_expire_cycle(e.server_mut(), CycleKind::Slow);

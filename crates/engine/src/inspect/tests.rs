@@ -10,6 +10,13 @@ fn engine() -> (Engine, crate::ClientId) {
     (e, c)
 }
 
+/// A fresh engine after `setup`.
+fn engine_with(setup: &str) -> (Engine, crate::ClientId) {
+    let (mut e, c) = engine();
+    run(&mut e, c, setup);
+    (e, c)
+}
+
 fn view(e: &Engine, key: &str) -> KeyView {
     e.inspect(0, key.as_bytes()).expect("key exists")
 }
@@ -17,6 +24,20 @@ fn view(e: &Engine, key: &str) -> KeyView {
 fn run(e: &mut Engine, c: crate::ClientId, line: &str) {
     let r = e.execute_line(c, line);
     assert!(!r.is_error(), "{line}: {r:?}");
+}
+
+/// Views of `key` before and after `line` runs.
+fn around(e: &mut Engine, c: crate::ClientId, key: &str, line: &str) -> (KeyView, KeyView) {
+    let before = view(e, key);
+    run(e, c, line);
+    (before, view(e, key))
+}
+
+/// How `key` converted when `change` followed `setup` on a fresh engine.
+fn converted(setup: &str, key: &str, change: &str) -> Conversion {
+    let (mut e, c) = engine_with(setup);
+    let (before, after) = around(&mut e, c, key, change);
+    conversion(&before, &after).expect("a conversion")
 }
 
 #[test]
@@ -30,8 +51,7 @@ fn missing_keys_and_other_dbs_have_no_view() {
 
 #[test]
 fn strings_show_encoding_length_and_preview() {
-    let (mut e, c) = engine();
-    run(&mut e, c, "SET n 12345");
+    let (mut e, c) = engine_with("SET n 12345");
     let v = view(&e, "n");
     assert_eq!((v.kind, v.encoding, v.len), ("string", "int", 5));
     assert!(v.gauges.is_empty());
@@ -65,8 +85,7 @@ fn strings_show_encoding_length_and_preview() {
 
 #[test]
 fn inspecting_has_no_side_effects() {
-    let (mut e, c) = engine();
-    run(&mut e, c, "SET k v");
+    let (mut e, _) = engine_with("SET k v");
     e.advance_to(5_000_000);
     let lru = e.server().dbs[0].lru(b"k").unwrap();
     let stats = (
@@ -92,8 +111,7 @@ fn inspecting_has_no_side_effects() {
 
 #[test]
 fn hll_registers_histogram_and_promotion() {
-    let (mut e, c) = engine();
-    run(&mut e, c, "PFADD h a b c d e");
+    let (mut e, c) = engine_with("PFADD h a b c d e");
     let v = view(&e, "h");
     assert_eq!((v.kind, v.encoding), ("string", "raw"));
     let Body::Hll(h) = &v.body else {
@@ -113,13 +131,11 @@ fn hll_registers_histogram_and_promotion() {
     assert_eq!(h.cached, Some(5));
     // Sparse → dense past hll-sparse-max-bytes.
     run(&mut e, c, "CONFIG SET hll-sparse-max-bytes 40");
-    let before = view(&e, "h");
     let mut line = String::from("PFADD h");
     for i in 0..40 {
         line.push_str(&format!(" x{i}"));
     }
-    run(&mut e, c, &line);
-    let after = view(&e, "h");
+    let (before, after) = around(&mut e, c, "h", &line);
     let Body::Hll(h) = &after.body else { panic!() };
     assert!(h.dense);
     assert_eq!(h.bytes, crate::keyspace::types::hll::DENSE_SIZE);
@@ -138,8 +154,7 @@ fn hll_registers_histogram_and_promotion() {
 
 #[test]
 fn hll_promotion_by_a_large_register() {
-    let (mut e, c) = engine();
-    run(&mut e, c, "PFADD h a");
+    let (mut e, _) = engine_with("PFADD h a");
     let before = view(&e, "h");
     // Register 0 set to 33, past what a sparse VAL opcode holds.
     let mut bytes = crate::keyspace::types::hll::new_sparse();
@@ -175,8 +190,7 @@ fn corrupt_hll_like_strings_are_shown_without_registers() {
 
 #[test]
 fn hash_gauges_and_conversion_by_entries() {
-    let (mut e, c) = engine();
-    run(&mut e, c, "CONFIG SET hash-max-listpack-entries 128");
+    let (mut e, c) = engine_with("CONFIG SET hash-max-listpack-entries 128");
     for i in 0..128 {
         run(&mut e, c, &format!("HSET h f{i} v{i}"));
     }
@@ -213,21 +227,15 @@ fn hash_gauges_and_conversion_by_entries() {
 
 #[test]
 fn hash_conversion_by_value_length() {
-    let (mut e, c) = engine();
-    run(&mut e, c, "HSET h a 1");
-    let before = view(&e, "h");
-    run(&mut e, c, &format!("HSET h b {}", "v".repeat(70)));
-    let after = view(&e, "h");
-    assert_eq!(
-        conversion(&before, &after).unwrap().reasons,
-        vec!["longest field or value of 70 bytes > hash-max-listpack-value 64".to_string()]
-    );
+    let conv = converted("HSET h a 1", "h", &format!("HSET h b {}", "v".repeat(70)));
+    assert_eq!((conv.from, conv.to), ("listpack", "hashtable"));
+    let why = "longest field or value of 70 bytes > hash-max-listpack-value 64";
+    assert_eq!(conv.reasons, [why]);
 }
 
 #[test]
 fn set_encodings_and_their_conversions() {
-    let (mut e, c) = engine();
-    run(&mut e, c, "SADD s 1 2 3");
+    let (mut e, c) = engine_with("SADD s 1 2 3");
     let ints = view(&e, "s");
     assert_eq!(ints.encoding, "intset");
     let Body::Set { members, all_ints } = &ints.body else {
@@ -262,9 +270,7 @@ fn set_encodings_and_their_conversions() {
     // An intset past set-max-intset-entries goes straight to a table.
     run(&mut e, c, "CONFIG SET set-max-intset-entries 4");
     run(&mut e, c, "SADD i 1 2 3 4");
-    let before = view(&e, "i");
-    run(&mut e, c, "SADD i 5");
-    let after = view(&e, "i");
+    let (before, after) = around(&mut e, c, "i", "SADD i 5");
     assert_eq!(
         conversion(&before, &after).unwrap().describe(None),
         "converted from intset to hashtable: 5 members > set-max-intset-entries 4"
@@ -273,8 +279,7 @@ fn set_encodings_and_their_conversions() {
 
 #[test]
 fn list_nodes_and_conversions_both_ways() {
-    let (mut e, c) = engine();
-    run(&mut e, c, "RPUSH l a b c");
+    let (mut e, c) = engine_with("RPUSH l a b c");
     let small = view(&e, "l");
     assert_eq!(small.encoding, "listpack");
     let Body::List(l) = &small.body else { panic!() };
@@ -318,8 +323,7 @@ fn list_nodes_and_conversions_both_ways() {
 
 #[test]
 fn list_with_a_count_fill_has_an_entries_gauge() {
-    let (mut e, c) = engine();
-    run(&mut e, c, "CONFIG SET list-max-listpack-size 4");
+    let (mut e, c) = engine_with("CONFIG SET list-max-listpack-size 4");
     run(&mut e, c, "RPUSH l 1 2 3 4");
     let v = view(&e, "l");
     assert_eq!(v.gauges.len(), 2);
@@ -379,15 +383,12 @@ fn zset_listpack_then_skiplist_picture() {
 
 #[test]
 fn zset_conversion_by_member_length() {
-    let (mut e, c) = engine();
-    run(&mut e, c, "ZADD z 1 a");
-    let before = view(&e, "z");
-    run(&mut e, c, &format!("ZADD z 2 {}", "m".repeat(65)));
-    let after = view(&e, "z");
+    let conv = converted("ZADD z 1 a", "z", &format!("ZADD z 2 {}", "m".repeat(65)));
     assert_eq!(
-        conversion(&before, &after).unwrap().reasons,
-        vec!["longest member of 65 bytes > zset-max-listpack-value 64".to_string()]
+        conv.reasons,
+        ["longest member of 65 bytes > zset-max-listpack-value 64"]
     );
+    assert_eq!((conv.from, conv.to), ("listpack", "skiplist"));
 }
 
 #[test]
@@ -410,8 +411,7 @@ fn large_collections_are_not_scanned() {
 
 #[test]
 fn type_changes_and_string_rewrites_are_no_conversion() {
-    let (mut e, c) = engine();
-    run(&mut e, c, "SET k 1");
+    let (mut e, c) = engine_with("SET k 1");
     let a = view(&e, "k");
     run(&mut e, c, "APPEND k x");
     let b = view(&e, "k");
@@ -509,8 +509,7 @@ fn streams_show_entries_nodes_groups_and_pels() {
 
 #[test]
 fn views_serialise() {
-    let (mut e, c) = engine();
-    run(&mut e, c, "ZADD z 1 a 2 b");
+    let (mut e, c) = engine_with("ZADD z 1 a 2 b");
     let mut line = String::from("ZADD big");
     for i in 0..200 {
         line.push_str(&format!(" {i} m{i}"));

@@ -27,6 +27,14 @@ fn first(c: &Cluster, f: impl Fn(&BusWhat) -> bool) -> Option<&BusEvent> {
     c.events.iter().find(|e| f(&e.what))
 }
 
+/// `(node, value)` for every bus event `pick` takes a value from, in order.
+fn events_of<T>(c: &Cluster, pick: impl Fn(&BusWhat) -> Option<T>) -> Vec<(usize, T)> {
+    c.events
+        .iter()
+        .filter_map(|e| pick(&e.what).map(|t| (e.node, t)))
+        .collect()
+}
+
 fn promoted(c: &Cluster) -> Option<usize> {
     first(c, |w| matches!(w, BusWhat::Promoted { .. })).map(|e| e.node)
 }
@@ -126,14 +134,10 @@ fn the_replica_with_the_larger_offset_is_elected_first() {
     c.kill_node(0);
     assert!(run_until(&mut c, 20_000_000, |c| promoted(c).is_some()));
     assert_eq!(promoted(&c), Some(3));
-    let ranks: Vec<(usize, usize)> = c
-        .events
-        .iter()
-        .filter_map(|e| match e.what {
-            BusWhat::ElectionScheduled { rank, .. } => Some((e.node, rank)),
-            _ => None,
-        })
-        .collect();
+    let ranks = events_of(&c, |w| match w {
+        BusWhat::ElectionScheduled { rank, .. } => Some(*rank),
+        _ => None,
+    });
     assert!(
         ranks.contains(&(3, 0)) && ranks.contains(&(6, 1)),
         "{ranks:?}"
@@ -167,14 +171,10 @@ fn no_failover_without_a_majority_of_masters() {
     assert!(expired >= 2, "{:?}", c.events);
     assert!(!c.view(2).ok);
     // Votes are one per master per epoch: no master voted twice.
-    let mut votes: Vec<(usize, u64)> = c
-        .events
-        .iter()
-        .filter_map(|e| match e.what {
-            BusWhat::Voted { epoch, .. } => Some((e.node, epoch)),
-            _ => None,
-        })
-        .collect();
+    let mut votes = events_of(&c, |w| match w {
+        BusWhat::Voted { epoch, .. } => Some(*epoch),
+        _ => None,
+    });
     let n = votes.len();
     votes.dedup();
     assert_eq!(votes.len(), n);

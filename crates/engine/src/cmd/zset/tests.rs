@@ -77,19 +77,20 @@ fn config_set_changes_thresholds() {
 #[test]
 fn memory_is_counted_as_the_set_changes() {
     let (mut e, c) = engine(7);
+    let used = |e: &Engine| e.server().used_memory();
     // The keyspace's first buckets are not part of the set's cost.
     run(&mut e, c, "SET other v");
-    let base = e.server().used_memory();
+    let base = used(&e);
     for i in 0..300 {
         run(&mut e, c, &format!("ZADD z {} member:{i}", i % 17));
         run(&mut e, c, &format!("ZINCRBY z 1.5 member:{}", i / 2));
     }
-    let grown = e.server().used_memory();
+    let grown = used(&e);
     assert!(grown > base + 300 * 40, "{base} -> {grown}");
     for i in 0..300 {
         run(&mut e, c, &format!("ZREM z member:{i}"));
     }
-    assert_eq!(e.server().used_memory(), base, "everything given back");
+    assert_eq!(used(&e), base, "everything given back");
     if let Some(crate::keyspace::object::Value::ZSet(z)) =
         e.server().dbs[0].get(b"z").map(|o| &o.value)
     {
