@@ -7,6 +7,8 @@
 
 use std::fmt::Write;
 
+use redsim_engine::num::trim_fixed;
+
 /// Series and state colours, chosen to stay apart for colour-blind readers
 /// (no red/green pair among the first four).
 pub const PALETTE: &[&str] = &[
@@ -81,19 +83,7 @@ pub fn num(v: f64) -> String {
     } else {
         3
     };
-    let mut s = format!("{scaled:.digits$}");
-    if s.contains('.') {
-        while s.ends_with('0') {
-            s.pop();
-        }
-        if s.ends_with('.') {
-            s.pop();
-        }
-    }
-    if s == "-0" {
-        s = "0".to_string();
-    }
-    s + suffix
+    trim_fixed(format!("{scaled:.digits$}")) + suffix
 }
 
 /// A virtual duration or instant in the unit that reads best (µs, ms, s).
@@ -110,24 +100,27 @@ pub fn time(us: u64) -> String {
 /// An instant to the microsecond, for the rows of a race diagram, where
 /// two events 0.2 ms apart must not print the same label.
 pub fn time_exact(us: u64) -> String {
-    let trim = |mut s: String| {
-        if s.contains('.') {
-            while s.ends_with('0') {
-                s.pop();
-            }
-            if s.ends_with('.') {
-                s.pop();
-            }
-        }
-        s
-    };
     if us < 1_000 {
         format!("{us} µs")
     } else if us < 10_000_000 {
-        format!("{} ms", trim(format!("{:.3}", us as f64 / 1e3)))
+        format!("{} ms", trim_fixed(format!("{:.3}", us as f64 / 1e3)))
     } else {
-        format!("{} s", trim(format!("{:.6}", us as f64 / 1e6)))
+        format!("{} s", trim_fixed(format!("{:.6}", us as f64 / 1e6)))
     }
+}
+
+/// A measured value for people, in the scenario results of the CLI and the
+/// page: integers plainly, others with up to three decimals (`0.125`).
+/// Non-finite values come as Rust spells them, for the caller to replace.
+pub fn metric(v: f64) -> String {
+    if !v.is_finite() {
+        return format!("{v}");
+    }
+    if v == v.trunc() && v.abs() < 1e15 {
+        return format!("{}", v as i64);
+    }
+    let t = format!("{v:.3}");
+    t.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// Round tick positions covering `lo..=hi` with about `want` steps of 1, 2
