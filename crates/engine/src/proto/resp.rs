@@ -342,48 +342,17 @@ pub fn split_args(line: &[u8]) -> Option<Vec<Vec<u8>>> {
             return Some(args);
         }
         let mut cur = Vec::new();
-        let mut in_dq = false;
-        let mut in_sq = false;
+        // The quote the argument is inside, if any.
+        let mut quote: Option<u8> = None;
         loop {
-            if in_dq {
+            if let Some(q) = quote {
                 if i >= n {
                     return None;
                 }
-                if line[i] == b'\\'
-                    && i + 3 < n
-                    && line[i + 1] == b'x'
-                    && line[i + 2].is_ascii_hexdigit()
-                    && line[i + 3].is_ascii_hexdigit()
-                {
-                    cur.push(hex(line[i + 2]) * 16 + hex(line[i + 3]));
-                    i += 3;
-                } else if line[i] == b'\\' && i + 1 < n {
-                    i += 1;
-                    cur.push(match line[i] {
-                        b'n' => b'\n',
-                        b'r' => b'\r',
-                        b't' => b'\t',
-                        b'b' => 8,
-                        b'a' => 7,
-                        c => c,
-                    });
-                } else if line[i] == b'"' {
-                    if i + 1 < n && !is_c_space(line[i + 1]) {
-                        return None;
-                    }
-                    i += 1;
-                    break;
-                } else {
-                    cur.push(line[i]);
-                }
-            } else if in_sq {
-                if i >= n {
-                    return None;
-                }
-                if line[i] == b'\\' && i + 1 < n && line[i + 1] == b'\'' {
-                    i += 1;
-                    cur.push(b'\'');
-                } else if line[i] == b'\'' {
+                if let Some((byte, len)) = unescape(&line[i..n], q) {
+                    cur.push(byte);
+                    i += len - 1;
+                } else if line[i] == q {
                     if i + 1 < n && !is_c_space(line[i + 1]) {
                         return None;
                     }
@@ -398,14 +367,37 @@ pub fn split_args(line: &[u8]) -> Option<Vec<Vec<u8>>> {
                 }
                 match line[i] {
                     b' ' | b'\n' | b'\r' | b'\t' | 0 => break,
-                    b'"' => in_dq = true,
-                    b'\'' => in_sq = true,
+                    q @ (b'"' | b'\'') => quote = Some(q),
                     c => cur.push(c),
                 }
             }
             i += 1;
         }
         args.push(cur);
+    }
+}
+
+/// An escape at the start of `s` inside a `quote`d argument: the byte it
+/// stands for and its length. Double quotes know `\xHH` and C's letter
+/// escapes (any other byte stands for itself), single quotes only `\'`.
+fn unescape(s: &[u8], quote: u8) -> Option<(u8, usize)> {
+    match (quote, s) {
+        (b'"', [b'\\', b'x', h, l, ..]) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => {
+            Some((hex(*h) * 16 + hex(*l), 4))
+        }
+        (b'"', [b'\\', c, ..]) => {
+            let byte = match c {
+                b'n' => b'\n',
+                b'r' => b'\r',
+                b't' => b'\t',
+                b'b' => 8,
+                b'a' => 7,
+                c => *c,
+            };
+            Some((byte, 2))
+        }
+        (b'\'', [b'\\', b'\'', ..]) => Some((b'\'', 2)),
+        _ => None,
     }
 }
 
