@@ -11,7 +11,7 @@ use super::args::{count_arg, opt_is, positive_long_arg, range_long_arg, SYNTAX};
 use super::random::{sample_indices, too_many_random, MAX_RANDOM_REPLY};
 use super::scan::{cursor_arg, scan_opts, scan_reply, scan_steps};
 use super::table::{commands, Command, Ctx};
-use super::typed::{peek, peek_with_rng, update, WRONGTYPE};
+use super::typed::{peek, peek_with_rng, remove_each, update, WRONGTYPE};
 use crate::keyspace::object::Value;
 use crate::keyspace::types::set::{Member, Set, SetLimits};
 use crate::proto::resp::{parse_i64, Frame};
@@ -133,15 +133,7 @@ fn srem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     let db = ctx.db();
     let (deleted, emptied) = update_set(ctx.srv, db, &args[1], |s, _| {
-        let mut deleted = 0i64;
-        for m in &args[2..] {
-            if s.remove(m) {
-                deleted += 1;
-                if s.is_empty() {
-                    break;
-                }
-            }
-        }
+        let deleted = remove_each(s, &args[2..], Set::remove, Set::is_empty);
         ((deleted, s.is_empty()), deleted > 0)
     });
     if emptied {
