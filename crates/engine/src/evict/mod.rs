@@ -318,7 +318,7 @@ mod tests {
     fn fill(engine: &mut crate::Engine, n: usize, ttl: bool) {
         let srv = engine.server_mut();
         for i in 0..n {
-            let key = format!("key:{i:05}").into_bytes();
+            let key = key(i);
             let v = crate::keyspace::object::Value::String(
                 crate::keyspace::object::RString::plain(vec![b'x'; 40]),
             );
@@ -328,6 +328,29 @@ mod tests {
                 srv.set_expire(0, &key, when);
             }
         }
+    }
+
+    fn key(i: usize) -> Vec<u8> {
+        format!("key:{i:05}").into_bytes()
+    }
+
+    /// Whether [`fill`]'s key `i` is still there.
+    fn present(srv: &Server, i: usize) -> bool {
+        srv.dbs[0].dict.contains(&key(i))
+    }
+
+    /// Reads key `i` as a client does, which touches its LRU/LFU field.
+    fn get(e: &mut crate::Engine, c: crate::ClientId, i: usize) {
+        e.execute(c, &[b"GET".to_vec(), key(i)]);
+    }
+
+    /// Sets maxmemory `below` bytes under what is used and runs a command,
+    /// which evicts: how many keys went.
+    fn squeeze(e: &mut crate::Engine, c: crate::ClientId, below: u64) -> usize {
+        let srv = e.server_mut();
+        srv.config.maxmemory = srv.used_memory() - below;
+        e.execute(c, &[b"PING".to_vec()]);
+        e.server().stats.evicted_keys as usize
     }
 
     fn limit(engine: &mut crate::Engine, policy: &str, extra: u64) {
@@ -345,7 +368,7 @@ mod tests {
         e.advance_by(100_000_000);
         // Touch the first half: their LRU field moves 100 s ahead.
         for i in 0..1000 {
-            e.execute(c, &[b"GET".to_vec(), format!("key:{i:05}").into_bytes()]);
+            get(&mut e, c, i);
         }
         e.server_mut().config.maxmemory -= 60_000;
         e.execute(c, &[b"PING".to_vec()]);
@@ -363,10 +386,7 @@ mod tests {
             "evicted {}",
             srv.stats.evicted_keys
         );
-        let survivors = |r: std::ops::Range<usize>| {
-            r.filter(|i| srv.dbs[0].dict.contains(format!("key:{i:05}").as_bytes()))
-                .count()
-        };
+        let survivors = |r: std::ops::Range<usize>| r.filter(|i| present(srv, *i)).count();
         // Sampling only approximates LRU, but touched keys must survive far more.
         assert!(
             survivors(0..1000) > 990,
@@ -407,9 +427,7 @@ mod tests {
         let srv = e.server();
         let evicted = srv.stats.evicted_keys as usize;
         assert!(evicted > 50);
-        let gone_early = (0..evicted)
-            .filter(|i| !srv.dbs[0].dict.contains(format!("key:{i:05}").as_bytes()))
-            .count();
+        let gone_early = (0..evicted).filter(|i| !present(srv, *i)).count();
         // Keys expiring soonest are the lowest-numbered ones. Sampling makes
         // the choice approximate, but far better than random, which would
         // hit evicted/500 of them.
@@ -428,17 +446,17 @@ mod tests {
         fill(&mut e, 200, false);
         // Read every key in reverse: key:00199 is now the least recent.
         for i in (0..200).rev() {
-            e.execute(c, &[b"GET".to_vec(), format!("key:{i:05}").into_bytes()]);
+            get(&mut e, c, i);
         }
-        let srv = e.server_mut();
-        srv.config.maxmemory = srv.used_memory() - 1_000;
-        e.execute(c, &[b"PING".to_vec()]);
-        let srv = e.server();
-        let evicted = srv.stats.evicted_keys as usize;
+        let evicted = squeeze(&mut e, c, 1_000);
         assert!(evicted > 5);
+        let srv = e.server();
         for i in 0..200 {
-            let present = srv.dbs[0].dict.contains(format!("key:{i:05}").as_bytes());
-            assert_eq!(present, i < 200 - evicted, "key {i}, {evicted} evicted");
+            assert_eq!(
+                present(srv, i),
+                i < 200 - evicted,
+                "key {i}, {evicted} evicted"
+            );
         }
     }
 
@@ -452,18 +470,13 @@ mod tests {
         // Key i gets i reads.
         for i in 0..100 {
             for _ in 0..i {
-                e.execute(c, &[b"GET".to_vec(), format!("key:{i:05}").into_bytes()]);
+                get(&mut e, c, i);
             }
         }
-        let srv = e.server_mut();
-        srv.config.maxmemory = srv.used_memory() - 1_000;
-        e.execute(c, &[b"PING".to_vec()]);
-        let srv = e.server();
-        let evicted = srv.stats.evicted_keys as usize;
+        let evicted = squeeze(&mut e, c, 1_000);
         assert!(evicted > 5);
-        let gone: Vec<usize> = (0..100)
-            .filter(|i| !srv.dbs[0].dict.contains(format!("key:{i:05}").as_bytes()))
-            .collect();
+        let srv = e.server();
+        let gone: Vec<usize> = (0..100).filter(|i| !present(srv, *i)).collect();
         assert_eq!(gone, (0..evicted).collect::<Vec<_>>());
 
         // LRM: the written-earlier half goes first even though it was read later.
@@ -474,24 +487,18 @@ mod tests {
         fill(&mut e, 400, false);
         e.advance_by(100_000_000);
         for i in 200..400 {
-            let k = format!("key:{i:05}").into_bytes();
-            e.execute(c, &[b"SET".to_vec(), k, b"y".repeat(40)]);
+            e.execute(c, &[b"SET".to_vec(), key(i), b"y".repeat(40)]);
         }
         e.advance_by(100_000_000);
         for i in 0..200 {
-            e.execute(c, &[b"GET".to_vec(), format!("key:{i:05}").into_bytes()]);
+            get(&mut e, c, i);
         }
-        let srv = e.server_mut();
-        srv.config.maxmemory = srv.used_memory() - 8_000;
-        e.execute(c, &[b"PING".to_vec()]);
+        squeeze(&mut e, c, 8_000);
         while e.server().evict.proc_running {
             e.before_sleep();
         }
         let srv = e.server();
-        let alive = |r: std::ops::Range<usize>| {
-            r.filter(|i| srv.dbs[0].dict.contains(format!("key:{i:05}").as_bytes()))
-                .count()
-        };
+        let alive = |r: std::ops::Range<usize>| r.filter(|i| present(srv, *i)).count();
         assert!(srv.stats.evicted_keys > 50);
         assert_eq!(alive(200..400), 200, "recently written keys survive");
     }
