@@ -664,12 +664,8 @@ impl<'h> Interp<'h> {
             BinOp::Mod => "__mod",
             _ => "__pow",
         };
-        let mut h = self.metamethod(&a, event);
-        if h.is_nil() {
-            h = self.metamethod(&b, event);
-        }
-        if !h.is_nil() {
-            return Ok(first(self.call(&h, vec![a, b])?));
+        if let Some(v) = self.call_bin_tm(&a, &b, event)? {
+            return Ok(v);
         }
         let (bad, e) = if a.to_num().is_none() {
             (&a, &exprs.0)
@@ -688,12 +684,8 @@ impl<'h> Interp<'h> {
             s.extend_from_slice(&y);
             return Ok(Value::str(s));
         }
-        let mut h = self.metamethod(&a, "__concat");
-        if h.is_nil() {
-            h = self.metamethod(&b, "__concat");
-        }
-        if !h.is_nil() {
-            return Ok(first(self.call(&h, vec![a, b])?));
+        if let Some(v) = self.call_bin_tm(&a, &b, "__concat")? {
+            return Ok(v);
         }
         let (bad, e) = if matches!(a, Value::Str(_) | Value::Num(_)) {
             (&b, &exprs.1)
@@ -702,6 +694,19 @@ impl<'h> Interp<'h> {
         };
         let desc = self.describe(f, e);
         Err(self.type_error("concatenate", &desc, bad))
+    }
+
+    /// `call_binTM`: the first operand's `event` metamethod, else the
+    /// second's, called with both; `None` when neither has one.
+    fn call_bin_tm(&mut self, a: &Value, b: &Value, event: &str) -> R<Option<Value>> {
+        let mut h = self.metamethod(a, event);
+        if h.is_nil() {
+            h = self.metamethod(b, event);
+        }
+        if h.is_nil() {
+            return Ok(None);
+        }
+        Ok(Some(first(self.call(&h, vec![a.clone(), b.clone()])?)))
     }
 
     /// `==` with `__eq` for two tables sharing the metamethod.

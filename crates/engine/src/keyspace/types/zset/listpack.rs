@@ -81,24 +81,19 @@ impl Listpack {
         !r.never() && r.min_ok(last.1, &last.0) && r.max_ok(first.1, &first.0)
     }
 
-    /// `zzlFirstInRange` (or `zzlFirstInLexRange`): a linear walk, so the
-    /// answer over mixed scores is Redis' too.
-    pub(super) fn first_in(&self, r: &Bounds<impl End>) -> Option<usize> {
+    /// `zzlFirstInRange` or, if `last`, `zzlLastInRange` (and their lex
+    /// twins): linear walks, so the answer over mixed scores is Redis' too.
+    pub(super) fn edge_in(&self, r: &Bounds<impl End>, last: bool) -> Option<usize> {
         if !self.overlaps(r) {
             return None;
         }
-        let i = self.entries.iter().position(|(m, s)| r.min_ok(*s, m))?;
+        let mut entries = self.entries.iter();
+        let i = if last {
+            entries.rposition(|(m, s)| r.max_ok(*s, m))
+        } else {
+            entries.position(|(m, s)| r.min_ok(*s, m))
+        }?;
         let (m, s) = &self.entries[i];
-        r.max_ok(*s, m).then_some(i)
-    }
-
-    /// `zzlLastInRange` (or `zzlLastInLexRange`).
-    pub(super) fn last_in(&self, r: &Bounds<impl End>) -> Option<usize> {
-        if !self.overlaps(r) {
-            return None;
-        }
-        let i = self.entries.iter().rposition(|(m, s)| r.max_ok(*s, m))?;
-        let (m, s) = &self.entries[i];
-        r.min_ok(*s, m).then_some(i)
+        r.contains(*s, m).then_some(i)
     }
 }

@@ -349,10 +349,8 @@ impl ZSet {
     /// Where a range walk starts: the first (or, reversed, last) element in range.
     fn range_start(&self, r: &Bounds<impl End>, reverse: bool) -> Option<Pos> {
         match self {
-            ZSet::Listpack(lp) if reverse => lp.last_in(r).map(Pos::Lp),
-            ZSet::Listpack(lp) => lp.first_in(r).map(Pos::Lp),
-            ZSet::Skiplist(z) if reverse => z.last_in(r).map(Pos::Sl),
-            ZSet::Skiplist(z) => z.first_in(r).map(Pos::Sl),
+            ZSet::Listpack(lp) => lp.edge_in(r, reverse).map(Pos::Lp),
+            ZSet::Skiplist(z) => z.edge_in(r, reverse).map(Pos::Sl),
         }
     }
 
@@ -429,7 +427,7 @@ impl ZSet {
     /// lex count can even be negative, as Redis' unsigned arithmetic shows).
     pub fn count_in(&self, r: &Bounds<impl End>) -> i64 {
         match self {
-            ZSet::Listpack(lp) => match lp.first_in(r) {
+            ZSet::Listpack(lp) => match lp.edge_in(r, false) {
                 None => 0,
                 Some(i) => lp.entries[i..]
                     .iter()
@@ -437,12 +435,12 @@ impl ZSet {
                     .count() as i64,
             },
             ZSet::Skiplist(z) => {
-                let Some(first) = z.first_in(r) else {
+                let Some(first) = z.edge_in(r, false) else {
                     return 0;
                 };
                 let len = z.zsl.len() as i64;
                 let mut count = len - (z.rank_of(first) as i64 - 1);
-                if let Some(last) = z.last_in(r) {
+                if let Some(last) = z.edge_in(r, true) {
                     count -= len - z.rank_of(last) as i64;
                 }
                 count
@@ -467,7 +465,7 @@ impl ZSet {
     /// ZREMRANGEBYSCORE and ZREMRANGEBYLEX.
     pub fn remove_in(&mut self, r: &Bounds<impl End>) -> usize {
         match self {
-            ZSet::Listpack(lp) => match lp.first_in(r) {
+            ZSet::Listpack(lp) => match lp.edge_in(r, false) {
                 None => 0,
                 Some(i) => {
                     let n = lp.entries[i..]

@@ -73,22 +73,25 @@ impl End for LexItem {
 impl<T: End> Bounds<T> {
     /// The entry is not below the start (`zslValueGteMin`, `zslLexValueGteMin`).
     pub fn min_ok(&self, score: f64, member: &[u8]) -> bool {
-        let c = T::entry_cmp(score, member, &self.min);
-        if self.minex {
-            c == Some(Ordering::Greater)
-        } else {
-            matches!(c, Some(Ordering::Greater | Ordering::Equal))
-        }
+        within(
+            T::entry_cmp(score, member, &self.min),
+            Ordering::Greater,
+            self.minex,
+        )
     }
 
     /// The entry is not past the end (`zslValueLteMax`, `zslLexValueLteMax`).
     pub fn max_ok(&self, score: f64, member: &[u8]) -> bool {
-        let c = T::entry_cmp(score, member, &self.max);
-        if self.maxex {
-            c == Some(Ordering::Less)
-        } else {
-            matches!(c, Some(Ordering::Less | Ordering::Equal))
-        }
+        within(
+            T::entry_cmp(score, member, &self.max),
+            Ordering::Less,
+            self.maxex,
+        )
+    }
+
+    /// The entry is inside the range.
+    pub fn contains(&self, score: f64, member: &[u8]) -> bool {
+        self.min_ok(score, member) && self.max_ok(score, member)
     }
 
     /// Ranges that are empty whatever the set holds.
@@ -96,6 +99,13 @@ impl<T: End> Bounds<T> {
         let c = T::ends_cmp(&self.min, &self.max);
         c == Some(Ordering::Greater) || (c == Some(Ordering::Equal) && (self.minex || self.maxex))
     }
+}
+
+/// Whether a value comparing `c` with an end lies on the range's side of it
+/// (`inside`: `Greater` for the start, `Less` for the end), where an
+/// `exclusive` end does not admit the end itself.
+fn within(c: Option<Ordering>, inside: Ordering, exclusive: bool) -> bool {
+    c == Some(inside) || (!exclusive && c == Some(Ordering::Equal))
 }
 
 /// ZADD's input flags (`ZADD_IN_*`).

@@ -98,23 +98,19 @@ impl Sorted {
             && r.max_ok(zsl.score(first), zsl.member(first))
     }
 
-    /// `zslFirstInRange` (or `zslFirstInLexRange`): the skiplist search, so
-    /// over mixed scores a lex answer depends on the levels, as in Redis.
-    pub(super) fn first_in(&self, r: &Bounds<impl End>) -> Option<u32> {
+    /// `zslFirstInRange` or, if `last`, `zslLastInRange` (and their lex
+    /// twins): the skiplist search, so over mixed scores a lex answer
+    /// depends on the levels, as in Redis.
+    pub(super) fn edge_in(&self, r: &Bounds<impl End>, last: bool) -> Option<u32> {
         if !self.overlaps(r) {
             return None;
         }
-        let x = self.zsl.next(self.zsl.walk_while(|s, m| !r.min_ok(s, m)))?;
-        r.max_ok(self.zsl.score(x), self.zsl.member(x)).then_some(x)
-    }
-
-    /// `zslLastInRange` (or `zslLastInLexRange`).
-    pub(super) fn last_in(&self, r: &Bounds<impl End>) -> Option<u32> {
-        if !self.overlaps(r) {
-            return None;
-        }
-        let x = self.zsl.walk_while(|s, m| r.max_ok(s, m));
-        (x != HEAD && r.min_ok(self.zsl.score(x), self.zsl.member(x))).then_some(x)
+        let x = if last {
+            self.zsl.walk_while(|s, m| r.max_ok(s, m))
+        } else {
+            self.zsl.next(self.zsl.walk_while(|s, m| !r.min_ok(s, m)))?
+        };
+        (x != HEAD && r.contains(self.zsl.score(x), self.zsl.member(x))).then_some(x)
     }
 
     /// 1-based rank of node `x`.
