@@ -624,17 +624,35 @@ mod tests {
     #[test]
     fn doubles_format_like_redis() {
         // Redis 7.2 replies (7.0 printed "%.17g": 1e+17, 1.0000000000000001e-05).
-        assert_eq!(fmt_double(1.5), "1.5");
-        assert_eq!(fmt_double(100.0), "100");
-        assert_eq!(fmt_double(1e17), "100000000000000000");
-        assert_eq!(fmt_double(0.0001), "0.0001");
-        assert_eq!(fmt_double(0.00001), "0.00001");
-        assert_eq!(fmt_double(1e-7), "1e-7");
-        assert_eq!(fmt_double(-2.5e-10), "-2.5e-10");
-        assert_eq!(fmt_double(5e18), "5e+18");
-        assert_eq!(fmt_double(-0.0), "-0");
-        assert_eq!(fmt_double(f64::INFINITY), "inf");
-        assert_eq!(fmt_double(f64::NEG_INFINITY), "-inf");
+        let printed = [
+            1.5,
+            100.0,
+            1e17,
+            1e-4,
+            1e-5,
+            1e-7,
+            -2.5e-10,
+            5e18,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        assert_eq!(
+            printed.map(fmt_double),
+            [
+                "1.5",
+                "100",
+                "100000000000000000",
+                "0.0001",
+                "0.00001",
+                "1e-7",
+                "-2.5e-10",
+                "5e+18",
+                "-0",
+                "inf",
+                "-inf",
+            ]
+        );
         assert_eq!(Frame::Double(1.1).to_bytes(3), b",1.1\r\n");
         assert_eq!(Frame::Double(1.1).to_bytes(2), b"$3\r\n1.1\r\n");
     }
@@ -642,10 +660,9 @@ mod tests {
     #[test]
     fn string2ll_rules() {
         assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
-        assert_eq!(parse_i64(b"9223372036854775808"), None);
-        assert_eq!(parse_i64(b"01"), None);
-        assert_eq!(parse_i64(b"+1"), None);
-        assert_eq!(parse_i64(b" 1"), None);
-        assert_eq!(parse_i64(b"-0"), None);
+        // Past the range, and what strtoll would take but is not canonical.
+        for bad in [&b"9223372036854775808"[..], b"01", b"+1", b" 1", b"-0"] {
+            assert_eq!(parse_i64(bad), None, "{bad:?}");
+        }
     }
 }
