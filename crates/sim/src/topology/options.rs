@@ -71,6 +71,30 @@ impl Default for TopoOptions {
     }
 }
 
+impl TopoOptions {
+    /// Options off their defaults wherever a link carries them (the seed
+    /// aside), so that the tests of every link, here and in the page, can
+    /// check that none is lost on the way.
+    pub fn all_changed() -> TopoOptions {
+        TopoOptions {
+            replicas: 4,
+            sentinels: 5,
+            quorum: 3,
+            down_after_ms: 1500,
+            failover_timeout_ms: 20_000,
+            link_latency_ms: 7.5,
+            latencies_ms: vec![20.0, 2.0, 80.0],
+            writes_per_sec: 200.0,
+            wait: 1,
+            appendfsync: "no".into(),
+            min_replicas_to_write: 1,
+            repl_backlog_size: 65_536,
+            priorities: vec![100, 200, 0],
+            ..TopoOptions::default()
+        }
+    }
+}
+
 /// Which field of [`TopoOptions`] an option sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Field {
@@ -474,22 +498,7 @@ mod tests {
 
     #[test]
     fn every_option_survives_a_link_and_defaults_stay_out() {
-        let all = TopoOptions {
-            replicas: 4,
-            sentinels: 5,
-            quorum: 3,
-            down_after_ms: 1500,
-            failover_timeout_ms: 20_000,
-            link_latency_ms: 7.5,
-            latencies_ms: vec![20.0, 2.0, 80.0],
-            writes_per_sec: 200.0,
-            wait: 1,
-            appendfsync: "no".into(),
-            min_replicas_to_write: 1,
-            repl_backlog_size: 65_536,
-            priorities: vec![100, 200, 0],
-            ..TopoOptions::default()
-        };
+        let all = TopoOptions::all_changed();
         let q = options_query(&all);
         assert!(q.contains("&lats=20%2C2%2C80"), "{q}");
         let (back, problems) = read(&q);
