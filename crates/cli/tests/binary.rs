@@ -5,12 +5,9 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-fn redsim(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_redsim"))
-        .args(args)
-        .output()
-        .expect("the redsim binary runs")
-}
+mod common;
+
+use common::{fails, redsim};
 
 #[test]
 fn help_and_version() {
@@ -35,29 +32,20 @@ fn help_and_version() {
     assert!(String::from_utf8_lossy(&out.stdout).contains(redsim_engine::REDIS_VERSION));
 
     // No command: usage on stderr, and a usage error code.
-    let out = redsim(&[]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("Usage:"));
-    let out = redsim(&["serve"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown command 'serve'"));
+    assert!(fails(&[], 2).contains("Usage:"));
+    assert!(fails(&["serve"], 2).contains("unknown command 'serve'"));
 }
 
 #[test]
 fn bad_options_exit_non_zero_with_redis_style_message() {
-    let out = redsim(&["server", "--foo", "bar"]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = fails(&["server", "--foo", "bar"], 1);
     assert!(err.contains("*** FATAL CONFIG ERROR"), "{err}");
     assert!(
         err.contains(">>> 'foo \"bar\"'\nBad directive or wrong number of arguments"),
         "{err}"
     );
-    assert!(out.stdout.is_empty(), "nothing starts");
 
-    let out = redsim(&["server", "--hz", "abc"]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = fails(&["server", "--hz", "abc"], 1);
     assert!(
         err.contains("argument couldn't be parsed into an integer"),
         "{err}"
@@ -68,9 +56,7 @@ fn bad_options_exit_non_zero_with_redis_style_message() {
 fn port_already_in_use_is_reported() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port().to_string();
-    let out = redsim(&["server", "--port", &port]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = fails(&["server", "--port", &port], 1);
     assert!(
         err.contains("Could not create server TCP listening socket"),
         "{err}"

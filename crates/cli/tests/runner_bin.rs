@@ -1,13 +1,8 @@
 //! `redsim scenarios` and `redsim run` as a user runs them: exit codes and messages for bad usage, help, and a listing.
 
-use std::process::Command;
+mod common;
 
-fn redsim(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_redsim"))
-        .args(args)
-        .output()
-        .expect("the redsim binary runs")
-}
+use common::{fails, redsim};
 
 #[test]
 fn bad_usage_exits_2_with_a_message() {
@@ -23,12 +18,9 @@ fn bad_usage_exits_2_with_a_message() {
         ),
         (&["scenarios", "--yaml"][..], "unknown option '--yaml'"),
     ] {
-        let out = redsim(args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = fails(args, 2);
         assert!(err.contains(want), "{args:?}: {err}");
         assert!(err.contains("--help')"), "{err}");
-        assert!(out.stdout.is_empty());
     }
 }
 
