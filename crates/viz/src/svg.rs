@@ -282,20 +282,13 @@ mod tests {
 
     #[test]
     fn numbers_and_times_read_well() {
-        assert_eq!(num(0.0), "0");
-        assert_eq!(num(12.5), "12.5");
-        assert_eq!(num(0.1234), "0.123");
-        assert_eq!(num(25000.0), "25k");
-        assert_eq!(num(1_500_000.0), "1.5M");
-        assert_eq!(num(f64::NAN), "–");
-        assert_eq!(time(250), "250 µs");
-        assert_eq!(time(1_500), "1.5 ms");
-        assert_eq!(time(2_000_000), "2 s");
-        assert_eq!(time_exact(305_120), "305.12 ms");
-        assert_eq!(time_exact(2_000), "2 ms");
-        assert_eq!(time_exact(12_000_250), "12.00025 s");
-        assert_eq!(px(1.25), "1.3");
-        assert_eq!(px(f64::INFINITY), "0");
+        let nums = [0.0, 12.5, 0.1234, 25000.0, 1_500_000.0, f64::NAN];
+        assert_eq!(nums.map(num), ["0", "12.5", "0.123", "25k", "1.5M", "–"]);
+        let times = [250, 1_500, 2_000_000];
+        assert_eq!(times.map(time), ["250 µs", "1.5 ms", "2 s"]);
+        let exact = [305_120, 2_000, 12_000_250];
+        assert_eq!(exact.map(time_exact), ["305.12 ms", "2 ms", "12.00025 s"]);
+        assert_eq!([1.25, f64::INFINITY].map(px), ["1.3", "0"]);
     }
 
     #[test]
