@@ -353,18 +353,36 @@ mod tests {
         e.server().stats.evicted_keys as usize
     }
 
-    fn limit(engine: &mut crate::Engine, policy: &str, extra: u64) {
+    /// An engine holding `n` keys (with TTLs if `ttl`), then put under
+    /// `policy` with maxmemory at what they use: the next write has to evict.
+    fn full(seed: u64, n: usize, ttl: bool, policy: &str) -> (crate::Engine, crate::ClientId) {
+        let mut e = crate::Engine::new(seed);
+        let c = e.connect("t");
+        fill(&mut e, n, ttl);
+        let used = e.server().used_memory();
+        limit(&mut e, policy, used);
+        (e, c)
+    }
+
+    /// An engine under `policy` holding `n` keys without a memory limit yet,
+    /// for tests that read keys before they [`squeeze`].
+    fn unlimited(seed: u64, n: usize, policy: &str) -> (crate::Engine, crate::ClientId) {
+        let mut e = crate::Engine::new(seed);
+        let c = e.connect("t");
+        limit(&mut e, policy, 0);
+        fill(&mut e, n, false);
+        (e, c)
+    }
+
+    fn limit(engine: &mut crate::Engine, policy: &str, maxmemory: u64) {
         let srv = engine.server_mut();
-        srv.config.maxmemory = srv.used_memory() + extra;
+        srv.config.maxmemory = maxmemory;
         srv.config.set_initial("maxmemory-policy", policy).unwrap();
     }
 
     #[test]
     fn approximated_lru_keeps_recently_used_keys() {
-        let mut e = crate::Engine::new(11);
-        let c = e.connect("t");
-        fill(&mut e, 2000, false);
-        limit(&mut e, "allkeys-lru", 0);
+        let (mut e, c) = full(11, 2000, false, "allkeys-lru");
         e.advance_by(100_000_000);
         // Touch the first half: their LRU field moves 100 s ahead.
         for i in 0..1000 {
@@ -404,10 +422,7 @@ mod tests {
             "volatile-ttl",
             "volatile-random",
         ] {
-            let mut e = crate::Engine::new(3);
-            let c = e.connect("t");
-            fill(&mut e, 100, false);
-            limit(&mut e, policy, 0);
+            let (mut e, c) = full(3, 100, false, policy);
             e.server_mut().config.maxmemory -= 1;
             let r = e.execute(c, &[b"GET".to_vec(), b"key:00001".to_vec()]);
             assert!(!r.is_error(), "{policy}: reads still work");
@@ -417,10 +432,7 @@ mod tests {
 
     #[test]
     fn volatile_ttl_evicts_the_nearest_expiry_first() {
-        let mut e = crate::Engine::new(5);
-        let c = e.connect("t");
-        fill(&mut e, 500, true);
-        limit(&mut e, "volatile-ttl", 0);
+        let (mut e, c) = full(5, 500, true, "volatile-ttl");
         e.server_mut().config.maxmemory -= 20_000;
         e.execute(c, &[b"PING".to_vec()]);
         e.before_sleep();
@@ -439,11 +451,7 @@ mod tests {
 
     #[test]
     fn exact_lru_evicts_exactly_the_least_recently_used() {
-        let mut e = crate::Engine::new(9);
-        let c = e.connect("t");
-        limit(&mut e, "exact-lru", 0);
-        e.server_mut().config.maxmemory = 0;
-        fill(&mut e, 200, false);
+        let (mut e, c) = unlimited(9, 200, "exact-lru");
         // Read every key in reverse: key:00199 is now the least recent.
         for i in (0..200).rev() {
             get(&mut e, c, i);
@@ -462,11 +470,7 @@ mod tests {
 
     #[test]
     fn exact_lfu_evicts_the_fewest_accesses_and_lrm_ignores_reads() {
-        let mut e = crate::Engine::new(9);
-        let c = e.connect("t");
-        limit(&mut e, "exact-lfu", 0);
-        e.server_mut().config.maxmemory = 0;
-        fill(&mut e, 100, false);
+        let (mut e, c) = unlimited(9, 100, "exact-lfu");
         // Key i gets i reads.
         for i in 0..100 {
             for _ in 0..i {
@@ -480,11 +484,7 @@ mod tests {
         assert_eq!(gone, (0..evicted).collect::<Vec<_>>());
 
         // LRM: the written-earlier half goes first even though it was read later.
-        let mut e = crate::Engine::new(9);
-        let c = e.connect("t");
-        limit(&mut e, "allkeys-lrm", 0);
-        e.server_mut().config.maxmemory = 0;
-        fill(&mut e, 400, false);
+        let (mut e, c) = unlimited(9, 400, "allkeys-lrm");
         e.advance_by(100_000_000);
         for i in 200..400 {
             e.execute(c, &[b"SET".to_vec(), key(i), b"y".repeat(40)]);
