@@ -518,9 +518,37 @@ impl<'h> Interp<'h> {
         pair: &(Expr, Expr),
         line: u32,
     ) -> R<Value> {
+        use BinOp::*;
         let a = self.eval(f, &pair.0)?;
         let b = self.eval(f, &pair.1)?;
-        self.binary(f, op, a, b, pair, line)
+        if let (Value::Num(x), Value::Num(y)) = (&a, &b) {
+            let (x, y) = (*x, *y);
+            return Ok(match op {
+                Add | Sub | Mul | Div | Mod | Pow => Value::Num(arith_num(op, x, y)),
+                Eq => Value::Bool(x == y),
+                Ne => Value::Bool(x != y),
+                Lt => Value::Bool(x < y),
+                Le => Value::Bool(x <= y),
+                Gt => Value::Bool(x > y),
+                Ge => Value::Bool(x >= y),
+                Concat => {
+                    let mut s = fmt_num(x).into_bytes();
+                    s.extend_from_slice(fmt_num(y).as_bytes());
+                    Value::str(s)
+                }
+            });
+        }
+        self.line = line;
+        match op {
+            Add | Sub | Mul | Div | Mod | Pow => self.arith(f, op, a, b, pair),
+            Concat => self.concat(f, a, b, pair),
+            Eq => Ok(Value::Bool(self.equals(&a, &b)?)),
+            Ne => Ok(Value::Bool(!self.equals(&a, &b)?)),
+            Lt => Ok(Value::Bool(self.less(&a, &b, false)?)),
+            Le => Ok(Value::Bool(self.less(&a, &b, true)?)),
+            Gt => Ok(Value::Bool(self.less(&b, &a, false)?)),
+            Ge => Ok(Value::Bool(self.less(&b, &a, true)?)),
+        }
     }
 
     #[inline(never)]
@@ -603,46 +631,6 @@ impl<'h> Interp<'h> {
         self.burn(positional.len() as u64 / 16)?;
         t.set_list(positional);
         Ok(Table::value(t))
-    }
-
-    fn binary(
-        &mut self,
-        f: &mut Activation,
-        op: BinOp,
-        a: Value,
-        b: Value,
-        exprs: &(Expr, Expr),
-        line: u32,
-    ) -> R<Value> {
-        use BinOp::*;
-        if let (Value::Num(x), Value::Num(y)) = (&a, &b) {
-            let (x, y) = (*x, *y);
-            return Ok(match op {
-                Add | Sub | Mul | Div | Mod | Pow => Value::Num(arith_num(op, x, y)),
-                Eq => Value::Bool(x == y),
-                Ne => Value::Bool(x != y),
-                Lt => Value::Bool(x < y),
-                Le => Value::Bool(x <= y),
-                Gt => Value::Bool(x > y),
-                Ge => Value::Bool(x >= y),
-                Concat => {
-                    let mut s = fmt_num(x).into_bytes();
-                    s.extend_from_slice(fmt_num(y).as_bytes());
-                    Value::str(s)
-                }
-            });
-        }
-        self.line = line;
-        match op {
-            Add | Sub | Mul | Div | Mod | Pow => self.arith(f, op, a, b, exprs),
-            Concat => self.concat(f, a, b, exprs),
-            Eq => Ok(Value::Bool(self.equals(&a, &b)?)),
-            Ne => Ok(Value::Bool(!self.equals(&a, &b)?)),
-            Lt => Ok(Value::Bool(self.less(&a, &b, false)?)),
-            Le => Ok(Value::Bool(self.less(&a, &b, true)?)),
-            Gt => Ok(Value::Bool(self.less(&b, &a, false)?)),
-            Ge => Ok(Value::Bool(self.less(&b, &a, true)?)),
-        }
     }
 
     fn arith(
