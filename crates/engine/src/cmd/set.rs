@@ -682,34 +682,21 @@ mod tests {
         run(&mut e, c, &["SADD", "lp", "b", "3", "1", "a"]);
         run(&mut e, c, &["SADD", "lp2", "3", "1", "b", "a"]);
         run(&mut e, c, &["SADD", "is", "9", "2"]);
-        assert_eq!(
-            bulks(&run(&mut e, c, &["SMEMBERS", "lp"])),
-            ["b", "3", "1", "a"]
-        );
-        assert_eq!(
-            bulks(&run(&mut e, c, &["SUNION", "lp"])),
-            ["b", "3", "1", "a"]
-        );
-        assert_eq!(
-            bulks(&run(&mut e, c, &["SUNION", "lp2"])),
-            ["1", "3", "b", "a"]
-        );
+        let orders: [(&[&str], [&str; 4]); 6] = [
+            (&["SMEMBERS", "lp"], ["b", "3", "1", "a"]),
+            (&["SUNION", "lp"], ["b", "3", "1", "a"]),
+            (&["SUNION", "lp2"], ["1", "3", "b", "a"]),
+            (&["SDIFF", "lp2", "is"], ["1", "3", "b", "a"]),
+            (&["SINTER", "lp2", "lp"], ["1", "3", "b", "a"]),
+            // Equal sizes: the first key named is walked.
+            (&["SINTER", "lp", "lp2"], ["b", "3", "1", "a"]),
+        ];
+        for (args, want) in orders {
+            assert_eq!(bulks(&run(&mut e, c, args)), want, "{args:?}");
+        }
         assert_eq!(
             bulks(&run(&mut e, c, &["SUNION", "is", "lp2"])),
             ["1", "2", "3", "9", "b", "a"]
-        );
-        assert_eq!(
-            bulks(&run(&mut e, c, &["SDIFF", "lp2", "is"])),
-            ["1", "3", "b", "a"]
-        );
-        assert_eq!(
-            bulks(&run(&mut e, c, &["SINTER", "lp2", "lp"])),
-            ["1", "3", "b", "a"]
-        );
-        // Equal sizes: the first key named is walked.
-        assert_eq!(
-            bulks(&run(&mut e, c, &["SINTER", "lp", "lp2"])),
-            ["b", "3", "1", "a"]
         );
         // SPOP of the whole set replies in the union's order and deletes it.
         assert_eq!(

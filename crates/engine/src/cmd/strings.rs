@@ -624,31 +624,28 @@ mod tests {
     #[test]
     fn incrbyfloat_formatting() {
         let (mut e, c) = engine(1);
-        replies(
-            &mut e,
-            c,
-            &[
-                (&["SET", "k", "10.50"], Frame::ok()),
-                (&["INCRBYFLOAT", "k", "0.1"], Frame::bulk("10.6")),
-                (&["INCRBYFLOAT", "k", "-5"], Frame::bulk("5.6")),
-                (&["SET", "k", "5.0e3"], Frame::ok()),
-                (&["INCRBYFLOAT", "k", "2.0e2"], Frame::bulk("5200")),
-                (&["INCRBYFLOAT", "p", "0.1"], Frame::bulk("0.1")),
-                (&["INCRBYFLOAT", "p", "0.2"], Frame::bulk("0.3")),
-                (
-                    &["INCRBYFLOAT", "q", "10000000000.1"],
-                    Frame::bulk("10000000000.09999999962747097"),
-                ),
-                (
-                    &["INCRBYFLOAT", "p", "inf"],
-                    Frame::err("ERR increment would produce NaN or Infinity"),
-                ),
-                (
-                    &["INCRBYFLOAT", "p", "1 "],
-                    Frame::err("ERR value is not a valid float"),
-                ),
-            ],
-        );
+        let script: &[(&[&str], Frame)] = &[
+            (&["SET", "k", "10.50"], Frame::ok()),
+            (&["INCRBYFLOAT", "k", "0.1"], Frame::bulk("10.6")),
+            (&["INCRBYFLOAT", "k", "-5"], Frame::bulk("5.6")),
+            (&["SET", "k", "5.0e3"], Frame::ok()),
+            (&["INCRBYFLOAT", "k", "2.0e2"], Frame::bulk("5200")),
+            (&["INCRBYFLOAT", "p", "0.1"], Frame::bulk("0.1")),
+            (&["INCRBYFLOAT", "p", "0.2"], Frame::bulk("0.3")),
+            (
+                &["INCRBYFLOAT", "q", "10000000000.1"],
+                Frame::bulk("10000000000.09999999962747097"),
+            ),
+            (
+                &["INCRBYFLOAT", "p", "inf"],
+                Frame::err("ERR increment would produce NaN or Infinity"),
+            ),
+            (
+                &["INCRBYFLOAT", "p", "1 "],
+                Frame::err("ERR value is not a valid float"),
+            ),
+        ];
+        replies(&mut e, c, script);
     }
 
     #[test]
@@ -675,23 +672,20 @@ mod tests {
     fn set_expire_overflow() {
         let (mut e, c) = engine(1);
         let err = Frame::err("ERR invalid expire time in 'set' command");
-        replies(
-            &mut e,
-            c,
-            &[
-                (&["SET", "k", "v", "EX", "9223372036854775"], err.clone()),
-                (&["SET", "k", "v", "EX", "9223372036854776"], err.clone()),
-                (&["SET", "k", "v", "PX", "9223372036854775807"], err.clone()),
-                (&["SET", "k", "v", "EX", "0"], err),
-                (
-                    &["SET", "k", "v", "PXAT", "9223372036854775807"],
-                    Frame::ok(),
-                ),
-                (
-                    &["SETEX", "k", "-1", "v"],
-                    Frame::err("ERR invalid expire time in 'setex' command"),
-                ),
-            ],
-        );
+        let script: &[(&[&str], Frame)] = &[
+            (&["SET", "k", "v", "EX", "9223372036854775"], err.clone()),
+            (&["SET", "k", "v", "EX", "9223372036854776"], err.clone()),
+            (&["SET", "k", "v", "PX", "9223372036854775807"], err.clone()),
+            (&["SET", "k", "v", "EX", "0"], err),
+            (
+                &["SET", "k", "v", "PXAT", "9223372036854775807"],
+                Frame::ok(),
+            ),
+            (
+                &["SETEX", "k", "-1", "v"],
+                Frame::err("ERR invalid expire time in 'setex' command"),
+            ),
+        ];
+        replies(&mut e, c, script);
     }
 }

@@ -514,24 +514,23 @@ mod tests {
     #[test]
     fn bad_values_say_why() {
         let mut o = TopoOptions::default();
-        let err = |o: &mut TopoOptions, k: &str, v: &str| set_option(o, k, v).unwrap_err();
+        let bad = [
+            ("replicas", "9"),
+            ("fsync", "sometimes"),
+            ("latency", "x"),
+            ("lats", "20,x"),
+            ("seed", "abc"),
+        ];
         assert_eq!(
-            err(&mut o, "replicas", "9"),
-            "replicas '9' is not a whole number in 1..=4"
+            bad.map(|(k, v)| set_option(&mut o, k, v).unwrap_err()),
+            [
+                "replicas '9' is not a whole number in 1..=4",
+                "fsync 'sometimes' is not one of always|everysec|no|off",
+                "latency 'x' is not a number in 1..=500",
+                "lats '20,x': 'x' is not a number in 0..=1000",
+                "seed 'abc' is not a number",
+            ]
         );
-        assert_eq!(
-            err(&mut o, "fsync", "sometimes"),
-            "fsync 'sometimes' is not one of always|everysec|no|off"
-        );
-        assert_eq!(
-            err(&mut o, "latency", "x"),
-            "latency 'x' is not a number in 1..=500"
-        );
-        assert_eq!(
-            err(&mut o, "lats", "20,x"),
-            "lats '20,x': 'x' is not a number in 0..=1000"
-        );
-        assert_eq!(err(&mut o, "seed", "abc"), "seed 'abc' is not a number");
         assert_eq!(o, TopoOptions::default(), "bad values change nothing");
         assert_eq!(set_option(&mut o, "prio", " 100, 200 ,"), Ok(true));
         assert_eq!(o.priorities, vec![100, 200]);
