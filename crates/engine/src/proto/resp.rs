@@ -349,7 +349,11 @@ pub fn split_args(line: &[u8]) -> Option<Vec<Vec<u8>>> {
                 if i >= n {
                     return None;
                 }
-                if let Some((byte, len)) = unescape(&line[i..n], q) {
+                let escape = match line[i] {
+                    b'\\' => unescape(&line[i..n], q),
+                    _ => None,
+                };
+                if let Some((byte, len)) = escape {
                     cur.push(byte);
                     i += len - 1;
                 } else if line[i] == q {
@@ -377,9 +381,9 @@ pub fn split_args(line: &[u8]) -> Option<Vec<Vec<u8>>> {
     }
 }
 
-/// An escape at the start of `s` inside a `quote`d argument: the byte it
-/// stands for and its length. Double quotes know `\xHH` and C's letter
-/// escapes (any other byte stands for itself), single quotes only `\'`.
+/// An escape at the start of `s` (a backslash) inside a `quote`d argument:
+/// the byte it stands for and its length. Double quotes know `\xHH` and C's
+/// letter escapes (any other byte stands for itself), single quotes only `\'`.
 fn unescape(s: &[u8], quote: u8) -> Option<(u8, usize)> {
     match (quote, s) {
         (b'"', [b'\\', b'x', h, l, ..]) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => {
