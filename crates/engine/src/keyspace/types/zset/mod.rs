@@ -729,26 +729,21 @@ mod tests {
 
     #[test]
     fn lex_ranges_compare_like_sdscmplex() {
-        let r = LexRange {
-            min: LexItem::Min,
-            max: LexItem::Str(b"b".to_vec()),
-            minex: true,
-            maxex: false,
+        let lex = |min, max, minex, maxex| LexRange {
+            min,
+            max,
+            minex,
+            maxex,
         };
+        let r = lex(LexItem::Min, LexItem::Str(b"b".to_vec()), true, false);
         assert!(r.min_ok(0.0, b"") && r.max_ok(0.0, b"b") && !r.max_ok(0.0, b"ba"));
-        let never = LexRange {
-            min: LexItem::Max,
-            max: LexItem::Min,
-            minex: true,
-            maxex: true,
-        };
-        assert!(never.never());
-        let same = LexRange {
-            min: LexItem::Min,
-            max: LexItem::Min,
-            minex: true,
-            maxex: true,
-        };
-        assert!(same.never());
+        assert!(
+            lex(LexItem::Max, LexItem::Min, true, true).never(),
+            "+ to -"
+        );
+        assert!(
+            lex(LexItem::Min, LexItem::Min, true, true).never(),
+            "(- to (-"
+        );
     }
 }
