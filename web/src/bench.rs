@@ -57,40 +57,5 @@ fn run(w: &Workload, rounds: u32) -> String {
         Ok(m) => m,
         Err(msg) => return format!("{{\"error\":{:?}}}", msg),
     };
-    let base_rps = m.rows[0].requests_per_sec();
-    let results: Vec<String> = m
-        .rows
-        .iter()
-        .map(|row| {
-            let r = &row.replay;
-            format!(
-                "{{\"cache\":\"{}\",\"elapsed_ms\":{:.3},\"requests_per_sec\":{:.0},\"vs_baseline\":{:.4},\
-                 \"requests\":{},\"hits\":{},\"misses\":{},\"errors\":{},\"hit_ratio\":{:.6},\"keys_held\":{},\"evicted\":{}}}",
-                row.cache,
-                row.elapsed_ms,
-                row.requests_per_sec(),
-                row.requests_per_sec() / base_rps,
-                r.requests,
-                r.hits,
-                r.misses,
-                r.errors,
-                r.hit_ratio(),
-                r.keys_held,
-                r.evicted
-            )
-        })
-        .collect();
-    format!(
-        "{{\"platform\":\"wasm\",\"requests\":{},\"keys\":{},\"s\":{},\"seed\":{},\"capacity\":{},\
-         \"value_len\":{},\"trace_ms\":{:.3},\"rounds\":{},\"results\":[{}]}}",
-        w.requests,
-        w.keys,
-        w.s,
-        w.seed,
-        w.capacity(),
-        w.value_len,
-        m.trace_ms,
-        m.rounds,
-        results.join(",")
-    )
+    m.to_json(w, "wasm", true)
 }

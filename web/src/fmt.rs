@@ -41,17 +41,17 @@ mod tests {
 
     #[test]
     fn times_and_sizes_read_well() {
-        assert_eq!(fmt_clock(0), "0:00:00.000");
-        assert_eq!(fmt_clock(3_100_000), "0:00:03.100");
-        assert_eq!(fmt_clock(3_723_004_999), "1:02:03.004");
-        assert_eq!(fmt_ttl(4_250), "4.2s");
-        assert_eq!(fmt_ttl(-5), "0.0s");
-        assert_eq!(fmt_ttl(42_000), "42s");
-        assert_eq!(fmt_ttl(65_000), "1m 05s");
-        assert_eq!(fmt_ttl(7_380_000), "2h 03m");
-        assert_eq!(fmt_ttl(93_600_000), "1d 02h");
-        assert_eq!(fmt_bytes(900), "900 B");
-        assert_eq!(fmt_bytes(12_304), "12.0 KB");
-        assert_eq!(fmt_bytes(3 * 1024 * 1024 / 2), "1.5 MB");
+        let clocks = [0, 3_100_000, 3_723_004_999];
+        assert_eq!(
+            clocks.map(fmt_clock),
+            ["0:00:00.000", "0:00:03.100", "1:02:03.004"]
+        );
+        let ttls = [4_250, -5, 42_000, 65_000, 7_380_000, 93_600_000];
+        assert_eq!(
+            ttls.map(fmt_ttl),
+            ["4.2s", "0.0s", "42s", "1m 05s", "2h 03m", "1d 02h"]
+        );
+        let sizes = [900, 12_304, 3 * 1024 * 1024 / 2];
+        assert_eq!(sizes.map(fmt_bytes), ["900 B", "12.0 KB", "1.5 MB"]);
     }
 }

@@ -44,40 +44,7 @@ pub fn measure(w: &Workload, rounds: u32) -> Result<Measured, String> {
 
 /// The JSON report: the workload, then one object per cache.
 pub fn to_json(w: &Workload, m: &Measured) -> String {
-    let (trace_ms, rows) = (m.trace_ms, &m.rows);
-    let base = rows.first().map(Row::requests_per_sec).unwrap_or(1.0);
-    let results: Vec<String> = rows
-        .iter()
-        .map(|r| {
-            format!(
-                "{{\"cache\":\"{}\",\"elapsed_ms\":{:.3},\"requests_per_sec\":{:.0},\"vs_baseline\":{:.4},\
-                 \"requests\":{},\"hits\":{},\"misses\":{},\"hit_ratio\":{:.6},\"keys_held\":{},\"evicted\":{}}}",
-                r.cache,
-                r.elapsed_ms,
-                r.requests_per_sec(),
-                r.requests_per_sec() / base,
-                r.replay.requests,
-                r.replay.hits,
-                r.replay.misses,
-                r.replay.hit_ratio(),
-                r.replay.keys_held,
-                r.replay.evicted
-            )
-        })
-        .collect();
-    format!(
-        "{{\"platform\":\"native\",\"requests\":{},\"keys\":{},\"s\":{},\"seed\":{},\"capacity\":{},\
-         \"value_len\":{},\"trace_ms\":{:.3},\"rounds\":{},\"results\":[{}]}}",
-        w.requests,
-        w.keys,
-        w.s,
-        w.seed,
-        w.capacity(),
-        w.value_len,
-        trace_ms,
-        m.rounds,
-        results.join(",")
-    )
+    m.to_json(w, "native", false)
 }
 
 /// The human-readable table.
@@ -85,14 +52,9 @@ pub fn to_table(w: &Workload, m: &Measured) -> String {
     let (trace_ms, rows) = (m.trace_ms, &m.rows);
     let base = rows.first().map(Row::requests_per_sec).unwrap_or(1.0);
     let mut out = format!(
-        "Zipf({}) cache-aside: {} requests over {} keys, cache of {} keys ({}%), {}-byte values (trace made in {:.0} ms; best of {} rounds)\n\n\
+        "{} (trace made in {:.0} ms; best of {} rounds)\n\n\
          {:<18} {:>12} {:>9} {:>9} {:>10} {:>10}\n",
-        w.s,
-        w.requests,
-        w.keys,
-        w.capacity(),
-        w.capacity_pct,
-        w.value_len,
+        w.describe(),
         trace_ms,
         m.rounds,
         "cache",

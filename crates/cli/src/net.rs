@@ -702,16 +702,22 @@ impl Drop for RunningServer {
     }
 }
 
-/// Binds the listeners now (so a bind error is returned here) and serves
-/// on a background thread until the handle is dropped.
-pub fn spawn(opts: ServerOptions) -> io::Result<RunningServer> {
+/// [`bind_all`], then the addresses bound and the options with the port
+/// actually bound (`--port 0` picks one), which the server reports as its own.
+fn bind(mut opts: ServerOptions) -> io::Result<(ServerOptions, Vec<StdListener>, Vec<SocketAddr>)> {
     let listeners = bind_all(&opts)?;
     let addrs = listeners
         .iter()
         .map(|l| l.local_addr())
         .collect::<io::Result<Vec<_>>>()?;
-    let mut opts = opts;
     opts.config.port = addrs.first().map_or(opts.config.port, |a| a.port());
+    Ok((opts, listeners, addrs))
+}
+
+/// Binds the listeners now (so a bind error is returned here) and serves
+/// on a background thread until the handle is dropped.
+pub fn spawn(opts: ServerOptions) -> io::Result<RunningServer> {
+    let (opts, listeners, addrs) = bind(opts)?;
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let (control_tx, control_rx) = mpsc::unbounded_channel::<Request>();
     let thread = std::thread::Builder::new()
@@ -748,13 +754,7 @@ pub fn spawn(opts: ServerOptions) -> io::Result<RunningServer> {
 /// Runs the server in the foreground (the `redsim server` command) until the
 /// process is killed.
 pub fn run(opts: ServerOptions) -> io::Result<()> {
-    let listeners = bind_all(&opts)?;
-    let addrs = listeners
-        .iter()
-        .map(|l| l.local_addr())
-        .collect::<io::Result<Vec<_>>>()?;
-    let mut opts = opts;
-    opts.config.port = addrs.first().map_or(opts.config.port, |a| a.port());
+    let (opts, listeners, addrs) = bind(opts)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -163,22 +163,7 @@ fn see_help() -> &'static str {
 /// A value quoted as Redis' `sdscatrepr` shows it: in double quotes, with
 /// escapes for quotes, backslashes and unprintable bytes.
 fn repr(s: &str) -> String {
-    let mut out = String::from("\"");
-    for b in s.bytes() {
-        match b {
-            b'\\' => out.push_str("\\\\"),
-            b'"' => out.push_str("\\\""),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            7 => out.push_str("\\a"),
-            8 => out.push_str("\\b"),
-            0x20..=0x7e => out.push(b as char),
-            _ => out.push_str(&format!("\\x{b:02x}")),
-        }
-    }
-    out.push('"');
-    out
+    redsim_engine::proto::clifmt::quote(s.as_bytes())
 }
 
 /// `redsim --help`.

@@ -11,6 +11,7 @@ use std::io::Write;
 
 use redsim_sim::params::{fmt_num, parse_seed};
 use redsim_sim::{self as sim, Outcome, ScenarioInfo};
+use redsim_viz::svg::metric;
 
 /// Seed when `--seed` is not given; the browser library uses the same one.
 pub const DEFAULT_SEED: u64 = 1;
@@ -336,7 +337,7 @@ pub fn report(o: &Outcome, info: Option<&ScenarioInfo>) -> String {
                 "  {}{}  {} {}",
                 m.name,
                 " ".repeat(pad),
-                fmt_value(m.value),
+                metric(m.value),
                 m.unit
             );
         }
@@ -371,26 +372,11 @@ pub fn report(o: &Outcome, info: Option<&ScenarioInfo>) -> String {
     s.trim_end_matches('\n').to_string() + "\n"
 }
 
-/// A metric's value: integers plainly, others with up to 3 decimals.
-fn fmt_value(v: f64) -> String {
-    if !v.is_finite() {
-        return format!("{v}");
-    }
-    if v == v.trunc() && v.abs() < 1e15 {
-        return format!("{}", v as i64);
-    }
-    let mut t = format!("{v:.3}");
-    while t.ends_with('0') {
-        t.pop();
-    }
-    t.trim_end_matches('.').to_string()
-}
-
 fn fmt_duration(us: u64) -> String {
     if us >= 1_000_000 {
-        format!("{} s", fmt_value(us as f64 / 1e6))
+        format!("{} s", metric(us as f64 / 1e6))
     } else if us >= 1_000 {
-        format!("{} ms", fmt_value(us as f64 / 1e3))
+        format!("{} ms", metric(us as f64 / 1e3))
     } else {
         format!("{us} µs")
     }

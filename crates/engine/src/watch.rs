@@ -124,13 +124,7 @@ impl Watches {
     /// `touchAllWatchedKeysInDb(emptied, NULL)`: FLUSHDB/FLUSHALL. `existed`
     /// tells whether a key was in the database before it was emptied.
     pub fn touch_db(&mut self, db: usize, existed: impl Fn(&[u8]) -> bool) {
-        let keys: Vec<Vec<u8>> = self
-            .by_key
-            .keys()
-            .filter(|(d, _)| *d == db)
-            .map(|(_, k)| k.clone())
-            .collect();
-        for key in keys {
+        for key in crate::keyspace::db::keys_in_db(&self.by_key, db) {
             if !existed(&key) {
                 continue;
             }

@@ -80,13 +80,8 @@ fn main() {
     let watch = Watch::start();
     let m = measure(&w, &policies, rounds, || watch.secs() * 1000.0).expect("benchmark");
     println!(
-        "Zipf({}) cache-aside: {} requests over {} keys, cache {} keys ({}%), {}-byte values; trace made in {:.2} s",
-        w.s,
-        w.requests,
-        w.keys,
-        w.capacity(),
-        w.capacity_pct,
-        w.value_len,
+        "{}; trace made in {:.2} s",
+        w.describe(),
         m.trace_ms / 1000.0
     );
     println!(

@@ -67,6 +67,19 @@ impl Workload {
     pub fn capacity(&self) -> usize {
         ((self.keys as f64 * self.capacity_pct / 100.0) as usize).max(1)
     }
+
+    /// The workload in words, the head line of every benchmark report.
+    pub fn describe(&self) -> String {
+        format!(
+            "Zipf({}) cache-aside: {} requests over {} keys, cache of {} keys ({}%), {}-byte values",
+            self.s,
+            self.requests,
+            self.keys,
+            self.capacity(),
+            self.capacity_pct,
+            self.value_len
+        )
+    }
 }
 
 /// What one replay did.
@@ -219,6 +232,54 @@ pub struct Measured {
     pub trace_ms: f64,
     pub rounds: u32,
     pub rows: Vec<Row>,
+}
+
+impl Measured {
+    /// The JSON report of `redsim bench zipf --json` and of the browser's
+    /// run, which are compared field by field: the workload, then one
+    /// object per cache (the browser's with its error count too).
+    pub fn to_json(&self, w: &Workload, platform: &str, with_errors: bool) -> String {
+        let base = self.rows.first().map(Row::requests_per_sec).unwrap_or(1.0);
+        let results: Vec<String> = self
+            .rows
+            .iter()
+            .map(|row| {
+                let r = &row.replay;
+                let errors = if with_errors {
+                    format!("\"errors\":{},", r.errors)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{{\"cache\":\"{}\",\"elapsed_ms\":{:.3},\"requests_per_sec\":{:.0},\"vs_baseline\":{:.4},\
+                     \"requests\":{},\"hits\":{},\"misses\":{},{errors}\"hit_ratio\":{:.6},\"keys_held\":{},\"evicted\":{}}}",
+                    row.cache,
+                    row.elapsed_ms,
+                    row.requests_per_sec(),
+                    row.requests_per_sec() / base,
+                    r.requests,
+                    r.hits,
+                    r.misses,
+                    r.hit_ratio(),
+                    r.keys_held,
+                    r.evicted
+                )
+            })
+            .collect();
+        format!(
+            "{{\"platform\":\"{platform}\",\"requests\":{},\"keys\":{},\"s\":{},\"seed\":{},\"capacity\":{},\
+             \"value_len\":{},\"trace_ms\":{:.3},\"rounds\":{},\"results\":[{}]}}",
+            w.requests,
+            w.keys,
+            w.s,
+            w.seed,
+            w.capacity(),
+            w.value_len,
+            self.trace_ms,
+            self.rounds,
+            results.join(",")
+        )
+    }
 }
 
 /// The speed benchmark, shared by the native bench, `redsim bench zipf`

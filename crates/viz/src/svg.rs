@@ -7,6 +7,8 @@
 
 use std::fmt::Write;
 
+use redsim_engine::num::trim_fixed;
+
 /// Series and state colours, chosen to stay apart for colour-blind readers
 /// (no red/green pair among the first four).
 pub const PALETTE: &[&str] = &[
@@ -81,19 +83,7 @@ pub fn num(v: f64) -> String {
     } else {
         3
     };
-    let mut s = format!("{scaled:.digits$}");
-    if s.contains('.') {
-        while s.ends_with('0') {
-            s.pop();
-        }
-        if s.ends_with('.') {
-            s.pop();
-        }
-    }
-    if s == "-0" {
-        s = "0".to_string();
-    }
-    s + suffix
+    trim_fixed(format!("{scaled:.digits$}")) + suffix
 }
 
 /// A virtual duration or instant in the unit that reads best (µs, ms, s).
@@ -110,24 +100,27 @@ pub fn time(us: u64) -> String {
 /// An instant to the microsecond, for the rows of a race diagram, where
 /// two events 0.2 ms apart must not print the same label.
 pub fn time_exact(us: u64) -> String {
-    let trim = |mut s: String| {
-        if s.contains('.') {
-            while s.ends_with('0') {
-                s.pop();
-            }
-            if s.ends_with('.') {
-                s.pop();
-            }
-        }
-        s
-    };
     if us < 1_000 {
         format!("{us} µs")
     } else if us < 10_000_000 {
-        format!("{} ms", trim(format!("{:.3}", us as f64 / 1e3)))
+        format!("{} ms", trim_fixed(format!("{:.3}", us as f64 / 1e3)))
     } else {
-        format!("{} s", trim(format!("{:.6}", us as f64 / 1e6)))
+        format!("{} s", trim_fixed(format!("{:.6}", us as f64 / 1e6)))
     }
+}
+
+/// A measured value for people, in the scenario results of the CLI and the
+/// page: integers plainly, others with up to three decimals (`0.125`).
+/// Non-finite values come as Rust spells them, for the caller to replace.
+pub fn metric(v: f64) -> String {
+    if !v.is_finite() {
+        return format!("{v}");
+    }
+    if v == v.trunc() && v.abs() < 1e15 {
+        return format!("{}", v as i64);
+    }
+    let t = format!("{v:.3}");
+    t.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// Round tick positions covering `lo..=hi` with about `want` steps of 1, 2
@@ -289,20 +282,13 @@ mod tests {
 
     #[test]
     fn numbers_and_times_read_well() {
-        assert_eq!(num(0.0), "0");
-        assert_eq!(num(12.5), "12.5");
-        assert_eq!(num(0.1234), "0.123");
-        assert_eq!(num(25000.0), "25k");
-        assert_eq!(num(1_500_000.0), "1.5M");
-        assert_eq!(num(f64::NAN), "–");
-        assert_eq!(time(250), "250 µs");
-        assert_eq!(time(1_500), "1.5 ms");
-        assert_eq!(time(2_000_000), "2 s");
-        assert_eq!(time_exact(305_120), "305.12 ms");
-        assert_eq!(time_exact(2_000), "2 ms");
-        assert_eq!(time_exact(12_000_250), "12.00025 s");
-        assert_eq!(px(1.25), "1.3");
-        assert_eq!(px(f64::INFINITY), "0");
+        let nums = [0.0, 12.5, 0.1234, 25000.0, 1_500_000.0, f64::NAN];
+        assert_eq!(nums.map(num), ["0", "12.5", "0.123", "25k", "1.5M", "–"]);
+        let times = [250, 1_500, 2_000_000];
+        assert_eq!(times.map(time), ["250 µs", "1.5 ms", "2 s"]);
+        let exact = [305_120, 2_000, 12_000_250];
+        assert_eq!(exact.map(time_exact), ["305.12 ms", "2 ms", "12.00025 s"]);
+        assert_eq!([1.25, f64::INFINITY].map(px), ["1.3", "0"]);
     }
 
     #[test]

@@ -15,17 +15,11 @@ fn x_is_time(c: &Chart) -> bool {
 
 /// A metric for people: integers plainly, others with up to 3 decimals.
 fn fmt_metric(v: f64) -> String {
-    if !v.is_finite() {
-        return "–".to_string();
+    if v.is_finite() {
+        redsim_viz::svg::metric(v)
+    } else {
+        "–".to_string()
     }
-    if v == v.trunc() && v.abs() < 1e15 {
-        return format!("{}", v as i64);
-    }
-    let mut t = format!("{v:.3}");
-    while t.ends_with('0') {
-        t.pop();
-    }
-    t.trim_end_matches('.').to_string()
 }
 
 /// The outcome with the pictures drawn at the playback cursor.

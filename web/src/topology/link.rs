@@ -253,20 +253,7 @@ mod tests {
         // Every option survives a link.
         let all = TopoOptions {
             seed: 3,
-            replicas: 4,
-            sentinels: 5,
-            quorum: 3,
-            down_after_ms: 1500,
-            failover_timeout_ms: 20_000,
-            link_latency_ms: 7.5,
-            latencies_ms: vec![20.0, 2.0, 80.0],
-            writes_per_sec: 200.0,
-            wait: 1,
-            appendfsync: "no".into(),
-            min_replicas_to_write: 1,
-            repl_backlog_size: 65_536,
-            priorities: vec![100, 200, 0],
-            ..TopoOptions::default()
+            ..TopoOptions::all_changed()
         };
         let (_, q) = topo_link("/", &all, &[], 0)
             .split_once('?')

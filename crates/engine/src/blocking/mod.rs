@@ -14,7 +14,7 @@
 mod timeout;
 pub mod waiters;
 
-pub use timeout::timeout_arg;
+pub use timeout::{timeout_arg, timeout_ms_arg};
 pub(crate) use waiters::Reprocessing;
 pub use waiters::{deadline_us, BlockKind, BlockedInfo, Blocking, Request};
 

@@ -15,10 +15,23 @@ pub fn timeout_arg(arg: &[u8], now_ms: i64) -> Result<i64, Frame> {
         Some(ms) => ms,
         None => seconds_to_ms_approx(&ld.to_fixed17()),
     };
-    let tval = match ms {
-        Ms::TooLarge => return Err(Frame::err("ERR timeout is out of range")),
-        Ms::Value(v) => v,
-    };
+    match ms {
+        Ms::TooLarge => Err(Frame::err("ERR timeout is out of range")),
+        Ms::Value(v) => deadline(v, now_ms),
+    }
+}
+
+/// `getTimeoutFromObjectOrReply(UNIT_MILLISECONDS)`, XREAD's `BLOCK`: a
+/// whole number of ms, then as [`timeout_arg`].
+pub fn timeout_ms_arg(arg: &[u8], now_ms: i64) -> Result<i64, Frame> {
+    let ms = crate::proto::resp::parse_i64(arg)
+        .ok_or_else(|| Frame::err("ERR timeout is not an integer or out of range"))?;
+    deadline(ms, now_ms)
+}
+
+/// The end both units share: 0 waits forever, a negative timeout is
+/// refused, and anything else is a deadline `tval` ms after `now_ms`.
+fn deadline(tval: i64, now_ms: i64) -> Result<i64, Frame> {
     if tval < 0 {
         return Err(Frame::err("ERR timeout is negative"));
     }

@@ -115,13 +115,7 @@ impl Blocking {
         if self.waiters.is_empty() {
             return;
         }
-        let keys: Vec<Vec<u8>> = self
-            .by_key
-            .keys()
-            .filter(|(i, _)| *i == db)
-            .map(|(_, k)| k.clone())
-            .collect();
-        for k in keys {
+        for k in crate::keyspace::db::keys_in_db(&self.by_key, db) {
             if let Some(o) = d.get(&k) {
                 self.signal_deleted(db, &k, &o.value);
             }

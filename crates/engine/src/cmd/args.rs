@@ -23,6 +23,15 @@ pub(crate) fn opt_is(arg: &[u8], word: &str) -> bool {
     cstr(arg).eq_ignore_ascii_case(word.as_bytes())
 }
 
+/// The value named by an option's argument among `choices` (as
+/// [`opt_is`] compares), for options that pick one of a few words.
+pub(crate) fn opt_choice<T: Copy>(arg: &[u8], choices: &[(&str, T)]) -> Option<T> {
+    choices
+        .iter()
+        .find(|(word, _)| opt_is(arg, word))
+        .map(|&(_, v)| v)
+}
+
 /// Case-insensitive comparison of a whole argument with an option word.
 pub fn is(arg: &[u8], word: &str) -> bool {
     arg.eq_ignore_ascii_case(word.as_bytes())

@@ -10,7 +10,7 @@
 //! when a write changed something, so a BITFIELD whose writes all fail
 //! under `OVERFLOW FAIL` creates the key without touching watchers.
 
-use super::args::{arg_i64, cstr, either, opt_is, NOT_INTEGER, SYNTAX};
+use super::args::{arg_i64, cstr, either, opt_choice, opt_is, NOT_INTEGER, SYNTAX};
 use super::strings::unshare;
 use super::table::{commands, Command, Ctx};
 use super::typed::{written, WRONGTYPE};
@@ -547,37 +547,31 @@ fn check_unsigned(value: u64, incr: i64, bits: u32, ow: Overflow) -> (i32, u64) 
 /// Runs one write operation on the string's bytes: its reply (nil when it
 /// overflows under FAIL) and whether it changed the stored field.
 fn field_write(p: &mut [u8], f: &Field) -> (Frame, bool) {
-    let (overflow, old, new, reply) = if f.signed {
+    // SET checks the new value as an increment of 0 to itself.
+    let incr = f.op == FieldOp::IncrBy;
+    let (overflow, old, new) = if f.signed {
         let old = get_signed(p, f.offset, f.bits);
-        if f.op == FieldOp::IncrBy {
-            let (o, lim) = check_signed(old, f.value, f.bits, f.overflow);
-            let new = if o != 0 {
-                lim
-            } else {
-                old.wrapping_add(f.value)
-            };
-            (o, old as u64, new as u64, new)
-        } else {
-            let (o, lim) = check_signed(f.value, 0, f.bits, f.overflow);
-            let new = if o != 0 { lim } else { f.value };
-            (o, old as u64, new as u64, old)
-        }
+        let (base, by) = if incr { (old, f.value) } else { (f.value, 0) };
+        let (o, lim) = check_signed(base, by, f.bits, f.overflow);
+        let new = if o != 0 { lim } else { base.wrapping_add(by) };
+        (o, old as u64, new as u64)
     } else {
         let old = get_unsigned(p, f.offset, f.bits);
-        if f.op == FieldOp::IncrBy {
-            let (o, lim) = check_unsigned(old, f.value, f.bits, f.overflow);
-            let new = if o != 0 {
-                lim
-            } else {
-                old.wrapping_add(f.value as u64)
-            };
-            (o, old, new, new as i64)
+        let (base, by) = if incr {
+            (old, f.value)
         } else {
-            let (o, lim) = check_unsigned(f.value as u64, 0, f.bits, f.overflow);
-            let new = if o != 0 { lim } else { f.value as u64 };
-            (o, old, new, old as i64)
-        }
+            (f.value as u64, 0)
+        };
+        let (o, lim) = check_unsigned(base, by, f.bits, f.overflow);
+        let new = if o != 0 {
+            lim
+        } else {
+            base.wrapping_add(by as u64)
+        };
+        (o, old, new)
     };
+    // INCRBY replies with the new value, SET with the old one.
+    let reply = if incr { new } else { old } as i64;
     if overflow != 0 && f.overflow == Overflow::Fail {
         return (Frame::Null, false);
     }
@@ -610,16 +604,13 @@ fn parse_fields(srv: &Server, args: &[Vec<u8>]) -> Result<Vec<Field>, Frame> {
         } else if opt_is(word, "incrby") && remaining >= 3 {
             FieldOp::IncrBy
         } else if opt_is(word, "overflow") && remaining >= 1 {
-            let kind = &args[j + 1];
-            overflow = if opt_is(kind, "wrap") {
-                Overflow::Wrap
-            } else if opt_is(kind, "sat") {
-                Overflow::Sat
-            } else if opt_is(kind, "fail") {
-                Overflow::Fail
-            } else {
-                return Err(Frame::err("ERR Invalid OVERFLOW type specified"));
-            };
+            let kinds = [
+                ("wrap", Overflow::Wrap),
+                ("sat", Overflow::Sat),
+                ("fail", Overflow::Fail),
+            ];
+            overflow = opt_choice(&args[j + 1], &kinds)
+                .ok_or_else(|| Frame::err("ERR Invalid OVERFLOW type specified"))?;
             j += 2;
             continue;
         } else {

@@ -10,7 +10,7 @@ use super::args::NOT_FLOAT;
 use super::random::{count_and_with, sample_indices, too_many_random, MAX_RANDOM_REPLY};
 use super::scan::{cursor_arg, scan_opts, scan_reply, scan_steps};
 use super::table::{commands, Command, Ctx};
-use super::typed::{peek, peek_with_rng, update};
+use super::typed::{peek, peek_with_rng, remove_each, update};
 use crate::keyspace::object::Value;
 use crate::keyspace::types::hash::{Hash, HashLimits};
 use crate::num::longdouble::LongDouble;
@@ -195,15 +195,7 @@ fn hdel(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     let db = ctx.db();
     let (deleted, emptied) = update::<Hash, _>(ctx.srv, db, &args[1], |h, _| {
-        let mut deleted = 0;
-        for f in &args[2..] {
-            if h.delete(f) {
-                deleted += 1;
-                if h.is_empty() {
-                    break;
-                }
-            }
-        }
+        let deleted = remove_each(h, &args[2..], Hash::delete, Hash::is_empty);
         ((deleted, h.is_empty()), deleted > 0)
     })
     .unwrap_or((0, false));

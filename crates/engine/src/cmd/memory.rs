@@ -190,36 +190,31 @@ fn purge(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
 
 #[cfg(test)]
 mod tests {
-    use crate::cmd::testing::{engine, run};
+    use crate::cmd::testing::{engine, replies, run};
     use crate::Frame;
 
     #[test]
     fn usage_formula_and_errors() {
         let (mut e, c) = engine(1);
-        run(&mut e, c, &["SET", "k", "hello"]);
-        // embstr: robj + sdshdr8 + 5 + NUL = 25 -> 32; key sds 3+1+1 -> 8; dictEntry 24.
-        assert_eq!(
-            run(&mut e, c, &["MEMORY", "USAGE", "k"]),
-            Frame::Integer(64)
-        );
-        assert_eq!(
-            run(&mut e, c, &["MEMORY", "USAGE", "k", "SAMPLES", "0"]),
-            Frame::Integer(64)
-        );
-        assert_eq!(run(&mut e, c, &["MEMORY", "USAGE", "nokey"]), Frame::Null);
-        assert_eq!(
-            run(&mut e, c, &["MEMORY", "USAGE", "k", "SAMPLES", "-1"]),
-            Frame::err("ERR syntax error")
-        );
-        assert_eq!(
-            run(&mut e, c, &["MEMORY", "USAGE", "k", "SAMPLES", "x"]),
-            Frame::err("ERR value is not an integer or out of range")
-        );
-        assert_eq!(
-            run(&mut e, c, &["MEMORY", "USAGE", "k", "SAMPLES"]),
-            Frame::err("ERR syntax error")
-        );
-        assert_eq!(run(&mut e, c, &["MEMORY", "PURGE"]), Frame::ok());
+        let syntax = Frame::err("ERR syntax error");
+        let script: &[(&[&str], Frame)] = &[
+            (&["SET", "k", "hello"], Frame::ok()),
+            // embstr: robj + sdshdr8 + 5 + NUL = 25 -> 32; key sds 3+1+1 -> 8; dictEntry 24.
+            (&["MEMORY", "USAGE", "k"], Frame::Integer(64)),
+            (
+                &["MEMORY", "USAGE", "k", "SAMPLES", "0"],
+                Frame::Integer(64),
+            ),
+            (&["MEMORY", "USAGE", "nokey"], Frame::Null),
+            (&["MEMORY", "USAGE", "k", "SAMPLES", "-1"], syntax.clone()),
+            (
+                &["MEMORY", "USAGE", "k", "SAMPLES", "x"],
+                Frame::err("ERR value is not an integer or out of range"),
+            ),
+            (&["MEMORY", "USAGE", "k", "SAMPLES"], syntax),
+            (&["MEMORY", "PURGE"], Frame::ok()),
+        ];
+        replies(&mut e, c, script);
         let Frame::Verbatim(_, doc) = run(&mut e, c, &["MEMORY", "DOCTOR"]) else {
             panic!("DOCTOR answers verbatim text");
         };

@@ -111,17 +111,21 @@ mod tests {
 
     #[test]
     fn cursor_parsing_is_strtoul() {
-        assert_eq!(parse_cursor(b""), Some(0));
-        assert_eq!(parse_cursor(b"0"), Some(0));
-        assert_eq!(parse_cursor(b"007"), Some(7));
-        assert_eq!(parse_cursor(b"+5"), Some(5));
-        assert_eq!(parse_cursor(b"-1"), Some(u64::MAX));
-        assert_eq!(parse_cursor(b"18446744073709551615"), Some(u64::MAX));
-        assert_eq!(parse_cursor(b"18446744073709551616"), None);
-        assert_eq!(parse_cursor(b" 1"), None);
-        assert_eq!(parse_cursor(b"1 "), None);
-        assert_eq!(parse_cursor(b"x"), None);
-        assert_eq!(parse_cursor(b"-"), None);
-        assert_eq!(parse_cursor(b"5\x00junk"), Some(5));
+        let good = [
+            &b""[..],
+            b"0",
+            b"007",
+            b"+5",
+            b"-1",
+            b"18446744073709551615",
+            b"5\x00junk",
+        ];
+        assert_eq!(
+            good.map(parse_cursor),
+            [0, 0, 7, 5, u64::MAX, u64::MAX, 5].map(Some)
+        );
+        for bad in [&b"18446744073709551616"[..], b" 1", b"1 ", b"x", b"-"] {
+            assert_eq!(parse_cursor(bad), None, "{bad:?}");
+        }
     }
 }

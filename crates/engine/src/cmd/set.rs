@@ -11,7 +11,7 @@ use super::args::{count_arg, opt_is, positive_long_arg, range_long_arg, SYNTAX};
 use super::random::{sample_indices, too_many_random, MAX_RANDOM_REPLY};
 use super::scan::{cursor_arg, scan_opts, scan_reply, scan_steps};
 use super::table::{commands, Command, Ctx};
-use super::typed::{peek, peek_with_rng, update, WRONGTYPE};
+use super::typed::{peek, peek_with_rng, remove_each, update, WRONGTYPE};
 use crate::keyspace::object::Value;
 use crate::keyspace::types::set::{Member, Set, SetLimits};
 use crate::proto::resp::{parse_i64, Frame};
@@ -133,15 +133,7 @@ fn srem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     let db = ctx.db();
     let (deleted, emptied) = update_set(ctx.srv, db, &args[1], |s, _| {
-        let mut deleted = 0i64;
-        for m in &args[2..] {
-            if s.remove(m) {
-                deleted += 1;
-                if s.is_empty() {
-                    break;
-                }
-            }
-        }
+        let deleted = remove_each(s, &args[2..], Set::remove, Set::is_empty);
         ((deleted, s.is_empty()), deleted > 0)
     });
     if emptied {
@@ -690,34 +682,21 @@ mod tests {
         run(&mut e, c, &["SADD", "lp", "b", "3", "1", "a"]);
         run(&mut e, c, &["SADD", "lp2", "3", "1", "b", "a"]);
         run(&mut e, c, &["SADD", "is", "9", "2"]);
-        assert_eq!(
-            bulks(&run(&mut e, c, &["SMEMBERS", "lp"])),
-            ["b", "3", "1", "a"]
-        );
-        assert_eq!(
-            bulks(&run(&mut e, c, &["SUNION", "lp"])),
-            ["b", "3", "1", "a"]
-        );
-        assert_eq!(
-            bulks(&run(&mut e, c, &["SUNION", "lp2"])),
-            ["1", "3", "b", "a"]
-        );
+        let orders: [(&[&str], [&str; 4]); 6] = [
+            (&["SMEMBERS", "lp"], ["b", "3", "1", "a"]),
+            (&["SUNION", "lp"], ["b", "3", "1", "a"]),
+            (&["SUNION", "lp2"], ["1", "3", "b", "a"]),
+            (&["SDIFF", "lp2", "is"], ["1", "3", "b", "a"]),
+            (&["SINTER", "lp2", "lp"], ["1", "3", "b", "a"]),
+            // Equal sizes: the first key named is walked.
+            (&["SINTER", "lp", "lp2"], ["b", "3", "1", "a"]),
+        ];
+        for (args, want) in orders {
+            assert_eq!(bulks(&run(&mut e, c, args)), want, "{args:?}");
+        }
         assert_eq!(
             bulks(&run(&mut e, c, &["SUNION", "is", "lp2"])),
             ["1", "2", "3", "9", "b", "a"]
-        );
-        assert_eq!(
-            bulks(&run(&mut e, c, &["SDIFF", "lp2", "is"])),
-            ["1", "3", "b", "a"]
-        );
-        assert_eq!(
-            bulks(&run(&mut e, c, &["SINTER", "lp2", "lp"])),
-            ["1", "3", "b", "a"]
-        );
-        // Equal sizes: the first key named is walked.
-        assert_eq!(
-            bulks(&run(&mut e, c, &["SINTER", "lp", "lp2"])),
-            ["b", "3", "1", "a"]
         );
         // SPOP of the whole set replies in the union's order and deletes it.
         assert_eq!(

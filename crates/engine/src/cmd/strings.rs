@@ -571,7 +571,7 @@ fn setrange(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 #[cfg(test)]
 mod tests {
-    use crate::cmd::testing::{encoding, engine, run};
+    use crate::cmd::testing::{encoding, engine, replies, run};
     use crate::keyspace::object::{RString, Value};
     use crate::Frame;
 
@@ -624,40 +624,28 @@ mod tests {
     #[test]
     fn incrbyfloat_formatting() {
         let (mut e, c) = engine(1);
-        run(&mut e, c, &["SET", "k", "10.50"]);
-        assert_eq!(
-            run(&mut e, c, &["INCRBYFLOAT", "k", "0.1"]),
-            Frame::bulk("10.6")
-        );
-        assert_eq!(
-            run(&mut e, c, &["INCRBYFLOAT", "k", "-5"]),
-            Frame::bulk("5.6")
-        );
-        run(&mut e, c, &["SET", "k", "5.0e3"]);
-        assert_eq!(
-            run(&mut e, c, &["INCRBYFLOAT", "k", "2.0e2"]),
-            Frame::bulk("5200")
-        );
-        assert_eq!(
-            run(&mut e, c, &["INCRBYFLOAT", "p", "0.1"]),
-            Frame::bulk("0.1")
-        );
-        assert_eq!(
-            run(&mut e, c, &["INCRBYFLOAT", "p", "0.2"]),
-            Frame::bulk("0.3")
-        );
-        assert_eq!(
-            run(&mut e, c, &["INCRBYFLOAT", "q", "10000000000.1"]),
-            Frame::bulk("10000000000.09999999962747097")
-        );
-        assert_eq!(
-            run(&mut e, c, &["INCRBYFLOAT", "p", "inf"]),
-            Frame::err("ERR increment would produce NaN or Infinity")
-        );
-        assert_eq!(
-            run(&mut e, c, &["INCRBYFLOAT", "p", "1 "]),
-            Frame::err("ERR value is not a valid float")
-        );
+        let script: &[(&[&str], Frame)] = &[
+            (&["SET", "k", "10.50"], Frame::ok()),
+            (&["INCRBYFLOAT", "k", "0.1"], Frame::bulk("10.6")),
+            (&["INCRBYFLOAT", "k", "-5"], Frame::bulk("5.6")),
+            (&["SET", "k", "5.0e3"], Frame::ok()),
+            (&["INCRBYFLOAT", "k", "2.0e2"], Frame::bulk("5200")),
+            (&["INCRBYFLOAT", "p", "0.1"], Frame::bulk("0.1")),
+            (&["INCRBYFLOAT", "p", "0.2"], Frame::bulk("0.3")),
+            (
+                &["INCRBYFLOAT", "q", "10000000000.1"],
+                Frame::bulk("10000000000.09999999962747097"),
+            ),
+            (
+                &["INCRBYFLOAT", "p", "inf"],
+                Frame::err("ERR increment would produce NaN or Infinity"),
+            ),
+            (
+                &["INCRBYFLOAT", "p", "1 "],
+                Frame::err("ERR value is not a valid float"),
+            ),
+        ];
+        replies(&mut e, c, script);
     }
 
     #[test]
@@ -684,26 +672,20 @@ mod tests {
     fn set_expire_overflow() {
         let (mut e, c) = engine(1);
         let err = Frame::err("ERR invalid expire time in 'set' command");
-        assert_eq!(
-            run(&mut e, c, &["SET", "k", "v", "EX", "9223372036854775"]),
-            err
-        );
-        assert_eq!(
-            run(&mut e, c, &["SET", "k", "v", "EX", "9223372036854776"]),
-            err
-        );
-        assert_eq!(
-            run(&mut e, c, &["SET", "k", "v", "PX", "9223372036854775807"]),
-            err
-        );
-        assert_eq!(run(&mut e, c, &["SET", "k", "v", "EX", "0"]), err);
-        assert_eq!(
-            run(&mut e, c, &["SET", "k", "v", "PXAT", "9223372036854775807"]),
-            Frame::ok()
-        );
-        assert_eq!(
-            run(&mut e, c, &["SETEX", "k", "-1", "v"]),
-            Frame::err("ERR invalid expire time in 'setex' command")
-        );
+        let script: &[(&[&str], Frame)] = &[
+            (&["SET", "k", "v", "EX", "9223372036854775"], err.clone()),
+            (&["SET", "k", "v", "EX", "9223372036854776"], err.clone()),
+            (&["SET", "k", "v", "PX", "9223372036854775807"], err.clone()),
+            (&["SET", "k", "v", "EX", "0"], err),
+            (
+                &["SET", "k", "v", "PXAT", "9223372036854775807"],
+                Frame::ok(),
+            ),
+            (
+                &["SETEX", "k", "-1", "v"],
+                Frame::err("ERR invalid expire time in 'setex' command"),
+            ),
+        ];
+        replies(&mut e, c, script);
     }
 }

@@ -127,6 +127,27 @@ pub(crate) fn peek<'a, T: Kind>(srv: &'a Server, db: usize, key: &[u8]) -> Optio
     T::of(&srv.dbs[db].get(key)?.value)
 }
 
+/// Removes the members or fields named in `items` one by one (SREM, HDEL,
+/// ZREM), stopping once the value is empty as Redis' loops do: how many
+/// were there.
+pub(crate) fn remove_each<T>(
+    t: &mut T,
+    items: &[Vec<u8>],
+    remove: impl Fn(&mut T, &[u8]) -> bool,
+    is_empty: impl Fn(&T) -> bool,
+) -> i64 {
+    let mut removed = 0;
+    for item in items {
+        if remove(t, item) {
+            removed += 1;
+            if is_empty(t) {
+                break;
+            }
+        }
+    }
+    removed
+}
+
 /// The `T` under `key` and the server's RNG, borrowed together (random
 /// picks from a value).
 pub(crate) fn peek_with_rng<'a, T: Kind>(

@@ -318,7 +318,7 @@ mod tests {
     fn fill(engine: &mut crate::Engine, n: usize, ttl: bool) {
         let srv = engine.server_mut();
         for i in 0..n {
-            let key = format!("key:{i:05}").into_bytes();
+            let key = key(i);
             let v = crate::keyspace::object::Value::String(
                 crate::keyspace::object::RString::plain(vec![b'x'; 40]),
             );
@@ -330,22 +330,63 @@ mod tests {
         }
     }
 
-    fn limit(engine: &mut crate::Engine, policy: &str, extra: u64) {
+    fn key(i: usize) -> Vec<u8> {
+        format!("key:{i:05}").into_bytes()
+    }
+
+    /// Whether [`fill`]'s key `i` is still there.
+    fn present(srv: &Server, i: usize) -> bool {
+        srv.dbs[0].dict.contains(&key(i))
+    }
+
+    /// Reads key `i` as a client does, which touches its LRU/LFU field.
+    fn get(e: &mut crate::Engine, c: crate::ClientId, i: usize) {
+        e.execute(c, &[b"GET".to_vec(), key(i)]);
+    }
+
+    /// Sets maxmemory `below` bytes under what is used and runs a command,
+    /// which evicts: how many keys went.
+    fn squeeze(e: &mut crate::Engine, c: crate::ClientId, below: u64) -> usize {
+        let srv = e.server_mut();
+        srv.config.maxmemory = srv.used_memory() - below;
+        e.execute(c, &[b"PING".to_vec()]);
+        e.server().stats.evicted_keys as usize
+    }
+
+    /// An engine holding `n` keys (with TTLs if `ttl`), then put under
+    /// `policy` with maxmemory at what they use: the next write has to evict.
+    fn full(seed: u64, n: usize, ttl: bool, policy: &str) -> (crate::Engine, crate::ClientId) {
+        let mut e = crate::Engine::new(seed);
+        let c = e.connect("t");
+        fill(&mut e, n, ttl);
+        let used = e.server().used_memory();
+        limit(&mut e, policy, used);
+        (e, c)
+    }
+
+    /// An engine under `policy` holding `n` keys without a memory limit yet,
+    /// for tests that read keys before they [`squeeze`].
+    fn unlimited(seed: u64, n: usize, policy: &str) -> (crate::Engine, crate::ClientId) {
+        let mut e = crate::Engine::new(seed);
+        let c = e.connect("t");
+        limit(&mut e, policy, 0);
+        fill(&mut e, n, false);
+        (e, c)
+    }
+
+    fn limit(engine: &mut crate::Engine, policy: &str, maxmemory: u64) {
         let srv = engine.server_mut();
-        srv.config.maxmemory = srv.used_memory() + extra;
+        srv.config.maxmemory = maxmemory;
         srv.config.set_initial("maxmemory-policy", policy).unwrap();
     }
 
     #[test]
     fn approximated_lru_keeps_recently_used_keys() {
-        let mut e = crate::Engine::new(11);
-        let c = e.connect("t");
-        fill(&mut e, 2000, false);
-        limit(&mut e, "allkeys-lru", 0);
+        let (mut e, c) = full(11, 2000, false, "allkeys-lru");
         e.advance_by(100_000_000);
         // Touch the first half: their LRU field moves 100 s ahead.
         for i in 0..1000 {
-            e.execute(c, &[b"GET".to_vec(), format!("key:{i:05}").into_bytes()]);
+            get(&mut e, c, i);
         }
         e.server_mut().config.maxmemory -= 60_000;
         e.execute(c, &[b"PING".to_vec()]);
@@ -363,10 +404,7 @@ mod tests {
             "evicted {}",
             srv.stats.evicted_keys
         );
-        let survivors = |r: std::ops::Range<usize>| {
-            r.filter(|i| srv.dbs[0].dict.contains(format!("key:{i:05}").as_bytes()))
-                .count()
-        };
+        let survivors = |r: std::ops::Range<usize>| r.filter(|i| present(srv, *i)).count();
         // Sampling only approximates LRU, but touched keys must survive far more.
         assert!(
             survivors(0..1000) > 990,
@@ -384,10 +422,7 @@ mod tests {
             "volatile-ttl",
             "volatile-random",
         ] {
-            let mut e = crate::Engine::new(3);
-            let c = e.connect("t");
-            fill(&mut e, 100, false);
-            limit(&mut e, policy, 0);
+            let (mut e, c) = full(3, 100, false, policy);
             e.server_mut().config.maxmemory -= 1;
             let r = e.execute(c, &[b"GET".to_vec(), b"key:00001".to_vec()]);
             assert!(!r.is_error(), "{policy}: reads still work");
@@ -397,19 +432,14 @@ mod tests {
 
     #[test]
     fn volatile_ttl_evicts_the_nearest_expiry_first() {
-        let mut e = crate::Engine::new(5);
-        let c = e.connect("t");
-        fill(&mut e, 500, true);
-        limit(&mut e, "volatile-ttl", 0);
+        let (mut e, c) = full(5, 500, true, "volatile-ttl");
         e.server_mut().config.maxmemory -= 20_000;
         e.execute(c, &[b"PING".to_vec()]);
         e.before_sleep();
         let srv = e.server();
         let evicted = srv.stats.evicted_keys as usize;
         assert!(evicted > 50);
-        let gone_early = (0..evicted)
-            .filter(|i| !srv.dbs[0].dict.contains(format!("key:{i:05}").as_bytes()))
-            .count();
+        let gone_early = (0..evicted).filter(|i| !present(srv, *i)).count();
         // Keys expiring soonest are the lowest-numbered ones. Sampling makes
         // the choice approximate, but far better than random, which would
         // hit evicted/500 of them.
@@ -421,77 +451,54 @@ mod tests {
 
     #[test]
     fn exact_lru_evicts_exactly_the_least_recently_used() {
-        let mut e = crate::Engine::new(9);
-        let c = e.connect("t");
-        limit(&mut e, "exact-lru", 0);
-        e.server_mut().config.maxmemory = 0;
-        fill(&mut e, 200, false);
+        let (mut e, c) = unlimited(9, 200, "exact-lru");
         // Read every key in reverse: key:00199 is now the least recent.
         for i in (0..200).rev() {
-            e.execute(c, &[b"GET".to_vec(), format!("key:{i:05}").into_bytes()]);
+            get(&mut e, c, i);
         }
-        let srv = e.server_mut();
-        srv.config.maxmemory = srv.used_memory() - 1_000;
-        e.execute(c, &[b"PING".to_vec()]);
-        let srv = e.server();
-        let evicted = srv.stats.evicted_keys as usize;
+        let evicted = squeeze(&mut e, c, 1_000);
         assert!(evicted > 5);
+        let srv = e.server();
         for i in 0..200 {
-            let present = srv.dbs[0].dict.contains(format!("key:{i:05}").as_bytes());
-            assert_eq!(present, i < 200 - evicted, "key {i}, {evicted} evicted");
+            assert_eq!(
+                present(srv, i),
+                i < 200 - evicted,
+                "key {i}, {evicted} evicted"
+            );
         }
     }
 
     #[test]
     fn exact_lfu_evicts_the_fewest_accesses_and_lrm_ignores_reads() {
-        let mut e = crate::Engine::new(9);
-        let c = e.connect("t");
-        limit(&mut e, "exact-lfu", 0);
-        e.server_mut().config.maxmemory = 0;
-        fill(&mut e, 100, false);
+        let (mut e, c) = unlimited(9, 100, "exact-lfu");
         // Key i gets i reads.
         for i in 0..100 {
             for _ in 0..i {
-                e.execute(c, &[b"GET".to_vec(), format!("key:{i:05}").into_bytes()]);
+                get(&mut e, c, i);
             }
         }
-        let srv = e.server_mut();
-        srv.config.maxmemory = srv.used_memory() - 1_000;
-        e.execute(c, &[b"PING".to_vec()]);
-        let srv = e.server();
-        let evicted = srv.stats.evicted_keys as usize;
+        let evicted = squeeze(&mut e, c, 1_000);
         assert!(evicted > 5);
-        let gone: Vec<usize> = (0..100)
-            .filter(|i| !srv.dbs[0].dict.contains(format!("key:{i:05}").as_bytes()))
-            .collect();
+        let srv = e.server();
+        let gone: Vec<usize> = (0..100).filter(|i| !present(srv, *i)).collect();
         assert_eq!(gone, (0..evicted).collect::<Vec<_>>());
 
         // LRM: the written-earlier half goes first even though it was read later.
-        let mut e = crate::Engine::new(9);
-        let c = e.connect("t");
-        limit(&mut e, "allkeys-lrm", 0);
-        e.server_mut().config.maxmemory = 0;
-        fill(&mut e, 400, false);
+        let (mut e, c) = unlimited(9, 400, "allkeys-lrm");
         e.advance_by(100_000_000);
         for i in 200..400 {
-            let k = format!("key:{i:05}").into_bytes();
-            e.execute(c, &[b"SET".to_vec(), k, b"y".repeat(40)]);
+            e.execute(c, &[b"SET".to_vec(), key(i), b"y".repeat(40)]);
         }
         e.advance_by(100_000_000);
         for i in 0..200 {
-            e.execute(c, &[b"GET".to_vec(), format!("key:{i:05}").into_bytes()]);
+            get(&mut e, c, i);
         }
-        let srv = e.server_mut();
-        srv.config.maxmemory = srv.used_memory() - 8_000;
-        e.execute(c, &[b"PING".to_vec()]);
+        squeeze(&mut e, c, 8_000);
         while e.server().evict.proc_running {
             e.before_sleep();
         }
         let srv = e.server();
-        let alive = |r: std::ops::Range<usize>| {
-            r.filter(|i| srv.dbs[0].dict.contains(format!("key:{i:05}").as_bytes()))
-                .count()
-        };
+        let alive = |r: std::ops::Range<usize>| r.filter(|i| present(srv, *i)).count();
         assert!(srv.stats.evicted_keys > 50);
         assert_eq!(alive(200..400), 200, "recently written keys survive");
     }

@@ -188,25 +188,46 @@ impl KeyView {
         });
     }
 
+    /// The two limits past which a small listpack becomes `big`:
+    /// `*-max-listpack-entries` over the length (counting `what[0]`) and
+    /// `*-max-listpack-value` over the longest element, if measured.
+    fn listpack_limits(
+        &mut self,
+        params: [&'static str; 2],
+        what: [&'static str; 2],
+        limits: [u64; 2],
+        longest: Option<u64>,
+        big: &'static str,
+    ) {
+        let to = ("listpack", big);
+        let entries = Some(self.len as u64);
+        self.gauges.push(gauge(
+            params[0],
+            what[0],
+            Unit::Entries,
+            entries,
+            limits[0],
+            to,
+        ));
+        self.gauges.push(gauge(
+            params[1],
+            what[1],
+            Unit::Bytes,
+            longest,
+            limits[1],
+            to,
+        ));
+    }
+
     fn hash(&mut self, h: &crate::keyspace::types::hash::Hash, cfg: &Config) {
         self.len = h.len();
-        let to = ("listpack", "hashtable");
-        self.gauges.push(gauge(
-            "hash-max-listpack-entries",
-            "fields",
-            Unit::Entries,
-            Some(self.len as u64),
-            cfg.hash_max_listpack_entries,
-            to,
-        ));
-        self.gauges.push(gauge(
-            "hash-max-listpack-value",
-            "longest field or value",
-            Unit::Bytes,
+        self.listpack_limits(
+            ["hash-max-listpack-entries", "hash-max-listpack-value"],
+            ["fields", "longest field or value"],
+            [cfg.hash_max_listpack_entries, cfg.hash_max_listpack_value],
             longest(self.len, h.iter().map(|(f, v)| f.len().max(v.len()))),
-            cfg.hash_max_listpack_value,
-            to,
-        ));
+            "hashtable",
+        );
         let mut items = Vec::new();
         match h.listpack() {
             Some(pairs) => items.extend(
@@ -243,29 +264,19 @@ impl KeyView {
             cfg.set_max_intset_entries.min(1 << 30),
             ("intset", "hashtable"),
         ));
-        let to = ("listpack", "hashtable");
-        self.gauges.push(gauge(
-            "set-max-listpack-entries",
-            "members",
-            Unit::Entries,
-            Some(self.len as u64),
-            cfg.set_max_listpack_entries,
-            to,
-        ));
         let longest_member = if s.is_intset() {
             // An integer's decimal form: at most 20 bytes.
             Some(s.iter().map(|m| m.to_vec().len()).max().unwrap_or(0) as u64)
         } else {
             longest(self.len, s.iter().map(|m| m.to_vec().len()))
         };
-        self.gauges.push(gauge(
-            "set-max-listpack-value",
-            "longest member",
-            Unit::Bytes,
+        self.listpack_limits(
+            ["set-max-listpack-entries", "set-max-listpack-value"],
+            ["members", "longest member"],
+            [cfg.set_max_listpack_entries, cfg.set_max_listpack_value],
             longest_member,
-            cfg.set_max_listpack_value,
-            to,
-        ));
+            "hashtable",
+        );
         let all_ints = if s.is_intset() {
             Some(true)
         } else {
@@ -301,25 +312,15 @@ impl KeyView {
 
     fn zset(&mut self, z: &crate::keyspace::types::zset::ZSet, cfg: &Config) {
         self.len = z.len();
-        let to = ("listpack", "skiplist");
-        self.gauges.push(gauge(
-            "zset-max-listpack-entries",
-            "members",
-            Unit::Entries,
-            Some(self.len as u64),
-            cfg.zset_max_listpack_entries,
-            to,
-        ));
         let longest_member = (self.len <= MEASURE_MAX)
             .then(|| z.entries().iter().map(|(m, _)| m.len()).max().unwrap_or(0) as u64);
-        self.gauges.push(gauge(
-            "zset-max-listpack-value",
-            "longest member",
-            Unit::Bytes,
+        self.listpack_limits(
+            ["zset-max-listpack-entries", "zset-max-listpack-value"],
+            ["members", "longest member"],
+            [cfg.zset_max_listpack_entries, cfg.zset_max_listpack_value],
             longest_member,
-            cfg.zset_max_listpack_value,
-            to,
-        ));
+            "skiplist",
+        );
         let skiplist = z.inspect_first(SKIPLIST_NODES).map(|(nodes, levels)| {
             let mut nodes = nodes.into_iter();
             let header = nodes.next().map(|h| h.levels).unwrap_or_default();

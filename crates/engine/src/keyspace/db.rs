@@ -1,6 +1,7 @@
 //! One logical database: the main dictionary, the expires dictionary, and the memory they account for.
 
 use std::cell::Cell;
+use std::collections::BTreeMap;
 
 use crate::keyspace::dict::Dict;
 use crate::keyspace::memory;
@@ -153,6 +154,15 @@ impl Db {
             self.expires.len() as u64 * DICT_ENTRY as u64 + self.expires.buckets() as u64 * PTR;
         (main, expires)
     }
+}
+
+/// The keys of database `db` in an index by (database, key), such as the
+/// clients watching or blocked on keys keep: what FLUSHDB must visit.
+pub(crate) fn keys_in_db<V>(index: &BTreeMap<(usize, Vec<u8>), V>, db: usize) -> Vec<Vec<u8>> {
+    index
+        .range((db, Vec::new())..(db + 1, Vec::new()))
+        .map(|((_, k), _)| k.clone())
+        .collect()
 }
 
 /// The server's databases, indexed like a `Vec<Db>`, with their memory

@@ -54,26 +54,45 @@ pub fn expire_entry_size() -> usize {
 /// `sizeof(dict)` in 7.2: type, two tables, two counts, rehash index, pause
 /// counter and the two size exponents.
 pub const DICT_STRUCT: usize = 56;
+/// A hashtable-encoded value's allocations: the dict, its bucket array (a
+/// pointer a bucket), then `entries` bytes of dict entries and `strings`
+/// bytes of sds, which differ by type.
+pub fn dict_table_size(buckets: usize, entries: usize, strings: usize) -> usize {
+    alloc_size(DICT_STRUCT) + alloc_size(8 * buckets) + entries + strings
+}
 /// An empty listpack: 6 header bytes (total bytes, element count) and the end byte.
 pub const LISTPACK_EMPTY: usize = 7;
 /// `LISTPACK_MAX_SAFETY_SIZE`: `lpSafeToAdd` refuses to grow a listpack past 1 GB.
 pub const LISTPACK_MAX_SAFETY_SIZE: usize = 1 << 30;
 
-/// Bytes one listpack element takes (`lpEncodeGetType` plus its back-length):
-/// a canonical integer (what `string2ll` accepts) in 1 to 9 bytes by
-/// magnitude, any other string with a 1-, 2- or 5-byte header.
-pub fn listpack_entry_size(ele: &[u8]) -> usize {
-    let enc = match crate::proto::resp::parse_i64(ele) {
-        Some(0..=127) => 1,
-        Some(-4096..=4095) => 2,
-        Some(-32_768..=32_767) => 3,
-        Some(-8_388_608..=8_388_607) => 4,
-        Some(-2_147_483_648..=2_147_483_647) => 5,
-        Some(_) => 9,
+/// Bytes of a listpack integer's encoding (`lpEncodeGetType`): 1 to 9 by
+/// magnitude.
+pub fn listpack_int_encoding(v: i64) -> usize {
+    match v {
+        0..=127 => 1,
+        -4096..=4095 => 2,
+        -32_768..=32_767 => 3,
+        -8_388_608..=8_388_607 => 4,
+        -2_147_483_648..=2_147_483_647 => 5,
+        _ => 9,
+    }
+}
+
+/// Bytes of a listpack element's encoding without its back-length: a
+/// canonical integer (what `string2ll` accepts) as an integer, any other
+/// string behind a 1-, 2- or 5-byte header.
+pub fn listpack_encoding(ele: &[u8]) -> usize {
+    match crate::proto::resp::parse_i64(ele) {
+        Some(v) => listpack_int_encoding(v),
         None if ele.len() < 64 => 1 + ele.len(),
         None if ele.len() < 4096 => 2 + ele.len(),
         None => 5 + ele.len(),
-    };
+    }
+}
+
+/// An element's encoding of `enc` bytes plus its back-length (1 to 5 bytes,
+/// seven bits each), the whole element.
+pub fn listpack_with_backlen(enc: usize) -> usize {
     let backlen = match enc {
         0..=127 => 1,
         128..=16_382 => 2,
@@ -82,6 +101,11 @@ pub fn listpack_entry_size(ele: &[u8]) -> usize {
         _ => 5,
     };
     enc + backlen
+}
+
+/// Bytes one listpack element holding `ele` takes.
+pub fn listpack_entry_size(ele: &[u8]) -> usize {
+    listpack_with_backlen(listpack_encoding(ele))
 }
 
 #[cfg(test)]

@@ -40,33 +40,26 @@ impl Server {
     /// synchronous cost in ns (0 when handed over).
     pub fn free_value(&mut self, db: usize, key: &[u8], obj: Obj, lazy: bool) -> u64 {
         let effort = free_effort(&obj.value);
-        if lazy && effort > LAZYFREE_THRESHOLD {
+        let lazy = lazy && effort > LAZYFREE_THRESHOLD;
+        let (cost, done_us) = if lazy {
             let bytes = obj.mem_size() as u64;
             let now = self.clock.now_us();
-            let done_us = self.lazyfree.enqueue(now, 1, effort, bytes);
+            (0, self.lazyfree.enqueue(now, 1, effort, bytes))
+        } else {
+            let cost = effort * FREE_COST_NS;
+            self.charge_free(cost);
+            (cost, self.clock.now_us() + cost / 1000)
+        };
+        // A value of one allocation is not worth an event when freed at once.
+        if lazy || effort > 1 {
             self.emit_with(|| Event::Freed {
                 db: Some(db as u32),
                 key: Some(lossy(key)),
                 objects: 1,
                 effort,
-                lazy: true,
-                cost_us: 0,
-                done_us,
-            });
-            return 0;
-        }
-        let cost = effort * FREE_COST_NS;
-        self.charge_free(cost);
-        if effort > 1 {
-            let now = self.clock.now_us();
-            self.emit_with(|| Event::Freed {
-                db: Some(db as u32),
-                key: Some(lossy(key)),
-                objects: 1,
-                effort,
-                lazy: false,
+                lazy,
                 cost_us: cost / 1000,
-                done_us: now + cost / 1000,
+                done_us,
             });
         }
         cost

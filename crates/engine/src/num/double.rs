@@ -37,21 +37,8 @@ pub fn strtod(s: &[u8]) -> Strtod {
         len: 0,
         erange: false,
     };
-    let mut i = 0;
-    while i < s.len() && is_c_space(s[i]) {
-        i += 1;
-    }
-    let neg = match s.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let blanks = s.iter().take_while(|&&c| is_c_space(c)).count();
+    let (neg, i) = sign(s, blanks);
     let signed = |v: f64| if neg { -v } else { v };
     let rest = &s[i..];
     if starts_with_ci(rest, b"inf") {
@@ -110,24 +97,40 @@ fn digits_end(s: &[u8], mut i: usize, hex: bool) -> usize {
     i
 }
 
+/// An optional `-` or `+` at `s[i]`: whether it was `-`, and the index after it.
+fn sign(s: &[u8], i: usize) -> (bool, usize) {
+    match s.get(i) {
+        Some(b'-') => (true, i + 1),
+        Some(b'+') => (false, i + 1),
+        _ => (false, i),
+    }
+}
+
+/// The mantissa at the start of `s`: its integer digits, its fraction
+/// digits (after a `.`) and where it ends. `None` when neither part has a
+/// digit, so that `.` alone or `.e5` is no number.
+fn mantissa(s: &[u8], hex: bool) -> Option<(&[u8], &[u8], usize)> {
+    let int_end = digits_end(s, 0, hex);
+    let mut end = int_end;
+    let mut frac = &s[0..0];
+    if s.get(end) == Some(&b'.') {
+        let fe = digits_end(s, end + 1, hex);
+        frac = &s[end + 1..fe];
+        end = fe;
+    }
+    if int_end == 0 && frac.is_empty() {
+        return None;
+    }
+    Some((&s[..int_end], frac, end))
+}
+
 /// An exponent suffix (`e-5`, `p+3`) starting at `s[i]` if `s[i]` is one of
 /// `marks`: consumed only when at least one digit follows. Saturates.
 fn exponent(s: &[u8], i: usize, marks: &[u8]) -> (i64, usize) {
     if i >= s.len() || !marks.contains(&s[i]) {
         return (0, i);
     }
-    let mut j = i + 1;
-    let neg = match s.get(j) {
-        Some(b'-') => {
-            j += 1;
-            true
-        }
-        Some(b'+') => {
-            j += 1;
-            false
-        }
-        _ => false,
-    };
+    let (neg, j) = sign(s, i + 1);
     let end = digits_end(s, j, false);
     if end == j {
         return (0, i);
@@ -141,19 +144,9 @@ fn exponent(s: &[u8], i: usize, marks: &[u8]) -> (i64, usize) {
 
 /// A decimal number at the start of `s` (after sign): value, bytes, ERANGE.
 fn parse_decimal(s: &[u8]) -> Option<(f64, usize, bool)> {
-    let int_end = digits_end(s, 0, false);
-    let mut end = int_end;
-    let mut frac = &s[0..0];
-    if s.get(end) == Some(&b'.') {
-        let fe = digits_end(s, end + 1, false);
-        frac = &s[end + 1..fe];
-        end = fe;
-    }
-    if int_end == 0 && frac.is_empty() {
-        return None;
-    }
+    let (int, frac, end) = mantissa(s, false)?;
     let (exp, end) = exponent(s, end, b"eE");
-    let mut digits: Vec<u8> = s[..int_end].iter().chain(frac).copied().collect();
+    let mut digits: Vec<u8> = int.iter().chain(frac).copied().collect();
     let lead = digits.iter().take_while(|&&c| c == b'0').count();
     digits.drain(..lead);
     if digits.is_empty() {
@@ -177,17 +170,7 @@ fn parse_decimal(s: &[u8]) -> Option<(f64, usize, bool)> {
 /// A hex float after `0x`: value, bytes consumed after the prefix, ERANGE.
 /// `None` when no hex digit follows (then strtod reads just the `0`).
 fn parse_hex(s: &[u8]) -> Option<(f64, usize, bool)> {
-    let int_end = digits_end(s, 0, true);
-    let mut end = int_end;
-    let mut frac = &s[0..0];
-    if s.get(end) == Some(&b'.') {
-        let fe = digits_end(s, end + 1, true);
-        frac = &s[end + 1..fe];
-        end = fe;
-    }
-    if int_end == 0 && frac.is_empty() {
-        return None;
-    }
+    let (int, frac, end) = mantissa(s, true)?;
     let (pexp, end) = exponent(s, end, b"pP");
     // Keep the first 16 significant hex digits; the rest only matter as sticky bits.
     let mut mant: u64 = 0;
@@ -195,7 +178,7 @@ fn parse_hex(s: &[u8]) -> Option<(f64, usize, bool)> {
     let mut sticky = false;
     let mut e2: i64 = pexp.saturating_sub(4 * frac.len() as i64);
     let mut seen = false;
-    for &c in s[..int_end].iter().chain(frac) {
+    for &c in int.iter().chain(frac) {
         let d = (c as char).to_digit(16).unwrap_or(0) as u64;
         if !seen && d == 0 {
             continue;
@@ -290,17 +273,25 @@ pub fn double2ll(d: f64) -> Option<i64> {
     (ll as f64 == d).then_some(ll)
 }
 
+/// How both printers below spell NaN, the infinities and the zeros, the
+/// values that have no digits to generate.
+fn non_finite_or_zero(d: f64) -> Option<&'static str> {
+    if d.is_nan() {
+        Some("nan")
+    } else if d.is_infinite() {
+        Some(if d < 0.0 { "-inf" } else { "inf" })
+    } else if d == 0.0 {
+        Some(if d.is_sign_negative() { "-0" } else { "0" })
+    } else {
+        None
+    }
+}
+
 /// Redis 7.2's `d2string`: `nan`, `inf`, `-inf`, `0`, `-0`, integers within
 /// ±2^62 as integers, everything else as fpconv's grisu2 output.
 pub fn d2string(d: f64) -> String {
-    if d.is_nan() {
-        return "nan".into();
-    }
-    if d.is_infinite() {
-        return if d < 0.0 { "-inf" } else { "inf" }.into();
-    }
-    if d == 0.0 {
-        return if d.is_sign_negative() { "-0" } else { "0" }.into();
+    if let Some(text) = non_finite_or_zero(d) {
+        return text.into();
     }
     if let Some(ll) = double2ll(d) {
         return ll.to_string();
@@ -311,14 +302,8 @@ pub fn d2string(d: f64) -> String {
 /// `printf("%.17g")` (and `%.17Lg` of a widened double), with Redis'
 /// spellings of the non-finite values: what ZSCAN prints for a skiplist.
 pub fn g17(d: f64) -> String {
-    if d.is_nan() {
-        return "nan".into();
-    }
-    if d.is_infinite() {
-        return if d < 0.0 { "-inf" } else { "inf" }.into();
-    }
-    if d == 0.0 {
-        return if d.is_sign_negative() { "-0" } else { "0" }.into();
+    if let Some(text) = non_finite_or_zero(d) {
+        return text.into();
     }
     // Rust's `{:.16e}` is the exact value rounded to 17 significant digits.
     let sci = format!("{:.16e}", d.abs());
@@ -760,16 +745,33 @@ mod tests {
 
     #[test]
     fn g17_is_printf() {
-        assert_eq!(g17(1.1), "1.1000000000000001");
-        assert_eq!(g17(1e17), "1e+17");
-        assert_eq!(g17(100.0), "100");
-        assert_eq!(g17(0.0001), "0.0001");
-        assert_eq!(g17(0.00001), "1.0000000000000001e-05");
-        assert_eq!(g17(-2.5), "-2.5");
-        assert_eq!(g17(5e-324), "4.9406564584124654e-324");
-        assert_eq!(g17(1e300), "1.0000000000000001e+300");
-        assert_eq!(g17(123456789012345678.0), "1.2345678901234568e+17");
-        assert_eq!(g17(-0.0), "-0");
+        let printed = [
+            1.1,
+            1e17,
+            100.0,
+            1e-4,
+            1e-5,
+            -2.5,
+            5e-324,
+            1e300,
+            123456789012345678.0,
+            -0.0,
+        ];
+        assert_eq!(
+            printed.map(g17),
+            [
+                "1.1000000000000001",
+                "1e+17",
+                "100",
+                "0.0001",
+                "1.0000000000000001e-05",
+                "-2.5",
+                "4.9406564584124654e-324",
+                "1.0000000000000001e+300",
+                "1.2345678901234568e+17",
+                "-0",
+            ]
+        );
     }
 
     #[test]

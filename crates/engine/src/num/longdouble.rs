@@ -405,19 +405,7 @@ impl LongDouble {
     /// Redis' `ld2string(LD_STR_HUMAN)`: `%.17Lf` with trailing zeros and a
     /// trailing point removed, and `-0` written `0`.
     pub fn to_human(&self) -> String {
-        let mut s = self.to_fixed17();
-        if s.contains('.') {
-            while s.ends_with('0') {
-                s.pop();
-            }
-            if s.ends_with('.') {
-                s.pop();
-            }
-        }
-        if s == "-0" {
-            s = "0".into();
-        }
-        s
+        super::trim_fixed(self.to_fixed17())
     }
 }
 
@@ -787,16 +775,7 @@ mod tests {
             let sb = format!("{b}");
             let got = incr(&sa, &sb);
             // The sum is exact in f64 and has at most 10 decimals.
-            let mut want = format!("{:.10}", a + b);
-            while want.ends_with('0') {
-                want.pop();
-            }
-            if want.ends_with('.') {
-                want.pop();
-            }
-            if want == "-0" {
-                want = "0".into();
-            }
+            let want = crate::num::trim_fixed(format!("{:.10}", a + b));
             assert_eq!(got, want, "{sa} + {sb}");
         }
     }

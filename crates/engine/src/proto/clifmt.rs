@@ -43,27 +43,20 @@ fn format_tty(f: &Frame, prefix: &str) -> String {
         Frame::Boolean(b) => format!("({b})\n"),
         Frame::BigNumber(s) => format!("(big number) {s}\n"),
         Frame::Verbatim(_, text) => format!("{}\n", String::from_utf8_lossy(text)),
-        Frame::Array(items) => aggregate(
-            items.iter().map(|i| (i, None)),
-            items.len(),
-            ')',
-            "(empty array)",
-            prefix,
-        ),
-        Frame::Set(items) => aggregate(
-            items.iter().map(|i| (i, None)),
-            items.len(),
-            '~',
-            "(empty set)",
-            prefix,
-        ),
-        Frame::Push(items) => aggregate(
-            items.iter().map(|i| (i, None)),
-            items.len(),
-            ')',
-            "(empty push)",
-            prefix,
-        ),
+        Frame::Array(items) | Frame::Set(items) | Frame::Push(items) => {
+            let (sep, empty) = match f {
+                Frame::Set(_) => ('~', "(empty set)"),
+                Frame::Push(_) => (')', "(empty push)"),
+                _ => (')', "(empty array)"),
+            };
+            aggregate(
+                items.iter().map(|i| (i, None)),
+                items.len(),
+                sep,
+                empty,
+                prefix,
+            )
+        }
         Frame::Map(pairs) => aggregate(
             pairs.iter().map(|(k, v)| (k, Some(v))),
             pairs.len(),

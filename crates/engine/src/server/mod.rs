@@ -53,21 +53,19 @@ impl Lookup {
     };
     /// `lookupKeyWrite`.
     pub const WRITE: Lookup = Lookup {
-        notouch: false,
         nostats: true,
         write: true,
+        ..Lookup::READ
     };
     /// `lookupKeyReadWithFlags(LOOKUP_NOTOUCH)`: TYPE, TTL, EXISTS.
     pub const READ_NOTOUCH: Lookup = Lookup {
         notouch: true,
-        nostats: false,
-        write: false,
+        ..Lookup::READ
     };
     /// No touch, no stats (OBJECT, internal reads).
     pub const PEEK: Lookup = Lookup {
-        notouch: true,
         nostats: true,
-        write: false,
+        ..Lookup::READ_NOTOUCH
     };
 }
 

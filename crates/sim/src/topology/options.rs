@@ -71,6 +71,30 @@ impl Default for TopoOptions {
     }
 }
 
+impl TopoOptions {
+    /// Options off their defaults wherever a link carries them (the seed
+    /// aside), so that the tests of every link, here and in the page, can
+    /// check that none is lost on the way.
+    pub fn all_changed() -> TopoOptions {
+        TopoOptions {
+            replicas: 4,
+            sentinels: 5,
+            quorum: 3,
+            down_after_ms: 1500,
+            failover_timeout_ms: 20_000,
+            link_latency_ms: 7.5,
+            latencies_ms: vec![20.0, 2.0, 80.0],
+            writes_per_sec: 200.0,
+            wait: 1,
+            appendfsync: "no".into(),
+            min_replicas_to_write: 1,
+            repl_backlog_size: 65_536,
+            priorities: vec![100, 200, 0],
+            ..TopoOptions::default()
+        }
+    }
+}
+
 /// Which field of [`TopoOptions`] an option sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Field {
@@ -474,22 +498,7 @@ mod tests {
 
     #[test]
     fn every_option_survives_a_link_and_defaults_stay_out() {
-        let all = TopoOptions {
-            replicas: 4,
-            sentinels: 5,
-            quorum: 3,
-            down_after_ms: 1500,
-            failover_timeout_ms: 20_000,
-            link_latency_ms: 7.5,
-            latencies_ms: vec![20.0, 2.0, 80.0],
-            writes_per_sec: 200.0,
-            wait: 1,
-            appendfsync: "no".into(),
-            min_replicas_to_write: 1,
-            repl_backlog_size: 65_536,
-            priorities: vec![100, 200, 0],
-            ..TopoOptions::default()
-        };
+        let all = TopoOptions::all_changed();
         let q = options_query(&all);
         assert!(q.contains("&lats=20%2C2%2C80"), "{q}");
         let (back, problems) = read(&q);
@@ -505,24 +514,23 @@ mod tests {
     #[test]
     fn bad_values_say_why() {
         let mut o = TopoOptions::default();
-        let err = |o: &mut TopoOptions, k: &str, v: &str| set_option(o, k, v).unwrap_err();
+        let bad = [
+            ("replicas", "9"),
+            ("fsync", "sometimes"),
+            ("latency", "x"),
+            ("lats", "20,x"),
+            ("seed", "abc"),
+        ];
         assert_eq!(
-            err(&mut o, "replicas", "9"),
-            "replicas '9' is not a whole number in 1..=4"
+            bad.map(|(k, v)| set_option(&mut o, k, v).unwrap_err()),
+            [
+                "replicas '9' is not a whole number in 1..=4",
+                "fsync 'sometimes' is not one of always|everysec|no|off",
+                "latency 'x' is not a number in 1..=500",
+                "lats '20,x': 'x' is not a number in 0..=1000",
+                "seed 'abc' is not a number",
+            ]
         );
-        assert_eq!(
-            err(&mut o, "fsync", "sometimes"),
-            "fsync 'sometimes' is not one of always|everysec|no|off"
-        );
-        assert_eq!(
-            err(&mut o, "latency", "x"),
-            "latency 'x' is not a number in 1..=500"
-        );
-        assert_eq!(
-            err(&mut o, "lats", "20,x"),
-            "lats '20,x': 'x' is not a number in 0..=1000"
-        );
-        assert_eq!(err(&mut o, "seed", "abc"), "seed 'abc' is not a number");
         assert_eq!(o, TopoOptions::default(), "bad values change nothing");
         assert_eq!(set_option(&mut o, "prio", " 100, 200 ,"), Ok(true));
         assert_eq!(o.priorities, vec![100, 200]);

@@ -56,9 +56,8 @@ mod tests {
 
     #[test]
     fn bytes_read_in_decimal_units() {
-        assert_eq!(bytes_text(9_999), "9999 B");
-        assert_eq!(bytes_text(10_000), "10 KB");
-        assert_eq!(bytes_text(12_345_678), "12 MB");
+        let sizes = [9_999, 10_000, 12_345_678];
+        assert_eq!(sizes.map(bytes_text), ["9999 B", "10 KB", "12 MB"]);
     }
 
     /// A world with a killed master, drawn: the marks the tab promises.

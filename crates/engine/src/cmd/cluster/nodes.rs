@@ -194,10 +194,7 @@ pub(super) fn saveconfig(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
 }
 
 pub(super) fn set_config_epoch(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    if let Err(e) = state(ctx) {
-        return e;
-    }
-    let epoch = match arg_i64(&args[2]) {
+    let epoch = match state(ctx).and_then(|_| arg_i64(&args[2])) {
         Ok(e) => e,
         Err(e) => return e,
     };

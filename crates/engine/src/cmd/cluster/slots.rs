@@ -125,10 +125,7 @@ pub fn count_keys_in_slot(srv: &Server, slot: u16) -> usize {
 }
 
 pub(super) fn countkeysinslot(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    if let Err(e) = state(ctx) {
-        return e;
-    }
-    let slot = match arg_i64(&args[2]) {
+    let slot = match state(ctx).and_then(|_| arg_i64(&args[2])) {
         Ok(s) => s,
         Err(e) => return e,
     };

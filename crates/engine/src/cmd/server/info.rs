@@ -314,10 +314,10 @@ mod tests {
 
     #[test]
     fn human_bytes_as_redis() {
-        assert_eq!(bytes_to_human(1023), "1023B");
-        assert_eq!(bytes_to_human(1024), "1.00K");
-        assert_eq!(bytes_to_human(865_000), "844.73K");
-        assert_eq!(bytes_to_human(3 << 20), "3.00M");
-        assert_eq!(bytes_to_human(5 << 30), "5.00G");
+        let sizes = [1023, 1024, 865_000, 3 << 20, 5 << 30];
+        assert_eq!(
+            sizes.map(bytes_to_human),
+            ["1023B", "1.00K", "844.73K", "3.00M", "5.00G"]
+        );
     }
 }

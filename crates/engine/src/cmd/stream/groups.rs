@@ -7,7 +7,7 @@ use crate::cmd::replies::{help_reply, subcommand_syntax_error};
 use crate::cmd::table::{commands, Command, Ctx};
 use crate::cmd::typed::peek;
 use crate::keyspace::object::Value;
-use crate::keyspace::types::stream::{Nack, Stream, StreamId};
+use crate::keyspace::types::stream::{Entry, Group, Nack, Stream, StreamId};
 use crate::proto::resp::{parse_i64, Frame};
 use std::collections::BTreeMap;
 
@@ -411,15 +411,7 @@ pub(super) fn xclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
                 if !forced && minidle != 0 && now.wrapping_sub(time) < minidle {
                     continue;
                 }
-                g.claim(id, cname, deliverytime, retry, justid);
-                items.push(if justid {
-                    id_frame(id)
-                } else {
-                    entry_frame(entry)
-                });
-                if let Some(c) = g.consumer_mut(cname) {
-                    c.active_time = now;
-                }
+                items.push(claim(g, cname, entry, deliverytime, retry, justid, now));
             }
             items
         })
@@ -427,6 +419,29 @@ pub(super) fn xclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     .flatten()
     .unwrap_or_default();
     Frame::Array(items)
+}
+
+/// Claims `entry` for consumer `cname` (XCLAIM and XAUTOCLAIM alike), who
+/// becomes active at `now`, and gives its reply item: with JUSTID the ID
+/// alone, and the delivery count left as it was.
+fn claim(
+    g: &mut Group,
+    cname: &[u8],
+    entry: &Entry,
+    delivery_time: i64,
+    retry: Option<u64>,
+    justid: bool,
+    now: i64,
+) -> Frame {
+    g.claim(entry.id, cname, delivery_time, retry, justid);
+    if let Some(c) = g.consumer_mut(cname) {
+        c.active_time = now;
+    }
+    if justid {
+        id_frame(entry.id)
+    } else {
+        entry_frame(entry)
+    }
 }
 
 pub(super) fn xautoclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -502,16 +517,8 @@ pub(super) fn xautoclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
                 if minidle != 0 && now.wrapping_sub(time) < minidle {
                     continue;
                 }
-                g.claim(id, cname, now, None, justid);
-                claimed.push(if justid {
-                    id_frame(id)
-                } else {
-                    entry_frame(entry)
-                });
+                claimed.push(claim(g, cname, entry, now, None, justid, now));
                 left -= 1;
-                if let Some(c) = g.consumer_mut(cname) {
-                    c.active_time = now;
-                }
             }
             let cursor = next_pending(g.pel(), start, last).map_or(StreamId::MIN, |(id, _)| *id);
             Frame::Array(vec![

@@ -5,7 +5,7 @@ use crate::cmd::args::{arg_i64, opt_is, NOT_INTEGER};
 use crate::cmd::replies::{help_reply, subcommand_syntax_error};
 use crate::cmd::table::{commands, Command, Ctx};
 use crate::cmd::typed::peek;
-use crate::keyspace::types::stream::{Log, Stream, StreamId};
+use crate::keyspace::types::stream::{Consumer, Group, Log, Nack, Stream, StreamId};
 use crate::proto::resp::Frame;
 
 /// XINFO's subcommands, in the order Redis lists them.
@@ -182,44 +182,12 @@ fn xinfo_stream(s: &Stream, args: &[Vec<u8>]) -> Frame {
         .groups()
         .iter()
         .map(|(name, g)| {
-            let pending = g
-                .pel()
-                .iter()
-                .take(limit)
-                .map(|(id, n)| {
-                    Frame::Array(vec![
-                        id_frame(*id),
-                        Frame::bulk(&n.consumer),
-                        Frame::Integer(n.delivery_time),
-                        Frame::Integer(n.delivery_count as i64),
-                    ])
-                })
-                .collect();
+            let pending = g.pel().iter().take(limit);
+            let pending = pending.map(|(id, n)| nack_frame(*id, n, true)).collect();
             let consumers = g
                 .consumers()
                 .iter()
-                .map(|(cname, c)| {
-                    let cpending = c
-                        .pel()
-                        .iter()
-                        .take(limit)
-                        .filter_map(|id| g.pel().get(id).map(|n| (id, n)))
-                        .map(|(id, n)| {
-                            Frame::Array(vec![
-                                id_frame(*id),
-                                Frame::Integer(n.delivery_time),
-                                Frame::Integer(n.delivery_count as i64),
-                            ])
-                        })
-                        .collect();
-                    Frame::Map(vec![
-                        field("name", Frame::bulk(cname)),
-                        field("seen-time", Frame::Integer(c.seen_time)),
-                        field("active-time", Frame::Integer(c.active_time)),
-                        field("pel-count", Frame::Integer(c.pel().len() as i64)),
-                        field("pending", Frame::Array(cpending)),
-                    ])
-                })
+                .map(|(cname, c)| consumer_full(g, cname, c, limit))
                 .collect();
             Frame::Map(vec![
                 field("name", Frame::bulk(name)),
@@ -234,4 +202,33 @@ fn xinfo_stream(s: &Stream, args: &[Vec<u8>]) -> Frame {
         .collect();
     m.push(field("groups", Frame::Array(groups)));
     Frame::Map(m)
+}
+
+/// A pending entry in XINFO STREAM FULL: its ID, its consumer (in the
+/// group's list only), its delivery time and count.
+fn nack_frame(id: StreamId, n: &Nack, with_consumer: bool) -> Frame {
+    let mut item = vec![id_frame(id)];
+    if with_consumer {
+        item.push(Frame::bulk(&n.consumer));
+    }
+    item.push(Frame::Integer(n.delivery_time));
+    item.push(Frame::Integer(n.delivery_count as i64));
+    Frame::Array(item)
+}
+
+/// A consumer in XINFO STREAM FULL, with up to `limit` of its pending entries.
+fn consumer_full(g: &Group, cname: &[u8], c: &Consumer, limit: usize) -> Frame {
+    let pending = c
+        .pel()
+        .iter()
+        .take(limit)
+        .filter_map(|id| g.pel().get(id).map(|n| nack_frame(*id, n, false)))
+        .collect();
+    Frame::Map(vec![
+        field("name", Frame::bulk(cname)),
+        field("seen-time", Frame::Integer(c.seen_time)),
+        field("active-time", Frame::Integer(c.active_time)),
+        field("pel-count", Frame::Integer(c.pel().len() as i64)),
+        field("pending", Frame::Array(pending)),
+    ])
 }

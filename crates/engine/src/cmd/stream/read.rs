@@ -2,29 +2,12 @@
 
 use super::id::strict_id;
 use super::{c_name, entry_frame, id_frame, seen_consumer, update};
-use crate::blocking::{block_for_stream, may_block};
+use crate::blocking::{block_for_stream, may_block, timeout_ms_arg};
 use crate::cmd::args::{arg_i64, cstr, opt_is, SYNTAX};
 use crate::cmd::table::Ctx;
 use crate::cmd::typed::peek;
 use crate::keyspace::types::stream::{Log, Stream, StreamId};
-use crate::proto::resp::{parse_i64, Frame};
-
-/// `getTimeoutFromObjectOrReply(UNIT_MILLISECONDS)`: 0 waits forever,
-/// anything else becomes an absolute Unix-ms deadline.
-fn block_timeout(arg: &[u8], now_ms: i64) -> Result<i64, Frame> {
-    let t = parse_i64(arg)
-        .ok_or_else(|| Frame::err("ERR timeout is not an integer or out of range"))?;
-    if t < 0 {
-        return Err(Frame::err("ERR timeout is negative"));
-    }
-    if t > 0 {
-        if t > i64::MAX - now_ms {
-            return Err(Frame::err("ERR timeout is out of range"));
-        }
-        return Ok(t + now_ms);
-    }
-    Ok(0)
-}
+use crate::proto::resp::Frame;
 
 /// The group's read counter after delivering `id` past its last ID.
 fn advance_entries_read(log: &Log, entries_read: i64, id: StreamId) -> i64 {
@@ -54,7 +37,7 @@ pub(super) fn xread(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         let o = &args[i];
         if opt_is(o, "BLOCK") && moreargs > 0 {
             i += 1;
-            timeout = match block_timeout(&args[i], now) {
+            timeout = match timeout_ms_arg(&args[i], now) {
                 Ok(t) => Some(t),
                 Err(e) => return e,
             };

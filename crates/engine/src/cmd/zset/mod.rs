@@ -21,7 +21,7 @@ use crate::cmd::args::cstr;
 use crate::cmd::table::{commands, Command, Ctx};
 use crate::cmd::typed::{self, peek};
 use crate::keyspace::object::Value;
-use crate::keyspace::types::zset::{LexItem, LexRange, Limits, ScoreRange, ZSet};
+use crate::keyspace::types::zset::{Bounds, LexItem, LexRange, Limits, ScoreRange, ZSet};
 use crate::num::double::strtod;
 use crate::proto::resp::Frame;
 use crate::server::config::Config;
@@ -182,17 +182,28 @@ fn parse_score_end(arg: &[u8]) -> Option<(f64, bool)> {
     (at_end && !r.value.is_nan()).then_some((r.value, ex))
 }
 
-/// A score range from two arguments, or "min or max is not a float".
-pub(super) fn parse_score_range(min: &[u8], max: &[u8]) -> Result<ScoreRange, Frame> {
-    match (parse_score_end(min), parse_score_end(max)) {
-        (Some((min, minex)), Some((max, maxex))) => Ok(ScoreRange {
+/// A range from its two arguments, each read by `end` (the value and
+/// whether it is exclusive); `error` if either is malformed.
+fn parse_bounds<T>(
+    min: &[u8],
+    max: &[u8],
+    end: fn(&[u8]) -> Option<(T, bool)>,
+    error: &str,
+) -> Result<Bounds<T>, Frame> {
+    match (end(min), end(max)) {
+        (Some((min, minex)), Some((max, maxex))) => Ok(Bounds {
             min,
             max,
             minex,
             maxex,
         }),
-        _ => Err(Frame::err("ERR min or max is not a float")),
+        _ => Err(Frame::err(error)),
     }
+}
+
+/// A score range from two arguments, or "min or max is not a float".
+pub(super) fn parse_score_range(min: &[u8], max: &[u8]) -> Result<ScoreRange, Frame> {
+    parse_bounds(min, max, parse_score_end, "ERR min or max is not a float")
 }
 
 /// `zslParseLexRangeItem`: `+` / `-` alone (up to a NUL), or `(` / `[` and the rest.
@@ -208,15 +219,12 @@ fn parse_lex_item(arg: &[u8]) -> Option<(LexItem, bool)> {
 
 /// A lex range from two arguments, or "min or max not valid string range item".
 pub(super) fn parse_lex_range(min: &[u8], max: &[u8]) -> Result<LexRange, Frame> {
-    match (parse_lex_item(min), parse_lex_item(max)) {
-        (Some((min, minex)), Some((max, maxex))) => Ok(LexRange {
-            min,
-            max,
-            minex,
-            maxex,
-        }),
-        _ => Err(Frame::err("ERR min or max not valid string range item")),
-    }
+    parse_bounds(
+        min,
+        max,
+        parse_lex_item,
+        "ERR min or max not valid string range item",
+    )
 }
 
 /// A parsed range of one of the three kinds.

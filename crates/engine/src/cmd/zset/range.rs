@@ -168,11 +168,11 @@ fn zrange_generic(
 }
 
 pub(super) fn zcount(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    count_in(ctx, args, parse_score_range, ZSet::count_in_range)
+    count_in(ctx, args, parse_score_range, ZSet::count_in)
 }
 
 pub(super) fn zlexcount(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    count_in(ctx, args, parse_lex_range, ZSet::count_in_lex)
+    count_in(ctx, args, parse_lex_range, ZSet::count_in)
 }
 
 /// ZCOUNT and ZLEXCOUNT: the range (`min max`) is parsed before the key is

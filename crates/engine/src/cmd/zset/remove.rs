@@ -3,21 +3,13 @@
 use super::{delete_if_empty, parse_lex_range, parse_score_range, update, Range};
 use crate::cmd::args::{arg_i64, clamp_ranks, either, parse_mpop, positive_long_arg, SYNTAX};
 use crate::cmd::table::Ctx;
+use crate::cmd::typed::remove_each;
 use crate::keyspace::types::zset::ZSet;
 use crate::proto::resp::Frame;
 
 pub(super) fn zrem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     remove_with(ctx, &args[1], |z| {
-        let mut deleted = 0;
-        for m in &args[2..] {
-            if z.remove(m) {
-                deleted += 1;
-            }
-            if z.is_empty() {
-                break;
-            }
-        }
-        deleted
+        remove_each(z, &args[2..], ZSet::remove, ZSet::is_empty)
     })
 }
 
@@ -67,8 +59,8 @@ fn zremrange(ctx: &mut Ctx, args: &[Vec<u8>], range: Range) -> Frame {
                 Some((s, e)) => z.remove_rank_range(s, e),
                 None => 0,
             },
-            Range::Score(r) => z.remove_score_range(r),
-            Range::Lex(r) => z.remove_lex_range(r),
+            Range::Score(r) => z.remove_in(r),
+            Range::Lex(r) => z.remove_in(r),
         }) as i64
     })
 }

@@ -1,7 +1,7 @@
 //! ZUNION, ZINTER, ZDIFF, ZINTERCARD and the STORE forms (`zunionInterDiffGenericCommand`): weights, aggregation, and the result built in the best encoding.
 
 use super::{limits, pairs_reply, store_result};
-use crate::cmd::args::{arg_i64, opt_is, positive_long_arg, SYNTAX};
+use crate::cmd::args::{arg_i64, opt_choice, opt_is, positive_long_arg, SYNTAX};
 use crate::cmd::table::Ctx;
 use crate::cmd::typed::WRONGTYPE;
 use crate::keyspace::object::Value;
@@ -165,16 +165,15 @@ fn zsetop(
             }
             j += 1 + setnum;
         } else if op != SetOp::Diff && !card_only && remaining >= 2 && opt_is(a, "aggregate") {
-            let w = &args[j + 1];
-            how = if opt_is(w, "sum") {
-                Aggregate::Sum
-            } else if opt_is(w, "min") {
-                Aggregate::Min
-            } else if opt_is(w, "max") {
-                Aggregate::Max
-            } else {
-                return Frame::err(SYNTAX);
-            };
+            let kinds = [
+                ("sum", Aggregate::Sum),
+                ("min", Aggregate::Min),
+                ("max", Aggregate::Max),
+            ];
+            match opt_choice(&args[j + 1], &kinds) {
+                Some(a) => how = a,
+                None => return Frame::err(SYNTAX),
+            }
             j += 2;
         } else if dst.is_none() && !card_only && opt_is(a, "withscores") {
             withscores = true;

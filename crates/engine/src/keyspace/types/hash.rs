@@ -7,7 +7,7 @@
 
 use crate::keyspace::dict::Dict;
 use crate::keyspace::memory::{
-    alloc_size, listpack_entry_size, sds_size, DICT_ENTRY, DICT_STRUCT, LISTPACK_EMPTY,
+    alloc_size, dict_table_size, listpack_entry_size, sds_size, DICT_ENTRY, LISTPACK_EMPTY,
     LISTPACK_MAX_SAFETY_SIZE,
 };
 
@@ -108,10 +108,7 @@ impl Hash {
         match &self.repr {
             Repr::Listpack(_) => alloc_size(self.bytes),
             Repr::Table(d) => {
-                alloc_size(DICT_STRUCT)
-                    + alloc_size(8 * d.buckets())
-                    + d.len() * alloc_size(DICT_ENTRY)
-                    + self.bytes
+                dict_table_size(d.buckets(), d.len() * alloc_size(DICT_ENTRY), self.bytes)
             }
         }
     }

@@ -8,7 +8,7 @@
 
 use crate::keyspace::dict::Dict;
 use crate::keyspace::memory::{
-    alloc_size, listpack_entry_size, sds_size, DICT_STRUCT, LISTPACK_EMPTY,
+    alloc_size, dict_table_size, listpack_entry_size, sds_size, LISTPACK_EMPTY,
     LISTPACK_MAX_SAFETY_SIZE,
 };
 use crate::keyspace::types::hash::bucket_order;
@@ -188,12 +188,7 @@ impl Set {
         match &self.repr {
             Repr::Intset { vals, width } => alloc_size(8 + vals.len() * width),
             Repr::Listpack(_) => alloc_size(self.bytes),
-            Repr::Table(d) => {
-                alloc_size(DICT_STRUCT)
-                    + alloc_size(8 * d.buckets())
-                    + chained_entries(d.len(), d.buckets()) * alloc_size(16)
-                    + self.bytes
-            }
+            Repr::Table(d) => dict_table_size(d.buckets(), self.chained_entry_bytes(), self.bytes),
         }
     }
 

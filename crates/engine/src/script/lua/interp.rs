@@ -518,9 +518,37 @@ impl<'h> Interp<'h> {
         pair: &(Expr, Expr),
         line: u32,
     ) -> R<Value> {
+        use BinOp::*;
         let a = self.eval(f, &pair.0)?;
         let b = self.eval(f, &pair.1)?;
-        self.binary(f, op, a, b, pair, line)
+        if let (Value::Num(x), Value::Num(y)) = (&a, &b) {
+            let (x, y) = (*x, *y);
+            return Ok(match op {
+                Add | Sub | Mul | Div | Mod | Pow => Value::Num(arith_num(op, x, y)),
+                Eq => Value::Bool(x == y),
+                Ne => Value::Bool(x != y),
+                Lt => Value::Bool(x < y),
+                Le => Value::Bool(x <= y),
+                Gt => Value::Bool(x > y),
+                Ge => Value::Bool(x >= y),
+                Concat => {
+                    let mut s = fmt_num(x).into_bytes();
+                    s.extend_from_slice(fmt_num(y).as_bytes());
+                    Value::str(s)
+                }
+            });
+        }
+        self.line = line;
+        match op {
+            Add | Sub | Mul | Div | Mod | Pow => self.arith(f, op, a, b, pair),
+            Concat => self.concat(f, a, b, pair),
+            Eq => Ok(Value::Bool(self.equals(&a, &b)?)),
+            Ne => Ok(Value::Bool(!self.equals(&a, &b)?)),
+            Lt => Ok(Value::Bool(self.less(&a, &b, false)?)),
+            Le => Ok(Value::Bool(self.less(&a, &b, true)?)),
+            Gt => Ok(Value::Bool(self.less(&b, &a, false)?)),
+            Ge => Ok(Value::Bool(self.less(&b, &a, true)?)),
+        }
     }
 
     #[inline(never)]
@@ -605,46 +633,6 @@ impl<'h> Interp<'h> {
         Ok(Table::value(t))
     }
 
-    fn binary(
-        &mut self,
-        f: &mut Activation,
-        op: BinOp,
-        a: Value,
-        b: Value,
-        exprs: &(Expr, Expr),
-        line: u32,
-    ) -> R<Value> {
-        use BinOp::*;
-        if let (Value::Num(x), Value::Num(y)) = (&a, &b) {
-            let (x, y) = (*x, *y);
-            return Ok(match op {
-                Add | Sub | Mul | Div | Mod | Pow => Value::Num(arith_num(op, x, y)),
-                Eq => Value::Bool(x == y),
-                Ne => Value::Bool(x != y),
-                Lt => Value::Bool(x < y),
-                Le => Value::Bool(x <= y),
-                Gt => Value::Bool(x > y),
-                Ge => Value::Bool(x >= y),
-                Concat => {
-                    let mut s = fmt_num(x).into_bytes();
-                    s.extend_from_slice(fmt_num(y).as_bytes());
-                    Value::str(s)
-                }
-            });
-        }
-        self.line = line;
-        match op {
-            Add | Sub | Mul | Div | Mod | Pow => self.arith(f, op, a, b, exprs),
-            Concat => self.concat(f, a, b, exprs),
-            Eq => Ok(Value::Bool(self.equals(&a, &b)?)),
-            Ne => Ok(Value::Bool(!self.equals(&a, &b)?)),
-            Lt => Ok(Value::Bool(self.less(&a, &b, false)?)),
-            Le => Ok(Value::Bool(self.less(&a, &b, true)?)),
-            Gt => Ok(Value::Bool(self.less(&b, &a, false)?)),
-            Ge => Ok(Value::Bool(self.less(&b, &a, true)?)),
-        }
-    }
-
     fn arith(
         &mut self,
         f: &mut Activation,
@@ -664,12 +652,8 @@ impl<'h> Interp<'h> {
             BinOp::Mod => "__mod",
             _ => "__pow",
         };
-        let mut h = self.metamethod(&a, event);
-        if h.is_nil() {
-            h = self.metamethod(&b, event);
-        }
-        if !h.is_nil() {
-            return Ok(first(self.call(&h, vec![a, b])?));
+        if let Some(v) = self.call_bin_tm(&a, &b, event)? {
+            return Ok(v);
         }
         let (bad, e) = if a.to_num().is_none() {
             (&a, &exprs.0)
@@ -688,12 +672,8 @@ impl<'h> Interp<'h> {
             s.extend_from_slice(&y);
             return Ok(Value::str(s));
         }
-        let mut h = self.metamethod(&a, "__concat");
-        if h.is_nil() {
-            h = self.metamethod(&b, "__concat");
-        }
-        if !h.is_nil() {
-            return Ok(first(self.call(&h, vec![a, b])?));
+        if let Some(v) = self.call_bin_tm(&a, &b, "__concat")? {
+            return Ok(v);
         }
         let (bad, e) = if matches!(a, Value::Str(_) | Value::Num(_)) {
             (&b, &exprs.1)
@@ -702,6 +682,19 @@ impl<'h> Interp<'h> {
         };
         let desc = self.describe(f, e);
         Err(self.type_error("concatenate", &desc, bad))
+    }
+
+    /// `call_binTM`: the first operand's `event` metamethod, else the
+    /// second's, called with both; `None` when neither has one.
+    fn call_bin_tm(&mut self, a: &Value, b: &Value, event: &str) -> R<Option<Value>> {
+        let mut h = self.metamethod(a, event);
+        if h.is_nil() {
+            h = self.metamethod(b, event);
+        }
+        if h.is_nil() {
+            return Ok(None);
+        }
+        Ok(Some(first(self.call(&h, vec![a.clone(), b.clone()])?)))
     }
 
     /// `==` with `__eq` for two tables sharing the metamethod.

@@ -361,13 +361,11 @@ mod tests {
 
     #[test]
     fn strings_to_numbers() {
-        assert_eq!(str2d(b" 10 "), Some(10.0));
-        assert_eq!(str2d(b"0x10"), Some(16.0));
-        assert_eq!(str2d(b"1e2"), Some(100.0));
-        assert_eq!(str2d(b"10\0junk"), Some(10.0));
-        assert_eq!(str2d(b"10a"), None);
-        assert_eq!(str2d(b""), None);
-        assert_eq!(str2d(b"  "), None);
+        let good = [&b" 10 "[..], b"0x10", b"1e2", b"10\0junk"];
+        assert_eq!(good.map(str2d), [10.0, 16.0, 100.0, 10.0].map(Some));
+        for bad in [&b"10a"[..], b"", b"  "] {
+            assert_eq!(str2d(bad), None, "{bad:?}");
+        }
         assert_eq!(str2ul(b"ff", 16), Some(255.0));
         assert_eq!(str2ul(b"0x1f", 16), Some(31.0));
         assert_eq!(str2ul(b"z", 36), Some(35.0));

@@ -2,7 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::keyspace::memory::{alloc_size, listpack_entry_size};
+use crate::keyspace::memory::{
+    alloc_size, listpack_entry_size, listpack_int_encoding, listpack_with_backlen, LISTPACK_EMPTY,
+};
 
 use super::id::StreamId;
 use super::rax::{self, rax_usage};
@@ -19,8 +21,6 @@ pub struct NodeLimits {
 const LISTPACK_MAX_SIZE: u64 = 1 << 30;
 /// `STREAM_LISTPACK_MAX_PRE_ALLOCATE`: what a new node allocates up front.
 const MAX_PRE_ALLOCATE: u64 = 4096;
-/// A listpack's header (total bytes, element count) and end byte.
-const LP_OVERHEAD: usize = 7;
 /// `sizeof(stream)`: rax pointer, length, three IDs, entries added, groups pointer.
 pub(super) const STREAM_STRUCT: usize = 80;
 /// `sizeof(rax)`: head pointer and two counters.
@@ -34,20 +34,7 @@ pub(super) const NACK_STRUCT: usize = 24;
 
 /// Bytes a listpack integer element takes: encoding plus back length.
 fn lp_int(v: i64) -> usize {
-    match v {
-        0..=127 => 2,
-        -4096..=4095 => 3,
-        -32_768..=32_767 => 4,
-        -8_388_608..=8_388_607 => 5,
-        -2_147_483_648..=2_147_483_647 => 6,
-        _ => 10,
-    }
-}
-
-/// Bytes a listpack string element takes (integer-looking strings are
-/// stored as integers, as `lpAppend` does).
-fn lp_str(s: &[u8]) -> usize {
-    listpack_entry_size(s)
+    listpack_with_backlen(listpack_int_encoding(v))
 }
 
 /// One entry: its ID and field-value pairs, or a tombstone left by XDEL or
@@ -298,14 +285,17 @@ impl Log {
                     n if n > 0 && n < MAX_PRE_ALLOCATE => n,
                     _ => MAX_PRE_ALLOCATE,
                 } as usize;
-                let mut bytes = LP_OVERHEAD
+                let mut bytes = LISTPACK_EMPTY
                     + lp_int(1)
                     + lp_int(0)
                     + lp_int(fields.len() as i64)
-                    + fields.iter().map(|(f, _)| lp_str(f)).sum::<usize>()
+                    + fields
+                        .iter()
+                        .map(|(f, _)| listpack_entry_size(f))
+                        .sum::<usize>()
                     + lp_int(0);
                 bytes += entry_bytes(id, id, &fields, true);
-                let alloc = alloc_size(prealloc.max(LP_OVERHEAD)).max(alloc_size(bytes));
+                let alloc = alloc_size(prealloc.max(LISTPACK_EMPTY)).max(alloc_size(bytes));
                 let node = Node {
                     master_fields: fields.iter().map(|(f, _)| f.clone()).collect(),
                     entries: vec![Entry {
@@ -596,9 +586,15 @@ fn entry_bytes(id: StreamId, master: StreamId, fields: &[(Vec<u8>, Vec<u8>)], sa
     let mut lp_count = n + 3;
     if !same {
         b += lp_int(n);
-        b += fields.iter().map(|(f, _)| lp_str(f)).sum::<usize>();
+        b += fields
+            .iter()
+            .map(|(f, _)| listpack_entry_size(f))
+            .sum::<usize>();
         lp_count += n + 1;
     }
-    b += fields.iter().map(|(_, v)| lp_str(v)).sum::<usize>();
+    b += fields
+        .iter()
+        .map(|(_, v)| listpack_entry_size(v))
+        .sum::<usize>();
     b + lp_int(lp_count)
 }

@@ -98,6 +98,19 @@ impl Rax {
         self.bytes = self.bytes - before + alloc_size(self.nodes[i].len());
     }
 
+    /// Splitting compressed node `i` (which was `old`) after its first `j`
+    /// chars: it keeps them and its key flag, and leads to `child`.
+    fn keep_prefix(&mut self, i: usize, old: &RNode, j: usize, child: usize) {
+        self.edit(i, |n| {
+            *n = RNode {
+                key: old.key,
+                compr: j > 1,
+                chars: old.chars[..j].to_vec(),
+                children: vec![child],
+            }
+        });
+    }
+
     fn last_child(&self, i: usize) -> usize {
         *self.nodes[i].children.last().unwrap_or(&i)
     }
@@ -188,14 +201,7 @@ impl Rax {
                 self.edit(h, |n| *n = split);
             } else {
                 let sidx = self.alloc(split);
-                self.edit(h, |n| {
-                    *n = RNode {
-                        key: old.key,
-                        compr: j > 1,
-                        chars: old.chars[..j].to_vec(),
-                        children: vec![sidx],
-                    }
-                });
+                self.keep_prefix(h, &old, j, sidx);
                 self.numnodes += 1;
                 h = sidx;
             }
@@ -209,14 +215,7 @@ impl Rax {
                 children: old.children.clone(),
             });
             self.numnodes += 1;
-            self.edit(h, |n| {
-                *n = RNode {
-                    key: old.key,
-                    compr: j > 1,
-                    chars: old.chars[..j].to_vec(),
-                    children: vec![postfix],
-                }
-            });
+            self.keep_prefix(h, &old, j, postfix);
             self.numele += 1;
             return true;
         }

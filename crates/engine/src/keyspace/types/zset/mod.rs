@@ -15,15 +15,15 @@ mod range;
 mod sorted;
 
 pub use listpack::Listpack;
-use listpack::{lp_pair_bytes, lp_score, LISTPACK_EMPTY, LISTPACK_SAFETY};
-pub use range::{AddFlags, AddOutcome, LexItem, LexRange, ScoreRange};
+use listpack::{lp_pair_bytes, lp_score};
+pub use range::{AddFlags, AddOutcome, Bounds, End, LexItem, LexRange, ScoreRange};
 pub use sorted::Sorted;
-use sorted::{node_bytes, DICT_STRUCT, ZSET_STRUCT, ZSKIPLIST_STRUCT, ZSL_LEVEL, ZSL_NODE};
+use sorted::{node_bytes, ZSET_STRUCT, ZSKIPLIST_STRUCT, ZSL_LEVEL, ZSL_NODE};
 
 use std::cmp::Ordering;
 
 use super::skiplist::{self, cmp_entry, NodeView};
-use crate::keyspace::memory::alloc_size;
+use crate::keyspace::memory::{alloc_size, DICT_STRUCT, LISTPACK_EMPTY, LISTPACK_MAX_SAFETY_SIZE};
 
 /// `zset-max-listpack-entries` and `zset-max-listpack-value`, as the
 /// operations that may convert need them.
@@ -160,7 +160,10 @@ impl ZSet {
             .zsl
             .iter()
             .fold((0, 0), |(mx, t), (m, _)| (mx.max(m.len()), t + m.len()));
-        if z.zsl.len() <= limits.entries && maxlen <= limits.value && total <= LISTPACK_SAFETY {
+        if z.zsl.len() <= limits.entries
+            && maxlen <= limits.value
+            && total <= LISTPACK_MAX_SAFETY_SIZE
+        {
             let mut lp = Listpack::new();
             for (m, s) in z.zsl.iter() {
                 lp.bytes += lp_pair_bytes(m, lp_score(s));
@@ -201,7 +204,7 @@ impl ZSet {
             }
             if lp.entries.len() < limits.entries
                 && member.len() <= limits.value
-                && lp.bytes + member.len() <= LISTPACK_SAFETY
+                && lp.bytes + member.len() <= LISTPACK_MAX_SAFETY_SIZE
             {
                 lp.insert(member, score);
                 return AddOutcome::Added(score);
@@ -344,29 +347,10 @@ impl ZSet {
     }
 
     /// Where a range walk starts: the first (or, reversed, last) element in range.
-    fn range_start(
-        &self,
-        score: Option<&ScoreRange>,
-        lex: Option<&LexRange>,
-        reverse: bool,
-    ) -> Option<Pos> {
+    fn range_start(&self, r: &Bounds<impl End>, reverse: bool) -> Option<Pos> {
         match self {
-            ZSet::Listpack(lp) => match (score, lex, reverse) {
-                (Some(r), _, false) => lp.first_in_range(r),
-                (Some(r), _, true) => lp.last_in_range(r),
-                (None, Some(r), false) => lp.first_in_lex(r),
-                (None, Some(r), true) => lp.last_in_lex(r),
-                _ => None,
-            }
-            .map(Pos::Lp),
-            ZSet::Skiplist(z) => match (score, lex, reverse) {
-                (Some(r), _, false) => z.first_in_range(r),
-                (Some(r), _, true) => z.last_in_range(r),
-                (None, Some(r), false) => z.first_in_lex(r),
-                (None, Some(r), true) => z.last_in_lex(r),
-                _ => None,
-            }
-            .map(Pos::Sl),
+            ZSet::Listpack(lp) => lp.edge_in(r, reverse).map(Pos::Lp),
+            ZSet::Skiplist(z) => z.edge_in(r, reverse).map(Pos::Sl),
         }
     }
 
@@ -376,14 +360,13 @@ impl ZSet {
     /// limit) while still inside.
     fn range_walk(
         &self,
-        score: Option<&ScoreRange>,
-        lex: Option<&LexRange>,
+        r: &Bounds<impl End>,
         offset: i64,
         limit: i64,
         reverse: bool,
     ) -> Vec<(Vec<u8>, f64)> {
         let mut out = Vec::new();
-        let mut p = self.range_start(score, lex, reverse);
+        let mut p = self.range_start(r, reverse);
         if offset < 0 {
             return out;
         }
@@ -399,12 +382,10 @@ impl ZSet {
             }
             left -= 1;
             let (m, s) = self.get(at);
-            let inside = match (score, lex) {
-                (Some(r), _) if reverse => r.gte_min(s),
-                (Some(r), _) => r.lte_max(s),
-                (None, Some(r)) if reverse => r.gte_min(m),
-                (None, Some(r)) => r.lte_max(m),
-                _ => false,
+            let inside = if reverse {
+                r.min_ok(s, m)
+            } else {
+                r.max_ok(s, m)
             };
             if !inside {
                 break;
@@ -427,7 +408,7 @@ impl ZSet {
         if offset > 0 && offset as u64 >= self.len() as u64 {
             return Vec::new();
         }
-        self.range_walk(Some(r), None, offset, limit, reverse)
+        self.range_walk(r, offset, limit, reverse)
     }
 
     /// ZRANGEBYLEX's selection.
@@ -438,51 +419,28 @@ impl ZSet {
         limit: i64,
         reverse: bool,
     ) -> Vec<(Vec<u8>, f64)> {
-        self.range_walk(None, Some(r), offset, limit, reverse)
+        self.range_walk(r, offset, limit, reverse)
     }
 
-    /// ZCOUNT: a walk in a listpack, rank arithmetic in a skiplist.
-    pub fn count_in_range(&self, r: &ScoreRange) -> i64 {
+    /// ZCOUNT and ZLEXCOUNT: a walk in a listpack, rank arithmetic in a
+    /// skiplist, as Redis computes them (over mixed scores the skiplist's
+    /// lex count can even be negative, as Redis' unsigned arithmetic shows).
+    pub fn count_in(&self, r: &Bounds<impl End>) -> i64 {
         match self {
-            ZSet::Listpack(lp) => match lp.first_in_range(r) {
+            ZSet::Listpack(lp) => match lp.edge_in(r, false) {
                 None => 0,
                 Some(i) => lp.entries[i..]
                     .iter()
-                    .take_while(|(_, s)| r.lte_max(*s))
+                    .take_while(|(m, s)| r.max_ok(*s, m))
                     .count() as i64,
             },
             ZSet::Skiplist(z) => {
-                let Some(first) = z.first_in_range(r) else {
+                let Some(first) = z.edge_in(r, false) else {
                     return 0;
                 };
                 let len = z.zsl.len() as i64;
                 let mut count = len - (z.rank_of(first) as i64 - 1);
-                if let Some(last) = z.last_in_range(r) {
-                    count -= len - z.rank_of(last) as i64;
-                }
-                count
-            }
-        }
-    }
-
-    /// ZLEXCOUNT, computed as Redis does (over mixed scores the skiplist
-    /// answer can even be negative, as Redis' unsigned arithmetic shows).
-    pub fn count_in_lex(&self, r: &LexRange) -> i64 {
-        match self {
-            ZSet::Listpack(lp) => match lp.first_in_lex(r) {
-                None => 0,
-                Some(i) => lp.entries[i..]
-                    .iter()
-                    .take_while(|(m, _)| r.lte_max(m))
-                    .count() as i64,
-            },
-            ZSet::Skiplist(z) => {
-                let Some(first) = z.first_in_lex(r) else {
-                    return 0;
-                };
-                let len = z.zsl.len() as i64;
-                let mut count = len - (z.rank_of(first) as i64 - 1);
-                if let Some(last) = z.last_in_lex(r) {
+                if let Some(last) = z.edge_in(r, true) {
                     count -= len - z.rank_of(last) as i64;
                 }
                 count
@@ -499,22 +457,20 @@ impl ZSet {
             }
             ZSet::Skiplist(z) => {
                 let removed = z.zsl.delete_rank_range(start + 1, end + 1);
-                let n = z.forget(removed);
-                z.dict.shrink_if_needed();
-                n
+                z.forget_shrinking(removed)
             }
         }
     }
 
-    /// ZREMRANGEBYSCORE.
-    pub fn remove_score_range(&mut self, r: &ScoreRange) -> usize {
+    /// ZREMRANGEBYSCORE and ZREMRANGEBYLEX.
+    pub fn remove_in(&mut self, r: &Bounds<impl End>) -> usize {
         match self {
-            ZSet::Listpack(lp) => match lp.first_in_range(r) {
+            ZSet::Listpack(lp) => match lp.edge_in(r, false) {
                 None => 0,
                 Some(i) => {
                     let n = lp.entries[i..]
                         .iter()
-                        .take_while(|(_, s)| r.lte_max(*s))
+                        .take_while(|(m, s)| r.max_ok(*s, m))
                         .count();
                     lp.remove_span(i, i + n)
                 }
@@ -522,34 +478,8 @@ impl ZSet {
             ZSet::Skiplist(z) => {
                 let removed = z
                     .zsl
-                    .delete_range(|s, _| !r.gte_min(s), |s, _| r.lte_max(s));
-                let n = z.forget(removed);
-                z.dict.shrink_if_needed();
-                n
-            }
-        }
-    }
-
-    /// ZREMRANGEBYLEX.
-    pub fn remove_lex_range(&mut self, r: &LexRange) -> usize {
-        match self {
-            ZSet::Listpack(lp) => match lp.first_in_lex(r) {
-                None => 0,
-                Some(i) => {
-                    let n = lp.entries[i..]
-                        .iter()
-                        .take_while(|(m, _)| r.lte_max(m))
-                        .count();
-                    lp.remove_span(i, i + n)
-                }
-            },
-            ZSet::Skiplist(z) => {
-                let removed = z
-                    .zsl
-                    .delete_range(|_, m| !r.gte_min(m), |_, m| r.lte_max(m));
-                let n = z.forget(removed);
-                z.dict.shrink_if_needed();
-                n
+                    .delete_range(|s, m| !r.min_ok(s, m), |s, m| r.max_ok(s, m));
+                z.forget_shrinking(removed)
             }
         }
     }
@@ -757,7 +687,7 @@ mod tests {
                             maxex: rng.bool(),
                         };
                         let rev = rng.bool();
-                        assert_eq!(lp.count_in_range(&r), sl.count_in_range(&r));
+                        assert_eq!(lp.count_in(&r), sl.count_in(&r));
                         let names = |v: Vec<(Vec<u8>, f64)>| -> Vec<Vec<u8>> {
                             v.into_iter().map(|(m, _)| m).collect()
                         };
@@ -799,26 +729,21 @@ mod tests {
 
     #[test]
     fn lex_ranges_compare_like_sdscmplex() {
-        let r = LexRange {
-            min: LexItem::Min,
-            max: LexItem::Str(b"b".to_vec()),
-            minex: true,
-            maxex: false,
+        let lex = |min, max, minex, maxex| LexRange {
+            min,
+            max,
+            minex,
+            maxex,
         };
-        assert!(r.gte_min(b"") && r.lte_max(b"b") && !r.lte_max(b"ba"));
-        let never = LexRange {
-            min: LexItem::Max,
-            max: LexItem::Min,
-            minex: true,
-            maxex: true,
-        };
-        assert!(never.never());
-        let same = LexRange {
-            min: LexItem::Min,
-            max: LexItem::Min,
-            minex: true,
-            maxex: true,
-        };
-        assert!(same.never());
+        let r = lex(LexItem::Min, LexItem::Str(b"b".to_vec()), true, false);
+        assert!(r.min_ok(0.0, b"") && r.max_ok(0.0, b"b") && !r.max_ok(0.0, b"ba"));
+        assert!(
+            lex(LexItem::Max, LexItem::Min, true, true).never(),
+            "+ to -"
+        );
+        assert!(
+            lex(LexItem::Min, LexItem::Min, true, true).never(),
+            "(- to (-"
+        );
     }
 }

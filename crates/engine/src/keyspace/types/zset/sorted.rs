@@ -1,15 +1,12 @@
 //! The big encoding of a sorted set: a skiplist with spans beside a member-to-score dictionary, with the bytes Redis allocates for both.
 
 use super::super::skiplist::{self, SkipList, HEAD};
-use super::range::{LexRange, ScoreRange};
+use super::range::{Bounds, End};
 use crate::keyspace::dict::Dict;
-use crate::keyspace::memory::{alloc_size, sds_size};
+use crate::keyspace::memory::{alloc_size, sds_size, DICT_ENTRY};
 
 /// `sizeof(zset)`: the dict and skiplist pointers.
 pub(super) const ZSET_STRUCT: usize = 16;
-
-/// `sizeof(dict)` in 7.2.
-pub(super) const DICT_STRUCT: usize = 56;
 
 /// `sizeof(zskiplist)`: header, tail, length, level.
 pub(super) const ZSKIPLIST_STRUCT: usize = 32;
@@ -19,9 +16,6 @@ pub(super) const ZSL_NODE: usize = 24;
 
 /// One level of a node: forward pointer and span.
 pub(super) const ZSL_LEVEL: usize = 16;
-
-/// `sizeof(dictEntry)`.
-pub(super) const DICT_ENTRY: usize = 24;
 
 /// Bytes one skiplist element costs: its node, its sds and its dict entry.
 pub(super) fn node_bytes(member_len: usize, level: usize) -> usize {
@@ -81,52 +75,42 @@ impl Sorted {
         }
     }
 
-    pub(super) fn forget(&mut self, removed: Vec<skiplist::Removed>) -> usize {
+    /// Drops the dict entries and the memory of `removed` skiplist nodes,
+    /// then lets the dict shrink as a range deletion does; how many went.
+    pub(super) fn forget_shrinking(&mut self, removed: Vec<skiplist::Removed>) -> usize {
         let n = removed.len();
         for r in removed {
             self.dict.remove(&r.member);
             self.mem -= node_bytes(r.member.len(), r.level);
         }
+        self.dict.shrink_if_needed();
         n
     }
 
-    /// `zslIsInRange` + `zslFirstInRange`.
-    pub(super) fn first_in_range(&self, r: &ScoreRange) -> Option<u32> {
-        let (first, last) = (self.zsl.first()?, self.zsl.last()?);
-        if r.never() || !r.gte_min(self.zsl.score(last)) || !r.lte_max(self.zsl.score(first)) {
-            return None;
-        }
-        let x = self.zsl.next(self.zsl.walk_while(|s, _| !r.gte_min(s)))?;
-        r.lte_max(self.zsl.score(x)).then_some(x)
+    /// `zslIsInRange` (or `zslIsInLexRange`): whether any node can be in `r`.
+    fn overlaps(&self, r: &Bounds<impl End>) -> bool {
+        let (Some(first), Some(last)) = (self.zsl.first(), self.zsl.last()) else {
+            return false;
+        };
+        let zsl = &self.zsl;
+        !r.never()
+            && r.min_ok(zsl.score(last), zsl.member(last))
+            && r.max_ok(zsl.score(first), zsl.member(first))
     }
 
-    pub(super) fn last_in_range(&self, r: &ScoreRange) -> Option<u32> {
-        let (first, last) = (self.zsl.first()?, self.zsl.last()?);
-        if r.never() || !r.gte_min(self.zsl.score(last)) || !r.lte_max(self.zsl.score(first)) {
+    /// `zslFirstInRange` or, if `last`, `zslLastInRange` (and their lex
+    /// twins): the skiplist search, so over mixed scores a lex answer
+    /// depends on the levels, as in Redis.
+    pub(super) fn edge_in(&self, r: &Bounds<impl End>, last: bool) -> Option<u32> {
+        if !self.overlaps(r) {
             return None;
         }
-        let x = self.zsl.walk_while(|s, _| r.lte_max(s));
-        (x != HEAD && r.gte_min(self.zsl.score(x))).then_some(x)
-    }
-
-    /// `zslIsInLexRange` + `zslFirstInLexRange`: the skiplist search, so over
-    /// mixed scores the answer depends on the levels, as in Redis.
-    pub(super) fn first_in_lex(&self, r: &LexRange) -> Option<u32> {
-        let (first, last) = (self.zsl.first()?, self.zsl.last()?);
-        if r.never() || !r.gte_min(self.zsl.member(last)) || !r.lte_max(self.zsl.member(first)) {
-            return None;
-        }
-        let x = self.zsl.next(self.zsl.walk_while(|_, m| !r.gte_min(m)))?;
-        r.lte_max(self.zsl.member(x)).then_some(x)
-    }
-
-    pub(super) fn last_in_lex(&self, r: &LexRange) -> Option<u32> {
-        let (first, last) = (self.zsl.first()?, self.zsl.last()?);
-        if r.never() || !r.gte_min(self.zsl.member(last)) || !r.lte_max(self.zsl.member(first)) {
-            return None;
-        }
-        let x = self.zsl.walk_while(|_, m| r.lte_max(m));
-        (x != HEAD && r.gte_min(self.zsl.member(x))).then_some(x)
+        let x = if last {
+            self.zsl.walk_while(|s, m| r.max_ok(s, m))
+        } else {
+            self.zsl.next(self.zsl.walk_while(|s, m| !r.min_ok(s, m)))?
+        };
+        (x != HEAD && r.contains(self.zsl.score(x), self.zsl.member(x))).then_some(x)
     }
 
     /// 1-based rank of node `x`.
