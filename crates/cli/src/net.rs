@@ -722,6 +722,9 @@ pub fn spawn(opts: ServerOptions) -> io::Result<RunningServer> {
     let (control_tx, control_rx) = mpsc::unbounded_channel::<Request>();
     let thread = std::thread::Builder::new()
         .name("redsim-server".into())
+        // Deeply nested Lua (cjson of nested tables) recurses deeply in an
+        // unoptimised build; the main thread of `redsim server` has 8 MiB.
+        .stack_size(64 << 20)
         .spawn(move || {
             let rt = match tokio::runtime::Builder::new_current_thread()
                 .enable_all()
