@@ -10,7 +10,7 @@
 //! `choices`, and `true`/`false` makes an on/off switch.
 
 use crate::params::ParamSpec;
-use crate::scenario::ScenarioInfo;
+use crate::scenario::{Scenario, ScenarioInfo};
 use serde::Deserialize;
 use std::sync::OnceLock;
 
@@ -159,6 +159,15 @@ fn all() -> &'static [ScenarioInfo] {
 /// The description of scenario `id`, if a lesson file has one.
 pub(crate) fn describe(id: &str) -> Option<&'static ScenarioInfo> {
     all().iter().find(|i| i.id == id)
+}
+
+impl Scenario {
+    /// Its description. Every scenario has exactly one (a test checks), so
+    /// a missing one is a bug in the data, not a user error. Defined here,
+    /// beside the data, so the scenario type does not import its reader.
+    pub fn info(&self) -> &'static ScenarioInfo {
+        describe(self.id).unwrap_or_else(|| panic!("scenario {} has no description", self.id))
+    }
 }
 
 #[cfg(test)]

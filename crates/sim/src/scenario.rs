@@ -16,13 +16,6 @@ impl Scenario {
     pub const fn new(id: &'static str, run: fn(&Params, u64) -> Outcome) -> Scenario {
         Scenario { id, run }
     }
-
-    /// Its description. Every scenario has exactly one (a test checks), so
-    /// a missing one is a bug in the data, not a user error.
-    pub fn info(&self) -> &'static ScenarioInfo {
-        crate::descriptions::describe(self.id)
-            .unwrap_or_else(|| panic!("scenario {} has no description", self.id))
-    }
 }
 
 /// What a scenario is, for catalogues and parameter forms.
