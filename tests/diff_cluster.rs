@@ -1,40 +1,13 @@
 //! Cluster commands against a real `redis-server --cluster-enabled yes`: CLUSTER KEYSLOT on a large seeded key set (binary keys, braces everywhere), the standalone errors, a lone cluster node's replies (slots, state, redirections, CROSSSLOT in MULTI and EVAL) with node ids and ports normalised, and a real master failover (fail?, fail, the replica promoted) next to the simulated one.
 
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use redsim_engine::cluster::{crc16, key_hash_slot};
 use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{
     assert_command_info, command_info, free_port, group_commands, Frame, Pair, RedisServer,
-    RedsimServer, Rng,
+    RedsimServer, Rng, TempDir,
 };
-
-/// A private directory for a real node's `nodes.conf`, removed on drop.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new() -> TempDir {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "redsim-diff-cluster-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        TempDir(dir)
-    }
-
-    fn conf(&self) -> String {
-        self.0.join("nodes.conf").display().to_string()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// Options for a cluster-enabled real node: its own nodes.conf, and an
 /// explicit bus port (the default, port + 10000, may not exist for a
@@ -44,7 +17,7 @@ fn redis_cluster_args(dir: &TempDir, timeout_ms: &str) -> Vec<String> {
         "--cluster-enabled".into(),
         "yes".into(),
         "--cluster-config-file".into(),
-        dir.conf(),
+        dir.file("nodes.conf"),
         "--cluster-port".into(),
         free_port().to_string(),
         "--cluster-node-timeout".into(),
@@ -90,7 +63,7 @@ fn crc16_is_xmodem() {
 
 #[test]
 fn keyslot_agrees_with_redis_on_every_key() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("diff-cluster");
     let extra = redis_cluster_args(&dir, "15000");
     let refs: Vec<&str> = extra.iter().map(String::as_str).collect();
     let redis = RedisServer::start(&refs);
@@ -299,7 +272,7 @@ impl Nodes {
 
 #[test]
 fn lone_cluster_node_matches_redis() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("diff-cluster");
     let mut n = Nodes::start(&dir);
     assert_eq!(n.redis.0.len(), 40);
     assert_eq!(n.sim.0.len(), 40);
@@ -501,7 +474,7 @@ fn lone_cluster_node_matches_redis() {
 
 #[test]
 fn cluster_command_table_matches_redis() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("diff-cluster");
     let mut n = Nodes::start(&dir);
     let seven_oh = n.p.redis_is_7_0();
     for cmd in group_commands("cluster") {
@@ -565,13 +538,13 @@ fn addresses(f: Frame, addrs: &[String]) -> Frame {
 fn three_masters_redirect_like_a_real_cluster() {
     use redsim_sim::cluster::{Cluster, SimOptions};
     // A real three-master cluster: MEET, the slots split as redis-cli does.
-    let dirs: Vec<TempDir> = (0..3).map(|_| TempDir::new()).collect();
+    let dirs: Vec<TempDir> = (0..3).map(|_| TempDir::new("diff-cluster")).collect();
     let cports: Vec<u16> = (0..3).map(|_| free_port()).collect();
     let servers: Vec<RedisServer> = dirs
         .iter()
         .zip(&cports)
         .map(|(d, cp)| {
-            let conf = d.conf();
+            let conf = d.file("nodes.conf");
             let cp = cp.to_string();
             RedisServer::start(&[
                 "--cluster-enabled",
@@ -739,7 +712,7 @@ fn line_shape(nodes: &str, id: &str) -> String {
 fn a_real_master_failover_matches_the_sim() {
     use redsim_sim::cluster::{Cluster, SimOptions};
     // Three masters and a replica each, node timeout 1 s.
-    let dirs: Vec<TempDir> = (0..6).map(|_| TempDir::new()).collect();
+    let dirs: Vec<TempDir> = (0..6).map(|_| TempDir::new("diff-cluster")).collect();
     let mut servers: Vec<Option<RedisServer>> = dirs
         .iter()
         .map(|d| {

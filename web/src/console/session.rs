@@ -19,8 +19,9 @@ use crate::panels::clients::label;
 
 /// Console lines kept per client.
 pub const MAX_LINES: usize = 1000;
-/// Most clients a widget opens.
-pub const MAX_CLIENTS: usize = 8;
+/// Most clients a widget opens, and the `@N` targets a session line may
+/// name: one rule with `redsim replay`'s scripts.
+pub use redsim_engine::proto::session::{split_target, MAX_CLIENTS};
 
 /// One entry of a console screen.
 #[derive(Clone, Debug, PartialEq)]
@@ -109,23 +110,6 @@ pub fn subscribed_text(n: usize) -> String {
         "Reading messages… {n} subscription{} · UNSUBSCRIBE to stop · Ctrl+C disconnects",
         if n == 1 { "" } else { "s" }
     )
-}
-
-/// A command of a shared link or preset addressed to a client other than
-/// the first: `@2 LPUSH q a`. Returns the client number (1 when there is no
-/// prefix) and the command.
-pub fn split_target(line: &str) -> (usize, &str) {
-    let t = line.trim_start();
-    if let Some(rest) = t.strip_prefix('@') {
-        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        let (num, cmd) = rest.split_at(digits);
-        if let Ok(n @ 1..=MAX_CLIENTS) = num.parse::<usize>() {
-            if cmd.starts_with(char::is_whitespace) {
-                return (n, cmd.trim_start());
-            }
-        }
-    }
-    (1, line)
 }
 
 /// The form of `command` sent by client `num` in a shared link.
