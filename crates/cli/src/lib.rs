@@ -12,5 +12,5 @@ pub mod options;
 pub mod replay;
 pub mod run;
 
-pub use net::{guarded, run, spawn, RunningServer};
-pub use options::{server_usage, usage, ClockMode, ServerOptions};
+pub use net::{guarded, run, run_cluster, spawn, spawn_cluster, RunningServer};
+pub use options::{server_usage, usage, ClockMode, ClusterOptions, ServerOptions};

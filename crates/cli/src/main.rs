@@ -1,4 +1,4 @@
-//! The `redsim` binary: `redsim server [--name value ...]`, `redsim scenarios`, `redsim run <scenario>`, `redsim replay SCRIPT --against URL`, plus `--help` and `--version`.
+//! The `redsim` binary: `redsim server [--name value ...]`, `redsim cluster`, `redsim scenarios`, `redsim run <scenario>`, `redsim replay SCRIPT --against URL`, plus `--help` and `--version`.
 
 mod bench;
 
@@ -20,6 +20,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("server") => server(&args[1..]),
+        Some("cluster") => cluster(&args[1..]),
         Some("bench") => bench::main(&args[1..]),
         Some(cmd @ ("scenarios" | "run" | "replay")) => scenario_command(cmd, &args[1..]),
         Some(other) => {
@@ -49,6 +50,27 @@ fn server(args: &[String]) -> ExitCode {
         }
     };
     match redsim_cli::run(opts) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("redsim: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn cluster(args: &[String]) -> ExitCode {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        print!("{}", redsim_cli::options::cluster_usage());
+        return ExitCode::SUCCESS;
+    }
+    let opts = match redsim_cli::ClusterOptions::from_args(args) {
+        Ok(o) => o,
+        Err(msg) => {
+            eprintln!("{msg}");
+            return ExitCode::from(2);
+        }
+    };
+    match redsim_cli::run_cluster(opts.server, opts.masters, opts.replicas) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("redsim: {e}");

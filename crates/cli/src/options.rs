@@ -166,6 +166,52 @@ fn repr(s: &str) -> String {
     redsim_engine::proto::clifmt::quote(s.as_bytes())
 }
 
+/// `redsim cluster` arguments: the cluster's shape, then `redsim server`'s.
+#[derive(Clone, Debug)]
+pub struct ClusterOptions {
+    pub masters: usize,
+    pub replicas: usize,
+    /// Every node's options; node `i` listens on `port + i` (0: free ports).
+    pub server: ServerOptions,
+}
+
+impl ClusterOptions {
+    /// `--masters N` (default 3) and `--replicas N` (default 0) anywhere
+    /// among `redsim server`'s directives; the port defaults to 7000, as
+    /// in Redis' cluster tutorial, and the address to loopback.
+    pub fn from_args(args: &[String]) -> Result<ClusterOptions, String> {
+        let mut masters = 3;
+        let mut replicas = 0;
+        let mut rest = Vec::new();
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            let slot = match a.as_str() {
+                "--masters" => &mut masters,
+                "--replicas" => &mut replicas,
+                _ => {
+                    rest.push(a.clone());
+                    continue;
+                }
+            };
+            let v = it.next().ok_or_else(|| format!("{a} wants a number"))?;
+            *slot = v
+                .parse()
+                .map_err(|_| format!("{a} wants a number, not '{v}'"))?;
+        }
+        if !(1..=100).contains(&masters) || replicas > 10 {
+            return Err("a cluster has 1 to 100 masters and 0 to 10 replicas each".into());
+        }
+        let mut defaults = vec!["--port".to_string(), "7000".to_string()];
+        defaults.extend(["--bind".to_string(), "127.0.0.1".to_string()]);
+        defaults.extend(rest);
+        Ok(ClusterOptions {
+            masters,
+            replicas,
+            server: ServerOptions::from_args(&defaults)?,
+        })
+    }
+}
+
 /// `redsim --help`.
 pub fn usage() -> String {
     format!(
@@ -173,6 +219,7 @@ pub fn usage() -> String {
          \n\
          Usage:\n  \
            redsim server [--port N] [--bind ADDR...] [--seed N] [--<config-name> <value> ...]\n  \
+           redsim cluster [--masters N] [--replicas N] [--port N] [--<config-name> <value> ...]\n  \
            redsim scenarios [--json] [<id>]\n  \
            redsim run <id> [--seed N] [--set name=value ...] [--json [FILE]] [--svg FILE]\n  \
            redsim replay SCRIPT --against redis://HOST:PORT[?cluster=1] [--timing] [--seed N]\n  \
@@ -180,6 +227,7 @@ pub fn usage() -> String {
          \n\
          Commands:\n  \
            server      serve RESP2/RESP3 over TCP to real Redis clients (redis-cli, redis-py, ...)\n  \
+           cluster     serve a simulated Redis Cluster, node i on port+i, for cluster clients\n  \
            scenarios   list the scenario catalogue (lessons on the virtual clock)\n  \
            run         run a scenario headless: metrics, checks, notes, JSON, SVG\n  \
            replay      run a command script on the simulator and a real server; print what differs\n\
@@ -189,6 +237,31 @@ pub fn usage() -> String {
         env!("CARGO_PKG_VERSION"),
         redsim_engine::REDIS_VERSION
     )
+}
+
+/// `redsim cluster --help`.
+pub fn cluster_usage() -> String {
+    "Usage: redsim cluster [--masters N] [--replicas N] [--port N] [--<config-name> <value> ...]\n\
+     \n\
+     Serves a simulated Redis Cluster to real cluster clients: every node is a full\n\
+     engine in cluster mode on its own port (port, port+1, ...: masters first, then\n\
+     their replicas in order), the 16384 slots split evenly among the masters as\n\
+     redis-cli --cluster create splits them. CLUSTER SLOTS/SHARDS/NODES, MOVED and\n\
+     ASK are what a real cluster answers; replicas follow their master over the\n\
+     replication stream; the cluster bus (pings, PFAIL, FAIL, replica elections)\n\
+     runs on the wall clock, so a node a test kills (redsim-testing's TestCluster)\n\
+     fails over after cluster-node-timeout, and CLUSTER FAILOVER on a replica\n\
+     works. The nodes share one thread.\n\
+     \n\
+     Defaults: 3 masters, no replicas, port 7000, bind 127.0.0.1. Any other\n\
+     option is a redsim server option applied to every node (see\n\
+     'redsim server --help').\n\
+     \n\
+     Examples:\n  \
+       redsim cluster\n  \
+       redsim cluster --masters 3 --replicas 1 --cluster-node-timeout 2000\n  \
+       redis-cli -c -p 7000 set foo bar\n"
+        .to_string()
 }
 
 /// `redsim server --help`: the grammar, then every parameter with its default.

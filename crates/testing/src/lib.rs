@@ -1,4 +1,4 @@
-//! Redsim in your own test suite: [`TestServer`] runs the `redsim` RESP server in-process on a free loopback port for any client (redis-rs, fred, or another language's client), with a wall or manual clock and faults a test can inject.
+//! Redsim in your own test suite: [`TestServer`] runs the `redsim` RESP server in-process on a free loopback port for any client (redis-rs, fred, or another language's client), with a wall or manual clock and faults a test can inject; [`TestCluster`] serves a Redis Cluster the same way, a port per node.
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -17,8 +17,12 @@
 //! active expire cycle runs in the background as in Redis. A manual clock
 //! makes time a test input instead.
 
+mod cluster;
+
 use std::net::SocketAddr;
 use std::time::Duration;
+
+pub use cluster::{key_hash_slot, Cluster, ClusterBuilder, TestCluster};
 
 use redsim_cli::{ClockMode, RunningServer, ServerOptions};
 pub use redsim_engine::Engine;

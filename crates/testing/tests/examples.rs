@@ -7,3 +7,11 @@ mod rate_limiter;
 fn rate_limiter_example_holds() {
     rate_limiter::main();
 }
+
+#[path = "../examples/cluster_client.rs"]
+mod cluster_client;
+
+#[test]
+fn cluster_client_example_holds() {
+    cluster_client::main();
+}

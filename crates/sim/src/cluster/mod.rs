@@ -28,6 +28,7 @@ mod client;
 mod election;
 mod migrate;
 mod nodes;
+mod served;
 #[cfg(test)]
 mod tests;
 
@@ -44,6 +45,9 @@ use redsim_engine::engine::{ClientId, Engine, Options};
 use redsim_engine::proto::resp::Frame;
 use redsim_engine::server::config::Config;
 
+/// Virtual time at which [`Cluster::new`] returns the cluster: booted, past
+/// Redis' writable delay, its state OK.
+pub const READY_US: u64 = 2_000_000;
 /// `clusterCron` runs every 100 ms.
 pub const CRON_US: u64 = 100_000;
 /// `CLUSTER_FAIL_REPORT_VALIDITY_MULT`: a failure report lasts twice the node timeout.
@@ -74,8 +78,16 @@ pub struct SimOptions {
     pub seed: u64,
     pub masters: usize,
     pub replicas_per_master: usize,
-    /// Node `i` listens on `127.0.0.1:base_port + i` (bus port + 10000).
+    /// Node `i` listens on `127.0.0.1:base_port + i` (bus port + 10000)...
     pub base_port: u16,
+    /// ...unless ports are given here, one per node: a test cluster serves
+    /// its nodes on free ports, which need not be consecutive.
+    pub ports: Vec<u16>,
+    /// What virtual instant 0 is in Unix µs (`None`: the engine's fixed
+    /// epoch, for deterministic views; a served cluster passes the wall clock).
+    pub unix_base_us: Option<u64>,
+    /// Trace events each node keeps (0: off, as a served cluster runs).
+    pub trace_capacity: usize,
     /// Configuration every node starts with (`cluster-enabled` is forced on).
     pub config: Config,
     pub migrate: MigrateCost,
@@ -93,6 +105,9 @@ impl SimOptions {
             masters,
             replicas_per_master: 0,
             base_port: 7000,
+            ports: Vec::new(),
+            unix_base_us: None,
+            trace_capacity: Options::new(0).trace_capacity,
             config: Config::default(),
             migrate: MigrateCost {
                 base_us: 200,
@@ -295,7 +310,10 @@ pub struct Cluster {
 
 /// `127.0.0.1:port` of node `i`.
 fn addr_of(opts: &SimOptions, i: usize) -> (String, u16) {
-    let port = opts.base_port.wrapping_add(i as u16);
+    let port = match opts.ports.get(i) {
+        Some(&p) => p,
+        None => opts.base_port.wrapping_add(i as u16),
+    };
     ("127.0.0.1".to_string(), port)
 }
 
@@ -316,7 +334,11 @@ impl Cluster {
             c.port = port;
             let mut o = Options::new(seeds::cluster_node(opts.seed, i));
             o.config = c;
+            o.trace_capacity = opts.trace_capacity;
             let mut engine = Engine::with_options(o);
+            if let Some(base) = opts.unix_base_us {
+                engine.set_unix_base_us(base);
+            }
             let admin = engine.connect("cluster-admin");
             let (ip, port) = addr_of(&opts, i);
             nodes.push(SimNode {
@@ -401,7 +423,7 @@ impl Cluster {
         };
         cluster.refresh_states();
         cluster.reconcile_replication();
-        cluster.advance_to(2_000_000);
+        cluster.advance_to(READY_US);
         // Replicas attaching at boot are not news.
         cluster.events.clear();
         cluster

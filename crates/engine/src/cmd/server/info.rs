@@ -71,6 +71,14 @@ pub fn info_string(srv: &mut Server, requested: &[Vec<u8>]) -> String {
     if want("replication") {
         section(&mut out, "Replication", crate::repl::info(srv));
     }
+    if want("cluster") {
+        let enabled = u8::from(srv.config.cluster_enabled);
+        section(
+            &mut out,
+            "Cluster",
+            format!("cluster_enabled:{enabled}\r\n"),
+        );
+    }
     if want("keyspace") {
         section(&mut out, "Keyspace", info_keyspace(srv));
     }
@@ -98,7 +106,12 @@ fn info_server(srv: &Server) -> String {
     field(&mut o, "redsim_version", env!("CARGO_PKG_VERSION"));
     field(&mut o, "redis_git_sha1", "00000000");
     field(&mut o, "redis_git_dirty", 0);
-    field(&mut o, "redis_mode", "standalone");
+    let mode = if srv.config.cluster_enabled {
+        "cluster"
+    } else {
+        "standalone"
+    };
+    field(&mut o, "redis_mode", mode);
     field(&mut o, "arch_bits", usize::BITS);
     field(&mut o, "process_supervised", "no");
     field(&mut o, "run_id", run_id(srv.seed));

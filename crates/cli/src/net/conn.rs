@@ -1,0 +1,300 @@
+//! One client connection: read requests, run them on the engine of the node it connected to, write the replies (delayed by a test's latency), and route what commands produce for other clients (unblocked replies, Pub/Sub messages).
+
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use redsim_engine::proto::resp::{parse_request, Frame};
+use redsim_engine::{ClientId, ClientOrigin, Engine};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::OwnedWriteHalf;
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, Notify};
+
+use super::{guarded, Outgoing, Peer, Shared};
+use crate::framing::{RequestScan, Scan};
+
+/// Bytes asked of the socket per read (Redis reads 16 KiB; more costs nothing here).
+const READ_CHUNK: usize = 64 * 1024;
+/// A read buffer grown past this by one huge request is given back once idle.
+const KEEP_BUFFER: usize = 4 * 1024 * 1024;
+
+/// Sends the replies of clients unblocked since the last call (served by
+/// another client's write, or timed out) to their connections, and wakes
+/// those connections to go on with their buffered requests.
+pub(super) fn deliver_unblocked(shared: &Shared) {
+    let Ok(mut host) = shared.host.try_borrow_mut() else {
+        return;
+    };
+    for node in 0..host.nodes() {
+        route_outgoing(host.engine_mut(node), node, shared, None);
+    }
+}
+
+/// Hands out the frames the engine produced besides a reply: unblocked
+/// clients' replies and Pub/Sub messages, in the order produced. `own` is
+/// the connection whose command just replied: its frames (further
+/// SUBSCRIBE confirmations, messages it published to itself) go after that
+/// reply in its buffer, as Redis appends them to the same output buffer.
+/// Other connections get theirs at once, idle subscribers included.
+fn route_outgoing(
+    engine: &mut Engine,
+    node: usize,
+    shared: &Shared,
+    mut own: Option<(ClientId, &mut Vec<u8>)>,
+) {
+    let frames = engine.take_unblocked();
+    if frames.is_empty() {
+        return;
+    }
+    let peers = shared.peers.borrow();
+    for (id, frame) in frames {
+        let proto = engine.client(id).map_or(2, |c| c.resp);
+        if let Some((_, out)) = own.as_mut().filter(|(me, _)| *me == id) {
+            frame.encode(proto, out);
+            continue;
+        }
+        let Some(peer) = peers.get(&(node, id)) else {
+            continue;
+        };
+        let mut out = Vec::new();
+        frame.encode(proto, &mut out);
+        let _ = peer.tx.send((None, out));
+        peer.wake.notify_one();
+    }
+}
+
+/// Disconnects the engine's client when the connection task ends, however it ends.
+struct ClientGuard {
+    shared: Rc<Shared>,
+    node: usize,
+    id: ClientId,
+}
+
+impl Drop for ClientGuard {
+    fn drop(&mut self) {
+        if let Ok(mut peers) = self.shared.peers.try_borrow_mut() {
+            peers.remove(&(self.node, self.id));
+        }
+        if let Ok(mut host) = self.shared.host.try_borrow_mut() {
+            host.engine_mut(self.node).disconnect(self.id);
+        }
+    }
+}
+
+/// One client of node `node`: read, run every complete request, hand the
+/// replies to the writer, repeat. Reading and writing are separate tasks
+/// so a client that pipelines a huge batch before reading anything cannot
+/// deadlock against us (Redis buffers replies the same way, unbounded for
+/// normal clients).
+pub(super) async fn connection(
+    shared: Rc<Shared>,
+    mut stream: TcpStream,
+    peer: SocketAddr,
+    node: usize,
+) {
+    stream.set_nodelay(true).ok();
+    let maxclients = shared.host.borrow().engine(node).config().maxclients as usize;
+    let connected = shared
+        .peers
+        .borrow()
+        .keys()
+        .filter(|(n, _)| *n == node)
+        .count();
+    if connected >= maxclients {
+        // `acceptCommonHandler`: told why, then closed. The client may
+        // already have sent its first command: read it away before closing,
+        // or the kernel resets the connection and the error is lost.
+        let _ = stream
+            .write_all(b"-ERR max number of clients reached\r\n")
+            .await;
+        let _ = stream.shutdown().await;
+        let mut sink = [0u8; 4096];
+        let drain = async { while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {} };
+        let _ = tokio::time::timeout(Duration::from_millis(500), drain).await;
+        return;
+    }
+    let id = {
+        let mut host = shared.host.borrow_mut();
+        let engine = host.engine_mut(node);
+        let id = engine.connect(&peer.to_string());
+        // CLIENT LIST shows where a connection comes from, as in Redis.
+        engine.set_client_origin(
+            id,
+            ClientOrigin {
+                addr: peer.to_string(),
+                laddr: stream.local_addr().map_or(String::new(), |a| a.to_string()),
+                fd: raw_fd(&stream),
+            },
+        );
+        id
+    };
+    let _guard = ClientGuard {
+        shared: shared.clone(),
+        node,
+        id,
+    };
+    let (mut reader, writer) = stream.into_split();
+    let (tx, rx) = mpsc::unbounded_channel::<Outgoing>();
+    tokio::task::spawn_local(write_loop(writer, rx));
+    let wake = Rc::new(Notify::new());
+    let close = Rc::new(Notify::new());
+    shared.peers.borrow_mut().insert(
+        (node, id),
+        Peer {
+            tx: tx.clone(),
+            wake: wake.clone(),
+            close: close.clone(),
+        },
+    );
+
+    let mut buf: Vec<u8> = Vec::with_capacity(READ_CHUNK);
+    let mut scan = RequestScan::default();
+    let blocked = |shared: &Shared| shared.host.borrow().engine(node).is_blocked(id);
+    loop {
+        // Run what is buffered, unless a blocking command holds the client:
+        // then its input waits, as in Redis, until it is served or times out.
+        if !blocked(&shared) && !buf.is_empty() {
+            let (out, closing) = process(&shared, node, id, &mut buf, &mut scan);
+            if !out.is_empty() && tx.send((shared.reply_due(node, id), out)).is_err() {
+                break;
+            }
+            deliver_unblocked(&shared);
+            if closing {
+                break;
+            }
+            if buf.is_empty() && buf.capacity() > KEEP_BUFFER {
+                buf = Vec::with_capacity(READ_CHUNK);
+            }
+        }
+        buf.reserve(READ_CHUNK);
+        if blocked(&shared) {
+            // Keep reading (a closed connection must still be noticed), and
+            // wake when unblocked to run what was read meanwhile.
+            tokio::select! {
+                _ = close.notified() => break,
+                _ = wake.notified() => {}
+                r = reader.read_buf(&mut buf) => match r {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                },
+            }
+        } else {
+            tokio::select! {
+                _ = close.notified() => break,
+                r = reader.read_buf(&mut buf) => match r {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                },
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn raw_fd(stream: &TcpStream) -> i64 {
+    use std::os::fd::AsRawFd;
+    stream.as_raw_fd() as i64
+}
+
+#[cfg(not(unix))]
+fn raw_fd(_: &TcpStream) -> i64 {
+    -1
+}
+
+/// Runs every complete request in `buf` (removing them) and returns the
+/// encoded replies, and whether to close the connection after sending them
+/// (QUIT, or a protocol error as Redis closes after one).
+fn process(
+    shared: &Shared,
+    node: usize,
+    id: ClientId,
+    buf: &mut Vec<u8>,
+    scan: &mut RequestScan,
+) -> (Vec<u8>, bool) {
+    let mut out = Vec::new();
+    let mut close = false;
+    let mut used = 0;
+    let mut ran = false;
+    let mut host = shared.host.borrow_mut();
+    let max_bulk = host.engine(node).config().proto_max_bulk_len;
+    while used < buf.len() {
+        let pending = &buf[used..];
+        if scan.check(pending, max_bulk) == Scan::NeedMore {
+            break;
+        }
+        let req = match parse_request(pending, max_bulk) {
+            Ok(Some(req)) => req,
+            Ok(None) => break,
+            Err(e) => {
+                let proto = host.engine(node).client(id).map_or(2, |c| c.resp);
+                e.to_frame().encode(proto, &mut out);
+                used = buf.len();
+                close = true;
+                break;
+            }
+        };
+        used += req.consumed;
+        scan.reset();
+        if req.args.is_empty() {
+            continue;
+        }
+        let now = shared.now_us();
+        let reply = guarded("command", || {
+            host.catch_up(node, now);
+            let reply = host.engine_mut(node).submit(id, &req.args);
+            host.served(node, &req.args);
+            reply
+        })
+        .unwrap_or_else(|msg| Some(Frame::err(format!("ERR internal error: {msg}"))));
+        ran = true;
+        let Some(reply) = reply else {
+            // Blocked: the rest of the input waits; the ticker may need to
+            // wake sooner for this client's deadline.
+            shared.ticker_wake.notify_one();
+            break;
+        };
+        let engine = host.engine_mut(node);
+        let client = engine.client(id);
+        reply.encode(client.map_or(2, |c| c.resp), &mut out);
+        let closing = client.is_none_or(|c| c.close_after_reply);
+        route_outgoing(engine, node, shared, Some((id, &mut out)));
+        if closing {
+            close = true;
+            break;
+        }
+    }
+    if ran {
+        let engine = host.engine_mut(node);
+        let _ = guarded("beforeSleep", || engine.before_sleep());
+    }
+    if close {
+        // Whatever follows QUIT or a protocol error is never run.
+        buf.clear();
+    } else {
+        buf.drain(..used);
+    }
+    (out, close)
+}
+
+/// Writes reply batches in order, coalescing whatever has queued up, and
+/// closes the socket once the reader is done and everything is sent.
+async fn write_loop(mut writer: OwnedWriteHalf, mut rx: mpsc::UnboundedReceiver<Outgoing>) {
+    while let Some((due, mut out)) = rx.recv().await {
+        if let Some(due) = due {
+            tokio::time::sleep_until(due.into()).await;
+        }
+        // Coalesce what is queued and already due; a delayed batch waits
+        // its turn, so replies never overtake each other.
+        while let Ok((more_due, more)) = rx.try_recv() {
+            if let Some(d) = more_due.filter(|d| *d > Instant::now()) {
+                tokio::time::sleep_until(d.into()).await;
+            }
+            out.extend_from_slice(&more);
+        }
+        if writer.write_all(&out).await.is_err() {
+            return;
+        }
+    }
+    let _ = writer.shutdown().await;
+}
