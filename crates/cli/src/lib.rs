@@ -12,5 +12,8 @@ pub mod options;
 pub mod replay;
 pub mod run;
 
-pub use net::{guarded, run, run_cluster, spawn, spawn_cluster, RunningServer};
+pub use net::{
+    guarded, run, run_cluster, run_sentinel, spawn, spawn_cluster, spawn_sentinel, RunningServer,
+    SentinelSetup,
+};
 pub use options::{server_usage, usage, ClockMode, ClusterOptions, ServerOptions};

@@ -1,4 +1,4 @@
-//! The `redsim` binary: `redsim server [--name value ...]`, `redsim cluster`, `redsim scenarios`, `redsim run <scenario>`, `redsim replay SCRIPT --against URL`, plus `--help` and `--version`.
+//! The `redsim` binary: `redsim server [--name value ...]`, `redsim cluster`, `redsim sentinel`, `redsim scenarios`, `redsim run <scenario>`, `redsim replay SCRIPT --against URL`, plus `--help` and `--version`.
 
 mod bench;
 
@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         }
         Some("server") => server(&args[1..]),
         Some("cluster") => cluster(&args[1..]),
+        Some("sentinel") => sentinel(&args[1..]),
         Some("bench") => bench::main(&args[1..]),
         Some(cmd @ ("scenarios" | "run" | "replay")) => scenario_command(cmd, &args[1..]),
         Some(other) => {
@@ -71,6 +72,27 @@ fn cluster(args: &[String]) -> ExitCode {
         }
     };
     match redsim_cli::run_cluster(opts.server, opts.masters, opts.replicas) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("redsim: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn sentinel(args: &[String]) -> ExitCode {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        print!("{}", redsim_cli::options::sentinel_usage());
+        return ExitCode::SUCCESS;
+    }
+    let opts = match redsim_cli::options::SentinelOptions::from_args(args) {
+        Ok(o) => o,
+        Err(msg) => {
+            eprintln!("{msg}");
+            return ExitCode::from(2);
+        }
+    };
+    match redsim_cli::run_sentinel(opts.server, opts.setup) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("redsim: {e}");

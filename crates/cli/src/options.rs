@@ -212,6 +212,110 @@ impl ClusterOptions {
     }
 }
 
+/// `redsim sentinel` arguments: the monitored setup, then `redsim server`'s.
+#[derive(Clone, Debug)]
+pub struct SentinelOptions {
+    pub setup: crate::SentinelSetup,
+    /// Every Redis node's options; node `i` listens on `port + i`.
+    pub server: ServerOptions,
+}
+
+impl SentinelOptions {
+    /// `--replicas N` (2), `--sentinels N` (3), `--quorum N` (2),
+    /// `--down-after-milliseconds MS` (2000), `--failover-timeout MS`
+    /// (10000), `--master-name NAME` (mymaster), `--sentinel-port P`
+    /// (26379) anywhere among `redsim server`'s directives; the nodes'
+    /// port defaults to 6379 and the address to loopback.
+    pub fn from_args(args: &[String]) -> Result<SentinelOptions, String> {
+        let mut topology = redsim_sim::topology::TopoOptions {
+            link_latency_ms: 1.0,
+            ..Default::default()
+        };
+        let mut master_name = "mymaster".to_string();
+        let mut sentinel_port: u16 = 26379;
+        let mut rest = Vec::new();
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            let known = [
+                "--replicas",
+                "--sentinels",
+                "--quorum",
+                "--down-after-milliseconds",
+                "--failover-timeout",
+                "--master-name",
+                "--sentinel-port",
+            ];
+            if !known.contains(&a.as_str()) {
+                rest.push(a.clone());
+                continue;
+            }
+            let v = it.next().ok_or_else(|| format!("{a} wants a value"))?;
+            let num = || {
+                v.parse::<u64>()
+                    .map_err(|_| format!("{a} wants a number, not '{v}'"))
+            };
+            match a.as_str() {
+                "--replicas" => topology.replicas = num()? as usize,
+                "--sentinels" => topology.sentinels = num()? as usize,
+                "--quorum" => topology.quorum = num()? as usize,
+                "--down-after-milliseconds" => topology.down_after_ms = num()?,
+                "--failover-timeout" => topology.failover_timeout_ms = num()?,
+                "--sentinel-port" => {
+                    sentinel_port = v
+                        .parse()
+                        .map_err(|_| format!("{a} wants a port, not '{v}'"))?
+                }
+                _ => master_name = v.clone(),
+            }
+        }
+        if !(1..=4).contains(&topology.replicas)
+            || !(1..=7).contains(&topology.sentinels)
+            || !(1..=topology.sentinels).contains(&topology.quorum)
+        {
+            return Err(
+                "a setup has 1 to 4 replicas, 1 to 7 sentinels and a quorum of 1 to sentinels"
+                    .into(),
+            );
+        }
+        let mut defaults = ["--port", "6379", "--bind", "127.0.0.1"]
+            .map(String::from)
+            .to_vec();
+        defaults.extend(rest);
+        Ok(SentinelOptions {
+            setup: crate::SentinelSetup {
+                master_name,
+                topology,
+                sentinel_port,
+            },
+            server: ServerOptions::from_args(&defaults)?,
+        })
+    }
+}
+
+/// `redsim sentinel --help`.
+pub fn sentinel_usage() -> String {
+    "Usage: redsim sentinel [--replicas N] [--sentinels N] [--quorum N] [--master-name NAME]\n\
+     \x20                      [--down-after-milliseconds MS] [--failover-timeout MS]\n\
+     \x20                      [--port N] [--sentinel-port N] [--<config-name> <value> ...]\n\
+     \n\
+     Serves a master (port), its replicas (port+1, ...) and the Sentinels watching it\n\
+     (sentinel-port, +1, ...) to real clients. The nodes are full engines linked by\n\
+     the replication stream; the sentinels follow sentinel.c's rules on the wall\n\
+     clock and answer SENTINEL get-master-addr-by-name, masters, master, replicas,\n\
+     sentinels, failover, ckquorum and myid, INFO, ROLE and Pub/Sub, publishing\n\
+     +sdown, +odown, +switch-master... SHUTDOWN on a node stops it (its port then\n\
+     refuses connections), so a client library's failover can be tested end to end.\n\
+     \n\
+     Defaults: 2 replicas, 3 sentinels, quorum 2, down-after 2000 ms, failover-timeout\n\
+     10000 ms, master name mymaster, port 6379, sentinel port 26379, bind 127.0.0.1.\n\
+     \n\
+     Examples:\n  \
+       redsim sentinel\n  \
+       redis-cli -p 26379 sentinel get-master-addr-by-name mymaster\n  \
+       redis-cli -p 6379 shutdown nosave\n"
+        .to_string()
+}
+
 /// `redsim --help`.
 pub fn usage() -> String {
     format!(
@@ -220,6 +324,7 @@ pub fn usage() -> String {
          Usage:\n  \
            redsim server [--port N] [--bind ADDR...] [--seed N] [--<config-name> <value> ...]\n  \
            redsim cluster [--masters N] [--replicas N] [--port N] [--<config-name> <value> ...]\n  \
+           redsim sentinel [--replicas N] [--sentinels N] [--port N] [--sentinel-port N] ...\n  \
            redsim scenarios [--json] [<id>]\n  \
            redsim run <id> [--seed N] [--set name=value ...] [--json [FILE]] [--svg FILE]\n  \
            redsim replay SCRIPT --against redis://HOST:PORT[?cluster=1] [--timing] [--seed N]\n  \
@@ -228,6 +333,7 @@ pub fn usage() -> String {
          Commands:\n  \
            server      serve RESP2/RESP3 over TCP to real Redis clients (redis-cli, redis-py, ...)\n  \
            cluster     serve a simulated Redis Cluster, node i on port+i, for cluster clients\n  \
+           sentinel    serve a master, its replicas and its Sentinels, for sentinel-aware clients\n  \
            scenarios   list the scenario catalogue (lessons on the virtual clock)\n  \
            run         run a scenario headless: metrics, checks, notes, JSON, SVG\n  \
            replay      run a command script on the simulator and a real server; print what differs\n\

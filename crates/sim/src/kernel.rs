@@ -166,6 +166,11 @@ impl<E> Kernel<E> {
     pub fn pending(&self) -> usize {
         self.queue.len()
     }
+
+    /// When the next event is due, if any.
+    pub fn peek_at(&self) -> Option<Micros> {
+        self.queue.peek_at()
+    }
 }
 
 /// A latency distribution: `base` plus uniform jitter, plus a rare tail.

@@ -1,4 +1,4 @@
-//! Redsim in your own test suite: [`TestServer`] runs the `redsim` RESP server in-process on a free loopback port for any client (redis-rs, fred, or another language's client), with a wall or manual clock and faults a test can inject; [`TestCluster`] serves a Redis Cluster the same way, a port per node.
+//! Redsim in your own test suite: [`TestServer`] runs the `redsim` RESP server in-process on a free loopback port for any client (redis-rs, fred, or another language's client), with a wall or manual clock and faults a test can inject; [`TestCluster`] serves a Redis Cluster the same way, a port per node, and [`TestSentinel`] a master, its replicas and its Sentinels.
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -18,11 +18,13 @@
 //! makes time a test input instead.
 
 mod cluster;
+mod sentinel;
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
 pub use cluster::{key_hash_slot, Cluster, ClusterBuilder, TestCluster};
+pub use sentinel::{Control, SentinelBuilder, TestSentinel, TopoOptions, Topology};
 
 use redsim_cli::{ClockMode, RunningServer, ServerOptions};
 pub use redsim_engine::Engine;

@@ -160,6 +160,11 @@ pub(super) async fn connection(
                 break;
             }
             deliver_unblocked(&shared);
+            if shared.host.borrow().is_down(node) {
+                // SHUTDOWN stopped this node: its port closes, its clients go.
+                super::sync_nodes(&shared).await;
+                break;
+            }
             if closing {
                 break;
             }
@@ -242,12 +247,20 @@ fn process(
         let now = shared.now_us();
         let reply = guarded("command", || {
             host.catch_up(node, now);
-            let reply = host.engine_mut(node).submit(id, &req.args);
+            let reply = match host.intercept(node, &req.args) {
+                Some(own) => Some(own),
+                None => host.engine_mut(node).submit(id, &req.args),
+            };
             host.served(node, &req.args);
             reply
         })
         .unwrap_or_else(|msg| Some(Frame::err(format!("ERR internal error: {msg}"))));
         ran = true;
+        if host.is_down(node) {
+            // SHUTDOWN: the node is gone; like the process, it answers nothing.
+            close = true;
+            break;
+        }
         let Some(reply) = reply else {
             // Blocked: the rest of the input waits; the ticker may need to
             // wake sooner for this client's deadline.
@@ -264,7 +277,7 @@ fn process(
             break;
         }
     }
-    if ran {
+    if ran && !host.is_down(node) {
         let engine = host.engine_mut(node);
         let _ = guarded("beforeSleep", || engine.before_sleep());
     }

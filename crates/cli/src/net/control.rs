@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use redsim_engine::Engine;
 use redsim_sim::cluster::Cluster;
+use redsim_sim::topology::Topology;
 use tokio::sync::{mpsc, oneshot};
 
 use super::conn::deliver_unblocked;
@@ -16,8 +17,8 @@ use super::{guarded, sync_nodes, Shared};
 pub(super) enum Control {
     /// Runs a closure on a node's engine as it is.
     Inspect(usize, Box<dyn FnOnce(&Engine) + Send>),
-    /// Runs a closure on the simulated cluster (nothing on a single server).
-    Cluster(Box<dyn FnOnce(&mut Cluster) + Send>),
+    /// Runs a closure on what is served (its clock brought to now first).
+    Host(Box<dyn FnOnce(&mut Host) + Send>),
     /// Moves the clock ahead, running what comes due.
     Advance(Duration),
     /// Latency added to replies: for every client, or those of a name.
@@ -46,18 +47,18 @@ pub(super) async fn answer_controls(shared: Rc<Shared>, mut rx: mpsc::UnboundedR
                     let _ = guarded("inspect", || probe(engine));
                 }
             }
-            Control::Cluster(f) => {
+            Control::Host(f) => {
                 {
                     let mut host = shared.host.borrow_mut();
-                    if let Host::Cluster(c) = &mut *host {
-                        let now = shared.now_us();
-                        let _ = guarded("cluster control", || {
-                            c.advance_to(now);
-                            f(c)
-                        });
-                        // The control may have moved the cluster's time.
-                        shared.clock.catch_up(c.now_us());
-                    }
+                    let now = shared.now_us();
+                    let _ = guarded("control", || {
+                        host.advance_to(now);
+                        f(&mut host);
+                        // A control may have published events (a failover).
+                        host.advance_to(now);
+                    });
+                    // The control may have moved the simulation's time.
+                    shared.clock.catch_up(host.now_us());
                 }
                 sync_nodes(&shared).await;
                 deliver_unblocked(&shared);
@@ -159,10 +160,29 @@ impl RunningServer {
         f: impl FnOnce(&mut Cluster) -> R + Send + 'static,
     ) -> Option<R> {
         let (tx, rx) = std::sync::mpsc::channel();
-        let run = Box::new(move |c: &mut Cluster| {
-            let _ = tx.send(f(c));
+        let run = Box::new(move |h: &mut Host| {
+            if let Host::Cluster(c) = h {
+                let _ = tx.send(f(c));
+            }
         });
-        self.control(Control::Cluster(run))?;
+        self.control(Control::Host(run))?;
+        rx.try_recv().ok()
+    }
+
+    /// Runs `f` on a served topology (`spawn_sentinel`), its clock brought
+    /// to now first: kill or restart a node, partition one, fail over. Its
+    /// sentinels' events are published after. `None` on other servers.
+    pub fn with_topology<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Topology) -> R + Send + 'static,
+    ) -> Option<R> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let run = Box::new(move |h: &mut Host| {
+            if let Host::Sentinel(s) = h {
+                let _ = tx.send(f(s.topology()));
+            }
+        });
+        self.control(Control::Host(run))?;
         rx.try_recv().ok()
     }
 

@@ -11,6 +11,7 @@
 mod conn;
 mod control;
 mod host;
+mod sentinel;
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -29,6 +30,7 @@ use tokio::task::{JoinHandle, LocalSet};
 pub use control::RunningServer;
 use control::{answer_controls, Request};
 use host::Host;
+pub use sentinel::SentinelSetup;
 
 use crate::options::{ClockMode, ServerOptions};
 
@@ -398,10 +400,10 @@ fn local_addrs(listeners: &[StdListener]) -> io::Result<Vec<SocketAddr>> {
     listeners.iter().map(|l| l.local_addr()).collect()
 }
 
-/// Binds one listener per cluster node: `--port` and the ports after it,
-/// or free ports when `--port` is 0. Only the first address of `--bind`
-/// is used: it is the one nodes announce to clients.
-fn bind_cluster(opts: &ServerOptions, nodes: usize) -> io::Result<Vec<StdListener>> {
+/// Binds one listener per node: `base` and the ports after it, or free
+/// ports when `base` is 0. Only the first address of `--bind` is used: it
+/// is the one nodes announce to clients.
+fn bind_nodes(opts: &ServerOptions, base: u16, nodes: usize) -> io::Result<Vec<StdListener>> {
     let bind = opts
         .config
         .bind
@@ -409,7 +411,6 @@ fn bind_cluster(opts: &ServerOptions, nodes: usize) -> io::Result<Vec<StdListene
         .next()
         .unwrap_or("127.0.0.1");
     let bind = bind.trim_start_matches('-');
-    let base = opts.config.port;
     (0..nodes)
         .map(|i| {
             let port = if base == 0 {
@@ -504,7 +505,7 @@ pub fn spawn_cluster(
     masters: usize,
     replicas: usize,
 ) -> io::Result<RunningServer> {
-    let listeners = bind_cluster(&opts, masters * (1 + replicas))?;
+    let listeners = bind_nodes(&opts, opts.config.port, masters * (1 + replicas))?;
     let addrs = local_addrs(&listeners)?;
     let clock = opts.clock;
     spawn_host(
@@ -512,6 +513,69 @@ pub fn spawn_cluster(
         clock,
         listeners.into_iter().map(|l| vec![l]).collect(),
     )
+}
+
+/// Binds a topology's nodes (from `--port`) and its sentinels (from the
+/// setup's sentinel port), and makes the host that serves them.
+fn sentinel_parts(
+    opts: &ServerOptions,
+    setup: SentinelSetup,
+) -> io::Result<(Vec<StdListener>, impl FnOnce() -> Host + Send + 'static)> {
+    let nodes = setup.topology.replicas.clamp(1, 4) + 1;
+    let sentinels = setup.topology.sentinels.clamp(1, 7);
+    let mut listeners = bind_nodes(opts, opts.config.port, nodes)?;
+    listeners.extend(bind_nodes(opts, setup.sentinel_port, sentinels)?);
+    let text: Vec<String> = local_addrs(&listeners)?
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    let seed = opts.seed;
+    let make = move || {
+        let mut setup = setup;
+        setup.topology.seed = seed;
+        Host::Sentinel(Box::new(sentinel::SentinelHost::new(
+            setup,
+            text[..nodes].to_vec(),
+            text[nodes..].to_vec(),
+            seed,
+            unix_now_us(),
+        )))
+    };
+    Ok((listeners, make))
+}
+
+/// A replicated topology and its sentinels served on a background thread:
+/// the Redis nodes (`0..=replicas`, node 0 the first master) on the first
+/// addresses of the handle, then one per sentinel.
+pub fn spawn_sentinel(opts: ServerOptions, setup: SentinelSetup) -> io::Result<RunningServer> {
+    let (listeners, make) = sentinel_parts(&opts, setup)?;
+    let per_node = listeners.into_iter().map(|l| vec![l]).collect();
+    spawn_host(make, opts.clock, per_node)
+}
+
+/// Runs a topology and its sentinels in the foreground (`redsim sentinel`).
+pub fn run_sentinel(opts: ServerOptions, setup: SentinelSetup) -> io::Result<()> {
+    let name = setup.master_name.clone();
+    let nodes = setup.topology.replicas.clamp(1, 4) + 1;
+    let (listeners, make) = sentinel_parts(&opts, setup)?;
+    let addrs = local_addrs(&listeners)?;
+    let shown = |a: &[SocketAddr]| {
+        a.iter()
+            .map(|a| a.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!(
+        "redsim {} (Redis {} semantics) master '{name}' and replicas ready on {}; sentinels on {} (seed {})",
+        env!("CARGO_PKG_VERSION"),
+        redsim_engine::REDIS_VERSION,
+        shown(&addrs[..nodes]),
+        shown(&addrs[nodes..]),
+        opts.seed,
+    );
+    let node_addrs = addrs.iter().map(|a| vec![*a]).collect();
+    let shared = new_shared(make(), opts.clock, node_addrs);
+    foreground(shared, listeners.into_iter().map(|l| vec![l]).collect())
 }
 
 /// Runs the server in the foreground (the `redsim server` command) until the
@@ -533,7 +597,7 @@ pub fn run(opts: ServerOptions) -> io::Result<()> {
 
 /// Runs a simulated cluster in the foreground (the `redsim cluster` command).
 pub fn run_cluster(opts: ServerOptions, masters: usize, replicas: usize) -> io::Result<()> {
-    let listeners = bind_cluster(&opts, masters * (1 + replicas))?;
+    let listeners = bind_nodes(&opts, opts.config.port, masters * (1 + replicas))?;
     let addrs = local_addrs(&listeners)?;
     let host = cluster_host(&opts, masters, replicas, &addrs);
     let shown: Vec<String> = addrs.iter().map(|a| a.to_string()).collect();

@@ -193,7 +193,7 @@ fn reject(srv: &mut Server, client: &mut Client, cmd: Option<&Command>, err: Fra
 
 /// "unknown command 'x', with args beginning with: 'a' 'b' ", with the
 /// argument preview capped near 128 bytes and newlines blanked, as Redis does.
-fn unknown_command(args: &[Vec<u8>]) -> Frame {
+pub fn unknown_command(args: &[Vec<u8>]) -> Frame {
     let mut preview_args = String::new();
     for a in &args[1..] {
         if preview_args.len() >= 128 {

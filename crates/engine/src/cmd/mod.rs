@@ -43,7 +43,7 @@ pub mod ttl;
 pub mod zset;
 
 pub use args::{arg_i64, is, NOT_FLOAT, NOT_INTEGER, SYNTAX};
-pub use dispatch::{call, dispatch, REGISTRY};
+pub use dispatch::{call, dispatch, unknown_command, REGISTRY};
 pub use lookup::lookup;
 pub use replies::reply;
 pub use table::{container, Acl, Command, Ctx, Flags, Handler, Registry};

@@ -41,6 +41,7 @@ mod control;
 mod nodes;
 mod options;
 mod records;
+mod served;
 #[cfg(test)]
 mod tests;
 
@@ -55,7 +56,7 @@ pub use records::{
 use crate::kernel::{Dist, Kernel, Micros, MS, SEC};
 use crate::replication::link::{Engines, LinkMsg, LinkState, ReplLinks};
 use crate::replication::net::NetView;
-use crate::replication::sentinel::{SentinelConfig, Sentinels, TICK_US};
+use crate::replication::sentinel::{SentinelConfig, SentinelEvent, Sentinels, TICK_US};
 use crate::seeds;
 use redsim_engine::persist::Crash;
 use redsim_engine::{ClientId, Engine, Options};
@@ -139,6 +140,11 @@ pub struct Topology {
     lost: u64,
     lost_dirty: bool,
     last_failover: Option<String>,
+    /// Node `i`'s `ip:port` ([`addr`] unless served on real ports).
+    addrs: Vec<String>,
+    /// What the sentinels did, kept for a host that publishes it (a served
+    /// topology's sentinel endpoints); `None`: not kept.
+    sentinel_log: Option<Vec<(Micros, SentinelEvent)>>,
 }
 
 /// Node `n`'s address.
@@ -149,6 +155,14 @@ pub fn addr(n: usize) -> String {
 impl Topology {
     /// Builds the world at time 0 (out-of-range options are clamped).
     pub fn new(opts: TopoOptions) -> Topology {
+        let n = opts.replicas.clamp(1, 4) + 1;
+        Topology::build(opts, (0..n).map(addr).collect(), false)
+    }
+
+    /// Builds the world with node `i` at `addrs[i]` (missing ones at
+    /// [`addr`]); `log_sentinels` keeps what the sentinels do for
+    /// [`Topology::take_sentinel_events`].
+    pub(super) fn build(opts: TopoOptions, addrs: Vec<String>, log_sentinels: bool) -> Topology {
         let mut opts = opts;
         opts.replicas = opts.replicas.clamp(1, 4);
         opts.sentinels = opts.sentinels.clamp(1, 7);
@@ -164,7 +178,10 @@ impl Topology {
                 .copied()
                 .unwrap_or(opts.link_latency_ms);
             let lat = (ms.clamp(0.0, 10_000.0) * MS as f64) as Micros;
-            (addr(i), Dist::jittered(lat, lat / 2))
+            (
+                addrs.get(i).cloned().unwrap_or_else(|| addr(i)),
+                Dist::jittered(lat, lat / 2),
+            )
         }));
         let mut k: Kernel<Ev> = Kernel::new(opts.seed);
         let mut nodes = Vec::with_capacity(n);
@@ -224,11 +241,16 @@ impl Topology {
             lost: 0,
             lost_dirty: false,
             last_failover: None,
+            addrs: (0..n)
+                .map(|i| addrs.get(i).cloned().unwrap_or_else(|| addr(i)))
+                .collect(),
+            sentinel_log: log_sentinels.then(Vec::new),
         };
         for i in 0..n {
             t.configure(i);
             if i > 0 {
-                t.admin(i, "REPLICAOF 10.0.0.1 6379");
+                let line = t.replicaof_line(0);
+                t.admin(i, &line);
                 // The initial sync happens before time starts.
                 t.attach(i);
             }
@@ -462,7 +484,7 @@ impl Topology {
                 let replica = n.e.repl().is_replica();
                 NodeView {
                     id: i,
-                    addr: addr(i),
+                    addr: self.addrs[i].clone(),
                     role: if replica { "replica" } else { "master" }.into(),
                     master_of: if replica { n.master_of } else { None },
                     alive: n.alive,

@@ -215,7 +215,7 @@ impl Topology {
         self.links.drop_link(n, self.k.now());
         if let Some(m) = nd.master_of {
             // A replica's config file still says replicaof.
-            let line = format!("REPLICAOF 10.0.0.{} 6379", m + 1);
+            let line = self.replicaof_line(m);
             self.admin(n, &line);
         }
         // Acknowledged writes this node answered that it no longer holds.
@@ -258,6 +258,10 @@ impl Topology {
     }
 
     pub(super) fn sentinel_event(&mut self, ev: SentinelEvent) {
+        let now = self.k.now();
+        if let Some(log) = &mut self.sentinel_log {
+            log.push((now, ev.clone()));
+        }
         let master = |s: usize, t: &Topology| t.sentinels.s[s].master;
         match ev {
             SentinelEvent::Sdown { sentinel, node } => {
@@ -324,7 +328,8 @@ impl Topology {
                 if is_replica && self.nodes[n].master_of == Some(m) {
                     return;
                 }
-                self.admin(n, &format!("REPLICAOF 10.0.0.{} 6379", m + 1));
+                let line = self.replicaof_line(m);
+                self.admin(n, &line);
                 self.nodes[n].master_of = Some(m);
                 self.links.drop_link(n, self.k.now());
                 self.event(n, NodeEventKind::Repointed { to: m });
