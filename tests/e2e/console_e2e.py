@@ -351,6 +351,19 @@ def run_checks(suite, page, base, shots, page_errors):
         expect(c.lines()[-1] == "(integer) 1", "the link replays INCR n: %r" % c.lines())
     suite.check("Share link reproduces the session", share)
 
+    def export():
+        c.run("@2 GET u")
+        with page.expect_download(timeout=5000) as dl:
+            c.click("export")
+        d = dl.value
+        expect(d.suggested_filename == "session.redis", "file name: %r" % d.suggested_filename)
+        with open(d.path(), encoding="utf-8") as f:
+            text = f.read()
+        commands = [l for l in text.splitlines() if l and not l.startswith("#")]
+        expect(commands[-2:] == ["INCR n", "@2 GET u"], "the exported commands: %r" % text)
+        expect("redsim replay" in text, "the export says how to replay it: %r" % text)
+    suite.check("Export downloads the session as a replay script", export)
+
     def panic_and_reset():
         c.run("SET before crash")
         page_errors.clear()

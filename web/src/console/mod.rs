@@ -48,6 +48,8 @@ pub enum Msg {
     Key(KeyboardEvent),
     /// Build the Share link and copy it.
     Share,
+    /// Download the session as a `redsim replay` script.
+    Export,
     /// A click in the console: focus the prompt.
     Focus,
 }
@@ -98,6 +100,10 @@ impl Component for Widget {
                     e.prevent_default();
                 }
                 out.render
+            }
+            Msg::Export => {
+                download("session.redis", &self.state.export_text());
+                false
             }
             Msg::Share => {
                 self.open_share(ctx);
@@ -165,6 +171,9 @@ impl Component for Widget {
                     { clock_controls(paused, st.engine.now_us(), &on_clock) }
                     <span class="rs-spacer"></span>
                     if ctx.props().shareable {
+                        <button class="rs-btn" data-action="export"
+                                title="Download this session as a script: redsim replay runs it against a real Redis"
+                                onclick={ link.callback(|_| Msg::Export) }>{ "Export" }</button>
                         <button class="rs-btn" data-action="share" title="Copy a link that replays this session"
                                 onclick={ link.callback(|_| Msg::Share) }>{ "Share" }</button>
                     }
@@ -219,6 +228,27 @@ impl Component for Widget {
                 panel.scroll_into_view_with_scroll_into_view_options(&opts);
             }
         }
+    }
+}
+
+/// Offers `text` as a file download named `name` (a data URL on a
+/// temporary link, so no Blob API is needed).
+fn download(name: &str, text: &str) {
+    use wasm_bindgen::JsCast;
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(a) = doc.create_element("a") else {
+        return;
+    };
+    let href = format!(
+        "data:text/plain;charset=utf-8,{}",
+        crate::url::encode_component(text)
+    );
+    let _ = a.set_attribute("href", &href);
+    let _ = a.set_attribute("download", name);
+    if let Ok(a) = a.dyn_into::<web_sys::HtmlElement>() {
+        a.click();
     }
 }
 

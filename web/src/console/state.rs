@@ -88,6 +88,9 @@ pub struct Console {
     /// Commands sent to the engine this session, for the Share link
     /// (prefixed `@N ` when sent by client N > 1).
     sent: Vec<String>,
+    /// The virtual instant (µs) each of `sent` ran at, for the exported
+    /// script's `# sleep` lines.
+    sent_at: Vec<u64>,
     pub keys: Keyspace,
     keys_refreshed_ms: f64,
     pub timeline: Timeline,
@@ -127,6 +130,7 @@ impl Console {
             sessions: vec![first],
             active: 0,
             sent: Vec::new(),
+            sent_at: Vec::new(),
             keys: Keyspace::default(),
             keys_refreshed_ms: 0.0,
             timeline: Timeline::default(),
@@ -239,6 +243,40 @@ impl Console {
             self.driver.mode == Mode::Paused,
             &self.sent,
         )
+    }
+
+    fn record(&mut self, line: String) {
+        self.sent.push(line);
+        self.sent_at.push(self.engine.now_us());
+    }
+
+    /// The session as a script for `redsim replay`: the commands in order
+    /// (`@N` for client N), with `# sleep <ms>` wherever virtual time
+    /// passed between two of them, so `--timing` replays TTLs and
+    /// timeouts as they happened here. Console-only commands (INSPECT)
+    /// stay out: a real server does not have them.
+    pub fn export_text(&self) -> String {
+        let mut out = format!(
+            "# A Redsim console session (seed {}). Replay it on the simulator and a real server:\n\
+             #   redsim replay session.redis --against redis://127.0.0.1:6379 --timing\n",
+            self.seed
+        );
+        let mut last_us = 0;
+        for (line, &at) in self.sent.iter().zip(&self.sent_at) {
+            let (_, command) = split_target(line);
+            let word = command.split_whitespace().next().unwrap_or("");
+            if word.eq_ignore_ascii_case("inspect") {
+                continue;
+            }
+            let gap_ms = at.saturating_sub(last_us) / 1000;
+            if gap_ms > 0 {
+                out.push_str(&format!("# sleep {gap_ms}\n"));
+            }
+            last_us = at;
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
     }
 
     /// The session shown.
@@ -539,7 +577,8 @@ impl Console {
             }
             Some("inspect") => {
                 self.inspect_command(idx, &words[1..]);
-                self.sent.push(with_target(self.sessions[idx].num, trimmed));
+                let line = with_target(self.sessions[idx].num, trimmed);
+                self.record(line);
                 return;
             }
             Some("debug") if words.len() == 2 && words[1].eq_ignore_ascii_case("panic") => {
@@ -554,7 +593,7 @@ impl Console {
         let (id, num) = (s.id, s.num);
         self.sync_clock();
         let reply = self.engine.submit_line(id, trimmed);
-        self.sent.push(with_target(num, trimmed));
+        self.record(with_target(num, trimmed));
         match reply {
             Some(r) => self.show_reply(idx, &r),
             None => {
@@ -646,6 +685,32 @@ mod tests {
         assert_eq!(
             c.share_link("/p/"),
             "/p/?seed=7&t0=1767225600&clock=paused&cmd=SET%20a%201&cmd=%402%20GET%20a&cmd=SELECT%202"
+        );
+    }
+
+    #[test]
+    fn the_export_is_a_replay_script_with_the_time_that_passed() {
+        let mut c = paused(&["SET a 1 EX 2", "@2 GET a"]);
+        c.apply(Action::Step(1_500_000));
+        type_line(&mut c, "INSPECT a");
+        c.apply(Action::Step(1_000_000));
+        type_line(&mut c, "GET a");
+        let text = c.export_text();
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with("# A ") && !l.starts_with("#   "))
+            .collect();
+        assert_eq!(
+            lines,
+            ["SET a 1 EX 2", "@2 GET a", "# sleep 2500", "GET a"],
+            "{text}"
+        );
+        // The engine's session format reads it back, timing included.
+        let session = redsim_engine::proto::session::Session::parse(&text).unwrap();
+        assert_eq!(session.steps.len(), 4);
+        assert_eq!(
+            session.to_text(),
+            "SET a 1 EX 2\n@2 GET a\n# sleep 2500\nGET a\n"
         );
     }
 
