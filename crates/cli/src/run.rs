@@ -398,6 +398,7 @@ mod tests {
             title: "A demo",
             claim: "Demos demonstrate.",
             look_for: "Look at it.",
+            not_against: None,
             params: vec![
                 ParamSpec::num("rate", 100.0, (1.0, 1000.0, 1.0), "req/s", "load"),
                 ParamSpec::choice("protection", 1, &["none", "lock"], "what guards the DB"),

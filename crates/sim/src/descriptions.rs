@@ -57,7 +57,17 @@ struct Entry {
     title: String,
     claim: String,
     look_for: String,
+    /// `true` if `redsim run --against` can run it on a real server, else why not.
+    against: Against,
     params: Vec<ParamEntry>,
+}
+
+/// Whether a scenario runs against a real server: `true`, or a sentence saying why not.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Against {
+    Runs(bool),
+    Not(String),
 }
 
 #[derive(Deserialize)]
@@ -130,12 +140,22 @@ fn parse(file: &str, text: &str) -> Result<Vec<ScenarioInfo>, String> {
                 .map(ParamEntry::spec)
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|err| format!("{file}: {id}: {err}"))?;
+            let not_against = match e.against {
+                Against::Runs(true) => None,
+                Against::Runs(false) => {
+                    return Err(format!(
+                        "{file}: {id}: `against` is true or a reason, not false"
+                    ))
+                }
+                Against::Not(why) => Some(leak(why)),
+            };
             Ok(ScenarioInfo {
                 id: leak(id),
                 group,
                 title: leak(e.title),
                 claim: leak(e.claim),
                 look_for: leak(e.look_for),
+                not_against,
                 params,
             })
         })

@@ -8,6 +8,8 @@
 //! not from a script.
 
 use super::outcome::{Diagram, Lane, Mark, Series, Step};
+use crate::against::{self, Backend};
+use redsim_engine::keyspace::object::Value;
 use redsim_engine::{ClientId, Engine, Frame, Options};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -340,21 +342,39 @@ impl Database {
     }
 }
 
-/// A Redis node in a scenario: an engine whose clock follows the kernel's.
+/// A Redis node in a scenario: an engine whose clock follows the kernel's,
+/// or, inside [`against::with_backend`], a backend such as a real server.
 pub struct Redis {
-    pub engine: Engine,
+    node: Node,
     clients: BTreeMap<String, ClientId>,
     pub commands: u64,
 }
+
+enum Node {
+    Local(Engine),
+    Remote(Box<dyn Backend>),
+}
+
+/// Why [`Redis::engine`] panics on a remote node: the scenario reads engine
+/// internals and its description must say it cannot run against a server.
+const ENGINE_ONLY: &str =
+    "this scenario reads engine internals, which a remote server cannot answer: \
+     its description must say why it does not run --against";
 
 impl Redis {
     /// A node with tracing off (scenarios record what they need) and the
     /// given `CONFIG SET`s applied.
     pub fn new(seed: u64, config: &[(&str, &str)]) -> Redis {
-        let mut opts = Options::new(seed);
-        opts.trace_capacity = 0;
+        let node = match against::next_backend() {
+            Some(b) => Node::Remote(b),
+            None => {
+                let mut opts = Options::new(seed);
+                opts.trace_capacity = 0;
+                Node::Local(Engine::with_options(opts))
+            }
+        };
         let mut r = Redis {
-            engine: Engine::with_options(opts),
+            node,
             clients: BTreeMap::new(),
             commands: 0,
         };
@@ -363,6 +383,28 @@ impl Redis {
             debug_assert!(!reply.is_error(), "CONFIG SET {k} {v}: {reply:?}");
         }
         r
+    }
+
+    /// Whether commands go to a backend rather than an in-process engine.
+    pub fn is_remote(&self) -> bool {
+        matches!(self.node, Node::Remote(_))
+    }
+
+    /// The in-process engine, for views and drivers a server's replies
+    /// cannot give. Panics on a remote node.
+    pub fn engine(&self) -> &Engine {
+        match &self.node {
+            Node::Local(e) => e,
+            Node::Remote(_) => panic!("{ENGINE_ONLY}"),
+        }
+    }
+
+    /// [`Redis::engine`], mutably.
+    pub fn engine_mut(&mut self) -> &mut Engine {
+        match &mut self.node {
+            Node::Local(e) => e,
+            Node::Remote(_) => panic!("{ENGINE_ONLY}"),
+        }
     }
 
     /// Runs a command from connection `who` at virtual time `at` (the
@@ -374,19 +416,65 @@ impl Redis {
     }
 
     pub fn exec_bytes(&mut self, at: Micros, who: &str, args: &[Vec<u8>]) -> Frame {
-        if at > self.engine.now_us() {
-            self.engine.advance_to(at);
+        self.commands += 1;
+        let engine = match &mut self.node {
+            Node::Local(e) => e,
+            Node::Remote(b) => return b.exec(at, who, args),
+        };
+        if at > engine.now_us() {
+            engine.advance_to(at);
         }
         let id = match self.clients.get(who) {
             Some(id) => *id,
             None => {
-                let id = self.engine.connect(who);
+                let id = engine.connect(who);
                 self.clients.insert(who.to_string(), id);
                 id
             }
         };
-        self.commands += 1;
-        self.engine.execute(id, args)
+        engine.execute(id, args)
+    }
+
+    /// The string cached under `key` at `at` and the instant it expires,
+    /// for trackers: read without side effects from an engine, and with GET
+    /// and PTTL from connection `observer` on a backend. Another type reads
+    /// as `<type>`.
+    pub fn peek_string(&mut self, at: Micros, key: &str) -> (Option<String>, Option<Micros>) {
+        let (value, exp) = match &self.node {
+            Node::Local(e) => {
+                let Some(value) = e.peek(0, key.as_bytes()) else {
+                    return (None, None);
+                };
+                let exp = e.ttl_ms(0, key.as_bytes()).map(|left_ms| {
+                    let left_us = left_ms.saturating_mul(1000);
+                    (e.now_us() as i64).saturating_add(left_us).max(0) as Micros
+                });
+                let text = match value {
+                    Value::String(s) => String::from_utf8_lossy(&s.to_bytes()).into_owned(),
+                    other => format!("<{}>", other.type_name()),
+                };
+                (text, exp)
+            }
+            Node::Remote(_) => {
+                let text = match self.exec(at, "observer", &["GET", key]) {
+                    Frame::Bulk(b) => String::from_utf8_lossy(&b).into_owned(),
+                    Frame::Error(_) => match self.exec(at, "observer", &["TYPE", key]) {
+                        Frame::Simple(t) => format!("<{t}>"),
+                        _ => "<?>".to_string(),
+                    },
+                    _ => return (None, None),
+                };
+                let exp = match self.exec(at, "observer", &["PTTL", key]) {
+                    Frame::Integer(ms) if ms >= 0 => Some(at + ms as Micros * MS),
+                    _ => None,
+                };
+                (text, exp)
+            }
+        };
+        if exp.is_some_and(|x| x <= at) {
+            return (None, None);
+        }
+        (Some(value), exp)
     }
 }
 

@@ -128,7 +128,7 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
             let lane = k.rec.lane(&format!("worker {}", i + 1), "client");
             Worker {
                 lane,
-                client: redis.engine.connect(&format!("w{}", i + 1)),
+                client: redis.engine_mut().connect(&format!("w{}", i + 1)),
                 life: 0,
                 alive: true,
                 busy_with: None,
@@ -143,11 +143,11 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
         rl
     };
     k.rec.step_cap = if record { 160 } else { 1 };
-    let reaper = redis.engine.connect("reaper");
-    let producer = redis.engine.connect("producer");
+    let reaper = redis.engine_mut().connect("reaper");
+    let producer = redis.engine_mut().connect("producer");
     // The workers' heartbeat threads have their own connection: a worker's
     // own is blocked in BLMOVE most of the time.
-    let beats = redis.engine.connect("heartbeats");
+    let beats = redis.engine_mut().connect("heartbeats");
     let mut runs: BTreeMap<String, u64> = BTreeMap::new();
     let mut crash_pending = !delayed;
     let mut res = QResult::default();
@@ -178,7 +178,7 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
         let now = k.now();
         match ev {
             QEv::Produce(i) => {
-                let e = &mut redis.engine;
+                let e = redis.engine_mut();
                 sync(e, now);
                 let job = format!("job:{i}");
                 let r = if delayed {
@@ -192,7 +192,7 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                     e.submit(producer, &args(&["LPUSH", "queue", &job]))
                 };
                 debug_assert!(r.is_some_and(|f| !f.is_error()));
-                deliver(&mut k, &link, &mut redis.engine, &ws, rl);
+                deliver(&mut k, &link, redis.engine_mut(), &ws, rl);
                 if i + 1 < jobs {
                     let gap = 5 * MS + k.rng.u64(0..=10 * MS);
                     k.after(gap, QEv::Produce(i + 1));
@@ -202,7 +202,7 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                 if life != ws[w].life {
                     continue;
                 }
-                let e = &mut redis.engine;
+                let e = redis.engine_mut();
                 sync(e, now);
                 let r = e.submit(ws[w].client, &args(&cmd));
                 if let Some(f) = r {
@@ -217,7 +217,7 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                         format!("worker {} blocks on the empty queue", w + 1),
                     );
                 }
-                deliver(&mut k, &link, &mut redis.engine, &ws, rl);
+                deliver(&mut k, &link, redis.engine_mut(), &ws, rl);
             }
             QEv::Reply(w, life, f) => {
                 if life != ws[w].life || !ws[w].alive {
@@ -253,7 +253,7 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                     crash_pending = false;
                     ws[w].alive = false;
                     ws[w].life += 1;
-                    redis.engine.disconnect(ws[w].client);
+                    redis.engine_mut().disconnect(ws[w].client);
                     k.rec.local(
                         now,
                         now + restart_after,
@@ -295,10 +295,10 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
             }
             QEv::Restart(w) => {
                 ws[w].alive = true;
-                ws[w].client = redis.engine.connect(&format!("w{}", w + 1));
+                ws[w].client = redis.engine_mut().connect(&format!("w{}", w + 1));
                 if design == 1 {
                     // The heartbeat starts with the worker, before it takes any job.
-                    beat(&mut redis.engine, now, beats, w, hb_ms);
+                    beat(redis.engine_mut(), now, beats, w, hb_ms);
                 }
                 k.rec.local(now, now, ws[w].lane, "restarts");
                 if design == 1 {
@@ -307,7 +307,7 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                 send(&mut k, &link, &mut ws[w], w, rl, blocking_cmd(w));
             }
             QEv::Reap => {
-                let e = &mut redis.engine;
+                let e = redis.engine_mut();
                 sync(e, now);
                 for w in 0..ws.len() {
                     let (list, _) = worker_keys(w);
@@ -325,13 +325,13 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                         k.rec.mark(now, reaper_lane, "good", format!("Worker {}'s heartbeat expired: the reaper moves its {n} unfinished job(s) back to the queue.", w + 1));
                     }
                 }
-                deliver(&mut k, &link, &mut redis.engine, &ws, rl);
+                deliver(&mut k, &link, redis.engine_mut(), &ws, rl);
                 k.after(100 * MS, QEv::Reap);
             }
             QEv::Beat(w) => {
                 if ws[w].alive {
                     // Not drawn: heartbeats would crowd the diagram.
-                    beat(&mut redis.engine, now, beats, w, hb_ms);
+                    beat(redis.engine_mut(), now, beats, w, hb_ms);
                 }
                 k.after(100 * MS, QEv::Beat(w));
             }
@@ -498,7 +498,7 @@ fn ps_run(p: &Params, seed: u64) -> Outcome {
     ];
     let reader_lane = k.rec.lane("lagging reader", "client");
     k.rec.step_cap = 200;
-    let e = &mut r.engine;
+    let e = r.engine_mut();
     let producer = e.connect("producer");
     let mut sub = e.connect("subscriber");
     let cons = [e.connect("c1"), e.connect("c2")];
@@ -580,7 +580,7 @@ fn ps_run(p: &Params, seed: u64) -> Outcome {
 
     while let Some(ev) = k.next(end) {
         let now = k.now();
-        let e = &mut r.engine;
+        let e = r.engine_mut();
         sync(e, now);
         match ev {
             PEv::Produce(i) => {
