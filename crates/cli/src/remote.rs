@@ -1,4 +1,4 @@
-//! The real server's side of a replay: a blocking RESP connection per script client, and for a cluster a connection per node with commands routed to their slot's owner, MOVED learned and ASK followed, as cluster clients do.
+//! A real server's side, for `redsim replay` and `redsim run --against`: the `--against` URL, a blocking RESP connection per client, and for a cluster a connection per node with commands routed to their slot's owner, MOVED learned and ASK followed, as cluster clients do.
 
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
@@ -6,6 +6,7 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use redsim_engine::cluster::{key_hash_slot, SLOTS};
+use redsim_engine::cmd::Flags;
 use redsim_engine::proto::resp::{encode_request, parse_frame, Frame};
 
 /// Where `--against` points: `redis://[:password@]host:port[/db][?cluster=1]`.
@@ -223,6 +224,13 @@ impl Remote {
         }
         Ok(got)
     }
+}
+
+/// Whether a command can block on the server (BLPOP, XREAD BLOCK, WAIT...).
+pub fn is_blocking(args: &[Vec<u8>]) -> bool {
+    args.first()
+        .and_then(|a| redsim_engine::cmd::lookup(a))
+        .is_some_and(|c| c.flags.contains(Flags::BLOCKING))
 }
 
 /// The first key a command names, by the command table's key positions.
