@@ -114,6 +114,28 @@ impl Conn {
         self.read(None)?
             .ok_or_else(|| io::ErrorKind::TimedOut.into())
     }
+
+    /// A reply that has already arrived, without waiting for one.
+    pub fn try_read(&mut self) -> io::Result<Option<Frame>> {
+        loop {
+            let parsed = parse_frame(&self.buf)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+            if let Some((f, used)) = parsed {
+                self.buf.drain(..used);
+                return Ok(Some(f));
+            }
+            self.stream.set_nonblocking(true)?;
+            let mut chunk = [0u8; 16384];
+            let got = self.stream.read(&mut chunk);
+            self.stream.set_nonblocking(false)?;
+            match got {
+                Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(None),
+                Err(e) => return Err(e),
+            }
+        }
+    }
 }
 
 /// One script client on the real server: one connection, or one per
@@ -224,13 +246,33 @@ impl Remote {
         }
         Ok(got)
     }
+
+    /// A reply or pushed message that has already arrived on a standalone
+    /// server's connection, without waiting.
+    pub fn poll(&mut self) -> io::Result<Option<Frame>> {
+        let addr = self.target.addr.clone();
+        let got = self.conn(&addr)?.try_read()?;
+        if got.is_some() {
+            self.pending = None;
+        }
+        Ok(got)
+    }
 }
 
-/// Whether a command can block on the server (BLPOP, XREAD BLOCK, WAIT...).
+/// Whether a command can block on the server (BLPOP, WAIT, XREAD with BLOCK...).
+/// XREAD and XREADGROUP without BLOCK answer at once.
 pub fn is_blocking(args: &[Vec<u8>]) -> bool {
-    args.first()
-        .and_then(|a| redsim_engine::cmd::lookup(a))
-        .is_some_and(|c| c.flags.contains(Flags::BLOCKING))
+    let Some(cmd) = args.first().and_then(|a| redsim_engine::cmd::lookup(a)) else {
+        return false;
+    };
+    if !cmd.flags.contains(Flags::BLOCKING) {
+        return false;
+    }
+    let name = args[0].to_ascii_uppercase();
+    if name == b"XREAD" || name == b"XREADGROUP" {
+        return args.iter().any(|a| a.eq_ignore_ascii_case(b"BLOCK"));
+    }
+    true
 }
 
 /// The first key a command names, by the command table's key positions.
@@ -280,6 +322,24 @@ mod tests {
             assert!(Target::parse(bad).is_err(), "{bad}");
         }
         assert!(Target::parse("redis://h:1/3?cluster=1").is_err());
+    }
+
+    #[test]
+    fn reads_block_only_with_block() {
+        let cmd = |s: &str| {
+            s.split(' ')
+                .map(|w| w.as_bytes().to_vec())
+                .collect::<Vec<_>>()
+        };
+        assert!(is_blocking(&cmd("BRPOP q 0")));
+        assert!(is_blocking(&cmd(
+            "xreadgroup GROUP g c BLOCK 0 STREAMS s >"
+        )));
+        assert!(!is_blocking(&cmd(
+            "XREADGROUP GROUP g c COUNT 10 STREAMS s >"
+        )));
+        assert!(!is_blocking(&cmd("XREAD COUNT 1 STREAMS s 0-0")));
+        assert!(!is_blocking(&cmd("GET k")));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use redsim_engine::Frame;
+use redsim_engine::{ClientId, Frame};
 use redsim_sim::against::{self, Backend, Factory};
 use redsim_sim::kernel::Micros;
 use redsim_sim::{self as sim, Outcome, ScenarioInfo};
@@ -41,23 +41,37 @@ struct Tally {
     late: Duration,
 }
 
+/// One simulated client's connection.
+struct Client {
+    who: String,
+    /// Opened on its first command.
+    remote: Option<Remote>,
+    /// Sent a blocking command whose reply has not come.
+    waiting: bool,
+    /// Subscribed: messages may arrive at any time.
+    subscribed: bool,
+}
+
 /// One Redis node of the scenario on the real server.
 struct Node {
     target: Target,
     speed: f64,
     start: Instant,
-    conns: BTreeMap<String, Remote>,
+    clients: BTreeMap<ClientId, Client>,
+    /// The connection [`Node::barrier`] pings on.
+    sync: Option<Remote>,
     tally: Rc<RefCell<Tally>>,
 }
 
 impl Node {
     fn open(target: &Target, speed: f64, tally: &Rc<RefCell<Tally>>) -> Node {
         tally.borrow_mut().nodes += 1;
-        let node = Node {
+        let mut node = Node {
             target: target.clone(),
             speed,
             start: Instant::now(),
-            conns: BTreeMap::new(),
+            clients: BTreeMap::new(),
+            sync: None,
             tally: tally.clone(),
         };
         if tally.borrow().error.is_none() {
@@ -68,10 +82,8 @@ impl Node {
                 Ok(_) => {}
             }
         }
-        Node {
-            start: Instant::now(),
-            ..node
-        }
+        node.start = Instant::now();
+        node
     }
 
     /// Records the run's first failure and answers the command with an error.
@@ -79,20 +91,13 @@ impl Node {
         self.tally.borrow_mut().error.get_or_insert(why);
         Frame::Error("ERR redsim: the connection to the server failed".into())
     }
-}
 
-impl Backend for Node {
-    fn exec(&mut self, at: Micros, who: &str, args: &[Vec<u8>]) -> Frame {
-        if self.tally.borrow().error.is_some() {
-            return Frame::Error("ERR redsim: not sent, the run already failed".into());
-        }
-        if is_blocking(args) {
-            let name = String::from_utf8_lossy(&args[0]).to_uppercase();
-            return self.fail(format!(
-                "the scenario sent {name}, which can block on a server; \
-                 the remote runner sends one command and reads its reply at a time"
-            ));
-        }
+    fn failed(&self) -> bool {
+        self.tally.borrow().error.is_some()
+    }
+
+    /// Sleeps until the wall-clock instant of virtual time `at`.
+    fn pace(&mut self, at: Micros) {
         let due = self.start + Duration::from_secs_f64(at as f64 / 1e6 / self.speed);
         let now = Instant::now();
         if due > now {
@@ -101,24 +106,172 @@ impl Backend for Node {
             let mut t = self.tally.borrow_mut();
             t.late = t.late.max(now - due);
         }
-        if !self.conns.contains_key(who) {
+    }
+
+    /// Client `id`'s connection, opened and named on first use.
+    fn conn(&mut self, id: ClientId) -> Result<&mut Remote, Frame> {
+        let Some(c) = self.clients.get(&id) else {
+            return Err(self.fail(format!("connection {id} was never opened")));
+        };
+        if c.remote.is_none() {
+            let name = client_name(&c.who);
             let named = Remote::open(&self.target).and_then(|mut r| {
-                r.call(&[b"CLIENT".to_vec(), b"SETNAME".to_vec(), client_name(who)])?;
+                r.call(&[b"CLIENT".to_vec(), b"SETNAME".to_vec(), name])?;
                 Ok(r)
             });
             match named {
                 Ok(r) => {
-                    self.conns.insert(who.to_string(), r);
                     self.tally.borrow_mut().connections += 1;
+                    self.clients.get_mut(&id).expect("checked").remote = Some(r);
                 }
-                Err(e) => return self.fail(format!("connecting for {who}: {e}")),
+                Err(e) => {
+                    let who = c.who.clone();
+                    return Err(self.fail(format!("connecting for {who}: {e}")));
+                }
             }
         }
-        let conn = self.conns.get_mut(who).expect("opened above");
+        let c = self.clients.get_mut(&id).expect("checked");
+        Ok(c.remote.as_mut().expect("opened above"))
+    }
+
+    /// Returns once the server has written every reply of the commands it
+    /// read before: two PINGs in turn on a connection of its own (the
+    /// second is read in a later event-loop iteration than anything sent
+    /// before the first), so a blocked client's reply or a message is
+    /// already in its socket, and a closed connection has been freed.
+    fn barrier(&mut self) -> Result<(), Frame> {
+        if self.sync.is_none() {
+            match Remote::open(&self.target) {
+                Ok(r) => self.sync = Some(r),
+                Err(e) => return Err(self.fail(format!("connecting: {e}"))),
+            }
+        }
+        let sync = self.sync.as_mut().expect("opened above");
+        let pinged = sync
+            .call(&[b"PING".to_vec()])
+            .and_then(|_| sync.call(&[b"PING".to_vec()]));
+        pinged
+            .map(drop)
+            .map_err(|e| self.fail(format!("PING: {e}")))
+    }
+}
+
+impl Backend for Node {
+    fn connect(&mut self, id: ClientId, who: &str) {
+        let client = Client {
+            who: who.to_string(),
+            remote: None,
+            waiting: false,
+            subscribed: false,
+        };
+        self.clients.insert(id, client);
+    }
+
+    fn execute(&mut self, at: Micros, id: ClientId, args: &[Vec<u8>]) -> Frame {
+        if self.failed() {
+            return Frame::Error("ERR redsim: not sent, the run already failed".into());
+        }
+        if is_blocking(args) {
+            let name = String::from_utf8_lossy(&args[0]).to_uppercase();
+            return self.fail(format!(
+                "the scenario sent {name} where a blocking command must not block"
+            ));
+        }
+        self.pace(at);
+        let conn = match self.conn(id) {
+            Ok(c) => c,
+            Err(f) => return f,
+        };
+        let reply = conn.call(args);
         self.tally.borrow_mut().commands += 1;
-        match conn.call(args) {
-            Ok(reply) => reply,
-            Err(e) => self.fail(format!("{who}: {e}")),
+        reply.unwrap_or_else(|e| self.fail(format!("{}: {e}", self.clients[&id].who)))
+    }
+
+    fn submit(&mut self, at: Micros, id: ClientId, args: &[Vec<u8>]) -> Option<Frame> {
+        if !is_blocking(args) {
+            let reply = self.execute(at, id, args);
+            let name = args.first().map(|a| a.to_ascii_uppercase());
+            if matches!(
+                name.as_deref(),
+                Some(b"SUBSCRIBE" | b"PSUBSCRIBE" | b"SSUBSCRIBE")
+            ) && !reply.is_error()
+            {
+                self.clients.get_mut(&id).expect("just used").subscribed = true;
+            }
+            return Some(reply);
+        }
+        if self.failed() {
+            return Some(Frame::Error(
+                "ERR redsim: not sent, the run already failed".into(),
+            ));
+        }
+        self.pace(at);
+        let sent = match self.conn(id) {
+            Ok(c) => c.send(args),
+            Err(f) => return Some(f),
+        };
+        self.tally.borrow_mut().commands += 1;
+        if let Err(e) = sent {
+            return Some(self.fail(format!("{}: {e}", self.clients[&id].who)));
+        }
+        if let Err(f) = self.barrier() {
+            return Some(f);
+        }
+        let c = self.clients.get_mut(&id).expect("just used");
+        match c.remote.as_mut().expect("just used").poll() {
+            Ok(Some(reply)) => Some(reply),
+            Ok(None) => {
+                c.waiting = true;
+                None
+            }
+            Err(e) => {
+                let who = c.who.clone();
+                Some(self.fail(format!("{who}: {e}")))
+            }
+        }
+    }
+
+    fn take_unblocked(&mut self, _at: Micros) -> Vec<(ClientId, Frame)> {
+        let mut got = Vec::new();
+        if self.failed() || !self.clients.values().any(|c| c.waiting || c.subscribed) {
+            return got;
+        }
+        if self.barrier().is_err() {
+            return got;
+        }
+        let mut failure = None;
+        for (id, c) in &mut self.clients {
+            if !(c.waiting || c.subscribed) {
+                continue;
+            }
+            let Some(remote) = c.remote.as_mut() else {
+                continue;
+            };
+            loop {
+                match remote.poll() {
+                    Ok(Some(f)) => {
+                        c.waiting = false;
+                        got.push((*id, f));
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        failure = Some(format!("{}: {e}", c.who));
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(why) = failure {
+            drop(self.fail(why));
+        }
+        got
+    }
+
+    fn disconnect(&mut self, _at: Micros, id: ClientId) {
+        let open = self.clients.remove(&id).and_then(|c| c.remote).is_some();
+        if open && !self.failed() {
+            // Wait until the server has freed it, so no later command serves it.
+            let _ = self.barrier();
         }
     }
 }

@@ -9,15 +9,29 @@
 //! (`against` in the lesson's `scenarios.json`).
 
 use crate::kernel::Micros;
-use redsim_engine::Frame;
+use redsim_engine::{ClientId, Frame};
 use std::cell::RefCell;
 
-/// Where a node's commands run instead of its in-process engine.
+/// Where a node's commands run instead of its in-process engine. Its
+/// connections are numbered by the node ([`Redis::connect`]); every call
+/// carries the virtual instant it happens at. An I/O failure is the
+/// backend's to record; it answers with an error reply meanwhile.
+///
+/// [`Redis::connect`]: crate::kernel::Redis::connect
 pub trait Backend {
-    /// Runs `args` from connection `who` (one connection per name) at
-    /// virtual time `at` and returns its reply. An I/O failure is the
-    /// backend's to record; it answers with an error reply meanwhile.
-    fn exec(&mut self, at: Micros, who: &str, args: &[Vec<u8>]) -> Frame;
+    /// Opens connection `id` for a client named `who`.
+    fn connect(&mut self, id: ClientId, who: &str);
+    /// Runs `args` on connection `id` at virtual time `at`; a blocking
+    /// command must not block (the engine answers it as on timeout).
+    fn execute(&mut self, at: Micros, id: ClientId, args: &[Vec<u8>]) -> Frame;
+    /// Runs `args` on connection `id`; `None` when the client blocks, its
+    /// reply then comes from [`Backend::take_unblocked`].
+    fn submit(&mut self, at: Micros, id: ClientId, args: &[Vec<u8>]) -> Option<Frame>;
+    /// Replies to blocked clients that were served, and messages pushed to
+    /// subscribers, since the last call.
+    fn take_unblocked(&mut self, at: Micros) -> Vec<(ClientId, Frame)>;
+    /// Closes connection `id` (a blocked client stops waiting).
+    fn disconnect(&mut self, at: Micros, id: ClientId);
 }
 
 /// Makes the backend of the `n`th node (from 0) a run builds. Nodes a
@@ -69,19 +83,41 @@ mod tests {
     use super::*;
     use crate::catalog::SCENARIOS;
     use crate::kernel::Redis;
+    use std::collections::BTreeMap;
 
     /// A backend that is another in-process engine: what a real server
     /// would be if it behaved exactly like ours.
-    struct Mirror(Redis);
+    struct Mirror(Redis, BTreeMap<ClientId, ClientId>);
 
     impl Backend for Mirror {
-        fn exec(&mut self, at: Micros, who: &str, args: &[Vec<u8>]) -> Frame {
-            self.0.exec_bytes(at, who, args)
+        fn connect(&mut self, id: ClientId, who: &str) {
+            let theirs = self.0.connect(who);
+            self.1.insert(id, theirs);
+        }
+        fn execute(&mut self, at: Micros, id: ClientId, args: &[Vec<u8>]) -> Frame {
+            self.0.execute(at, self.1[&id], args)
+        }
+        fn submit(&mut self, at: Micros, id: ClientId, args: &[Vec<u8>]) -> Option<Frame> {
+            self.0.submit(at, self.1[&id], args)
+        }
+        fn take_unblocked(&mut self, at: Micros) -> Vec<(ClientId, Frame)> {
+            let ours = |theirs| self.1.iter().find(|(_, t)| **t == theirs).map(|(o, _)| *o);
+            let got = self.0.take_unblocked(at);
+            got.into_iter()
+                .filter_map(|(t, f)| Some((ours(t)?, f)))
+                .collect()
+        }
+        fn disconnect(&mut self, at: Micros, id: ClientId) {
+            self.0.disconnect(at, self.1[&id]);
         }
     }
 
+    fn mirror(_: usize) -> Box<dyn Backend> {
+        Box::new(Mirror(Redis::new(0, &[]), BTreeMap::new()))
+    }
+
     fn mirrored(id: &str, seed: u64) -> (crate::Outcome, usize) {
-        let factory: Factory = Box::new(|_| Box::new(Mirror(Redis::new(0, &[]))));
+        let factory: Factory = Box::new(mirror);
         with_backend(factory, || crate::run(id, seed, &[]).unwrap())
     }
 
@@ -103,7 +139,7 @@ mod tests {
 
     #[test]
     fn engine_internals_are_unreachable_on_a_backend() {
-        let factory: Factory = Box::new(|_| Box::new(Mirror(Redis::new(0, &[]))));
+        let factory: Factory = Box::new(mirror);
         let (r, _) = with_backend(factory, || Redis::new(0, &[]));
         assert!(r.is_remote());
         let caught =

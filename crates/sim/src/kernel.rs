@@ -347,6 +347,8 @@ impl Database {
 pub struct Redis {
     node: Node,
     clients: BTreeMap<String, ClientId>,
+    /// The last connection id handed out on a backend.
+    next_id: ClientId,
     pub commands: u64,
 }
 
@@ -379,6 +381,7 @@ impl Redis {
         let mut r = Redis {
             node,
             clients: BTreeMap::new(),
+            next_id: 0,
             commands: 0,
         };
         for (k, v) in config {
@@ -419,23 +422,85 @@ impl Redis {
     }
 
     pub fn exec_bytes(&mut self, at: Micros, who: &str, args: &[Vec<u8>]) -> Frame {
-        self.commands += 1;
-        let engine = match &mut self.node {
-            Node::Local(e) => e,
-            Node::Remote(b) => return b.exec(at, who, args),
-        };
-        if at > engine.now_us() {
-            engine.advance_to(at);
-        }
         let id = match self.clients.get(who) {
             Some(id) => *id,
             None => {
-                let id = engine.connect(who);
+                let id = self.connect(who);
                 self.clients.insert(who.to_string(), id);
                 id
             }
         };
-        engine.execute(id, args)
+        self.execute(at, id, args)
+    }
+
+    /// Opens a connection for a client named `who` (one that blocks,
+    /// subscribes or is closed by a crash) and returns its id.
+    pub fn connect(&mut self, who: &str) -> ClientId {
+        match &mut self.node {
+            Node::Local(e) => e.connect(who),
+            Node::Remote(b) => {
+                self.next_id += 1;
+                b.connect(self.next_id, who);
+                self.next_id
+            }
+        }
+    }
+
+    /// Moves an in-process engine's clock to `at` (never back), running its
+    /// cron on the way; a backend keeps its own time.
+    pub fn sync(&mut self, at: Micros) {
+        if let Node::Local(e) = &mut self.node {
+            if at > e.now_us() {
+                e.advance_to(at);
+            }
+        }
+    }
+
+    /// Runs a command on connection `id` at `at` (the engine's clock moved
+    /// there first); a blocking command answers as on timeout.
+    pub fn execute(&mut self, at: Micros, id: ClientId, args: &[Vec<u8>]) -> Frame {
+        self.commands += 1;
+        match &mut self.node {
+            Node::Local(e) => {
+                if at > e.now_us() {
+                    e.advance_to(at);
+                }
+                e.execute(id, args)
+            }
+            Node::Remote(b) => b.execute(at, id, args),
+        }
+    }
+
+    /// Runs a command on connection `id` at `at`; `None` when the client
+    /// blocks, and its reply comes later from [`Redis::take_unblocked`].
+    pub fn submit(&mut self, at: Micros, id: ClientId, args: &[Vec<u8>]) -> Option<Frame> {
+        self.commands += 1;
+        match &mut self.node {
+            Node::Local(e) => {
+                if at > e.now_us() {
+                    e.advance_to(at);
+                }
+                e.submit(id, args)
+            }
+            Node::Remote(b) => b.submit(at, id, args),
+        }
+    }
+
+    /// Replies for blocked clients the last commands served, and messages
+    /// pushed to subscribers, by connection.
+    pub fn take_unblocked(&mut self, at: Micros) -> Vec<(ClientId, Frame)> {
+        match &mut self.node {
+            Node::Local(e) => e.take_unblocked(),
+            Node::Remote(b) => b.take_unblocked(at),
+        }
+    }
+
+    /// Closes connection `id`; a client blocked on it stops waiting.
+    pub fn disconnect(&mut self, at: Micros, id: ClientId) {
+        match &mut self.node {
+            Node::Local(e) => e.disconnect(id),
+            Node::Remote(b) => b.disconnect(at, id),
+        }
     }
 
     /// The string cached under `key` at `at` and the instant it expires,
