@@ -1,4 +1,4 @@
-//! `redsim run <scenario> --against` on Debian's redis-server: `incr-vs-get-set` loses increments with GET+SET on the real server too while INCR loses none, the run flushes only its own database, and a scenario that cannot run against a server, a bad URL and an unreachable server are refused with their exit statuses.
+//! `redsim run <scenario> --against` on Debian's redis-server: `incr-vs-get-set` loses increments with GET+SET on the real server too while INCR loses none, the run flushes only its own database, `pubsub-vs-streams` loses messages with Pub/Sub but none with a consumer group, and a scenario that cannot run against a server, a bad URL and an unreachable server are refused with their exit statuses.
 //!
 //! The binary maps `run_command`'s `Err` to exit status 2 and prints it;
 //! `Ok(status)` is the exit status itself, so the library is called here.
@@ -86,6 +86,30 @@ fn incr_vs_get_set_loses_increments_on_the_real_server_too() {
     ] {
         assert!(text.contains(want), "missing {want:?} in\n{text}");
     }
+}
+
+/// Blocked clients and subscribers on the real server: messages published
+/// while the subscriber is away are lost, the consumer group loses nothing.
+#[test]
+fn pubsub_loses_what_a_consumer_group_keeps_on_the_real_server() {
+    let server = RedisServer::start(&[]);
+    let url = format!("redis://127.0.0.1:{}", server.port);
+    let args = [
+        "pubsub-vs-streams",
+        "--against",
+        &url,
+        "--json",
+        "--set",
+        "events=100",
+    ];
+    let (status, out) = run(&args).unwrap();
+    assert_eq!(status, 0, "{out}");
+    let doc: Value = serde_json::from_str(&out).expect("JSON report");
+    let lost = metric(&doc, "real", "pub/sub: messages lost");
+    assert!(lost > 0.0, "{doc}");
+    assert_eq!(lost, metric(&doc, "real", "PUBLISH replies of 0 receivers"));
+    assert_eq!(metric(&doc, "real", "consumer group: entries lost"), 0.0);
+    assert!(metric(&doc, "real", "entries recovered by XAUTOCLAIM") > 0.0);
 }
 
 #[test]
