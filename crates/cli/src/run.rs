@@ -136,6 +136,12 @@ pub fn describe(i: &ScenarioInfo) -> String {
     let _ = writeln!(s, "{} ({}): {}", i.id, i.group, i.title);
     let _ = writeln!(s, "claim: {}", i.claim);
     let _ = writeln!(s, "look for: {}", i.look_for);
+    match i.not_against {
+        None => s.push_str("against a real server: yes (`redsim run <id> --against redis://…`)\n"),
+        Some(why) => {
+            let _ = writeln!(s, "against a real server: no. {why}");
+        }
+    }
     if i.params.is_empty() {
         s.push_str("parameters: none\n");
         return s;
@@ -569,6 +575,14 @@ mod tests {
         );
         assert!(d.contains("protection  lock (one of none, lock)"), "{d}");
         assert!(d.contains("what guards the DB"));
+        assert!(d.contains("against a real server: yes"), "{d}");
+        let mut n = demo_info();
+        n.not_against = Some("It needs five masters.");
+        let d = describe(&n);
+        assert!(
+            d.contains("against a real server: no. It needs five masters."),
+            "{d}"
+        );
     }
 
     #[test]
