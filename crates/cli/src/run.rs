@@ -13,6 +13,8 @@ use redsim_sim::params::{fmt_num, parse_seed};
 use redsim_sim::{self as sim, Outcome, ScenarioInfo};
 use redsim_viz::svg::metric;
 
+use crate::remote::Target;
+
 /// Seed when `--seed` is not given; the browser library uses the same one.
 pub const DEFAULT_SEED: u64 = 1;
 
@@ -24,6 +26,7 @@ pub fn scenario_usage() -> String {
     "\
 Usage: redsim scenarios [--json] [<id>]
        redsim run <id> [--seed N] [--set name=value ...] [--json [FILE]] [--svg FILE] [--check]
+       redsim run <id> --against redis://HOST:PORT[/DB] [--speed N] [--seed N] [--set ...] [--json [FILE]]
 
   scenarios          list the catalogue (id, group, title, claim); with an id,
                      that scenario's parameters with defaults, ranges and units
@@ -35,6 +38,14 @@ Usage: redsim scenarios [--json] [<id>]
     --json [FILE]    write the Outcome as JSON to FILE, or to stdout instead of text
     --svg FILE       write the race diagram (or the charts, stacked) as SVG
     --check          exit with status 1 when a check fails
+    --against URL    also send the scenario's Redis traffic to a real server in
+                     wall-clock time (application, network and database stay
+                     simulated) and print both runs' metrics and checks side by
+                     side; each Redis node of the run starts with FLUSHDB on the
+                     URL's database (default 0). Scenarios that cannot run this
+                     way say why (exit 2); an unreachable server exits 1
+    --speed N        with --against, run N times faster than virtual time
+                     (default 1; a scenario takes its virtual time in wall time)
 "
     .to_string()
 }
@@ -125,6 +136,12 @@ pub fn describe(i: &ScenarioInfo) -> String {
     let _ = writeln!(s, "{} ({}): {}", i.id, i.group, i.title);
     let _ = writeln!(s, "claim: {}", i.claim);
     let _ = writeln!(s, "look for: {}", i.look_for);
+    match i.not_against {
+        None => s.push_str("against a real server: yes (`redsim run <id> --against redis://…`)\n"),
+        Some(why) => {
+            let _ = writeln!(s, "against a real server: no. {why}");
+        }
+    }
     if i.params.is_empty() {
         s.push_str("parameters: none\n");
         return s;
@@ -172,6 +189,10 @@ pub struct RunOptions {
     pub json: Option<Option<String>>,
     pub svg: Option<String>,
     pub check: bool,
+    /// `--against`: the real server the scenario's Redis traffic also goes to.
+    pub against: Option<Target>,
+    /// `--speed`: wall-clock pacing as a multiple of virtual time.
+    pub speed: f64,
 }
 
 impl RunOptions {
@@ -179,8 +200,10 @@ impl RunOptions {
     pub fn from_args(args: &[String]) -> Result<RunOptions, String> {
         let mut o = RunOptions {
             seed: DEFAULT_SEED,
+            speed: 1.0,
             ..RunOptions::default()
         };
+        let mut speed_given = false;
         let mut id: Option<String> = None;
         let mut i = 0;
         let value = |i: usize, name: &str| -> Result<&String, String> {
@@ -216,6 +239,15 @@ impl RunOptions {
                     }
                 }
                 "--check" => o.check = true,
+                "--against" => {
+                    o.against = Some(Target::parse(value(i, "--against")?)?);
+                    i += 1;
+                }
+                "--speed" => {
+                    o.speed = parse_speed(value(i, "--speed")?)?;
+                    speed_given = true;
+                    i += 1;
+                }
                 _ => {
                     if let Some(v) = a.strip_prefix("--seed=") {
                         o.seed = parse_seed(v).ok_or_else(|| {
@@ -227,6 +259,11 @@ impl RunOptions {
                         o.json = Some(if v == "-" { None } else { Some(v.to_string()) });
                     } else if let Some(v) = a.strip_prefix("--svg=") {
                         o.svg = Some(v.to_string());
+                    } else if let Some(v) = a.strip_prefix("--against=") {
+                        o.against = Some(Target::parse(v)?);
+                    } else if let Some(v) = a.strip_prefix("--speed=") {
+                        o.speed = parse_speed(v)?;
+                        speed_given = true;
                     } else if a.starts_with('-') {
                         return Err(format!("run: unknown option '{a}'"));
                     } else if id.is_none() {
@@ -241,7 +278,17 @@ impl RunOptions {
             i += 1;
         }
         o.id = id.ok_or("run: which scenario? (`redsim scenarios` lists them)")?;
+        if speed_given && o.against.is_none() {
+            return Err("run: --speed paces a run --against a server; give --against too".into());
+        }
         Ok(o)
+    }
+}
+
+fn parse_speed(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 1e6 => Ok(s),
+        _ => Err(format!("run: --speed '{v}' should be a number above 0")),
     }
 }
 
@@ -256,6 +303,9 @@ fn parse_set(v: &str) -> Result<(String, String), String> {
 /// unknown parameter, bad value) to print before exiting with status 2.
 pub fn run_command(args: &[String], out: &mut dyn Write) -> Result<Status, String> {
     let o = RunOptions::from_args(args)?;
+    if let Some(target) = &o.against {
+        return crate::run_against::run_against(&o, target, out);
+    }
     let outcome = sim::run(&o.id, o.seed, &o.overrides).map_err(|e| format!("run: {e}"))?;
     let info = sim::find(&o.id).map(|s| s.info());
     let json = || {
@@ -398,6 +448,7 @@ mod tests {
             title: "A demo",
             claim: "Demos demonstrate.",
             look_for: "Look at it.",
+            not_against: None,
             params: vec![
                 ParamSpec::num("rate", 100.0, (1.0, 1000.0, 1.0), "req/s", "load"),
                 ParamSpec::choice("protection", 1, &["none", "lock"], "what guards the DB"),
@@ -465,6 +516,12 @@ mod tests {
         assert!(err(&["x", "--set", "noequals"]).contains("name=value"));
         assert!(err(&["x", "--frobnicate"]).contains("unknown option '--frobnicate'"));
         assert!(err(&["x", "rate=5"]).contains("--set rate=5"));
+        assert!(err(&["x", "--against", "http://h:1"]).contains("redis://"));
+        assert!(err(&["x", "--speed", "2"]).contains("give --against too"));
+        let against = ["x", "--against", "redis://h:1", "--speed"];
+        assert!(err(&[&against[..], &["0"]].concat()).contains("above 0"));
+        let o = RunOptions::from_args(&args(&[&against[..], &["2.5"]].concat())).unwrap();
+        assert_eq!((o.against.unwrap().addr.as_str(), o.speed), ("h:1", 2.5));
         let mut out = Vec::new();
         let e = run_command(&args(&["no-such-scenario"]), &mut out).unwrap_err();
         assert!(e.contains("unknown scenario 'no-such-scenario'"), "{e}");
@@ -518,6 +575,14 @@ mod tests {
         );
         assert!(d.contains("protection  lock (one of none, lock)"), "{d}");
         assert!(d.contains("what guards the DB"));
+        assert!(d.contains("against a real server: yes"), "{d}");
+        let mut n = demo_info();
+        n.not_against = Some("It needs five masters.");
+        let d = describe(&n);
+        assert!(
+            d.contains("against a real server: no. It needs five masters."),
+            "{d}"
+        );
     }
 
     #[test]

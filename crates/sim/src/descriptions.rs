@@ -57,7 +57,17 @@ struct Entry {
     title: String,
     claim: String,
     look_for: String,
+    /// `true` if `redsim run --against` can run it on a real server, else why not.
+    against: Against,
     params: Vec<ParamEntry>,
+}
+
+/// Whether a scenario runs against a real server: `true`, or a sentence saying why not.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Against {
+    Runs(bool),
+    Not(String),
 }
 
 #[derive(Deserialize)]
@@ -130,12 +140,22 @@ fn parse(file: &str, text: &str) -> Result<Vec<ScenarioInfo>, String> {
                 .map(ParamEntry::spec)
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|err| format!("{file}: {id}: {err}"))?;
+            let not_against = match e.against {
+                Against::Runs(true) => None,
+                Against::Runs(false) => {
+                    return Err(format!(
+                        "{file}: {id}: `against` is true or a reason, not false"
+                    ))
+                }
+                Against::Not(why) => Some(leak(why)),
+            };
             Ok(ScenarioInfo {
                 id: leak(id),
                 group,
                 title: leak(e.title),
                 claim: leak(e.claim),
                 look_for: leak(e.look_for),
+                not_against,
                 params,
             })
         })
@@ -211,14 +231,25 @@ mod tests {
 
     #[test]
     fn slips_in_the_data_are_reported() {
-        let file = |param: &str| {
+        let entry = |against: &str, param: &str| {
             format!(
                 r#"{{"group": "g", "scenarios": [{{"id": "s", "title": "t", "claim": "c",
-                   "look_for": "l", "params": [{param}]}}]}}"#
+                   "look_for": "l", "against": {against}, "params": [{param}]}}]}}"#
             )
         };
+        let file = |param: &str| entry("true", param);
         let ok = file(r#"{"name": "n", "default": "b", "choices": ["a", "b"], "help": "h"}"#);
-        assert_eq!(parse("f", &ok).unwrap()[0].params[0].default, 1.0);
+        let info = &parse("f", &ok).unwrap()[0];
+        assert_eq!((info.params[0].default, info.not_against), (1.0, None));
+        let why = entry(r#""one node only""#, "");
+        assert_eq!(
+            parse("f", &why).unwrap()[0].not_against,
+            Some("one node only")
+        );
+        // `against` is required, and false needs a reason instead.
+        assert!(parse("f", &entry("false", "")).is_err());
+        let missing = file("").replace(r#""against": true, "#, "");
+        assert!(parse("f", &missing).is_err());
         for bad in [
             r#"{"name": "n", "default": "c", "choices": ["a", "b"], "help": "h"}"#,
             r#"{"name": "n", "default": 1, "help": "h"}"#,

@@ -8,6 +8,8 @@
 //! not from a script.
 
 use super::outcome::{Diagram, Lane, Mark, Series, Step};
+use crate::against::{self, Backend};
+use redsim_engine::keyspace::object::Value;
 use redsim_engine::{ClientId, Engine, Frame, Options};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -345,22 +347,46 @@ impl Database {
     }
 }
 
-/// A Redis node in a scenario: an engine whose clock follows the kernel's.
+/// A Redis node in a scenario: an engine whose clock follows the kernel's,
+/// or, inside [`against::with_backend`], a backend such as a real server.
 pub struct Redis {
-    pub engine: Engine,
+    node: Node,
     clients: BTreeMap<String, ClientId>,
+    /// The last connection id handed out on a backend.
+    next_id: ClientId,
     pub commands: u64,
 }
+
+// The in-process engine is the common case and stays inline; a remote
+// node is rare and pays for its box.
+#[allow(clippy::large_enum_variant)]
+enum Node {
+    Local(Engine),
+    Remote(Box<dyn Backend>),
+}
+
+/// Why [`Redis::engine`] panics on a remote node: the scenario reads engine
+/// internals and its description must say it cannot run against a server.
+const ENGINE_ONLY: &str =
+    "this scenario reads engine internals, which a remote server cannot answer: \
+     its description must say why it does not run --against";
 
 impl Redis {
     /// A node with tracing off (scenarios record what they need) and the
     /// given `CONFIG SET`s applied.
     pub fn new(seed: u64, config: &[(&str, &str)]) -> Redis {
-        let mut opts = Options::new(seed);
-        opts.trace_capacity = 0;
+        let node = match against::next_backend() {
+            Some(b) => Node::Remote(b),
+            None => {
+                let mut opts = Options::new(seed);
+                opts.trace_capacity = 0;
+                Node::Local(Engine::with_options(opts))
+            }
+        };
         let mut r = Redis {
-            engine: Engine::with_options(opts),
+            node,
             clients: BTreeMap::new(),
+            next_id: 0,
             commands: 0,
         };
         for (k, v) in config {
@@ -368,6 +394,28 @@ impl Redis {
             debug_assert!(!reply.is_error(), "CONFIG SET {k} {v}: {reply:?}");
         }
         r
+    }
+
+    /// Whether commands go to a backend rather than an in-process engine.
+    pub fn is_remote(&self) -> bool {
+        matches!(self.node, Node::Remote(_))
+    }
+
+    /// The in-process engine, for views and drivers a server's replies
+    /// cannot give. Panics on a remote node.
+    pub fn engine(&self) -> &Engine {
+        match &self.node {
+            Node::Local(e) => e,
+            Node::Remote(_) => panic!("{ENGINE_ONLY}"),
+        }
+    }
+
+    /// [`Redis::engine`], mutably.
+    pub fn engine_mut(&mut self) -> &mut Engine {
+        match &mut self.node {
+            Node::Local(e) => e,
+            Node::Remote(_) => panic!("{ENGINE_ONLY}"),
+        }
     }
 
     /// Runs a command from connection `who` at virtual time `at` (the
@@ -379,19 +427,127 @@ impl Redis {
     }
 
     pub fn exec_bytes(&mut self, at: Micros, who: &str, args: &[Vec<u8>]) -> Frame {
-        if at > self.engine.now_us() {
-            self.engine.advance_to(at);
-        }
         let id = match self.clients.get(who) {
             Some(id) => *id,
             None => {
-                let id = self.engine.connect(who);
+                let id = self.connect(who);
                 self.clients.insert(who.to_string(), id);
                 id
             }
         };
+        self.execute(at, id, args)
+    }
+
+    /// Opens a connection for a client named `who` (one that blocks,
+    /// subscribes or is closed by a crash) and returns its id.
+    pub fn connect(&mut self, who: &str) -> ClientId {
+        match &mut self.node {
+            Node::Local(e) => e.connect(who),
+            Node::Remote(b) => {
+                self.next_id += 1;
+                b.connect(self.next_id, who);
+                self.next_id
+            }
+        }
+    }
+
+    /// Moves an in-process engine's clock to `at` (never back), running its
+    /// cron on the way; a backend keeps its own time.
+    pub fn sync(&mut self, at: Micros) {
+        if let Node::Local(e) = &mut self.node {
+            if at > e.now_us() {
+                e.advance_to(at);
+            }
+        }
+    }
+
+    /// Runs a command on connection `id` at `at` (the engine's clock moved
+    /// there first); a blocking command answers as on timeout.
+    pub fn execute(&mut self, at: Micros, id: ClientId, args: &[Vec<u8>]) -> Frame {
         self.commands += 1;
-        self.engine.execute(id, args)
+        match &mut self.node {
+            Node::Local(e) => {
+                if at > e.now_us() {
+                    e.advance_to(at);
+                }
+                e.execute(id, args)
+            }
+            Node::Remote(b) => b.execute(at, id, args),
+        }
+    }
+
+    /// Runs a command on connection `id` at `at`; `None` when the client
+    /// blocks, and its reply comes later from [`Redis::take_unblocked`].
+    pub fn submit(&mut self, at: Micros, id: ClientId, args: &[Vec<u8>]) -> Option<Frame> {
+        self.commands += 1;
+        match &mut self.node {
+            Node::Local(e) => {
+                if at > e.now_us() {
+                    e.advance_to(at);
+                }
+                e.submit(id, args)
+            }
+            Node::Remote(b) => b.submit(at, id, args),
+        }
+    }
+
+    /// Replies for blocked clients the last commands served, and messages
+    /// pushed to subscribers, by connection.
+    pub fn take_unblocked(&mut self, at: Micros) -> Vec<(ClientId, Frame)> {
+        match &mut self.node {
+            Node::Local(e) => e.take_unblocked(),
+            Node::Remote(b) => b.take_unblocked(at),
+        }
+    }
+
+    /// Closes connection `id`; a client blocked on it stops waiting.
+    pub fn disconnect(&mut self, at: Micros, id: ClientId) {
+        match &mut self.node {
+            Node::Local(e) => e.disconnect(id),
+            Node::Remote(b) => b.disconnect(at, id),
+        }
+    }
+
+    /// The string cached under `key` at `at` and the instant it expires,
+    /// for trackers: read without side effects from an engine, and with GET
+    /// and PTTL from connection `observer` on a backend. Another type reads
+    /// as `<type>`.
+    pub fn peek_string(&mut self, at: Micros, key: &str) -> (Option<String>, Option<Micros>) {
+        let (value, exp) = match &self.node {
+            Node::Local(e) => {
+                let Some(value) = e.peek(0, key.as_bytes()) else {
+                    return (None, None);
+                };
+                let exp = e.ttl_ms(0, key.as_bytes()).map(|left_ms| {
+                    let left_us = left_ms.saturating_mul(1000);
+                    (e.now_us() as i64).saturating_add(left_us).max(0) as Micros
+                });
+                let text = match value {
+                    Value::String(s) => String::from_utf8_lossy(&s.to_bytes()).into_owned(),
+                    other => format!("<{}>", other.type_name()),
+                };
+                (text, exp)
+            }
+            Node::Remote(_) => {
+                let text = match self.exec(at, "observer", &["GET", key]) {
+                    Frame::Bulk(b) => String::from_utf8_lossy(&b).into_owned(),
+                    Frame::Error(_) => match self.exec(at, "observer", &["TYPE", key]) {
+                        Frame::Simple(t) => format!("<{t}>"),
+                        _ => "<?>".to_string(),
+                    },
+                    _ => return (None, None),
+                };
+                let exp = match self.exec(at, "observer", &["PTTL", key]) {
+                    Frame::Integer(ms) if ms >= 0 => Some(at + ms as Micros * MS),
+                    _ => None,
+                };
+                (text, exp)
+            }
+        };
+        if exp.is_some_and(|x| x <= at) {
+            return (None, None);
+        }
+        (Some(value), exp)
     }
 }
 

@@ -22,6 +22,7 @@
 //! [`scenarios`], one folder each, with their descriptions in a
 //! `scenarios.json` beside the code.
 
+pub mod against;
 pub mod cacheaside;
 pub mod catalog;
 pub mod cluster;

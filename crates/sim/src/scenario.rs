@@ -30,6 +30,10 @@ pub struct ScenarioInfo {
     pub claim: &'static str,
     /// What to look for while it plays, a few sentences in our own words.
     pub look_for: &'static str,
+    /// Why `redsim run --against` cannot run it on a real server (one
+    /// sentence), or `None` when it can: its Redis traffic then goes to the
+    /// server while the rest of its world stays simulated.
+    pub not_against: Option<&'static str>,
     pub params: Vec<ParamSpec>,
 }
 

@@ -117,6 +117,7 @@ mod tests {
             title: "Demo",
             claim: "c",
             look_for: "l",
+            not_against: None,
             params: specs(),
         }
     }

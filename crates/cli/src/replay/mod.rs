@@ -8,21 +8,19 @@
 //! rules.
 
 mod compare;
-mod remote;
 
 use std::io::Write;
 use std::time::Duration;
 
-use redsim_engine::cmd::Flags;
 use redsim_engine::proto::clifmt::format_reply;
 use redsim_engine::proto::resp::{parse_frame, Frame};
 use redsim_engine::proto::session::{Session, Step, MAX_CLIENTS};
 use redsim_engine::{ClientId, Engine, Options};
 use redsim_sim::cluster::{Cluster, SimClient, SimOptions};
 
+pub use crate::remote::Target;
+use crate::remote::{is_blocking, Remote};
 pub use compare::{rule, same, Rule};
-use remote::Remote;
-pub use remote::Target;
 
 use crate::run::Status;
 
@@ -174,12 +172,6 @@ fn plural(n: usize) -> &'static str {
     } else {
         "s"
     }
-}
-
-fn is_blocking(args: &[Vec<u8>]) -> bool {
-    args.first()
-        .and_then(|a| redsim_engine::cmd::lookup(a))
-        .is_some_and(|c| c.flags.contains(Flags::BLOCKING))
 }
 
 /// What a replay found.

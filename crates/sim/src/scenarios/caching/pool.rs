@@ -149,9 +149,9 @@ fn blocking_world(p: &Params, seed: u64, shared: bool) -> (PoolSim, u64) {
     let mut redis = Redis::new(seed, &[]);
     let blockers = p.count("blockers") as usize;
     let workers: Vec<ClientId> = (0..blockers)
-        .map(|i| redis.engine.connect(&format!("worker{}", i + 1)))
+        .map(|i| redis.connect(&format!("worker{}", i + 1)))
         .collect();
-    let app = redis.engine.connect("app");
+    let app = redis.connect("app");
     redis.exec(0, "setup", &["SET", "k", "v"]);
     let mut s = PoolSim {
         size: p.count("pool_size").max(1) as usize,
@@ -191,7 +191,7 @@ fn blocking_world(p: &Params, seed: u64, shared: bool) -> (PoolSim, u64) {
         None
     }
     let deliver = |redis: &mut Redis, k: &mut Kernel<PEv>, workers: &[ClientId]| {
-        for (c, f) in redis.engine.take_unblocked() {
+        for (c, f) in redis.take_unblocked(k.now()) {
             if let Some(i) = workers.iter().position(|w| *w == c) {
                 let got = !matches!(f, Frame::Null | Frame::NullArray);
                 let d = net.sample(&mut k.rng);
@@ -227,8 +227,7 @@ fn blocking_world(p: &Params, seed: u64, shared: bool) -> (PoolSim, u64) {
                 }
             }
             PEv::GetAt(id) => {
-                redis.engine.advance_to(now.max(redis.engine.now_us()));
-                redis.engine.execute(app, &[b"GET".to_vec(), b"k".to_vec()]);
+                redis.execute(now, app, &[b"GET".to_vec(), b"k".to_vec()]);
                 deliver(&mut redis, &mut k, &workers);
                 let d = net.sample(&mut k.rng);
                 k.after(d, PEv::GetBack(id));
@@ -255,13 +254,13 @@ fn blocking_world(p: &Params, seed: u64, shared: bool) -> (PoolSim, u64) {
                 }
             }
             PEv::BlpopAt(i) => {
-                redis.engine.advance_to(now.max(redis.engine.now_us()));
+                redis.sync(now);
                 let Some(&c) = workers.get(i) else { continue };
                 let args: Vec<Vec<u8>> = ["BLPOP", "jobs", "1"]
                     .iter()
                     .map(|a| a.as_bytes().to_vec())
                     .collect();
-                if let Some(f) = redis.engine.submit(c, &args) {
+                if let Some(f) = redis.submit(now, c, &args) {
                     let got = !matches!(f, Frame::Null | Frame::NullArray);
                     let d = net.sample(&mut k.rng);
                     k.after(d, PEv::WorkerBack(i, got));
@@ -280,15 +279,16 @@ fn blocking_world(p: &Params, seed: u64, shared: bool) -> (PoolSim, u64) {
             }
             PEv::Push => {
                 pushes += 1;
-                redis.engine.advance_to(now.max(redis.engine.now_us()));
-                redis
-                    .engine
-                    .execute(app, &[b"RPUSH".to_vec(), b"jobs".to_vec(), b"j".to_vec()]);
+                redis.execute(
+                    now,
+                    app,
+                    &[b"RPUSH".to_vec(), b"jobs".to_vec(), b"j".to_vec()],
+                );
                 deliver(&mut redis, &mut k, &workers);
                 k.after(200 * MS, PEv::Push);
             }
             PEv::Tick => {
-                redis.engine.advance_to(now.max(redis.engine.now_us()));
+                redis.sync(now);
                 deliver(&mut redis, &mut k, &workers);
                 k.after(10 * MS, PEv::Tick);
             }

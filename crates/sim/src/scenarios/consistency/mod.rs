@@ -18,7 +18,6 @@ use crate::outcome::{Chart, Diagram, Outcome, Series};
 use crate::params::Params;
 use crate::scenario::Scenario;
 use crate::seeds;
-use redsim_engine::keyspace::object::Value;
 use redsim_engine::Frame;
 use std::collections::BTreeMap;
 
@@ -559,24 +558,10 @@ impl Sim {
     }
 
     /// The string cached under `key` now, and when it expires (µs), read
-    /// without side effects.
-    fn peek(&self, key: &str) -> (Option<String>, Option<Micros>) {
-        let e = &self.redis.engine;
-        let Some(value) = e.peek(0, key.as_bytes()) else {
-            return (None, None);
-        };
-        let exp = e.ttl_ms(0, key.as_bytes()).map(|left_ms| {
-            let left_us = left_ms.saturating_mul(1000);
-            (e.now_us() as i64).saturating_add(left_us).max(0) as Micros
-        });
-        if exp.is_some_and(|x| x <= self.now()) {
-            return (None, None);
-        }
-        let text = match value {
-            Value::String(s) => String::from_utf8_lossy(&s.to_bytes()).into_owned(),
-            other => format!("<{}>", other.type_name()),
-        };
-        (Some(text), exp)
+    /// without side effects (on a real server, with GET and PTTL).
+    fn peek(&mut self, key: &str) -> (Option<String>, Option<Micros>) {
+        let now = self.now();
+        self.redis.peek_string(now, key)
     }
 
     /// Re-evaluates `key` after a write on either side.

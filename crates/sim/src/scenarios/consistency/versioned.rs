@@ -390,13 +390,24 @@ fn vw_keys(seed: u64, p: &Params) -> (Sim, VersionedKeys) {
     sim.finish(end);
     // Keys of the old version still held (unreachable, waiting for their TTL).
     let old = format!("v{}:", new_version.max(1) - 1);
-    let left = sim
-        .redis
-        .engine
-        .keys_snapshot(0, 100_000)
-        .iter()
-        .filter(|k| k.key.contains("uview") && bump && k.key.contains(old.as_str()))
-        .count();
+    let keep = |k: &str| k.contains("uview") && bump && k.contains(old.as_str());
+    let left = if sim.redis.is_remote() {
+        // A real server lists its keys with KEYS (the run's database is its own).
+        match sim.redis.exec(end, "auditor", &["KEYS", "*uview*"]) {
+            Frame::Array(ks) => ks
+                .iter()
+                .filter_map(|f| match f {
+                    Frame::Bulk(b) => Some(String::from_utf8_lossy(b).into_owned()),
+                    _ => None,
+                })
+                .filter(|k| keep(k))
+                .count(),
+            _ => 0,
+        }
+    } else {
+        let snapshot = sim.redis.engine().keys_snapshot(0, 100_000);
+        snapshot.iter().filter(|k| keep(&k.key)).count()
+    };
     let series = |m: &BTreeMap<u64, f64>| -> Vec<(f64, f64)> {
         (0..end / (10 * MS))
             .map(|w| (secs(w * 10 * MS), m.get(&w).copied().unwrap_or(0.0)))

@@ -1,9 +1,10 @@
 //! Job queues on lists and sorted sets (what a worker crash loses, what a naive claim runs twice), and Pub/Sub against streams (what a disconnect, a crash and trimming lose).
 //!
-//! Workers block for real: `BRPOP`/`BLMOVE` go through [`Engine::submit`],
-//! and a blocked worker's reply is produced by the engine when a producer's
-//! `LPUSH` serves it, collected with [`Engine::take_unblocked`] and sent
-//! back over the link. Pub/Sub messages reach subscribers the same way.
+//! Workers block for real: `BRPOP`/`BLMOVE` go through [`Redis::submit`],
+//! and a blocked worker's reply is produced by Redis (the engine, or a real
+//! server under `--against`) when a producer's `LPUSH` serves it, collected
+//! with [`Redis::take_unblocked`] and sent back over the link. Pub/Sub
+//! messages reach subscribers the same way.
 //! A crash closes the worker's connection (Redis unblocks it) and drops
 //! whatever reply was on its way.
 
@@ -13,16 +14,9 @@ use crate::outcome::Outcome;
 use crate::outcome::{Chart, Series};
 use crate::params::Params;
 use crate::scenario::Scenario;
-use redsim_engine::engine::{ClientId, Engine};
+use redsim_engine::engine::ClientId;
 use redsim_engine::proto::resp::Frame;
 use std::collections::BTreeMap;
-
-/// Moves an engine's clock to `at` (never back).
-fn sync(e: &mut Engine, at: Micros) {
-    if at > e.now_us() {
-        e.advance_to(at);
-    }
-}
 
 fn args(a: &[impl AsRef<str>]) -> Vec<Vec<u8>> {
     a.iter().map(|s| s.as_ref().as_bytes().to_vec()).collect()
@@ -39,10 +33,13 @@ fn worker_keys(w: usize) -> (String, String) {
 }
 
 /// Worker `w`'s heartbeat: a key that expires `hb_ms` after the last beat.
-fn beat(e: &mut Engine, at: Micros, beats: ClientId, w: usize, hb_ms: u64) {
-    sync(e, at);
+fn beat(redis: &mut Redis, at: Micros, beats: ClientId, w: usize, hb_ms: u64) {
     let (_, hb) = worker_keys(w);
-    e.execute(beats, &args(&["SET", &hb, "1", "PX", &hb_ms.to_string()]));
+    redis.execute(
+        at,
+        beats,
+        &args(&["SET", &hb, "1", "PX", &hb_ms.to_string()]),
+    );
 }
 
 /// The reaper's script for worker `w`: `unconditional` on the worker's own
@@ -128,7 +125,7 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
             let lane = k.rec.lane(&format!("worker {}", i + 1), "client");
             Worker {
                 lane,
-                client: redis.engine.connect(&format!("w{}", i + 1)),
+                client: redis.connect(&format!("w{}", i + 1)),
                 life: 0,
                 alive: true,
                 busy_with: None,
@@ -143,11 +140,11 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
         rl
     };
     k.rec.step_cap = if record { 160 } else { 1 };
-    let reaper = redis.engine.connect("reaper");
-    let producer = redis.engine.connect("producer");
+    let reaper = redis.connect("reaper");
+    let producer = redis.connect("producer");
     // The workers' heartbeat threads have their own connection: a worker's
     // own is blocked in BLMOVE most of the time.
-    let beats = redis.engine.connect("heartbeats");
+    let beats = redis.connect("heartbeats");
     let mut runs: BTreeMap<String, u64> = BTreeMap::new();
     let mut crash_pending = !delayed;
     let mut res = QResult::default();
@@ -178,21 +175,19 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
         let now = k.now();
         match ev {
             QEv::Produce(i) => {
-                let e = &mut redis.engine;
-                sync(e, now);
                 let job = format!("job:{i}");
                 let r = if delayed {
                     let due = (now / MS + 50 + k.rng.u64(0..=250)).to_string();
                     k.rec
                         .msg(now, now, prod_lane, rl, format!("ZADD delayed {due} {job}"));
-                    e.submit(producer, &args(&["ZADD", "delayed", &due, &job]))
+                    redis.submit(now, producer, &args(&["ZADD", "delayed", &due, &job]))
                 } else {
                     k.rec
                         .msg(now, now, prod_lane, rl, format!("LPUSH queue {job}"));
-                    e.submit(producer, &args(&["LPUSH", "queue", &job]))
+                    redis.submit(now, producer, &args(&["LPUSH", "queue", &job]))
                 };
                 debug_assert!(r.is_some_and(|f| !f.is_error()));
-                deliver(&mut k, &link, &mut redis.engine, &ws, rl);
+                deliver(&mut k, &link, &mut redis, &ws, rl);
                 if i + 1 < jobs {
                     let gap = 5 * MS + k.rng.u64(0..=10 * MS);
                     k.after(gap, QEv::Produce(i + 1));
@@ -202,9 +197,7 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                 if life != ws[w].life {
                     continue;
                 }
-                let e = &mut redis.engine;
-                sync(e, now);
-                let r = e.submit(ws[w].client, &args(&cmd));
+                let r = redis.submit(now, ws[w].client, &args(&cmd));
                 if let Some(f) = r {
                     let d = link.delay(&mut k.rng).unwrap_or(0);
                     k.rec.msg(now, now + d, rl, ws[w].lane, short(&f));
@@ -217,7 +210,7 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                         format!("worker {} blocks on the empty queue", w + 1),
                     );
                 }
-                deliver(&mut k, &link, &mut redis.engine, &ws, rl);
+                deliver(&mut k, &link, &mut redis, &ws, rl);
             }
             QEv::Reply(w, life, f) => {
                 if life != ws[w].life || !ws[w].alive {
@@ -253,7 +246,7 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                     crash_pending = false;
                     ws[w].alive = false;
                     ws[w].life += 1;
-                    redis.engine.disconnect(ws[w].client);
+                    redis.disconnect(now, ws[w].client);
                     k.rec.local(
                         now,
                         now + restart_after,
@@ -295,10 +288,10 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
             }
             QEv::Restart(w) => {
                 ws[w].alive = true;
-                ws[w].client = redis.engine.connect(&format!("w{}", w + 1));
+                ws[w].client = redis.connect(&format!("w{}", w + 1));
                 if design == 1 {
                     // The heartbeat starts with the worker, before it takes any job.
-                    beat(&mut redis.engine, now, beats, w, hb_ms);
+                    beat(&mut redis, now, beats, w, hb_ms);
                 }
                 k.rec.local(now, now, ws[w].lane, "restarts");
                 if design == 1 {
@@ -307,11 +300,9 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                 send(&mut k, &link, &mut ws[w], w, rl, blocking_cmd(w));
             }
             QEv::Reap => {
-                let e = &mut redis.engine;
-                sync(e, now);
                 for w in 0..ws.len() {
                     let (list, _) = worker_keys(w);
-                    let r = e.submit(reaper, &args(&reap_cmd(w, false)));
+                    let r = redis.submit(now, reaper, &args(&reap_cmd(w, false)));
                     let n = r.as_ref().map_or(0, int);
                     if n > 0 {
                         res.reaped += n as u64;
@@ -325,13 +316,13 @@ fn queues_once(p: &Params, seed: u64, design: usize, record: bool) -> QResult {
                         k.rec.mark(now, reaper_lane, "good", format!("Worker {}'s heartbeat expired: the reaper moves its {n} unfinished job(s) back to the queue.", w + 1));
                     }
                 }
-                deliver(&mut k, &link, &mut redis.engine, &ws, rl);
+                deliver(&mut k, &link, &mut redis, &ws, rl);
                 k.after(100 * MS, QEv::Reap);
             }
             QEv::Beat(w) => {
                 if ws[w].alive {
                     // Not drawn: heartbeats would crowd the diagram.
-                    beat(&mut redis.engine, now, beats, w, hb_ms);
+                    beat(&mut redis, now, beats, w, hb_ms);
                 }
                 k.after(100 * MS, QEv::Beat(w));
             }
@@ -383,8 +374,8 @@ fn send(k: &mut Kernel<QEv>, link: &Link, w: &mut Worker, i: usize, rl: usize, c
 }
 
 /// Hands replies the engine produced for blocked workers back over the link.
-fn deliver(k: &mut Kernel<QEv>, link: &Link, e: &mut Engine, ws: &[Worker], rl: usize) {
-    for (id, f) in e.take_unblocked() {
+fn deliver(k: &mut Kernel<QEv>, link: &Link, redis: &mut Redis, ws: &[Worker], rl: usize) {
+    for (id, f) in redis.take_unblocked(k.now()) {
         if let Some(w) = ws.iter().position(|w| w.client == id && w.alive) {
             let now = k.now();
             let d = link.delay(&mut k.rng).unwrap_or(0);
@@ -498,19 +489,19 @@ fn ps_run(p: &Params, seed: u64) -> Outcome {
     ];
     let reader_lane = k.rec.lane("lagging reader", "client");
     k.rec.step_cap = 200;
-    let e = &mut r.engine;
-    let producer = e.connect("producer");
-    let mut sub = e.connect("subscriber");
-    let cons = [e.connect("c1"), e.connect("c2")];
-    let reader = e.connect("reader");
-    let first = e.submit(sub, &args(&["SUBSCRIBE", "events"]));
+    let producer = r.connect("producer");
+    let mut sub = r.connect("subscriber");
+    let cons = [r.connect("c1"), r.connect("c2")];
+    let reader = r.connect("reader");
+    let first = r.submit(0, sub, &args(&["SUBSCRIBE", "events"]));
     debug_assert!(first.is_some());
-    let g = e.execute(
+    let g = r.execute(
+        0,
         cons[0],
         &args(&["XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"]),
     );
     debug_assert!(!g.is_error(), "{g:?}");
-    let _ = e.take_unblocked();
+    let _ = r.take_unblocked(0);
 
     let mut sub_connected = true;
     let mut zero_receivers = 0u64;
@@ -580,19 +571,19 @@ fn ps_run(p: &Params, seed: u64) -> Outcome {
 
     while let Some(ev) = k.next(end) {
         let now = k.now();
-        let e = &mut r.engine;
-        sync(e, now);
+        r.sync(now);
         match ev {
             PEv::Produce(i) => {
                 let seq = i.to_string();
-                let n = int(&e.execute(producer, &args(&["PUBLISH", "events", &seq])));
+                let n = int(&r.execute(now, producer, &args(&["PUBLISH", "events", &seq])));
                 if n == 0 {
                     zero_receivers += 1;
                     if zero_receivers == 1 {
                         k.rec.mark(now, rl, "bad", format!("PUBLISH {seq} reaches 0 subscribers: the subscriber is reconnecting, and Pub/Sub keeps no copy."));
                     }
                 }
-                let x = e.execute(
+                let x = r.execute(
+                    now,
                     producer,
                     &args(&["XADD", "s", "MAXLEN", "~", &maxlen, "*", "seq", &seq]),
                 );
@@ -606,7 +597,7 @@ fn ps_run(p: &Params, seed: u64) -> Outcome {
                         format!("PUBLISH events {seq} → {n}; XADD s seq {seq}"),
                     );
                 }
-                for (id, f) in e.take_unblocked() {
+                for (id, f) in r.take_unblocked(now) {
                     if id == sub && sub_connected {
                         let d = link.delay(&mut k.rng).unwrap_or(0);
                         k.after(d, PEv::Got(0, f));
@@ -621,7 +612,7 @@ fn ps_run(p: &Params, seed: u64) -> Outcome {
                 if away == 0 {
                     continue;
                 }
-                e.disconnect(sub);
+                r.disconnect(now, sub);
                 sub_connected = false;
                 k.rec.local(
                     now,
@@ -632,9 +623,9 @@ fn ps_run(p: &Params, seed: u64) -> Outcome {
                 k.at(now + away, PEv::Reconnect);
             }
             PEv::Reconnect => {
-                sub = e.connect("subscriber");
-                let _ = e.submit(sub, &args(&["SUBSCRIBE", "events"]));
-                let _ = e.take_unblocked();
+                sub = r.connect("subscriber");
+                let _ = r.submit(now, sub, &args(&["SUBSCRIBE", "events"]));
+                let _ = r.take_unblocked(now);
                 sub_connected = true;
                 k.rec
                     .msg(now, now, sub_lane, rl, "reconnect, SUBSCRIBE events");
@@ -644,7 +635,8 @@ fn ps_run(p: &Params, seed: u64) -> Outcome {
                     continue;
                 }
                 let name = if c == 0 { "c1" } else { "c2" };
-                let f = e.execute(
+                let f = r.execute(
+                    now,
                     cons[c],
                     &args(&[
                         "XREADGROUP",
@@ -663,7 +655,8 @@ fn ps_run(p: &Params, seed: u64) -> Outcome {
                 k.after(50 * MS, PEv::GroupPoll(c));
             }
             PEv::Claim => {
-                let f = e.execute(
+                let f = r.execute(
+                    now,
                     cons[1],
                     &args(&["XAUTOCLAIM", "s", "g", "c2", "300", "0-0", "COUNT", "100"]),
                 );
@@ -684,7 +677,8 @@ fn ps_run(p: &Params, seed: u64) -> Outcome {
                 k.after(200 * MS, PEv::Claim);
             }
             PEv::ReadPoll => {
-                let f = e.execute(
+                let f = r.execute(
+                    now,
                     reader,
                     &args(&["XREAD", "COUNT", "1", "STREAMS", "s", &reader_last]),
                 );
@@ -736,7 +730,7 @@ fn ps_run(p: &Params, seed: u64) -> Outcome {
                         ids.push(id.clone());
                     }
                     let a: Vec<&str> = ids.iter().map(|s| s.as_str()).collect();
-                    let _ = e.execute(cons[c], &args(&a));
+                    let _ = r.execute(now, cons[c], &args(&a));
                 }
                 _ => {
                     for (id, seq) in entry_seqs(&f) {

@@ -246,7 +246,7 @@ fn redlock_once(p: &Params, seed: u64, fault: Option<usize>) -> RedlockRun {
             }
             REv::Jump => {
                 // M3's wall clock leaps forward: its keys' absolute expiry times come early.
-                let e = &mut masters[2].engine;
+                let e = masters[2].engine_mut();
                 let base = e.unix_base_us();
                 e.set_unix_base_us(base + jump);
                 k.rec.local(

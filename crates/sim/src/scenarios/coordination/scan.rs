@@ -254,7 +254,7 @@ fn sk_run(p: &Params, seed: u64) -> Outcome {
     let mut redis = Redis::new(seed, &[]);
     populate(&mut redis, n);
     let keys = sk_once(p, seed, false, &mut redis, 0);
-    let t0 = redis.engine.now_us() + SEC;
+    let t0 = redis.engine().now_us() + SEC;
     let scan = sk_once(p, seed, true, &mut redis, t0);
     let mut out = Outcome::new("scan-vs-keys", seed, p);
     out.duration_us = keys.admin_took.max(scan.admin_took) + 300 * MS;

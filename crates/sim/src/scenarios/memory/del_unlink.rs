@@ -94,7 +94,7 @@ fn del_variant(seed: u64, cmd: &str, p: &Params, diagram: bool, k: &mut Kernel<D
                 // Commands take no virtual time except freeing, which moves
                 // the engine's clock: a GET queued behind a stall runs when
                 // it ends.
-                let done = r.engine.now_us().max(now);
+                let done = r.engine().now_us().max(now);
                 let back = done + DEL_NET.sample(&mut k.rng);
                 run.lat.record(sent, back - sent);
                 let window = DEL_AT.saturating_sub(3 * MS)..DEL_AT + 4 * MS;
@@ -113,9 +113,9 @@ fn del_variant(seed: u64, cmd: &str, p: &Params, diagram: bool, k: &mut Kernel<D
                 }
             }
             DelEv::Delete => {
-                let start = r.engine.now_us().max(now);
+                let start = r.engine().now_us().max(now);
                 r.exec(now, "admin", &[cmd, "big"]);
-                let done = r.engine.now_us().max(start);
+                let done = r.engine().now_us().max(start);
                 run.busy = done - start;
                 freed_at = Some(done);
                 if diagram {

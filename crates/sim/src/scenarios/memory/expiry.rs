@@ -79,11 +79,11 @@ fn avalanche_variant(seed: u64, jitter: f64, p: &Params, end: Micros) -> AvRun {
     k.at(AV_WINDOW, AvEv::Tick);
     // Expirations the engine did while moving its clock are the cycle's
     // (active); those during a command are the reader's (lazy).
-    let expired = |r: &Redis| r.engine.stats().expired_keys;
+    let expired = |r: &Redis| r.engine().stats().expired_keys;
     while let Some(ev) = k.next(end) {
         let now = k.now();
         let before = expired(&r);
-        r.engine.advance_to(now);
+        r.engine_mut().advance_to(now);
         let during_clock = expired(&r) - before;
         if during_clock > 0 {
             // Reclaimed by the cron tick at the start of this window: a Tick

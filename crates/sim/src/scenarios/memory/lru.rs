@@ -64,12 +64,12 @@ fn lru_variant(seed: u64, maxmemory: u64, policy: &str, samples: u32, gap: Micro
         r.exec(t, "app", &["GET", &i.to_string()]);
     }
     let half = inserted / 2;
-    while r.engine.stats().evicted_keys < half && id < 2 * guard {
+    while r.engine().stats().evicted_keys < half && id < 2 * guard {
         id += 1;
         r.exec(t, "app", &["SET", &id.to_string(), "foo"]);
     }
     let present = (1..=id)
-        .map(|i| r.engine.holds_key(0, i.to_string().as_bytes()))
+        .map(|i| r.engine().holds_key(0, i.to_string().as_bytes()))
         .collect();
     LruRun { first_max, present }
 }
@@ -270,7 +270,7 @@ fn scan_policy(seed: u64, policy: &str, maxmemory: u64, p: &Params) -> ScanRun {
     let mut after_taken = false;
     let resident = |r: &Redis| {
         (0..HOT_SET.min(keys as usize))
-            .filter(|i| r.engine.holds_key(0, format!("key:{i}").as_bytes()))
+            .filter(|i| r.engine().holds_key(0, format!("key:{i}").as_bytes()))
             .count()
     };
     while let Some(ev) = k.next(SCAN_RUN_END) {
@@ -319,7 +319,7 @@ fn scan_policy(seed: u64, policy: &str, maxmemory: u64, p: &Params) -> ScanRun {
     }
     run.before = pct(b_hit as f64, b_n as f64);
     run.during = pct(d_hit as f64, d_n as f64);
-    run.evicted = r.engine.stats().evicted_keys;
+    run.evicted = r.engine().stats().evicted_keys;
     run
 }
 

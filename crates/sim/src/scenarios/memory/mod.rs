@@ -31,7 +31,7 @@ fn maxmemory_for(seed: u64, n: usize, mut write: impl FnMut(&mut Redis, usize)) 
     }
     // Every fresh engine starts from the same baseline, so what this one
     // uses with n keys is the limit another one reaches with n keys.
-    r.engine.used_memory()
+    r.engine().used_memory()
 }
 
 fn int_reply(f: &Frame) -> i64 {

@@ -64,7 +64,7 @@ fn oom_policy(seed: u64, policy: &str, maxmemory: u64, p: &Params) -> OomRun {
     let mut t: Micros = 0;
     for w in 1..=writes {
         t += MS;
-        let left = r.engine.expires_count(0);
+        let left = r.engine().expires_count(0);
         let key = format!("new:{w}");
         match r.exec(t, "app", &["SET", &key, &value]) {
             Frame::Error(e) => {
@@ -76,12 +76,12 @@ fn oom_policy(seed: u64, policy: &str, maxmemory: u64, p: &Params) -> OomRun {
             }
             _ => run.accepted += 1,
         }
-        let e = &r.engine;
+        let e = r.engine();
         run.used.push((w as f64, e.used_memory() as f64 / 1024.0));
         run.volatile_left
             .push((w as f64, e.expires_count(0) as f64));
     }
-    let e = &r.engine;
+    let e = r.engine();
     run.evicted = e.stats().evicted_keys;
     run.volatile_evicted = ttl_keys
         .iter()

@@ -1,4 +1,4 @@
-//! The real server's side of a replay: a blocking RESP connection per script client, and for a cluster a connection per node with commands routed to their slot's owner, MOVED learned and ASK followed, as cluster clients do.
+//! A real server's side, for `redsim replay` and `redsim run --against`: the `--against` URL, a blocking RESP connection per client, and for a cluster a connection per node with commands routed to their slot's owner, MOVED learned and ASK followed, as cluster clients do.
 
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
@@ -6,6 +6,7 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use redsim_engine::cluster::{key_hash_slot, SLOTS};
+use redsim_engine::cmd::Flags;
 use redsim_engine::proto::resp::{encode_request, parse_frame, Frame};
 
 /// Where `--against` points: `redis://[:password@]host:port[/db][?cluster=1]`.
@@ -112,6 +113,28 @@ impl Conn {
         self.send(args)?;
         self.read(None)?
             .ok_or_else(|| io::ErrorKind::TimedOut.into())
+    }
+
+    /// A reply that has already arrived, without waiting for one.
+    pub fn try_read(&mut self) -> io::Result<Option<Frame>> {
+        loop {
+            let parsed = parse_frame(&self.buf)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+            if let Some((f, used)) = parsed {
+                self.buf.drain(..used);
+                return Ok(Some(f));
+            }
+            self.stream.set_nonblocking(true)?;
+            let mut chunk = [0u8; 16384];
+            let got = self.stream.read(&mut chunk);
+            self.stream.set_nonblocking(false)?;
+            match got {
+                Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(None),
+                Err(e) => return Err(e),
+            }
+        }
     }
 }
 
@@ -223,6 +246,33 @@ impl Remote {
         }
         Ok(got)
     }
+
+    /// A reply or pushed message that has already arrived on a standalone
+    /// server's connection, without waiting.
+    pub fn poll(&mut self) -> io::Result<Option<Frame>> {
+        let addr = self.target.addr.clone();
+        let got = self.conn(&addr)?.try_read()?;
+        if got.is_some() {
+            self.pending = None;
+        }
+        Ok(got)
+    }
+}
+
+/// Whether a command can block on the server (BLPOP, WAIT, XREAD with BLOCK...).
+/// XREAD and XREADGROUP without BLOCK answer at once.
+pub fn is_blocking(args: &[Vec<u8>]) -> bool {
+    let Some(cmd) = args.first().and_then(|a| redsim_engine::cmd::lookup(a)) else {
+        return false;
+    };
+    if !cmd.flags.contains(Flags::BLOCKING) {
+        return false;
+    }
+    let name = args[0].to_ascii_uppercase();
+    if name == b"XREAD" || name == b"XREADGROUP" {
+        return args.iter().any(|a| a.eq_ignore_ascii_case(b"BLOCK"));
+    }
+    true
 }
 
 /// The first key a command names, by the command table's key positions.
@@ -272,6 +322,24 @@ mod tests {
             assert!(Target::parse(bad).is_err(), "{bad}");
         }
         assert!(Target::parse("redis://h:1/3?cluster=1").is_err());
+    }
+
+    #[test]
+    fn reads_block_only_with_block() {
+        let cmd = |s: &str| {
+            s.split(' ')
+                .map(|w| w.as_bytes().to_vec())
+                .collect::<Vec<_>>()
+        };
+        assert!(is_blocking(&cmd("BRPOP q 0")));
+        assert!(is_blocking(&cmd(
+            "xreadgroup GROUP g c BLOCK 0 STREAMS s >"
+        )));
+        assert!(!is_blocking(&cmd(
+            "XREADGROUP GROUP g c COUNT 10 STREAMS s >"
+        )));
+        assert!(!is_blocking(&cmd("XREAD COUNT 1 STREAMS s 0-0")));
+        assert!(!is_blocking(&cmd("GET k")));
     }
 
     #[test]
