@@ -66,13 +66,14 @@ fn text(f: &Frame) -> String {
 
 /// The sections plain INFO shows (also INFO default, all, everything), in
 /// Redis' order.
-const DEFAULT_SECTIONS: [&str; 7] = [
+const DEFAULT_SECTIONS: [&str; 8] = [
     "Server",
     "Clients",
     "Memory",
     "Persistence",
     "Stats",
     "Replication",
+    "Cluster",
     "Keyspace",
 ];
 
