@@ -1,4 +1,4 @@
-//! The native `redsim` server: RESP over TCP for real Redis clients, with the engine's clock following the wall clock; the headless scenario runner (module `run`); `redsim replay` against a real server (module `replay`) and `redsim run --against` (module `run_against`), both through the blocking client in `remote`.
+//! The native `redsim` server: RESP over TCP for real Redis clients, with the engine's clock following the wall clock; the headless scenario runner (module `run`); `redsim replay` against a real server (module `replay`) and `redsim run --against` (module `run`), both through the blocking client in `remote`.
 //!
 //! [`ServerOptions::from_args`] reads a redis-server style command line,
 //! [`run`] serves in the foreground (the binary) and [`spawn`] on a
@@ -12,7 +12,6 @@ pub mod options;
 pub mod remote;
 pub mod replay;
 pub mod run;
-mod run_against;
 
 pub use net::{
     guarded, run, run_cluster, run_sentinel, spawn, spawn_cluster, spawn_sentinel, RunningServer,

@@ -8,7 +8,7 @@
 //! nodes at once, say why they cannot run this way in their description
 //! (`against` in the lesson's `scenarios.json`).
 
-use crate::kernel::Micros;
+use crate::time::Micros;
 use redsim_engine::{ClientId, Frame};
 use std::cell::RefCell;
 

@@ -14,11 +14,7 @@ use redsim_engine::{ClientId, Engine, Frame, Options};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
-/// Virtual time in µs.
-pub type Micros = u64;
-
-pub const MS: Micros = 1_000;
-pub const SEC: Micros = 1_000_000;
+pub use crate::time::{Micros, MS, SEC};
 
 struct Pending<E> {
     at: Micros,

@@ -36,6 +36,7 @@ pub mod scenarios;
 pub mod seeds;
 #[cfg(test)]
 mod testing;
+pub mod time;
 pub mod topology;
 pub mod world;
 pub mod zipf;

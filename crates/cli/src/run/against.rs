@@ -23,8 +23,8 @@ use redsim_sim::kernel::Micros;
 use redsim_sim::{self as sim, Outcome, ScenarioInfo};
 use redsim_viz::svg::metric;
 
+use super::{RunOptions, Status};
 use crate::remote::{is_blocking, Remote, Target};
-use crate::run::{RunOptions, Status};
 
 /// Exit status when the server cannot be reached or a connection fails.
 pub const CONNECTION_FAILED: Status = 1;
