@@ -38,6 +38,42 @@ window.redsimReset = async () => {
   }
 };
 
+// The crash overlay's Reset button (drawn by the wasm panic hook, or below) is handled here
+// rather than by an inline onclick, which a strict Content-Security-Policy would block.
+document.addEventListener('click', (e) => {
+  if (e.target instanceof Element && e.target.closest('.rs-crash-reset')) window.redsimReset();
+});
+
+// A trap that is not a Rust panic (an allocation the wasm memory cannot grow to, a stack
+// overflow) ends the instance without running the panic hook: draw the same overlay here.
+function showTrap(err) {
+  if (!(err instanceof WebAssembly.RuntimeError)) return;
+  for (const host of document.querySelectorAll(HOSTS)) {
+    if (host.querySelector('.rs-crash')) continue;
+    const overlay = document.createElement('div');
+    overlay.className = 'rs-crash';
+    overlay.setAttribute('role', 'alertdialog');
+    const box = document.createElement('div');
+    box.className = 'rs-crash-box';
+    const title = document.createElement('h3');
+    title.textContent = 'The playground crashed';
+    const text = document.createElement('p');
+    text.textContent = 'The WebAssembly instance stopped (' + err.message + '). Reset starts it again from this page\'s link.';
+    const msg = document.createElement('pre');
+    msg.className = 'rs-crash-msg';
+    msg.textContent = String(err.stack || err);
+    const reset = document.createElement('button');
+    reset.type = 'button';
+    reset.className = 'rs-btn rs-primary rs-crash-reset';
+    reset.textContent = 'Reset';
+    box.append(title, text, msg, reset);
+    overlay.append(box);
+    host.append(overlay);
+  }
+}
+window.addEventListener('error', (e) => showTrap(e.error));
+window.addEventListener('unhandledrejection', (e) => showTrap(e.reason));
+
 start().catch((err) => {
   console.error('Redsim: could not start', err);
   showLoadError(err);

@@ -390,6 +390,30 @@ def run_checks(suite, page, base, shots, page_errors):
         page_errors.clear()
     suite.check("DEBUG PANIC shows the overlay, Reset brings back a working console", panic_and_reset)
 
+    def memory_budget():
+        oom = "(error) OOM command not allowed when used memory > 'redsim-memory-budget'."
+        for _ in range(3):
+            expect(c.run("SETRANGE big 536870000 x") == [oom], "a 512 MB SETRANGE is refused: %r" % c.lines()[-1:])
+        expect(c.run("SETBIT bits 4000000000 1") == [oom], "a 500 MB SETBIT is refused")
+        expect(c.run("PING") == ["PONG"], "the console answers after the refusals")
+        info = "\n".join(c.run("INFO memory"))
+        expect("redsim_memory_budget:268435456" in info, "INFO shows the page's budget: %r" % info[-400:])
+        expect(c.q(".rs-crash").count() == 0, "no crash overlay")
+    suite.check("a write past the page's memory budget gets OOM and the page stays usable", memory_budget)
+
+    def trap_overlay():
+        page_errors.clear()
+        page.evaluate("setTimeout(() => { throw new WebAssembly.RuntimeError('unreachable') }, 0)")
+        c.q(".rs-crash").wait_for(state="visible", timeout=5000)
+        msg = c.q(".rs-crash-msg").inner_text()
+        expect("unreachable" in msg, "the overlay names the trap: %r" % msg)
+        c.q(".rs-crash-reset").click()
+        wait_until(lambda: c.q(".rs-crash").count() == 0 and c.q(".rs-input").count() == 1, "a fresh widget")
+        c.ready()
+        expect(c.run("PING") == ["PONG"], "console answers after reset")
+        page_errors.clear()
+    suite.check("a wasm trap that is not a panic also shows the overlay, and Reset works", trap_overlay)
+
     def embed_page():
         page.goto(base + "embed.html")
         page.locator(".rs-widget").nth(1).wait_for(timeout=15000)

@@ -1,11 +1,13 @@
 //! A panic never leaves a dead page: the hook logs it, marks this wasm instance dead, and lays an overlay with the error and a Reset button over every widget.
 //!
 //! A wasm panic aborts the instance mid-call, so nothing in Rust can run the
-//! reset. The button is therefore plain JavaScript: it calls
-//! `window.redsimReset()` when the page's loader (`redsim.js`) provides it,
-//! which mounts a fresh instance into fresh host elements, and otherwise
-//! reloads the page with the same URL. Callbacks of the dead instance that
-//! still fire (timers, promises) check [`is_dead`] and do nothing.
+//! reset. The button is therefore handled by the page's loader
+//! (`redsim.js`, one delegated click listener, so a strict CSP allows it):
+//! `window.redsimReset()` mounts a fresh instance into fresh host elements.
+//! Traps that are not panics (an allocation past what wasm memory can grow
+//! to) skip this hook; the loader draws the same overlay for them.
+//! Callbacks of the dead instance that still fire (timers, promises) check
+//! [`is_dead`] and do nothing.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -27,9 +29,6 @@ pub fn install() {
         }
     }));
 }
-
-/// JavaScript run by the Reset button: it must not need the dead instance.
-const RESET_JS: &str = "window.redsimReset ? window.redsimReset() : location.reload()";
 
 /// Builds the overlay with DOM calls only; failures are ignored, there is
 /// nothing better to do inside a panic hook.
@@ -69,7 +68,6 @@ fn overlay_into(
     let button: web_sys::Element =
         el("button", "rs-btn rs-primary rs-crash-reset", "Reset")?.unchecked_into();
     button.set_attribute("type", "button")?;
-    button.set_attribute("onclick", RESET_JS)?;
     panel.append_child(&button)?;
     overlay.append_child(&panel)?;
     host.append_child(&overlay)?;

@@ -103,6 +103,11 @@ pub struct Console {
     wall: fn() -> f64,
 }
 
+/// The page's `redsim-memory-budget`: a tab has a few GB and a failed wasm
+/// allocation ends the instance, so writes past this are refused with OOM
+/// (`CONFIG SET redsim-memory-budget` changes it; 0 lifts it).
+pub const MEMORY_BUDGET: u64 = 256 << 20;
+
 impl Console {
     /// A console over a fresh engine with `preset`'s seed, clock and
     /// commands run; `t0` is the Unix second of virtual instant 0.
@@ -110,6 +115,7 @@ impl Console {
         let seed = preset.seed.unwrap_or(DEFAULT_SEED);
         let mut opts = Options::new(seed);
         opts.trace_capacity = TRACE_CAPACITY;
+        opts.config.memory_budget = MEMORY_BUDGET;
         let mut engine = Engine::with_options(opts);
         engine.set_unix_base_us(t0.saturating_mul(1_000_000));
         let mut first = Session::new(1, engine.connect(&label(1)));
@@ -686,6 +692,22 @@ mod tests {
             c.share_link("/p/"),
             "/p/?seed=7&t0=1767225600&clock=paused&cmd=SET%20a%201&cmd=%402%20GET%20a&cmd=SELECT%202"
         );
+    }
+
+    #[test]
+    fn the_memory_budget_refuses_a_huge_write_and_the_console_goes_on() {
+        let mut c = paused(&[]);
+        type_line(&mut c, "SETRANGE big 536870000 x");
+        let oom = "(error) OOM command not allowed when used memory > 'redsim-memory-budget'.";
+        assert_eq!(screen(&c, 0).last().map(String::as_str), Some(oom));
+        type_line(&mut c, "SETBIT bits 4000000000 1");
+        assert_eq!(screen(&c, 0).last().map(String::as_str), Some(oom));
+        type_line(&mut c, "SETRANGE small 1000 x");
+        assert_eq!(
+            screen(&c, 0).last().map(String::as_str),
+            Some("(integer) 1001")
+        );
+        assert!(c.engine.used_memory() < MEMORY_BUDGET);
     }
 
     #[test]

@@ -84,7 +84,14 @@ fn string_for_bit_write(ctx: &mut Ctx, key: &[u8], maxbit: u64) -> Result<bool, 
         .and_then(|b| b.checked_add(1))
         .ok_or_else(|| Frame::err(BAD_OFFSET))?;
     let exists = ctx.write_exists::<RString>(key)?;
+    // The page's memory budget, checked before the allocation that could
+    // kill it (`None`: no budget).
+    let room = ctx.srv.budget_room();
+    let oom = || Frame::err(crate::server::BUDGET_OOM);
     if !exists {
+        if room.is_some_and(|r| need as u64 > r) {
+            return Err(oom());
+        }
         let mut b = Vec::new();
         b.try_reserve_exact(need)
             .map_err(|_| Frame::err(BAD_OFFSET))?;
@@ -99,19 +106,20 @@ fn string_for_bit_write(ctx: &mut Ctx, key: &[u8], maxbit: u64) -> Result<bool, 
         );
         return Ok(true);
     }
-    let grown = ctx.srv.dbs[db].with_mut(key, |obj| -> Result<bool, ()> {
-        let b = unshare(obj).ok_or(())?;
+    let grown = ctx.srv.dbs[db].with_mut(key, |obj| -> Result<bool, Frame> {
+        let b = unshare(obj).ok_or_else(|| Frame::err(BAD_OFFSET))?;
         if b.len() >= need {
             return Ok(false);
         }
-        b.try_reserve_exact(need - b.len()).map_err(|_| ())?;
+        if room.is_some_and(|r| (need - b.len()) as u64 > r) {
+            return Err(oom());
+        }
+        b.try_reserve_exact(need - b.len())
+            .map_err(|_| Frame::err(BAD_OFFSET))?;
         b.resize(need, 0);
         Ok(true)
     });
-    match grown {
-        Some(Ok(g)) => Ok(g),
-        _ => Err(Frame::err(BAD_OFFSET)),
-    }
+    grown.unwrap_or_else(|| Err(Frame::err(BAD_OFFSET)))
 }
 
 /// The byte of `p` holding bit `offset`, if within the string.

@@ -96,6 +96,11 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
         let e = Frame::err("OOM command not allowed when used memory > 'maxmemory'.");
         return reject(srv, client, Some(cmd), e);
     }
+    // The page's budget: never evicts, refuses writes once passed.
+    if srv.config.memory_budget > 0 && cmd.flags.contains(Flags::DENYOOM) && srv.over_budget(0) {
+        let e = Frame::err(crate::server::BUDGET_OOM);
+        return reject(srv, client, Some(cmd), e);
+    }
     // `processCommand`'s replication gates, in its order: too few good
     // replicas on a master, then a read-only replica.
     if is_write_command(cmd, client) {

@@ -469,6 +469,9 @@ fn append(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if let Err(e) = check_string_length(ctx, old_len as u64, extra.len() as u64) {
         return e;
     }
+    if ctx.srv.over_budget(extra.len() as u64) {
+        return Frame::err(crate::server::BUDGET_OOM);
+    }
     let new_len = ctx.srv.modify(db, key, |obj| {
         let b = unshare(obj)?;
         b.extend_from_slice(extra);
@@ -537,6 +540,13 @@ fn setrange(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     if let Err(e) = check_string_length(ctx, offset as u64, value.len() as u64) {
         return e;
+    }
+    let end = offset as u64 + value.len() as u64;
+    if ctx
+        .srv
+        .over_budget(end.saturating_sub(old_len.unwrap_or(0) as u64))
+    {
+        return Frame::err(crate::server::BUDGET_OOM);
     }
     // Fits proto-max-bulk-len; a target without the address space for it
     // (wasm32 with a limit above 4 GB) cannot store it either.

@@ -156,6 +156,11 @@ config! {
     );
     /// `maxmemory` in bytes; 0 means no limit.
     maxmemory: u64 = 0 => ["maxmemory"] mutable memory();
+    /// Redsim's own hard cap on used memory (0: none, as natively). A browser
+    /// tab has a few GB at most and a wasm allocation failure kills the page,
+    /// so the page sets one: a write that would pass it is refused with OOM
+    /// instead of evicting, whatever the policy.
+    memory_budget: u64 = 0 => ["redsim-memory-budget"] mutable memory();
     /// `maxmemory-policy`.
     maxmemory_policy: Policy = Policy::NoEviction => ["maxmemory-policy"] mutable with(
         parse_policy,

@@ -496,6 +496,18 @@ impl Server {
         keys
     }
 
+    /// Bytes a command may still add before `redsim-memory-budget`; `None`
+    /// when there is no budget.
+    pub fn budget_room(&self) -> Option<u64> {
+        let budget = self.config.memory_budget;
+        (budget > 0).then(|| budget.saturating_sub(self.used_memory()))
+    }
+
+    /// Whether adding `growth` bytes would pass `redsim-memory-budget`.
+    pub fn over_budget(&self, growth: u64) -> bool {
+        self.budget_room().is_some_and(|room| growth > room)
+    }
+
     /// Total bytes the keyspace accounts for, plus the server's baseline
     /// and what the lazy-free thread has not freed yet.
     pub fn used_memory(&self) -> u64 {
@@ -577,3 +589,7 @@ fn touched_lru(
         lruclock
     }
 }
+
+/// The error for a write past `redsim-memory-budget`, in the words of
+/// Redis' `maxmemory` refusal.
+pub const BUDGET_OOM: &str = "OOM command not allowed when used memory > 'redsim-memory-budget'.";

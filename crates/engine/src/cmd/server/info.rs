@@ -259,6 +259,13 @@ fn info_memory(srv: &mut Server) -> String {
         "maxmemory_policy",
         srv.config.maxmemory_policy.name(),
     );
+    // Redsim's own: the page's cap (0: none).
+    field(&mut o, "redsim_memory_budget", srv.config.memory_budget);
+    field(
+        &mut o,
+        "redsim_memory_budget_human",
+        bytes_to_human(srv.config.memory_budget),
+    );
     field(
         &mut o,
         "lazyfree_pending_objects",
