@@ -51,9 +51,20 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def serve(directory):
-    """Serves `directory` on a free loopback port from a daemon thread; returns (server, base URL)."""
-    handler = functools.partial(Handler, directory=directory)
+class StrictHandler(Handler):
+    """The same files under the Content-Security-Policy strict documentation sites use."""
+
+    CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'"
+
+    def end_headers(self):
+        self.send_header("Content-Security-Policy", self.CSP)
+        super().end_headers()
+
+
+def serve(directory, strict=False):
+    """Serves `directory` on a free loopback port from a daemon thread; returns (server, base URL).
+    `strict` adds a strict Content-Security-Policy header to every response."""
+    handler = functools.partial(StrictHandler if strict else Handler, directory=directory)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, "http://127.0.0.1:%d/" % server.server_address[1]
@@ -143,7 +154,7 @@ class Console:
         return self.q(".rs-key .rs-keyname").all_inner_texts()
 
 
-def run_site_suite(name, viewport, checks, timeout_ms=8000, on_context=None):
+def run_site_suite(name, viewport, checks, timeout_ms=8000, on_context=None, strict=False):
     """The shared frame of every page test: parses --dist/--shots, serves dist/ under a sub-path
     (as a documentation site would host it: every asset must load by a relative path), opens a
     fresh Chromium profile, calls `checks(run)` with the suite, context, page, URLs and the page's
@@ -160,7 +171,7 @@ def run_site_suite(name, viewport, checks, timeout_ms=8000, on_context=None):
     site = tempfile.mkdtemp(prefix="%s-site-" % name)
     os.makedirs(os.path.join(site, "docs"))
     os.symlink(os.path.abspath(args.dist), os.path.join(site, "docs", "play"))
-    server, origin = serve(site)
+    server, origin = serve(site, strict)
     profile = tempfile.mkdtemp(prefix="%s-e2e-" % name)
     run = types.SimpleNamespace(
         suite=Suite(args.shots),

@@ -10,6 +10,23 @@ use yew::{AttrValue, Component, Html, TargetCast};
 pub const HOST_SELECTOR: &str =
     "[data-redsim], #redsim, [data-redsim-scenario], [data-redsim-topology]";
 
+/// A bar filled to `pct` percent, as an SVG rectangle: its width is a
+/// presentation attribute, which a strict Content-Security-Policy
+/// (`style-src 'self'`) allows where an inline `style` is dropped. The
+/// fill's colour comes from `class` in the stylesheet.
+pub fn bar(class: &'static str, pct: f64) -> Html {
+    let w = if pct.is_finite() {
+        pct.clamp(0.0, 100.0)
+    } else {
+        0.0
+    };
+    yew::html! {
+        <svg class="rs-bar-svg" viewBox="0 0 100 1" preserveAspectRatio="none" aria-hidden="true">
+            <rect class={ class } width={ format!("{w:.1}") } height="1" />
+        </svg>
+    }
+}
+
 /// The page's host elements, in document order.
 pub fn hosts(doc: &web_sys::Document) -> Vec<web_sys::Element> {
     let Ok(list) = doc.query_selector_all(HOST_SELECTOR) else {

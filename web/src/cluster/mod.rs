@@ -96,7 +96,6 @@ impl Component for SlotMap {
                         onclick={ link.callback(|_: MouseEvent| Action::Restart) }>{ "Restart dead nodes" }</button>
                 { if st.key.is_empty() { Html::default() } else { key_info(st) } }
                 <canvas ref={ self.canvas.clone() } class="rs-slotmap-canvas" width={ side.to_string() } height={ (rows as u32).to_string() }
-                        style="max-width:100%;image-rendering:pixelated;border:1px solid #ddd"
                         aria-label="Slot map: 16384 slots coloured by owner"></canvas>
                 <div class="rs-slotmap-legend">{ legend(st) }</div>
                 <p class="rs-slotmap-status" aria-live="polite">{ &st.status }</p>
@@ -164,8 +163,10 @@ fn legend(st: &SlotMapState) -> Html {
                 ""
             };
             html! {
-                <span style="margin-right:14px" data-node={ i.to_string() }>
-                    <span style={ format!("display:inline-block;width:10px;height:10px;margin-right:4px;background:rgb({r},{g},{b})") }></span>
+                <span class="rs-slotmap-node" data-node={ i.to_string() }>
+                    <svg class="rs-swatch" width="10" height="10" aria-hidden="true">
+                        <rect width="10" height="10" fill={ format!("rgb({r},{g},{b})") } />
+                    </svg>
                     { format!("node {i}: {} slots{role}{health}{flag}", view.slot_count(i)) }
                 </span>
             }

@@ -111,7 +111,7 @@ fn row(r: &Row, selected: bool, on_select: &Callback<String>) -> Html {
     let ttl = match (k.ttl_ms, r.total_ms) {
         (Some(ttl), _) if k.expired_pending => html! {
             <span class="rs-ttl rs-ttl-expired" title="Logically expired: still in memory until a lookup (lazy) or the active expire cycle reclaims it">
-                <span class="rs-bar"><span class="rs-bar-fill" style="width:0%"></span></span>
+                <span class="rs-bar">{ crate::dom::bar("rs-bar-fill", 0.0) }</span>
                 <span class="rs-ttl-text">{ format!("expired {} ago · not reclaimed yet", fmt_ttl(-ttl)) }</span>
             </span>
         },
@@ -124,7 +124,7 @@ fn row(r: &Row, selected: bool, on_select: &Callback<String>) -> Html {
             };
             html! {
                 <span class="rs-ttl" title={ format!("TTL {ttl} ms of {total} ms") }>
-                    <span class="rs-bar"><span class={urgent} style={ format!("width:{pct:.1}%") }></span></span>
+                    <span class="rs-bar">{ crate::dom::bar(urgent, pct) }</span>
                     <span class="rs-ttl-text">{ fmt_ttl(ttl) }</span>
                 </span>
             }

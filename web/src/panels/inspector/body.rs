@@ -99,7 +99,7 @@ fn list_view(l: &ListView, encoding: &str) -> Html {
                     title={ format!("node {}: {} entr{}, {} bytes{}", i + 1, n.entries, if n.entries == 1 { "y" } else { "ies" }, n.bytes, if n.plain { " (plain: one large element)" } else { "" }) }>
                     <span class="rs-qn-count">{ n.entries }</span>
                     <span class="rs-qn-label">{ if n.plain { "plain" } else { "entries" } }</span>
-                    <span class="rs-qn-bar"><span style={ format!("width:{:.0}%", (pct * 100.0).min(100.0)) }></span></span>
+                    <span class="rs-qn-bar">{ crate::dom::bar("rs-qn-fill", pct * 100.0) }</span>
                     <span class="rs-qn-bytes">{ fmt_bytes(n.bytes) }</span>
                 </li>
             </>
@@ -140,7 +140,7 @@ fn stream_view(s: &StreamView) -> Html {
             <li class="rs-qn rs-sn" title={ format!("node {}: {} live, {} deleted, {} bytes", n.master_id, n.live, n.deleted, n.bytes) }>
                 <span class="rs-qn-count">{ n.live }</span>
                 <span class="rs-qn-label">{ if n.deleted > 0 { format!("live · {} deleted", n.deleted) } else { "live".to_string() } }</span>
-                <span class="rs-qn-bar"><span style={ format!("width:{:.0}%", pct.min(100.0)) }></span></span>
+                <span class="rs-qn-bar">{ crate::dom::bar("rs-qn-fill", pct) }</span>
                 <span class="rs-qn-bytes">{ n.master_id.clone() }</span>
             </li>
         }

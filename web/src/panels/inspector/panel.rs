@@ -154,7 +154,7 @@ fn gauge_row(g: &Gauge, encoding: &str) -> Html {
         <div class={ classes!("rs-gauge", class) } data-param={ g.param }>
             <span class="rs-g-param" title={ format!("{}: {}", g.param, g.what) }>{ g.param }</span>
             <span class="rs-g-what">{ g.what }</span>
-            <span class="rs-g-bar"><span class="rs-g-fill" style={ format!("width:{:.1}%", gauge_pct(g)) }></span></span>
+            <span class="rs-g-bar">{ crate::dom::bar("rs-g-fill", gauge_pct(g)) }</span>
             <span class="rs-g-num">{ format!("{value} / {}", fmt_measure(g.unit, g.limit)) }</span>
             <span class="rs-g-note">{ note }</span>
         </div>

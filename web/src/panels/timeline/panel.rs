@@ -91,12 +91,24 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
                 <span class="rs-chips">{ for zoom_buttons }</span>
             </header>
             <div class="rs-tl-body">
-                <div class="rs-tl-lanes" aria-hidden="true">
-                    <span style={ format!("top:{}px", MEM_TOP + MEM_H / 2.0) }>{ "memory" }</span>
-                    <span style={ format!("top:{}px", LANE_CMD) }>{ "commands" }</span>
-                    <span style={ format!("top:{}px", LANE_EXP) }>{ "expired" }</span>
-                    <span style={ format!("top:{}px", LANE_DEL) }>{ "deleted · evicted" }</span>
-                </div>
+                <svg class="rs-tl-lanes" width="74" height={ HEIGHT.to_string() } aria-hidden="true">
+                    { for [
+                        (MEM_TOP + MEM_H / 2.0, &["memory"][..]),
+                        (LANE_CMD, &["commands"][..]),
+                        (LANE_EXP, &["expired"][..]),
+                        (LANE_DEL, &["deleted ·", "evicted"][..]),
+                    ].into_iter().map(|(y, lines)| {
+                        // Lines of 13 px centred on the lane.
+                        let first = y - 6.5 * (lines.len() - 1) as f64;
+                        html! {
+                            <text x="0" y={ format!("{first}") } dominant-baseline="middle">
+                                { for lines.iter().enumerate().map(|(i, l)| html! {
+                                    <tspan x="0" y={ format!("{}", first + 13.0 * i as f64) }>{ *l }</tspan>
+                                }) }
+                            </text>
+                        }
+                    }) }
+                </svg>
                 <svg class="rs-tl-svg" width="100%" height={ HEIGHT.to_string() } role="img"
                      aria-label="Timeline of memory, commands, expirations, deletions and evictions">
                     { memory }

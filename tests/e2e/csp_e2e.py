@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""End-to-end test under the Content-Security-Policy that documentation sites often serve
+(default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'): walks the four
+tabs of the playground at desktop and phone sizes and fails on any policy violation, and on any
+request to another origin.
+
+Usage: python3 tests/e2e/csp_e2e.py [--dist DIR] [--shots DIR]
+Prints "N passed, M failed" and exits non-zero on any failure.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from console_e2e import Console, expect, run_site_suite, shot, wait_until  # noqa: E402
+
+COLLECT = """
+window.__csp = [];
+document.addEventListener('securitypolicyviolation', (e) => {
+  window.__csp.push(e.violatedDirective + ' ' + (e.blockedURI || '') + ' ' + (e.sample || ''));
+});
+"""
+
+
+def checks(run, label):
+    page, base, suite, shots = run.page, run.base, run.suite, run.shots
+    foreign = []
+    page.on("request", lambda r: foreign.append(r.url) if not r.url.startswith(run.origin) and not r.url.startswith("data:") else None)
+    c = Console(page)
+    q = page.locator
+
+    def walk():
+        page.goto(base + "index.html?seed=3&clock=paused")
+        c.ready()
+        c.run("SET session alice EX 60")
+        c.run("RPUSH list a b c")
+        c.run("HSET h f v")
+        c.run("INSPECT list")
+        c.run("PFADD hll a b c")
+        c.run("INSPECT hll")
+        c.click("tab-scenarios")
+        q(".rs-scen-item").first.click()
+        q('[data-action="run-scenario"]').click()
+        page.wait_for_timeout(500)
+        c.click("tab-cluster")
+        q("canvas").first.wait_for(timeout=5000)
+        page.wait_for_timeout(300)
+        c.click("tab-topology")
+        page.wait_for_timeout(800)
+        shot(page, shots, "csp-%s-topology.png" % label)
+        violations = page.evaluate("window.__csp")
+        expect(violations == [], "no CSP violation in the four tabs: %d, e.g. %r" % (len(violations), violations[:5]))
+        expect(foreign == [], "nothing fetched from another origin: %r" % foreign[:5])
+    suite.check("the four tabs run under a strict CSP without a violation (%s)" % label, walk)
+
+
+def main():
+    results = []
+    for label, viewport in [("desktop", {"width": 1440, "height": 900}), ("phone", {"width": 390, "height": 844})]:
+        results.append(run_site_suite(
+            "csp-" + label, viewport, lambda run, label=label: checks(run, label),
+            on_context=lambda run: run.ctx.add_init_script(COLLECT), strict=True))
+    sys.exit(max(results))
+
+
+if __name__ == "__main__":
+    main()
