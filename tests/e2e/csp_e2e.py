@@ -2,7 +2,8 @@
 """End-to-end test under the Content-Security-Policy that documentation sites often serve
 (default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'): walks the four
 tabs of the playground at desktop and phone sizes and fails on any policy violation, and on any
-request to another origin.
+request to another origin. On the way it checks that no tab is wider than the window (390 px
+on the phone) and that the page's "Things to try" show with the Console tab only.
 
 Usage: python3 tests/e2e/csp_e2e.py [--dist DIR] [--shots DIR]
 Prints "N passed, M failed" and exits non-zero on any failure.
@@ -29,9 +30,18 @@ def checks(run, label):
     c = Console(page)
     q = page.locator
 
+    widths = {}
+    width = page.viewport_size["width"]
+
+    def measure(tab):
+        widths[tab] = page.evaluate("document.documentElement.scrollWidth")
+        tries = page.evaluate("getComputedStyle(document.querySelector('.rs-tries')).display")
+        expect((tries != "none") == (tab == "console"), "Things to try on %s: display %s" % (tab, tries))
+
     def walk():
         page.goto(base + "index.html?seed=3&clock=paused")
         c.ready()
+        measure("console")
         c.run("SET session alice EX 60")
         c.run("RPUSH list a b c")
         c.run("HSET h f v")
@@ -42,16 +52,21 @@ def checks(run, label):
         q(".rs-scen-item").first.click()
         q('[data-action="run-scenario"]').click()
         page.wait_for_timeout(500)
+        measure("scenarios")
         c.click("tab-cluster")
         q("canvas").first.wait_for(timeout=5000)
         page.wait_for_timeout(300)
+        measure("cluster")
         c.click("tab-topology")
         page.wait_for_timeout(800)
+        measure("topology")
+        print("    widest tab at %d px: %d px %r" % (width, max(widths.values()), widths))
+        expect(max(widths.values()) <= width, "no tab scrolls sideways: %r" % widths)
         shot(page, shots, "csp-%s-topology.png" % label)
         violations = page.evaluate("window.__csp")
         expect(violations == [], "no CSP violation in the four tabs: %d, e.g. %r" % (len(violations), violations[:5]))
         expect(foreign == [], "nothing fetched from another origin: %r" % foreign[:5])
-    suite.check("the four tabs run under a strict CSP without a violation (%s)" % label, walk)
+    suite.check("the four tabs run under a strict CSP without a violation, none wider than the window (%s)" % label, walk)
 
 
 def main():

@@ -72,6 +72,22 @@ pub fn Page(props: &PageProps) -> Html {
         tab: PageTab::from_link(props.tab.as_deref(), props.scenario.id.is_some()),
     });
     let on = |t: PageTab| page.tab == t;
+    // The page around the app (its "Things to try" box is about the
+    // console) reads the tab shown from the body's `data-redsim-tab`.
+    use_effect_with(page.tab, |tab| {
+        let name = match tab {
+            PageTab::Console => "console",
+            PageTab::Scenarios => "scenarios",
+            PageTab::Cluster => "cluster",
+            PageTab::Topology => "topology",
+        };
+        if let Some(body) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.body())
+        {
+            let _ = body.set_attribute("data-redsim-tab", name);
+        }
+    });
     let button = |t: PageTab, action: &'static str, label: &'static str| {
         let dispatch = page.dispatcher();
         html! {
