@@ -14,6 +14,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     caching::AVALANCHE,
     caching::HOT_KEY_L1,
     caching::CONNECTION_POOL,
+    caching::PIPELINING,
     consistency::DELETE_BEFORE_UPDATE,
     consistency::UPDATE_THEN_DELETE,
     consistency::OVERWRITE_VS_DELETE,
