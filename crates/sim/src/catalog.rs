@@ -15,6 +15,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     caching::HOT_KEY_L1,
     caching::CONNECTION_POOL,
     caching::PIPELINING,
+    caching::REDIS_OUTAGE,
     consistency::DELETE_BEFORE_UPDATE,
     consistency::UPDATE_THEN_DELETE,
     consistency::OVERWRITE_VS_DELETE,

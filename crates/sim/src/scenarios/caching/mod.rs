@@ -8,12 +8,15 @@
 
 mod hit_rate;
 mod hot_key;
+mod outage;
 mod pipelining;
 mod pool;
+mod service;
 mod stampede;
 
 pub use hit_rate::{CACHE_HURTS, HIT_RATE_LATENCY};
 pub use hot_key::HOT_KEY_L1;
+pub use outage::REDIS_OUTAGE;
 pub use pipelining::PIPELINING;
 pub use pool::CONNECTION_POOL;
 pub use stampede::{AVALANCHE, STAMPEDE};
