@@ -12,6 +12,8 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     caching::CACHE_HURTS,
     caching::STAMPEDE,
     caching::AVALANCHE,
+    caching::AVALANCHE_CAUSES,
+    caching::CACHE_WARMING,
     caching::HOT_KEY_L1,
     caching::CONNECTION_POOL,
     caching::PIPELINING,

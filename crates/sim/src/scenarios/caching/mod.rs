@@ -6,6 +6,7 @@
 //! stalled reply path. Comparisons (with and without a protection, a
 //! baseline without cache) run inside one outcome with the same seed.
 
+mod avalanche_causes;
 mod hit_rate;
 mod hot_key;
 mod outage;
@@ -13,13 +14,16 @@ mod pipelining;
 mod pool;
 mod service;
 mod stampede;
+mod warming;
 
+pub use avalanche_causes::AVALANCHE_CAUSES;
 pub use hit_rate::{CACHE_HURTS, HIT_RATE_LATENCY};
 pub use hot_key::HOT_KEY_L1;
 pub use outage::REDIS_OUTAGE;
 pub use pipelining::PIPELINING;
 pub use pool::CONNECTION_POOL;
 pub use stampede::{AVALANCHE, STAMPEDE};
+pub use warming::CACHE_WARMING;
 
 use crate::kernel::{Dist, Micros, MS};
 use crate::outcome::Series;

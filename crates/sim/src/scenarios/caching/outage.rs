@@ -59,21 +59,16 @@ fn outage_run(p: &Params, seed: u64) -> Outcome {
     let capacity = limit as f64 * 1000.0 / p.get("db_ms");
     let err_pct = |m: &Measured| 100.0 * m.focus_errors as f64 / m.focus_requests.max(1) as f64;
     let p99 = |m: &Measured| ms(m.focus_lat.quantile(0.99) as f64);
-    o.metric(
-        &format!("DB backlog peak, {name}"),
-        mine.db_peak as f64,
-        "queries",
-    );
-    o.metric("DB backlog peak, fail-open", open.db_peak as f64, "queries");
+    for (g, m) in Guard::NAMES.iter().zip(&runs) {
+        o.metric(
+            &format!("DB backlog peak, {g}"),
+            m.db_peak as f64,
+            "queries",
+        );
+        o.metric(&format!("errors during the outage, {g}"), err_pct(m), "%");
+        o.metric(&format!("p99 during the outage, {g}"), p99(m), "ms");
+    }
     o.metric("DB concurrency limit", limit as f64, "queries");
-    o.metric(
-        &format!("errors during the outage, {name}"),
-        err_pct(mine),
-        "%",
-    );
-    o.metric("errors during the outage, fail-open", err_pct(open), "%");
-    o.metric(&format!("p99 during the outage, {name}"), p99(mine), "ms");
-    o.metric("p99 during the outage, fail-open", p99(open), "ms");
     o.metric("DB capacity", capacity, "queries/s");
     o.metric("breaker trips", runs[at(Guard::Breaker)].trips as f64, "");
     let rate = p.get("rate");

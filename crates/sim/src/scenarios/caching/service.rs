@@ -205,7 +205,7 @@ enum Ev {
     DbDone(u64, Micros),
     Deadline(u64),
     WarmLoad(u64),
-    WarmDone(u64, Micros),
+    WarmDone(u64),
 }
 
 struct Req {
@@ -536,9 +536,9 @@ pub(super) fn run(s: &Setup, seed: u64) -> Measured {
             }
             Ev::WarmLoad(i) => {
                 let end = book(&mut db, &mut m, &mut k.rng, now);
-                k.at(end, Ev::WarmDone(i, now));
+                k.at(end, Ev::WarmDone(i));
             }
-            Ev::WarmDone(i, _) => {
+            Ev::WarmDone(i) => {
                 k.after(one_way, Ev::AtRedis(0, Cmd::Warm(i)));
             }
         }
