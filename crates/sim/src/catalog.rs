@@ -38,6 +38,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     memory::VOLATILE_OOM,
     memory::DEL_VS_UNLINK,
     memory::EXPIRY_AVALANCHE,
+    memory::SEED_NUMBERS,
     availability::FAILOVER,
     availability::REPLICATION_TOPOLOGY,
     availability::PERSISTENCE_LOSS,
