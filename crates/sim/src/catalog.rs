@@ -39,6 +39,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     memory::DEL_VS_UNLINK,
     memory::EXPIRY_AVALANCHE,
     memory::SEED_NUMBERS,
+    memory::SERIALIZATION_COST,
     availability::FAILOVER,
     availability::REPLICATION_TOPOLOGY,
     availability::PERSISTENCE_LOSS,

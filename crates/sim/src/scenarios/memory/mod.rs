@@ -10,12 +10,14 @@ mod expiry;
 mod lru;
 mod oom;
 mod seed_numbers;
+mod serialization;
 
 pub use del_unlink::DEL_VS_UNLINK;
 pub use expiry::EXPIRY_AVALANCHE;
 pub use lru::{LRU_APPROXIMATION, LRU_VS_LFU_SCAN};
 pub use oom::VOLATILE_OOM;
 pub use seed_numbers::SEED_NUMBERS;
+pub use serialization::SERIALIZATION_COST;
 
 use crate::kernel::Redis;
 use redsim_engine::proto::resp::Frame;
