@@ -193,6 +193,8 @@ enum Cmd {
 #[derive(Clone, Debug)]
 enum Back {
     Hit,
+    /// The old prefix's key was there (a dual read).
+    OldHit,
     Miss,
     Down,
 }
@@ -445,12 +447,11 @@ pub(super) fn run(s: &Setup, seed: u64) -> Measured {
                             _ => reqs.get(&id).map(|r| r.key.clone()).unwrap_or_default(),
                         };
                         let hit = matches!(redis.exec(now, "app", &["GET", &key]), Frame::Bulk(_));
-                        if hit && matches!(cmd, Cmd::GetOld(_)) {
-                            // Copy the old entry to the new prefix.
-                            let new = reqs.get(&id).map(|r| r.key.clone()).unwrap_or_default();
-                            redis.exec(now, "app", &["SET", &new, &value]);
-                        }
-                        let b = if hit { Back::Hit } else { Back::Miss };
+                        let b = match (hit, &cmd) {
+                            (true, Cmd::GetOld(_)) => Back::OldHit,
+                            (true, _) => Back::Hit,
+                            _ => Back::Miss,
+                        };
                         k.after(one_way, Ev::Back(id, b));
                     }
                     Cmd::Fill(key) => {
@@ -473,7 +474,12 @@ pub(super) fn run(s: &Setup, seed: u64) -> Measured {
             Ev::Back(id, b) => {
                 let Some(r) = reqs.get_mut(&id) else { continue };
                 match b {
-                    Back::Hit => {
+                    Back::Hit | Back::OldHit => {
+                        if matches!(b, Back::OldHit) {
+                            // Copy the old entry to the new prefix.
+                            let key = r.key.clone();
+                            k.after(one_way, Ev::AtRedis(id, Cmd::Fill(key)));
+                        }
                         if !std::mem::replace(&mut r.judged, true) {
                             m.hits.trial(now, true);
                         }

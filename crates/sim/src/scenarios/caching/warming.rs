@@ -80,6 +80,10 @@ fn warming_run(p: &Params, seed: u64) -> Outcome {
         );
     }
     o.metric("DB concurrency limit", limit as f64, "queries");
+    for (n, m) in NAMES.iter().zip(&runs).skip(1) {
+        let took = m.warm_done.map_or(0.0, |t| ms(t as f64));
+        o.metric(&format!("warm-up time, {n}"), took, "ms");
+    }
     let warm_keys = p.count("warm_keys");
     o.check(
         "Loading every hot key at once overloads the database before any user arrives",
