@@ -73,11 +73,11 @@ fn outage_run(p: &Params, seed: u64) -> Outcome {
     o.metric("breaker trips", runs[at(Guard::Breaker)].trips as f64, "");
     let rate = p.get("rate");
     o.check(
-        "Failing open with nothing in front of the database overloads it: the backlog passes its limit and reads time out",
-        rate <= capacity || (open.db_peak > limit && open.timeouts > 0),
+        "Failing open with nothing in front of the database overloads it: the backlog passes its limit and reads wait many times a query's length, or time out",
+        rate <= capacity || (open.db_peak > limit && p99(open) >= 5.0 * p.get("db_ms")),
         format!(
-            "{rate} reads/s against {capacity:.0} queries/s: backlog peaked at {} for a limit of {limit}, {} reads timed out at {deadline} ms",
-            open.db_peak, open.timeouts
+            "{rate} reads/s against {capacity:.0} queries/s: backlog peaked at {} for a limit of {limit}, p99 {:.0} ms for {} ms queries, {} reads timed out at {deadline} ms",
+            open.db_peak, p99(open), p.get("db_ms"), open.timeouts
         ),
     );
     let (claim, holds) = match chosen {
