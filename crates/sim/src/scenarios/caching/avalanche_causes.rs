@@ -38,6 +38,7 @@ fn setup(p: &Params) -> Setup {
         import: None,
         warm: None,
         focus: (EVENT_AT, DURATION),
+        draw: None,
     }
 }
 

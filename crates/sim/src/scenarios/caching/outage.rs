@@ -3,7 +3,7 @@
 use super::service::{self, Guard, Measured, Setup};
 use super::{db_dist, ms, us};
 use crate::kernel::{MS, SEC};
-use crate::outcome::{Chart, Outcome, Series};
+use crate::outcome::{Chart, Mark, Outcome, Series};
 use crate::params::Params;
 use crate::scenario::Scenario;
 
@@ -38,6 +38,7 @@ fn outage_setup(p: &Params, guard: Guard) -> Setup {
         import: None,
         warm: None,
         focus: (DOWN_AT, DOWN_AT + down_for),
+        draw: None,
     }
 }
 
@@ -47,10 +48,19 @@ fn outage_run(p: &Params, seed: u64) -> Outcome {
         .get(p.choice("guard"))
         .copied()
         .unwrap_or(Guard::Semaphore);
-    let runs: Vec<Measured> = Guard::ALL
+    // The chosen guard's run also draws a sample of its requests around
+    // the moment Redis goes away (drawing takes no randomness).
+    let mut runs: Vec<Measured> = Guard::ALL
         .iter()
-        .map(|&g| service::run(&outage_setup(p, g), seed))
+        .map(|&g| {
+            let mut setup = outage_setup(p, g);
+            if g == chosen {
+                setup.draw = Some((DOWN_AT - 40 * MS, DOWN_AT + 600 * MS, 97));
+            }
+            service::run(&setup, seed)
+        })
         .collect();
+    let drawing = runs.iter_mut().find_map(|m| m.diagram.take());
     let at = |g: Guard| Guard::ALL.iter().position(|x| *x == g).unwrap_or(0);
     let (open, mine) = (&runs[at(Guard::FailOpen)], &runs[at(chosen)]);
     let name = Guard::NAMES[at(chosen)];
@@ -120,6 +130,36 @@ fn outage_run(p: &Params, seed: u64) -> Outcome {
             .with(bars(&err_pct, "errors (%)"))
             .with(bars(&p99, "p99 (ms)")),
     );
+    if let Some(mut d) = drawing {
+        d.marks.push(Mark {
+            at_us: DOWN_AT,
+            lane: 1,
+            text: "Redis becomes unreachable: every GET is refused".to_string(),
+            tone: "bad".to_string(),
+        });
+        let (tone, text) = match chosen {
+            Guard::FailOpen => (
+                "bad",
+                "every refused GET becomes a SELECT: the database queues",
+            ),
+            Guard::FailClosed => (
+                "good",
+                "refused GETs fail at once: the database is left alone",
+            ),
+            Guard::Semaphore => ("good", "no more SELECTs than permits: the rest fail fast"),
+            Guard::Breaker => (
+                "good",
+                "slow SELECTs open the breaker: reads fail fast until it probes",
+            ),
+        };
+        d.marks.push(Mark {
+            at_us: DOWN_AT + 1,
+            lane: 2,
+            text: text.to_string(),
+            tone: tone.to_string(),
+        });
+        o.diagram = Some(d);
+    }
     o.duration_us = end;
     o.note(format!(
         "Redis was unreachable from 1 s for {} s; every GET failed after a round trip.",

@@ -6,6 +6,7 @@
 //! can load the hot set from the database before traffic arrives.
 
 use crate::kernel::{Database, Dist, Kernel, Latencies, Meter, Micros, Redis};
+use crate::outcome::Diagram;
 use crate::zipf::Zipf;
 use redsim_engine::Frame;
 use std::collections::{BTreeMap, VecDeque};
@@ -93,6 +94,8 @@ pub(super) struct Setup {
     pub warm: Option<Warmup>,
     /// Latency and errors are also kept for requests starting in this span.
     pub focus: (Micros, Micros),
+    /// Draw every `n`-th request starting in `[from, until)`: (from, until, n).
+    pub draw: Option<(Micros, Micros, u64)>,
 }
 
 /// What a run measured.
@@ -117,6 +120,8 @@ pub(super) struct Measured {
     /// When the warmer's last key landed in the cache.
     pub warm_done: Option<Micros>,
     pub window: Micros,
+    /// Lanes pod, redis, db, when the setup asks for a drawing.
+    pub diagram: Option<Diagram>,
 }
 
 impl Measured {
@@ -212,6 +217,7 @@ enum Ev {
 
 struct Req {
     key: String,
+    draw: bool,
     old: Option<String>,
     start: Micros,
     judged: bool,
@@ -291,6 +297,11 @@ impl Breaker {
     }
 }
 
+/// Diagram lanes, in the order they are made.
+const POD: usize = 0;
+const REDIS: usize = 1;
+const DB: usize = 2;
+
 /// The old and new names of key `i`.
 fn names(i: u64) -> (String, String) {
     (format!("v1:k{i}"), format!("v2:k{i}"))
@@ -331,7 +342,14 @@ pub(super) fn run(s: &Setup, seed: u64) -> Measured {
         evicted: 0,
         warm_done: None,
         window: s.window,
+        diagram: None,
     };
+    if s.draw.is_some() {
+        for (name, kind) in [("pod", "pod"), ("redis", "redis"), ("db", "db")] {
+            k.rec.lane(name, kind);
+        }
+        k.rec.step_cap = 160;
+    }
     let mut breaker = Breaker {
         state: BreakerState::Closed,
         recent: VecDeque::new(),
@@ -421,6 +439,9 @@ pub(super) fn run(s: &Setup, seed: u64) -> Measured {
                     Some((_, Rollout::DualRead)) => (new, Some(old)),
                 };
                 next += 1;
+                let draw = s
+                    .draw
+                    .is_some_and(|(a, b, n)| now >= a && now < b && next.is_multiple_of(n.max(1)));
                 reqs.insert(
                     next,
                     Req {
@@ -428,14 +449,26 @@ pub(super) fn run(s: &Setup, seed: u64) -> Measured {
                         old,
                         start: now,
                         judged: false,
+                        draw,
                     },
                 );
+                if draw {
+                    let key = reqs.get(&next).map(|r| r.key.clone()).unwrap_or_default();
+                    k.rec
+                        .msg(now, now + one_way, POD, REDIS, format!("GET {key}"));
+                }
                 k.after(s.deadline, Ev::Deadline(next));
                 k.after(one_way, Ev::AtRedis(next, Cmd::Get));
             }
             Ev::AtRedis(id, cmd) => {
+                let drawn = reqs.get(&id).is_some_and(|r| r.draw);
                 if down(now) {
                     if matches!(cmd, Cmd::Get | Cmd::GetOld(_)) {
+                        if drawn {
+                            k.rec
+                                .msg(now, now + one_way, REDIS, POD, "connection refused")
+                                .failed();
+                        }
                         k.after(one_way, Ev::Back(id, Back::Down));
                     }
                     continue;
@@ -452,6 +485,10 @@ pub(super) fn run(s: &Setup, seed: u64) -> Measured {
                             (true, _) => Back::Hit,
                             _ => Back::Miss,
                         };
+                        if drawn {
+                            let text = if hit { "value" } else { "(nil)" };
+                            k.rec.msg(now, now + one_way, REDIS, POD, text);
+                        }
                         k.after(one_way, Ev::Back(id, b));
                     }
                     Cmd::Fill(key) => {
@@ -489,6 +526,10 @@ pub(super) fn run(s: &Setup, seed: u64) -> Measured {
                     Back::Miss if r.old.is_some() => {
                         // Dual read: the old prefix before the database.
                         let old = r.old.take().unwrap_or_default();
+                        if r.draw {
+                            k.rec
+                                .msg(now, now + one_way, POD, REDIS, format!("GET {old}"));
+                        }
                         k.after(one_way, Ev::AtRedis(id, Cmd::GetOld(old)));
                         continue;
                     }
@@ -497,7 +538,11 @@ pub(super) fn run(s: &Setup, seed: u64) -> Measured {
                 if !std::mem::replace(&mut r.judged, true) {
                     m.hits.trial(now, false);
                 }
+                let drawn = r.draw;
                 if matches!(b, Back::Down) && s.guard == Guard::FailClosed {
+                    if drawn {
+                        k.rec.msg(now, now, POD, POD, "fails closed").failed();
+                    }
                     m.rejected += 1;
                     finish(&mut reqs, &mut m, id, now, false);
                     continue;
@@ -512,11 +557,23 @@ pub(super) fn run(s: &Setup, seed: u64) -> Measured {
                     _ => true,
                 };
                 if !allowed {
+                    if drawn {
+                        let why = if s.guard == Guard::Breaker {
+                            "breaker open: fails fast"
+                        } else {
+                            "no permit: fails fast"
+                        };
+                        k.rec.msg(now, now, POD, POD, why).failed();
+                    }
                     m.rejected += 1;
                     finish(&mut reqs, &mut m, id, now, false);
                     continue;
                 }
                 let end = book(&mut db, &mut m, &mut k.rng, now);
+                if drawn {
+                    let key = reqs.get(&id).map(|r| r.key.clone()).unwrap_or_default();
+                    k.rec.msg(now, end, POD, DB, format!("SELECT {key}"));
+                }
                 k.at(end, Ev::DbDone(id, now));
             }
             Ev::DbDone(id, booked) => {
@@ -535,7 +592,10 @@ pub(super) fn run(s: &Setup, seed: u64) -> Measured {
                 }
             }
             Ev::Deadline(id) => {
-                if reqs.contains_key(&id) {
+                if let Some(r) = reqs.get(&id) {
+                    if r.draw {
+                        k.rec.msg(now, now, POD, POD, "deadline: gives up").failed();
+                    }
                     m.timeouts += 1;
                     finish(&mut reqs, &mut m, id, now, false);
                 }
@@ -550,6 +610,9 @@ pub(super) fn run(s: &Setup, seed: u64) -> Measured {
         }
     }
     m.trips = breaker.trips;
+    if s.draw.is_some() {
+        m.diagram = Some(k.rec.take_diagram());
+    }
     if !redis.is_remote() {
         m.evicted = redis.engine().stats().evicted_keys;
     }

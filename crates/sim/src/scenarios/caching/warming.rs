@@ -49,6 +49,7 @@ fn setup(p: &Params, mode: usize) -> Setup {
             rate: if mode == 1 { p.get("warm_rate") } else { 0.0 },
         }),
         focus: (from, from + EARLY),
+        draw: None,
     }
 }
 
