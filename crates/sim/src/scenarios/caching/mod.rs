@@ -1,20 +1,33 @@
-//! Caching lessons under load: hit rate and latency, when a cache hurts, stampede protections, avalanche, a hot key behind an L1, and connection-pool exhaustion, blocking commands and retried INCRs.
+//! Caching lessons under load: hit rate and latency, when a cache hurts, stampede protections, avalanche and its other causes, warming, a hot key behind an L1, connection-pool exhaustion, blocking commands and retried INCRs, pipelining, and a Redis outage.
 //!
-//! All but the connection-pool scenario run the [`World`] (pods, pools, Redis
-//! nodes, a database); the connection-pool scenario has its own small loop
-//! because it needs blocking commands (`submit`/`take_unblocked`) and a
-//! stalled reply path. Comparisons (with and without a protection, a
-//! baseline without cache) run inside one outcome with the same seed.
+//! Hit rate, stampede, avalanche and the hot key run the [`World`] (pods,
+//! pools, Redis nodes, a database). The connection-pool scenario has its own
+//! small loop because it needs blocking commands (`submit`/`take_unblocked`)
+//! and a stalled reply path; pipelining times batches on a link by itself.
+//! The outage, avalanche-cause and warm-up lessons share `service`, a
+//! smaller cache-aside loop in which Redis can be unreachable, the key
+//! prefix can change, an import can push the node through maxmemory and a
+//! warmer can load the hot set. Comparisons (with and without a protection,
+//! a baseline without cache) run inside one outcome with the same seed.
 
+mod avalanche_causes;
 mod hit_rate;
 mod hot_key;
+mod outage;
+mod pipelining;
 mod pool;
+mod service;
 mod stampede;
+mod warming;
 
+pub use avalanche_causes::AVALANCHE_CAUSES;
 pub use hit_rate::{CACHE_HURTS, HIT_RATE_LATENCY};
 pub use hot_key::HOT_KEY_L1;
+pub use outage::REDIS_OUTAGE;
+pub use pipelining::PIPELINING;
 pub use pool::CONNECTION_POOL;
 pub use stampede::{AVALANCHE, STAMPEDE};
+pub use warming::CACHE_WARMING;
 
 use crate::kernel::{Dist, Micros, MS};
 use crate::outcome::Series;
