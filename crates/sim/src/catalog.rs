@@ -22,6 +22,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     consistency::PENETRATION,
     consistency::INCR_VS_GET_SET,
     consistency::PIPELINE_MULTI_LUA,
+    consistency::SET_THEN_EXPIRE,
     coordination::DISTRIBUTED_LOCK,
     coordination::REDLOCK,
     coordination::RATE_LIMITS,
