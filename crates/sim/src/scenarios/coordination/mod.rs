@@ -15,6 +15,7 @@ mod queues;
 mod rate_limits;
 mod redlock;
 mod scan;
+mod streams;
 mod write_behind;
 
 pub use lock::DISTRIBUTED_LOCK;
@@ -22,6 +23,7 @@ pub use queues::{PUBSUB_VS_STREAMS, QUEUES};
 pub use rate_limits::RATE_LIMITS;
 pub use redlock::REDLOCK;
 pub use scan::SCAN_VS_KEYS;
+pub use streams::STREAMS_AT_LEAST_ONCE;
 pub use write_behind::WRITE_BEHIND_COUNTERS;
 
 use crate::kernel::{reply_text, Kernel, Micros, Recorder, MS};
