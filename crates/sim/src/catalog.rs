@@ -24,6 +24,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     consistency::PIPELINE_MULTI_LUA,
     consistency::SET_THEN_EXPIRE,
     coordination::DISTRIBUTED_LOCK,
+    coordination::LOCK_WITHOUT_TTL,
     coordination::REDLOCK,
     coordination::RATE_LIMITS,
     coordination::QUEUES,

@@ -11,6 +11,7 @@
 //! believed holders at once is the failure the diagrams mark.
 
 mod lock;
+mod lock_ttl;
 mod queues;
 mod rate_limits;
 mod redlock;
@@ -19,6 +20,7 @@ mod streams;
 mod write_behind;
 
 pub use lock::DISTRIBUTED_LOCK;
+pub use lock_ttl::LOCK_WITHOUT_TTL;
 pub use queues::{PUBSUB_VS_STREAMS, QUEUES};
 pub use rate_limits::RATE_LIMITS;
 pub use redlock::REDLOCK;
