@@ -26,6 +26,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     coordination::DISTRIBUTED_LOCK,
     coordination::LOCK_WITHOUT_TTL,
     coordination::REDLOCK,
+    coordination::REDLOCK_NO_FENCING,
     coordination::RATE_LIMITS,
     coordination::QUEUES,
     coordination::PUBSUB_VS_STREAMS,
