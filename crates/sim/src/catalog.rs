@@ -20,6 +20,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     consistency::DOUBLE_DELETE,
     consistency::VERSIONED_WRITES,
     consistency::PENETRATION,
+    consistency::NEGATIVE_CACHING_EXTRAS,
     consistency::INCR_VS_GET_SET,
     consistency::PIPELINE_MULTI_LUA,
     consistency::SET_THEN_EXPIRE,
