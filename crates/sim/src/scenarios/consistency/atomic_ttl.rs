@@ -40,11 +40,18 @@ struct SteRun {
     immortal_at: Vec<Micros>,
     /// The first exposed request, for the diagram.
     first_exposed: Option<usize>,
+    /// When each counter first refused a request after its window should have ended.
+    stuck_at: BTreeMap<String, Micros>,
+    /// The key of the first exposed request.
+    first_key: Option<String>,
     end: Micros,
     diagram: Option<Diagram>,
 }
 
-fn ste_once(p: &Params, seed: u64, draw: Option<usize>) -> SteRun {
+/// One run; `show` names the request whose crash the diagram follows and,
+/// for a counter, when that counter first refused a request it should not have.
+fn ste_once(p: &Params, seed: u64, show: Option<(usize, Option<Micros>)>) -> SteRun {
+    let draw = show.map(|s| s.0);
     let variant = p.choice("variant");
     let counter = variant >= V_INCR_TWO;
     let n = p.count("requests").max(1) as usize;
@@ -72,17 +79,28 @@ fn ste_once(p: &Params, seed: u64, draw: Option<usize>) -> SteRun {
         })
         .collect();
     let drawn_key = draw.map(|d| plan[d].key.clone());
-    // Beside a session that dies, the one before it, which lived.
+    // Beside a session that dies, the one before it, which lived; beside
+    // a counter, its requests around the crash and around its first wrong refusal.
     let before = draw.and_then(|d| d.checked_sub(1)).filter(|_| !counter);
+    let crash_at = draw.map_or(0, |d| plan[d].at);
+    let stuck_at = show.and_then(|s| s.1);
+    let near = |t: Micros| {
+        (t + 150 * MS >= crash_at && t <= crash_at + 100 * MS)
+            || stuck_at.is_some_and(|s| t + 100 * MS >= s && t <= s + 60 * MS)
+    };
+    if draw.is_some() {
+        sim.rec(0).lane("client A", "client");
+    }
     for (i, r) in plan.iter().enumerate() {
-        let shown =
-            draw == Some(i) || before == Some(i) || (counter && drawn_key.as_ref() == Some(&r.key));
+        let shown = draw == Some(i)
+            || before == Some(i)
+            || (counter && drawn_key.as_ref() == Some(&r.key) && near(r.at));
         let name = if draw == Some(i) {
             "client A"
         } else if before == Some(i) {
             "client B"
         } else {
-            "later clients"
+            "other clients"
         };
         let a = sim.actor(name, "client", shown.then_some(0));
         sim.start(a, r.at);
@@ -138,9 +156,10 @@ fn ste_once(p: &Params, seed: u64, draw: Option<usize>) -> SteRun {
                     run.refused += 1;
                     if stuck_since.get(&key).is_some_and(|&t| now >= t + ttl) {
                         run.refused_stuck += 1;
+                        run.stuck_at.entry(key.clone()).or_insert(now);
                         if drawn_key.as_ref() == Some(&key) && !refusal_marked {
                             refusal_marked = true;
-                            sim.mark(0, now, "later clients", "bad", format!("INCR → {count}: refused, though the window ended long ago; the counter never resets"));
+                            sim.mark(0, now, "other clients", "bad", format!("INCR → {count}: refused, though the window ended long ago; the counter never resets"));
                         }
                     }
                 }
@@ -149,7 +168,10 @@ fn ste_once(p: &Params, seed: u64, draw: Option<usize>) -> SteRun {
                 if req.dies {
                     if exposed {
                         run.exposed += 1;
-                        run.first_exposed.get_or_insert(a);
+                        if run.first_exposed.is_none() {
+                            run.first_exposed = Some(a);
+                            run.first_key = Some(key.clone());
+                        }
                         let left = match sim.redis.exec(now, "observer", &["PTTL", &key]) {
                             Frame::Integer(t) => t,
                             _ => 0,
@@ -203,8 +225,12 @@ fn ste_run(p: &Params, seed: u64) -> Outcome {
     let counter = variant >= V_INCR_TWO;
     // A first pass finds the crash worth drawing; the second draws it.
     let first = ste_once(p, seed, None);
-    let draw = first.first_exposed.or(Some(0));
-    let run = ste_once(p, seed, draw);
+    let draw = first.first_exposed.unwrap_or(0);
+    let stuck = first
+        .first_key
+        .as_ref()
+        .and_then(|k| first.stuck_at.get(k).copied());
+    let run = ste_once(p, seed, Some((draw, stuck)));
     let mut out = Outcome::new("set-then-expire", seed, p);
     out.duration_us = run.end;
     out.metric("keys left without a TTL", run.immortal as f64, "keys")
