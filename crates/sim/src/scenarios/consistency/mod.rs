@@ -22,13 +22,17 @@ use redsim_engine::Frame;
 use std::collections::BTreeMap;
 
 mod atomic;
+mod atomic_ttl;
 mod delete_order;
+mod negative;
 mod penetration;
 mod versioned;
 mod writes;
 
 pub use atomic::{INCR_VS_GET_SET, PIPELINE_MULTI_LUA};
+pub use atomic_ttl::SET_THEN_EXPIRE;
 pub use delete_order::{DELETE_BEFORE_UPDATE, UPDATE_THEN_DELETE};
+pub use negative::NEGATIVE_CACHING_EXTRAS;
 pub use penetration::PENETRATION;
 pub use versioned::VERSIONED_WRITES;
 pub use writes::{DOUBLE_DELETE, OVERWRITE_VS_DELETE};

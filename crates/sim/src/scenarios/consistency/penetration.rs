@@ -14,7 +14,7 @@ const VARIANTS: &[&str] = &[
 ];
 
 /// What a negative-cache entry holds.
-const MISS: &str = "__miss__";
+pub(super) const MISS: &str = "__miss__";
 
 /// A Bloom filter: `m` bits, `k` probes by double hashing.
 struct Bloom {

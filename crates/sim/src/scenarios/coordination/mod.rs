@@ -1,4 +1,4 @@
-//! Coordination lessons: a distributed lock in six variants and Redlock over five masters, rate limits, job queues and pub/sub against streams, write-behind counters and SCAN against KEYS; and the reply helpers they share.
+//! Coordination lessons: a distributed lock in six variants, a lock with no TTL, Redlock over five masters and its missing fencing token, rate limits, job queues, pub/sub against streams and at-least-once delivery, write-behind counters and SCAN against KEYS; and the reply helpers they share.
 //!
 //! Every client here is a small state machine driven by kernel events:
 //! commands travel a [`Link`](crate::kernel::Link), run on a real engine at their arrival
@@ -11,17 +11,23 @@
 //! believed holders at once is the failure the diagrams mark.
 
 mod lock;
+mod lock_ttl;
 mod queues;
 mod rate_limits;
 mod redlock;
+mod redlock_fencing;
 mod scan;
+mod streams;
 mod write_behind;
 
 pub use lock::DISTRIBUTED_LOCK;
+pub use lock_ttl::LOCK_WITHOUT_TTL;
 pub use queues::{PUBSUB_VS_STREAMS, QUEUES};
 pub use rate_limits::RATE_LIMITS;
 pub use redlock::REDLOCK;
+pub use redlock_fencing::REDLOCK_NO_FENCING;
 pub use scan::SCAN_VS_KEYS;
+pub use streams::STREAMS_AT_LEAST_ONCE;
 pub use write_behind::WRITE_BEHIND_COUNTERS;
 
 use crate::kernel::{reply_text, Kernel, Micros, Recorder, MS};
