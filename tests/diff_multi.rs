@@ -189,3 +189,55 @@ fn watch_sees_expiry_even_before_the_key_is_reclaimed() {
         ",
     );
 }
+
+#[test]
+fn reset_returns_the_connection_to_its_first_state() {
+    let mut d = Differ::start(2, &[]);
+    d.script(
+        "
+        0 RESET
+        0 RESET extra
+        # Database, name, transaction and watches go; keys stay.
+        0 SELECT 3
+        0 SET k3 v
+        0 CLIENT SETNAME worker
+        0 WATCH k3
+        0 MULTI
+        0 SET queued 1
+        0 RESET
+        0 CLIENT GETNAME
+        0 GET k3
+        0 EXEC
+        0 GET queued
+        0 SELECT 3
+        0 GET k3
+        # A watch dropped by RESET no longer fails a later transaction.
+        0 WATCH w
+        0 RESET
+        1 SET w changed
+        0 MULTI
+        0 GET w
+        0 EXEC
+        # Subscriptions go silently; the connection takes commands again.
+        0 SUBSCRIBE news
+        0 GET k3
+        0 RESET
+        1 PUBLISH news hello
+        0 GET w
+        ",
+    );
+}
+
+/// RESET's switch back to RESP2, on the simulator alone (HELLO's reply
+/// names the server's version, which differs from the Redis the test runs).
+#[test]
+fn reset_switches_back_to_resp2() {
+    use redsim_engine::{Engine, Frame};
+    let mut e = Engine::new(1);
+    let c = e.connect("t");
+    e.execute_line(c, "HSET h f v");
+    e.execute_line(c, "HELLO 3");
+    assert!(matches!(e.execute_line(c, "HGETALL h"), Frame::Map(_)));
+    assert_eq!(e.execute_line(c, "RESET"), Frame::Simple("RESET".into()));
+    assert_eq!(e.client(c).map(|c| c.resp), Some(2));
+}

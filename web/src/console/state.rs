@@ -695,6 +695,15 @@ mod tests {
     }
 
     #[test]
+    fn reset_takes_the_prompt_back_to_database_0() {
+        let mut c = paused(&["SELECT 2", "CLIENT SETNAME me"]);
+        assert_eq!(c.prompt(0), "127.0.0.1:6379[2]>");
+        type_line(&mut c, "RESET");
+        assert_eq!(screen(&c, 0).last().map(String::as_str), Some("RESET"));
+        assert_eq!(c.prompt(0), "127.0.0.1:6379>");
+    }
+
+    #[test]
     fn the_memory_budget_refuses_a_huge_write_and_the_console_goes_on() {
         let mut c = paused(&[]);
         type_line(&mut c, "SETRANGE big 536870000 x");

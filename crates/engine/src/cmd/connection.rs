@@ -1,4 +1,4 @@
-//! Connection commands: PING, ECHO, SELECT, QUIT, HELLO.
+//! Connection commands: PING, ECHO, SELECT, QUIT, HELLO, RESET.
 
 use super::args::{arg_i64, is};
 use super::table::{commands, Command, Ctx};
@@ -15,6 +15,8 @@ pub(super) static COMMANDS: &[Command] = commands! { group: "connection";
         syntax: "QUIT", summary: "Closes the connection.";
     "hello" => hello, arity: -1, flags: [NOSCRIPT, LOADING, STALE, FAST, NO_AUTH, SENTINEL, ALLOW_BUSY], acl: [FAST, CONNECTION], since: "6.0.0",
         syntax: "HELLO [protover [AUTH username password] [SETNAME clientname]]", summary: "Handshakes with the Redis server.";
+    "reset" => reset, arity: 1, flags: [NOSCRIPT, LOADING, STALE, FAST, NO_AUTH, ALLOW_BUSY], acl: [FAST, CONNECTION], since: "6.2.0",
+        syntax: "RESET", summary: "Resets the connection.";
 };
 
 fn ping(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -44,6 +46,24 @@ fn select(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     ctx.client.db = id as usize;
     Frame::ok()
+}
+
+/// RESET (`clearClientConnectionState`): the connection as a new one, in
+/// Redis' order: database 0, RESP2, no transaction or watched keys, no
+/// subscriptions (dropped silently), no name, and no cluster ASKING or
+/// READONLY. It runs even inside MULTI and while subscribed.
+fn reset(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    ctx.client.db = 0;
+    ctx.client.resp = 2;
+    super::multi::discard_transaction(ctx.srv, ctx.client);
+    crate::pubsub::disconnected(ctx.srv, ctx.client);
+    ctx.client.name = None;
+    let id = ctx.client.id;
+    if let Some(cl) = ctx.srv.cluster.as_mut() {
+        cl.asking.remove(&id);
+        cl.readonly.remove(&id);
+    }
+    Frame::Simple("RESET".into())
 }
 
 fn quit(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
