@@ -262,7 +262,8 @@ def run_checks(suite, page, base, shots, page_errors):
     suite.check("SET a 1 EX 2, GET a, step 3 s, GET a is (nil)", set_get_expire)
 
     def timeline_marks():
-        cmds = c.q(".rs-tl-mark.rs-m-cmd").count()
+        # Marks of one instant are drawn as one, with their count.
+        cmds = sum(int(n) for n in c.q(".rs-tl-mark.rs-m-cmd").evaluate_all("ms => ms.map(m => m.dataset.count)"))
         expiries = c.q(".rs-tl-mark.rs-m-active").count() + c.q(".rs-tl-mark.rs-m-lazy").count()
         steps = c.q(".rs-tl-mark.rs-m-step").count()
         expect(cmds >= 3, "at least 3 command marks, got %d" % cmds)
@@ -744,7 +745,7 @@ def run_checks(suite, page, base, shots, page_errors):
         expect(len(maxpts.split()) >= 1, "a maxmemory line once it is set")
         title = c.q(".rs-tl-mark.rs-m-evict title").first.text_content()
         expect("allkeys-lru" in title, "the mark names the policy: %r" % title)
-        c.q(".rs-tl-mark.rs-m-evict").last.click()
+        c.q(".rs-tl-mark.rs-m-evict path").last.click()
         view = c.q(".rs-evict-view")
         view.wait_for(timeout=3000)
         expect(c.q(".rs-evict-pool li").count() >= 1, "the pool's candidates are listed")
@@ -753,6 +754,51 @@ def run_checks(suite, page, base, shots, page_errors):
         view.scroll_into_view_if_needed()
         shot(page, shots, "15-eviction-pool.png")
     suite.check("the timeline draws memory against maxmemory and shows an eviction's pool", memory_timeline_and_eviction_pool)
+
+    def marks_at_their_time():
+        page.goto(base + "index.html?clock=paused")
+        c.ready()
+        for _ in range(6):
+            c.click("step-1s")
+        for i in range(12):
+            c.run("SET burst%d x" % i)
+        now_x = float(c.q(".rs-tl-now").get_attribute("x1").rstrip("%"))
+        cmds = c.q(".rs-tl-mark.rs-m-cmd")
+        xs = [float(x.rstrip("%")) for x in cmds.evaluate_all("ms => ms.map(m => m.getAttribute('x'))")]
+        counts = [int(n) for n in cmds.evaluate_all("ms => ms.map(m => m.dataset.count)")]
+        expect(max(xs) <= now_x + 0.001, "no command mark past now: %r > %r" % (max(xs), now_x))
+        expect(12 in counts, "the twelve SETs of one instant are one mark counting 12: %r" % counts)
+        shot(page, shots, "16-burst-one-instant.png")
+    suite.check("marks sit at their time: a burst at one instant is one mark with its count", marks_at_their_time)
+
+    def eviction_burst_keeps_commands():
+        page.goto(base + "index.html?clock=paused")
+        c.ready()
+        c.run("CONFIG SET maxmemory-policy allkeys-lru")
+        c.run("EVAL \"for i=1,20000 do redis.call('SET','k'..i,string.rep('x',100)) end\" 0")
+        c.click("step-1s")
+        c.run("CONFIG SET maxmemory 1000000")
+        c.run("SET trigger 1")
+        c.click("step-1s")
+        wait_until(lambda: c.q(".rs-tl-mark.rs-m-evict").count() > 0, "eviction marks")
+        evicted = sum(int(n) for n in c.q(".rs-tl-mark.rs-m-evict").evaluate_all("ms => ms.map(m => m.dataset.count)"))
+        expect(evicted >= 5000, "thousands of evictions drawn: %d" % evicted)
+        expect(c.q(".rs-tl-mark.rs-m-cmd").count() >= 1, "command marks survive the eviction burst")
+        shapes = c.q(".rs-tl-mark").count()
+        expect(shapes <= 1500, "binned: %d shapes for %d evictions" % (shapes, evicted))
+        # The cost of a redraw: a clock step (engine, timeline and keyspace) to the next frame.
+        ms = page.evaluate("""() => new Promise((done) => {
+            const t0 = performance.now();
+            document.querySelector('#redsim [data-action="step-100ms"]').click();
+            requestAnimationFrame(() => done(performance.now() - t0));
+        })""")
+        print("    redraw after a %d-key eviction burst: %.1f ms, %d shapes" % (evicted, ms, shapes))
+        t0 = time.time()
+        expect(c.run("PING") == ["PONG"], "the console answers")
+        reply_ms = (time.time() - t0) * 1000
+        print("    next reply: %.0f ms" % reply_ms)
+        expect(reply_ms < 500, "the next reply comes quickly: %.0f ms" % reply_ms)
+    suite.check("a 20k-key eviction burst keeps the commands lane and redraws fast", eviction_burst_keeps_commands)
 
     def no_page_errors():
         expect(not page_errors, "page errors: %r" % page_errors)

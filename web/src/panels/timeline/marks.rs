@@ -1,4 +1,4 @@
-//! The timeline's shapes: a mark per command, expiry, deletion or eviction (spread sideways when crowded), a bar per blocked client's wait, a line per clock step, and the memory band.
+//! The timeline's shapes: a mark per command, expiry, deletion or eviction (marks too close to tell apart drawn as one, with their count), a bar per blocked client's wait, a line per clock step, and the memory band.
 //!
 //! Marks are placed with percentage coordinates inside nested `<svg>`
 //! elements, so the chart stretches to any width without scaling its
@@ -108,10 +108,16 @@ pub(super) fn memory_band(
     }
 }
 
-/// One mark: a nested `<svg>` placed at `x`% whose content is drawn around
-/// its origin, shifted by `slot` places when crowded.
-pub(super) fn mark(x: f64, slot: u32, m: &Mark, pick: Option<Callback<MouseEvent>>) -> Html {
-    let dx = slot as f64 * 11.0;
+/// One mark: a nested `<svg>` placed at `x`% (its time) whose content is
+/// drawn around its origin; `more` is how many marks it stands for and when
+/// the last of them happened, when it stands for several.
+pub(super) fn mark(
+    x: f64,
+    m: &Mark,
+    more: Option<(usize, u64)>,
+    pick: Option<Callback<MouseEvent>>,
+) -> Html {
+    let dx = 0.0;
     let at = fmt_tick(m.at_us, 1);
     let (y, class, shape, title) = match &m.kind {
         MarkKind::Command {
@@ -168,11 +174,23 @@ pub(super) fn mark(x: f64, slot: u32, m: &Mark, pick: Option<Callback<MouseEvent
         ),
         MarkKind::Step { .. } => return step_line(x, m),
     };
+    let (title, count) = match more {
+        None => (title, Html::default()),
+        Some((n, last_us)) => (
+            format!(
+                "{title}\n… and {} more like it, the last at {}",
+                n - 1,
+                fmt_tick(last_us, 1)
+            ),
+            html! { <text class="rs-tl-count" x="7" y="-6">{ format!("×{n}") }</text> },
+        ),
+    };
     html! {
         <svg class={ classes!("rs-tl-mark", class, pick.is_some().then_some("rs-clickable")) } x={ format!("{x:.3}%") } y={ y.to_string() } overflow="visible"
-             onclick={ pick }>
+             data-count={ more.map_or(1, |(n, _)| n).to_string() } onclick={ pick }>
             <title>{ title }</title>
             { shape }
+            { count }
         </svg>
     }
 }

@@ -20,7 +20,9 @@ use crate::panels::clients::label_num;
 pub use axis::Zoom;
 pub use panel::TimelinePanel;
 
-/// Marks kept; older ones are dropped (the trace itself is bounded too).
+/// Marks kept per lane (commands, expirations, deletions and evictions,
+/// clock steps); a lane's older ones are dropped, so a burst of evictions
+/// cannot push the commands out (the trace itself is bounded too).
 pub const MAX_MARKS: usize = 5000;
 /// Waits kept.
 pub const MAX_WAITS: usize = 500;
@@ -245,11 +247,43 @@ impl Timeline {
             }
         }
         marks.extend(fresh);
-        while marks.len() > MAX_MARKS {
-            marks.pop_front();
-        }
+        cap_lanes(marks);
         changed
     }
+}
+
+/// The lane a mark is drawn in, for the per-lane cap.
+fn lane(m: &Mark) -> usize {
+    match m.kind {
+        MarkKind::Command { .. } => 0,
+        MarkKind::Expired { .. } => 1,
+        MarkKind::Deleted { .. } | MarkKind::Flushed { .. } | MarkKind::Evicted { .. } => 2,
+        MarkKind::Step { .. } => 3,
+    }
+}
+
+/// Drops the oldest marks of every lane holding more than [`MAX_MARKS`],
+/// in one pass.
+fn cap_lanes(marks: &mut VecDeque<Mark>) {
+    let mut excess = [0usize; 4];
+    for m in marks.iter() {
+        excess[lane(m)] += 1;
+    }
+    if excess.iter().all(|&n| n <= MAX_MARKS) {
+        return;
+    }
+    for e in &mut excess {
+        *e = e.saturating_sub(MAX_MARKS);
+    }
+    marks.retain(|m| {
+        let l = lane(m);
+        if excess[l] > 0 {
+            excess[l] -= 1;
+            false
+        } else {
+            true
+        }
+    });
 }
 
 /// Gives a command mark the reply that followed it; false if `m` is not a

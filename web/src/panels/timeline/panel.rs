@@ -34,12 +34,18 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
     let selected = use_state(|| None::<Mark>);
     let (start, end) = domain(props.now_us, props.zoom);
     let (step, tick_list) = ticks(start, end);
-    // Marks close together in one lane are spread sideways rather than drawn
-    // on top of each other: each gets the next slot right of its neighbour.
-    let mut last_x = [f64::NEG_INFINITY; 3];
-    let mut slot = [0u32; 3];
+    // Every mark sits at its own time. Marks of one lane closer than a bin
+    // (about two pixels on a wide screen) are drawn as one, at the first
+    // one's time, with their count: a burst of thousands costs as much to
+    // draw as a few, and nothing is pushed past "now".
+    let mut bins: [Option<Bin>; 3] = [None, None, None];
     let mut shapes = Vec::new();
     let mut steps = Vec::new();
+    let pick = |m: &Mark| {
+        let selected = selected.clone();
+        let m = m.clone();
+        Callback::from(move |_| selected.set(Some(m.clone())))
+    };
     for m in props
         .marks
         .iter()
@@ -55,19 +61,16 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
                 continue;
             }
         };
-        if x - last_x[lane] < 0.6 {
-            slot[lane] = (slot[lane] + 1).min(20);
-        } else {
-            slot[lane] = 0;
-            last_x[lane] = x;
+        match &mut bins[lane] {
+            Some(b) if x - b.x < BIN_PCT && same_shape(b.first, m) => b.add(m),
+            slot => {
+                if let Some(done) = slot.replace(Bin::new(x, m)) {
+                    shapes.push(done.draw(&pick));
+                }
+            }
         }
-        let pick = matches!(m.kind, MarkKind::Evicted { .. }).then(|| {
-            let selected = selected.clone();
-            let m = m.clone();
-            Callback::from(move |_| selected.set(Some(m.clone())))
-        });
-        shapes.push(mark(x, slot[lane], m, pick));
     }
+    shapes.extend(bins.into_iter().flatten().map(|b| b.draw(&pick)));
     let memory = memory_band(&props.memory, &props.pending, start, end, props.now_us);
     let waits = props
         .waits
@@ -205,5 +208,66 @@ fn eviction_view(m: &Mark, on_close: Callback<MouseEvent>) -> Html {
                 </p>
             }
         </div>
+    }
+}
+
+/// Marks of one lane closer than this (in % of the width) are drawn as one.
+const BIN_PCT: f64 = 0.15;
+
+/// Marks drawn as one: the first one's shape at its time, with a count.
+struct Bin<'a> {
+    x: f64,
+    first: &'a Mark,
+    last: &'a Mark,
+    count: usize,
+    /// The newest eviction in the bin, whose pool a click shows.
+    evicted: Option<&'a Mark>,
+}
+
+impl<'a> Bin<'a> {
+    fn new(x: f64, m: &'a Mark) -> Bin<'a> {
+        Bin {
+            x,
+            first: m,
+            last: m,
+            count: 1,
+            evicted: matches!(m.kind, MarkKind::Evicted { .. }).then_some(m),
+        }
+    }
+
+    fn add(&mut self, m: &'a Mark) {
+        self.last = m;
+        self.count += 1;
+        if matches!(m.kind, MarkKind::Evicted { .. }) {
+            self.evicted = Some(m);
+        }
+    }
+
+    fn draw(self, pick: &impl Fn(&Mark) -> Callback<MouseEvent>) -> Html {
+        let more = (self.count > 1).then_some((self.count, self.last.at_us));
+        mark(self.x, self.first, more, self.evicted.map(pick))
+    }
+}
+
+/// Whether two marks are drawn alike (a bin holds one kind: commands of
+/// one client and outcome, one way of expiring...).
+fn same_shape(a: &Mark, b: &Mark) -> bool {
+    use redsim_engine::server::trace::ExpireHow;
+    match (&a.kind, &b.kind) {
+        (
+            MarkKind::Command {
+                who: wa, error: ea, ..
+            },
+            MarkKind::Command {
+                who: wb, error: eb, ..
+            },
+        ) => wa == wb && ea == eb,
+        (MarkKind::Expired { how: x, .. }, MarkKind::Expired { how: y, .. }) => {
+            matches!(
+                (x, y),
+                (ExpireHow::Lazy, ExpireHow::Lazy) | (ExpireHow::Active, ExpireHow::Active)
+            )
+        }
+        _ => std::mem::discriminant(&a.kind) == std::mem::discriminant(&b.kind),
     }
 }
