@@ -82,8 +82,10 @@ struct Pod {
     missed_after_reconnect: u64,
     max_age: Micros,
     reads: u64,
-    /// (key, version) stale reads already drawn.
-    drawn: BTreeSet<(usize, u64)>,
+    /// (key, version, after the reconnection) stale reads already drawn.
+    drawn: BTreeSet<(usize, u64, bool)>,
+    /// Keys drawn stale whose refill from Redis is not drawn yet.
+    stale_keys: BTreeSet<usize>,
 }
 
 /// What one variant's run measured.
@@ -157,6 +159,7 @@ fn l1_once(p: &Params, seed: u64, variant: usize, record: bool) -> L1Run {
                 max_age: 0,
                 reads: 0,
                 drawn: BTreeSet::new(),
+                stale_keys: BTreeSet::new(),
             }
         })
         .collect();
@@ -172,9 +175,14 @@ fn l1_once(p: &Params, seed: u64, variant: usize, record: bool) -> L1Run {
     // Commit instants per key and version (version 0 is the initial row).
     let mut commits: Vec<Vec<Micros>> = vec![vec![0]; KEYS];
     let mut run = L1Run::default();
-    let in_window = |t: Micros, reconnect: Option<Micros>| {
-        t + 300 * MS >= DROP_AT && reconnect.is_none_or(|rc| t <= rc + ttl)
-    };
+    // Marks drawn once per run.
+    let mut marked: BTreeSet<&str> = BTreeSet::new();
+    // The diagram shows from just before the drop until pod 1's stale
+    // copies are gone (ttl-only: until the first copies expire; it has no
+    // drop to show).
+    let draw_from = if subscribe { DROP_AT - 300 * MS } else { 0 };
+    let mut draw_end = if subscribe { end } else { ttl + 300 * MS };
+    let in_window = |t: Micros, draw_end: Micros| t >= draw_from && t <= draw_end;
 
     for i in 0..ps.len() {
         let first = wk.u64(0..read_gap.max(1));
@@ -212,32 +220,48 @@ fn l1_once(p: &Params, seed: u64, variant: usize, record: bool) -> L1Run {
                                 }
                             }
                             if record
+                                && in_window(now, draw_end)
                                 && (missed || age > FRESH_WITHIN)
-                                && pod.drawn.insert((key_i, held))
+                                && pod.drawn.insert((key_i, held, run.reconnect_at.is_some()))
                             {
                                 k.rec.local(
                                     now,
                                     now,
                                     pod.lane,
-                                    format!(
-                                        "L1 hit {kn} = v{held}, DB has v{cur}: stale for {:.0} ms",
-                                        ms(age as f64)
-                                    ),
+                                    format!("{kn} v{held}: {:.0} ms stale", ms(age as f64)),
                                 );
                                 let why = if missed {
                                     "Stale read: the invalidation for this write was sent while this pod was not subscribed, so its L1 keeps the old value until the TTL."
                                 } else {
                                     "Stale read: nothing told this pod about the write; its L1 copy lives until its TTL."
                                 };
-                                if pod.drawn.len() == 1 {
+                                if marked.insert("stale") {
                                     k.rec.mark(now, pod.lane, "bad", why);
                                 }
+                                if missed && run.reconnect_at.is_some() && marked.insert("after") {
+                                    k.rec.mark(now, pod.lane, "bad", "Reconnected, still stale: SUBSCRIBE brings no message sent before it, so the copy lives on until its TTL.");
+                                }
+                                pod.stale_keys.insert(key_i);
                             }
                         }
                     }
                     None => {
                         let d = link.delay(&mut k.rng).unwrap_or(0);
                         k.after(d, Ev::Get(i, key_i, pod.gen[key_i]));
+                        if record && in_window(now, draw_end) && pod.stale_keys.remove(&key_i) {
+                            k.rec.msg(now, now + d, pod.lane, rl, format!("GET {kn}"));
+                            let last = if subscribe {
+                                i == 0 && run.reconnect_at.is_some() && pod.stale_keys.is_empty()
+                            } else {
+                                true
+                            };
+                            if last && marked.insert("gone") {
+                                if subscribe {
+                                    draw_end = now + 200 * MS;
+                                }
+                                k.rec.mark(now, pod.lane, "info", "The stale copy is gone (expired or flushed): the next read goes to Redis and gets the new value.");
+                            }
+                        }
                     }
                 }
                 let gap = read_gap / 2 + wk.u64(0..=read_gap);
@@ -295,11 +319,10 @@ fn l1_once(p: &Params, seed: u64, variant: usize, record: bool) -> L1Run {
                 let kn = key(key_i);
                 let v = format!("v{version}");
                 let _ = r.execute(now, writer, &args(&["SET", &kn, &v, "PX", L2_TTL_MS]));
-                let draw = record && in_window(now, run.reconnect_at);
+                let draw = record && in_window(now, draw_end);
                 if !subscribe {
                     if draw {
-                        k.rec
-                            .msg(now, now, wl, rl, format!("UPDATE row; SET {kn} {v}"));
+                        k.rec.msg(now, now, wl, rl, format!("SET {kn} {v}"));
                     }
                     continue;
                 }
@@ -308,6 +331,9 @@ fn l1_once(p: &Params, seed: u64, variant: usize, record: bool) -> L1Run {
                     Frame::Integer(n) => n,
                     _ => 0,
                 };
+                if draw {
+                    k.rec.msg(now, now, wl, rl, format!("PUBLISH {kn} → {n}"));
+                }
                 let mut reached = vec![false; pods];
                 for (id, f) in r.take_unblocked(now) {
                     let Some(i) = ps.iter().position(|p| p.sub == Some(id)) else {
@@ -319,15 +345,11 @@ fn l1_once(p: &Params, seed: u64, variant: usize, record: bool) -> L1Run {
                     reached[i] = true;
                     let d = link.delay(&mut k.rng).unwrap_or(0);
                     k.after(d, Ev::Inval(i, ps[i].life, key_i));
-                }
-                if draw {
-                    k.rec.msg(
-                        now,
-                        now,
-                        wl,
-                        rl,
-                        format!("UPDATE row; SET {kn} {v}; PUBLISH {CHANNEL} {kn} → {n}"),
-                    );
+                    // Pod 1 and one connected pod, for contrast.
+                    if draw && i < 2 {
+                        k.rec
+                            .msg(now, now + d, rl, ps[i].lane, format!("message {kn}"));
+                    }
                 }
                 for (i, pod) in ps.iter_mut().enumerate() {
                     if reached[i] {
@@ -348,15 +370,6 @@ fn l1_once(p: &Params, seed: u64, variant: usize, record: bool) -> L1Run {
                 let kn = key(key_i);
                 pod.l1.invalidate(&kn);
                 pod.gen[key_i] += 1;
-                if record && in_window(now, run.reconnect_at) {
-                    k.rec.msg(
-                        now,
-                        now,
-                        rl,
-                        pod.lane,
-                        format!("message {CHANNEL} {kn}: drop from L1"),
-                    );
-                }
             }
             Ev::Drop => {
                 let pod = &mut ps[0];
@@ -364,12 +377,12 @@ fn l1_once(p: &Params, seed: u64, variant: usize, record: bool) -> L1Run {
                     r.disconnect(now, id);
                 }
                 pod.life += 1;
-                if record {
+                if record && subscribe {
                     k.rec.local(
                         now,
                         now + away,
                         pod.lane,
-                        format!("subscriber connection lost for {} ms", away / MS),
+                        format!("offline {} ms", away / MS),
                     );
                 }
                 k.at(now + away, Ev::Reconnect);
@@ -389,14 +402,11 @@ fn l1_once(p: &Params, seed: u64, variant: usize, record: bool) -> L1Run {
                         *g += 1;
                     }
                 }
-                if record {
+                if record && subscribe {
                     let what = match variant {
-                        V_FLUSH => format!(
-                            "reconnect, SUBSCRIBE {CHANNEL}; flush L1 ({} entries)",
-                            run.flushed
-                        ),
-                        V_PUBSUB => format!("reconnect, SUBSCRIBE {CHANNEL}; L1 kept"),
-                        _ => "connection back (nothing subscribed)".to_string(),
+                        V_FLUSH => format!("SUBSCRIBE, flush {}", run.flushed),
+                        V_PUBSUB => "SUBSCRIBE, L1 kept".to_string(),
+                        _ => "back (no SUBSCRIBE)".to_string(),
                     };
                     k.rec.msg(now, now, pod.lane, rl, what);
                     if variant == V_FLUSH {
