@@ -606,7 +606,7 @@ fn l1_inval_run(p: &Params, seed: u64) -> Outcome {
         runs[V_TTL_ONLY].stale, runs[V_PUBSUB].stale, runs[V_FLUSH].stale
     ));
     out.note(format!(
-        "Freshness costs Redis reads: after an invalidation the next read of the key goes to Redis. {} GETs reached Redis with ttl-only, {} with pubsub and {} with the flush (its refill after reconnecting); L1 hit ratio {:.1} % here.",
+        "Freshness costs Redis reads: after an invalidation the next read of the key goes to Redis. {} GETs reached Redis with ttl-only, {} with pubsub and {} with the flush (pod 1 refetches its whole L1 at once, reads its expiring copies would have made soon anyway); L1 hit ratio {:.1} % here.",
         runs[V_TTL_ONLY].redis_reads,
         runs[V_PUBSUB].redis_reads,
         runs[V_FLUSH].redis_reads,
