@@ -497,6 +497,7 @@ fn l1_inval_run(p: &Params, seed: u64) -> Outcome {
             "messages",
         )
         .metric("Redis reads (L2)", run.redis_reads as f64, "GETs")
+        .metric("database reads", run.db_reads as f64, "reads")
         .metric(
             "L1 hit ratio",
             100.0 * run.l1_hits as f64 / run.reads.max(1) as f64,
