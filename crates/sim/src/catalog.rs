@@ -15,6 +15,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     caching::AVALANCHE_CAUSES,
     caching::CACHE_WARMING,
     caching::HOT_KEY_L1,
+    caching::L1_PUBSUB_INVALIDATION,
     caching::CONNECTION_POOL,
     caching::PIPELINING,
     caching::REDIS_OUTAGE,

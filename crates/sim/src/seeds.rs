@@ -42,6 +42,8 @@ pub const RESHARD_READS: u64 = 0x007e_5a4d;
 pub const TTL_JITTER: u64 = 0x6a09_e667_f3bc_c908;
 /// The penetration scenario's request stream.
 pub const PENETRATION_REQUESTS: u64 = 0xb100;
+/// The L1 invalidation pods' reads and writer (the same in every variant).
+pub const L1_WORKLOAD: u64 = 0x11_1a7e;
 /// The versioned-keys half of the versioned-writes scenario.
 pub const VERSIONED_KEYS: u64 = 0x77;
 

@@ -67,6 +67,12 @@ impl L1Cache {
         }
     }
 
+    /// Drops every entry (a pod that may have missed invalidations), returning how many there were.
+    pub fn clear(&mut self) -> usize {
+        self.order.clear();
+        std::mem::take(&mut self.entries).len()
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }
