@@ -755,6 +755,23 @@ def run_checks(suite, page, base, shots, page_errors):
         shot(page, shots, "15-eviction-pool.png")
     suite.check("the timeline draws memory against maxmemory and shows an eviction's pool", memory_timeline_and_eviction_pool)
 
+    def keyspace_filter():
+        page.goto(base + "index.html?clock=paused")
+        c.ready()
+        c.run("EVAL \"for i=1,300 do redis.call('SET','k'..i,'v') end\" 0")
+        c.run("SET user:ann 1")
+        wait_until(lambda: "first 200 shown" in c.q(".rs-keys .rs-panel-head").inner_text(), "the panel lists the first 200")
+        expect("user:ann" not in c.key_names(), "user:ann is past the first page")
+        c.q(".rs-key-filter").fill("user:*")
+        wait_until(lambda: c.key_names() == ["user:ann"], "the filter finds user:ann: %r" % c.key_names()[:5])
+        expect("1 match" in c.q(".rs-keys .rs-panel-head").inner_text(), "the header counts the matches")
+        c.q(".rs-key-filter").fill("nothing*")
+        wait_until(lambda: "No key matches" in c.q(".rs-keys").inner_text(), "an empty result says so")
+        c.q(".rs-key-filter").fill("")
+        wait_until(lambda: len(c.key_names()) == 200, "clearing the filter lists the first page again")
+        shot(page, shots, "17-keyspace-filter.png")
+    suite.check("the keyspace filter finds keys beyond the first 200 by pattern", keyspace_filter)
+
     def marks_at_their_time():
         page.goto(base + "index.html?clock=paused")
         c.ready()

@@ -190,6 +190,8 @@ impl Component for Widget {
                         </div>
                     </div>
                     <KeyspacePanel rows={ st.keys.rows.clone() } count={ st.keys.count } db={ st.keys.db }
+                                   pattern={ st.keys.pattern.clone() } matched={ st.keys.matched }
+                                   on_filter={ link.callback(|p| Msg::Do(Action::FilterKeys(p))) }
                                    selected={ inspected_here }
                                    on_select={ link.callback(|k| Msg::Do(Action::Inspect(k))) } />
                 </div>

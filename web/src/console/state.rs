@@ -51,6 +51,8 @@ pub enum Action {
     Cancel,
     /// Inspect a key of the active client's database.
     Inspect(String),
+    /// List only the keys matching this glob (empty: all).
+    FilterKeys(String),
     CloseInspector,
     /// The Share popover opened with this link.
     Shared(String),
@@ -224,6 +226,10 @@ impl Console {
                 self.inspector.select(&self.engine, db, key);
                 self.inspector_ttl = self.inspector.ttl_ms(&self.engine);
                 self.effects.reveal_inspector = true;
+            }
+            Action::FilterKeys(pattern) => {
+                self.keys.pattern = pattern.trim().to_string();
+                self.refresh(true);
             }
             Action::CloseInspector => {
                 self.inspector.close();

@@ -33,14 +33,24 @@ pub struct Keyspace {
     /// Keys in the database (the panel may list fewer).
     pub count: usize,
     pub db: usize,
+    /// The glob the list is filtered by (empty: every key).
+    pub pattern: String,
+    /// Keys matching `pattern` in all.
+    pub matched: usize,
 }
 
 impl Keyspace {
     /// Re-reads database `db` of `engine`.
     pub fn refresh(&mut self, engine: &Engine, db: usize) {
         let now_ms = engine.unix_ms();
-        let snapshot = engine.keys_snapshot(db, LIMIT);
+        let pattern = if self.pattern.is_empty() {
+            "*"
+        } else {
+            &self.pattern
+        };
+        let (snapshot, matched) = engine.keys_matching(db, pattern.as_bytes(), LIMIT);
         let rows = self.rows_from(snapshot, now_ms);
+        self.matched = matched;
         self.count = engine.dbsize(db);
         self.db = db;
         if *self.rows != rows {
@@ -75,6 +85,14 @@ pub struct PanelProps {
     pub rows: Rc<Vec<Row>>,
     pub count: usize,
     pub db: usize,
+    /// The filter and how many keys match it.
+    #[prop_or_default]
+    pub pattern: String,
+    #[prop_or_default]
+    pub matched: usize,
+    /// Called with the filter as it is typed; `None`: no filter box.
+    #[prop_or_default]
+    pub on_filter: Option<Callback<String>>,
     /// The key open in the inspector, highlighted.
     #[prop_or_default]
     pub selected: Option<String>,
@@ -86,16 +104,29 @@ pub struct PanelProps {
 #[component]
 pub fn KeyspacePanel(props: &PanelProps) -> Html {
     let shown = props.rows.len();
+    let filtered = !props.pattern.is_empty();
+    let listed = if filtered { props.matched } else { props.count };
+    let filter = props.on_filter.clone().map(|on_filter| {
+        let oninput = Callback::from(move |e: InputEvent| on_filter.emit(crate::dom::input_value(&e)));
+        html! {
+            <input class="rs-key-filter" type="search" placeholder="filter: user:*" aria-label="Filter keys by pattern"
+                   value={ props.pattern.clone() } {oninput} spellcheck="false" autocomplete="off" />
+        }
+    });
     html! {
         <section class="rs-panel rs-keys" aria-label="Keyspace">
             <header class="rs-panel-head">
                 <h3>{ "Keyspace" }</h3>
                 <span class="rs-muted">
                     { format!("db{} · {} key{}", props.db, props.count, if props.count == 1 { "" } else { "s" }) }
-                    if shown < props.count { { format!(" · first {shown} shown") } }
+                    if filtered { { format!(" · {} match", props.matched) } }
+                    if shown < listed { { format!(" · first {shown} shown") } }
                 </span>
+                { for filter }
             </header>
-            if props.rows.is_empty() {
+            if props.rows.is_empty() && filtered {
+                <p class="rs-empty">{ format!("No key matches {}.", props.pattern) }</p>
+            } else if props.rows.is_empty() {
                 <p class="rs-empty">{ "No keys. Try " }<code>{ "SET greeting hello EX 5" }</code></p>
             } else {
                 <ul class="rs-keylist">
@@ -191,6 +222,29 @@ mod tests {
         ks.rows_from(vec![], 1000);
         let r = ks.rows_from(vec![info("a", Some(3000))], 2000);
         assert_eq!(r[0].total_ms, Some(3000));
+    }
+
+    #[test]
+    fn a_filter_finds_keys_beyond_the_first_page() {
+        let mut e = Engine::new(1);
+        let c = e.connect("t");
+        for i in 0..500 {
+            e.execute_line(c, &format!("SET k{i:03} v"));
+        }
+        e.execute_line(c, "SET user:ann 1");
+        e.execute_line(c, "SET user:bob 2");
+        let mut ks = Keyspace::default();
+        ks.refresh(&e, 0);
+        assert_eq!((ks.rows.len(), ks.count), (LIMIT, 502));
+        assert!(ks.rows.iter().all(|r| !r.info.key.starts_with("user:")));
+        ks.pattern = "user:*".into();
+        ks.refresh(&e, 0);
+        let names: Vec<&str> = ks.rows.iter().map(|r| r.info.key.as_str()).collect();
+        assert_eq!(names, ["user:ann", "user:bob"]);
+        assert_eq!((ks.matched, ks.count), (2, 502));
+        ks.pattern = "k4[5-9]?".into();
+        ks.refresh(&e, 0);
+        assert_eq!(ks.matched, 50);
     }
 
     #[test]

@@ -41,13 +41,22 @@ impl Engine {
 
     /// Keys of database `db` for display, sorted by name, at most `limit`.
     pub fn keys_snapshot(&self, db: usize, limit: usize) -> Vec<KeyInfo> {
+        self.keys_matching(db, b"*", limit).0
+    }
+
+    /// The first `limit` keys of database `db` matching the glob `pattern`
+    /// (KEYS' syntax), sorted by name, and how many match in all: a panel
+    /// can then find a key beyond the first page.
+    pub fn keys_matching(&self, db: usize, pattern: &[u8], limit: usize) -> (Vec<KeyInfo>, usize) {
         let Some(d) = self.srv.dbs.get(db) else {
-            return Vec::new();
+            return (Vec::new(), 0);
         };
         let now = self.srv.now_ms();
+        let all = pattern == b"*";
         let mut keys: Vec<KeyInfo> = d
             .dict
             .iter()
+            .filter(|(k, _)| all || crate::glob::matches(pattern, k, false))
             .map(|(k, o)| {
                 let ttl_ms = d.expire_at(k).map(|w| w - now);
                 KeyInfo {
@@ -59,9 +68,10 @@ impl Engine {
                 }
             })
             .collect();
+        let matched = keys.len();
         keys.sort_by(|a, b| a.key.cmp(&b.key));
         keys.truncate(limit);
-        keys
+        (keys, matched)
     }
 
     /// INFO's counters: hits and misses, expired and evicted keys, commands.
