@@ -743,6 +743,11 @@ def run_checks(suite, page, base, shots, page_errors):
         expect(len(pts.split()) >= 2, "a used-memory line: %r" % pts[:80])
         maxpts = c.q(".rs-tl-mem .rs-mem-max").get_attribute("points") or ""
         expect(len(maxpts.split()) >= 1, "a maxmemory line once it is set")
+        scale = (c.q(".rs-tl-memaxis").text_content() or "").strip()
+        expect(re.fullmatch(r"0–[0-9.]+ (B|KB|MB)", scale) is not None, "the memory band says its scale in bytes: %r" % scale)
+        legend = c.q(".rs-legend").inner_text()
+        expect("now" in legend, "the now line has its own legend entry: %r" % legend)
+        expect("not yet reclaimed" not in legend, "no legend line for reclaiming when nothing waits: %r" % legend)
         title = c.q(".rs-tl-mark.rs-m-evict title").first.text_content()
         expect("allkeys-lru" in title, "the mark names the policy: %r" % title)
         c.q(".rs-tl-mark.rs-m-evict path").last.click()

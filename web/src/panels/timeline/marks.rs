@@ -15,14 +15,15 @@ use crate::panels::clients::label;
 
 /// The memory band: used memory and maxmemory (scaled to the larger of
 /// the two in view) and the pending-expired count (scaled to its own max),
-/// drawn in a 0..100 x 0..1 viewBox stretched to the chart.
+/// drawn in a 0..100 x 0..1 viewBox stretched to the chart; and the
+/// band's top in bytes (its scale), when there is memory to show.
 pub(super) fn memory_band(
     memory: &VecDeque<(u64, u64, u64)>,
     pending: &[(u64, u64)],
     start: u64,
     end: u64,
     now_us: u64,
-) -> Html {
+) -> (Html, Option<u64>) {
     // Samples are taken only on change: the one before the view holds at
     // its start, and the last one holds until now.
     let before = memory.iter().rev().find(|(t, _, _)| *t < start).copied();
@@ -97,7 +98,8 @@ pub(super) fn memory_band(
             )),
         pmax_raw
     );
-    html! {
+    let scale = (peak_used > 0).then_some(top as u64);
+    let band = html! {
         <svg class="rs-tl-mem" x="0" y={ MEM_TOP.to_string() } width="100%" height={ MEM_H.to_string() }
              viewBox="0 0 100 1" preserveAspectRatio="none">
             <title>{ title }</title>
@@ -105,7 +107,8 @@ pub(super) fn memory_band(
             <polyline class="rs-mem-used" points={ used } vector-effect="non-scaling-stroke" />
             <polyline class="rs-mem-pending" points={ pl } vector-effect="non-scaling-stroke" />
         </svg>
-    }
+    };
+    (band, scale)
 }
 
 /// One mark: a nested `<svg>` placed at `x`% (its time) whose content is

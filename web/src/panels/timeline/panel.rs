@@ -71,7 +71,7 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
         }
     }
     shapes.extend(bins.into_iter().flatten().map(|b| b.draw(&pick)));
-    let memory = memory_band(&props.memory, &props.pending, start, end, props.now_us);
+    let (memory, scale) = memory_band(&props.memory, &props.pending, start, end, props.now_us);
     let waits = props
         .waits
         .iter()
@@ -111,6 +111,12 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
                             </text>
                         }
                     }) }
+                    // The memory band's scale: its top, in bytes, from 0 at its foot.
+                    if let Some(top) = scale {
+                        <text class="rs-tl-memaxis" x="0" y={ (MEM_TOP + MEM_H / 2.0 + 12.0).to_string() } dominant-baseline="middle">
+                            { format!("0–{}", crate::fmt::fmt_bytes(top as usize)) }
+                        </text>
+                    }
                 </svg>
                 <svg class="rs-tl-svg" width="100%" height={ HEIGHT.to_string() } role="img"
                      aria-label="Timeline of memory, commands, expirations, deletions and evictions">
@@ -147,7 +153,10 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
                 <span><svg width="14" height="14"><path class="rs-m-evict" d="M7,2 L12,12 L2,12Z" /></svg>{ "evicted (click: its pool)" }</span>
                 <span><svg width="16" height="14"><line class="rs-mem-used" x1="1" x2="15" y1="7" y2="7" /></svg>{ "used memory" }</span>
                 <span><svg width="16" height="14"><line class="rs-mem-max" x1="1" x2="15" y1="7" y2="7" /></svg>{ "maxmemory" }</span>
-                <span><svg width="16" height="14"><line class="rs-mem-pending" x1="1" x2="15" y1="7" y2="7" /></svg>{ "expired, not yet reclaimed" }</span>
+                if props.pending.iter().any(|(_, n)| *n > 0) {
+                    <span><svg width="16" height="14"><line class="rs-mem-pending" x1="1" x2="15" y1="7" y2="7" /></svg>{ "expired, not yet reclaimed" }</span>
+                }
+                <span><svg width="14" height="14"><line class="rs-tl-now-key" x1="7" x2="7" y1="0" y2="14" /></svg>{ "now" }</span>
                 <span><svg width="14" height="14"><line class="rs-m-step" x1="7" x2="7" y1="0" y2="14" /></svg>{ "clock step" }</span>
                 if !props.waits.is_empty() {
                     <span><svg width="16" height="14"><line class="rs-tl-wait" x1="1" x2="15" y1="7" y2="7" /></svg>{ "blocked, waiting" }</span>
