@@ -158,6 +158,27 @@ impl ExactState {
         self.order.insert((rank, self.seq, db, key.to_vec()));
     }
 
+    /// SWAPDB: databases `a` and `b` trade their keys' records.
+    pub fn swap_dbs(&mut self, a: usize, b: usize) {
+        let other = |d: usize| {
+            if d == a {
+                b
+            } else if d == b {
+                a
+            } else {
+                d
+            }
+        };
+        self.keys = std::mem::take(&mut self.keys)
+            .into_iter()
+            .map(|((d, k), v)| ((other(d), k), v))
+            .collect();
+        self.order = std::mem::take(&mut self.order)
+            .into_iter()
+            .map(|(r, s, d, k)| (r, s, other(d), k))
+            .collect();
+    }
+
     /// Takes the least recently / least frequently used key off the front.
     pub(super) fn pop(&mut self) -> Option<(usize, Vec<u8>)> {
         let (_, _, db, key) = self.order.pop_first()?;
