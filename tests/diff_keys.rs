@@ -782,7 +782,6 @@ COPY s
 SET t v EX 1000
 COPY t t2
 TTL t2
-PTTL t2
 SET t3 old
 COPY t t3 REPLACE
 TTL t3
@@ -1026,4 +1025,24 @@ fn swapdb_clients_keep_their_index() {
         d.check(i, "EXISTS a t b u l");
     }
     assert!(d.compared > 20);
+}
+
+/// A client blocked on a key of one database is served when SWAPDB brings
+/// the key in; one blocked on a key that is swapped out keeps waiting.
+#[test]
+fn swapdb_serves_clients_blocked_on_keys_it_brings_in() {
+    let mut d = Differ::start(3, &[]);
+    d.check(1, "SELECT 1");
+    d.block(1, "BLPOP l 0");
+    d.check(2, "SELECT 0");
+    d.block(2, "BLPOP other 0");
+    d.check(0, "RPUSH l a b");
+    d.check(0, "SWAPDB 0 1");
+    d.recv(1);
+    d.check(0, "SELECT 1");
+    d.check(0, "LRANGE l 0 -1");
+    d.check(0, "RPUSH other x");
+    d.check(0, "SWAPDB 1 0");
+    d.recv(2);
+    d.check(1, "LRANGE l 0 -1");
 }
