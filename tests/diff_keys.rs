@@ -618,6 +618,16 @@ fn lookup_statistics_match_redis() {
         RENAME nokey x
         RENAMENX k2 c
         TOUCH k2 nokey c
+        COPY k2 kc
+        COPY k2 kc
+        COPY k2 kc REPLACE
+        COPY nokey kc
+        COPY k2 kc DB 1
+        MOVE kc 1
+        MOVE kc 1
+        MOVE nokey 1
+        SWAPDB 0 1
+        SWAPDB 0 1
         OBJECT ENCODING k2
         OBJECT ENCODING nokey
         OBJECT REFCOUNT k2
