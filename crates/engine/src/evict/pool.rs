@@ -287,4 +287,24 @@ mod tests {
             assert_eq!(bufs, (0..POOL_SIZE as u8).collect::<Vec<_>>());
         }
     }
+
+    #[test]
+    fn swapping_databases_keeps_the_exact_order() {
+        let mut x = ExactState::default();
+        x.touch(false, 0, b"a");
+        x.touch(false, 1, b"b");
+        x.touch(false, 2, b"c");
+        x.touch(false, 0, b"d");
+        x.swap_dbs(0, 1);
+        let order: Vec<(usize, Vec<u8>)> = std::iter::from_fn(|| x.pop()).collect();
+        assert_eq!(
+            order,
+            [
+                (1, b"a".to_vec()),
+                (0, b"b".to_vec()),
+                (2, b"c".to_vec()),
+                (1, b"d".to_vec())
+            ]
+        );
+    }
 }
