@@ -341,6 +341,14 @@ fn lone_cluster_node_matches_redis() {
         SELECT 1
         SELECT x
         SELECT 99999999999
+        SWAPDB 0 1
+        SWAPDB 0 0
+        SWAPDB x 1
+        MOVE k 1
+        MOVE k x
+        COPY a b
+        COPY a b DB 1
+        COPY a b DB x
         READONLY
         READWRITE
         ASKING
@@ -400,6 +408,19 @@ fn lone_cluster_node_matches_redis() {
         OBJECT ENCODING a
         TYPE a
         SELECT 1
+        SET {c}1 v EX 100
+        COPY {c}1 {c}2
+        TTL {c}2
+        COPY {c}1 {c}2
+        COPY {c}1 {c}2 REPLACE DB 0
+        COPY {c}1 {c}2 DB 16
+        COPY {c}1 {c}2 DB x
+        COPY {c}1 {c}2 FOO
+        COPY {c}1 {c}1
+        COPY {c}1 c3
+        MOVE {c}1 1
+        MOVE {c}1 0
+        SWAPDB 0 1
         "#,
     );
     // Transactions: a queued command across slots dooms EXEC; commands

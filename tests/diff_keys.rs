@@ -1,4 +1,4 @@
-//! Differential tests of the keyspace commands (DEL, EXISTS, TYPE, RENAME, TOUCH, RANDOMKEY, KEYS, SCAN, OBJECT) and the glob matcher against a real redis-server.
+//! Differential tests of the keyspace commands (DEL, EXISTS, TYPE, RENAME, TOUCH, COPY, MOVE, SWAPDB, RANDOMKEY, KEYS, SCAN, OBJECT) and the glob matcher against a real redis-server.
 //!
 //! Unordered replies (KEYS, a SCAN page) are compared as sets; SCAN is
 //! checked over full iterations, since cursors depend on each server's hash
@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use redsim_tests::{
     args, assert_command_table, bulk_strings, corpus_tests, group_commands, keyspace_stats, parse,
-    scan_all, Conn, Frame, Pair, RedisServer, Rng,
+    scan_all, Conn, Differ, Frame, Pair, RedisServer, Rng,
 };
 
 /// Runs a corpus: one command per line, `#` comments. A line starting
@@ -618,6 +618,16 @@ fn lookup_statistics_match_redis() {
         RENAME nokey x
         RENAMENX k2 c
         TOUCH k2 nokey c
+        COPY k2 kc
+        COPY k2 kc
+        COPY k2 kc REPLACE
+        COPY nokey kc
+        COPY k2 kc DB 1
+        MOVE kc 1
+        MOVE kc 1
+        MOVE nokey 1
+        SWAPDB 0 1
+        SWAPDB 0 1
         OBJECT ENCODING k2
         OBJECT ENCODING nokey
         OBJECT REFCOUNT k2
@@ -744,4 +754,305 @@ fn command_table_matches_command_info() {
         .into_iter()
         .filter(|c| c.name != "wait");
     assert_command_table(&mut c, generic, "generic");
+}
+
+/// COPY: success, each error in Redis' order, REPLACE, other databases,
+/// the TTL copied, every type copied as an independent value.
+const COPY: &str = r#"
+SET s v
+COPY s d
+GET d
+COPY s d
+COPY s d REPLACE
+COPY s s
+COPY s s DB 0
+COPY s s DB 1
+SELECT 1
+GET s
+TTL s
+SELECT 0
+COPY missing x
+COPY missing x REPLACE
+COPY s d DB
+COPY s d DB x
+COPY s d DB -1
+COPY s d DB 16
+COPY s d DB 99999999999
+COPY s d FOO
+COPY s d REPLACE REPLACE
+COPY s d DB 1 REPLACE
+COPY s d db 2 replace db 3
+SELECT 3
+GET d
+SELECT 2
+GET d
+SELECT 0
+COPY
+COPY s
+SET t v EX 1000
+COPY t t2
+TTL t2
+SET t3 old
+COPY t t3 REPLACE
+TTL t3
+SET p plain
+COPY p t3 REPLACE
+TTL t3
+GET t3
+RPUSH l a b c
+COPY l l2
+RPUSH l2 d
+LRANGE l 0 -1
+LRANGE l2 0 -1
+HSET h f v
+COPY h h2 DB 5
+SADD st 1 2 3
+COPY st st2
+SREM st2 1
+SMEMBERS st
+OBJECT ENCODING st2
+ZADD z 1 a 2 b
+COPY z z2
+ZRANGE z2 0 -1 WITHSCORES
+XADD x 1-1 f v
+COPY x x2
+XLEN x2
+SET n 12345
+COPY n n2
+OBJECT ENCODING n2
+INCR n2
+GET n
+SELECT 5
+HGETALL h2
+DBSIZE
+SELECT 0
+DBSIZE
+"#;
+
+/// MOVE: success, a missing key, a key present in the target, each error,
+/// the TTL kept.
+const MOVE: &str = r#"
+SET m v
+MOVE m 1
+EXISTS m
+SELECT 1
+GET m
+MOVE m 1
+MOVE m 0
+SELECT 0
+GET m
+MOVE missing 1
+SET both here
+SELECT 1
+SET both there
+SELECT 0
+MOVE both 1
+GET both
+MOVE both 0
+MOVE both x
+MOVE both -1
+MOVE both 16
+MOVE both 99999999999
+MOVE both
+MOVE both 1 2
+SET e v EX 1000
+MOVE e 2
+TTL e
+SELECT 2
+TTL e
+PERSIST e
+SELECT 0
+RPUSH ml a b
+MOVE ml 3
+SELECT 3
+LRANGE ml 0 -1
+TYPE ml
+DBSIZE
+SELECT 0
+DBSIZE
+"#;
+
+/// SWAPDB: errors, swapping with itself, whole databases with TTLs.
+const SWAPDB: &str = r#"
+SWAPDB 0 x
+SWAPDB x 0
+SWAPDB x y
+SWAPDB 0 99999999999
+SWAPDB 99999999999 0
+SWAPDB 0 16
+SWAPDB -1 0
+SWAPDB 0
+SWAPDB 0 1 2
+SWAPDB 0 0
+SET a0 v
+SET t0 v EX 1000
+SELECT 1
+SET a1 v
+HSET h1 f v
+SELECT 0
+SWAPDB 0 1
+DBSIZE
+~KEYS *
+TTL t0
+HGET h1 f
+SELECT 1
+DBSIZE
+~KEYS *
+TTL t0
+SWAPDB 1 0
+TTL t0
+SWAPDB 1 7
+DBSIZE
+SELECT 7
+~KEYS *
+TTL t0
+SWAPDB 7 9
+DBSIZE
+"#;
+
+#[test]
+fn copy_move_swapdb() {
+    let mut p = Pair::start(&[]);
+    corpus(&mut p, COPY);
+    p.check("FLUSHALL");
+    p.check("SELECT 0");
+    corpus(&mut p, MOVE);
+    p.check("FLUSHALL");
+    p.check("SELECT 0");
+    corpus(&mut p, SWAPDB);
+}
+
+/// Expired keys: COPY and MOVE see them as missing, SWAPDB carries them
+/// along still expired.
+#[test]
+fn copy_move_swapdb_with_expired_keys() {
+    let mut p = Pair::start(&[]);
+    corpus(
+        &mut p,
+        r#"
+        SET gone v PX 100
+        SET gone2 v PX 100
+        SET gone3 v PX 100
+        SET live v
+        SELECT 1
+        SET gone v
+        SELECT 4
+        SET later v PX 100
+        SELECT 0
+        "#,
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    corpus(
+        &mut p,
+        r#"
+        COPY gone x
+        EXISTS x
+        COPY live gone2
+        GET gone2
+        TTL gone2
+        MOVE gone3 2
+        MOVE live 1
+        SELECT 2
+        EXISTS gone3
+        SWAPDB 4 5
+        SELECT 5
+        EXISTS later
+        TTL later
+        "#,
+    );
+}
+
+/// A key changed by COPY or MOVE, or a database swapped, fails a
+/// transaction watching it; COPY and MOVE that change nothing do not.
+#[test]
+fn copy_move_swapdb_invalidate_watchers() {
+    let mut d = Differ::start(2, &[]);
+    let prepare = ["FLUSHALL", "SELECT 0", "SET src v", "SET k old"];
+    d.watch_scenarios(
+        "k",
+        &prepare,
+        &[
+            ("PING", "COPY src k"),
+            ("PING", "COPY src k REPLACE"),
+            ("DEL k", "COPY src k"),
+            ("PING", "COPY missing k REPLACE"),
+            ("PING", "MOVE k 1"),
+            ("PING", "COPY k k DB 0"),
+            ("PING", "MOVE missing 1"),
+            ("PING", "SWAPDB 0 1"),
+            ("PING", "SWAPDB 0 0"),
+            ("PING", "SWAPDB 2 3"),
+            ("PING", "COPY k k DB 1"),
+        ],
+    );
+    // Connection 1 moves a key into the database connection 0 watches in.
+    d.check(0, "FLUSHALL");
+    d.check(0, "SELECT 1");
+    d.check(0, "WATCH moved");
+    d.check(1, "SELECT 0");
+    d.check(1, "SET moved v");
+    d.check(1, "MOVE moved 1");
+    d.check(0, "MULTI");
+    d.check(0, "GET moved");
+    d.check(0, "EXEC");
+    // COPY to another database dooms a watcher there.
+    d.check(0, "WATCH copied");
+    d.check(1, "COPY moved copied DB 1");
+    d.check(1, "SET moved v");
+    d.check(1, "COPY moved copied DB 1");
+    d.check(0, "MULTI");
+    d.check(0, "GET copied");
+    d.check(0, "EXEC");
+    // SWAPDB: a watched key that exists on neither side is not touched.
+    d.check(0, "WATCH nowhere");
+    d.check(1, "SWAPDB 0 1");
+    d.check(0, "MULTI");
+    d.check(0, "GET nowhere");
+    d.check(0, "EXEC");
+}
+
+/// SWAPDB with a client selected on each database: both keep their index
+/// and see the other's keys, TTLs included.
+#[test]
+fn swapdb_clients_keep_their_index() {
+    let mut d = Differ::start(2, &[]);
+    for line in ["SET a v", "SET t v EX 500", "SELECT 0"] {
+        d.check(0, line);
+    }
+    for line in ["SELECT 3", "SET b v", "SET u v PX 800000", "RPUSH l x"] {
+        d.check(1, line);
+    }
+    d.check(0, "SWAPDB 0 3");
+    for i in 0..2 {
+        d.check(i, "DBSIZE");
+        d.check(i, "EXISTS a t b u l");
+        d.check(i, "TTL t");
+        d.check(i, "TTL u");
+        d.check(i, "LRANGE l 0 -1");
+    }
+    d.check(1, "SWAPDB 3 0");
+    for i in 0..2 {
+        d.check(i, "EXISTS a t b u l");
+    }
+    assert!(d.compared > 20);
+}
+
+/// A client blocked on a key of one database is served when SWAPDB brings
+/// the key in; one blocked on a key that is swapped out keeps waiting.
+#[test]
+fn swapdb_serves_clients_blocked_on_keys_it_brings_in() {
+    let mut d = Differ::start(3, &[]);
+    d.check(1, "SELECT 1");
+    d.block(1, "BLPOP l 0");
+    d.check(2, "SELECT 0");
+    d.block(2, "BLPOP other 0");
+    d.check(0, "RPUSH l a b");
+    d.check(0, "SWAPDB 0 1");
+    d.recv(1);
+    d.check(0, "SELECT 1");
+    d.check(0, "LRANGE l 0 -1");
+    d.check(0, "RPUSH other x");
+    d.check(0, "SWAPDB 1 0");
+    d.recv(2);
+    d.check(1, "LRANGE l 0 -1");
 }

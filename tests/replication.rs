@@ -456,3 +456,53 @@ fn a_promoted_replica_serves_a_lagging_replica_from_its_own_backlog() {
     assert_eq!(cmd(&mut r2, c2, "GET n"), Frame::bulk("1"));
     assert_eq!(r2.repl().offset, p.replica.repl().offset);
 }
+
+/// COPY, MOVE and SWAPDB reach a replica as their effects: after the
+/// stream is delivered, every database reads the same on both, TTLs too.
+#[test]
+fn copy_move_and_swapdb_reach_the_replica() {
+    let mut p = Pair::new();
+    for line in [
+        "SET s v EX 1000",
+        "RPUSH l a b",
+        "COPY s s2",
+        "COPY l l2 DB 3",
+        "MOVE s 1",
+        "SELECT 2",
+        "SET only2 x",
+        "SWAPDB 2 4",
+        "SWAPDB 0 1",
+        "SWAPDB 5 6",
+        "SELECT 0",
+    ] {
+        assert!(!p.on_master(line).is_error(), "{line}");
+    }
+    p.sync();
+    for db in 0..7 {
+        let select = format!("SELECT {db}");
+        p.on_master(&select);
+        p.on_replica(&select);
+        let sorted = |f: Frame| match f {
+            Frame::Array(mut v) => {
+                v.sort_by_key(|k| format!("{k:?}"));
+                v
+            }
+            other => panic!("KEYS: {other:?}"),
+        };
+        assert_eq!(
+            sorted(p.on_master("KEYS *")),
+            sorted(p.on_replica("KEYS *")),
+            "db {db}"
+        );
+        for line in ["DBSIZE", "TTL s", "TTL s2", "LRANGE l2 0 -1", "GET only2"] {
+            assert_eq!(p.on_master(line), p.on_replica(line), "db {db}: {line}");
+        }
+    }
+    p.on_master("SELECT 1");
+    assert_eq!(
+        p.on_master("DBSIZE"),
+        Frame::Integer(2),
+        "l and s2, swapped in"
+    );
+    assert_eq!(p.replica.repl().offset, p.master.repl().offset);
+}

@@ -150,6 +150,56 @@ impl Watches {
     }
 }
 
+impl Watches {
+    /// `touchAllWatchedKeysInDb(emptied, replaced_with)` for SWAPDB: every
+    /// watched key of database `db` that exists in `emptied` (its contents
+    /// before the swap) or in `replaced_with` (its contents after) is
+    /// modified, except where an expired key stays expired or goes away.
+    pub fn touch_swapped(
+        &mut self,
+        db: usize,
+        emptied: &crate::keyspace::db::Db,
+        replaced_with: &crate::keyspace::db::Db,
+        now_ms: i64,
+    ) {
+        let expired_there = |k: &[u8]| replaced_with.expire_at(k).is_some_and(|w| now_ms > w);
+        for key in crate::keyspace::db::keys_in_db(&self.by_key, db) {
+            let here = emptied.dict.contains(&key);
+            let there = replaced_with.dict.contains(&key);
+            if !here && !there {
+                continue;
+            }
+            let clients = self
+                .by_key
+                .get(&(db, key.clone()))
+                .cloned()
+                .unwrap_or_default();
+            for client in clients {
+                let Some(w) = self
+                    .by_client
+                    .get_mut(&client)
+                    .and_then(|l| l.iter_mut().find(|w| w.db == db && w.key == key))
+                else {
+                    continue;
+                };
+                if w.expired {
+                    if !there {
+                        w.expired = false;
+                        continue;
+                    } else if expired_there(&key) {
+                        continue;
+                    }
+                } else if !here && expired_there(&key) {
+                    w.expired = true;
+                    continue;
+                }
+                self.dirty.insert(client);
+                self.unwatch_all(client);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -122,6 +122,44 @@ impl Blocking {
         }
     }
 
+    /// `scanDatabaseForDeletedKeys(emptied, replaced_with)` for SWAPDB:
+    /// a waited-on key of database `db` that exists in `emptied` is
+    /// signalled deleted unless `replaced_with` holds one of the same type.
+    pub fn signal_swapped(
+        &mut self,
+        db: usize,
+        emptied: &crate::keyspace::db::Db,
+        replaced_with: &crate::keyspace::db::Db,
+    ) {
+        if self.waiters.is_empty() {
+            return;
+        }
+        for k in crate::keyspace::db::keys_in_db(&self.by_key, db) {
+            let Some(old) = emptied.get(&k) else {
+                continue;
+            };
+            let same_type = replaced_with
+                .get(&k)
+                .is_some_and(|new| new.value.type_name() == old.value.type_name());
+            if !same_type {
+                self.signal_deleted(db, &k, &old.value);
+            }
+        }
+    }
+
+    /// `scanDatabaseForReadyKeys`: every waited-on key of database `db`
+    /// that exists in `d` is signalled ready (SWAPDB brought it in).
+    pub fn signal_present(&mut self, db: usize, d: &crate::keyspace::db::Db) {
+        if self.waiters.is_empty() {
+            return;
+        }
+        for k in crate::keyspace::db::keys_in_db(&self.by_key, db) {
+            if let Some(o) = d.get(&k) {
+                self.signal_ready(db, &k, &o.value);
+            }
+        }
+    }
+
     /// `signalKeyAsReady`: `key` was created holding `value`; if a client
     /// waits on it and the type can serve anyone, queue it for serving.
     pub fn signal_ready(&mut self, db: usize, key: &[u8], value: &Value) {

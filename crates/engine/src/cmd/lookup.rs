@@ -14,6 +14,7 @@ pub(super) static FAMILIES: &[&&[Command]] = &[
     &super::connection::COMMANDS,
     &super::strings::COMMANDS,
     &super::keys::COMMANDS,
+    &super::keys_move::COMMANDS,
     &super::hash::COMMANDS,
     &super::set::COMMANDS,
     &super::list::COMMANDS,

@@ -27,6 +27,7 @@ pub mod connection;
 pub mod hash;
 pub mod hll;
 pub mod keys;
+pub mod keys_move;
 pub mod list;
 pub mod memory;
 pub mod multi;

@@ -158,6 +158,27 @@ impl ExactState {
         self.order.insert((rank, self.seq, db, key.to_vec()));
     }
 
+    /// SWAPDB: databases `a` and `b` trade their keys' records.
+    pub fn swap_dbs(&mut self, a: usize, b: usize) {
+        let other = |d: usize| {
+            if d == a {
+                b
+            } else if d == b {
+                a
+            } else {
+                d
+            }
+        };
+        self.keys = std::mem::take(&mut self.keys)
+            .into_iter()
+            .map(|((d, k), v)| ((other(d), k), v))
+            .collect();
+        self.order = std::mem::take(&mut self.order)
+            .into_iter()
+            .map(|(r, s, d, k)| (r, s, other(d), k))
+            .collect();
+    }
+
     /// Takes the least recently / least frequently used key off the front.
     pub(super) fn pop(&mut self) -> Option<(usize, Vec<u8>)> {
         let (_, _, db, key) = self.order.pop_first()?;
@@ -265,5 +286,25 @@ mod tests {
             bufs.sort_unstable();
             assert_eq!(bufs, (0..POOL_SIZE as u8).collect::<Vec<_>>());
         }
+    }
+
+    #[test]
+    fn swapping_databases_keeps_the_exact_order() {
+        let mut x = ExactState::default();
+        x.touch(false, 0, b"a");
+        x.touch(false, 1, b"b");
+        x.touch(false, 2, b"c");
+        x.touch(false, 0, b"d");
+        x.swap_dbs(0, 1);
+        let order: Vec<(usize, Vec<u8>)> = std::iter::from_fn(|| x.pop()).collect();
+        assert_eq!(
+            order,
+            [
+                (1, b"a".to_vec()),
+                (0, b"b".to_vec()),
+                (2, b"c".to_vec()),
+                (1, b"d".to_vec())
+            ]
+        );
     }
 }
