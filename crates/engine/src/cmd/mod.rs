@@ -27,6 +27,7 @@ pub mod connection;
 pub mod hash;
 pub mod hll;
 pub mod keys;
+pub mod lcs;
 pub mod list;
 pub mod memory;
 pub mod multi;
