@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use redsim_tests::{
-    args, assert_command_table, group_commands, random_steps, word_args, words, Frame, Pair,
-    RedisServer, Rng, I64_MAX, I64_MIN,
+    args, assert_command_group, random_steps, word_args, words, Frame, Pair, RedisServer, Rng,
+    I64_MAX, I64_MIN,
 };
 
 const SET_AND_GET: &str = r#"
@@ -856,10 +856,172 @@ fn random_string_commands_match() {
     });
 }
 
-/// The command table entries agree with what Redis' `COMMAND INFO` reports.
+/// The command table entries agree with what Redis' `COMMAND INFO` reports,
+/// and are the whole string group (LCS included) and ACL category.
 #[test]
 fn command_table_matches_command_info() {
     let redis = RedisServer::start(&[]);
-    let strings = group_commands("string");
-    assert_command_table(&mut redis.conn(), strings, "string");
+    assert_command_group(&mut redis.conn(), "string", 22, &[]);
+}
+
+const LCS: &str = r#"
+SET key1 ohmytext
+SET key2 mynewtext
+LCS key1 key2
+LCS key1 key2 LEN
+LCS key1 key2 len
+LCS key1 key2 IDX
+LCS key1 key2 idx
+LCS key1 key2 IDX MINMATCHLEN 4
+LCS key1 key2 IDX MINMATCHLEN 2
+LCS key1 key2 IDX MINMATCHLEN 5
+LCS key1 key2 IDX WITHMATCHLEN
+LCS key1 key2 IDX MINMATCHLEN 4 WITHMATCHLEN
+LCS key1 key2 WITHMATCHLEN IDX MINMATCHLEN 3
+LCS key1 key2 IDX MINMATCHLEN 0
+LCS key1 key2 IDX MINMATCHLEN -5
+LCS key1 key2 IDX MINMATCHLEN -9223372036854775808
+LCS key1 key2 IDX MINMATCHLEN 9223372036854775807
+LCS key1 key2 IDX MINMATCHLEN 9223372036854775808
+LCS key1 key2 IDX MINMATCHLEN x
+LCS key1 key2 IDX MINMATCHLEN 1.5
+LCS key1 key2 IDX MINMATCHLEN
+LCS key1 key2 MINMATCHLEN
+LCS key1 key2 MINMATCHLEN 3
+LCS key1 key2 WITHMATCHLEN
+LCS key1 key2 LEN WITHMATCHLEN
+LCS key1 key2 LEN MINMATCHLEN 2
+LCS key1 key2 LEN IDX
+LCS key1 key2 IDX LEN
+LCS key1 key2 LEN IDX bogus
+LCS key1 key2 LEN IDX MINMATCHLEN x
+LCS key1 key2 bogus
+LCS key1 key2 IDX bogus
+LCS key1 key2 LEN LEN
+LCS key1 key2 IDX IDX WITHMATCHLEN WITHMATCHLEN
+LCS key2 key1 IDX WITHMATCHLEN
+LCS key1 key1 IDX WITHMATCHLEN
+LCS key1 key1
+LCS key1 missing
+LCS missing key1 LEN
+LCS missing key1 IDX
+LCS missing other
+LCS missing other IDX WITHMATCHLEN
+LCS key1
+LCS
+RPUSH list a
+LCS key1 list
+LCS list key1
+LCS list missing
+LCS missing list LEN
+LCS list key1 bogus
+LCS list key1 LEN IDX
+HSET h f v
+LCS h list
+SET num 12345
+SET num2 92349
+LCS num num2 IDX WITHMATCHLEN
+SET e ""
+LCS e key1 IDX
+LCS e e
+SET bin "a\x00b\r\nc"
+SET bin2 "\x00\r\nb"
+LCS bin bin2
+LCS bin bin2 IDX WITHMATCHLEN
+SET s1 aaaa
+SET s2 aa
+LCS s1 s2 IDX WITHMATCHLEN
+LCS s2 s1 IDX WITHMATCHLEN
+SET t1 abcabcabc
+SET t2 cbacbacba
+LCS t1 t2
+LCS t1 t2 IDX WITHMATCHLEN
+LCS t2 t1 IDX WITHMATCHLEN
+"#;
+
+/// LCS with every option, its errors (a non-string key is not WRONGTYPE
+/// here), missing keys as empty strings, and the ranges in Redis' order.
+#[test]
+fn lcs_options_and_errors() {
+    let mut p = Pair::start(&[]);
+    p.corpus(LCS);
+}
+
+/// In RESP3 the IDX reply is a map; the rest keeps its type.
+#[test]
+fn lcs_resp3_replies_match() {
+    let mut p = Pair::start(&[]).resp3();
+    p.corpus(LCS);
+}
+
+/// Both keys are looked up (a hit or a miss each) before either's type is
+/// checked or an option read.
+#[test]
+fn lcs_counts_lookups_like_redis() {
+    let mut p = Pair::start(&[]);
+    p.corpus("SET a xyz\nRPUSH l x");
+    for line in [
+        "LCS a missing",
+        "LCS missing a IDX",
+        "LCS l a",
+        "LCS a l LEN",
+        "LCS missing l",
+        "LCS a a bogus",
+        "LCS a a LEN IDX",
+    ] {
+        p.same_lookups(line, |p| p.check(line));
+    }
+}
+
+/// The table may take at most proto-max-bulk-len bytes: 512 × 512 cells of
+/// four bytes fit 1mb exactly, one more row does not.
+#[test]
+fn lcs_table_bounded_by_proto_max_bulk_len() {
+    let mut p = Pair::start(&["--proto-max-bulk-len", "1mb"]);
+    let x511 = "ab".repeat(255) + "c";
+    let x512 = "ba".repeat(256);
+    p.check_args(&args(&["SET", "a511", &x511]));
+    p.check_args(&args(&["SET", "b511", &x511.replace('c', "a")]));
+    p.check_args(&args(&["SET", "a512", &x512]));
+    p.corpus(
+        r#"
+        LCS a511 b511 LEN
+        LCS a511 b511 IDX MINMATCHLEN 100
+        LCS a512 b511 LEN
+        LCS b511 a512
+        LCS a512 a512 IDX
+        LCS a512 missing
+        LCS a512 a512 LEN IDX
+        CONFIG SET proto-max-bulk-len 2mb
+        LCS a512 b511 LEN
+        LCS a512 a512 IDX MINMATCHLEN 500 WITHMATCHLEN
+        "#,
+    );
+}
+
+/// Random pairs over a small alphabet, where ties in the table are common:
+/// the subsequence and the ranges Redis' walk picks, every option.
+#[test]
+fn lcs_random_pairs_match() {
+    let mut p = Pair::start(&[]);
+    let mut rng = Rng(0x1c5_2024);
+    for round in 0..400 {
+        let alphabet: &[u8] = [&b"ab"[..], b"abc", b"abcd"][round % 3];
+        let word = |rng: &mut Rng| -> String {
+            let most = [4, 12, 40][rng.below(3)];
+            let n = rng.below(most + 1);
+            (0..n)
+                .map(|_| char::from(alphabet[rng.below(alphabet.len())]))
+                .collect()
+        };
+        let (a, b) = (word(&mut rng), word(&mut rng));
+        p.check_args(&args(&["SET", "ra", &a]));
+        p.check_args(&args(&["SET", "rb", &b]));
+        p.check("LCS ra rb");
+        p.check("LCS ra rb LEN");
+        p.check("LCS ra rb IDX WITHMATCHLEN");
+        let min = rng.below(5).to_string();
+        p.check_args(&args(&["LCS", "rb", "ra", "IDX", "MINMATCHLEN", &min]));
+    }
+    assert!(p.compared > 2000);
 }

@@ -13,6 +13,7 @@ use super::table::Command;
 pub(super) static FAMILIES: &[&&[Command]] = &[
     &super::connection::COMMANDS,
     &super::strings::COMMANDS,
+    &super::lcs::COMMANDS,
     &super::keys::COMMANDS,
     &super::keys_move::COMMANDS,
     &super::hash::COMMANDS,

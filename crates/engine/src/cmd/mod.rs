@@ -28,6 +28,7 @@ pub mod hash;
 pub mod hll;
 pub mod keys;
 pub mod keys_move;
+pub mod lcs;
 pub mod list;
 pub mod memory;
 pub mod multi;
