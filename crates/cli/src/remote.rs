@@ -79,16 +79,23 @@ impl Conn {
         self.stream.write_all(&encode_request(args))
     }
 
+    /// A whole reply already in the buffer, taken out of it.
+    fn buffered(&mut self) -> io::Result<Option<Frame>> {
+        let parsed =
+            parse_frame(&self.buf).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        Ok(parsed.map(|(f, used)| {
+            self.buf.drain(..used);
+            f
+        }))
+    }
+
     /// The next reply; `Ok(None)` if none came within `wait` (when given).
     pub fn read(&mut self, wait: Option<Duration>) -> io::Result<Option<Frame>> {
         let limit = wait.unwrap_or(Duration::from_secs(30));
         self.stream
             .set_read_timeout(Some(limit.max(Duration::from_millis(1))))?;
         loop {
-            let parsed = parse_frame(&self.buf)
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-            if let Some((f, used)) = parsed {
-                self.buf.drain(..used);
+            if let Some(f) = self.buffered()? {
                 return Ok(Some(f));
             }
             let mut chunk = [0u8; 16384];
@@ -118,10 +125,7 @@ impl Conn {
     /// A reply that has already arrived, without waiting for one.
     pub fn try_read(&mut self) -> io::Result<Option<Frame>> {
         loop {
-            let parsed = parse_frame(&self.buf)
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-            if let Some((f, used)) = parsed {
-                self.buf.drain(..used);
+            if let Some(f) = self.buffered()? {
                 return Ok(Some(f));
             }
             self.stream.set_nonblocking(true)?;

@@ -1,9 +1,9 @@
 //! [`TestCluster`]: a simulated Redis Cluster served to real cluster clients, each node an engine on its own loopback port, with the test holding the failures and the slot moves.
 
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use redsim_cli::{ClockMode, RunningServer, ServerOptions};
+use redsim_cli::RunningServer;
 pub use redsim_engine::cluster::key_hash_slot;
 use redsim_engine::Engine;
 pub use redsim_sim::cluster::Cluster;
@@ -54,18 +54,7 @@ impl ClusterBuilder {
         if self.masters == 0 {
             return Err("a cluster needs at least one master".into());
         }
-        let mut args = vec!["--port".to_string(), "0".to_string()];
-        args.extend(["--bind".to_string(), "127.0.0.1".to_string()]);
-        args.extend(["--seed".to_string(), self.seed.to_string()]);
-        for (name, value) in &self.config {
-            args.push(format!("--{name}"));
-            args.push(value.clone());
-        }
-        let mut opts = ServerOptions::from_args(&args)?;
-        opts.clock = match self.clock {
-            Clock::Wall => ClockMode::Wall,
-            Clock::Manual => ClockMode::Manual,
-        };
+        let opts = crate::server_options(self.seed, self.clock, &self.config)?;
         let server = redsim_cli::spawn_cluster(opts, self.masters, self.replicas)
             .map_err(|e| format!("redsim cluster: {e}"))?;
         Ok(TestCluster { server })
@@ -213,16 +202,9 @@ impl TestCluster {
         timeout: Duration,
         f: impl Fn(&Cluster) -> bool + Send + Clone + 'static,
     ) -> bool {
-        let deadline = Instant::now() + timeout;
-        loop {
+        crate::poll(timeout, || {
             let check = f.clone();
-            if self.with_cluster(move |c| check(c)) {
-                return true;
-            }
-            if Instant::now() >= deadline {
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+            self.with_cluster(move |c| check(c))
+        })
     }
 }

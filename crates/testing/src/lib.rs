@@ -1,7 +1,7 @@
 //! Redsim in your own test suite: [`TestServer`] runs the `redsim` RESP server in-process on a free loopback port for any client (redis-rs, fred, or another language's client), with a wall or manual clock and faults a test can inject; [`TestCluster`] serves a Redis Cluster the same way, a port per node, and [`TestSentinel`] a master, its replicas and its Sentinels.
 //!
 //! ```no_run
-//! use std::time::Duration;
+//! use std::time::{Duration, Instant};
 //! use redsim_testing::{Clock, TestServer};
 //!
 //! let server = TestServer::builder()
@@ -21,7 +21,7 @@ mod cluster;
 mod sentinel;
 
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub use cluster::{key_hash_slot, Cluster, ClusterBuilder, TestCluster};
 pub use sentinel::{Control, SentinelBuilder, TestSentinel, TopoOptions, Topology};
@@ -69,18 +69,7 @@ impl Builder {
 
     /// Starts the server, or says why it cannot (a bad parameter, no port).
     pub fn try_start(self) -> Result<TestServer, String> {
-        let mut args = vec!["--port".to_string(), "0".to_string()];
-        args.extend(["--bind".to_string(), "127.0.0.1".to_string()]);
-        args.extend(["--seed".to_string(), self.seed.to_string()]);
-        for (name, value) in &self.config {
-            args.push(format!("--{name}"));
-            args.push(value.clone());
-        }
-        let mut opts = ServerOptions::from_args(&args)?;
-        opts.clock = match self.clock {
-            Clock::Wall => ClockMode::Wall,
-            Clock::Manual => ClockMode::Manual,
-        };
+        let opts = server_options(self.seed, self.clock, &self.config)?;
         let server = redsim_cli::spawn(opts).map_err(|e| format!("redsim server: {e}"))?;
         let addr = *server.addrs().first().ok_or("redsim server: no address")?;
         Ok(TestServer { server, addr })
@@ -157,6 +146,45 @@ impl TestServer {
     /// Runs `f` on the engine as it is, without moving its clock.
     pub fn inspect<R: Send + 'static>(&self, f: impl FnOnce(&Engine) -> R + Send + 'static) -> R {
         self.server.inspect(f).expect("the test server is running")
+    }
+}
+
+/// Options for a server on free loopback ports with `seed`, `clock` and
+/// CONFIG parameters as redis-server's command line takes them; shared by
+/// every test server here.
+fn server_options(
+    seed: u64,
+    clock: Clock,
+    config: &[(String, String)],
+) -> Result<ServerOptions, String> {
+    let mut args = ["--port", "0", "--bind", "127.0.0.1", "--seed"]
+        .map(String::from)
+        .to_vec();
+    args.push(seed.to_string());
+    for (name, value) in config {
+        args.push(format!("--{name}"));
+        args.push(value.clone());
+    }
+    let mut opts = ServerOptions::from_args(&args)?;
+    opts.clock = match clock {
+        Clock::Wall => ClockMode::Wall,
+        Clock::Manual => ClockMode::Manual,
+    };
+    Ok(opts)
+}
+
+/// Checks `check` every 10 ms of wall time until it holds (true) or
+/// `timeout` has passed (false): the `wait_until` of the served simulations.
+fn poll(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if check() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 

@@ -1,9 +1,9 @@
 //! [`TestSentinel`]: a master, its replicas and its Sentinels served on loopback ports, so sentinel-aware clients (redis-py's `Sentinel`, redis-rs' sentinel client...) discover the master and follow a failover the test causes.
 
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use redsim_cli::{ClockMode, RunningServer, SentinelSetup, ServerOptions};
+use redsim_cli::{RunningServer, SentinelSetup};
 use redsim_engine::Engine;
 pub use redsim_sim::topology::{Control, TopoOptions, Topology};
 
@@ -78,13 +78,7 @@ impl SentinelBuilder {
 
     /// Starts the nodes and the sentinels, or says why it cannot.
     pub fn try_start(self) -> Result<TestSentinel, String> {
-        let args = ["--port", "0", "--bind", "127.0.0.1"].map(String::from);
-        let mut opts = ServerOptions::from_args(&args)?;
-        opts.seed = self.seed;
-        opts.clock = match self.clock {
-            Clock::Wall => ClockMode::Wall,
-            Clock::Manual => ClockMode::Manual,
-        };
+        let opts = crate::server_options(self.seed, self.clock, &[])?;
         let nodes = self.topology.replicas.clamp(1, 4) + 1;
         let setup = SentinelSetup {
             master_name: self.master_name.clone(),
@@ -213,16 +207,9 @@ impl TestSentinel {
         timeout: Duration,
         f: impl Fn(&Topology) -> bool + Send + Clone + 'static,
     ) -> bool {
-        let deadline = Instant::now() + timeout;
-        loop {
+        crate::poll(timeout, || {
             let check = f.clone();
-            if self.with_topology(move |t| check(t)) {
-                return true;
-            }
-            if Instant::now() >= deadline {
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+            self.with_topology(move |t| check(t))
+        })
     }
 }
