@@ -4,10 +4,14 @@
 //!   from its library crate; no trunk, no wasm-bindgen-cli).
 //! - `serve [--port N]`: `dist`, then a small static server on 127.0.0.1.
 //! - `test`: installs what is missing, then fmt, clippy (native and wasm),
-//!   the workspace tests, `dist` and the end-to-end browser test.
+//!   the workspace tests, `dist`, the end-to-end browser tests and Redis'
+//!   own test suite.
+//! - `redis-suite [--update] [UNIT...]`: Redis 7.2's test suite against
+//!   `redsim server`, held to a checked-in record.
 
 mod dist;
 mod serve;
+mod suite;
 mod test;
 mod tools;
 mod util;
@@ -19,7 +23,11 @@ const USAGE: &str = "usage: cargo xtask <task>
 tasks:
   dist                 build the playground into dist/
   serve [--port N]     build, then serve dist/ on http://127.0.0.1:N (default 8080)
-  test                 install missing tools, then fmt, clippy, tests, dist and the browser test";
+  test                 install missing tools, then fmt, clippy, tests, dist, the browser tests
+                       and Redis' own test suite
+  redis-suite [--update] [UNIT...]
+                       run Redis 7.2's test suite against redsim server and check it against
+                       tests/redis-suite/results.txt (--update rewrites the record)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -27,6 +35,15 @@ fn main() -> ExitCode {
         Some("dist") => dist::dist().map(|_| ()),
         Some("serve") => serve_args(&args[1..]).and_then(serve::serve),
         Some("test") => test::test(),
+        Some("redis-suite") => {
+            let update = args.iter().any(|a| a == "--update");
+            let units: Vec<String> = args[1..]
+                .iter()
+                .filter(|a| *a != "--update")
+                .cloned()
+                .collect();
+            suite::redis_suite(update, &units)
+        }
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

@@ -82,6 +82,9 @@ pub fn test() -> Result<(), String> {
                 .current_dir(root()))
         });
     }
+    step("Redis 7.2 test suite (ratchet)", &mut || {
+        crate::suite::redis_suite(false, &[])
+    });
     // Speed, native against wasm on the same 1M-request trace: ratios are
     // printed, only equal hit counts are asserted.
     step("speed benchmark (native vs wasm)", &mut || {
@@ -133,6 +136,10 @@ fn install() -> Result<(), String> {
     if which("npm").is_none() {
         apt.push("npm");
     }
+    // Redis' own test suite is Tcl.
+    if which("tclsh").is_none() {
+        apt.push("tcl");
+    }
     if !apt.is_empty() {
         let sudo = !is_root() && which("sudo").is_some();
         let apt_get = |args: &[&str]| {
@@ -152,7 +159,7 @@ fn install() -> Result<(), String> {
             problems.push(e);
         }
     } else {
-        println!("redis-server, chromium and npm are installed");
+        println!("redis-server, chromium, npm and tcl are installed");
     }
     if let Err(e) = crate::tools::wasm_opt() {
         problems.push(format!("wasm-opt: {e}"));

@@ -118,6 +118,9 @@ impl Console {
         let mut opts = Options::new(seed);
         opts.trace_capacity = TRACE_CAPACITY;
         opts.config.memory_budget = MEMORY_BUDGET;
+        // The page's clients are local, as a developer's own redis-server
+        // with `enable-debug-command local` would treat them.
+        opts.config.enable_debug_command = "local".into();
         let mut engine = Engine::with_options(opts);
         engine.set_unix_base_us(t0.saturating_mul(1_000_000));
         let mut first = Session::new(1, engine.connect(&label(1)));

@@ -44,6 +44,18 @@ fn sub_of<'a>(parent: &'a Command, cmd: &Command) -> Option<&'a Command> {
     (!std::ptr::eq(parent, cmd)).then_some(parent)
 }
 
+/// `allowProtectedAction` for DEBUG: `yes`, or `local` and a loopback
+/// client (an in-process client, such as the browser console's, is local).
+fn protected_allowed(srv: &Server, client: &Client) -> bool {
+    match srv.config.enable_debug_command.as_str() {
+        "yes" => true,
+        "local" => srv.client_list.get(&client.id).is_none_or(|e| {
+            e.addr.is_empty() || e.addr.starts_with("127.") || e.addr.starts_with("[::1]")
+        }),
+        _ => false,
+    }
+}
+
 /// Checks and runs one command: the parts of Redis' `processCommand` that
 /// exist so far (resolution, arity, MULTI rules, eviction and OOM, queueing).
 pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Frame {
@@ -66,6 +78,14 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
             "ERR wrong number of arguments for '{}' command",
             full_name(sub_of(parent, cmd), cmd)
         ));
+        return reject(srv, client, Some(cmd), e);
+    }
+    if cmd.flags.contains(Flags::PROTECTED) && !protected_allowed(srv, client) {
+        let e = Frame::err(
+            "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", \
+             you can run it from a local connection, otherwise you need to set this option in the \
+             configuration file, and then restart the server.",
+        );
         return reject(srv, client, Some(cmd), e);
     }
     let in_multi = client.multi.is_some();

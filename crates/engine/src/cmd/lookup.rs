@@ -26,6 +26,8 @@ pub(super) static FAMILIES: &[&&[Command]] = &[
     &super::zset::COMMANDS,
     &super::stream::COMMANDS,
     &super::script::COMMANDS,
+    &super::function::COMMANDS,
+    &super::debug::COMMANDS,
     &super::server::COMMANDS,
     &super::memory::COMMANDS,
     &super::hll::COMMANDS,

@@ -24,6 +24,8 @@ pub mod bitmap;
 pub mod blocking;
 pub mod cluster;
 pub mod connection;
+pub mod debug;
+pub mod function;
 pub mod hash;
 pub mod hll;
 pub mod keys;

@@ -68,19 +68,12 @@ fn evalsha_generic(ctx: &mut Ctx, args: &[Vec<u8>], ro: bool) -> Frame {
     eval_generic(ctx, args, true, ro)
 }
 
-/// `evalGenericCommand` and `scriptPrepareForRun`.
+/// `evalGenericCommand`.
 fn eval_generic(ctx: &mut Ctx, args: &[Vec<u8>], by_sha: bool, ro: bool) -> Frame {
-    let numkeys = match arg_i64(&args[2]) {
+    let numkeys = match numkeys(args) {
         Ok(n) => n,
         Err(e) => return e,
     };
-    let nargs = args.len() as i64 - 3;
-    if numkeys > nargs {
-        return Frame::err("ERR Number of keys can't be greater than number of args");
-    }
-    if numkeys < 0 {
-        return Frame::err("ERR Number of keys can't be negative");
-    }
     let (sha, script) = if by_sha {
         match ctx.srv.scripts.get(&args[1]) {
             Some(s) => (String::from_utf8_lossy(&args[1]).to_ascii_lowercase(), s),
@@ -92,11 +85,40 @@ fn eval_generic(ctx: &mut Ctx, args: &[Vec<u8>], by_sha: bool, ro: bool) -> Fram
             Err(e) => return e,
         }
     };
-    // `pre_command_oom_state`: the EVAL found memory over the limit
+    let split = 3 + numkeys;
+    let (keys, argv) = (&args[3..split], &args[split..]);
+    run_script(ctx, script.flags, ro, |host, fuel| {
+        crate::script::run(&script, &sha, host, keys, argv, fuel)
+    })
+}
+
+/// The key count of EVAL and FCALL, checked against the arguments.
+pub(super) fn numkeys(args: &[Vec<u8>]) -> Result<usize, Frame> {
+    let numkeys = arg_i64(&args[2])?;
+    let nargs = args.len() as i64 - 3;
+    if numkeys > nargs {
+        return Err(Frame::err(
+            "ERR Number of keys can't be greater than number of args",
+        ));
+    }
+    if numkeys < 0 {
+        return Err(Frame::err("ERR Number of keys can't be negative"));
+    }
+    Ok(numkeys as usize)
+}
+
+/// `scriptPrepareForRun`: the flag checks, then `body` with the script
+/// client and the step budget.
+pub(super) fn run_script(
+    ctx: &mut Ctx,
+    f: crate::script::Flags,
+    ro: bool,
+    body: impl FnOnce(&mut dyn Host, u64) -> Frame,
+) -> Frame {
+    // `pre_command_oom_state`: the command found memory over the limit
     // (eviction, if any, already ran before it).
     let maxmemory = ctx.srv.config.maxmemory;
     let oom = maxmemory > 0 && ctx.srv.used_memory() > maxmemory;
-    let f = script.flags;
     if !f.compat && !f.no_writes {
         if ro {
             return Frame::err("ERR Can not execute a script with write flag using *_ro command.");
@@ -107,28 +129,32 @@ fn eval_generic(ctx: &mut Ctx, args: &[Vec<u8>], by_sha: bool, ro: bool) -> Fram
             );
         }
     }
-    let split = 3 + numkeys as usize;
-    let (keys, argv) = (&args[3..split], &args[split..]);
-    // The script client (`lctx.lua_client`): the caller's database, RESP2,
-    // outside any transaction, so commands run at once.
+    let fuel = crate::script::budget_for(ctx.srv.config.busy_reply_threshold);
+    let mut host = script_host(ctx, ro || (!f.compat && f.no_writes));
+    host.allow_oom = !f.compat && f.allow_oom;
+    host.oom = oom;
+    body(&mut host, fuel)
+}
+
+/// The script client (`lctx.lua_client`): the caller's database, RESP2,
+/// outside any transaction, so commands run at once.
+pub(super) fn script_host<'a>(ctx: &'a mut Ctx<'_>, readonly: bool) -> ScriptHost<'a> {
     let mut client = ctx.client.clone();
     client.resp = 2;
     client.multi = None;
-    let fuel = crate::script::budget_for(ctx.srv.config.busy_reply_threshold);
-    let mut host = ScriptHost {
+    ScriptHost {
         reg: ctx.reg,
         srv: ctx.srv,
         client,
-        readonly: ro || (!f.compat && f.no_writes),
-        allow_oom: !f.compat && f.allow_oom,
-        oom,
+        readonly,
+        allow_oom: false,
+        oom: false,
         write_dirty: false,
-    };
-    crate::script::run(&script, &sha, &mut host, keys, argv, fuel)
+    }
 }
 
 /// What a running script reaches: the server, through its own client.
-struct ScriptHost<'a> {
+pub(super) struct ScriptHost<'a> {
     reg: &'static Registry,
     srv: &'a mut Server,
     client: Client,

@@ -70,7 +70,8 @@ pub struct CycleReport {
 /// Runs one active expire cycle.
 pub fn active_expire_cycle(srv: &mut Server, kind: CycleKind) -> CycleReport {
     // Only masters expire keys; replicas wait for the master's DELs.
-    if srv.repl.is_replica() {
+    // DEBUG SET-ACTIVE-EXPIRE 0 stops the cycle (lazy expiry goes on).
+    if srv.repl.is_replica() || !srv.debug.active_expire {
         return CycleReport::default();
     }
     let effort = srv.config.active_expire_effort.saturating_sub(1) as u64;

@@ -17,6 +17,7 @@
 //!   keyspace at the fork, so everything after the fork is only in memory.
 
 pub mod files;
+pub mod payload;
 
 use files::Child;
 pub use files::{Crash, Persist, Snapshot};

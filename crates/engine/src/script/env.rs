@@ -10,6 +10,17 @@ use super::lua::{baselib, bitlib, cjson, mathlib, strlib, tablib};
 /// index): Redis' allow-listed libraries, every table read-only, KEYS and
 /// ARGV, and reads of unknown globals failing.
 pub fn globals(keys: &[Vec<u8>], argv: &[Vec<u8>]) -> (TableRef, TableRef) {
+    let (g, string) = globals_without_keys();
+    let array =
+        |items: &[Vec<u8>]| Table::value(Table::from_array(items.iter().map(Value::str).collect()));
+    set_global(&g, "KEYS", array(keys));
+    set_global(&g, "ARGV", array(argv));
+    (g, string)
+}
+
+/// The globals a function runs with: the same libraries, no KEYS or ARGV
+/// (a function gets its keys and arguments as parameters).
+pub fn globals_without_keys() -> (TableRef, TableRef) {
     let mut g = baselib::library();
     let string = strlib::library();
     let string = Rc::new(std::cell::RefCell::new(string));
@@ -23,15 +34,27 @@ pub fn globals(keys: &[Vec<u8>], argv: &[Vec<u8>]) -> (TableRef, TableRef) {
     let g = Rc::new(std::cell::RefCell::new(g));
     let gv = Value::Table(g.clone());
     g.borrow_mut().set_str("_G", gv.clone());
+    set_error_meta(&mut g.borrow_mut());
+    protect(&gv);
+    (g, string)
+}
+
+/// `luaSetErrorMetatable`: reading a missing field of `t` raises
+/// "Script attempted to access nonexistent global variable".
+pub fn set_error_meta(t: &mut Table) {
     let mut meta = Table::new();
     meta.set_str("__index", Native::value("__index", missing_global));
-    g.borrow_mut().meta = Some(Rc::new(std::cell::RefCell::new(meta)));
-    protect(&gv);
-    let array =
-        |items: &[Vec<u8>]| Table::value(Table::from_array(items.iter().map(Value::str).collect()));
-    set_global(&g, "KEYS", array(keys));
-    set_global(&g, "ARGV", array(argv));
-    (g, string)
+    t.meta = Some(Rc::new(std::cell::RefCell::new(meta)));
+}
+
+/// `luaSetTableProtectionRecursively` on a new table.
+pub fn protected(t: Table) -> TableRef {
+    let v = Table::value(t);
+    protect(&v);
+    match v {
+        Value::Table(t) => t,
+        _ => unreachable!("Table::value makes a table"),
+    }
 }
 
 /// `luaSetTableProtectionRecursively`: every table reachable (and its metatable) becomes read-only.

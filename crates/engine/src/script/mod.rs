@@ -37,6 +37,7 @@
 pub mod api;
 pub mod convert;
 pub mod env;
+pub mod function;
 pub mod lua;
 
 use std::collections::BTreeMap;
@@ -94,6 +95,8 @@ pub struct Scripts {
     cache: BTreeMap<String, Arc<Script>>,
     /// `redisLrand48`'s state: one sequence for the server's lifetime.
     pub rand48: u64,
+    /// FUNCTION's libraries (SCRIPT FLUSH leaves them).
+    pub functions: function::Libraries,
 }
 
 impl Default for Scripts {
@@ -101,6 +104,7 @@ impl Default for Scripts {
         Scripts {
             cache: BTreeMap::new(),
             rand48: lua::mathlib::RAND48_INIT,
+            functions: Default::default(),
         }
     }
 }
@@ -204,6 +208,19 @@ pub fn run(
     let (globals, string_lib) = env::globals(keys, argv);
     let mut it = Interp::new(host, fuel, globals, string_lib);
     let result = it.run_main(&script.proto);
+    finish(&mut it, result, sha, "user_script", fuel)
+}
+
+/// A run's outcome as the reply (`luaCallFunction`): the value converted,
+/// or the error with where it happened; `name` is the script's SHA1 or the
+/// function's name, `chunk` `user_script` or `user_function`.
+pub(crate) fn finish(
+    it: &mut Interp,
+    result: Result<Vec<Value>, LuaError>,
+    name: &str,
+    chunk: &str,
+    fuel: u64,
+) -> Frame {
     let line = it.line;
     match result {
         Ok(values) => {
@@ -225,12 +242,12 @@ pub fn run(
                     format!("ERR {}", String::from_utf8_lossy(&s))
                 }
             };
-            Frame::err(format!("{msg} script: {sha}, on @user_script:{line}."))
+            Frame::err(format!("{msg} script: {name}, on @{chunk}:{line}."))
         }
         Err(LuaError::Budget) => Frame::err(format!(
             "BUSY Redis is busy running a script. Redsim stopped it after {fuel} steps \
              (busy-reply-threshold at {STEPS_PER_MS} steps per ms); its writes so far are kept. \
-             script: {sha}, on @user_script:{line}."
+             script: {name}, on @{chunk}:{line}."
         )),
     }
 }

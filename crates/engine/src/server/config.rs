@@ -196,6 +196,12 @@ config! {
     zset_max_listpack_value: u64 = 64 => ["zset-max-listpack-value", "zset-max-ziplist-value"] mutable memory_in(0, LONG_MAX);
     /// `port`, reported by the native server (immutable here).
     port: u16 = 6379 => ["port"] immutable int(0, 65535);
+    /// `enable-debug-command`: DEBUG is refused (`no`, Redis' default),
+    /// allowed (`yes`) or allowed from loopback clients only (`local`).
+    enable_debug_command: String = "no".into() => ["enable-debug-command"] immutable with(
+        parse_protection,
+        |s: &String| s.clone()
+    );
     /// `bind`, reported by the native server (immutable here).
     bind: String = "127.0.0.1".into() => ["bind"] immutable text();
     /// `maxclients`: a connection past this many is told "ERR max number of
@@ -383,6 +389,14 @@ pub fn parse_save(v: &str) -> Result<Vec<(i64, i64)>, String> {
             }
         })
         .collect()
+}
+
+/// `protected_action_enum`: the values of `enable-debug-command`.
+fn parse_protection(v: &str) -> Result<String, String> {
+    match v.to_ascii_lowercase().as_str() {
+        s @ ("no" | "yes" | "local") => Ok(s.to_string()),
+        _ => Err("argument(s) must be one of the following: no, yes, local".into()),
+    }
 }
 
 /// `appendfsync`.

@@ -106,6 +106,8 @@ pub struct Server {
     pub(crate) pubsub: crate::pubsub::registry::PubSub,
     /// The Lua script cache and `math.random`'s state.
     pub(crate) scripts: crate::script::Scripts,
+    /// What DEBUG switches: active expiry on or off, the list threshold.
+    pub(crate) debug: DebugSwitches,
     /// The lazy-free thread's queue and the main thread's freeing stall.
     pub(crate) lazyfree: crate::lazyfree::queue::LazyFree,
     /// The last `Event::Memory` sample the cron recorded (used, maxmemory,
@@ -155,6 +157,7 @@ impl Server {
             blocking: Default::default(),
             pubsub: Default::default(),
             scripts: Default::default(),
+            debug: Default::default(),
             lazyfree: Default::default(),
             memory_sample: None,
             cluster,
@@ -593,3 +596,22 @@ fn touched_lru(
 /// The error for a write past `redsim-memory-budget`, in the words of
 /// Redis' `maxmemory` refusal.
 pub const BUDGET_OOM: &str = "OOM command not allowed when used memory > 'redsim-memory-budget'.";
+
+/// The switches DEBUG sets (debug.c keeps them in `server`).
+#[derive(Clone, Copy, Debug)]
+pub struct DebugSwitches {
+    /// DEBUG SET-ACTIVE-EXPIRE: the active expire cycle runs.
+    pub active_expire: bool,
+    /// DEBUG QUICKLIST-PACKED-THRESHOLD, recorded; lists here have no
+    /// plain nodes, so it changes no value.
+    pub quicklist_packed_threshold: u64,
+}
+
+impl Default for DebugSwitches {
+    fn default() -> Self {
+        DebugSwitches {
+            active_expire: true,
+            quicklist_packed_threshold: 1 << 30,
+        }
+    }
+}

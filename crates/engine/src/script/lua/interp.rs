@@ -54,6 +54,8 @@ pub struct Interp<'h> {
     fname: Option<(&'static str, LStr)>,
     /// Per-run identities of tables and functions for `tostring`.
     ids: std::collections::BTreeMap<usize, u64>,
+    /// The chunk name in error positions (`user_script`, `user_function`).
+    chunk: &'static str,
 }
 
 impl<'h> Interp<'h> {
@@ -68,7 +70,13 @@ impl<'h> Interp<'h> {
             string_lib,
             fname: None,
             ids: Default::default(),
+            chunk: CHUNK,
         }
+    }
+
+    /// Names the chunk in error positions (a function library is `user_function`).
+    pub fn set_chunk(&mut self, chunk: &'static str) {
+        self.chunk = chunk;
     }
 
     /// A stable identity for a table or function within this run (heap
@@ -80,7 +88,7 @@ impl<'h> Interp<'h> {
 
     fn error_at(&self, positioned: bool, msg: &str) -> LuaError {
         if positioned {
-            LuaError::Value(Value::str(format!("{CHUNK}:{}: {msg}", self.line)))
+            LuaError::Value(Value::str(format!("{}:{}: {msg}", self.chunk, self.line)))
         } else {
             LuaError::Value(Value::str(msg))
         }
@@ -881,7 +889,7 @@ impl Vm for Interp<'_> {
         } else {
             self.call_lines.get(j + 1).copied().unwrap_or(self.line)
         };
-        format!("{CHUNK}:{line}: ")
+        format!("{}:{line}: ", self.chunk)
     }
 
     fn burn(&mut self, n: u64) -> R<()> {

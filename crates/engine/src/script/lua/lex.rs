@@ -110,6 +110,8 @@ pub struct Lexer<'s> {
     src: &'s [u8],
     pos: usize,
     pub line: u32,
+    /// The chunk name messages start with (`user_script`, `user_function`).
+    pub chunk: &'static str,
 }
 
 impl<'s> Lexer<'s> {
@@ -118,6 +120,7 @@ impl<'s> Lexer<'s> {
             src,
             pos: 0,
             line: 1,
+            chunk: CHUNK,
         }
     }
 
@@ -146,8 +149,8 @@ impl<'s> Lexer<'s> {
     /// `luaX_lexerror`: "user_script:LINE: msg near 'token'".
     pub fn error_at(&self, msg: &str, near: Option<&str>) -> String {
         match near {
-            Some(n) => format!("{CHUNK}:{}: {msg} near '{n}'", self.line),
-            None => format!("{CHUNK}:{}: {msg}", self.line),
+            Some(n) => format!("{}:{}: {msg} near '{n}'", self.chunk, self.line),
+            None => format!("{}:{}: {msg}", self.chunk, self.line),
         }
     }
 

@@ -38,7 +38,14 @@ enum Var {
 
 /// Parses `src` as the main chunk of a script; errors are Lua's messages.
 pub fn parse_chunk(src: &[u8]) -> Result<Arc<FuncProto>, String> {
+    parse_chunk_named(src, CHUNK)
+}
+
+/// [`parse_chunk`] under another chunk name (a function library is
+/// `user_function` in Redis' messages).
+pub fn parse_chunk_named(src: &[u8], chunk: &'static str) -> Result<Arc<FuncProto>, String> {
     let mut lx = Lexer::new(src);
+    lx.chunk = chunk;
     let first = lx.next_token()?;
     let mut p = Parser {
         lx,
@@ -93,7 +100,12 @@ impl Parser<'_> {
 
     /// `luaX_syntaxerror`: the message with the current token.
     fn error(&self, msg: &str) -> String {
-        format!("{}:{}: {msg} near '{}'", CHUNK, self.t.line, self.near())
+        format!(
+            "{}:{}: {msg} near '{}'",
+            self.lx.chunk,
+            self.t.line,
+            self.near()
+        )
     }
 
     fn error_expected(&self, what: &str) -> String {
@@ -149,7 +161,7 @@ impl Parser<'_> {
         if self.depth > MAX_LEVELS {
             return Err(format!(
                 "{}:{}: chunk has too many syntax levels",
-                CHUNK, self.lx.line
+                self.lx.chunk, self.lx.line
             ));
         }
         Ok(())
@@ -214,7 +226,7 @@ impl Parser<'_> {
             } else {
                 format!("function at line {line} has more than {MAX_VARS} local variables")
             };
-            return Err(format!("{}:{}: {msg}", CHUNK, self.lx.line));
+            return Err(format!("{}:{}: {msg}", self.lx.chunk, self.lx.line));
         }
         let f = self.fs();
         f.locals.push(Local {
@@ -271,7 +283,7 @@ impl Parser<'_> {
                 "function at line {} has more than {MAX_UPVALS} upvalues",
                 f.line
             );
-            return Err(format!("{}:{}: {msg}", CHUNK, self.lx.line));
+            return Err(format!("{}:{}: {msg}", self.lx.chunk, self.lx.line));
         }
         f.upvals.push((name.clone(), desc));
         Ok(Var::Upval(f.upvals.len() as u32 - 1))

@@ -1,0 +1,394 @@
+//! DEBUG (debug.c): the subcommands tests and lessons use — DIGEST, DIGEST-VALUE, OBJECT, PROTOCOL, RELOAD, LOADAOF, SET-ACTIVE-EXPIRE, QUICKLIST-PACKED-THRESHOLD, CHANGE-REPL-ID and HELP.
+//!
+//! Left out, with Redis' unknown-subcommand error: SLEEP (the engine never
+//! blocks the thread it runs on; the test server's `pause` models it),
+//! SEGFAULT, PANIC, allocator and reply-buffer internals.
+
+use super::args::{is, preview};
+use super::table::{commands, Command, Ctx};
+use crate::keyspace::object::{Obj, Value};
+use crate::proto::resp::{parse_i64, Frame};
+use crate::server::Lookup;
+
+pub(super) static COMMANDS: &[Command] = commands! { group: "server";
+    "debug" => debug, arity: -2, flags: [ADMIN, NOSCRIPT, LOADING, STALE, PROTECTED], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "DEBUG subcommand [argument ...]", summary: "A container for debugging commands.";
+};
+
+fn debug(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let sub = args[1].to_ascii_lowercase();
+    let n = args.len();
+    match (sub.as_slice(), n) {
+        (b"help", 2) => help(),
+        (b"digest", 2) => Frame::simple(hex(&digest_all(ctx))),
+        (b"digest-value", _) => Frame::Array(
+            args[2..]
+                .iter()
+                .map(|k| {
+                    let db = ctx.db();
+                    let d = ctx
+                        .srv
+                        .lookup(db, k, Lookup::READ_NOTOUCH)
+                        .map(|o| value_digest(&o.value))
+                        .unwrap_or([0; 20]);
+                    Frame::simple(hex(&d))
+                })
+                .collect(),
+        ),
+        (b"object", 3) => object(ctx, &args[2]),
+        (b"protocol", 3) => protocol(ctx, &args[2]),
+        (b"reload", _) => reload(&args[2..]),
+        (b"loadaof", 2) => Frame::ok(),
+        (b"change-repl-id", 2) => Frame::ok(),
+        (b"set-active-expire", 3) => match parse_i64(&args[2]) {
+            Some(v) => {
+                ctx.srv.debug.active_expire = v != 0;
+                Frame::ok()
+            }
+            None => Frame::err("ERR value is not an integer or out of range"),
+        },
+        (b"quicklist-packed-threshold", 3) => match memory_value(&args[2]) {
+            // `quicklistisSetPackedThreshold`: 0 restores the default.
+            Some(v) if (0..=(1 << 32) - (1 << 20)).contains(&v) => {
+                ctx.srv.debug.quicklist_packed_threshold = if v == 0 { 1 << 30 } else { v as u64 };
+                Frame::ok()
+            }
+            _ => {
+                Frame::err("ERR argument must be a memory value bigger than 1 and smaller than 4gb")
+            }
+        },
+        _ => Frame::err(format!(
+            "ERR unknown subcommand '{}'. Try DEBUG HELP.",
+            preview(&args[1], 128)
+        )),
+    }
+}
+
+/// `memtoull`: a number with an optional b, k, kb, m, mb, g, gb unit.
+fn memory_value(arg: &[u8]) -> Option<i64> {
+    let s = std::str::from_utf8(arg).ok()?.to_ascii_lowercase();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let mul: i64 = match unit {
+        "" | "b" => 1,
+        "k" => 1000,
+        "kb" => 1024,
+        "m" => 1000 * 1000,
+        "mb" => 1024 * 1024,
+        "g" => 1000 * 1000 * 1000,
+        "gb" => 1024 * 1024 * 1024,
+        _ => return None,
+    };
+    num.parse::<i64>().ok()?.checked_mul(mul)
+}
+
+/// DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: the dataset saved to RDB and
+/// loaded back is the dataset, so what remains observable is the error
+/// for loading over existing data without MERGE.
+fn reload(opts: &[Vec<u8>]) -> Frame {
+    let (mut merge, mut noflush) = (false, false);
+    for o in opts {
+        if is(o, "merge") {
+            merge = true;
+        } else if is(o, "noflush") {
+            noflush = true;
+        } else if is(o, "nosave") {
+        } else {
+            return Frame::err(
+                "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.",
+            );
+        }
+    }
+    if noflush && !merge {
+        return Frame::err("ERR Error trying to load the RDB dump, check server logs.");
+    }
+    Frame::ok()
+}
+
+/// DEBUG OBJECT: the fields debug.c prints. `serializedlength` is the
+/// value's bytes for strings and its memory estimate otherwise (there is
+/// no RDB encoder to measure with).
+fn object(ctx: &mut Ctx, key: &[u8]) -> Frame {
+    let db = ctx.db();
+    let clock = ctx.srv.lruclock;
+    let Some(o) = ctx.srv.lookup(db, key, Lookup::READ_NOTOUCH) else {
+        return Frame::err("ERR no such key");
+    };
+    let (enc, len, extra) = describe(o, key);
+    let lru = ctx.srv.dbs[db].lru(key).unwrap_or(0);
+    let idle = if clock >= lru {
+        clock - lru
+    } else {
+        clock + (crate::keyspace::object::LRU_CLOCK_MAX - lru)
+    };
+    Frame::simple(format!(
+        "Value at:0x7f5a8c00{:04x} refcount:1 encoding:{enc} serializedlength:{len} lru:{lru} lru_seconds_idle:{idle}{extra}",
+        key.len() & 0xffff
+    ))
+}
+
+fn describe(o: &Obj, key: &[u8]) -> (&'static str, usize, String) {
+    let enc = o.value.encoding();
+    match &o.value {
+        Value::String(s) => (enc, s.len(), String::new()),
+        Value::List(l) if enc == "quicklist" => (
+            enc,
+            o.memory_usage(key),
+            format!(
+                " ql_nodes:1 ql_avg_node:{:.2} ql_listpack_max:-2 ql_compressed:0 ql_uncompressed_size:{}",
+                l.len() as f64,
+                o.memory_usage(key)
+            ),
+        ),
+        _ => (enc, o.memory_usage(key), String::new()),
+    }
+}
+
+/// DEBUG PROTOCOL <type>: one reply of each RESP3 type.
+fn protocol(ctx: &mut Ctx, name: &[u8]) -> Frame {
+    let resp3 = ctx.client.resp >= 3;
+    let ints = || (0..3).map(Frame::Integer).collect::<Vec<_>>();
+    match name.to_ascii_lowercase().as_slice() {
+        b"string" => Frame::bulk("Hello World"),
+        b"integer" => Frame::Integer(12345),
+        // debug.c's test value, not π.
+        #[allow(clippy::approx_constant)]
+        b"double" => Frame::Double(3.141),
+        b"bignum" => Frame::BigNumber("1234567999999999999999999999999999999".into()),
+        b"null" => Frame::Null,
+        b"array" => Frame::Array(ints()),
+        b"set" => Frame::Set(ints()),
+        b"map" => Frame::Map(
+            (0..3)
+                .map(|i| (Frame::Integer(i), Frame::Boolean(i == 1)))
+                .collect(),
+        ),
+        // Attributes are not a reply type here: the reply that follows them.
+        b"attrib" => Frame::bulk("Some real reply following the attribute"),
+        b"push" if !resp3 => Frame::err("ERR RESP2 is not supported by this command"),
+        b"push" => Frame::bulk("Some real reply following the push reply"),
+        b"true" => Frame::Boolean(true),
+        b"false" => Frame::Boolean(false),
+        b"verbatim" => Frame::Verbatim(*b"txt", b"This is a verbatim\nstring".to_vec()),
+        _ => Frame::err(
+            "ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false",
+        ),
+    }
+}
+
+/// `xorDigest`: the SHA1 of `data` XORed into `d` (order-free sets).
+fn xor_digest(d: &mut [u8; 20], data: &[u8]) {
+    let h = sha1_smol::Sha1::from(data).digest().bytes();
+    for (a, b) in d.iter_mut().zip(h) {
+        *a ^= b;
+    }
+}
+
+/// `mixDigest`: XOR in, then hash the digest itself (order matters).
+fn mix_digest(d: &mut [u8; 20], data: &[u8]) {
+    xor_digest(d, data);
+    *d = sha1_smol::Sha1::from(&d[..]).digest().bytes();
+}
+
+/// `xorObjectDigest`'s value part: equal values give equal digests
+/// whatever their encoding or insertion order.
+fn value_digest(v: &Value) -> [u8; 20] {
+    let mut d = [0u8; 20];
+    match v {
+        Value::String(s) => mix_digest(&mut d, &s.to_bytes()),
+        Value::List(l) => {
+            for e in l.iter() {
+                mix_digest(&mut d, e);
+            }
+        }
+        Value::Set(s) => {
+            for m in s.iter() {
+                xor_digest(&mut d, &m.to_vec());
+            }
+        }
+        Value::ZSet(z) => {
+            for (m, score) in z.entries() {
+                let mut e = [0u8; 20];
+                mix_digest(&mut e, m);
+                mix_digest(&mut e, crate::num::double::g17(score).as_bytes());
+                xor_digest(&mut d, &e);
+            }
+        }
+        Value::Hash(h) => {
+            for (f, val) in h.iter() {
+                let mut e = [0u8; 20];
+                mix_digest(&mut e, f);
+                mix_digest(&mut e, val);
+                xor_digest(&mut d, &e);
+            }
+        }
+        // Streams digest their whole state (entries, groups, PELs).
+        Value::Stream(s) => mix_digest(&mut d, format!("{s:?}").as_bytes()),
+    }
+    d
+}
+
+/// DEBUG DIGEST: every key of every database with its value and expiry,
+/// XORed together; all zeros for an empty server.
+fn digest_all(ctx: &mut Ctx) -> [u8; 20] {
+    let mut out = [0u8; 20];
+    for (i, db) in ctx.srv.dbs.iter().enumerate() {
+        if db.is_empty() {
+            continue;
+        }
+        mix_digest(&mut out, &(i as u32).to_le_bytes());
+        for (key, obj) in db.dict.iter() {
+            let mut aux = [0u8; 20];
+            mix_digest(&mut aux, key);
+            let v = value_digest(&obj.value);
+            xor_digest(&mut aux, &v);
+            if let Some(at) = db.expire_at(key) {
+                xor_digest(&mut aux, format!("!!expire!!{at}").as_bytes());
+            }
+            xor_digest(&mut out, &aux);
+        }
+    }
+    out
+}
+
+fn hex(d: &[u8; 20]) -> String {
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn help() -> Frame {
+    let lines = [
+        "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "CHANGE-REPL-ID",
+        "    Accepted; the replication ID stays as it is.",
+        "DIGEST",
+        "    Output a hex signature representing the current DB content.",
+        "DIGEST-VALUE <key> [<key> ...]",
+        "    Output a hex signature of the values of all the specified keys.",
+        "LOADAOF",
+        "    Flush the AOF buffers on disk and reload the AOF in memory.",
+        "OBJECT <key>",
+        "    Show low level info about the <key> and associated value.",
+        "PROTOCOL <type>",
+        "    Reply with a test value of the specified type. <type> can be: string,",
+        "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
+        "    true, false.",
+        "QUICKLIST-PACKED-THRESHOLD <size>",
+        "    Sets the threshold for elements to be inserted as plain vs packed nodes",
+        "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
+        "RELOAD [option ...]",
+        "    Save the RDB on disk and reload it back to memory. Valid <option> values:",
+        "    * MERGE: Merge the content of the RDB with existing data.",
+        "    * NOFLUSH: Do not flush the data before loading.",
+        "    * NOSAVE: Do not save the RDB before loading.",
+        "SET-ACTIVE-EXPIRE <0|1>",
+        "    Setting it to 0 disables expiring keys in background when they are not",
+        "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
+        "    default.",
+        "HELP",
+        "    Print this help.",
+    ];
+    Frame::Array(lines.iter().map(|l| Frame::simple(l.to_string())).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::proto::resp::Frame;
+    use crate::Engine;
+
+    fn line(e: &mut Engine, c: u64, l: &str) -> Frame {
+        e.execute_line(c, l)
+    }
+
+    /// An engine that allows DEBUG (Redis refuses it by default).
+    fn engine() -> Engine {
+        let mut o = crate::Options::new(1);
+        o.config.enable_debug_command = "yes".into();
+        Engine::with_options(o)
+    }
+
+    #[test]
+    fn digests_ignore_encoding_and_order_but_not_content() {
+        let mut e = engine();
+        let c = e.connect("t");
+        line(&mut e, c, "SADD a 1 2 3");
+        line(&mut e, c, "SADD b 3 2 1 x");
+        line(&mut e, c, "SREM b x");
+        let r = line(&mut e, c, "DEBUG DIGEST-VALUE a b nokey");
+        let Frame::Array(d) = r else { panic!("{r:?}") };
+        assert_eq!(d[0], d[1], "an intset and a listpack of the same members");
+        assert_eq!(d[2], Frame::simple("0".repeat(40)));
+        line(&mut e, c, "SADD b 4");
+        let Frame::Array(d2) = line(&mut e, c, "DEBUG DIGEST-VALUE a b") else {
+            panic!()
+        };
+        assert_ne!(d2[0], d2[1]);
+        let before = line(&mut e, c, "DEBUG DIGEST");
+        line(&mut e, c, "EXPIRE a 100");
+        assert_ne!(line(&mut e, c, "DEBUG DIGEST"), before, "expiry counts");
+        line(&mut e, c, "FLUSHALL");
+        assert_eq!(
+            line(&mut e, c, "DEBUG DIGEST"),
+            Frame::simple("0".repeat(40))
+        );
+    }
+
+    #[test]
+    fn active_expire_can_be_switched_off() {
+        let mut e = engine();
+        let c = e.connect("t");
+        line(&mut e, c, "DEBUG SET-ACTIVE-EXPIRE 0");
+        line(&mut e, c, "SET k v PX 10");
+        e.advance_by(2_000_000);
+        assert_eq!(e.dbsize(0), 1, "no active expiry");
+        assert_eq!(line(&mut e, c, "GET k"), Frame::Null, "lazy expiry still");
+        line(&mut e, c, "DEBUG SET-ACTIVE-EXPIRE 1");
+        line(&mut e, c, "SET k v PX 10");
+        e.advance_by(2_000_000);
+        assert_eq!(e.dbsize(0), 0);
+    }
+
+    #[test]
+    fn errors_are_redis_words() {
+        let mut plain = Engine::new(1);
+        let c = plain.connect("t");
+        let Frame::Error(refused) = line(&mut plain, c, "DEBUG HELP") else {
+            panic!("DEBUG is refused by default")
+        };
+        assert!(
+            refused.starts_with("ERR DEBUG command not allowed."),
+            "{refused}"
+        );
+        let mut e = engine();
+        let c = e.connect("t");
+        assert_eq!(
+            line(&mut e, c, "DEBUG NOPE"),
+            Frame::err("ERR unknown subcommand 'NOPE'. Try DEBUG HELP.")
+        );
+        assert_eq!(
+            line(&mut e, c, "DEBUG OBJECT missing"),
+            Frame::err("ERR no such key")
+        );
+        assert_eq!(
+            line(&mut e, c, "DEBUG RELOAD NOFLUSH"),
+            Frame::err("ERR Error trying to load the RDB dump, check server logs.")
+        );
+        assert_eq!(line(&mut e, c, "DEBUG RELOAD NOFLUSH MERGE"), Frame::ok());
+        assert_eq!(
+            line(&mut e, c, "DEBUG QUICKLIST-PACKED-THRESHOLD 5gb"),
+            Frame::err("ERR argument must be a memory value bigger than 1 and smaller than 4gb")
+        );
+        assert_eq!(
+            line(&mut e, c, "DEBUG QUICKLIST-PACKED-THRESHOLD 1b"),
+            Frame::ok()
+        );
+        assert_eq!(
+            line(&mut e, c, "DEBUG QUICKLIST-PACKED-THRESHOLD 100kb"),
+            Frame::ok()
+        );
+        line(&mut e, c, "SET s hello");
+        let Frame::Simple(o) = line(&mut e, c, "DEBUG OBJECT s") else {
+            panic!()
+        };
+        assert!(o.contains("encoding:embstr serializedlength:5 "), "{o}");
+    }
+}
