@@ -160,6 +160,9 @@ fn doing(step: &Step, text: &str) -> Verdict {
     let Kind::Do { check, after, .. } = &step.kind else {
         unreachable!("doing() is only called on Do steps")
     };
+    if let Err(e) = redsim_engine::proto::session::Session::parse(text) {
+        return Verdict::fail(e);
+    }
     if command_names(text).is_empty() {
         return Verdict::fail("Run at least one command first.");
     }
@@ -192,8 +195,10 @@ fn scenario(step: &Step, overrides: &[(String, String)]) -> Verdict {
     else {
         unreachable!("scenario() is only called on Scenario steps")
     };
-    let mut merged: Vec<(String, String)> =
-        params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    let mut merged: Vec<(String, String)> = params
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
     for (k, v) in overrides {
         match merged.iter_mut().find(|(n, _)| n == k) {
             Some(slot) => slot.1 = v.clone(),
@@ -235,7 +240,10 @@ pub fn wrong_answers(step: &Step) -> Vec<Attempt> {
             .filter(|i| i != answer)
             .map(Attempt::Choice)
             .collect(),
-        Kind::Do { wrong, .. } => wrong.iter().map(|w| Attempt::Commands(w.join("\n"))).collect(),
+        Kind::Do { wrong, .. } => wrong
+            .iter()
+            .map(|w| Attempt::Commands(w.join("\n")))
+            .collect(),
         Kind::Scenario { wrong, .. } => wrong.iter().map(|w| Attempt::Params(owned(w))).collect(),
     };
     out.push(match &step.kind {
@@ -276,10 +284,15 @@ pub fn prove(step: &Step) -> Result<usize, String> {
     let v = check(step, &want);
     if !v.pass {
         let real = match &step.kind {
-            Kind::Predict { command, .. } => format!(" (the engine replies {:?})", real_reply(step, command)?),
+            Kind::Predict { command, .. } => {
+                format!(" (the engine replies {:?})", real_reply(step, command)?)
+            }
             _ => String::new(),
         };
-        return Err(format!("reference answer {want:?} refused: {}{real}", v.message));
+        return Err(format!(
+            "reference answer {want:?} refused: {}{real}",
+            v.message
+        ));
     }
     let wrong = wrong_answers(step);
     let declared = match &step.kind {
@@ -312,4 +325,80 @@ fn setup_is_clean(step: &Step) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(chapter: &str, id: &str) -> Step {
+        let ch = crate::find(chapter).expect("chapter");
+        ch.steps.into_iter().find(|s| s.id == id).expect("step")
+    }
+
+    #[test]
+    fn a_do_step_accepts_any_way_to_the_goal() {
+        let s = step("ttl-expiry", "expire-in-30");
+        for way in [
+            "EXPIRE session:1 30",
+            "PEXPIRE session:1 30000",
+            "SET session:1 data EX 30",
+        ] {
+            assert!(check(&s, &Attempt::Commands(way.into())).pass, "{way}");
+        }
+        // Time passing after the write takes it out of the window.
+        let late = "EXPIRE session:1 30\n# sleep 2000";
+        assert!(!check(&s, &Attempt::Commands(late.into())).pass);
+    }
+
+    #[test]
+    fn a_typed_prediction_is_compared_with_the_real_reply() {
+        let s = step("ttl-expiry", "ttl-missing");
+        assert!(check(&s, &Attempt::Reply("-2".into())).pass);
+        assert!(check(&s, &Attempt::Reply("(integer) -2".into())).pass);
+        assert!(!check(&s, &Attempt::Reply("-1".into())).pass);
+        assert_eq!(reveal(&s), "(integer) -2");
+    }
+
+    #[test]
+    fn attempts_of_the_wrong_shape_are_refused() {
+        let s = step("ttl-expiry", "ttl-missing");
+        let v = check(&s, &Attempt::Commands("TTL nosuch".into()));
+        assert!(!v.pass);
+        assert!(v.message.contains("choice"), "{}", v.message);
+        let v = check(&s, &Attempt::Choice(99));
+        assert!(!v.pass);
+    }
+
+    #[test]
+    fn bad_quotes_are_reported_not_run() {
+        let s = step("ttl-expiry", "keepttl");
+        let v = check(&s, &Attempt::Commands("SET session:2 \"new KEEPTTL".into()));
+        assert!(!v.pass);
+        assert!(v.message.contains("unbalanced"), "{}", v.message);
+    }
+
+    #[test]
+    fn scenario_parameters_are_checked_by_the_runner() {
+        let s = step("stampede", "one-db-call");
+        let bad = Attempt::Params(vec![("protection".into(), "magic".into())]);
+        let v = check(&s, &bad);
+        assert!(!v.pass);
+        assert!(v.message.contains("protection"), "{}", v.message);
+    }
+
+    #[test]
+    fn a_read_run_step_names_what_is_left() {
+        let s = step("cache-aside", "miss-then-fill");
+        let v = check(&s, &Attempt::Commands("GET product:42".into()));
+        assert!(!v.pass);
+        assert!(v.message.contains("SET"), "{}", v.message);
+    }
+
+    #[test]
+    fn checks_are_deterministic() {
+        let s = step("eviction", "hot-survives");
+        let a = Attempt::Commands("CONFIG SET maxmemory-policy allkeys-random".into());
+        assert_eq!(check(&s, &a), check(&s, &a));
+    }
 }

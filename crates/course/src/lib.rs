@@ -10,8 +10,8 @@
 //! the first passes and the others fail: `redsim lessons --check` and the
 //! tests run it over the whole course.
 
-mod check;
 pub mod chapters;
+mod check;
 mod console;
 pub mod state;
 
@@ -261,4 +261,41 @@ pub fn all() -> Vec<Chapter> {
 /// The chapter with this id.
 pub fn find(id: &str) -> Option<Chapter> {
     all().into_iter().find(|c| c.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ids_are_unique_and_chapters_are_sized() {
+        let chapters = super::all();
+        assert!(chapters.len() >= 10);
+        for (i, c) in chapters.iter().enumerate() {
+            assert!(chapters[i + 1..].iter().all(|d| d.id != c.id), "{}", c.id);
+            assert!(
+                (6..=12).contains(&c.steps.len()),
+                "{} has {}",
+                c.id,
+                c.steps.len()
+            );
+            for (j, s) in c.steps.iter().enumerate() {
+                assert!(
+                    c.steps[j + 1..].iter().all(|t| t.id != s.id),
+                    "{}/{}",
+                    c.id,
+                    s.id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_kind_is_taught() {
+        let kinds: Vec<&str> = super::all()
+            .iter()
+            .flat_map(|c| c.steps.iter().map(|s| s.kind.name()))
+            .collect();
+        for k in ["read-run", "predict", "do", "scenario"] {
+            assert!(kinds.contains(&k), "{k}");
+        }
+    }
 }

@@ -13,5 +13,10 @@ fn every_step_is_proven() {
         }
     }
     assert!(steps > 0);
-    assert!(failures.is_empty(), "{} of {steps} steps failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {steps} steps failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -74,5 +74,7 @@ pub(crate) fn at_least(o: &Outcome, prefix: &str, min: f64) -> Result<(), String
 /// fill that pushes memory past `maxmemory`.
 pub(crate) fn fill(prefix: &str, n: usize, size: usize) -> Vec<String> {
     let value = "x".repeat(size);
-    (0..n).map(|i| format!("SET {prefix}:{i} {value}")).collect()
+    (0..n)
+        .map(|i| format!("SET {prefix}:{i} {value}"))
+        .collect()
 }
