@@ -84,7 +84,7 @@ pub fn chapter() -> Chapter {
                 &[&["CONFIG SET appendfsync always"], &["CONFIG SET appendonly yes", "CONFIG SET appendfsync no"]],
             )
             .hints(&["appendfsync is everysec by default; what is off by default?"])
-            .why("With appendfsync everysec a power loss costs about a second of writes; always costs a disk flush per write; no leaves it to the OS."),
+            .why("With appendfsync everysec a power loss costs up to about two seconds of writes; always costs a disk flush per write; no leaves it to the OS."),
             Step::scenario(
                 "failover-loss",
                 "A failover loses acknowledged writes",
