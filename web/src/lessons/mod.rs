@@ -98,7 +98,7 @@ impl Component for Lessons {
                             <span data-progress={ format!("{done}/{}", chapter.steps.len()) }>
                                 { format!("{done} of {} steps done", chapter.steps.len()) }
                             </span>
-                            <button class="rs-btn rs-btn-small" data-action="reset-progress"
+                            <button class="rs-btn rs-btn-small" data-action="lesson-reset"
                                     title="Forget this chapter's progress"
                                     onclick={ link.callback(|_: MouseEvent| Action::ResetChapter) }>{ "Reset progress" }</button>
                         </div>

@@ -31,7 +31,10 @@ pub fn step_view(st: &LessonsState, send: &Callback<Action>, input_ref: &NodeRef
             <p class="rs-step-text">{ step.text }</p>
             if !step.setup.is_empty() {
                 <details class="rs-step-setup">
-                    <summary>{ format!("Setup ({} lines already run)", step.setup.len()) }</summary>
+                    <summary>{ match step.setup.len() {
+                        1 => "Setup (one line, already run)".to_string(),
+                        n => format!("Setup ({n} lines, already run)"),
+                    } }</summary>
                     <pre>{ step.setup.join("\n") }</pre>
                 </details>
             }
@@ -40,12 +43,12 @@ pub fn step_view(st: &LessonsState, send: &Callback<Action>, input_ref: &NodeRef
                 { console(st, send, input_ref) }
             }
             <div class="rs-step-actions">
-                <button class="rs-btn rs-btn-primary" data-action="check" onclick={ click(|| Action::Check) }>{ "Check" }</button>
-                <button class="rs-btn" data-action="reveal" onclick={ click(|| Action::Reveal) }>{ "Reveal answer" }</button>
+                <button class="rs-btn rs-btn-primary" data-action="lesson-check" onclick={ click(|| Action::Check) }>{ "Check" }</button>
+                <button class="rs-btn" data-action="lesson-reveal" onclick={ click(|| Action::Reveal) }>{ "Reveal answer" }</button>
                 if !st.locked {
                     <span class="rs-step-nav">
-                        <button class="rs-btn" data-action="prev" onclick={ click(|| Action::Prev) }>{ "← Prev" }</button>
-                        <button class="rs-btn" data-action="next" onclick={ click(|| Action::Next) }>{ "Next →" }</button>
+                        <button class="rs-btn" data-action="lesson-prev" onclick={ click(|| Action::Prev) }>{ "← Prev" }</button>
+                        <button class="rs-btn" data-action="lesson-next" onclick={ click(|| Action::Next) }>{ "Next →" }</button>
                     </span>
                 }
             </div>
@@ -61,7 +64,7 @@ pub fn step_view(st: &LessonsState, send: &Callback<Action>, input_ref: &NodeRef
             }
             if !st.hints_shown().is_empty() && !st.verdict.as_ref().is_some_and(|v| v.pass) {
                 <ul class="rs-hints" aria-label="Hints">
-                    { for st.hints_shown().iter().map(|h| html! { <li>{ *h }</li> }) }
+                    { for st.hints_shown().iter().map(|h| html! { <li><strong>{ "Hint: " }</strong>{ *h }</li> }) }
                 </ul>
             }
             if let Some(r) = &st.revealed {
@@ -206,8 +209,8 @@ fn console(st: &LessonsState, send: &Callback<Action>, input_ref: &NodeRef) -> H
                        spellcheck="false" autocomplete="off" autocapitalize="off" aria-label="Command for this step"
                        oninput={ send.reform(|e: InputEvent| Action::Input(input_value(&e))) }
                        onkeydown={ on_key } />
-                <button class="rs-btn" data-action="run" onclick={ send.reform(|_: MouseEvent| Action::Run) }>{ "Run" }</button>
-                <button class="rs-btn" data-action="restart" title="Start this step's engine again from its setup"
+                <button class="rs-btn" data-action="lesson-run" onclick={ send.reform(|_: MouseEvent| Action::Run) }>{ "Run" }</button>
+                <button class="rs-btn" data-action="lesson-restart" title="Start this step's engine again from its setup"
                         onclick={ send.reform(|_: MouseEvent| Action::Restart) }>{ "Restart" }</button>
             </div>
         </div>
