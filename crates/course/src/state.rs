@@ -2,12 +2,14 @@
 //!
 //! Values are read through a checker's own connection (the engine's
 //! replies are its state as a client sees it); counters, TTLs and config
-//! through the engine's side-effect-free views. A check reads the counters
+//! through the engine's side-effect-free views; which keys expired (and
+//! how) or were evicted from the trace, the history no reply shows. A check reads the counters
 //! before it queries, since a query is itself a lookup.
 
 use redsim_engine::engine::ClientId;
 use redsim_engine::proto::clifmt::format_reply;
 use redsim_engine::server::config::Config;
+use redsim_engine::server::trace::{Event, ExpireHow};
 use redsim_engine::server::Stats;
 use redsim_engine::{Engine, Frame};
 
@@ -88,6 +90,29 @@ impl<'a> State<'a> {
                 .collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// Keys evicted so far, in order, as the trace recorded them.
+    pub fn evicted(&self) -> Vec<String> {
+        let events = self.engine().trace().events();
+        events
+            .filter_map(|e| match &e.event {
+                Event::Evicted { key, .. } => Some(key.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Keys reclaimed after their TTL, with how: found by a command
+    /// (lazy) or by the active cycle's sampling.
+    pub fn expired(&self) -> Vec<(String, ExpireHow)> {
+        let events = self.engine().trace().events();
+        events
+            .filter_map(|e| match &e.event {
+                Event::Expired { key, how, .. } => Some((key.clone(), *how)),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Keys matching a glob, sorted.

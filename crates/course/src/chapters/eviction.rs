@@ -102,12 +102,20 @@ pub fn chapter() -> Chapter {
                  will be read 100 times and, 5 s later, 600 new keys written once each.",
                 "After the fill, keys were evicted and hot is still there.",
                 |s| {
-                    let evicted = s.stats().evicted_keys;
-                    if evicted == 0 {
+                    let evicted = s.evicted();
+                    if evicted.is_empty() {
                         return Err("nothing was evicted: the fill was refused or fit".into());
                     }
+                    if let Some(i) = evicted.iter().position(|k| k == "hot") {
+                        let policy = s.config().maxmemory_policy.name();
+                        return Err(format!(
+                            "{policy} evicted hot, as eviction number {} of {}",
+                            i + 1,
+                            evicted.len()
+                        ));
+                    }
                     if !s.exists("hot") {
-                        return Err(format!("{evicted} keys were evicted, hot among them"));
+                        return Err("hot is gone".into());
                     }
                     Ok(())
                 },

@@ -1,5 +1,7 @@
 //! Chapter 2: TTL, lazy and active expiry — what TTL and PTTL answer, what resets a TTL, and how an expired key is never served but is reclaimed lazily or by the active cycle.
 
+use redsim_engine::server::trace::ExpireHow;
+
 use super::at_least;
 use crate::{Chapter, Step};
 
@@ -92,6 +94,29 @@ pub fn chapter() -> Chapter {
             .setup(&["SET k v PX 100", "# sleep 200"])
             .hints(&["Whether or not memory was reclaimed yet, a client never sees an expired key."])
             .why("Every lookup checks the deadline first (lazy expiry), so an expired key reads as missing even before the active cycle frees it."),
+            Step::doing(
+                "lazy-expiry",
+                "Catch an expiry in the act",
+                "k expires 100 ms from now. The active cycle runs with the cron, every 100 ms at \
+                 the default hz 10, and reclaims expired keys it samples; a command that touches an \
+                 expired key first reclaims it on the spot. Make k be reclaimed lazily.",
+                "The trace shows k expired lazily (found by a command), not by the active cycle.",
+                |s| match s.expired().into_iter().find(|(k, _)| k == "k") {
+                    Some((_, ExpireHow::Lazy)) => Ok(()),
+                    Some((_, ExpireHow::Active)) => {
+                        Err("the active cycle reclaimed k before any command touched it".into())
+                    }
+                    None => Err("k has not expired (or nothing has touched it since)".into()),
+                },
+                &["# sleep 150", "GET k"],
+                &[&["# sleep 1000", "GET k"], &["GET k"], &["DEL k"]],
+            )
+            .setup(&["SET k v PX 100"])
+            .hints(&[
+                "Let time pass past the deadline ('# sleep <ms>'), but not past the next cron tick.",
+                "# sleep 150, then GET k.",
+            ])
+            .why("Between its deadline and the next active cycle an expired key still sits in memory; the first command that touches it deletes it (lazy expiry) and answers as if it were never there."),
             Step::doing(
                 "count-an-expiry",
                 "Make Redis count an expiry",
