@@ -54,6 +54,22 @@ def run_checks(suite, page, base, site, shots, page_errors):
     def chapter_count(chapter):
         return q('.rs-lesson-item[data-lesson="%s"] .rs-lesson-count' % chapter).inner_text()
 
+    def runs_a_read_run_step():
+        page.goto(base + "index.html?tab=lessons")
+        q('.rs-step[data-step-id="miss-then-fill"]').wait_for(state="visible", timeout=15000)
+        q('[data-action="lesson-check"]').click()
+        wait_until(lambda: verdict() == "false", "nothing run yet is refused")
+        for i in range(q(".rs-step-cmd").count()):
+            n = q(".rs-lesson-line").count()
+            q(".rs-step-cmd").nth(i).click()
+            wait_until(lambda: q(".rs-lesson-line").count() == n + 1, "command %d ran" % i)
+        outs = q(".rs-lesson-out").all_inner_texts()
+        expect(outs == ["(nil)", "OK", '"lamp"'], "redis-cli replies: %r" % outs)
+        q('[data-action="lesson-check"]').click()
+        wait_until(lambda: verdict() == "true", "the step passes once its commands ran")
+        shot(page, shots, "lessons-readrun.png")
+    suite.check("a Read-and-run step runs its commands by a click", runs_a_read_run_step)
+
     def opens_a_step_by_link():
         page.goto(base + DO_LINK)
         q('.rs-step[data-step-id="expire-in-30"]').wait_for(state="visible", timeout=15000)
@@ -118,6 +134,9 @@ def run_checks(suite, page, base, site, shots, page_errors):
         q('select[data-param="protection"]').select_option("lock")
         q('[data-action="lesson-check"]').click()
         wait_until(lambda: verdict() == "true", "a rebuild lock passes", timeout=15)
+        href = q(".rs-step-link").get_attribute("href")
+        expect("tab=scenarios" in href and "scenario=stampede" in href and "protection=lock" in href,
+               "a link to the scenario with the form's values: %s" % href)
         shot(page, shots, "lessons-scenario.png")
     suite.check("a Scenario step runs the scenario with the learner's parameter", tunes_a_scenario)
 
@@ -127,6 +146,7 @@ def run_checks(suite, page, base, site, shots, page_errors):
         q('[data-action="lesson-reset"]').click()
         wait_until(lambda: chapter_count("ttl-expiry").startswith("0/"), "reset")
         expect(chapter_count("stampede").startswith("1/"), "other chapters keep their progress")
+        expect(chapter_count("cache-aside").startswith("1/"), "chapter 1 keeps its progress")
         page.reload()
         q(".rs-lesson-item").first.wait_for(state="visible", timeout=15000)
         expect(chapter_count("ttl-expiry").startswith("0/"), "the reset is stored")

@@ -398,9 +398,16 @@ mod tests {
     #[test]
     fn state_checks_read_the_trace() {
         let s = step("eviction", "hot-survives");
-        let v = check(&s, &Attempt::Commands("CONFIG SET maxmemory-policy allkeys-lru".into()));
+        let v = check(
+            &s,
+            &Attempt::Commands("CONFIG SET maxmemory-policy allkeys-lru".into()),
+        );
         assert!(!v.pass);
-        assert!(v.message.starts_with("allkeys-lru evicted hot"), "{}", v.message);
+        assert!(
+            v.message.starts_with("allkeys-lru evicted hot"),
+            "{}",
+            v.message
+        );
         let s = step("ttl-expiry", "lazy-expiry");
         let v = check(&s, &Attempt::Commands("# sleep 1000\nGET k".into()));
         assert!(v.message.contains("active cycle"), "{}", v.message);

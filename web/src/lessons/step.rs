@@ -4,7 +4,8 @@ use redsim_course::Kind;
 use yew::prelude::*;
 
 use super::state::{Action, LessonsState};
-use crate::dom::{input_value, select_value};
+use crate::dom::{input_value, page_path, select_value};
+use crate::url::encode_component;
 
 /// The step shown; `send` takes the learner's actions.
 pub fn step_view(st: &LessonsState, send: &Callback<Action>, input_ref: &NodeRef) -> Html {
@@ -132,11 +133,30 @@ fn body(st: &LessonsState, send: &Callback<Action>) -> Html {
         } => html! {
             <div class="rs-step-scenario">
                 <p class="rs-step-goal"><strong>{ "Question: " }</strong>{ *question }</p>
-                <p class="rs-step-note">{ format!("Scenario {scenario}: change a parameter, then Check runs it.") }</p>
+                <p class="rs-step-note">
+                    { format!("Scenario {scenario}: change a parameter, then Check runs it. ") }
+                    <a class="rs-step-link" href={ scenario_link(scenario, &st.params) } target="_blank" rel="noopener">
+                        { "Open it in the Scenarios tab" }
+                    </a>
+                </p>
                 { params(st, scenario, send) }
             </div>
         },
     }
+}
+
+/// The Scenarios tab's link to `scenario` with the form's values, to see
+/// its charts and race diagram.
+fn scenario_link(scenario: &str, params: &[(String, String)]) -> String {
+    let mut url = format!(
+        "{}?tab=scenarios&scenario={}",
+        page_path(),
+        encode_component(scenario)
+    );
+    for (k, v) in params {
+        url.push_str(&format!("&{}={}", encode_component(k), encode_component(v)));
+    }
+    url
 }
 
 /// A scenario step's parameters: a select for choices, a text box otherwise.
