@@ -156,7 +156,8 @@ fn dependencies(manifest: &str) -> Vec<String> {
 }
 
 /// The crates' layering: the engine is Redis alone, the simulated world
-/// sits on the engine only, and pictures stay plain functions (no browser).
+/// sits on the engine only, the course on the engine and the world only,
+/// and pictures and the course stay plain code (no browser).
 fn layering(manifests: &[(&str, String)]) -> Vec<String> {
     let mut out = Vec::new();
     for (krate, text) in manifests {
@@ -171,17 +172,26 @@ fn layering(manifests: &[(&str, String)]) -> Vec<String> {
                     "sim depends on {ours:?}; only redsim-engine is allowed"
                 ));
             }
-            "viz" => {
-                for d in &deps {
-                    if matches!(
-                        d.as_str(),
-                        "yew" | "web-sys" | "js-sys" | "gloo" | "wasm-bindgen"
-                    ) {
-                        out.push(format!("viz depends on {d}"));
-                    }
-                }
+            "course"
+                if ours
+                    .iter()
+                    .any(|d| *d != "redsim-engine" && *d != "redsim-sim") =>
+            {
+                out.push(format!(
+                    "course depends on {ours:?}; only redsim-engine and redsim-sim are allowed"
+                ));
             }
             _ => {}
+        }
+        if matches!(*krate, "viz" | "course") {
+            for d in &deps {
+                if matches!(
+                    d.as_str(),
+                    "yew" | "web-sys" | "js-sys" | "gloo" | "wasm-bindgen"
+                ) {
+                    out.push(format!("{krate} depends on {d}"));
+                }
+            }
         }
     }
     out
@@ -307,7 +317,10 @@ fn config_declarations(config_rs: &str) -> Vec<String> {
 fn server_internals(files: &[(String, String)]) -> Vec<String> {
     let mut out = Vec::new();
     for (p, t) in files {
-        if !(p.starts_with("web/") || p.starts_with("crates/cli/")) {
+        if !(p.starts_with("web/")
+            || p.starts_with("crates/cli/")
+            || p.starts_with("crates/course/"))
+        {
             continue;
         }
         for needle in [".server()", ".server_mut()", "server::Server", ".srv."] {
@@ -357,8 +370,9 @@ tree_rule!(
 
 #[test]
 fn engine_and_sim_have_no_wall_clock_or_os_entropy() {
-    let files = sources(&["crates/engine/src", "crates/sim/src"]);
+    let files = sources(&["crates/engine/src", "crates/sim/src", "crates/course/src"]);
     assert!(files.iter().any(|(p, _)| p.starts_with("crates/sim/")));
+    assert!(files.iter().any(|(p, _)| p.starts_with("crates/course/")));
     assert_clean(
         "the engine and the simulated world must stay deterministic and I/O-free",
         nondeterminism(&files),
@@ -367,7 +381,7 @@ fn engine_and_sim_have_no_wall_clock_or_os_entropy() {
 
 #[test]
 fn crates_keep_their_layers() {
-    let manifests: Vec<(&str, String)> = ["engine", "sim", "viz"]
+    let manifests: Vec<(&str, String)> = ["engine", "sim", "viz", "course"]
         .into_iter()
         .map(|k| {
             let text = std::fs::read_to_string(root().join("crates").join(k).join("Cargo.toml"))
@@ -416,6 +430,13 @@ fn each_rule_catches_a_planted_violation() {
     assert_eq!(layering(&[("sim", sim_on_viz.into())]).len(), 1);
     let viz_on_yew = "[dependencies]\nyew = { version = \"0.23\" }\n";
     assert_eq!(layering(&[("viz", viz_on_yew.into())]).len(), 1);
+    let course_on_viz =
+        "[dependencies]\nredsim-sim.workspace = true\nredsim-viz.workspace = true\n";
+    assert_eq!(layering(&[("course", course_on_viz.into())]).len(), 1);
+    let course_on_yew = "[dependencies]\nredsim-engine.workspace = true\nyew = \"0.23\"\n";
+    assert_eq!(layering(&[("course", course_on_yew.into())]).len(), 1);
+    let course_ok = "[dependencies]\nredsim-engine.workspace = true\nredsim-sim.workspace = true\nserde = \"1\"\n";
+    assert!(layering(&[("course", course_ok.into())]).is_empty());
     let dev_only = "[dependencies]\nserde = \"1\"\n[dev-dependencies]\nredsim-sim = \"*\"\n";
     assert!(layering(&[("engine", dev_only.into())]).is_empty());
 

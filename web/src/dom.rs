@@ -8,7 +8,7 @@ use yew::{AttrValue, Component, Html, TargetCast};
 
 /// Elements a widget is mounted into.
 pub const HOST_SELECTOR: &str =
-    "[data-redsim], #redsim, [data-redsim-scenario], [data-redsim-topology]";
+    "[data-redsim], #redsim, [data-redsim-scenario], [data-redsim-topology], [data-redsim-lesson]";
 
 /// A bar filled to `pct` percent, as an SVG rectangle: its width is a
 /// presentation attribute, which a strict Content-Security-Policy

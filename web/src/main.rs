@@ -8,13 +8,16 @@
 //! also has a Scenarios tab (opened by `?scenario=<id>`), and every
 //! `[data-redsim-scenario="<id>"]` element gets that one scenario. Its
 //! Topology tab (`?tab=topology&seed=…&do=…&t=…`) is also embeddable as
-//! `[data-redsim-topology]` (with `data-seed` and `data-params`).
+//! `[data-redsim-topology]` (with `data-seed` and `data-params`). Its
+//! Lessons tab (`?tab=lessons&lesson=<chapter>&step=<n>`) is embeddable as
+//! `[data-redsim-lesson="<chapter>"]` (with an optional `data-redsim-step`).
 
 mod bench;
 mod cluster;
 mod console;
 mod dom;
 mod fmt;
+mod lessons;
 mod mount;
 mod page;
 mod panels;

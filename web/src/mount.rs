@@ -3,6 +3,7 @@
 use crate::console::share::Preset;
 use crate::console::{Widget, WidgetProps};
 use crate::dom::hosts;
+use crate::lessons::{LessonPreset, Lessons, LessonsProps};
 use crate::page::{Page, PageProps};
 use crate::scenarios::{Library, LibraryProps, ScenarioPreset};
 use crate::topology::{TopoPreset, TopoProps, TopologyTab};
@@ -33,6 +34,19 @@ pub fn mount_all() {
                 active: true,
             };
             yew::Renderer::<Library>::with_root_and_props(host, props).render();
+            continue;
+        }
+        if let Some(chapter) = host.get_attribute("data-redsim-lesson") {
+            let _ = host.class_list().add_1("rs-host");
+            let props = LessonsProps {
+                preset: LessonPreset::from_attrs(
+                    &chapter,
+                    host.get_attribute("data-redsim-step").as_deref(),
+                ),
+                embedded: true,
+                shareable: false,
+            };
+            yew::Renderer::<Lessons>::with_root_and_props(host, props).render();
             continue;
         }
         if host.has_attribute("data-redsim-topology") {
@@ -91,6 +105,7 @@ pub fn mount_all() {
                 } else {
                     TopoPreset::default()
                 },
+                lesson: LessonPreset::from_url(&search, &hash),
                 tab,
             };
             yew::Renderer::<Page>::with_root_and_props(host, props).render();

@@ -1,4 +1,4 @@
-//! The playground page's shell: the tabs (console, scenario library, cluster slot map, replication topology) and the tab shown. Every view stays mounted while hidden, so switching tabs loses nothing.
+//! The playground page's shell: the tabs (console, scenario library, cluster slot map, replication topology, lessons) and the tab shown. Every view stays mounted while hidden, so switching tabs loses nothing.
 
 use std::rc::Rc;
 
@@ -6,6 +6,7 @@ use yew::prelude::*;
 
 use crate::cluster::SlotMap;
 use crate::console::{Widget, WidgetProps};
+use crate::lessons::{LessonPreset, Lessons};
 use crate::scenarios::{Library, ScenarioPreset};
 use crate::topology::{TopoPreset, TopologyTab};
 
@@ -15,7 +16,9 @@ pub struct PageProps {
     pub scenario: ScenarioPreset,
     /// The Topology tab's link settings (`?tab=topology&…`).
     pub topology: TopoPreset,
-    /// The tab named by `?tab=` (console, scenarios, cluster, topology).
+    /// The Lessons tab's chapter and step (`?tab=lessons&lesson=…&step=…`).
+    pub lesson: LessonPreset,
+    /// The tab named by `?tab=` (console, scenarios, cluster, topology, lessons).
     pub tab: Option<String>,
 }
 
@@ -26,6 +29,7 @@ pub enum PageTab {
     Scenarios,
     Cluster,
     Topology,
+    Lessons,
 }
 
 impl PageTab {
@@ -37,6 +41,7 @@ impl PageTab {
             Some("scenarios") => PageTab::Scenarios,
             Some("cluster") => PageTab::Cluster,
             Some("topology") => PageTab::Topology,
+            Some("lessons") => PageTab::Lessons,
             _ if scenario => PageTab::Scenarios,
             _ => PageTab::Console,
         }
@@ -80,6 +85,7 @@ pub fn Page(props: &PageProps) -> Html {
             PageTab::Scenarios => "scenarios",
             PageTab::Cluster => "cluster",
             PageTab::Topology => "topology",
+            PageTab::Lessons => "lessons",
         };
         if let Some(body) = web_sys::window()
             .and_then(|w| w.document())
@@ -103,6 +109,7 @@ pub fn Page(props: &PageProps) -> Html {
                 { button(PageTab::Scenarios, "tab-scenarios", "Scenarios") }
                 { button(PageTab::Cluster, "tab-cluster", "Cluster") }
                 { button(PageTab::Topology, "tab-topology", "Topology") }
+                { button(PageTab::Lessons, "tab-lessons", "Lessons") }
             </div>
             <div class="rs-pageview" hidden={ !on(PageTab::Console) }>
                 <Widget ..props.widget.clone() />
@@ -116,6 +123,9 @@ pub fn Page(props: &PageProps) -> Html {
             <div class="rs-pageview" hidden={ !on(PageTab::Topology) }>
                 <TopologyTab preset={ props.topology.clone() } shareable=true active={ on(PageTab::Topology) } />
             </div>
+            <div class="rs-pageview" hidden={ !on(PageTab::Lessons) }>
+                <Lessons preset={ props.lesson.clone() } shareable={ on(PageTab::Lessons) } />
+            </div>
         </>
     }
 }
@@ -128,6 +138,7 @@ mod tests {
     fn tab_links_pick_the_page_tab() {
         assert!(PageTab::from_link(Some("topology"), true) == PageTab::Topology);
         assert!(PageTab::from_link(Some("cluster"), false) == PageTab::Cluster);
+        assert!(PageTab::from_link(Some("lessons"), false) == PageTab::Lessons);
         assert!(PageTab::from_link(None, true) == PageTab::Scenarios);
         assert!(PageTab::from_link(Some("nonsense"), false) == PageTab::Console);
     }

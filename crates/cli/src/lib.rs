@@ -1,4 +1,4 @@
-//! The native `redsim` server: RESP over TCP for real Redis clients, with the engine's clock following the wall clock; the headless scenario runner (module `run`); `redsim replay` against a real server (module `replay`) and `redsim run --against` (module `run`), both through the blocking client in `remote`.
+//! The native `redsim` server: RESP over TCP for real Redis clients, with the engine's clock following the wall clock; the headless scenario runner (module `run`); the course (`redsim lessons`, module `lessons`); `redsim replay` against a real server (module `replay`) and `redsim run --against` (module `run`), both through the blocking client in `remote`.
 //!
 //! [`ServerOptions::from_args`] reads a redis-server style command line,
 //! [`run`] serves in the foreground (the binary) and [`spawn`] on a
@@ -7,6 +7,7 @@
 //! every cron tick.
 
 pub mod framing;
+pub mod lessons;
 mod net;
 pub mod options;
 pub mod remote;

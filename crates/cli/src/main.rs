@@ -1,4 +1,4 @@
-//! The `redsim` binary: `redsim server [--name value ...]`, `redsim cluster`, `redsim sentinel`, `redsim scenarios`, `redsim run <scenario>`, `redsim replay SCRIPT --against URL`, plus `--help` and `--version`.
+//! The `redsim` binary: `redsim server [--name value ...]`, `redsim cluster`, `redsim sentinel`, `redsim scenarios`, `redsim run <scenario>`, `redsim lessons`, `redsim replay SCRIPT --against URL`, plus `--help` and `--version`.
 
 mod bench;
 
@@ -23,7 +23,9 @@ fn main() -> ExitCode {
         Some("cluster") => cluster(&args[1..]),
         Some("sentinel") => sentinel(&args[1..]),
         Some("bench") => bench::main(&args[1..]),
-        Some(cmd @ ("scenarios" | "run" | "replay")) => scenario_command(cmd, &args[1..]),
+        Some(cmd @ ("scenarios" | "run" | "replay" | "lessons")) => {
+            scenario_command(cmd, &args[1..])
+        }
         Some(other) => {
             eprintln!(
                 "redsim: unknown command '{other}'\n\n{}",
@@ -101,12 +103,14 @@ fn sentinel(args: &[String]) -> ExitCode {
     }
 }
 
-/// `redsim scenarios`, `redsim run` and `redsim replay`: usage errors exit
-/// with status 2.
+/// `redsim scenarios`, `redsim run`, `redsim replay` and `redsim lessons`:
+/// usage errors exit with status 2.
 fn scenario_command(cmd: &str, args: &[String]) -> ExitCode {
     if args.iter().any(|a| a == "-h" || a == "--help") {
         if cmd == "replay" {
             print!("{}", redsim_cli::replay::replay_usage());
+        } else if cmd == "lessons" {
+            print!("{}", redsim_cli::lessons::lessons_usage());
         } else {
             print!("{}", redsim_cli::run::scenario_usage());
         }
@@ -116,6 +120,7 @@ fn scenario_command(cmd: &str, args: &[String]) -> ExitCode {
     let result = match cmd {
         "run" => redsim_cli::run::run_command(args, &mut out),
         "replay" => redsim_cli::replay::replay_command(args, &mut out),
+        "lessons" => redsim_cli::lessons::lessons_command(args, &mut out),
         _ => redsim_cli::run::scenarios_command(args, &mut out),
     };
     match result {

@@ -328,6 +328,7 @@ pub fn usage() -> String {
            redsim scenarios [--json] [<id>]\n  \
            redsim run <id> [--seed N] [--set name=value ...] [--json [FILE]] [--svg FILE]\n  \
            redsim replay SCRIPT --against redis://HOST:PORT[?cluster=1] [--timing] [--seed N]\n  \
+           redsim lessons [--json | --check] [<chapter>]\n  \
            redsim --help | --version\n\
          \n\
          Commands:\n  \
@@ -336,7 +337,8 @@ pub fn usage() -> String {
            sentinel    serve a master, its replicas and its Sentinels, for sentinel-aware clients\n  \
            scenarios   list the scenario catalogue (lessons on the virtual clock)\n  \
            run         run a scenario headless: metrics, checks, notes, JSON, SVG\n  \
-           replay      run a command script on the simulator and a real server; print what differs\n\
+           replay      run a command script on the simulator and a real server; print what differs\n  \
+           lessons     list the course's chapters and steps; --check proves every step\n\
          \n\
          Run 'redsim server --help' for the server's options, 'redsim run --help' for scenarios',\n\
          'redsim replay --help' for replays.\n",

@@ -69,6 +69,7 @@ pub fn test() -> Result<(), String> {
         ("scenario library end-to-end test", "scenarios_e2e.py"),
         ("cluster slot map end-to-end test", "slotmap_e2e.py"),
         ("topology end-to-end test", "topology_e2e.py"),
+        ("lessons end-to-end test", "lessons_e2e.py"),
         ("strict Content-Security-Policy test", "csp_e2e.py"),
     ] {
         step(name, &mut || {

@@ -6,7 +6,9 @@ use redsim_sim::{ParamSpec, Params, ScenarioInfo};
 use crate::url::{encode_component, parse_query};
 
 /// Query keys that are not scenario parameters.
-const RESERVED: &[&str] = &["scenario", "seed", "cmd", "command", "clock", "t0", "tab"];
+const RESERVED: &[&str] = &[
+    "scenario", "seed", "cmd", "command", "clock", "t0", "tab", "lesson", "step",
+];
 
 /// What a link or element asks the library to show.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
