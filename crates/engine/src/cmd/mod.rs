@@ -41,6 +41,7 @@ pub mod repl;
 pub mod script;
 pub mod server;
 pub mod set;
+pub mod sort;
 pub mod stream;
 pub mod strings;
 pub mod ttl;
