@@ -21,19 +21,19 @@ use crate::keyspace::types::zset::ZSet;
 use crate::proto::resp::Frame;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "list";
-    "blpop" => blpop, arity: -3, flags: [WRITE, NOSCRIPT, BLOCKING], keys: (1, -2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "2.0.0",
+    "blpop" => blpop, arity: -3, flags: [WRITE, BLOCKING], keys: (1, -2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "2.0.0",
         syntax: "BLPOP key [key ...] timeout", summary: "Pops the first element of the first non-empty list, or waits for one (timeout in seconds, 0 forever).";
-    "brpop" => brpop, arity: -3, flags: [WRITE, NOSCRIPT, BLOCKING], keys: (1, -2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "2.0.0",
+    "brpop" => brpop, arity: -3, flags: [WRITE, BLOCKING], keys: (1, -2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "2.0.0",
         syntax: "BRPOP key [key ...] timeout", summary: "Pops the last element of the first non-empty list, or waits for one (timeout in seconds, 0 forever).";
-    "blmove" => blmove, arity: 6, flags: [WRITE, DENYOOM, NOSCRIPT, BLOCKING], keys: (1, 2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "6.2.0",
+    "blmove" => blmove, arity: 6, flags: [WRITE, DENYOOM, BLOCKING], keys: (1, 2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "6.2.0",
         syntax: "BLMOVE source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout", summary: "LMOVE, waiting for the source to get an element.";
-    "brpoplpush" => brpoplpush, arity: 4, flags: [WRITE, DENYOOM, NOSCRIPT, BLOCKING], keys: (1, 2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "2.2.0",
+    "brpoplpush" => brpoplpush, arity: 4, flags: [WRITE, DENYOOM, BLOCKING], keys: (1, 2, 1), acl: [WRITE, LIST, SLOW, BLOCKING], since: "2.2.0",
         syntax: "BRPOPLPUSH source destination timeout", summary: "RPOPLPUSH, waiting for the source to get an element (deprecated: BLMOVE).";
     "blmpop" => blmpop, arity: -5, flags: [WRITE, BLOCKING, MOVABLEKEYS], acl: [WRITE, LIST, SLOW, BLOCKING], since: "7.0.0",
         syntax: "BLMPOP timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]", summary: "LMPOP, waiting for one of the lists to get elements.";
-    "bzpopmin" => bzpopmin, arity: -3, flags: [WRITE, NOSCRIPT, BLOCKING, FAST], keys: (1, -2, 1), acl: [WRITE, SORTEDSET, FAST, BLOCKING], group: "sorted-set", since: "5.0.0",
+    "bzpopmin" => bzpopmin, arity: -3, flags: [WRITE, BLOCKING, FAST], keys: (1, -2, 1), acl: [WRITE, SORTEDSET, FAST, BLOCKING], group: "sorted-set", since: "5.0.0",
         syntax: "BZPOPMIN key [key ...] timeout", summary: "Pops the lowest-scored member of the first non-empty sorted set, or waits for one.";
-    "bzpopmax" => bzpopmax, arity: -3, flags: [WRITE, NOSCRIPT, BLOCKING, FAST], keys: (1, -2, 1), acl: [WRITE, SORTEDSET, FAST, BLOCKING], group: "sorted-set", since: "5.0.0",
+    "bzpopmax" => bzpopmax, arity: -3, flags: [WRITE, BLOCKING, FAST], keys: (1, -2, 1), acl: [WRITE, SORTEDSET, FAST, BLOCKING], group: "sorted-set", since: "5.0.0",
         syntax: "BZPOPMAX key [key ...] timeout", summary: "Pops the highest-scored member of the first non-empty sorted set, or waits for one.";
     "bzmpop" => bzmpop, arity: -5, flags: [WRITE, BLOCKING, MOVABLEKEYS], acl: [WRITE, SORTEDSET, SLOW, BLOCKING], group: "sorted-set", since: "7.0.0",
         syntax: "BZMPOP timeout numkeys key [key ...] <MIN | MAX> [COUNT count]", summary: "ZMPOP, waiting for one of the sorted sets to get members.";

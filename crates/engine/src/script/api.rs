@@ -64,7 +64,12 @@ fn generic_call(it: &mut dyn Vm, args: Vec<Value>, raise: bool) -> R<Vec<Value>>
     let mut argv = Vec::with_capacity(args.len());
     for a in &args {
         match a {
-            Value::Num(n) => argv.push(fpconv(*n).into_bytes()),
+            // 7.2's `luaArgsToRedisArgv`: integral values within ±2^62 as
+            // integers (so 200000000 is not "2e+8"), others by fpconv.
+            Value::Num(n) => argv.push(match crate::num::double::double2ll(*n) {
+                Some(ll) => ll.to_string().into_bytes(),
+                None => fpconv(*n).into_bytes(),
+            }),
             Value::Str(s) => argv.push(s.to_vec()),
             _ => {
                 let e = Table::value(error_table(

@@ -62,11 +62,18 @@ pub struct Library {
 }
 
 /// Every loaded library (`functionsLibCtx`), with the function index.
+/// Both are keyed by lower-cased name: Redis' dicts of libraries and
+/// functions compare names without case (FCALL TEST finds `test`).
 #[derive(Clone, Debug, Default)]
 pub struct Libraries {
     libs: BTreeMap<String, Library>,
-    /// Function name to library name.
+    /// Function key to library key.
     funcs: BTreeMap<String, String>,
+}
+
+/// The key a name is stored under.
+fn key(name: &str) -> String {
+    name.to_ascii_lowercase()
 }
 
 impl Libraries {
@@ -82,11 +89,11 @@ impl Libraries {
         self.libs.len()
     }
 
-    /// The function called `name` and its library.
+    /// The function called `name` (any case) and its library.
     pub fn find(&self, name: &[u8]) -> Option<(&Library, &FunctionInfo)> {
-        let name = std::str::from_utf8(name).ok()?;
-        let lib = self.libs.get(self.funcs.get(name)?)?;
-        let f = lib.functions.iter().find(|f| f.name == name)?;
+        let name = key(std::str::from_utf8(name).ok()?);
+        let lib = self.libs.get(self.funcs.get(&name)?)?;
+        let f = lib.functions.iter().find(|f| key(&f.name) == name)?;
         Some((lib, f))
     }
 
@@ -99,12 +106,12 @@ impl Libraries {
     pub fn delete(&mut self, name: &[u8]) -> bool {
         let Some(lib) = std::str::from_utf8(name)
             .ok()
-            .and_then(|n| self.libs.remove(n))
+            .and_then(|n| self.libs.remove(&key(n)))
         else {
             return false;
         };
         for f in &lib.functions {
-            self.funcs.remove(&f.name);
+            self.funcs.remove(&key(&f.name));
         }
         true
     }
@@ -120,72 +127,58 @@ impl Libraries {
         fuel: u64,
     ) -> Result<String, String> {
         let lib = compile_library(code, host, fuel)?;
-        self.add(lib, replace)
-    }
-
-    /// Links a compiled library, with functions.c's collision rules.
-    fn add(&mut self, lib: Library, replace: bool) -> Result<String, String> {
-        let old = self.libs.get(&lib.name).cloned();
-        if old.is_some() && !replace {
+        if self.libs.contains_key(&key(&lib.name)) && !replace {
             return Err(format!("Library '{}' already exists", lib.name));
         }
+        let name = lib.name.clone();
+        self.join_one(lib)?;
+        Ok(name)
+    }
+
+    /// Links `lib` in place of a library of the same name; a function
+    /// name another library keeps is an error, and nothing changes.
+    fn join_one(&mut self, lib: Library) -> Result<(), String> {
+        let old = self.libs.get(&key(&lib.name)).cloned();
         if let Some(old) = &old {
             self.delete(old.name.as_bytes());
         }
-        if let Some(f) = lib
+        let taken = lib
             .functions
             .iter()
-            .find(|f| self.funcs.contains_key(&f.name))
-        {
+            .find(|f| self.funcs.contains_key(&key(&f.name)));
+        if let Some(f) = taken {
             let err = format!("Function {} already exists", f.name);
             if let Some(old) = old {
                 self.link(old);
             }
             return Err(err);
         }
-        let name = lib.name.clone();
         self.link(lib);
-        Ok(name)
+        Ok(())
     }
 
     fn link(&mut self, lib: Library) {
         for f in &lib.functions {
-            self.funcs.insert(f.name.clone(), lib.name.clone());
+            self.funcs.insert(key(&f.name), key(&lib.name));
         }
-        self.libs.insert(lib.name.clone(), lib);
+        self.libs.insert(key(&lib.name), lib);
     }
 
-    /// `libraryJoin`: adds every library of `other`; on a collision with
-    /// `replace` the old library goes, without it nothing changes.
+    /// `libraryJoin`: adds every library of `other`. A library of the same
+    /// name is an error, or with `replace` goes; a function name another
+    /// library keeps is always an error. On an error nothing changes.
     pub fn join(&mut self, other: Libraries, replace: bool) -> Result<(), String> {
         let saved = self.clone();
-        for lib in other.libs.into_values() {
-            if !replace {
-                if self.libs.contains_key(&lib.name) {
-                    *self = saved;
-                    return Err(format!("Library {} already exists", lib.name));
-                }
-            } else {
-                self.delete(lib.name.as_bytes());
+        let result = other.libs.into_values().try_for_each(|lib| {
+            if !replace && self.libs.contains_key(&key(&lib.name)) {
+                return Err(format!("Library {} already exists", lib.name));
             }
-            // A function of another, remaining library with the same name.
-            if let Some(f) = lib
-                .functions
-                .iter()
-                .find(|f| self.funcs.contains_key(&f.name))
-            {
-                if replace {
-                    let owner = self.funcs[&f.name].clone();
-                    self.delete(owner.as_bytes());
-                } else {
-                    let err = format!("Function {} already exists", f.name);
-                    *self = saved;
-                    return Err(err);
-                }
-            }
-            self.link(lib);
+            self.join_one(lib)
+        });
+        if result.is_err() {
+            *self = saved;
         }
-        Ok(())
+        result
     }
 }
 
@@ -589,7 +582,7 @@ pub fn call(
     let Some(callback) = run
         .records()
         .into_iter()
-        .find(|(f, _)| f.name == function)
+        .find(|(f, _)| f.name.eq_ignore_ascii_case(function))
         .map(|(_, cb)| cb)
     else {
         return Frame::err("ERR Function not found");

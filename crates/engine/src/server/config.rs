@@ -186,6 +186,20 @@ config! {
     list_compress_depth: i32 = 0 => ["list-compress-depth"] mutable int(0, INT_MAX);
     /// `databases` (immutable).
     databases: u32 = 16 => ["databases"] immutable int(1, INT_MAX);
+    /// `client-query-buffer-limit`: the request parser's per-client buffer
+    /// limit in Redis; here requests are parsed whole, under
+    /// `proto-max-bulk-len`, so the value is kept for CONFIG only.
+    client_query_buffer_limit: u64 = 1 << 30 => ["client-query-buffer-limit"] mutable memory_in(1024 * 1024, LONG_MAX);
+    /// `repl-ping-replica-period` (alias `repl-ping-slave-period`), seconds
+    /// between a master's PINGs to its replicas; the simulated links carry
+    /// offsets without them, so it is kept for CONFIG only.
+    repl_ping_replica_period: i64 = 10 => ["repl-ping-replica-period", "repl-ping-slave-period"] mutable int(1, INT_MAX);
+    /// `aof-use-rdb-preamble`: rewrites here always start with an RDB
+    /// preamble (Redis' default); `no` is kept for CONFIG only.
+    aof_use_rdb_preamble: bool = true => ["aof-use-rdb-preamble"] mutable bool();
+    /// `rdb-key-save-delay`: a test knob slowing Redis' RDB child per key;
+    /// the modelled child's duration ignores it.
+    rdb_key_save_delay: i64 = 0 => ["rdb-key-save-delay"] mutable int(INT_MIN, INT_MAX);
     /// `proto-max-bulk-len`.
     proto_max_bulk_len: i64 = crate::proto::resp::PROTO_MAX_BULK_LEN => ["proto-max-bulk-len"] mutable memory_in(1024 * 1024, LONG_MAX);
     /// `hll-sparse-max-bytes`: longest sparse HyperLogLog before it turns dense.
