@@ -124,7 +124,11 @@ fn eval_generic(ctx: &mut Ctx, args: &[Vec<u8>], by_sha: bool, ro: bool) -> Fram
         oom,
         write_dirty: false,
     };
-    crate::script::run(&script, &sha, &mut host, keys, argv, fuel)
+    // Its writes are the script client's, not the caller's, for BCAST's NOLOOP.
+    host.srv.tracking.in_script += 1;
+    let reply = crate::script::run(&script, &sha, &mut host, keys, argv, fuel);
+    host.srv.tracking.in_script -= 1;
+    reply
 }
 
 /// What a running script reaches: the server, through its own client.
