@@ -566,6 +566,14 @@ fn bcast_prefixes_and_noloop() {
     t.check(1, "GET a:1");
     t.quiet(0, false);
     t.quiet(2, false);
+    // A transaction's writes are the client's own; a script's are its
+    // script client's, which NOLOOP does not leave out.
+    t.check(2, "MULTI");
+    t.check(2, "SET q 1");
+    t.check(2, "EXEC");
+    t.quiet(2, false);
+    t.check(2, "EVAL \"return redis.call('set', KEYS[1], 'x')\" 1 q");
+    t.recv(2, inval(&["q"]));
     t.expect(0, "CLIENT TRACKING off", Frame::ok());
     assert_eq!(t.info("tracking_total_prefixes"), 1);
 }
