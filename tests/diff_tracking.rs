@@ -745,3 +745,31 @@ fn table_limit_invalidates_random_keys() {
     t.check(0, "MGET a b c d");
     assert_eq!(t.info("tracking_total_keys"), 5);
 }
+
+/// A key evicted before a command runs is invalidated ahead of that
+/// command's reply (tracking.tcl's "eviction keys should be before
+/// response"). Each side's limit is its own memory plus 100 KB.
+#[test]
+fn an_eviction_before_a_command_is_invalidated_ahead_of_its_reply() {
+    let mut t = Csc::start(1);
+    t.hello3(0);
+    t.expect(0, "CLIENT TRACKING on", Frame::ok());
+    let conns = [&mut t.d.redis[0], &mut t.d.sim[0]];
+    for c in conns {
+        let used = info_int(c, "memory", "used_memory").expect("used_memory");
+        let limit = (used + 100 * 1024).to_string();
+        assert_eq!(c.cmd(&["CONFIG", "SET", "maxmemory", &limit]), Frame::ok());
+    }
+    t.expect(
+        0,
+        "CONFIG SET maxmemory-policy volatile-random",
+        Frame::ok(),
+    );
+    t.expect(0, "SETEX volatile-key 10000 x", Frame::ok());
+    t.check(0, "GET volatile-key");
+    t.expect(0, "SETBIT big-key 1600000 0", Frame::Integer(0));
+    t.expect(0, "GETBIT big-key 0", inval(&["volatile-key"]));
+    t.recv(0, Frame::Integer(0));
+    t.expect(0, "CONFIG SET maxmemory 0", Frame::ok());
+    t.quiet(0, false);
+}

@@ -223,6 +223,21 @@ impl Engine {
         self.srv.blocking.take_outbox()
     }
 
+    /// Frames that precede the reply `client`'s last command just returned
+    /// (client-side caching invalidations of keys evicted before it ran),
+    /// to write ahead of it. Those not taken go out with
+    /// [`Engine::take_unblocked`] at the next command or `before_sleep`.
+    pub fn take_before_reply(&mut self, client: ClientId) -> Vec<Frame> {
+        if self.srv.tracking.before_reply.is_empty() {
+            return Vec::new();
+        }
+        let (mine, rest) = std::mem::take(&mut self.srv.tracking.before_reply)
+            .into_iter()
+            .partition(|(id, _)| *id == client);
+        self.srv.tracking.before_reply = rest;
+        mine.into_iter().map(|(_, f)| f).collect()
+    }
+
     /// True while `client` waits in a blocking command.
     pub fn is_blocked(&self, client: ClientId) -> bool {
         self.srv.blocking.is_blocked(client)
@@ -262,6 +277,9 @@ impl Engine {
                     e.sync(p, self.srv.last_cmd);
                 }
             }
+        }
+        if !self.srv.tracking.before_reply.is_empty() {
+            crate::tracking::flush_before_reply(&mut self.srv);
         }
         let Some(c) = self.clients.get_mut(&client) else {
             return Some(Frame::err("ERR unknown client"));
@@ -348,6 +366,7 @@ impl Engine {
     /// timeouts and ready keys (`blockedBeforeSleep`), then a fast active
     /// expire cycle when due.
     pub fn before_sleep(&mut self) {
+        crate::tracking::flush_before_reply(&mut self.srv);
         // Expirations and evictions since the last command go out as DELs.
         crate::repl::propagate(&mut self.srv, None);
         self.handle_block_timeouts();

@@ -15,10 +15,9 @@
 //! command waits for its reply (7.2's `tracking_pending_keys` and
 //! `pending_push_messages`; 7.0 did the same for keys): it goes into the
 //! queue Pub/Sub uses for the messages a client publishes to itself, after
-//! them. One difference stays: Redis writes the invalidations caused by
-//! evictions before a command (`processCommand`) ahead of its reply; here a
-//! frame outside a command reaches a connection after the reply the driver
-//! is writing.
+//! them. What is due to it before its command runs (evictions and the
+//! table limit in `processCommand`) precedes the reply: drivers take it
+//! with `Engine::take_before_reply`.
 //!
 //! BCAST keys are collected per prefix and sent from `before_sleep`
 //! (`trackingBroadcastInvalidationMessages`): one message per prefix with
@@ -321,12 +320,23 @@ fn conn(srv: &Server, id: ClientId) -> Option<(u8, bool)> {
 }
 
 /// Hands `frame` to `to`: after the reply if `to` is running a command
-/// (7.2's `pending_push_messages`), else at once.
+/// (7.2's `pending_push_messages`), before it if `to`'s command has not
+/// started yet (an eviction in `processCommand`), else at once.
 fn deliver(srv: &mut Server, to: ClientId, frame: Frame) {
-    if srv.tracking.current == Some(to) && srv.tracking.nesting > 0 {
+    if srv.tracking.current != Some(to) {
+        srv.blocking.deliver(to, frame);
+    } else if srv.tracking.nesting > 0 {
         srv.pubsub.defer_own(to, frame);
     } else {
-        srv.blocking.deliver(to, frame);
+        srv.tracking.before_reply.push((to, frame));
+    }
+}
+
+/// Frames a driver did not take ahead of their reply go out with the
+/// rest, so none is lost.
+pub fn flush_before_reply(srv: &mut Server) {
+    for (id, f) in std::mem::take(&mut srv.tracking.before_reply) {
+        srv.blocking.deliver(id, f);
     }
 }
 

@@ -52,6 +52,10 @@ pub struct Tracking {
     /// Clients with tracking on, by id (`server.tracking_clients` is its size).
     pub(super) clients: BTreeMap<ClientId, ClientTracking>,
     pub(super) pending: Vec<Pending>,
+    /// Frames for the client whose command is being processed, produced
+    /// before it runs (evictions and the table limit in `processCommand`):
+    /// Redis writes them ahead of the reply.
+    pub(crate) before_reply: Vec<(ClientId, crate::proto::resp::Frame)>,
     /// `trackingLimitUsedSlots`' static: how many calls in a row ended
     /// still over the limit (each one tries harder).
     pub(super) timeout_counter: u32,

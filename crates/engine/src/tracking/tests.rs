@@ -296,3 +296,32 @@ fn errors_and_counts() {
     assert!(text.contains("tracking_clients:0\r\n"), "{text}");
     assert!(text.contains("tracking_total_prefixes:0\r\n"), "{text}");
 }
+
+/// An eviction before a command runs (`processCommand`) is written ahead
+/// of that command's reply; a driver that does not take it still gets it.
+#[test]
+fn an_eviction_before_the_command_precedes_its_reply() {
+    for take in [true, false] {
+        let (mut e, a, _) = two();
+        run(&mut e, a, "CLIENT TRACKING on");
+        let limit = e.used_memory() + 100 * 1024;
+        run(&mut e, a, &format!("CONFIG SET maxmemory {limit}"));
+        run(&mut e, a, "CONFIG SET maxmemory-policy volatile-random");
+        run(&mut e, a, "SETEX volatile-key 10000 x");
+        run(&mut e, a, "GET volatile-key");
+        run(&mut e, a, "SETBIT big-key 1600000 0");
+        assert!(e.take_unblocked().is_empty());
+        let args: Vec<Vec<u8>> = ["GETBIT", "big-key", "0"]
+            .map(|s| s.as_bytes().to_vec())
+            .into();
+        assert_eq!(e.execute(a, &args), Frame::Integer(0));
+        if take {
+            assert_eq!(e.take_before_reply(a), vec![inval(&["volatile-key"])]);
+            assert!(e.take_unblocked().is_empty());
+        } else {
+            // Not taken: it goes out with the rest at `before_sleep`.
+            e.before_sleep();
+            assert_eq!(e.take_unblocked(), vec![(a, inval(&["volatile-key"]))]);
+        }
+    }
+}

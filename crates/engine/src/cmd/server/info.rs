@@ -265,6 +265,9 @@ fn info_memory(srv: &mut Server) -> String {
         "redsim_memory_budget_human",
         bytes_to_human(srv.config.memory_budget),
     );
+    // `freeMemoryGetNotCountedMemory`: replica output and AOF buffers,
+    // which `used_memory` here never includes, so eviction sees it all.
+    field(&mut o, "mem_not_counted_for_evict", 0);
     field(
         &mut o,
         "lazyfree_pending_objects",
