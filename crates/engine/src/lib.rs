@@ -21,6 +21,7 @@ pub(crate) mod pubsub;
 pub mod repl;
 pub(crate) mod script;
 pub mod server;
+pub(crate) mod tracking;
 pub(crate) mod watch;
 
 pub use engine::{ClientId, ClientOrigin, Engine, KeyDump, KeyInfo, Options};

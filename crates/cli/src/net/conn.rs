@@ -261,13 +261,19 @@ fn process(
             close = true;
             break;
         }
+        let engine = host.engine_mut(node);
+        // What Redis writes ahead of the reply (invalidations of keys
+        // evicted before the command ran).
+        let proto = engine.client(id).map_or(2, |c| c.resp);
+        for f in engine.take_before_reply(id) {
+            f.encode(proto, &mut out);
+        }
         let Some(reply) = reply else {
             // Blocked: the rest of the input waits; the ticker may need to
             // wake sooner for this client's deadline.
             shared.ticker_wake.notify_one();
             break;
         };
-        let engine = host.engine_mut(node);
         let client = engine.client(id);
         reply.encode(client.map_or(2, |c| c.resp), &mut out);
         let closing = client.is_none_or(|c| c.close_after_reply);

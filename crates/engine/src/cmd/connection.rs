@@ -57,6 +57,7 @@ fn reset(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     ctx.client.resp = 2;
     super::multi::discard_transaction(ctx.srv, ctx.client);
     crate::pubsub::disconnected(ctx.srv, ctx.client);
+    crate::tracking::disconnected(ctx.srv, ctx.client.id);
     ctx.client.name = None;
     let id = ctx.client.id;
     if let Some(cl) = ctx.srv.cluster.as_mut() {

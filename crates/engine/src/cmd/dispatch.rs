@@ -121,6 +121,10 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
         let e = Frame::err(crate::server::BUDGET_OOM);
         return reject(srv, client, Some(cmd), e);
     }
+    // Keep the client-side caching table within `tracking-table-max-keys`.
+    if srv.tracking.tracking_clients() > 0 {
+        crate::tracking::limit_used_slots(srv);
+    }
     // `processCommand`'s replication gates, in its order: too few good
     // replicas on a master, then a read-only replica.
     if is_write_command(cmd, client) {
@@ -189,6 +193,7 @@ pub fn call(
     srv.stats.total_commands_processed += 1;
     // Only a top-level call may block: EXEC's commands run one level down.
     srv.blocking.depth += 1;
+    srv.tracking.nesting += 1;
     let mut ctx = Ctx {
         srv: &mut *srv,
         client,
@@ -199,8 +204,29 @@ pub fn call(
         Some(e) => e,
         None => (cmd.handler)(&mut ctx, args),
     };
+    remember_tracked_keys(srv, cmd, args);
+    srv.tracking.nesting -= 1;
     srv.blocking.depth -= 1;
     reply
+}
+
+/// `call`'s client-side caching step: the keys of a read-only command
+/// (one run by a script or EXEC included, never a read-only script
+/// itself) are remembered for the client that sent it, if it tracks keys.
+#[inline]
+fn remember_tracked_keys(srv: &mut Server, cmd: &Command, args: &[Vec<u8>]) {
+    let Some(cur) = srv.tracking.current else {
+        return;
+    };
+    if !cmd.flags.contains(Flags::READONLY)
+        || !srv.tracking.tracks_keys(cur)
+        || matches!(cmd.name, "eval_ro" | "evalsha_ro" | "fcall_ro")
+        || cmd.flags.contains(Flags::PUBSUB)
+    {
+        return;
+    }
+    let keys = cluster::key_positions(cmd, args);
+    crate::tracking::remember_keys(srv, cur, keys.iter().map(|&i| args[i].as_slice()));
 }
 
 /// `rejectCommand`: counts the rejection, dooms an open transaction, and

@@ -133,7 +133,11 @@ pub(super) fn run_script(
     let mut host = script_host(ctx, ro || (!f.compat && f.no_writes));
     host.allow_oom = !f.compat && f.allow_oom;
     host.oom = oom;
-    body(&mut host, fuel)
+    // Its writes are the script client's, not the caller's, for BCAST's NOLOOP.
+    host.srv.tracking.in_script += 1;
+    let reply = body(&mut host, fuel);
+    host.srv.tracking.in_script -= 1;
+    reply
 }
 
 /// The script client (`lctx.lua_client`): the caller's database, RESP2,

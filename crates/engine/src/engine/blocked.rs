@@ -61,6 +61,8 @@ impl Engine {
         });
         let reply = self.run(id, &w.args, true, false);
         self.srv.blocking.reprocessing = None;
+        // What is due ahead of its reply (evictions before it ran) goes first.
+        crate::tracking::flush_before_reply(&mut self.srv);
         if let Some(reply) = reply {
             self.srv.blocking.deliver(id, reply);
         }
@@ -80,7 +82,9 @@ impl Engine {
             if self.clients.get(&id).is_none_or(|c| c.close_after_reply) {
                 return;
             }
-            if let Some(reply) = self.run(id, &args, true, true) {
+            let reply = self.run(id, &args, true, true);
+            crate::tracking::flush_before_reply(&mut self.srv);
+            if let Some(reply) = reply {
                 self.srv.blocking.deliver(id, reply);
             }
             crate::pubsub::after_reply(&mut self.srv, id);

@@ -147,6 +147,7 @@ impl Engine {
             // is lost to it, even if it reconnects.
             self.srv.actor = Actor::Client(id);
             crate::pubsub::disconnected(&mut self.srv, &mut c);
+            crate::tracking::disconnected(&mut self.srv, id);
             self.srv.watches.reset(id);
             self.srv.connected_clients = self.clients.len();
             self.srv.client_list.remove(&id);
@@ -222,6 +223,21 @@ impl Engine {
         self.srv.blocking.take_outbox()
     }
 
+    /// Frames that precede the reply `client`'s last command just returned
+    /// (client-side caching invalidations of keys evicted before it ran),
+    /// to write ahead of it. Those not taken go out with
+    /// [`Engine::take_unblocked`] at the next command or `before_sleep`.
+    pub fn take_before_reply(&mut self, client: ClientId) -> Vec<Frame> {
+        if self.srv.tracking.before_reply.is_empty() {
+            return Vec::new();
+        }
+        let (mine, rest) = std::mem::take(&mut self.srv.tracking.before_reply)
+            .into_iter()
+            .partition(|(id, _)| *id == client);
+        self.srv.tracking.before_reply = rest;
+        mine.into_iter().map(|(_, f)| f).collect()
+    }
+
     /// True while `client` waits in a blocking command.
     pub fn is_blocked(&self, client: ClientId) -> bool {
         self.srv.blocking.is_blocked(client)
@@ -262,6 +278,9 @@ impl Engine {
                 }
             }
         }
+        if !self.srv.tracking.before_reply.is_empty() {
+            crate::tracking::flush_before_reply(&mut self.srv);
+        }
         let Some(c) = self.clients.get_mut(&client) else {
             return Some(Frame::err("ERR unknown client"));
         };
@@ -280,8 +299,18 @@ impl Engine {
         c.last_interaction_us = srv.clock.now_us();
         srv.lazyfree_drain();
         srv.blocking.deny = !may_block;
+        srv.tracking.current = Some(client);
         let reply = cmd::dispatch(srv, c, args);
         srv.blocking.deny = false;
+        // Tracking reads any client's protocol and Pub/Sub state: keep them current.
+        if let Some(e) = srv.client_list.get_mut(&client) {
+            e.sync_proto(c);
+        }
+        // `afterCommand` and `resetClient`: what became due to the client
+        // follows its reply; CLIENT CACHING lasts one command (or transaction).
+        let keep_caching = c.multi.is_some() || srv.last_cmd.0 == "client";
+        crate::tracking::after_command(srv, client, keep_caching);
+        srv.tracking.current = None;
         crate::persist::sync_config(srv);
         if srv.repl.capturing() {
             // A read-only command's only writes are lazy expirations, which
@@ -337,11 +366,14 @@ impl Engine {
     /// timeouts and ready keys (`blockedBeforeSleep`), then a fast active
     /// expire cycle when due.
     pub fn before_sleep(&mut self) {
+        crate::tracking::flush_before_reply(&mut self.srv);
         // Expirations and evictions since the last command go out as DELs.
         crate::repl::propagate(&mut self.srv, None);
         self.handle_block_timeouts();
         self.handle_blocked_clients();
         active_expire_cycle(&mut self.srv, CycleKind::Fast);
+        // BCAST invalidations collected since the last time, per prefix.
+        crate::tracking::broadcast(&mut self.srv);
         if self.srv.evict.proc_running {
             // Redis' eviction timer proc: finish what a command ran out of time for.
             crate::evict::perform_evictions(&mut self.srv);
@@ -404,6 +436,10 @@ impl Engine {
         active_expire_cycle(srv, CycleKind::Slow);
         for db in &mut srv.dbs {
             db.shrink_tables();
+        }
+        // Even when idle, the tracking table shrinks to a lowered limit.
+        if srv.tracking.tracking_clients() > 0 {
+            crate::tracking::limit_used_slots(srv);
         }
         crate::repl::propagate(srv, None);
         crate::persist::cron(srv);

@@ -264,7 +264,7 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
         if let Some(old) = &old {
             srv.blocking.signal_deleted(dbid, &key, &old.value);
         }
-        srv.touch_key(dbid, &key);
+        srv.touch_key_by(dbid, &key, false);
         srv.stats.evicted_keys += 1;
         let sampled = std::mem::take(&mut srv.evict.sampled);
         srv.emit_with(|| Event::Evicted {

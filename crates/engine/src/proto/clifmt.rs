@@ -3,7 +3,23 @@
 use crate::proto::resp::{fmt_double, Frame};
 
 /// Formats `f` as redis-cli's TTY mode does, without the final newline.
+/// A client-side caching invalidation push with keys is printed as
+/// redis-cli's push handler does (`-> invalidate: 'a', 'b'`).
 pub fn format_reply(f: &Frame) -> String {
+    if let Some(keys) = invalidated_keys(f) {
+        let list: Vec<String> = keys
+            .iter()
+            .map(|k| match k {
+                // `sdscatfmt`'s `%s`: the raw bytes, up to a NUL.
+                Frame::Bulk(b) => {
+                    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+                    format!("'{}'", String::from_utf8_lossy(&b[..end]))
+                }
+                other => format!("'{}'", format_reply(other)),
+            })
+            .collect();
+        return format!("-> invalidate: {}", list.join(", "));
+    }
     let mut s = format_tty(f, "");
     if s.ends_with('\n') {
         s.pop();
@@ -30,6 +46,18 @@ pub fn quote(b: &[u8]) -> String {
     }
     s.push('"');
     s
+}
+
+/// The keys of an `["invalidate", [key...]]` push (`isInvalidateReply`; a
+/// flush's null is printed as any other push).
+fn invalidated_keys(f: &Frame) -> Option<&[Frame]> {
+    match f {
+        Frame::Push(items) if items.len() == 2 => match (&items[0], &items[1]) {
+            (Frame::Bulk(w), Frame::Array(keys)) if w.starts_with(b"invalidate") => Some(keys),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 fn format_tty(f: &Frame, prefix: &str) -> String {
@@ -98,6 +126,19 @@ fn aggregate<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// redis-cli's push handler prints key invalidations on one line; a
+    /// flush's null invalidation is an ordinary push.
+    #[test]
+    fn invalidation_pushes_as_redis_cli_prints_them() {
+        let push = |v: Frame| Frame::Push(vec![Frame::bulk("invalidate"), v]);
+        let keys = Frame::Array(vec![Frame::bulk("a"), Frame::bulk("b c")]);
+        assert_eq!(format_reply(&push(keys)), "-> invalidate: 'a', 'b c'");
+        assert_eq!(
+            format_reply(&push(Frame::Null)),
+            "1) \"invalidate\"\n2) (nil)"
+        );
+    }
 
     #[test]
     fn scalars() {

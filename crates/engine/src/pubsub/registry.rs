@@ -74,6 +74,12 @@ impl PubSub {
         self.reply_tail.extend(frames);
     }
 
+    /// Queues a frame for the client running the command, after its reply
+    /// and the messages already waiting (`pending_push_messages`).
+    pub fn defer_own(&mut self, client: ClientId, frame: Frame) {
+        self.pending_own.push((client, frame));
+    }
+
     /// Takes the frames that follow the reply just produced (EXEC lays a
     /// queued SUBSCRIBE's further confirmations inline, as Redis does).
     pub fn take_reply_tail(&mut self) -> Vec<Frame> {

@@ -53,11 +53,23 @@ pub struct ClientEntry {
     pub created_us: u64,
     pub last_interaction_us: u64,
     pub closing: bool,
+    /// In Pub/Sub mode (`CLIENT_PUBSUB`): a RESP2 redirection target of
+    /// client-side caching hears invalidations only then. Kept current after
+    /// every command, as is `resp`, since tracking reads both for any client.
+    pub subscribed: bool,
     /// Last command as (name, subcommand or ""); "NULL" before the first.
     pub last_cmd: (&'static str, &'static str),
 }
 
 impl ClientEntry {
+    /// Brings the protocol and Pub/Sub state up to date after each command
+    /// (the rest waits for [`ClientEntry::sync`]).
+    #[inline]
+    pub fn sync_proto(&mut self, c: &Client) {
+        self.resp = c.resp;
+        self.subscribed = c.subs.active();
+    }
+
     /// A new connection's entry.
     pub fn of(c: &Client) -> ClientEntry {
         ClientEntry {
@@ -72,6 +84,7 @@ impl ClientEntry {
             created_us: c.created_us,
             last_interaction_us: c.last_interaction_us,
             closing: c.close_after_reply,
+            subscribed: c.subs.active(),
             last_cmd: ("NULL", ""),
         }
     }
@@ -82,6 +95,7 @@ impl ClientEntry {
         self.resp = c.resp;
         self.last_interaction_us = c.last_interaction_us;
         self.closing = c.close_after_reply;
+        self.subscribed = c.subs.active();
         self.last_cmd = last_cmd;
         if self.name != c.name {
             self.name.clone_from(&c.name);

@@ -184,6 +184,9 @@ config! {
     /// (0: none compressed). Accepted and reported; compression itself
     /// changes no reply, so it is not modelled.
     list_compress_depth: i32 = 0 => ["list-compress-depth"] mutable int(0, INT_MAX);
+    /// `tracking-table-max-keys`: keys the client-side caching table may
+    /// hold before random ones are invalidated (0: no limit).
+    tracking_table_max_keys: u64 = 1_000_000 => ["tracking-table-max-keys"] mutable size_t();
     /// `databases` (immutable).
     databases: u32 = 16 => ["databases"] immutable int(1, INT_MAX);
     /// `client-query-buffer-limit`: the request parser's per-client buffer

@@ -119,6 +119,8 @@ pub struct Server {
     pub(crate) repl: crate::repl::state::Repl,
     /// Simulated RDB and AOF files and their counters.
     pub(crate) persist: crate::persist::files::Persist,
+    /// Client-side caching: the tracking tables and each tracking client's mode.
+    pub(crate) tracking: crate::tracking::state::Tracking,
 }
 
 impl Server {
@@ -163,6 +165,7 @@ impl Server {
             cluster,
             repl: crate::repl::state::Repl::new(seed),
             persist: Default::default(),
+            tracking: Default::default(),
         };
         s.lruclock = s.lru_clock_now();
         s
@@ -242,7 +245,8 @@ impl Server {
             // A blocked XREADGROUP learns its key is gone.
             self.blocking.signal_deleted(db, key, &old.value);
         }
-        self.touch_key(db, key);
+        // `signalModifiedKey(NULL, ...)`: no client modified it.
+        self.touch_key_by(db, key, false);
         self.stats.expired_keys += 1;
         self.emit_with(|| Event::Expired {
             db: db as u32,
@@ -456,14 +460,24 @@ impl Server {
         had
     }
 
-    /// `signalModifiedKey`: a write to `key` dooms transactions watching it.
+    /// `signalModifiedKey`: a write to `key` dooms transactions watching it
+    /// and invalidates it for the clients caching it.
     pub fn touch_key(&mut self, db: usize, key: &[u8]) {
+        self.touch_key_by(db, key, true);
+    }
+
+    /// [`Server::touch_key`]; `by_client` is false for expiry and eviction,
+    /// which Redis signals with no client (BCAST's NOLOOP then skips nobody).
+    pub fn touch_key_by(&mut self, db: usize, key: &[u8], by_client: bool) {
         // Every write funnels through here, so the replication stream
         // sees exactly the keys Redis would propagate.
         self.repl.note_key(db, key);
         if !self.watches.is_empty() {
             let exists = self.dbs[db].dict.contains(key);
             self.watches.touch(db, key, exists);
+        }
+        if !self.tracking.idle() {
+            crate::tracking::invalidate_key(self, key, by_client, true);
         }
     }
 
@@ -483,6 +497,8 @@ impl Server {
                 watches.touch_db(d, |k| dict.contains(k));
             }
         }
+        // `trackingInvalidateKeysOnFlush`: a null to every tracking client.
+        crate::tracking::on_flush(self);
         // `scanDatabaseForDeletedKeys`: blocked XREADGROUP clients are woken.
         match db {
             Some(d) => self.blocking.signal_emptied(d, &self.dbs[d]),

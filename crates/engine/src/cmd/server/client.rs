@@ -1,4 +1,4 @@
-//! CLIENT's subcommands: ID, SETNAME, GETNAME, SETINFO, INFO, LIST and HELP.
+//! CLIENT's subcommands: ID, SETNAME, GETNAME, SETINFO, INFO, LIST, HELP, and (in `tracking.rs`) the client-side caching ones.
 //!
 //! CLIENT LIST needs every connection while a handler only sees its own,
 //! so the server keeps a small [`ClientEntry`] per connection that the
@@ -24,6 +24,14 @@ pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "connection";
         syntax: "CLIENT INFO", summary: "Returns information about the connection.";
     "list" => client_list, arity: -2, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS, CONNECTION], since: "2.4.0",
         syntax: "CLIENT LIST [TYPE (NORMAL | MASTER | REPLICA | PUBSUB)] [ID client-id [client-id ...]]", summary: "Lists open connections.";
+    "tracking" => super::tracking::client_tracking, arity: -3, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "6.0.0",
+        syntax: "CLIENT TRACKING <ON | OFF> [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]", summary: "Controls server-assisted client-side caching for the connection.";
+    "caching" => super::tracking::client_caching, arity: 3, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "6.0.0",
+        syntax: "CLIENT CACHING <YES | NO>", summary: "Instructs the server whether to track the keys in the next request.";
+    "getredir" => super::tracking::client_getredir, arity: 2, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "6.0.0",
+        syntax: "CLIENT GETREDIR", summary: "Returns the client ID to which the connection's tracking notifications are redirected.";
+    "trackinginfo" => super::tracking::client_trackinginfo, arity: 2, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "6.2.0",
+        syntax: "CLIENT TRACKINGINFO", summary: "Returns information about server-assisted client-side caching for the connection.";
     "help" => client_help, arity: 2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "5.0.0",
         syntax: "CLIENT HELP", summary: "Returns helpful text about the different subcommands.";
 };
@@ -33,6 +41,11 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
     let base_us = srv.clock.unix_us() - srv.clock.now_us();
     let secs = |us: u64| (base_us + us) / 1_000_000;
     let now_s = secs(srv.clock.now_us());
+    let (tracking, redir) = super::tracking::list_fields(srv, id);
+    let flags = match (tracking, e.closing) {
+        ("", false) => "N".to_string(),
+        (t, closing) => format!("{t}{}", if closing { "c" } else { "" }),
+    };
     let cmd = match e.last_cmd {
         (n, "") => n.to_string(),
         (n, s) => format!("{n}|{s}"),
@@ -40,14 +53,14 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
     format!(
         "id={id} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub=0 psub=0 ssub=0 \
          multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 \
-         tot-mem=0 events=r cmd={cmd} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+         tot-mem=0 events=r cmd={cmd} user=default redir={redir} resp={} lib-name={} lib-ver={}",
         e.addr,
         e.laddr,
         e.fd,
         e.name.as_deref().unwrap_or(""),
         now_s.saturating_sub(secs(e.created_us)),
         now_s.saturating_sub(secs(e.last_interaction_us)),
-        if e.closing { "c" } else { "N" },
+        flags,
         e.db,
         e.resp,
         e.lib_name.as_deref().unwrap_or(""),
@@ -186,6 +199,10 @@ fn client_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     help_reply(
         args,
         &[
+            "CACHING (YES|NO)",
+            "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+            "GETREDIR",
+            "    Return the client ID we are redirecting to when tracking is enabled.",
             "GETNAME",
             "    Return the name of the current connection.",
             "ID",
@@ -202,6 +219,11 @@ fn client_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             "    Set client meta attr. Options are:",
             "    * LIB-NAME: the client lib name.",
             "    * LIB-VER: the client lib version.",
+            "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+            "         [OPTIN] [OPTOUT] [NOLOOP]",
+            "    Control server assisted client side caching.",
+            "TRACKINGINFO",
+            "    Report tracking status for the current connection.",
         ],
     )
 }

@@ -137,10 +137,9 @@ fn info_clients(srv: &Server) -> String {
     let mut o = String::new();
     field(&mut o, "connected_clients", srv.connected_clients);
     field(&mut o, "cluster_connections", 0);
-    // No client tracking exists yet: that one is zero.
     let b = &srv.blocking;
     field(&mut o, "blocked_clients", b.blocked_clients());
-    field(&mut o, "tracking_clients", 0);
+    field(&mut o, "tracking_clients", srv.tracking.tracking_clients());
     field(
         &mut o,
         "clients_in_timeout_table",
@@ -266,6 +265,9 @@ fn info_memory(srv: &mut Server) -> String {
         "redsim_memory_budget_human",
         bytes_to_human(srv.config.memory_budget),
     );
+    // `freeMemoryGetNotCountedMemory`: replica output and AOF buffers,
+    // which `used_memory` here never includes, so eviction sees it all.
+    field(&mut o, "mem_not_counted_for_evict", 0);
     field(
         &mut o,
         "lazyfree_pending_objects",
@@ -307,6 +309,10 @@ fn info_stats(srv: &Server) -> String {
     field(&mut o, "evicted_keys", s.evicted_keys);
     field(&mut o, "keyspace_hits", s.keyspace_hits);
     field(&mut o, "keyspace_misses", s.keyspace_misses);
+    let t = &srv.tracking;
+    field(&mut o, "tracking_total_keys", t.total_keys());
+    field(&mut o, "tracking_total_items", t.total_items());
+    field(&mut o, "tracking_total_prefixes", t.total_prefixes());
     // Redsim's own: commands refused before running (unknown, arity, OOM).
     // Redis reports these per command, in INFO commandstats.
     field(&mut o, "rejected_calls", s.rejected_calls);

@@ -10,6 +10,7 @@ mod config;
 mod docs;
 mod flush;
 mod info;
+mod tracking;
 
 pub(crate) use client::set_name as set_client_name;
 pub use config::set_params;
