@@ -240,6 +240,11 @@ impl Blocking {
     }
 
     /// Records a block request from the running command.
+    /// Whether the command running asked to block.
+    pub(crate) fn has_request(&self) -> bool {
+        self.request.is_some()
+    }
+
     pub(crate) fn set_request(&mut self, req: Request) {
         self.request = Some(req);
     }

@@ -207,6 +207,27 @@ pub fn call(
     remember_tracked_keys(srv, cmd, args);
     srv.tracking.nesting -= 1;
     srv.blocking.depth -= 1;
+    // A command that blocked is counted when it completes.
+    if !srv.blocking.has_request() {
+        let stat = srv.stats.command(cmd);
+        stat.calls += 1;
+        if let Frame::Error(e) = &reply {
+            stat.failed_calls += 1;
+            let script = matches!(
+                cmd.name,
+                "eval" | "evalsha" | "eval_ro" | "evalsha_ro" | "fcall" | "fcall_ro"
+            );
+            let counted = script
+                && srv
+                    .stats
+                    .script_call_error
+                    .take()
+                    .is_some_and(|inner| e.starts_with(&inner));
+            if !counted {
+                srv.stats.count_error(e);
+            }
+        }
+    }
     reply
 }
 
@@ -231,8 +252,19 @@ fn remember_tracked_keys(srv: &mut Server, cmd: &Command, args: &[Vec<u8>]) {
 
 /// `rejectCommand`: counts the rejection, dooms an open transaction, and
 /// turns a rejected EXEC into an EXECABORT.
-fn reject(srv: &mut Server, client: &mut Client, cmd: Option<&Command>, err: Frame) -> Frame {
+fn reject(
+    srv: &mut Server,
+    client: &mut Client,
+    cmd: Option<&'static Command>,
+    err: Frame,
+) -> Frame {
     srv.stats.rejected_calls += 1;
+    if let Some(c) = cmd {
+        srv.stats.command(c).rejected_calls += 1;
+    }
+    if let Frame::Error(e) = &err {
+        srv.stats.count_error(e);
+    }
     if let Some(m) = client.multi.as_mut() {
         m.dirty_exec = true;
     }

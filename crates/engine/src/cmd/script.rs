@@ -135,6 +135,7 @@ pub(super) fn run_script(
     host.oom = oom;
     // Its writes are the script client's, not the caller's, for BCAST's NOLOOP.
     host.srv.tracking.in_script += 1;
+    host.srv.stats.script_call_error = None;
     let reply = body(&mut host, fuel);
     host.srv.tracking.in_script -= 1;
     reply
@@ -213,7 +214,13 @@ impl Host for ScriptHost<'_> {
         if write {
             self.write_dirty = true;
         }
-        (self.reg.call)(self.srv, &mut self.client, cmd, args)
+        let reply = (self.reg.call)(self.srv, &mut self.client, cmd, args);
+        if let Frame::Error(e) = &reply {
+            // Counted in errorstats now; the script's own error reply
+            // carrying it on is not counted again.
+            self.srv.stats.script_call_error = Some(e.clone());
+        }
+        reply
     }
 
     fn resp(&self) -> u8 {

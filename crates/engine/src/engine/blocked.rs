@@ -106,7 +106,7 @@ impl Engine {
             } else {
                 Frame::NullArray
             };
-            self.complete_blocked(id, w.queued, UnblockHow::Timeout, reply);
+            self.complete_blocked(id, &w.args, w.queued, UnblockHow::Timeout, reply);
         }
     }
 
@@ -116,6 +116,7 @@ impl Engine {
     pub(super) fn complete_blocked(
         &mut self,
         id: ClientId,
+        args: &[Vec<u8>],
         queued: std::collections::VecDeque<Vec<Vec<u8>>>,
         how: UnblockHow,
         reply: Frame,
@@ -125,6 +126,9 @@ impl Engine {
         self.srv.emit_with(|| reply_event(&reply));
         self.srv.actor = Actor::Server;
         self.srv.stats.total_commands_processed += 1;
+        if let Some(cmd) = crate::cmd::resolve_command(args) {
+            self.srv.stats.command(cmd).calls += 1;
+        }
         self.srv.blocking.deliver(id, reply);
         self.run_queued(id, queued);
     }

@@ -125,7 +125,13 @@ impl Engine {
             let Some(w) = self.srv.blocking.unblock(id) else {
                 continue;
             };
-            self.complete_blocked(id, w.queued, UnblockHow::Served, Frame::Integer(acked));
+            self.complete_blocked(
+                id,
+                &w.args,
+                w.queued,
+                UnblockHow::Served,
+                Frame::Integer(acked),
+            );
         }
     }
 

@@ -17,6 +17,16 @@ use crate::server::trace::{Actor, DeleteCause, Event, ExpireHow, Trace};
 /// Counters INFO stats reports.
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
+    /// INFO commandstats, keyed by the command's table entry (its address:
+    /// names are looked up only when INFO prints them, off the hot path).
+    pub commands: std::collections::BTreeMap<usize, CmdStat>,
+    /// INFO errorstats: error replies by their code (the first word).
+    pub errors: std::collections::BTreeMap<String, u64>,
+    /// `stat_total_error_replies`.
+    pub total_error_replies: u64,
+    /// The last error a command run by the running script replied
+    /// (`ignore_error_stats_update`: already counted once).
+    pub script_call_error: Option<String>,
     pub keyspace_hits: u64,
     pub keyspace_misses: u64,
     pub expired_keys: u64,
@@ -31,6 +41,36 @@ pub struct Stats {
     /// `stat_peak_memory`: the highest `used_memory` the cron or INFO saw
     /// (CONFIG RESETSTAT keeps it, as Redis does).
     pub peak_memory: u64,
+}
+
+/// One command's line of INFO commandstats. Commands take no virtual
+/// time here (save a stall), so `usec` is always 0.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CmdStat {
+    pub calls: u64,
+    pub rejected_calls: u64,
+    pub failed_calls: u64,
+}
+
+impl Stats {
+    /// The entry of `cmd` in INFO commandstats.
+    pub fn command(&mut self, cmd: &'static crate::cmd::Command) -> &mut CmdStat {
+        self.commands
+            .entry(cmd as *const crate::cmd::Command as usize)
+            .or_default()
+    }
+
+    /// `afterErrorReply`: counts an error reply under its code (the text
+    /// before the first space within 32 bytes, else `ERR`).
+    pub fn count_error(&mut self, msg: &str) {
+        self.total_error_replies += 1;
+        let head = &msg.as_bytes()[..msg.len().min(32)];
+        let code = match head.iter().position(|&b| b == b' ') {
+            Some(p) => &msg[..p],
+            None => "ERR",
+        };
+        *self.errors.entry(code.to_string()).or_insert(0) += 1;
+    }
 }
 
 /// How a command looks a key up (`LOOKUP_*` flags).

@@ -71,6 +71,12 @@ pub fn info_string(srv: &mut Server, requested: &[Vec<u8>]) -> String {
     if want("replication") {
         section(&mut out, "Replication", crate::repl::info(srv));
     }
+    if want("commandstats") {
+        section(&mut out, "Commandstats", info_commandstats(srv));
+    }
+    if want("errorstats") {
+        section(&mut out, "Errorstats", info_errorstats(srv));
+    }
     if want("cluster") {
         let enabled = u8::from(srv.config.cluster_enabled);
         section(
@@ -309,6 +315,7 @@ fn info_stats(srv: &Server) -> String {
     field(&mut o, "evicted_keys", s.evicted_keys);
     field(&mut o, "keyspace_hits", s.keyspace_hits);
     field(&mut o, "keyspace_misses", s.keyspace_misses);
+    field(&mut o, "total_error_replies", s.total_error_replies);
     let t = &srv.tracking;
     field(&mut o, "tracking_total_keys", t.total_keys());
     field(&mut o, "tracking_total_items", t.total_items());
@@ -316,6 +323,33 @@ fn info_stats(srv: &Server) -> String {
     // Redsim's own: commands refused before running (unknown, arity, OOM).
     // Redis reports these per command, in INFO commandstats.
     field(&mut o, "rejected_calls", s.rejected_calls);
+    o
+}
+
+/// `cmdstat_<name>` lines for every command called, rejected or failed,
+/// in table order (Redis walks its command dict, in no set order).
+fn info_commandstats(srv: &Server) -> String {
+    let mut o = String::new();
+    for (parent, cmd) in crate::cmd::every_command() {
+        let Some(st) = srv.stats.commands.get(&(cmd as *const _ as usize)) else {
+            continue;
+        };
+        let name = crate::cmd::table::full_name(parent, cmd);
+        let _ = write!(
+            o,
+            "cmdstat_{name}:calls={},usec=0,usec_per_call=0.00,rejected_calls={},failed_calls={}\r\n",
+            st.calls, st.rejected_calls, st.failed_calls
+        );
+    }
+    o
+}
+
+/// `errorstat_<CODE>:count=N` per error code replied.
+fn info_errorstats(srv: &Server) -> String {
+    let mut o = String::new();
+    for (code, n) in &srv.stats.errors {
+        let _ = write!(o, "errorstat_{code}:count={n}\r\n");
+    }
     o
 }
 
