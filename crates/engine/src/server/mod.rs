@@ -517,7 +517,7 @@ impl Server {
             self.watches.touch(db, key, exists);
         }
         if !self.tracking.idle() {
-            crate::tracking::invalidate_key(self, key, by_client, true);
+            self.tracking_invalidate(key, by_client);
         }
     }
 
@@ -538,7 +538,7 @@ impl Server {
             }
         }
         // `trackingInvalidateKeysOnFlush`: a null to every tracking client.
-        crate::tracking::on_flush(self);
+        self.tracking_flush();
         // `scanDatabaseForDeletedKeys`: blocked XREADGROUP clients are woken.
         match db {
             Some(d) => self.blocking.signal_emptied(d, &self.dbs[d]),

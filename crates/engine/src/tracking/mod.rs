@@ -125,6 +125,20 @@ pub fn remember_keys<'a>(
     }
 }
 
+/// What `Server`'s write paths call (as methods, so the server's core
+/// does not import this module: the subsystem sits below `Server`).
+impl Server {
+    /// A write to `key` (every write path goes through `touch_key`).
+    pub(crate) fn tracking_invalidate(&mut self, key: &[u8], by_client: bool) {
+        invalidate_key(self, key, by_client, true);
+    }
+
+    /// A FLUSHDB, FLUSHALL or full sync emptied databases.
+    pub(crate) fn tracking_flush(&mut self) {
+        on_flush(self);
+    }
+}
+
 /// `trackingInvalidateKey`: `key` changed. Notes it for the BCAST
 /// prefixes it matches (when `bcast`), then tells every default-mode
 /// client that read it, and forgets them. `by_client` is false for
