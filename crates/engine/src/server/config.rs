@@ -445,6 +445,10 @@ impl Fsync {
     }
 }
 
+/// `HIDDEN_CONFIG`: test knobs CONFIG GET shows by exact name only, never
+/// for a pattern.
+pub const HIDDEN: &[&str] = &["rdb-key-save-delay"];
+
 /// The parameter called `name` (case-insensitive).
 pub fn param(name: &str) -> Option<&'static Param> {
     PARAMS.iter().find(|p| p.name.eq_ignore_ascii_case(name))

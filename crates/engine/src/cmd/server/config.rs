@@ -39,6 +39,9 @@ fn config_get(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             continue;
         }
         for p in PARAMS {
+            if config::HIDDEN.contains(&p.name) {
+                continue;
+            }
             if !seen(&matched, p.name) && crate::glob::matches(pat_c, p.name.as_bytes(), true) {
                 matched.push((p.name.to_string(), p));
             }

@@ -315,11 +315,11 @@ fn info_stats(srv: &Server) -> String {
     field(&mut o, "evicted_keys", s.evicted_keys);
     field(&mut o, "keyspace_hits", s.keyspace_hits);
     field(&mut o, "keyspace_misses", s.keyspace_misses);
-    field(&mut o, "total_error_replies", s.total_error_replies);
     let t = &srv.tracking;
     field(&mut o, "tracking_total_keys", t.total_keys());
     field(&mut o, "tracking_total_items", t.total_items());
     field(&mut o, "tracking_total_prefixes", t.total_prefixes());
+    field(&mut o, "total_error_replies", s.total_error_replies);
     // Redsim's own: commands refused before running (unknown, arity, OOM).
     // Redis reports these per command, in INFO commandstats.
     field(&mut o, "rejected_calls", s.rejected_calls);
