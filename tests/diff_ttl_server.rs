@@ -66,6 +66,20 @@ fn text(f: &Frame) -> String {
 
 /// The sections plain INFO shows (also INFO default, all, everything), in
 /// Redis' order.
+/// INFO all's sections here: the default ones and commandstats.
+const ALL_SECTIONS: [&str; 10] = [
+    "Server",
+    "Clients",
+    "Memory",
+    "Persistence",
+    "Stats",
+    "Replication",
+    "Commandstats",
+    "Errorstats",
+    "Cluster",
+    "Keyspace",
+];
+
 const DEFAULT_SECTIONS: [&str; 9] = [
     "Server",
     "Clients",
@@ -851,8 +865,9 @@ fn info_sections_fields_and_order() {
         ("INFO stats stats", vec!["Stats"]),
         ("INFO nosuch", vec![]),
         ("INFO default", DEFAULT_SECTIONS.to_vec()),
-        ("INFO all", DEFAULT_SECTIONS.to_vec()),
-        ("INFO everything", DEFAULT_SECTIONS.to_vec()),
+        ("INFO all", ALL_SECTIONS.to_vec()),
+        ("INFO everything", ALL_SECTIONS.to_vec()),
+        ("INFO commandstats", vec!["Commandstats"]),
     ] {
         let (r, s) = p.both(args);
         assert_eq!(titles(&info_sections(&s)), want, "{args}");

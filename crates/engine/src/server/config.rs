@@ -526,7 +526,12 @@ mod tests {
             })
             .collect();
         listed.sort();
-        let mut declared: Vec<String> = PARAMS.iter().map(|p| p.name.to_string()).collect();
+        // Hidden parameters answer by exact name only.
+        let mut declared: Vec<String> = PARAMS
+            .iter()
+            .filter(|p| !HIDDEN.contains(&p.name))
+            .map(|p| p.name.to_string())
+            .collect();
         declared.sort();
         let before = declared.len();
         declared.dedup();

@@ -53,11 +53,10 @@ pub struct CmdStat {
 }
 
 impl Stats {
-    /// The entry of `cmd` in INFO commandstats.
-    pub fn command(&mut self, cmd: &'static crate::cmd::Command) -> &mut CmdStat {
-        self.commands
-            .entry(cmd as *const crate::cmd::Command as usize)
-            .or_default()
+    /// The entry in INFO commandstats of the command table entry at
+    /// address `cmd` (the server knows commands only by that address).
+    pub fn command(&mut self, cmd: usize) -> &mut CmdStat {
+        self.commands.entry(cmd).or_default()
     }
 
     /// `afterErrorReply`: counts an error reply under its code (the text
