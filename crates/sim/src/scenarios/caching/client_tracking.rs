@@ -248,7 +248,7 @@ impl Sim<'_> {
                 if let (Some(ks), Some(dk)) = (&keys, demo) {
                     if ks.contains(&dk) && self.draw.demo_read[i] {
                         let lane = self.pods[i].lane.unwrap_or(0);
-                        let text = format!("message {CHANNEL} [{}]", key(dk));
+                        let text = format!("invalidate {}", key(dk));
                         self.k.rec.msg(now, now + d, self.draw.redis, lane, text);
                     }
                 }
@@ -338,7 +338,13 @@ impl Sim<'_> {
         if after {
             run.stale_after_reconnect += 1;
         }
-        let wanted = if self.mode == M_TTL { i < 2 } else { after };
+        // ttl-only: the drawn write's old value; else what pod 1 missed.
+        let demo = self.draw.demo.is_some_and(|(k, _)| k == key_i);
+        let wanted = if self.mode == M_TTL {
+            i < 2 && demo
+        } else {
+            after
+        };
         if self.draw.on && wanted && !std::mem::replace(&mut self.draw.stale, true) {
             let lane = self.pods[i].lane.unwrap_or(0);
             let text = format!("{} v{held} from L1 (Redis: v{cur})", key(key_i));
@@ -482,7 +488,8 @@ impl Sim<'_> {
             self.r.disconnect(now, id);
         }
         let away = self.p.count("outage-ms") * MS;
-        if self.draw.on {
+        // ttl-only has no invalidations to miss: its drawing stays on the TTL.
+        if self.draw.on && self.mode != M_TTL {
             let lane = self.pods[0].lane.unwrap_or(0);
             let text = format!("connections lost for {} ms", away / MS);
             self.k.rec.local(now, now + away, lane, text);
@@ -506,10 +513,9 @@ impl Sim<'_> {
                 *g += 1;
             }
         }
-        if self.draw.on {
+        if self.draw.on && self.mode != M_TTL {
             let lane = self.pods[0].lane.unwrap_or(0);
             let text = match self.mode {
-                M_TTL => "reconnect".to_string(),
                 M_TRACKING => "CLIENT TRACKING ON REDIRECT".to_string(),
                 _ => format!("CLIENT TRACKING ON REDIRECT BCAST PREFIX {PREFIX}"),
             };
@@ -518,8 +524,8 @@ impl Sim<'_> {
             if self.flush {
                 let text = format!("flush L1 ({} entries)", self.run.flushed);
                 self.k.rec.local(now, now, lane, text);
-                self.k.rec.mark(now, lane, "good", "Flushed on reconnect: whatever it missed is gone from L1, and the next reads fetch (and, with tracking, re-register) fresh values.");
-            } else if self.mode != M_TTL {
+                self.k.rec.mark(now, lane, "good", "Flushed on reconnect: whatever it missed is gone from L1, and the next reads fetch fresh values from Redis.");
+            } else {
                 self.k.rec.mark(now, lane, "bad", "Reconnected with its L1 kept: tracking starts afresh on the new connection, but nothing replays the invalidations sent while it was away.");
             }
         }
