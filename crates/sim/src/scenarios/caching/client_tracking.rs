@@ -293,15 +293,13 @@ impl Sim<'_> {
                 }
             }
             None => {
-                if self.draw.on && i < 2 && self.draw.demo.is_some_and(|(k, _)| k == key_i) {
-                    if std::mem::take(&mut self.draw.demo_read[i]) {
-                        self.draw.demo_get[i] = true;
-                        let lane = self.pods[i].lane.unwrap_or(0);
-                        let d = self.link.latency.mean() as Micros;
-                        self.k
-                            .rec
-                            .msg(now, now + d, lane, self.draw.redis, format!("GET {kn}"));
-                    }
+                let demo = self.draw.demo.is_some_and(|(k, _)| k == key_i);
+                if self.draw.on && i < 2 && demo && std::mem::take(&mut self.draw.demo_read[i]) {
+                    self.draw.demo_get[i] = true;
+                    let lane = self.pods[i].lane.unwrap_or(0);
+                    let d = self.link.latency.mean() as Micros;
+                    let text = format!("GET {kn}");
+                    self.k.rec.msg(now, now + d, lane, self.draw.redis, text);
                 }
                 self.ask(i, key_i);
             }
