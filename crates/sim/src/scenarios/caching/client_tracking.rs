@@ -167,6 +167,8 @@ struct Draw {
     demo_read: [bool; 2],
     /// Per drawn pod: the reply to the demo's GET is still to draw.
     demo_get: [bool; 2],
+    /// ttl-only, per drawn pod: the demo key's stale reads so far, and the oldest.
+    demo_stale: [(u64, Micros); 2],
     outage_write: bool,
     stale: bool,
 }
@@ -297,6 +299,16 @@ impl Sim<'_> {
                 if self.draw.on && i < 2 && demo && std::mem::take(&mut self.draw.demo_read[i]) {
                     self.draw.demo_get[i] = true;
                     let lane = self.pods[i].lane.unwrap_or(0);
+                    let (n, oldest) = self.draw.demo_stale[i];
+                    if n > 0 {
+                        let age = ms(oldest as f64);
+                        let text = format!("{n}× old {kn}, ≤ {age:.0} ms stale");
+                        self.k.rec.local(now, now, lane, text);
+                        if !std::mem::replace(&mut self.draw.stale, true) {
+                            let why = format!("Stale until the TTL: nothing told this pod about the write, so it served the old value for {age:.0} ms, until its copy expired and this read went to Redis.");
+                            self.k.rec.mark(now, lane, "bad", why);
+                        }
+                    }
                     let d = self.link.latency.mean() as Micros;
                     let text = format!("GET {kn}");
                     self.k.rec.msg(now, now + d, lane, self.draw.redis, text);
@@ -336,20 +348,22 @@ impl Sim<'_> {
         if after {
             run.stale_after_reconnect += 1;
         }
-        // ttl-only: the drawn write's old value; else what pod 1 missed.
         let demo = self.draw.demo.is_some_and(|(k, _)| k == key_i);
-        let wanted = if self.mode == M_TTL {
-            i < 2 && demo
-        } else {
-            after
-        };
-        if self.draw.on && wanted && !std::mem::replace(&mut self.draw.stale, true) {
+        if self.draw.on && self.mode == M_TTL {
+            // The drawn write's old value, in one step when the copy expires (see `read`).
+            if i < 2 && demo && self.draw.demo_read[i] {
+                let (n, oldest) = &mut self.draw.demo_stale[i];
+                *n += 1;
+                *oldest = (*oldest).max(age);
+            }
+            return;
+        }
+        // What pod 1 missed while it was away.
+        if self.draw.on && after && !std::mem::replace(&mut self.draw.stale, true) {
             let lane = self.pods[i].lane.unwrap_or(0);
             let text = format!("{} v{held} from L1 (Redis: v{cur})", key(key_i));
             self.k.rec.local(now, now, lane, text);
-            let why = if self.mode == M_TTL {
-                format!("Stale read, {:.0} ms old: nothing tells the pod about the write, so its copy lives until the L1 TTL.", ms(age as f64))
-            } else if self.mode == M_TRACKING {
+            let why = if self.mode == M_TRACKING {
                 format!("Stale read, {:.0} ms old: the write's invalidation went to the dropped connection, and the new one never read this key, so no later write will be reported either.", ms(age as f64))
             } else {
                 format!("Stale read, {:.0} ms old: the write's invalidation was broadcast while pod 1 was away; only the key's next write will drop this copy.", ms(age as f64))
