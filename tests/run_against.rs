@@ -1,4 +1,4 @@
-//! `redsim run <scenario> --against` on Debian's redis-server: `incr-vs-get-set` loses increments with GET+SET on the real server too while INCR loses none, the run flushes only its own database, `pubsub-vs-streams` loses messages with Pub/Sub but none with a consumer group, and a scenario that cannot run against a server, a bad URL and an unreachable server are refused with their exit statuses.
+//! `redsim run <scenario> --against` on Debian's redis-server: `incr-vs-get-set` loses increments with GET+SET on the real server too while INCR loses none, the run flushes only its own database, `pubsub-vs-streams` loses messages with Pub/Sub but none with a consumer group, `client-side-caching`'s invalidations come from the server's CLIENT TRACKING, and a scenario that cannot run against a server, a bad URL and an unreachable server are refused with their exit statuses.
 //!
 //! The binary maps `run_command`'s `Err` to exit status 2 and prints it;
 //! `Ok(status)` is the exit status itself, so the library is called here.
@@ -110,6 +110,43 @@ fn pubsub_loses_what_a_consumer_group_keeps_on_the_real_server() {
     assert_eq!(lost, metric(&doc, "real", "PUBLISH replies of 0 receivers"));
     assert_eq!(metric(&doc, "real", "consumer group: entries lost"), 0.0);
     assert!(metric(&doc, "real", "entries recovered by XAUTOCLAIM") > 0.0);
+}
+
+/// CLIENT TRACKING on the real server: its invalidations (default mode
+/// and BCAST, redirected to a RESP2 subscriber) give the simulated figures,
+/// and the pod that keeps its L1 across a reconnection serves stale reads.
+#[test]
+fn client_tracking_invalidations_come_from_the_real_server() {
+    let server = RedisServer::start(&[]);
+    let url = format!("redis://127.0.0.1:{}", server.port);
+    for mode in ["tracking", "bcast"] {
+        let args = [
+            "client-side-caching",
+            "--against",
+            &url,
+            "--json",
+            "--speed",
+            "20",
+            "--set",
+            &format!("mode={mode}"),
+            "--set",
+            "flush-on-reconnect=off",
+        ];
+        let (status, out) = run(&args).unwrap();
+        assert_eq!(status, 0, "{out}");
+        let doc: Value = serde_json::from_str(&out).expect("JSON report");
+        for name in [
+            "invalidation messages received",
+            "stale reads",
+            "stale reads on pod 1 after reconnecting",
+        ] {
+            let real = metric(&doc, "real", name);
+            assert_eq!(real, metric(&doc, "simulated", name), "{mode} {name}");
+        }
+        assert!(metric(&doc, "real", "invalidation messages received") > 0.0);
+        assert!(metric(&doc, "real", "stale reads on pod 1 after reconnecting") > 0.0);
+        assert_eq!(checks_passed(&doc, "real"), vec![true, true], "{mode}");
+    }
 }
 
 #[test]

@@ -32,6 +32,9 @@ pub trait Backend {
     fn take_unblocked(&mut self, at: Micros) -> Vec<(ClientId, Frame)>;
     /// Closes connection `id` (a blocked client stops waiting).
     fn disconnect(&mut self, at: Micros, id: ClientId);
+    /// The server's `beforeSleep` at `at`: nothing for a real server, which
+    /// runs its own after every command.
+    fn before_sleep(&mut self, _at: Micros) {}
 }
 
 /// Makes the backend of the `n`th node (from 0) a run builds. Nodes a
@@ -109,6 +112,9 @@ mod tests {
         }
         fn disconnect(&mut self, at: Micros, id: ClientId) {
             self.0.disconnect(at, self.1[&id]);
+        }
+        fn before_sleep(&mut self, at: Micros) {
+            self.0.before_sleep(at);
         }
     }
 

@@ -16,6 +16,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     caching::CACHE_WARMING,
     caching::HOT_KEY_L1,
     caching::L1_PUBSUB_INVALIDATION,
+    caching::CLIENT_SIDE_CACHING,
     caching::CONNECTION_POOL,
     caching::PIPELINING,
     caching::REDIS_OUTAGE,

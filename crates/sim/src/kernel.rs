@@ -496,6 +496,23 @@ impl Redis {
         }
     }
 
+    /// What the server does once its event loop has run a batch of
+    /// commands (`beforeSleep`): among others, it sends the BCAST
+    /// invalidations collected since. A server does this by itself after
+    /// every command; an in-process engine only when told (or on its cron
+    /// ticks), so scenarios that need it prompt call this after a write.
+    pub fn before_sleep(&mut self, at: Micros) {
+        match &mut self.node {
+            Node::Local(e) => {
+                if at > e.now_us() {
+                    e.advance_to(at);
+                }
+                e.before_sleep();
+            }
+            Node::Remote(b) => b.before_sleep(at),
+        }
+    }
+
     /// Closes connection `id`; a client blocked on it stops waiting.
     pub fn disconnect(&mut self, at: Micros, id: ClientId) {
         match &mut self.node {

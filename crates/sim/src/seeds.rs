@@ -44,6 +44,8 @@ pub const TTL_JITTER: u64 = 0x6a09_e667_f3bc_c908;
 pub const PENETRATION_REQUESTS: u64 = 0xb100;
 /// The L1 invalidation pods' reads and writer (the same in every variant).
 pub const L1_WORKLOAD: u64 = 0x11_1a7e;
+/// The client-side caching pods' reads and writer (the same in every mode).
+pub const CSC_WORKLOAD: u64 = 0xc5c_10ad;
 /// The versioned-keys half of the versioned-writes scenario.
 pub const VERSIONED_KEYS: u64 = 0x77;
 

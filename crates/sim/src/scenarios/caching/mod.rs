@@ -1,4 +1,4 @@
-//! Caching lessons under load: hit rate and latency, when a cache hurts, stampede protections, avalanche and its other causes, warming, a hot key behind an L1, L1 caches kept fresh by Pub/Sub invalidations, connection-pool exhaustion, blocking commands and retried INCRs, pipelining, and a Redis outage.
+//! Caching lessons under load: hit rate and latency, when a cache hurts, stampede protections, avalanche and its other causes, warming, a hot key behind an L1, L1 caches kept fresh by Pub/Sub invalidations, client-side caching with CLIENT TRACKING, connection-pool exhaustion, blocking commands and retried INCRs, pipelining, and a Redis outage.
 //!
 //! Hit rate, stampede, avalanche and the hot key run the [`World`] (pods,
 //! pools, Redis nodes, a database). The connection-pool scenario has its own
@@ -11,6 +11,7 @@
 //! a baseline without cache) run inside one outcome with the same seed.
 
 mod avalanche_causes;
+mod client_tracking;
 mod hit_rate;
 mod hot_key;
 mod l1_invalidation;
@@ -22,6 +23,7 @@ mod stampede;
 mod warming;
 
 pub use avalanche_causes::AVALANCHE_CAUSES;
+pub use client_tracking::CLIENT_SIDE_CACHING;
 pub use hit_rate::{CACHE_HURTS, HIT_RATE_LATENCY};
 pub use hot_key::HOT_KEY_L1;
 pub use l1_invalidation::L1_PUBSUB_INVALIDATION;
