@@ -423,3 +423,14 @@ fn random_points_and_searches() {
         p.check("ZRANGE dst 0 -1 WITHSCORES");
     }
 }
+
+/// The ten GEO entries agree with Redis' `COMMAND INFO` (arity, flags with
+/// `movablekeys` for the two that may STORE, key positions, categories).
+#[test]
+fn command_table_matches_command_info() {
+    let redis = redsim_tests::RedisServer::start(&[]);
+    let mut c = redis.conn();
+    let table = redsim_tests::group_commands("geo");
+    assert_eq!(table.len(), 10, "every GEO command of Redis 7.2");
+    redsim_tests::assert_command_table(&mut c, table, "geo");
+}

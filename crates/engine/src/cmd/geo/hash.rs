@@ -96,7 +96,7 @@ fn encode(lon_r: Span, lat_r: Span, lon: f64, lat: f64, step: u8) -> Option<Bits
     if step == 0 || step > 32 {
         return None;
     }
-    if lon > LONG_MAX || lon < LONG_MIN || lat > LAT_MAX || lat < LAT_MIN {
+    if !(LONG_MIN..=LONG_MAX).contains(&lon) || !(LAT_MIN..=LAT_MAX).contains(&lat) {
         return None;
     }
     if lat < lat_r.min || lat > lat_r.max || lon < lon_r.min || lon > lon_r.max {
@@ -126,7 +126,7 @@ fn c_u32(x: f64) -> u32 {
 /// `i64::MIN` for NaN and anything out of range.
 pub fn c_i64(x: f64) -> i64 {
     const LIMIT: f64 = 9_223_372_036_854_775_808.0;
-    if x >= -LIMIT && x < LIMIT {
+    if (-LIMIT..LIMIT).contains(&x) {
         x as i64
     } else {
         i64::MIN

@@ -133,7 +133,7 @@ fn geoadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         }
         idx += 1;
     }
-    if (args.len() - idx) % 3 != 0 || (xx && nx) {
+    if !(args.len() - idx).is_multiple_of(3) || (xx && nx) {
         return Frame::err(SYNTAX);
     }
     let mut zargs: Vec<Vec<u8>> = Vec::with_capacity(idx + (args.len() - idx) / 3 * 2);
@@ -216,37 +216,37 @@ fn geodist(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 /// Which command of the search family runs (`RADIUS_COORDS` and friends).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Search {
+enum Kind {
     /// GEORADIUS (`nostore`: the `_RO` form).
     Coords { nostore: bool },
     /// GEORADIUSBYMEMBER.
     Member { nostore: bool },
     /// GEOSEARCH, or GEOSEARCHSTORE with `store`.
-    Search { store: bool },
+    Geo { store: bool },
 }
 
 fn georadius(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    search(ctx, args, 1, Search::Coords { nostore: false })
+    search(ctx, args, 1, Kind::Coords { nostore: false })
 }
 
 fn georadiusbymember(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    search(ctx, args, 1, Search::Member { nostore: false })
+    search(ctx, args, 1, Kind::Member { nostore: false })
 }
 
 fn georadius_ro(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    search(ctx, args, 1, Search::Coords { nostore: true })
+    search(ctx, args, 1, Kind::Coords { nostore: true })
 }
 
 fn georadiusbymember_ro(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    search(ctx, args, 1, Search::Member { nostore: true })
+    search(ctx, args, 1, Kind::Member { nostore: true })
 }
 
 fn geosearch(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    search(ctx, args, 1, Search::Search { store: false })
+    search(ctx, args, 1, Kind::Geo { store: false })
 }
 
 fn geosearchstore(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    search(ctx, args, 2, Search::Search { store: true })
+    search(ctx, args, 2, Kind::Geo { store: true })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -284,7 +284,7 @@ fn parse<'a>(
     ctx: &mut Ctx,
     args: &'a [Vec<u8>],
     src: usize,
-    kind: Search,
+    kind: Kind,
 ) -> Result<(bool, Request<'a>), Frame> {
     let key = &args[src];
     let exists = ctx.read_exists::<ZSet>(key)?;
@@ -295,32 +295,32 @@ fn parse<'a>(
     };
     let mut store: Option<&[u8]> = None;
     let base = match kind {
-        Search::Coords { .. } => {
+        Kind::Coords { .. } => {
             shape.xy = lonlat_arg(&args[2..4])?;
             let (r, conv) = radius_arg(&args[4..6])?;
             (shape.kind, shape.conversion) = (ShapeKind::Circle(r), conv);
             6
         }
-        Search::Member { .. } if !exists => 5,
-        Search::Member { .. } => {
+        Kind::Member { .. } if !exists => 5,
+        Kind::Member { .. } => {
             shape.xy = member_pos(ctx, key, &args[2])
                 .ok_or_else(|| Frame::err("ERR could not decode requested zset member"))?;
             let (r, conv) = radius_arg(&args[3..5])?;
             (shape.kind, shape.conversion) = (ShapeKind::Circle(r), conv);
             5
         }
-        Search::Search { store: false } => 2,
-        Search::Search { store: true } => {
+        Kind::Geo { store: false } => 2,
+        Kind::Geo { store: true } => {
             store = Some(&args[1]);
             3
         }
     };
     let nostore = matches!(
         kind,
-        Search::Coords { nostore: true } | Search::Member { nostore: true }
+        Kind::Coords { nostore: true } | Kind::Member { nostore: true }
     );
-    let geosearch = matches!(kind, Search::Search { .. });
-    let searchstore = kind == Search::Search { store: true };
+    let geosearch = matches!(kind, Kind::Geo { .. });
+    let searchstore = kind == Kind::Geo { store: true };
     let mut req = Request {
         shape,
         withdist: false,
@@ -469,7 +469,7 @@ fn collect(z: &ZSet, shape: &Shape, limit: u64) -> Vec<Point> {
     out
 }
 
-fn search(ctx: &mut Ctx, args: &[Vec<u8>], src: usize, kind: Search) -> Frame {
+fn search(ctx: &mut Ctx, args: &[Vec<u8>], src: usize, kind: Kind) -> Frame {
     let (exists, mut req) = match parse(ctx, args, src, kind) {
         Ok(p) => p,
         Err(e) => return e,
