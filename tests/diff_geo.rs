@@ -434,3 +434,40 @@ fn command_table_matches_command_info() {
     assert_eq!(table.len(), 10, "every GEO command of Redis 7.2");
     redsim_tests::assert_command_table(&mut c, table, "geo");
 }
+
+/// Members on the same spots tie on distance: COUNT's partial sort
+/// (`pqsort`) and the full sort (glibc's merge sort) leave them in Redis'
+/// order.
+#[test]
+fn ties_keep_redis_order() {
+    let mut p = pair();
+    let mut rng = fastrand::Rng::with_seed(0x71e);
+    for round in 0..8 {
+        let key = format!("t{round}");
+        let spots = rng.usize(1..6);
+        let n = rng.usize(5..120);
+        let mut line = vec!["GEOADD".to_string(), key.clone()];
+        for i in 0..n {
+            let s = rng.usize(..spots) as f64;
+            line.extend([
+                format!("{:.4}", 10.0 + s * 0.01),
+                format!("{:.4}", 20.0 + s * 0.003),
+                format!("p{i}"),
+            ]);
+        }
+        let refs: Vec<&str> = line.iter().map(String::as_str).collect();
+        p.check_args(&args(&refs));
+        for order in ["ASC", "DESC"] {
+            p.check(&format!("GEORADIUS {key} 10 20 100 km {order}"));
+            for count in [1, 3, 7, 8, 41, n / 2 + 1, n] {
+                p.check(&format!(
+                    "GEORADIUS {key} 10 20 100 km COUNT {count} {order}"
+                ));
+                p.check(&format!(
+                    "GEOSEARCH {key} FROMLONLAT 10.02 20.006 BYBOX 300 300 km COUNT {count} {order} WITHDIST"
+                ));
+            }
+        }
+        p.check(&format!("GEORADIUS {key} 10 20 100 km COUNT 4"));
+    }
+}

@@ -7,6 +7,9 @@
 //! with four decimals.
 
 mod hash;
+mod pqsort;
+
+use std::cmp::Ordering;
 
 use hash::{Shape, ShapeKind};
 
@@ -257,6 +260,7 @@ enum Sort {
 }
 
 /// One match (`geoPoint`).
+#[derive(Clone)]
 struct Point {
     xy: [f64; 2],
     dist: f64,
@@ -498,15 +502,28 @@ fn search(ctx: &mut Ctx, args: &[Vec<u8>], src: usize, kind: Kind) -> Frame {
             .len()
             .min(usize::try_from(req.count).unwrap_or(usize::MAX))
     };
-    let by_dist = |a: &Point, b: &Point| {
-        a.dist
-            .partial_cmp(&b.dist)
-            .unwrap_or(std::cmp::Ordering::Equal)
-    };
-    match req.sort {
-        Sort::Asc => points.sort_by(by_dist),
-        Sort::Desc => points.sort_by(|a, b| by_dist(b, a)),
-        Sort::None => {}
+    if req.sort != Sort::None {
+        let desc = req.sort == Sort::Desc;
+        // `sort_gp_asc` (NaN compares as smaller both ways) and its negation.
+        let cmp = |a: &Point, b: &Point| {
+            let asc = if a.dist > b.dist {
+                Ordering::Greater
+            } else if a.dist == b.dist {
+                Ordering::Equal
+            } else {
+                Ordering::Less
+            };
+            if desc {
+                asc.reverse()
+            } else {
+                asc
+            }
+        };
+        if returned == points.len() {
+            pqsort::msort(&mut points, &cmp);
+        } else if returned > 0 {
+            pqsort::pqsort(&mut points, &cmp, 0, returned - 1);
+        }
     }
     points.truncate(returned);
     let conversion = req.shape.conversion;
