@@ -283,7 +283,8 @@ struct Request<'a> {
 
 /// `georadiusGeneric`'s parsing, in its order: the key's type, the fixed
 /// arguments, then the options left to right, then the checks across them.
-/// `Ok(None)` when the source key is missing (the search replies empty).
+/// Also says whether the source key exists: when it does not, BYMEMBER's
+/// radius and FROMMEMBER's member are never read, as in Redis.
 fn parse<'a>(
     ctx: &mut Ctx,
     args: &'a [Vec<u8>],
@@ -473,6 +474,9 @@ fn collect(z: &ZSet, shape: &Shape, limit: u64) -> Vec<Point> {
     out
 }
 
+/// `georadiusGeneric`: every search command, `src` being its source key's
+/// index. A missing source empties (deletes) a STORE destination; COUNT
+/// without ANY or an order sorts ascending, since the nearest are wanted.
 fn search(ctx: &mut Ctx, args: &[Vec<u8>], src: usize, kind: Kind) -> Frame {
     let (exists, mut req) = match parse(ctx, args, src, kind) {
         Ok(p) => p,
@@ -587,4 +591,31 @@ pub fn georadius_keys(args: &[Vec<u8>]) -> Vec<usize> {
         i += 1;
     }
     std::iter::once(1).chain(stored).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(line: &str) -> Vec<Vec<u8>> {
+        line.split(' ').map(|w| w.as_bytes().to_vec()).collect()
+    }
+
+    #[test]
+    fn store_keys_are_found_as_georadius_get_keys_finds_them() {
+        assert_eq!(georadius_keys(&argv("GEORADIUS k 1 2 3 km")), [1]);
+        assert_eq!(
+            georadius_keys(&argv("GEORADIUS k 1 2 3 km STORE d")),
+            [1, 7]
+        );
+        assert_eq!(
+            georadius_keys(&argv("GEORADIUS k 1 2 3 km STORE d STOREDIST e")),
+            [1, 9]
+        );
+        assert_eq!(georadius_keys(&argv("GEORADIUS k 1 2 3 km STORE")), [1]);
+        assert_eq!(
+            georadius_keys(&argv("GEORADIUSBYMEMBER k m 3 km store d")),
+            [1, 6]
+        );
+    }
 }
