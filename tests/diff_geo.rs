@@ -471,3 +471,47 @@ fn ties_keep_redis_order() {
         p.check(&format!("GEORADIUS {key} 10 20 100 km COUNT 4"));
     }
 }
+
+/// Each command counts the keyspace hits and misses Redis counts (one read
+/// lookup of the source; GEOADD's write lookup counts none), and scripts
+/// get the same replies.
+#[test]
+fn lookups_and_scripts() {
+    let mut p = pair();
+    p.check("GEOADD Sicily 13.361389 38.115556 Palermo 15.087269 37.502669 Catania");
+    for line in [
+        "GEOADD Sicily 13 38 x",
+        "GEOADD fresh 13 38 x",
+        "GEOPOS Sicily Palermo",
+        "GEOPOS nokey a",
+        "GEOHASH Sicily Palermo",
+        "GEOHASH nokey a",
+        "GEODIST Sicily Palermo Catania",
+        "GEODIST nokey a b",
+        "GEORADIUS Sicily 15 37 200 km",
+        "GEORADIUS nokey 15 37 200 km",
+        "GEORADIUS Sicily 15 37 200 km STORE dst",
+        "GEORADIUSBYMEMBER Sicily Palermo 200 km",
+        "GEORADIUSBYMEMBER nokey Palermo 200 km STORE dst",
+        "GEOSEARCH Sicily FROMMEMBER Palermo BYRADIUS 200 km",
+        "GEOSEARCH nokey FROMMEMBER Palermo BYRADIUS 200 km",
+        "GEOSEARCHSTORE dst Sicily FROMMEMBER Palermo BYBOX 200 200 km",
+        "GEOSEARCHSTORE dst nokey FROMMEMBER Palermo BYBOX 200 200 km",
+        "GEOSEARCH Sicily FROMMEMBER Palermo BYRADIUS -1 km",
+    ] {
+        p.same_lookups(line, |p| p.check(line));
+    }
+    p.corpus(
+        "
+        EVAL \"return redis.call('GEOPOS', KEYS[1], 'Palermo', 'none')\" 1 Sicily
+        EVAL \"return redis.call('GEORADIUS', KEYS[1], 15, 37, 200, 'km', 'WITHDIST', 'WITHCOORD', 'ASC')\" 1 Sicily
+        EVAL \"return redis.call('GEODIST', KEYS[1], 'Palermo', 'Catania', 'km')\" 1 Sicily
+        EVAL \"return redis.pcall('GEOADD', KEYS[1], 200, 100, 'x')\" 1 Sicily
+        EVAL \"redis.setresp(3); return redis.call('GEOPOS', KEYS[1], 'Palermo')\" 1 Sicily
+        MULTI
+        GEOADD Sicily 1 1 m1
+        GEOSEARCH Sicily FROMMEMBER m1 BYRADIUS 1 km WITHCOORD
+        EXEC
+        ",
+    );
+}
