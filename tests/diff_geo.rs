@@ -238,6 +238,7 @@ fn geosearch() {
         GEOSEARCH nokey FROMMEMBER x
         GEOSEARCHSTORE dst Sicily FROMLONLAT 15 37 BYBOX 400 400 km ASC COUNT 3
         ZRANGE dst 0 -1 WITHSCORES
+        OBJECT ENCODING dst
         GEOSEARCHSTORE dst Sicily FROMLONLAT 15 37 BYBOX 400 400 km ASC COUNT 3 STOREDIST
         ZRANGE dst 0 -1 WITHSCORES
         GEOSEARCHSTORE dst Sicily FROMLONLAT 15 37 BYRADIUS 1 m
@@ -421,6 +422,13 @@ fn random_points_and_searches() {
             spread * 50.0
         ));
         p.check("ZRANGE dst 0 -1 WITHSCORES");
+        p.check("OBJECT ENCODING dst");
+        p.check(&format!(
+            "GEORADIUSBYMEMBER {key} m1 {} km STORE dst2",
+            spread * 500.0
+        ));
+        p.check("OBJECT ENCODING dst2");
+        p.check("ZCARD dst2");
     }
 }
 
