@@ -25,6 +25,7 @@ pub(super) static FAMILIES: &[&&[Command]] = &[
     &super::pubsub::COMMANDS,
     &super::ttl::COMMANDS,
     &super::zset::COMMANDS,
+    &super::geo::COMMANDS,
     &super::stream::COMMANDS,
     &super::script::COMMANDS,
     &super::function::COMMANDS,

@@ -26,6 +26,7 @@ pub mod cluster;
 pub mod connection;
 pub mod debug;
 pub mod function;
+pub mod geo;
 pub mod hash;
 pub mod hll;
 pub mod keys;

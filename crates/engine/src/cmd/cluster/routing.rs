@@ -40,6 +40,7 @@ pub fn key_positions(cmd: &Command, args: &[Vec<u8>]) -> Vec<usize> {
                 std::iter::once(1).chain(keys).collect()
             }
             "xread" | "xreadgroup" => xread_keys(args),
+            "georadius" | "georadiusbymember" => crate::cmd::geo::georadius_keys(args),
             _ => legacy_keys(cmd, argc),
         };
     }

@@ -8,7 +8,7 @@ use crate::keyspace::types::zset::{AddFlags, AddOutcome, Limits, ZSet};
 use crate::num::double::string2d;
 use crate::proto::resp::Frame;
 
-pub(super) fn zadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+pub(in crate::cmd) fn zadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     zadd_generic(ctx, args, false)
 }
 

@@ -9,7 +9,7 @@
 //! (Redis 7.2's `d2string`), except ZSCAN of a skiplist, which prints
 //! `%.17g` as Redis does there.
 
-mod add;
+pub(in crate::cmd) mod add;
 mod members;
 mod range;
 mod remove;
@@ -131,7 +131,7 @@ pub(in crate::cmd) fn delete_if_empty(srv: &mut Server, db: usize, key: &[u8]) -
 
 /// Stores a freshly built result under `dst` (`setKey`: overwrite, drop
 /// the TTL), or deletes `dst` when the result is empty. Replies with its size.
-pub(super) fn store_result(ctx: &mut Ctx, dst: &[u8], result: Option<ZSet>) -> Frame {
+pub(in crate::cmd) fn store_result(ctx: &mut Ctx, dst: &[u8], result: Option<ZSet>) -> Frame {
     let db = ctx.db();
     match result.filter(|z| !z.is_empty()) {
         Some(z) => {
