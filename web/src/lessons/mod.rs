@@ -92,7 +92,7 @@ impl Component for Lessons {
                 <section class="rs-lesson-main" data-lesson={ chapter.id }>
                     <header class="rs-lesson-head">
                         <span class="rs-scen-group">{ format!("Chapter {}", st.chapter + 1) }</span>
-                        <h2 class="rs-scen-title">{ chapter.title }</h2>
+                        <h2 class="rs-lesson-title">{ chapter.title }</h2>
                         <p class="rs-scen-claim">{ chapter.summary }</p>
                         <div class="rs-lesson-progress">
                             <span data-progress={ format!("{done}/{}", chapter.steps.len()) }>

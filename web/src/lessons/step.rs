@@ -224,7 +224,7 @@ fn console(st: &LessonsState, send: &Callback<Action>, input_ref: &NodeRef) -> H
                 }) }
             </div>
             <div class="rs-lesson-prompt">
-                <span class="rs-prompt">{ "redis>" }</span>
+                <span class="rs-lesson-prompt-text">{ "redis>" }</span>
                 <input class="rs-lesson-input" ref={ input_ref.clone() } type="text" value={ st.input.clone() }
                        spellcheck="false" autocomplete="off" autocapitalize="off" aria-label="Command for this step"
                        oninput={ send.reform(|e: InputEvent| Action::Input(input_value(&e))) }
