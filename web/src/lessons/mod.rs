@@ -91,9 +91,9 @@ impl Component for Lessons {
                 }
                 <section class="rs-lesson-main" data-lesson={ chapter.id }>
                     <header class="rs-lesson-head">
-                        <span class="rs-scen-group">{ format!("Chapter {}", st.chapter + 1) }</span>
+                        <span class="rs-lesson-group">{ format!("Chapter {}", st.chapter + 1) }</span>
                         <h2 class="rs-lesson-title">{ chapter.title }</h2>
-                        <p class="rs-scen-claim">{ chapter.summary }</p>
+                        <p class="rs-lesson-claim">{ chapter.summary }</p>
                         <div class="rs-lesson-progress">
                             <span data-progress={ format!("{done}/{}", chapter.steps.len()) }>
                                 { format!("{done} of {} steps done", chapter.steps.len()) }
