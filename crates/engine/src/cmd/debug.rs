@@ -47,10 +47,13 @@ fn debug(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             }
             None => Frame::err("ERR value is not an integer or out of range"),
         },
-        (b"quicklist-packed-threshold", 3) => match memory_value(&args[2]) {
+        (b"quicklist-packed-threshold", 3) => match std::str::from_utf8(&args[2])
+            .ok()
+            .and_then(crate::server::config::parse_memory)
+        {
             // `quicklistisSetPackedThreshold`: 0 restores the default.
-            Some(v) if (0..=(1 << 32) - (1 << 20)).contains(&v) => {
-                ctx.srv.debug.quicklist_packed_threshold = if v == 0 { 1 << 30 } else { v as u64 };
+            Some(v) if v <= (1 << 32) - (1 << 20) => {
+                ctx.srv.debug.quicklist_packed_threshold = if v == 0 { 1 << 30 } else { v };
                 Frame::ok()
             }
             _ => {
@@ -62,24 +65,6 @@ fn debug(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             preview(&args[1], 128)
         )),
     }
-}
-
-/// `memtoull`: a number with an optional b, k, kb, m, mb, g, gb unit.
-fn memory_value(arg: &[u8]) -> Option<i64> {
-    let s = std::str::from_utf8(arg).ok()?.to_ascii_lowercase();
-    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let mul: i64 = match unit {
-        "" | "b" => 1,
-        "k" => 1000,
-        "kb" => 1024,
-        "m" => 1000 * 1000,
-        "mb" => 1024 * 1024,
-        "g" => 1000 * 1000 * 1000,
-        "gb" => 1024 * 1024 * 1024,
-        _ => return None,
-    };
-    num.parse::<i64>().ok()?.checked_mul(mul)
 }
 
 /// DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: the dataset saved to RDB and

@@ -426,49 +426,40 @@ pub fn flag_names(f: &Flags) -> Vec<&'static str> {
 
 /// `luaRegisterFunction`, positional `(name, callback)` or named
 /// `{function_name=, callback=, flags=, description=}` arguments.
-fn register_function(it: &mut dyn Vm, args: Vec<Value>, me: &Native) -> R<Vec<Value>> {
+fn register_function(_: &mut dyn Vm, args: Vec<Value>, me: &Native) -> R<Vec<Value>> {
     let record = match me.state.borrow().first() {
         Some(Value::Table(t)) => t.clone(),
         _ => return Ok(Vec::new()),
     };
-    let fail = |it: &mut dyn Vm, msg: &str| -> LuaError {
-        let _ = it;
+    let fail = |msg: &str| -> LuaError {
         let mut t = Table::new();
         t.set_str("err", Value::str(format!("ERR {msg}")));
         LuaError::Value(Table::value(t))
     };
     if !record.borrow().get_str("loading").truthy() {
         return Err(fail(
-            it,
             "redis.register_function can only be called on FUNCTION LOAD command",
         ));
     }
     let (name, callback, flags, description) = match args.len() {
-        1 => named_args(&args[0]).map_err(|m| fail(it, m))?,
+        1 => named_args(&args[0]).map_err(fail)?,
         2 => {
             let Some(name) = string_arg(&args[0]) else {
                 return Err(fail(
-                    it,
                     "first argument to redis.register_function must be a string",
                 ));
             };
             if !matches!(args[1], Value::Func(_)) {
                 return Err(fail(
-                    it,
                     "second argument to redis.register_function must be a function",
                 ));
             }
             (name, args[1].clone(), 0, None)
         }
-        _ => {
-            return Err(fail(
-                it,
-                "wrong number of arguments to redis.register_function",
-            ))
-        }
+        _ => return Err(fail("wrong number of arguments to redis.register_function")),
     };
     if !valid_name(&name) {
-        return Err(fail(it, BAD_NAME));
+        return Err(fail(BAD_NAME));
     }
     let mut rec = record.borrow_mut();
     let n = rec.border();
@@ -476,7 +467,7 @@ fn register_function(it: &mut dyn Vm, args: Vec<Value>, me: &Native) -> R<Vec<Va
         if let Value::Table(t) = rec.get_int(i) {
             if t.borrow().get_str("name").to_str().as_deref() == Some(&name[..]) {
                 drop(rec);
-                return Err(fail(it, "Function already exists in the library"));
+                return Err(fail("Function already exists in the library"));
             }
         }
     }
