@@ -15,6 +15,7 @@ pub mod inspect;
 pub mod keyspace;
 pub mod lazyfree;
 pub mod num;
+pub(crate) mod observe;
 pub mod persist;
 pub mod proto;
 pub(crate) mod pubsub;

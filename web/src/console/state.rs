@@ -610,6 +610,11 @@ impl Console {
         let reply = self.engine.submit_line(id, trimmed);
         self.record(with_target(num, trimmed));
         match reply {
+            Some(_) if self.engine.client(id).is_some_and(|c| c.reply_silenced()) => {
+                self.sessions[idx].push(Line::Note(
+                    "(no reply: CLIENT REPLY is OFF or SKIP for this connection)".into(),
+                ));
+            }
             Some(r) => self.show_reply(idx, &r),
             None => {
                 let deadline_us = self
@@ -628,8 +633,24 @@ impl Console {
             }
         }
         self.deliver_unblocked();
+        self.reconnect_killed();
         self.sync_sessions();
         self.inspector.refresh(&self.engine, false);
+    }
+
+    /// Sessions whose client CLIENT KILL closed reconnect, as redis-cli
+    /// does on its next command, and say so.
+    fn reconnect_killed(&mut self) {
+        for id in self.engine.take_killed() {
+            let Some(s) = self.sessions.iter_mut().find(|s| s.id == id) else {
+                continue;
+            };
+            s.id = self.engine.connect(&s.label());
+            s.waiting = None;
+            s.push(Line::Note(
+                "Connection closed by CLIENT KILL; the console reconnected as a new client.".into(),
+            ));
+        }
     }
 
     /// `INSPECT key`: shows the key in the inspector (a console command,

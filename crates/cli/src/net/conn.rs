@@ -64,6 +64,20 @@ fn route_outgoing(
     }
 }
 
+/// Closes the connections CLIENT KILL killed (the engine already forgot their clients).
+fn close_killed(engine: &mut Engine, node: usize, shared: &Shared) {
+    let killed = engine.take_killed();
+    if killed.is_empty() {
+        return;
+    }
+    let peers = shared.peers.borrow();
+    for id in killed {
+        if let Some(peer) = peers.get(&(node, id)) {
+            peer.close.notify_one();
+        }
+    }
+}
+
 /// Disconnects the engine's client when the connection task ends, however it ends.
 struct ClientGuard {
     shared: Rc<Shared>,
@@ -245,16 +259,30 @@ fn process(
             continue;
         }
         let now = shared.now_us();
+        let started = Instant::now();
+        let mut busy_us = 0;
         let reply = guarded("command", || {
             host.catch_up(node, now);
+            let before = host.engine(node).now_us();
             let reply = match host.intercept(node, &req.args) {
                 Some(own) => Some(own),
                 None => host.engine_mut(node).submit(id, &req.args),
             };
+            busy_us = host.engine(node).now_us().saturating_sub(before);
             host.served(node, &req.args);
             reply
         })
         .unwrap_or_else(|msg| Some(Frame::err(format!("ERR internal error: {msg}"))));
+        // The command kept the engine's main thread busy (DEBUG SLEEP, a
+        // synchronous free): Redis' one thread would have served no one
+        // meanwhile, so this one does not either, and the wall clock
+        // catches up with the virtual one.
+        if busy_us > 0 && !shared.clock.manual {
+            let busy = Duration::from_micros(busy_us);
+            if let Some(rest) = busy.checked_sub(started.elapsed()) {
+                std::thread::sleep(rest);
+            }
+        }
         ran = true;
         if host.is_down(node) {
             // SHUTDOWN: the node is gone; like the process, it answers nothing.
@@ -275,8 +303,12 @@ fn process(
             break;
         };
         let client = engine.client(id);
-        reply.encode(client.map_or(2, |c| c.resp), &mut out);
+        // CLIENT REPLY OFF / SKIP: the command ran, its reply is dropped.
+        if !client.is_some_and(|c| c.reply_silenced()) {
+            reply.encode(client.map_or(2, |c| c.resp), &mut out);
+        }
         let closing = client.is_none_or(|c| c.close_after_reply);
+        close_killed(engine, node, shared);
         route_outgoing(engine, node, shared, Some((id, &mut out)));
         if closing {
             close = true;

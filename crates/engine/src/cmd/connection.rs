@@ -59,7 +59,9 @@ fn reset(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     crate::pubsub::disconnected(ctx.srv, ctx.client);
     crate::tracking::disconnected(ctx.srv, ctx.client.id);
     ctx.client.name = None;
+    ctx.client.modes = Default::default();
     let id = ctx.client.id;
+    ctx.srv.monitors.retain(|&m| m != id);
     if let Some(cl) = ctx.srv.cluster.as_mut() {
         cl.asking.remove(&id);
         cl.readonly.remove(&id);

@@ -1,8 +1,10 @@
-//! DEBUG (debug.c): the subcommands tests and lessons use — DIGEST, DIGEST-VALUE, OBJECT, PROTOCOL, RELOAD, LOADAOF, SET-ACTIVE-EXPIRE, QUICKLIST-PACKED-THRESHOLD, CHANGE-REPL-ID and HELP.
+//! DEBUG (debug.c): the subcommands tests and lessons use — DIGEST, DIGEST-VALUE, OBJECT, PROTOCOL, RELOAD, LOADAOF, SLEEP, SET-ACTIVE-EXPIRE, PAUSE-CRON, SET-DISABLE-DENY-SCRIPTS, QUICKLIST-PACKED-THRESHOLD, LISTPACK, QUICKLIST, STRINGMATCH-TEST, CHANGE-REPL-ID and HELP.
 //!
-//! Left out, with Redis' unknown-subcommand error: SLEEP (the engine never
-//! blocks the thread it runs on; the test server's `pause` models it),
-//! SEGFAULT, PANIC, allocator and reply-buffer internals.
+//! SLEEP keeps the main thread busy in virtual time: the clock moves on by
+//! the time asked once the command ends, so every other client waits, and
+//! the native server, which keeps virtual time on the wall clock, blocks for
+//! real. Left out, with Redis' unknown-subcommand error: SEGFAULT, PANIC,
+//! allocator and reply-buffer internals.
 
 use super::args::{is, preview};
 use super::table::{commands, Command, Ctx};
@@ -40,6 +42,25 @@ fn debug(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         (b"reload", _) => reload(&args[2..]),
         (b"loadaof", 2) => Frame::ok(),
         (b"change-repl-id", 2) => Frame::ok(),
+        (b"sleep", 3) => {
+            // `strtod`: a leading number, anything else reads as 0.
+            let secs = leading_f64(&args[2]);
+            if secs > 0.0 {
+                ctx.srv.charge_main_thread((secs * 1e9) as u64);
+            }
+            Frame::ok()
+        }
+        (b"pause-cron", 3) => {
+            ctx.srv.debug.pause_cron = atoi(&args[2]) != 0;
+            Frame::ok()
+        }
+        (b"set-disable-deny-scripts", 3) => {
+            ctx.srv.debug.allow_deny_scripts = atoi(&args[2]) != 0;
+            Frame::ok()
+        }
+        (b"listpack", 3) => encoding_repr(ctx, &args[2], "listpack"),
+        (b"quicklist", 3 | 4) => encoding_repr(ctx, &args[2], "quicklist"),
+        (b"stringmatch-test", 2) => Frame::simple("Apparently Redis did not crash: test passed"),
         (b"set-active-expire", 3) => match parse_i64(&args[2]) {
             Some(v) => {
                 ctx.srv.debug.active_expire = v != 0;
@@ -64,6 +85,53 @@ fn debug(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             "ERR unknown subcommand '{}'. Try DEBUG HELP.",
             preview(&args[1], 128)
         )),
+    }
+}
+
+/// C's `atoi`: an optional sign and the digits that follow, else 0.
+fn atoi(arg: &[u8]) -> i64 {
+    let s = String::from_utf8_lossy(arg);
+    let t = s.trim_start();
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let end = digits.bytes().take_while(u8::is_ascii_digit).count();
+    let v: i64 = digits[..end].parse().unwrap_or(0);
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+/// C's `strtod` as DEBUG SLEEP reads its argument: the longest leading
+/// number, or 0.
+fn leading_f64(arg: &[u8]) -> f64 {
+    let s = String::from_utf8_lossy(arg);
+    let t = s.trim_start();
+    (1..=t.len())
+        .rev()
+        .filter(|&n| t.is_char_boundary(n))
+        .find_map(|n| t[..n].parse::<f64>().ok())
+        .filter(|v| v.is_finite())
+        .unwrap_or(0.0)
+}
+
+/// DEBUG LISTPACK / QUICKLIST: Redis prints the structure on its stdout
+/// and says so; here the inspector draws it, and the reply is Redis'.
+fn encoding_repr(ctx: &mut Ctx, key: &[u8], want: &'static str) -> Frame {
+    let db = ctx.db();
+    let Some(o) = ctx.srv.lookup(db, key, Lookup::READ_NOTOUCH) else {
+        return Frame::err("ERR no such key");
+    };
+    if o.value.encoding() != want {
+        return Frame::err(format!("ERR Not a {want} encoded object."));
+    }
+    match want {
+        "listpack" => Frame::simple("Listpack structure printed on stdout"),
+        _ => Frame::simple("Quicklist structure printed on stdout"),
     }
 }
 
@@ -249,6 +317,8 @@ fn help() -> Frame {
         "    Output a hex signature representing the current DB content.",
         "DIGEST-VALUE <key> [<key> ...]",
         "    Output a hex signature of the values of all the specified keys.",
+        "LISTPACK <key>",
+        "    Show low level info about the listpack encoding of <key>.",
         "LOADAOF",
         "    Flush the AOF buffers on disk and reload the AOF in memory.",
         "OBJECT <key>",
@@ -257,6 +327,10 @@ fn help() -> Frame {
         "    Reply with a test value of the specified type. <type> can be: string,",
         "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
         "    true, false.",
+        "PAUSE-CRON <0|1>",
+        "    Stop periodic cron job processing.",
+        "QUICKLIST <key> [<0|1>]",
+        "    Show low level info about the quicklist encoding of <key>.",
         "QUICKLIST-PACKED-THRESHOLD <size>",
         "    Sets the threshold for elements to be inserted as plain vs packed nodes",
         "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
@@ -265,6 +339,12 @@ fn help() -> Frame {
         "    * MERGE: Merge the content of the RDB with existing data.",
         "    * NOFLUSH: Do not flush the data before loading.",
         "    * NOSAVE: Do not save the RDB before loading.",
+        "SET-DISABLE-DENY-SCRIPTS <0|1>",
+        "    Allow commands flagged noscript to run from scripts (a test knob).",
+        "SLEEP <seconds>",
+        "    Stop the server for <seconds>. Decimals allowed.",
+        "STRINGMATCH-TEST",
+        "    Run a fuzz tester against the stringmatchlen() function.",
         "SET-ACTIVE-EXPIRE <0|1>",
         "    Setting it to 0 disables expiring keys in background when they are not",
         "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",

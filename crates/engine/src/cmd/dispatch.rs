@@ -200,15 +200,25 @@ pub fn call(
         cmd,
         reg: &REGISTRY,
     };
+    if ctx.srv.blocking.reprocessing.is_none() {
+        super::server::feed_monitors(ctx.srv, ctx.client, cmd, args, true);
+    }
+    let busy_before = ctx.srv.lazyfree.stall_ns;
     let reply = match cluster::refuse_other_db(ctx.srv, cmd, args) {
         Some(e) => e,
         None => (cmd.handler)(&mut ctx, args),
     };
+    let busy_ns = srv.lazyfree.stall_ns.saturating_sub(busy_before);
     remember_tracked_keys(srv, cmd, args);
     srv.tracking.nesting -= 1;
     srv.blocking.depth -= 1;
+    // Reprocessing an unblocked client's command is not shown again.
+    if srv.blocking.reprocessing.is_none() {
+        super::server::feed_monitors(srv, client, cmd, args, false);
+    }
     // A command that blocked is counted when it completes.
     if !srv.blocking.has_request() {
+        super::server::record_call(srv, client, cmd, args, busy_ns);
         let stat = srv.stats.command(cmd as *const Command as usize);
         stat.calls += 1;
         if let Frame::Error(e) = &reply {

@@ -78,6 +78,8 @@ fn type_cmd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 fn touch(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let db = ctx.db();
+    // TOUCH touches even for a CLIENT NO-TOUCH client: that is its purpose.
+    ctx.srv.no_touch = false;
     let n = args[1..]
         .iter()
         .filter(|k| ctx.srv.lookup_read(db, k).is_some())

@@ -196,7 +196,7 @@ impl Host for ScriptHost<'_> {
         if (cmd.arity > 0 && argc != cmd.arity) || argc < -cmd.arity {
             return Frame::err("ERR Wrong number of args calling Redis command from script");
         }
-        if cmd.flags.contains(Flags::NOSCRIPT) {
+        if cmd.flags.contains(Flags::NOSCRIPT) && !self.srv.debug.allow_deny_scripts {
             return Frame::err("ERR This Redis command is not allowed from script");
         }
         let write = cmd.flags.contains(Flags::WRITE);
@@ -214,7 +214,9 @@ impl Host for ScriptHost<'_> {
         if write {
             self.write_dirty = true;
         }
+        self.srv.in_script = true;
         let reply = (self.reg.call)(self.srv, &mut self.client, cmd, args);
+        self.srv.in_script = false;
         if let Frame::Error(e) = &reply {
             // Counted in errorstats now; the script's own error reply
             // carrying it on is not counted again.

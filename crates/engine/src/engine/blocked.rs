@@ -110,6 +110,23 @@ impl Engine {
         }
     }
 
+    /// CLIENT UNBLOCK: answers a blocked client at once, as its timeout
+    /// would (`unblockClientOnTimeout`) or with the UNBLOCKED error.
+    pub(super) fn unblock_now(&mut self, id: ClientId, error: bool) {
+        let Some(w) = self.srv.blocking.unblock(id) else {
+            return;
+        };
+        let reply = if error {
+            Frame::err("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+        } else if w.kind == crate::blocking::BlockKind::Replicas {
+            let woff = self.clients.get(&id).map_or(0, |c| c.repl_woff);
+            Frame::Integer(self.srv.repl.acked(woff) as i64)
+        } else {
+            Frame::NullArray
+        };
+        self.complete_blocked(id, &w.args, w.queued, UnblockHow::Timeout, reply);
+    }
+
     /// Answers a blocked client without re-running its command (a timeout,
     /// or WAIT's acknowledgements): the reply is its command's, which
     /// completes now (`updateStatsOnUnblock`); then what it queued runs.

@@ -57,6 +57,8 @@ pub struct Engine {
     /// brought up to date only when another client runs one (until then no
     /// other client can look at it).
     unsynced: Option<ClientId>,
+    /// Clients closed by CLIENT KILL, for the driver to drop their connections.
+    killed: Vec<ClientId>,
 }
 
 impl Engine {
@@ -74,6 +76,7 @@ impl Engine {
             clients: BTreeMap::new(),
             next_client: 1,
             unsynced: None,
+            killed: Vec::new(),
         }
     }
 
@@ -102,21 +105,7 @@ impl Engine {
         let id = self.next_client;
         self.next_client += 1;
         let now = self.srv.clock.now_us();
-        self.clients.insert(
-            id,
-            Client {
-                id,
-                db: 0,
-                resp: 2,
-                name: None,
-                created_us: now,
-                last_interaction_us: now,
-                close_after_reply: false,
-                multi: None,
-                subs: Default::default(),
-                repl_woff: 0,
-            },
-        );
+        self.clients.insert(id, Client::new(id, now));
         self.srv.connected_clients = self.clients.len();
         let entry = ClientEntry::of(&self.clients[&id]);
         self.srv.client_list.insert(id, entry);
@@ -149,6 +138,7 @@ impl Engine {
             crate::pubsub::disconnected(&mut self.srv, &mut c);
             crate::tracking::disconnected(&mut self.srv, id);
             self.srv.watches.reset(id);
+            self.srv.monitors.retain(|&m| m != id);
             self.srv.connected_clients = self.clients.len();
             self.srv.client_list.remove(&id);
             self.srv.actor = Actor::Client(id);
@@ -176,6 +166,7 @@ impl Engine {
         }
         let reply = self.run(client, args, false, true);
         crate::pubsub::after_reply(&mut self.srv, client);
+        self.handle_client_ops();
         self.handle_blocked_clients();
         // Lazily: an eager `Frame::NullArray` is built and dropped (a call
         // into `Frame`'s drop glue) on every command that did not block.
@@ -196,8 +187,31 @@ impl Engine {
         }
         let reply = self.run(client, args, true, true);
         crate::pubsub::after_reply(&mut self.srv, client);
+        self.handle_client_ops();
         self.handle_blocked_clients();
         reply
+    }
+
+    /// Connections CLIENT KILL closed since the last call: their driver
+    /// closes the sockets (the engine has already forgotten the clients).
+    pub fn take_killed(&mut self) -> Vec<ClientId> {
+        std::mem::take(&mut self.killed)
+    }
+
+    /// Carries out what CLIENT KILL and CLIENT UNBLOCK asked for.
+    fn handle_client_ops(&mut self) {
+        if self.srv.client_ops.is_empty() {
+            return;
+        }
+        for op in std::mem::take(&mut self.srv.client_ops) {
+            match op {
+                crate::server::ClientOp::Kill(id) => {
+                    self.disconnect(id);
+                    self.killed.push(id);
+                }
+                crate::server::ClientOp::Unblock(id, error) => self.unblock_now(id, error),
+            }
+        }
     }
 
     /// Like [`Engine::execute_line`], but the command may block (see [`Engine::submit`]).
@@ -300,7 +314,25 @@ impl Engine {
         srv.lazyfree_drain();
         srv.blocking.deny = !may_block;
         srv.tracking.current = Some(client);
+        // `resetClient` after CLIENT REPLY SKIP: this command's reply is dropped.
+        c.modes.reply_skip = std::mem::take(&mut c.modes.reply_skip_next);
+        srv.no_touch = c.modes.no_touch;
         let reply = cmd::dispatch(srv, c, args);
+        srv.no_touch = false;
+        // (UN)SUBSCRIBE's confirmations are pushes (`CLIENT_PUSHING`), which
+        // CLIENT REPLY OFF does not silence.
+        let pushed = matches!(
+            srv.last_cmd.0,
+            "subscribe"
+                | "unsubscribe"
+                | "psubscribe"
+                | "punsubscribe"
+                | "ssubscribe"
+                | "sunsubscribe"
+        );
+        c.modes.silenced =
+            !pushed && (c.modes.reply_off || c.modes.reply_skip || c.modes.reply_skip_next);
+        c.modes.reply_skip = false;
         srv.blocking.deny = false;
         // Tracking reads any client's protocol and Pub/Sub state: keep them current.
         if let Some(e) = srv.client_list.get_mut(&client) {
@@ -430,6 +462,9 @@ impl Engine {
     /// `serverCron`, minus what later features add.
     fn cron(&mut self) {
         let srv = &mut self.srv;
+        if srv.debug.pause_cron {
+            return;
+        }
         srv.lruclock = srv.lru_clock_now();
         srv.cronloops += 1;
         cmd::server::cron_update_memory_stats(srv);

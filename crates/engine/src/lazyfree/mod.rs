@@ -104,12 +104,19 @@ impl Server {
         self.lazyfree.sync_free_ns += ns;
     }
 
+    /// Keeps the main thread busy for `ns` more (DEBUG SLEEP, work a command
+    /// costs): the clock moves on by it when the command ends.
+    pub fn charge_main_thread(&mut self, ns: u64) {
+        self.lazyfree.stall_ns += ns;
+    }
+
     /// Puts the stall accumulated by the command (or cron step) that just
     /// ended on the virtual clock, in whole microseconds (the clock's
     /// resolution: a remainder under 1 µs is dropped). Returns the µs added.
     pub fn settle_stall(&mut self) -> u64 {
         let us = self.lazyfree.stall_ns / 1000;
         self.lazyfree.stall_ns = 0;
+        self.observe.busy_us += us;
         if us > 0 {
             let t = self.clock.now_us() + us;
             self.clock.set(t);

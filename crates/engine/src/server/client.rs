@@ -25,6 +25,53 @@ pub struct Client {
     pub subs: crate::pubsub::subscriptions::Subscriptions,
     /// The replication offset after its last write (`c->woff`): what WAIT waits for.
     pub repl_woff: u64,
+    /// CLIENT REPLY, CLIENT NO-TOUCH and CLIENT NO-EVICT.
+    pub modes: ClientModes,
+}
+
+impl Client {
+    /// A fresh connection at virtual time `now_us`: database 0, RESP2.
+    pub fn new(id: ClientId, now_us: u64) -> Client {
+        Client {
+            id,
+            db: 0,
+            resp: 2,
+            name: None,
+            created_us: now_us,
+            last_interaction_us: now_us,
+            close_after_reply: false,
+            multi: None,
+            subs: Default::default(),
+            repl_woff: 0,
+            modes: ClientModes::default(),
+        }
+    }
+
+    /// True when the reply to the command just run must not be written
+    /// (CLIENT REPLY OFF, or SKIP for this one command). Pushes, such as
+    /// Pub/Sub messages and invalidations, still go out, as Redis lets
+    /// `CLIENT_PUSHING` replies through.
+    pub fn reply_silenced(&self) -> bool {
+        self.modes.silenced
+    }
+}
+
+/// The per-connection switches of CLIENT REPLY / NO-TOUCH / NO-EVICT
+/// (Redis' `CLIENT_REPLY_*`, `CLIENT_NO_TOUCH`, `CLIENT_NO_EVICT` flags).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ClientModes {
+    /// CLIENT REPLY OFF.
+    pub reply_off: bool,
+    /// CLIENT REPLY SKIP was the last command: the next reply is dropped.
+    pub reply_skip_next: bool,
+    /// The reply of the command now running is dropped (`CLIENT_REPLY_SKIP`).
+    pub reply_skip: bool,
+    /// Set after each command: its reply was dropped.
+    pub silenced: bool,
+    /// CLIENT NO-TOUCH ON: reads leave keys' LRU/LFU alone.
+    pub no_touch: bool,
+    /// CLIENT NO-EVICT ON (shown in CLIENT LIST; client eviction is not modelled).
+    pub no_evict: bool,
 }
 
 /// What a client in MULTI has queued (`multiState`).
@@ -59,6 +106,10 @@ pub struct ClientEntry {
     pub subscribed: bool,
     /// Last command as (name, subcommand or ""); "NULL" before the first.
     pub last_cmd: (&'static str, &'static str),
+    /// CLIENT NO-EVICT and NO-TOUCH, for the `e` and `T` flags.
+    pub modes: ClientModes,
+    /// In MULTI (flag `x`).
+    pub multi: bool,
 }
 
 impl ClientEntry {
@@ -86,6 +137,8 @@ impl ClientEntry {
             closing: c.close_after_reply,
             subscribed: c.subs.active(),
             last_cmd: ("NULL", ""),
+            modes: c.modes,
+            multi: c.multi.is_some(),
         }
     }
 
@@ -97,6 +150,8 @@ impl ClientEntry {
         self.closing = c.close_after_reply;
         self.subscribed = c.subs.active();
         self.last_cmd = last_cmd;
+        self.modes = c.modes;
+        self.multi = c.multi.is_some();
         if self.name != c.name {
             self.name.clone_from(&c.name);
         }

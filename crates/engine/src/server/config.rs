@@ -244,6 +244,21 @@ config! {
     /// script may run before Redis answers BUSY; here it also sets a
     /// script's step budget (`script::budget_for`).
     busy_reply_threshold: i64 = 5000 => ["busy-reply-threshold", "lua-time-limit"] mutable int(0, LONG_MAX);
+    /// `slowlog-log-slower-than`, µs of (virtual) busy time; -1 turns the
+    /// slow log off, 0 logs every command.
+    slowlog_log_slower_than: i64 = 10000 => ["slowlog-log-slower-than"] mutable int(-1, LONG_MAX);
+    /// `slowlog-max-len`: entries the slow log keeps.
+    slowlog_max_len: u64 = 128 => ["slowlog-max-len"] mutable int(0, LONG_MAX);
+    /// `latency-monitor-threshold`, ms: events at least this long are
+    /// recorded by the latency monitor (0: off).
+    latency_monitor_threshold: i64 = 0 => ["latency-monitor-threshold"] mutable int(0, LONG_MAX);
+    /// `latency-tracking`: per-command latency histograms.
+    latency_tracking: bool = true => ["latency-tracking"] mutable bool();
+    /// `latency-tracking-info-percentiles`: what INFO latencystats reports.
+    latency_tracking_info_percentiles: Vec<f64> = vec![50.0, 99.0, 99.9] => ["latency-tracking-info-percentiles"] mutable with(
+        parse_percentiles,
+        |p: &Vec<f64>| p.iter().map(|v| crate::num::trim_fixed(format!("{v:.6}"))).collect::<Vec<_>>().join(" ")
+    );
     /// `cluster-enabled` (immutable): the server is a cluster node.
     cluster_enabled: bool = false => ["cluster-enabled"] immutable bool();
     /// `cluster-require-full-coverage`: an unowned slot takes the whole cluster down.
@@ -300,6 +315,24 @@ config! {
     replica_priority: i64 = 100 => ["replica-priority"] mutable int(0, INT_MAX);
     /// `appendonly`: keep an AOF (simulated files, see `persist.rs`).
     appendonly: bool = false => ["appendonly"] mutable bool();
+}
+
+/// `latency-tracking-info-percentiles`: numbers in 0..=100 separated by
+/// spaces (an empty string: none).
+fn parse_percentiles(v: &str) -> Result<Vec<f64>, String> {
+    v.split_ascii_whitespace()
+        .map(|w| {
+            let p = crate::num::double::string2d(w.as_bytes())
+                .ok_or("Invalid latency-tracking-info-percentiles parameters")?;
+            if !(0.0..=100.0).contains(&p) {
+                return Err(
+                    "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]",
+                );
+            }
+            Ok(p)
+        })
+        .collect::<Result<Vec<f64>, &str>>()
+        .map_err(str::to_string)
 }
 
 /// `maxmemory-policy` by name (any case), or Redis 7.2's error listing its policies.

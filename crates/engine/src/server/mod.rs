@@ -43,13 +43,17 @@ pub struct Stats {
     pub peak_memory: u64,
 }
 
-/// One command's line of INFO commandstats. Commands take no virtual
-/// time here (save a stall), so `usec` is always 0.
-#[derive(Clone, Copy, Debug, Default)]
+/// One command's line of INFO commandstats; its time is the virtual time
+/// it kept the main thread busy (0 for what the model charges nothing for).
+#[derive(Clone, Debug, Default)]
 pub struct CmdStat {
     pub calls: u64,
     pub rejected_calls: u64,
     pub failed_calls: u64,
+    /// Virtual µs spent in the command (INFO commandstats' `usec`).
+    pub usec: u64,
+    /// Its latency histogram (LATENCY HISTOGRAM, INFO latencystats).
+    pub latency: crate::observe::Histogram,
 }
 
 impl Stats {
@@ -160,6 +164,28 @@ pub struct Server {
     pub(crate) persist: crate::persist::files::Persist,
     /// Client-side caching: the tracking tables and each tracking client's mode.
     pub(crate) tracking: crate::tracking::state::Tracking,
+    /// The running command's client is in CLIENT NO-TOUCH mode: lookups
+    /// leave the LRU/LFU field alone.
+    pub(crate) no_touch: bool,
+    /// What CLIENT KILL and CLIENT UNBLOCK asked of other connections; the
+    /// engine carries them out once the command returns.
+    pub(crate) client_ops: Vec<ClientOp>,
+    /// The slow log, latency events and busy time (SLOWLOG, LATENCY, INFO cpu).
+    pub(crate) observe: crate::observe::Observe,
+    /// Clients in MONITOR mode, in the order they asked.
+    pub(crate) monitors: Vec<crate::server::client::ClientId>,
+    /// A script's `redis.call` is running a command (MONITOR shows `lua`).
+    pub(crate) in_script: bool,
+}
+
+/// A command's request about another connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClientOp {
+    /// CLIENT KILL: close it (its driver hears of it through `take_killed`).
+    Kill(crate::server::client::ClientId),
+    /// CLIENT UNBLOCK: answer its blocking command now, as on a timeout or
+    /// with the UNBLOCKED error.
+    Unblock(crate::server::client::ClientId, bool),
 }
 
 impl Server {
@@ -205,6 +231,11 @@ impl Server {
             repl: crate::repl::state::Repl::new(seed),
             persist: Default::default(),
             tracking: Default::default(),
+            no_touch: false,
+            client_ops: Vec::new(),
+            observe: Default::default(),
+            monitors: Vec::new(),
+            in_script: false,
         };
         s.lruclock = s.lru_clock_now();
         s
@@ -320,12 +351,13 @@ impl Server {
             lruclock,
             clock,
             evict,
+            no_touch,
             ..
         } = self;
         let dict = &mut dbs[db].dict;
         match dict.slot_of(key) {
             Some(slot) => {
-                if !flags.notouch {
+                if !flags.notouch && !*no_touch {
                     let lru = dict.aux_at(slot);
                     let lru = touched_lru(config, clock, rng, *lruclock, lru, flags.write);
                     dict.set_aux_at(slot, lru);
@@ -660,6 +692,10 @@ pub struct DebugSwitches {
     /// DEBUG QUICKLIST-PACKED-THRESHOLD, recorded; lists here have no
     /// plain nodes, so it changes no value.
     pub quicklist_packed_threshold: u64,
+    /// DEBUG PAUSE-CRON: `serverCron` does not run.
+    pub pause_cron: bool,
+    /// DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may call `noscript` commands.
+    pub allow_deny_scripts: bool,
 }
 
 impl Default for DebugSwitches {
@@ -667,6 +703,8 @@ impl Default for DebugSwitches {
         DebugSwitches {
             active_expire: true,
             quicklist_packed_threshold: 1 << 30,
+            pause_cron: false,
+            allow_deny_scripts: false,
         }
     }
 }

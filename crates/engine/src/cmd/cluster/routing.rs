@@ -40,6 +40,7 @@ pub fn key_positions(cmd: &Command, args: &[Vec<u8>]) -> Vec<usize> {
                 std::iter::once(1).chain(keys).collect()
             }
             "xread" | "xreadgroup" => xread_keys(args),
+            "sort" => sort_keys(args),
             "georadius" | "georadiusbymember" => crate::cmd::geo::georadius_keys(args),
             _ => legacy_keys(cmd, argc),
         };
@@ -64,6 +65,27 @@ fn legacy_keys(cmd: &Command, argc: usize) -> Vec<usize> {
         j += step;
     }
     out
+}
+
+/// `sortGetKeys`: the key, then the last STORE's target (LIMIT's two
+/// arguments and BY's and GET's one are skipped, so a pattern named
+/// "store" is not taken for the option).
+fn sort_keys(args: &[Vec<u8>]) -> Vec<usize> {
+    let mut store = None;
+    let mut i = 2;
+    while i < args.len() {
+        let a = &args[i];
+        if is(a, "limit") {
+            i += 2;
+        } else if is(a, "get") || is(a, "by") {
+            i += 1;
+        } else if is(a, "store") && i + 1 < args.len() {
+            store = Some(i + 1);
+            i += 1;
+        }
+        i += 1;
+    }
+    std::iter::once(1).chain(store).collect()
 }
 
 /// `xreadGetKeys`: the first half of what follows STREAMS.

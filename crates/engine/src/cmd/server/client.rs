@@ -32,6 +32,16 @@ pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "connection";
         syntax: "CLIENT GETREDIR", summary: "Returns the client ID to which the connection's tracking notifications are redirected.";
     "trackinginfo" => super::tracking::client_trackinginfo, arity: 2, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "6.2.0",
         syntax: "CLIENT TRACKINGINFO", summary: "Returns information about server-assisted client-side caching for the connection.";
+    "reply" => super::client_ctl::client_reply, arity: 3, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "3.2.0",
+        syntax: "CLIENT REPLY <ON | OFF | SKIP>", summary: "Instructs the server whether to reply to commands.";
+    "no-touch" => super::client_ctl::client_no_touch, arity: 3, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "7.2.0",
+        syntax: "CLIENT NO-TOUCH <ON | OFF>", summary: "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.";
+    "no-evict" => super::client_ctl::client_no_evict, arity: 3, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS, CONNECTION], since: "7.0.0",
+        syntax: "CLIENT NO-EVICT <ON | OFF>", summary: "Sets the client eviction mode of the connection.";
+    "kill" => super::client_ctl::client_kill, arity: -3, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS, CONNECTION], since: "2.4.0",
+        syntax: "CLIENT KILL <ip:port | <[ID client-id] | [TYPE <NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | [USER username] | [ADDR ip:port] | [LADDR ip:port] | [SKIPME <YES | NO>]> [[ID client-id] | [TYPE <NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | [USER username] | [ADDR ip:port] | [LADDR ip:port] | [SKIPME <YES | NO>] ...]>", summary: "Terminates open connections.";
+    "unblock" => super::client_ctl::client_unblock, arity: -3, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS, CONNECTION], since: "5.0.0",
+        syntax: "CLIENT UNBLOCK client-id [TIMEOUT | ERROR]", summary: "Unblocks a client blocked by a blocking command from a different connection.";
     "help" => client_help, arity: 2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "5.0.0",
         syntax: "CLIENT HELP", summary: "Returns helpful text about the different subcommands.";
 };
@@ -42,10 +52,30 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
     let secs = |us: u64| (base_us + us) / 1_000_000;
     let now_s = secs(srv.clock.now_us());
     let (tracking, redir) = super::tracking::list_fields(srv, id);
-    let flags = match (tracking, e.closing) {
-        ("", false) => "N".to_string(),
-        (t, closing) => format!("{t}{}", if closing { "c" } else { "" }),
-    };
+    // `catClientInfoString`'s letters, in its order.
+    let mut flags = String::new();
+    if e.subscribed {
+        flags.push('P');
+    }
+    if e.multi {
+        flags.push('x');
+    }
+    if srv.blocking.is_blocked(id) {
+        flags.push('b');
+    }
+    flags.push_str(tracking);
+    if e.closing {
+        flags.push('c');
+    }
+    if e.modes.no_evict {
+        flags.push('e');
+    }
+    if e.modes.no_touch {
+        flags.push('T');
+    }
+    if flags.is_empty() {
+        flags.push('N');
+    }
     let cmd = match e.last_cmd {
         (n, "") => n.to_string(),
         (n, s) => format!("{n}|{s}"),
@@ -209,21 +239,43 @@ fn client_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             "    Return the ID of the current connection.",
             "INFO",
             "    Return information about the current client connection.",
+            "KILL <ip:port>",
+            "    Kill connection made from <ip:port>.",
+            "KILL <option> <value> [<option> <value> [...]]",
+            "    Kill connections. Options are:",
+            "    * ADDR (<ip:port>|<unixsocket>:0)",
+            "      Kill connections made from the specified address",
+            "    * LADDR (<ip:port>|<unixsocket>:0)",
+            "      Kill connections made to specified local address",
+            "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+            "      Kill connections by type.",
+            "    * USER <username>",
+            "      Kill connections authenticated by <username>.",
+            "    * SKIPME (YES|NO)",
+            "      Skip killing current connection (default: yes).",
             "LIST [options ...]",
             "    Return information about client connections. Options:",
             "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
             "      Return clients of specified type.",
+            "REPLY (ON|OFF|SKIP)",
+            "    Control the replies sent to the current connection.",
             "SETNAME <name>",
             "    Assign the name <name> to the current connection.",
             "SETINFO <option> <value>",
             "    Set client meta attr. Options are:",
             "    * LIB-NAME: the client lib name.",
             "    * LIB-VER: the client lib version.",
+            "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+            "    Unblock the specified blocked client.",
             "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
             "         [OPTIN] [OPTOUT] [NOLOOP]",
             "    Control server assisted client side caching.",
             "TRACKINGINFO",
             "    Report tracking status for the current connection.",
+            "NO-EVICT (ON|OFF)",
+            "    Protect current client connection from eviction.",
+            "NO-TOUCH (ON|OFF)",
+            "    Will not touch LRU/LFU stats when this mode is on.",
         ],
     )
 }

@@ -154,17 +154,15 @@ fn command_list(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     Frame::Array(names)
 }
 
-/// COMMAND GETKEYS: the keys of a full command line, from the table's
-/// (first, last, step) range, which is the key spec of every command with
-/// fixed key positions. Commands whose keys move (`movablekeys`) are
-/// refused rather than answered wrongly.
+/// COMMAND GETKEYS (`getKeysSubcommandImpl`): the keys of a full command
+/// line, found as the dispatcher finds them, movable keys included
+/// (EVAL's numkeys, SORT's STORE, XREAD's STREAMS, ...).
 fn command_getkeys(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let target = &args[2..];
-    let invalid = || Frame::err("ERR Invalid command specified");
     let Some(cmd) = ctx.reg.resolve_command(target) else {
-        return invalid();
+        return Frame::err("ERR Invalid command specified");
     };
-    if cmd.keys.0 <= 0 {
+    if cmd.keys.0 <= 0 && !cmd.flags.contains(Flags::MOVABLEKEYS) {
         return Frame::err("ERR The command has no key arguments");
     }
     let argc = target.len() as i64;
@@ -172,18 +170,15 @@ fn command_getkeys(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if (arity > 0 && arity != argc) || argc < -arity {
         return Frame::err("ERR Invalid number of arguments specified for command");
     }
-    let (first, last, step) = (cmd.keys.0 as i64, cmd.keys.1 as i64, cmd.keys.2 as i64);
-    let last = if last >= 0 { last } else { argc + last };
-    if cmd.flags.contains(Flags::MOVABLEKEYS) || last >= argc || last < first || step < 1 {
-        return Frame::err("ERR Invalid arguments specified for command");
+    let keys = crate::cmd::cluster::key_positions(cmd, target);
+    if keys.is_empty() {
+        return if cmd.flags.contains(Flags::NO_MANDATORY_KEYS) {
+            Frame::Array(vec![])
+        } else {
+            Frame::err("ERR Invalid arguments specified for command")
+        };
     }
-    Frame::Array(
-        (first..=last)
-            .step_by(step as usize)
-            .filter_map(|i| target.get(i as usize))
-            .map(Frame::bulk)
-            .collect(),
-    )
+    Frame::Array(keys.into_iter().map(|i| Frame::bulk(&target[i])).collect())
 }
 
 fn command_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {

@@ -14,6 +14,8 @@ pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "server";
         syntax: "CONFIG SET parameter value [parameter value ...]", summary: "Sets configuration parameters in-flight.";
     "resetstat" => config_resetstat, arity: 2, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS], since: "2.0.0",
         syntax: "CONFIG RESETSTAT", summary: "Resets the server's statistics.";
+    "rewrite" => config_rewrite, arity: 2, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS], since: "2.8.0",
+        syntax: "CONFIG REWRITE", summary: "Persists the effective configuration to file.";
     "help" => config_help, arity: 2, flags: [LOADING, STALE], acl: [SLOW], since: "5.0.0",
         syntax: "CONFIG HELP", summary: "Returns helpful text about the different subcommands.";
 };
@@ -127,6 +129,13 @@ fn config_resetstat(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     Frame::ok()
 }
 
+/// CONFIG REWRITE: redsim reads no config file (settings come from the
+/// command line or CONFIG SET), so it answers as redis-server started
+/// without one does.
+fn config_rewrite(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    Frame::err("ERR The server is running without a config file")
+}
+
 fn config_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     help_reply(
         args,
@@ -137,6 +146,8 @@ fn config_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             "    Set the configuration <directive> to <value>.",
             "RESETSTAT",
             "    Reset statistics reported by the INFO command.",
+            "REWRITE",
+            "    Rewrite the configuration file.",
         ],
     )
 }

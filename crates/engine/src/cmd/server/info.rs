@@ -71,11 +71,17 @@ pub fn info_string(srv: &mut Server, requested: &[Vec<u8>]) -> String {
     if want("replication") {
         section(&mut out, "Replication", crate::repl::info(srv));
     }
+    if want("cpu") {
+        section(&mut out, "CPU", info_cpu(srv));
+    }
     if want("commandstats") {
         section(&mut out, "Commandstats", info_commandstats(srv));
     }
     if want("errorstats") {
         section(&mut out, "Errorstats", info_errorstats(srv));
+    }
+    if want("latencystats") {
+        section(&mut out, "Latencystats", info_latencystats(srv));
     }
     if want("cluster") {
         let enabled = u8::from(srv.config.cluster_enabled);
@@ -322,7 +328,7 @@ fn info_stats(srv: &Server) -> String {
     field(&mut o, "total_error_replies", s.total_error_replies);
     // Redsim's own: commands refused before running (unknown, arity, OOM).
     // Redis reports these per command, in INFO commandstats.
-    field(&mut o, "rejected_calls", s.rejected_calls);
+    field(&mut o, "redsim_rejected_calls", s.rejected_calls);
     o
 }
 
@@ -335,11 +341,56 @@ fn info_commandstats(srv: &Server) -> String {
             continue;
         };
         let name = crate::cmd::table::full_name(parent, cmd);
+        let per_call = if st.calls == 0 {
+            0.0
+        } else {
+            st.usec as f64 / st.calls as f64
+        };
         let _ = write!(
             o,
-            "cmdstat_{name}:calls={},usec=0,usec_per_call=0.00,rejected_calls={},failed_calls={}\r\n",
-            st.calls, st.rejected_calls, st.failed_calls
+            "cmdstat_{name}:calls={},usec={},usec_per_call={per_call:.2},rejected_calls={},failed_calls={}\r\n",
+            st.calls, st.usec, st.rejected_calls, st.failed_calls
         );
+    }
+    o
+}
+
+/// The main thread's CPU time: the virtual time it was kept busy (there is
+/// no kernel here, so no system time, and no forked children).
+fn info_cpu(srv: &Server) -> String {
+    let busy = srv.observe.busy_us;
+    let secs = format!("{}.{:06}", busy / 1_000_000, busy % 1_000_000);
+    let mut o = String::new();
+    field(&mut o, "used_cpu_sys", "0.000000");
+    field(&mut o, "used_cpu_user", &secs);
+    field(&mut o, "used_cpu_sys_children", "0.000000");
+    field(&mut o, "used_cpu_user_children", "0.000000");
+    field(&mut o, "used_cpu_sys_main_thread", "0.000000");
+    field(&mut o, "used_cpu_user_main_thread", &secs);
+    o
+}
+
+/// `latency_percentiles_usec_<cmd>:p50=...,p99=...` for every command with
+/// a histogram, at `latency-tracking-info-percentiles`.
+fn info_latencystats(srv: &Server) -> String {
+    let mut o = String::new();
+    let pcts = &srv.config.latency_tracking_info_percentiles;
+    for (parent, cmd) in crate::cmd::every_command() {
+        let Some(st) = srv.stats.commands.get(&(cmd as *const _ as usize)) else {
+            continue;
+        };
+        if st.latency.count == 0 {
+            continue;
+        }
+        let name = crate::cmd::table::full_name(parent, cmd);
+        let parts: Vec<String> = pcts
+            .iter()
+            .map(|p| {
+                let label = crate::num::trim_fixed(format!("{p:.6}"));
+                format!("p{label}={:.3}", st.latency.percentile_us(*p))
+            })
+            .collect();
+        let _ = write!(o, "latency_percentiles_usec_{name}:{}\r\n", parts.join(","));
     }
     o
 }

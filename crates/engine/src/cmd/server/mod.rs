@@ -5,16 +5,19 @@
 //! order.
 
 mod client;
+mod client_ctl;
 mod command;
 mod config;
 mod docs;
 mod flush;
 mod info;
+mod observe;
 mod tracking;
 
 pub(crate) use client::set_name as set_client_name;
 pub use config::set_params;
 pub use info::{cron_memory_sample, cron_update_memory_stats};
+pub(crate) use observe::{feed_monitors, record_call};
 
 use super::table::{commands, container, Command, Ctx};
 use crate::proto::resp::Frame;
@@ -36,6 +39,12 @@ pub(in crate::cmd) static COMMANDS: &[Command] = commands! { group: "server";
         syntax: "COMMAND", summary: "Returns detailed information about all commands.", subcommands: command::SUBCOMMANDS;
     "client" => container, arity: -2, flags: [SENTINEL], acl: [SLOW], group: "connection", since: "2.4.0",
         syntax: "CLIENT <subcommand>", summary: "A container for client connection commands.", subcommands: client::SUBCOMMANDS;
+    "slowlog" => container, arity: -2, flags: [], acl: [SLOW], since: "2.2.12",
+        syntax: "SLOWLOG <subcommand>", summary: "A container for slow log commands.", subcommands: observe::SLOWLOG_SUBCOMMANDS;
+    "latency" => container, arity: -2, flags: [], acl: [SLOW], since: "2.8.13",
+        syntax: "LATENCY <subcommand>", summary: "A container for latency diagnostics commands.", subcommands: observe::LATENCY_SUBCOMMANDS;
+    "monitor" => observe::monitor, arity: 1, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "MONITOR", summary: "Listens for all requests received by the server in real-time.";
 };
 
 /// TIME: virtual Unix seconds and the microseconds within the second.

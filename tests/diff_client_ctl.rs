@@ -1,0 +1,309 @@
+//! Differential tests against a real redis-server of the connection-control and self-observation commands: CLIENT REPLY / KILL / UNBLOCK / NO-EVICT, SLOWLOG, LATENCY, MONITOR, DEBUG SLEEP, COMMAND GETKEYS with movable keys, and CONFIG REWRITE without a config file.
+
+use redsim_tests::{Conn, Differ, Frame, Pair};
+
+/// `CLIENT ID` of connection `i` on both servers (they may differ).
+fn ids(d: &mut Differ, i: usize) -> (String, String) {
+    let id = |c: &mut Conn| match c.cmd(&["CLIENT", "ID"]) {
+        Frame::Integer(n) => n.to_string(),
+        f => panic!("CLIENT ID: {f:?}"),
+    };
+    (id(&mut d.redis[i]), id(&mut d.sim[i]))
+}
+
+/// Runs `args_of(id)` on connection `i` of each server with that server's
+/// id for the target, and asserts equal replies.
+fn with_ids(d: &mut Differ, i: usize, target: (String, String), args: &[&str]) -> Frame {
+    let fill = |id: &str| -> Vec<String> {
+        args.iter()
+            .map(|a| {
+                if *a == "$ID" {
+                    id.to_string()
+                } else {
+                    a.to_string()
+                }
+            })
+            .collect()
+    };
+    let (ra, sa) = (fill(&target.0), fill(&target.1));
+    let r = d.redis[i].cmd(&ra.iter().map(String::as_str).collect::<Vec<_>>());
+    let s = d.sim[i].cmd(&sa.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(r, s, "{args:?}");
+    r
+}
+
+#[test]
+fn client_reply_off_skip_and_on() {
+    let mut d = Differ::start(2, &[]);
+    d.script(
+        "
+        0 send CLIENT REPLY OFF
+        0 send SET a 1
+        0 send GET a
+        0 send GET nosuch
+        0 CLIENT REPLY ON -> +OK
+        0 GET a -> \"1\"
+        0 send CLIENT REPLY SKIP
+        0 send SET b 2
+        0 GET b -> \"2\"
+        # SKIP while OFF changes nothing; ON answers.
+        0 send CLIENT REPLY OFF
+        0 send CLIENT REPLY SKIP
+        0 send INCR a
+        0 CLIENT REPLY ON -> +OK
+        0 GET a -> \"2\"
+        0 CLIENT REPLY maybe -> error
+        0 CLIENT REPLY -> error
+        # Messages still reach a subscriber that silenced its replies.
+        0 send CLIENT REPLY OFF
+        0 send SUBSCRIBE ch
+        0 recv
+        1 PUBLISH ch hello -> 1
+        0 recv
+        ",
+    );
+}
+
+#[test]
+fn client_unblock_timeout_and_error() {
+    let mut d = Differ::start(2, &[]);
+    let target = ids(&mut d, 0);
+    d.block(0, "BLPOP list 0");
+    with_ids(&mut d, 1, target.clone(), &["CLIENT", "UNBLOCK", "$ID"]);
+    d.recv(0);
+    d.block(0, "BZPOPMIN zs 0");
+    with_ids(
+        &mut d,
+        1,
+        target.clone(),
+        &["CLIENT", "UNBLOCK", "$ID", "ERROR"],
+    );
+    d.recv(0);
+    // Not blocked now: 0. A bad reason and a bad id are errors.
+    with_ids(&mut d, 1, target.clone(), &["CLIENT", "UNBLOCK", "$ID"]);
+    with_ids(&mut d, 1, target, &["CLIENT", "UNBLOCK", "$ID", "SOON"]);
+    d.script(
+        "
+        1 CLIENT UNBLOCK notanumber -> error
+        1 CLIENT UNBLOCK 999999 -> 0
+        0 PING -> +PONG
+        ",
+    );
+}
+
+#[test]
+fn client_kill_forms_and_errors() {
+    let mut d = Differ::start(3, &[]);
+    let victim = ids(&mut d, 1);
+    with_ids(&mut d, 0, victim, &["CLIENT", "KILL", "ID", "$ID"]);
+    assert!(d.redis[1].is_closed() && d.sim[1].is_closed());
+    d.script(
+        "
+        0 CLIENT KILL ID 999999 -> 0
+        0 CLIENT KILL 1.2.3.4:5 -> error
+        0 CLIENT KILL ID 0 -> error
+        0 CLIENT KILL ID x -> error
+        0 CLIENT KILL TYPE nosuch -> error
+        0 CLIENT KILL USER nosuch -> error
+        0 CLIENT KILL SKIPME maybe -> error
+        0 CLIENT KILL ID 1 extra -> error
+        0 CLIENT KILL TYPE master -> 0
+        0 CLIENT KILL TYPE pubsub -> 0
+        2 SUBSCRIBE news
+        0 CLIENT KILL TYPE pubsub -> 1
+        0 CLIENT NO-EVICT on -> +OK
+        0 CLIENT NO-EVICT off -> +OK
+        0 CLIENT NO-EVICT maybe -> error
+        0 PING -> +PONG
+        ",
+    );
+    assert!(d.redis[2].is_closed() && d.sim[2].is_closed());
+    // SKIPME no kills the caller too, after its reply.
+    d.check(0, "CLIENT KILL TYPE normal SKIPME no");
+    assert!(d.redis[0].is_closed() && d.sim[0].is_closed());
+}
+
+/// A SLOWLOG entry without its time, duration and peer (ports differ).
+fn entry_shape(f: &Frame) -> Frame {
+    match f {
+        Frame::Array(items) => Frame::Array(
+            items
+                .iter()
+                .map(|e| match e {
+                    Frame::Array(x) if x.len() == 6 => {
+                        Frame::Array(vec![x[0].clone(), x[3].clone(), x[5].clone()])
+                    }
+                    other => other.clone(),
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn slowlog_entries_and_errors() {
+    let mut p = Pair::start(&[]);
+    p.corpus(
+        "
+        CONFIG SET slowlog-log-slower-than 0
+        CONFIG SET slowlog-max-len 5
+        SLOWLOG RESET
+        SLOWLOG LEN
+        CONFIG SET slowlog-max-len abc
+        CONFIG SET slowlog-log-slower-than -2
+        CONFIG GET slowlog-max-len
+        CONFIG GET slowlog-log-slower-than
+        SLOWLOG GET -2
+        SLOWLOG GET x
+        SLOWLOG NOSUCH
+        ",
+    );
+    p.check("CLIENT SETNAME logger");
+    p.check("SET k v");
+    let long = "x".repeat(200);
+    p.check(&format!("SET big {long}"));
+    let many: Vec<String> = (0..40).map(|i| format!("m{i}")).collect();
+    p.check(&format!("DEL {}", many.join(" ")));
+    let (r, s) = p.both("SLOWLOG GET 3");
+    assert_eq!(entry_shape(&r), entry_shape(&s));
+    let (r, s) = p.both("SLOWLOG GET -1");
+    assert_eq!(entry_shape(&r), entry_shape(&s));
+    p.corpus(
+        "
+        SLOWLOG LEN
+        SLOWLOG RESET
+        CONFIG SET slowlog-log-slower-than -1
+        GET k
+        SLOWLOG LEN
+        ",
+    );
+    // MULTI/EXEC: the commands are logged, EXEC is not.
+    p.check("CONFIG SET slowlog-log-slower-than 0");
+    p.check("SLOWLOG RESET");
+    p.check("MULTI");
+    p.check("INCR n");
+    p.check("INCR n");
+    p.check("EXEC");
+    let (r, s) = p.both("SLOWLOG GET -1");
+    assert_eq!(entry_shape(&r), entry_shape(&s));
+}
+
+#[test]
+fn latency_monitor_and_histogram_shapes() {
+    let mut p = Pair::start(&["--enable-debug-command", "yes"]);
+    p.corpus(
+        "
+        LATENCY RESET
+        LATENCY LATEST
+        LATENCY HISTORY command
+        LATENCY GRAPH command
+        LATENCY RESET nosuch
+        LATENCY NOSUCH
+        CONFIG SET latency-monitor-threshold -1
+        CONFIG SET latency-tracking-info-percentiles \"50 101\"
+        CONFIG SET latency-tracking-info-percentiles \"50 x\"
+        CONFIG SET latency-tracking-info-percentiles \"50 99.5 100\"
+        CONFIG GET latency-tracking-info-percentiles
+        CONFIG SET latency-monitor-threshold 100
+        ",
+    );
+    // A 200 ms DEBUG SLEEP is a latency event of about 200 ms on both.
+    p.check("DEBUG SLEEP 0.2");
+    let (r, s) = p.both("LATENCY HISTORY command");
+    let ms = |f: &Frame| match f {
+        Frame::Array(v) if v.len() == 1 => match &v[0] {
+            Frame::Array(x) => match x[1] {
+                Frame::Integer(ms) => ms,
+                _ => panic!("{x:?}"),
+            },
+            _ => panic!("{v:?}"),
+        },
+        f => panic!("{f:?}"),
+    };
+    assert!((195..=260).contains(&ms(&r)), "redis {r:?}");
+    assert!((195..=260).contains(&ms(&s)), "redsim {s:?}");
+    p.check("LATENCY RESET command");
+    // Histograms: same commands and call counts (bucket edges are timings).
+    p.check("CONFIG RESETSTAT");
+    p.check("SET a b");
+    p.check("SET c d");
+    p.both("CLIENT ID");
+    // As RESP2: [name, [calls, N, histogram_usec, [...]], ...] -> [name, N, ...].
+    let calls = |f: Frame| match f {
+        Frame::Array(v) => Frame::Array(
+            v.chunks(2)
+                .flat_map(|kv| {
+                    let n = match &kv[1] {
+                        Frame::Array(inner) => inner[1].clone(),
+                        other => other.clone(),
+                    };
+                    [kv[0].clone(), n]
+                })
+                .collect(),
+        ),
+        other => other,
+    };
+    for line in [
+        "LATENCY HISTOGRAM set client",
+        "LATENCY HISTOGRAM nosuch get",
+    ] {
+        let (r, s) = p.both(line);
+        assert_eq!(
+            calls(redsim_tests::as_resp2(&r)),
+            calls(redsim_tests::as_resp2(&s)),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn monitor_shows_commands_as_redis_does() {
+    let mut d = Differ::start(2, &[]);
+    d.check(0, "MONITOR");
+    d.check(1, "SET \"a b\" \"line\\nbreak\"");
+    d.check(1, "CONFIG GET maxmemory");
+    d.check(1, "EVAL \"return redis.call('get', KEYS[1])\" 1 x");
+    // One line per command, without its timestamp and port.
+    let strip = |f: Frame| -> String {
+        let Frame::Simple(s) = f else { panic!("{f:?}") };
+        let (_, rest) = s.split_once(" [").expect("timestamp");
+        let (who, args) = rest.split_once("] ").expect("client");
+        let db = who.split(' ').next().unwrap_or("").to_string();
+        let lua = who.ends_with("lua");
+        format!("{db} {} {args}", if lua { "lua" } else { "client" })
+    };
+    for _ in 0..3 {
+        let r = strip(d.redis[0].read_frame().expect("redis"));
+        let s = strip(d.sim[0].read_frame().expect("redsim"));
+        assert_eq!(r, s);
+    }
+}
+
+#[test]
+fn getkeys_with_movable_keys_and_config_rewrite() {
+    let mut p = Pair::start(&[]);
+    p.corpus(
+        "
+        COMMAND GETKEYS EVAL \"return 1\" 1 key
+        COMMAND GETKEYS EVAL \"return 1\" 0
+        COMMAND GETKEYS FCALL f 2 a b c
+        COMMAND GETKEYS SORT abc STORE def
+        COMMAND GETKEYS SORT abc STORE invalid STORE stillbad STORE def
+        COMMAND GETKEYS SORT abc BY store GET # LIMIT 0 1
+        COMMAND GETKEYS SORT_RO abc
+        COMMAND GETKEYS ZUNIONSTORE target 2 a b
+        COMMAND GETKEYS ZUNIONSTORE target 0
+        COMMAND GETKEYS LMPOP 2 a b LEFT
+        COMMAND GETKEYS XREAD COUNT 2 STREAMS s1 s2 0 0
+        COMMAND GETKEYS XREAD STREAMS s1
+        COMMAND GETKEYS GET
+        COMMAND GETKEYS PING
+        COMMAND GETKEYS NOSUCH x
+        COMMAND GETKEYS LCS key1 key2
+        CONFIG REWRITE
+        CONFIG REWRITE extra
+        CLIENT NO-EVICT on
+        ",
+    );
+}
