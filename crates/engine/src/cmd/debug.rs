@@ -216,8 +216,18 @@ fn protocol(ctx: &mut Ctx, name: &[u8]) -> Frame {
                 .map(|i| (Frame::Integer(i), Frame::Boolean(i == 1)))
                 .collect(),
         ),
-        // Attributes are not a reply type here: the reply that follows them.
-        b"attrib" => Frame::bulk("Some real reply following the attribute"),
+        // The attribute goes out just ahead of the reply (RESP2 drops it).
+        b"attrib" => {
+            let attr = Frame::Attribute(vec![(
+                Frame::bulk("key-popularity"),
+                Frame::Array(vec![Frame::bulk("key:123"), Frame::Integer(90)]),
+            )]);
+            if resp3 {
+                let id = ctx.client.id;
+                ctx.srv.tracking.before_reply.push((id, attr));
+            }
+            Frame::bulk("Some real reply following the attribute")
+        }
         b"push" if !resp3 => Frame::err("ERR RESP2 is not supported by this command"),
         b"push" => Frame::bulk("Some real reply following the push reply"),
         b"true" => Frame::Boolean(true),

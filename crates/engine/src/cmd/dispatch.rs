@@ -110,7 +110,7 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
     // Inside MULTI, queueing itself is refused when out of memory.
     if srv.config.maxmemory > 0
         && crate::evict::perform_evictions(srv) == crate::evict::EvictResult::Fail
-        && (cmd.flags.contains(Flags::DENYOOM)
+        && (queue_has(cmd, client, Flags::DENYOOM)
             || (in_multi && !matches!(cmd.name, "exec" | "discard" | "quit" | "reset")))
     {
         let e = Frame::err("OOM command not allowed when used memory > 'maxmemory'.");
@@ -170,7 +170,13 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
 
 /// `is_write_command`: the command writes, or it is an EXEC whose queue holds a write.
 fn is_write_command(cmd: &Command, client: &Client) -> bool {
-    if cmd.flags.contains(Flags::WRITE) {
+    queue_has(cmd, client, Flags::WRITE)
+}
+
+/// The command has `flag`, or it is an EXEC and a queued command has it
+/// (`c->mstate.cmd_flags`).
+fn queue_has(cmd: &Command, client: &Client, flag: Flags) -> bool {
+    if cmd.flags.contains(flag) {
         return true;
     }
     cmd.name == "exec"
@@ -178,7 +184,7 @@ fn is_write_command(cmd: &Command, client: &Client) -> bool {
             m.queued.iter().any(|a| {
                 REGISTRY
                     .resolve_command(a)
-                    .is_some_and(|c| c.flags.contains(Flags::WRITE))
+                    .is_some_and(|c| c.flags.contains(flag))
             })
         })
 }

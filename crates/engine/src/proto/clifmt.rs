@@ -85,7 +85,7 @@ fn format_tty(f: &Frame, prefix: &str) -> String {
                 prefix,
             )
         }
-        Frame::Map(pairs) => aggregate(
+        Frame::Map(pairs) | Frame::Attribute(pairs) => aggregate(
             pairs.iter().map(|(k, v)| (k, Some(v))),
             pairs.len(),
             '#',

@@ -30,6 +30,9 @@ pub enum Frame {
     /// bytes: replies move through several layers by value.
     Verbatim([u8; 3], Vec<u8>),
     Push(Vec<Frame>),
+    /// RESP3 attributes (`|`): out-of-band pairs written just before a
+    /// reply, which a RESP2 connection never sees (DEBUG PROTOCOL ATTRIB).
+    Attribute(Vec<(Frame, Frame)>),
 }
 
 impl Frame {
@@ -90,6 +93,15 @@ impl Frame {
                 let tag = if resp3 { b'>' } else { b'*' };
                 line(out, tag, itoa(items.len() as i64).as_bytes());
                 items.iter().for_each(|f| f.encode(proto, out));
+            }
+            Frame::Attribute(pairs) => {
+                if resp3 {
+                    line(out, b'|', itoa(pairs.len() as i64).as_bytes());
+                    for (k, v) in pairs {
+                        k.encode(proto, out);
+                        v.encode(proto, out);
+                    }
+                }
             }
             Frame::Map(pairs) => {
                 if resp3 {
@@ -497,12 +509,16 @@ pub fn parse_frame(buf: &[u8]) -> Result<Option<(Frame, usize)>, String> {
                 Frame::Bulk(body)
             }
         }
-        b'*' | b'~' | b'>' | b'%' => {
+        b'*' | b'~' | b'>' | b'%' | b'|' => {
             let n = num()?;
             if n < 0 {
                 return Ok(Some((Frame::NullArray, pos)));
             }
-            let count = if buf[0] == b'%' { n * 2 } else { n } as usize;
+            let count = if matches!(buf[0], b'%' | b'|') {
+                n * 2
+            } else {
+                n
+            } as usize;
             let mut items = Vec::with_capacity(count.min(4096));
             for _ in 0..count {
                 match parse_frame(&buf[pos..])? {
@@ -517,13 +533,17 @@ pub fn parse_frame(buf: &[u8]) -> Result<Option<(Frame, usize)>, String> {
                 b'*' => Frame::Array(items),
                 b'~' => Frame::Set(items),
                 b'>' => Frame::Push(items),
-                _ => {
+                tag => {
                     let mut pairs = Vec::with_capacity(items.len() / 2);
                     let mut it = items.into_iter();
                     while let (Some(k), Some(v)) = (it.next(), it.next()) {
                         pairs.push((k, v));
                     }
-                    Frame::Map(pairs)
+                    if tag == b'|' {
+                        Frame::Attribute(pairs)
+                    } else {
+                        Frame::Map(pairs)
+                    }
                 }
             }
         }

@@ -57,6 +57,8 @@ pub fn frame_to_lua(f: &Frame, resp: u8) -> Value {
         Frame::Error(e) => call_error(&format!("-{e}")),
         Frame::Integer(n) => Value::Num(*n as f64),
         Frame::Bulk(b) => Value::str(b),
+        // Attributes are read and dropped, as `redisProtocolToLuaType` does.
+        Frame::Attribute(_) => Value::Nil,
         Frame::Null | Frame::NullArray => {
             if resp3 {
                 Value::Nil
