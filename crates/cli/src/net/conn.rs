@@ -277,7 +277,9 @@ fn process(
         // synchronous free): Redis' one thread would have served no one
         // meanwhile, so this one does not either, and the wall clock
         // catches up with the virtual one.
-        if busy_us > 0 && !shared.clock.manual {
+        // Sub-millisecond costs are not slept (the OS would oversleep them):
+        // the virtual clock stays that little ahead until the wall catches up.
+        if busy_us >= 1000 && !shared.clock.manual {
             let busy = Duration::from_micros(busy_us);
             if let Some(rest) = busy.checked_sub(started.elapsed()) {
                 std::thread::sleep(rest);
