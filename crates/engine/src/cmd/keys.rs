@@ -202,10 +202,12 @@ fn scan(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     });
     let srv = &mut *ctx.srv;
     found.retain(|k| match opts.type_name {
-        Some(t) => srv.lookup(db, k, Lookup::READ_NOTOUCH).is_some_and(|o| {
-            let name = o.value.type_name();
-            name.as_bytes().eq_ignore_ascii_case(t) && TYPE_NAMES.contains(&name)
-        }),
+        Some(t) => srv
+            .lookup(db, k, Lookup::READ_NOTOUCH_NONOTIFY)
+            .is_some_and(|o| {
+                let name = o.value.type_name();
+                name.as_bytes().eq_ignore_ascii_case(t) && TYPE_NAMES.contains(&name)
+            }),
         None => !srv.expire_if_needed(db, k),
     });
     scan_reply(cursor, found)

@@ -192,3 +192,13 @@ pub(crate) fn written(srv: &mut Server, db: usize, key: &[u8], signal: bool) {
         key: lossy(key),
     });
 }
+
+impl Ctx<'_> {
+    /// `notifyKeyspaceEvent(class, event, key, c->db->id)`: a keyspace
+    /// notification for `key` in the client's database.
+    #[inline]
+    pub(crate) fn notify(&mut self, class: u32, event: &str, key: &[u8]) {
+        let db = self.db();
+        self.srv.notify(class, event, key, db);
+    }
+}
