@@ -202,3 +202,19 @@ impl Ctx<'_> {
         self.srv.notify(class, event, key, db);
     }
 }
+
+impl Ctx<'_> {
+    /// RESTORE's events (`restoreCommand`), the hook the command calls
+    /// once it has decided: `stored` after the key was created through
+    /// `set_key` (which raised `new`) gives `restore`; otherwise a TTL
+    /// already past, with REPLACE having removed a key (`replaced`), gives `del`.
+    #[allow(dead_code)]
+    pub(crate) fn notify_restore(&mut self, key: &[u8], stored: bool, replaced: bool) {
+        use crate::server::keyspace_events::GENERIC;
+        if stored {
+            self.notify(GENERIC, "restore", key);
+        } else if replaced {
+            self.notify(GENERIC, "del", key);
+        }
+    }
+}
