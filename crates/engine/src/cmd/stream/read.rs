@@ -1,7 +1,7 @@
 //! XREAD and XREADGROUP (`xreadCommand`): option parsing, the key and group checks, serving new entries or a consumer's pending history, and blocking through `crate::blocking` with `$` rewritten to the ID it stood for.
 
 use super::id::strict_id;
-use super::{c_name, entry_frame, id_frame, seen_consumer, update};
+use super::{c_name, consumer_created, entry_frame, id_frame, seen_consumer, update};
 use crate::blocking::{block_for_stream, may_block, timeout_ms_arg};
 use crate::cmd::args::{arg_i64, cstr, opt_is, SYNTAX};
 use crate::cmd::table::Ctx;
@@ -160,9 +160,11 @@ pub(super) fn xread(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
                     .collect::<Vec<_>>()
             }
             Some((gname, cname)) => {
+                let mut created = false;
                 let r = update(ctx.srv, db, key, |s| {
-                    read_group(s, gname, cname, gt, limit, noack, now)
+                    read_group(s, gname, cname, gt, limit, noack, now, &mut created)
                 });
+                consumer_created(ctx, key, created);
                 match r.flatten() {
                     Some(items) => items,
                     None => continue,
@@ -217,6 +219,7 @@ fn read_group(
     limit: usize,
     noack: bool,
     now: i64,
+    created: &mut bool,
 ) -> Option<Vec<Frame>> {
     let (log, groups) = s.parts_mut();
     groups
@@ -232,7 +235,7 @@ fn read_group(
                     }
                 }
             }
-            seen_consumer(g, cname, now);
+            *created = seen_consumer(g, cname, now);
             if !serve {
                 return None;
             }
