@@ -317,10 +317,8 @@ fn getex(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             ctx.srv.set_expire(db, key, ms);
             ctx.notify(ev::GENERIC, "expire", key);
         }
-        None if opts.persist => {
-            if ctx.srv.persist(db, key) {
-                ctx.notify(ev::GENERIC, "persist", key);
-            }
+        None if opts.persist && ctx.srv.persist(db, key) => {
+            ctx.notify(ev::GENERIC, "persist", key);
         }
         None => {}
     }

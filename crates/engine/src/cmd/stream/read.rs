@@ -160,12 +160,12 @@ pub(super) fn xread(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
                     .collect::<Vec<_>>()
             }
             Some((gname, cname)) => {
-                let mut created = false;
                 let r = update(ctx.srv, db, key, |s| {
-                    read_group(s, gname, cname, gt, limit, noack, now, &mut created)
+                    read_group(s, gname, cname, gt, limit, noack, now)
                 });
+                let (created, items) = r.unwrap_or((false, None));
                 consumer_created(ctx, key, created);
-                match r.flatten() {
+                match items {
                     Some(items) => items,
                     None => continue,
                 }
@@ -210,7 +210,8 @@ pub(super) fn xread(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 /// One stream of an XREADGROUP: creates the consumer if needed and marks
 /// it seen, then serves its pending history (an ID other than `>`) or
 /// entries past the group's last delivered ID, recording deliveries
-/// unless NOACK. `None` when there is nothing to serve for `>`.
+/// unless NOACK. `None` when there is nothing to serve for `>`; the flag
+/// says whether the consumer was created (its keyspace event).
 fn read_group(
     s: &mut Stream,
     gname: &[u8],
@@ -219,10 +220,10 @@ fn read_group(
     limit: usize,
     noack: bool,
     now: i64,
-    created: &mut bool,
-) -> Option<Vec<Frame>> {
+) -> (bool, Option<Vec<Frame>>) {
     let (log, groups) = s.parts_mut();
-    groups
+    let mut created = false;
+    let items = groups
         .with_mut(gname, |g| {
             let history = gt != StreamId::MAX;
             let mut from = gt;
@@ -235,7 +236,7 @@ fn read_group(
                     }
                 }
             }
-            *created = seen_consumer(g, cname, now);
+            created = seen_consumer(g, cname, now);
             if !serve {
                 return None;
             }
@@ -272,7 +273,8 @@ fn read_group(
             }
             Some(items)
         })
-        .flatten()
+        .flatten();
+    (created, items)
 }
 
 #[cfg(test)]
