@@ -778,6 +778,24 @@ mod tests {
     }
 
     #[test]
+    fn a_subscribed_client_reads_keyspace_notifications() {
+        let mut c = paused(&["CONFIG SET notify-keyspace-events KEA"]);
+        type_line(&mut c, "PSUBSCRIBE __key*__:*");
+        assert_eq!(c.current().subscriptions, 1);
+        c.apply(Action::AddClient);
+        type_line(&mut c, "SET k v");
+        assert_eq!(c.sessions[0].unread, 2, "both channels' messages");
+        let lines = screen(&c, 0);
+        assert_eq!(
+            lines[lines.len() - 2..],
+            [
+                "1) \"pmessage\"\n2) \"__key*__:*\"\n3) \"__keyspace@0__:k\"\n4) \"set\"",
+                "1) \"pmessage\"\n2) \"__key*__:*\"\n3) \"__keyevent@0__:set\"\n4) \"k\""
+            ]
+        );
+    }
+
+    #[test]
     fn ctrl_c_reconnects_a_waiting_client_unless_text_is_selected() {
         let mut c = paused(&["SELECT 3"]);
         type_line(&mut c, "BLPOP q 0");
