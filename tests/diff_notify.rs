@@ -665,3 +665,44 @@ fn transactions_scripts_databases_and_resp3() {
     drain(&mut d.redis[1]);
     drain(&mut d.sim[1]);
 }
+
+#[test]
+fn client_reply_off_silences_replies_not_messages() {
+    let mut d = start(&[]);
+    d.check(0, "CONFIG SET notify-keyspace-events KEA");
+    d.check(0, "CLIENT REPLY maybe");
+    // SKIP drops its own reply and the next one.
+    d.send(0, "CLIENT REPLY SKIP");
+    d.send(0, "SET a 1");
+    assert_eq!(d.check(0, "GET a"), Frame::bulk("1"));
+    // OFF drops every reply until ON, errors included.
+    d.send(0, "CLIENT REPLY OFF");
+    d.send(0, "SET a 2");
+    d.send(0, "INCR a x");
+    d.send(0, "CLIENT REPLY SKIP");
+    d.send(0, "GET a");
+    assert_eq!(d.check(0, "CLIENT REPLY ON"), Frame::ok());
+    assert_eq!(d.check(0, "GET a"), Frame::bulk("2"));
+    // A silenced subscriber still gets its confirmations and messages:
+    // 7.2 sends Pub/Sub frames whatever CLIENT REPLY says (7.0 dropped
+    // them too), checked on redsim alone.
+    let sub = &mut d.sim[2];
+    sub.send_raw(&encode_request(&[&b"CLIENT"[..], b"REPLY", b"OFF"]));
+    sub.send_raw(&encode_request(&[&b"PSUBSCRIBE"[..], b"__keyevent@0__:*"]));
+    assert_eq!(
+        sub.read_frame(),
+        Some(Frame::Array(vec![
+            Frame::bulk("psubscribe"),
+            Frame::bulk("__keyevent@0__:*"),
+            Frame::Integer(1)
+        ]))
+    );
+    d.check(0, "SET b 1");
+    assert_eq!(
+        text(&[d.sim[2].read_frame().expect("a message")]),
+        ["__keyevent@0__:set b"],
+        "the message reaches the silenced client"
+    );
+    drain(&mut d.redis[1]);
+    drain(&mut d.sim[1]);
+}

@@ -275,7 +275,10 @@ fn process(
             break;
         };
         let client = engine.client(id);
-        reply.encode(client.map_or(2, |c| c.resp), &mut out);
+        // CLIENT REPLY OFF / SKIP: the reply is not written.
+        if !client.is_some_and(|c| c.reply.silenced) {
+            reply.encode(client.map_or(2, |c| c.resp), &mut out);
+        }
         let closing = client.is_none_or(|c| c.close_after_reply);
         route_outgoing(engine, node, shared, Some((id, &mut out)));
         if closing {

@@ -115,6 +115,7 @@ impl Engine {
                 multi: None,
                 subs: Default::default(),
                 repl_woff: 0,
+                reply: Default::default(),
             },
         );
         self.srv.connected_clients = self.clients.len();
@@ -301,6 +302,7 @@ impl Engine {
         srv.blocking.deny = !may_block;
         srv.tracking.current = Some(client);
         let reply = cmd::dispatch(srv, c, args);
+        c.reply.after_command(matches!(reply, Frame::Push(_)));
         srv.blocking.deny = false;
         // Tracking reads any client's protocol and Pub/Sub state: keep them current.
         if let Some(e) = srv.client_list.get_mut(&client) {

@@ -25,6 +25,33 @@ pub struct Client {
     pub subs: crate::pubsub::subscriptions::Subscriptions,
     /// The replication offset after its last write (`c->woff`): what WAIT waits for.
     pub repl_woff: u64,
+    /// CLIENT REPLY's state, and whether the reply just returned is sent.
+    pub reply: ReplyFlags,
+}
+
+/// CLIENT REPLY (`CLIENT_REPLY_OFF`, `_SKIP`, `_SKIP_NEXT`). Pub/Sub frames
+/// are pushes and always go out (`CLIENT_PUSHING`); only replies are dropped.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReplyFlags {
+    /// CLIENT REPLY OFF: no reply until CLIENT REPLY ON.
+    pub off: bool,
+    /// The running command's reply is dropped (the one after CLIENT REPLY SKIP).
+    pub skip: bool,
+    /// Set by CLIENT REPLY SKIP: the next command's reply is dropped.
+    pub skip_next: bool,
+    /// The reply the engine just returned is not to be sent: a driver
+    /// writing replies to a socket drops it.
+    pub silenced: bool,
+}
+
+impl ReplyFlags {
+    /// After a command (`resetClient`): whether its reply is dropped (never
+    /// a `push`, such as SUBSCRIBE's confirmation), and SKIP moving on to
+    /// the next command.
+    pub fn after_command(&mut self, push: bool) {
+        self.silenced = !push && (self.off || self.skip);
+        self.skip = std::mem::take(&mut self.skip_next);
+    }
 }
 
 /// What a client in MULTI has queued (`multiState`).

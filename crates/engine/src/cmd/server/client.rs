@@ -1,4 +1,4 @@
-//! CLIENT's subcommands: ID, SETNAME, GETNAME, SETINFO, INFO, LIST, HELP, and (in `tracking.rs`) the client-side caching ones.
+//! CLIENT's subcommands: ID, SETNAME, GETNAME, SETINFO, INFO, LIST, REPLY, HELP, and (in `tracking.rs`) the client-side caching ones.
 //!
 //! CLIENT LIST needs every connection while a handler only sees its own,
 //! so the server keeps a small [`ClientEntry`] per connection that the
@@ -32,9 +32,34 @@ pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "connection";
         syntax: "CLIENT GETREDIR", summary: "Returns the client ID to which the connection's tracking notifications are redirected.";
     "trackinginfo" => super::tracking::client_trackinginfo, arity: 2, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "6.2.0",
         syntax: "CLIENT TRACKINGINFO", summary: "Returns information about server-assisted client-side caching for the connection.";
+    "reply" => client_reply, arity: 3, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "3.2.0",
+        syntax: "CLIENT REPLY <ON | OFF | SKIP>", summary: "Instructs the server whether to reply to commands.";
     "help" => client_help, arity: 2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "5.0.0",
         syntax: "CLIENT HELP", summary: "Returns helpful text about the different subcommands.";
 };
+
+/// CLIENT REPLY ON | OFF | SKIP. OFF and SKIP are not answered: the
+/// reply returned here is marked silenced (see `ReplyFlags`).
+fn client_reply(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let r = &mut ctx.client.reply;
+    if is(&args[2], "on") {
+        r.off = false;
+        r.skip = false;
+        Frame::ok()
+    } else if is(&args[2], "off") {
+        r.off = true;
+        Frame::ok()
+    } else if is(&args[2], "skip") {
+        if !r.off {
+            r.skip_next = true;
+        }
+        // Its own reply is not sent either (Redis adds none).
+        r.skip = true;
+        Frame::ok()
+    } else {
+        Frame::err(SYNTAX)
+    }
+}
 
 /// `catClientInfoString` for one connection (without the newline).
 fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
@@ -213,6 +238,8 @@ fn client_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             "    Return information about client connections. Options:",
             "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
             "      Return clients of specified type.",
+            "REPLY (ON|OFF|SKIP)",
+            "    Control the replies sent to the current connection.",
             "SETNAME <name>",
             "    Assign the name <name> to the current connection.",
             "SETINFO <option> <value>",
