@@ -609,7 +609,14 @@ impl Console {
         self.sync_clock();
         let reply = self.engine.submit_line(id, trimmed);
         self.record(with_target(num, trimmed));
+        // CLIENT REPLY OFF / SKIP: like redis-cli, print nothing (QUIT
+        // still reconnects).
+        let silenced = self
+            .engine
+            .client(id)
+            .is_some_and(|c| c.reply.silenced && !c.close_after_reply);
         match reply {
+            Some(_) if silenced => {}
             Some(r) => self.show_reply(idx, &r),
             None => {
                 let deadline_us = self
@@ -791,6 +798,26 @@ mod tests {
             [
                 "1) \"pmessage\"\n2) \"__key*__:*\"\n3) \"__keyspace@0__:k\"\n4) \"set\"",
                 "1) \"pmessage\"\n2) \"__key*__:*\"\n3) \"__keyevent@0__:set\"\n4) \"k\""
+            ]
+        );
+    }
+
+    #[test]
+    fn client_reply_off_prints_nothing_until_on() {
+        let mut c = paused(&[]);
+        type_line(&mut c, "CLIENT REPLY OFF");
+        type_line(&mut c, "SET a 1");
+        type_line(&mut c, "CLIENT REPLY ON");
+        type_line(&mut c, "GET a");
+        assert_eq!(
+            screen(&c, 0)[1..],
+            [
+                "127.0.0.1:6379> CLIENT REPLY OFF",
+                "127.0.0.1:6379> SET a 1",
+                "127.0.0.1:6379> CLIENT REPLY ON",
+                "OK",
+                "127.0.0.1:6379> GET a",
+                "\"1\""
             ]
         );
     }
