@@ -74,6 +74,22 @@ def checks(run, label):
         expect(foreign == [], "nothing fetched from another origin: %r" % foreign[:5])
     suite.check("the five tabs run under a strict CSP without a violation, none wider than the window (%s)" % label, walk)
 
+    def selected():
+        return q('.rs-pagetab[aria-selected="true"]').first.get_attribute("data-action")
+
+    def back_and_forward():
+        # After the walk the address names the Lessons tab; Back steps through
+        # the tabs opened, in reverse, Forward again, and the app stays put.
+        expect("tab=lessons" in page.url, "the address names the tab shown: %s" % page.url)
+        for want in ["tab-topology", "tab-cluster", "tab-scenarios"]:
+            page.go_back()
+            wait_until(lambda: selected() == want, "Back shows %s (shows %s)" % (want, selected()))
+        expect("tab=scenarios" in page.url, "the address follows Back: %s" % page.url)
+        page.go_forward()
+        wait_until(lambda: selected() == "tab-cluster", "Forward shows the Cluster tab again")
+        expect(page.url.startswith(base), "Back never left the app: %s" % page.url)
+    suite.check("the address follows the tab, and Back/Forward move between tabs (%s)" % label, back_and_forward)
+
 
 def main():
     results = []

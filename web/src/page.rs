@@ -48,6 +48,43 @@ impl PageTab {
     }
 }
 
+impl PageTab {
+    /// The tab's name in links (`?tab=`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PageTab::Console => "console",
+            PageTab::Scenarios => "scenarios",
+            PageTab::Cluster => "cluster",
+            PageTab::Topology => "topology",
+            PageTab::Lessons => "lessons",
+        }
+    }
+
+    /// The tab a page URL's query string (`?a=b&...`, with or without the
+    /// `?`) shows, as [`PageTab::from_link`] reads it.
+    pub fn from_query(search: &str) -> PageTab {
+        let pairs = crate::url::parse_query(search.trim_start_matches('?'));
+        let get = |k: &str| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+        PageTab::from_link(get("tab"), get("scenario").is_some())
+    }
+}
+
+/// Records a tab chosen by the user as a new history entry (`?tab=<name>`),
+/// so the address names the view and Back returns to the previous one.
+fn push_tab(tab: PageTab) {
+    let Some(w) = web_sys::window() else {
+        return;
+    };
+    let here = w.location().search().unwrap_or_default();
+    if PageTab::from_query(&here) == tab {
+        return;
+    }
+    if let Ok(h) = w.history() {
+        let url = format!("?tab={}", tab.name());
+        let _ = h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+}
+
 /// What the page shows: the tab selected. A reducer, so every way of
 /// changing it (the tab buttons now, links later) goes through one place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,13 +117,7 @@ pub fn Page(props: &PageProps) -> Html {
     // The page around the app (its "Things to try" box is about the
     // console) reads the tab shown from the body's `data-redsim-tab`.
     use_effect_with(page.tab, |tab| {
-        let name = match tab {
-            PageTab::Console => "console",
-            PageTab::Scenarios => "scenarios",
-            PageTab::Cluster => "cluster",
-            PageTab::Topology => "topology",
-            PageTab::Lessons => "lessons",
-        };
+        let name = tab.name();
         if let Some(body) = web_sys::window()
             .and_then(|w| w.document())
             .and_then(|d| d.body())
@@ -94,12 +125,30 @@ pub fn Page(props: &PageProps) -> Html {
             let _ = body.set_attribute("data-redsim-tab", name);
         }
     });
+    // Back and Forward move between the tabs the user opened.
+    {
+        let dispatch = page.dispatcher();
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().map(|w| {
+                gloo::events::EventListener::new(&w, "popstate", move |_| {
+                    let search = web_sys::window()
+                        .and_then(|w| w.location().search().ok())
+                        .unwrap_or_default();
+                    dispatch.dispatch(PageAction::Show(PageTab::from_query(&search)));
+                })
+            });
+            move || drop(listener)
+        });
+    }
     let button = |t: PageTab, action: &'static str, label: &'static str| {
         let dispatch = page.dispatcher();
         html! {
             <button class={ classes!("rs-pagetab", on(t).then_some("rs-on")) } role="tab"
                     aria-selected={ on(t).to_string() } data-action={ action }
-                    onclick={ Callback::from(move |_: MouseEvent| dispatch.dispatch(PageAction::Show(t))) }>{ label }</button>
+                    onclick={ Callback::from(move |_: MouseEvent| {
+                        push_tab(t);
+                        dispatch.dispatch(PageAction::Show(t));
+                    }) }>{ label }</button>
         }
     };
     html! {
@@ -141,6 +190,22 @@ mod tests {
         assert!(PageTab::from_link(Some("lessons"), false) == PageTab::Lessons);
         assert!(PageTab::from_link(None, true) == PageTab::Scenarios);
         assert!(PageTab::from_link(Some("nonsense"), false) == PageTab::Console);
+    }
+
+    #[test]
+    fn a_query_string_names_its_tab_and_names_round_trip() {
+        assert!(PageTab::from_query("?tab=cluster&seed=3") == PageTab::Cluster);
+        assert!(PageTab::from_query("scenario=stampede") == PageTab::Scenarios);
+        assert!(PageTab::from_query("") == PageTab::Console);
+        for t in [
+            PageTab::Console,
+            PageTab::Scenarios,
+            PageTab::Cluster,
+            PageTab::Topology,
+            PageTab::Lessons,
+        ] {
+            assert!(PageTab::from_query(&format!("?tab={}", t.name())) == t);
+        }
     }
 
     #[test]

@@ -609,12 +609,14 @@ impl Console {
         self.sync_clock();
         let reply = self.engine.submit_line(id, trimmed);
         self.record(with_target(num, trimmed));
+        // CLIENT REPLY OFF / SKIP: like redis-cli, print nothing (QUIT
+        // still reconnects).
+        let silenced = self
+            .engine
+            .client(id)
+            .is_some_and(|c| c.reply_silenced() && !c.close_after_reply);
         match reply {
-            Some(_) if self.engine.client(id).is_some_and(|c| c.reply_silenced()) => {
-                self.sessions[idx].push(Line::Note(
-                    "(no reply: CLIENT REPLY is OFF or SKIP for this connection)".into(),
-                ));
-            }
+            Some(_) if silenced => {}
             Some(r) => self.show_reply(idx, &r),
             None => {
                 let deadline_us = self
@@ -796,6 +798,44 @@ mod tests {
         c.apply(Action::SelectClient(0));
         assert_eq!(c.sessions[0].unread, 0);
         assert_eq!(screen(&c, 0).last().unwrap(), "1) \"q\"\n2) \"x\"");
+    }
+
+    #[test]
+    fn a_subscribed_client_reads_keyspace_notifications() {
+        let mut c = paused(&["CONFIG SET notify-keyspace-events KEA"]);
+        type_line(&mut c, "PSUBSCRIBE __key*__:*");
+        assert_eq!(c.current().subscriptions, 1);
+        c.apply(Action::AddClient);
+        type_line(&mut c, "SET k v");
+        assert_eq!(c.sessions[0].unread, 2, "both channels' messages");
+        let lines = screen(&c, 0);
+        assert_eq!(
+            lines[lines.len() - 2..],
+            [
+                "1) \"pmessage\"\n2) \"__key*__:*\"\n3) \"__keyspace@0__:k\"\n4) \"set\"",
+                "1) \"pmessage\"\n2) \"__key*__:*\"\n3) \"__keyevent@0__:set\"\n4) \"k\""
+            ]
+        );
+    }
+
+    #[test]
+    fn client_reply_off_prints_nothing_until_on() {
+        let mut c = paused(&[]);
+        type_line(&mut c, "CLIENT REPLY OFF");
+        type_line(&mut c, "SET a 1");
+        type_line(&mut c, "CLIENT REPLY ON");
+        type_line(&mut c, "GET a");
+        assert_eq!(
+            screen(&c, 0)[1..],
+            [
+                "127.0.0.1:6379> CLIENT REPLY OFF",
+                "127.0.0.1:6379> SET a 1",
+                "127.0.0.1:6379> CLIENT REPLY ON",
+                "OK",
+                "127.0.0.1:6379> GET a",
+                "\"1\""
+            ]
+        );
     }
 
     #[test]

@@ -16,6 +16,7 @@ use super::table::{commands, Command, Ctx};
 use super::typed::{written, WRONGTYPE};
 use crate::keyspace::object::{Obj, RString, Value};
 use crate::proto::resp::{parse_i64, Frame};
+use crate::server::keyspace_events as ev;
 use crate::server::trace::DeleteCause;
 use crate::server::Server;
 
@@ -104,6 +105,8 @@ fn string_for_bit_write(ctx: &mut Ctx, key: &[u8], maxbit: u64) -> Result<bool, 
             },
             lru,
         );
+        // `dbAdd`'s event.
+        ctx.srv.notify(ev::NEW, "new", key, db);
         return Ok(true);
     }
     let grown = ctx.srv.dbs[db].with_mut(key, |obj| -> Result<bool, Frame> {
@@ -158,6 +161,7 @@ fn setbit(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         .unwrap_or(0);
     if dirty || old != on {
         written(ctx.srv, db, key, true);
+        ctx.notify(ev::STRING, "setbit", key);
     }
     Frame::Integer(old as i64)
 }
@@ -400,7 +404,9 @@ fn bitop(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let db = ctx.db();
     let dest = &args[2];
     if maxlen == 0 {
-        ctx.srv.delete(db, dest, DeleteCause::Del);
+        if ctx.srv.delete(db, dest, DeleteCause::Del) {
+            ctx.notify(ev::GENERIC, "del", dest);
+        }
         return Frame::Integer(0);
     }
     let mut res = Vec::with_capacity(maxlen);
@@ -423,6 +429,7 @@ fn bitop(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     ctx.srv.lookup_write(db, dest);
     ctx.srv
         .set_key(db, dest, Value::String(RString::Raw(res)), false);
+    ctx.notify(ev::STRING, "set", dest);
     Frame::Integer(maxlen as i64)
 }
 
@@ -707,6 +714,9 @@ fn bitfield_generic(ctx: &mut Ctx, args: &[Vec<u8>], read_only: bool) -> Frame {
     };
     if changes > 0 || dirty {
         written(ctx.srv, db, key, changes > 0);
+    }
+    if changes > 0 {
+        ctx.notify(ev::STRING, "setbit", key);
     }
     Frame::Array(replies)
 }

@@ -162,6 +162,10 @@ fn blocking_zpop(
                 _ => Vec::new(),
             })
             .unwrap_or_default();
+        if !popped.is_empty() {
+            let event = super::zset::pop_event(max);
+            ctx.notify(crate::server::keyspace_events::ZSET, event, key);
+        }
         delete_if_empty(ctx.srv, db, key);
         let mut reply = vec![Frame::Bulk(key.clone())];
         match count {

@@ -164,7 +164,7 @@ fn reload(opts: &[Vec<u8>]) -> Frame {
 fn object(ctx: &mut Ctx, key: &[u8]) -> Frame {
     let db = ctx.db();
     let clock = ctx.srv.lruclock;
-    let Some(o) = ctx.srv.lookup(db, key, Lookup::READ_NOTOUCH) else {
+    let Some(o) = ctx.srv.lookup(db, key, Lookup::READ_NOTOUCH_NONOTIFY) else {
         return Frame::err("ERR no such key");
     };
     let (enc, len, extra) = describe(o, key);

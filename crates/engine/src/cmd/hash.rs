@@ -15,6 +15,7 @@ use crate::keyspace::object::Value;
 use crate::keyspace::types::hash::{Hash, HashLimits};
 use crate::num::longdouble::LongDouble;
 use crate::proto::resp::{parse_i64, Frame};
+use crate::server::keyspace_events as ev;
 use crate::server::trace::DeleteCause;
 use crate::server::Server;
 
@@ -108,6 +109,7 @@ fn hset(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             .count();
         (created, true)
     });
+    ctx.notify(ev::HASH, "hset", &args[1]);
     if ctx.cmd.name == "hmset" {
         Frame::ok()
     } else {
@@ -130,6 +132,7 @@ fn hsetnx(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         h.set(&args[2], &args[3], &lim);
         ((), true)
     });
+    ctx.notify(ev::HASH, "hset", &args[1]);
     Frame::Integer(1)
 }
 
@@ -199,8 +202,12 @@ fn hdel(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         ((deleted, h.is_empty()), deleted > 0)
     })
     .unwrap_or((0, false));
+    if deleted > 0 {
+        ctx.notify(ev::HASH, "hdel", &args[1]);
+    }
     if emptied {
         ctx.srv.delete(db, &args[1], DeleteCause::Del);
+        ctx.notify(ev::GENERIC, "del", &args[1]);
     }
     Frame::Integer(deleted)
 }
@@ -256,6 +263,7 @@ fn hincrby(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         h.set(&args[2], new.to_string().as_bytes(), &lim);
         ((), true)
     });
+    ctx.notify(ev::HASH, "hincrby", &args[1]);
     Frame::Integer(new)
 }
 
@@ -289,6 +297,7 @@ fn hincrbyfloat(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         h.set(&args[2], &text, &lim);
         ((), true)
     });
+    ctx.notify(ev::HASH, "hincrbyfloat", &args[1]);
     Frame::Bulk(text)
 }
 

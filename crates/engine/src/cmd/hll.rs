@@ -15,6 +15,7 @@ use super::typed::{written, WRONGTYPE};
 use crate::keyspace::object::{Obj, RString, Value};
 use crate::keyspace::types::hll;
 use crate::proto::resp::Frame;
+use crate::server::keyspace_events as ev;
 use crate::server::lossy;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "hyperloglog";
@@ -74,6 +75,7 @@ fn pfadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         hll::invalidate(&mut s);
         ctx.srv
             .set_key(db, key, Value::String(RString::Raw(s)), false);
+        ctx.notify(ev::STRING, "pfadd", key);
         return Frame::Integer(1);
     }
     let outcome = ctx.srv.dbs[db].with_mut(key, |obj| {
@@ -100,6 +102,9 @@ fn pfadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     if !ok {
         return Frame::err(CORRUPT);
+    }
+    if updated > 0 {
+        ctx.notify(ev::STRING, "pfadd", key);
     }
     Frame::Integer((updated > 0) as i64)
 }
@@ -194,6 +199,7 @@ fn pfmerge(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         }
         ctx.srv
             .set_key(db, dest, Value::String(RString::Raw(s)), false);
+        ctx.notify(ev::STRING, "pfadd", dest);
         return Frame::ok();
     }
     let outcome = ctx.srv.dbs[db].with_mut(dest, |obj| match unshare(obj) {
@@ -204,6 +210,7 @@ fn pfmerge(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         return Frame::err(CORRUPT);
     }
     written(ctx.srv, db, dest, true);
+    ctx.notify(ev::STRING, "pfadd", dest);
     Frame::ok()
 }
 

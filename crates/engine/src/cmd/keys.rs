@@ -10,6 +10,7 @@ use super::scan::{cursor_arg, scan_opts, scan_reply, scan_steps};
 use super::table::{commands, container, Command, Ctx};
 use crate::glob;
 use crate::proto::resp::Frame;
+use crate::server::keyspace_events as ev;
 use crate::server::trace::DeleteCause;
 use crate::server::Lookup;
 
@@ -51,11 +52,14 @@ fn unlink(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 fn del_generic(ctx: &mut Ctx, args: &[Vec<u8>], cause: DeleteCause) -> Frame {
     let db = ctx.db();
     let lazy = cause == DeleteCause::Unlink || ctx.srv.config.lazyfree_lazy_user_del;
-    let n = args[1..]
-        .iter()
-        .filter(|k| ctx.srv.delete_freeing(db, k, cause, Some(lazy)))
-        .count();
-    Frame::Integer(n as i64)
+    let mut n = 0;
+    for k in &args[1..] {
+        if ctx.srv.delete_freeing(db, k, cause, Some(lazy)) {
+            ctx.notify(ev::GENERIC, "del", k);
+            n += 1;
+        }
+    }
+    Frame::Integer(n)
 }
 
 fn exists(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -125,6 +129,8 @@ fn rename_generic(ctx: &mut Ctx, args: &[Vec<u8>], nx: bool) -> Frame {
     }
     // The value lives on under `dst`: nothing is freed.
     ctx.srv.delete_freeing(db, src, DeleteCause::Rename, None);
+    ctx.notify(ev::GENERIC, "rename_from", src);
+    ctx.notify(ev::GENERIC, "rename_to", dst);
     done
 }
 
@@ -204,10 +210,12 @@ fn scan(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     });
     let srv = &mut *ctx.srv;
     found.retain(|k| match opts.type_name {
-        Some(t) => srv.lookup(db, k, Lookup::READ_NOTOUCH).is_some_and(|o| {
-            let name = o.value.type_name();
-            name.as_bytes().eq_ignore_ascii_case(t) && TYPE_NAMES.contains(&name)
-        }),
+        Some(t) => srv
+            .lookup(db, k, Lookup::READ_NOTOUCH_NONOTIFY)
+            .is_some_and(|o| {
+                let name = o.value.type_name();
+                name.as_bytes().eq_ignore_ascii_case(t) && TYPE_NAMES.contains(&name)
+            }),
         None => !srv.expire_if_needed(db, k),
     });
     scan_reply(cursor, found)

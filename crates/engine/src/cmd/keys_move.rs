@@ -10,6 +10,7 @@
 use super::args::range_long_arg;
 use super::table::{commands, Command, Ctx};
 use crate::proto::resp::Frame;
+use crate::server::keyspace_events as ev;
 use crate::server::trace::DeleteCause;
 use crate::server::Server;
 
@@ -75,6 +76,7 @@ fn copy(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if let Some(when) = expire {
         ctx.srv.set_expire(dst, newkey, when);
     }
+    ctx.srv.notify(ev::GENERIC, "copy_to", newkey, dst);
     Frame::Integer(1)
 }
 
@@ -106,6 +108,8 @@ fn move_cmd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     // The value lives on in `dst`: nothing is freed.
     ctx.srv.delete_freeing(src, key, DeleteCause::Rename, None);
+    ctx.srv.notify(ev::GENERIC, "move_from", key, src);
+    ctx.srv.notify(ev::GENERIC, "move_to", key, dst);
     Frame::Integer(1)
 }
 

@@ -15,6 +15,7 @@ use super::typed::{update, written};
 use crate::keyspace::object::Value;
 use crate::keyspace::types::list::List;
 use crate::proto::resp::{parse_i64, Frame};
+use crate::server::keyspace_events as ev;
 use crate::server::trace::DeleteCause;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "list";
@@ -99,9 +100,11 @@ pub(crate) fn edit<R>(ctx: &mut Ctx, key: &[u8], f: impl FnOnce(&mut List) -> R)
     update::<List, _>(ctx.srv, db, key, |l, _| (f(l), true))
 }
 
-/// `listElementsRemoved`: deletes the key if the list is now empty, else
+/// `listElementsRemoved`: the removal's `event` (lpop, rpop, ltrim,
+/// lrem), then deletes the key if the list is now empty (and `del`), else
 /// tries the shrinking conversion back to a listpack.
-pub(crate) fn elements_removed(ctx: &mut Ctx, key: &[u8]) {
+pub(crate) fn elements_removed(ctx: &mut Ctx, key: &[u8], event: &str) {
+    ctx.notify(ev::LIST, event, key);
     let fill = fill(ctx);
     let empty = edit_quietly(ctx, key, |l| {
         if !l.is_empty() {
@@ -112,6 +115,25 @@ pub(crate) fn elements_removed(ctx: &mut Ctx, key: &[u8]) {
     if empty == Some(true) {
         let db = ctx.db();
         ctx.srv.delete(db, key, DeleteCause::Del);
+        ctx.notify(ev::GENERIC, "del", key);
+    }
+}
+
+/// The event a pop from `end` raises.
+fn pop_event(end: End) -> &'static str {
+    if end.is_head() {
+        "lpop"
+    } else {
+        "rpop"
+    }
+}
+
+/// The event a push to `end` raises.
+fn push_event(end: End) -> &'static str {
+    if end.is_head() {
+        "lpush"
+    } else {
+        "rpush"
     }
 }
 
@@ -127,13 +149,16 @@ fn push_elements(ctx: &mut Ctx, key: &[u8], elements: &[Vec<u8>], end: End, exis
         }
         l.len() as i64
     };
-    if exists {
-        return edit(ctx, key, fill_in).unwrap_or(0);
-    }
-    let mut l = List::new();
-    let n = fill_in(&mut l);
-    let db = ctx.db();
-    ctx.srv.set_key(db, key, Value::List(Box::new(l)), false);
+    let n = if exists {
+        edit(ctx, key, fill_in).unwrap_or(0)
+    } else {
+        let mut l = List::new();
+        let n = fill_in(&mut l);
+        let db = ctx.db();
+        ctx.srv.set_key(db, key, Value::List(Box::new(l)), false);
+        n
+    };
+    ctx.notify(ev::LIST, push_event(end), key);
     n
 }
 
@@ -188,6 +213,7 @@ fn linsert(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     match inserted {
         Some(n) => {
             signal_modified(ctx, key);
+            ctx.notify(ev::LIST, "linsert", key);
             Frame::Integer(n as i64)
         }
         None => Frame::Integer(-1),
@@ -239,6 +265,7 @@ fn lset(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     });
     if replaced == Some(true) {
         signal_modified(ctx, key);
+        ctx.notify(ev::LIST, "lset", key);
         Frame::ok()
     } else {
         Frame::err("ERR index out of range")
@@ -277,7 +304,7 @@ pub(crate) fn pop_range(ctx: &mut Ctx, key: &[u8], end: End, count: usize) -> Ve
             .collect::<Vec<_>>()
     })
     .unwrap_or_default();
-    elements_removed(ctx, key);
+    elements_removed(ctx, key, pop_event(end));
     popped
 }
 
@@ -359,7 +386,7 @@ fn ltrim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         let left = l.len();
         l.del_range(left - rtrim, rtrim);
     });
-    elements_removed(ctx, key);
+    elements_removed(ctx, key, "ltrim");
     Frame::ok()
 }
 
@@ -461,7 +488,7 @@ fn lrem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     .unwrap_or(0);
     if removed > 0 {
         signal_modified(ctx, key);
-        elements_removed(ctx, key);
+        elements_removed(ctx, key, "lrem");
     }
     Frame::Integer(removed as i64)
 }
@@ -504,8 +531,9 @@ pub(crate) fn lmove_generic(ctx: &mut Ctx, args: &[Vec<u8>], from: End, to: End)
         let db = ctx.db();
         ctx.srv.set_key(db, dst, Value::List(Box::new(l)), false);
     }
+    ctx.notify(ev::LIST, push_event(to), dst);
     signal_modified(ctx, src);
-    elements_removed(ctx, src);
+    elements_removed(ctx, src, pop_event(from));
     Frame::Bulk(value)
 }
 

@@ -27,7 +27,7 @@ pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "generic";
 /// `objectCommandLookup`: counts a hit or miss but does not touch the key.
 fn object_lookup<'a>(ctx: &'a mut Ctx, key: &[u8]) -> Option<&'a mut Obj> {
     let db = ctx.db();
-    ctx.srv.lookup(db, key, Lookup::READ_NOTOUCH)
+    ctx.srv.lookup(db, key, Lookup::READ_NOTOUCH_NONOTIFY)
 }
 
 /// The live key's `lru` field (after lazy expiry), which the keyspace keeps

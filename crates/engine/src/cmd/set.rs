@@ -15,6 +15,7 @@ use super::typed::{peek, peek_with_rng, remove_each, update, WRONGTYPE};
 use crate::keyspace::object::Value;
 use crate::keyspace::types::set::{Member, Set, SetLimits};
 use crate::proto::resp::{parse_i64, Frame};
+use crate::server::keyspace_events as ev;
 use crate::server::trace::DeleteCause;
 use crate::server::Server;
 
@@ -81,15 +82,18 @@ fn update_set<R: Default>(
 
 /// Stores `set` at `dst` (`setKey`, after its write lookup), or deletes
 /// `dst` if the result is empty; replies with the size.
-fn store(ctx: &mut Ctx, dst: &[u8], set: Set) -> Frame {
+fn store(ctx: &mut Ctx, dst: &[u8], set: Set, event: &str) -> Frame {
     let db = ctx.db();
     if set.is_empty() {
-        ctx.srv.delete(db, dst, DeleteCause::Del);
+        if ctx.srv.delete(db, dst, DeleteCause::Del) {
+            ctx.notify(ev::GENERIC, "del", dst);
+        }
         return Frame::Integer(0);
     }
     let n = set.len() as i64;
     ctx.srv.lookup_write(db, dst);
     ctx.srv.set_key(db, dst, Value::Set(Box::new(set)), false);
+    ctx.notify(ev::SET, event, dst);
     Frame::Integer(n)
 }
 
@@ -123,6 +127,9 @@ fn sadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             .set_key(db, &args[1], Value::Set(Box::new(s)), false);
         added
     };
+    if added > 0 {
+        ctx.notify(ev::SET, "sadd", &args[1]);
+    }
     Frame::Integer(added as i64)
 }
 
@@ -136,8 +143,12 @@ fn srem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         let deleted = remove_each(s, &args[2..], Set::remove, Set::is_empty);
         ((deleted, s.is_empty()), deleted > 0)
     });
+    if deleted > 0 {
+        ctx.notify(ev::SET, "srem", &args[1]);
+    }
     if emptied {
         ctx.srv.delete(db, &args[1], DeleteCause::Del);
+        ctx.notify(ev::GENERIC, "del", &args[1]);
     }
     Frame::Integer(deleted)
 }
@@ -199,19 +210,25 @@ fn smove(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if !removed {
         return Frame::Integer(0);
     }
+    ctx.notify(ev::SET, "srem", src);
     if emptied {
         ctx.srv.delete(db, src, DeleteCause::Del);
+        ctx.notify(ev::GENERIC, "del", src);
     }
     let lim = limits(ctx.srv);
     if dst_kind.is_none() {
         let mut s = Set::create(ele, 1, &lim);
         s.add(ele, &lim);
         ctx.srv.set_key(db, dst, Value::Set(Box::new(s)), false);
+        ctx.notify(ev::SET, "sadd", dst);
     } else {
-        update_set(ctx.srv, db, dst, |s, _| {
+        let added = update_set(ctx.srv, db, dst, |s, _| {
             let added = s.add(ele, &lim);
-            ((), added)
+            (added, added)
         });
+        if added {
+            ctx.notify(ev::SET, "sadd", dst);
+        }
     }
     Frame::Integer(1)
 }
@@ -233,8 +250,12 @@ fn spop(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         let changed = m.is_some();
         ((m, s.is_empty()), changed)
     });
+    if popped.is_some() {
+        ctx.notify(ev::SET, "spop", key);
+    }
     if emptied {
         ctx.srv.delete(db, key, DeleteCause::Del);
+        ctx.notify(ev::GENERIC, "del", key);
     }
     popped.map_or(Frame::Null, Frame::Bulk)
 }
@@ -256,9 +277,12 @@ fn spop_count(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     let db = ctx.db();
     let size = peek::<Set>(ctx.srv, db, key).map_or(0, |s| s.len() as u64);
+    // The event comes first here, before the pop (spopWithCountCommand).
+    ctx.notify(ev::SET, "spop", key);
     if count >= size {
         let reply = sunion_diff_generic(ctx, std::slice::from_ref(key), None, Op::Union);
         ctx.srv.delete(db, key, DeleteCause::Del);
+        ctx.notify(ev::GENERIC, "del", key);
         return reply;
     }
     let remaining = size - count;
@@ -435,7 +459,7 @@ fn sinter_generic(ctx: &mut Ctx, keys: &[Vec<u8>], mode: Inter) -> Frame {
     }
     if empty {
         return match mode {
-            Inter::Store(dst) => store(ctx, dst, Set::new_intset()),
+            Inter::Store(dst) => store(ctx, dst, Set::new_intset(), "sinterstore"),
             Inter::Card(_) => Frame::Integer(0),
             Inter::Reply => Frame::Set(vec![]),
         };
@@ -482,7 +506,7 @@ fn sinter_generic(ctx: &mut Ctx, keys: &[Vec<u8>], mode: Inter) -> Frame {
             if only_integers {
                 out.maybe_convert_to_intset(&lim);
             }
-            store(ctx, dst, out)
+            store(ctx, dst, out, "sinterstore")
         }
     }
 }
@@ -589,7 +613,13 @@ fn sunion_diff_generic(ctx: &mut Ctx, keys: &[Vec<u8>], dst: Option<&[u8]>, op: 
     }
     match dst {
         None => set_reply(out.members()),
-        Some(dst) => store(ctx, dst, out),
+        Some(dst) => {
+            let event = match op {
+                Op::Union => "sunionstore",
+                _ => "sdiffstore",
+            };
+            store(ctx, dst, out, event)
+        }
     }
 }
 

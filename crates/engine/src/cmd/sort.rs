@@ -13,6 +13,7 @@ use crate::keyspace::object::Value;
 use crate::keyspace::types::list::List;
 use crate::num::double::strtod;
 use crate::proto::resp::Frame;
+use crate::server::keyspace_events as ev;
 use crate::server::trace::DeleteCause;
 use crate::server::Lookup;
 
@@ -270,7 +271,9 @@ fn sort_generic(ctx: &mut Ctx, args: &[Vec<u8>], readonly: bool) -> Frame {
     let db = ctx.db();
     let n = out.len() as i64;
     if out.is_empty() {
-        ctx.srv.delete(db, dst, DeleteCause::Del);
+        if ctx.srv.delete(db, dst, DeleteCause::Del) {
+            ctx.notify(ev::GENERIC, "del", dst);
+        }
     } else {
         let mut l = List::new();
         let bytes: usize = out.iter().map(|v| v.as_ref().map_or(0, Vec::len)).sum();
@@ -279,6 +282,7 @@ fn sort_generic(ctx: &mut Ctx, args: &[Vec<u8>], readonly: bool) -> Frame {
             l.push(v.unwrap_or_default(), false);
         }
         ctx.srv.set_key(db, dst, Value::List(Box::new(l)), false);
+        ctx.notify(ev::LIST, "sortstore", dst);
     }
     Frame::Integer(n)
 }

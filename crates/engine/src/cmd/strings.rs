@@ -11,6 +11,7 @@ use super::table::{commands, Command, Ctx};
 use crate::keyspace::object::{Obj, RString, Value};
 use crate::num::longdouble::LongDouble;
 use crate::proto::resp::{parse_i64, Frame};
+use crate::server::keyspace_events as ev;
 use crate::server::trace::DeleteCause;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "string";
@@ -211,8 +212,10 @@ fn set_generic(
     let keep_ttl = opts.keepttl || when.is_some();
     ctx.srv
         .set_key(db, key, Value::String(RString::from_bytes(val)), keep_ttl);
+    ctx.notify(ev::STRING, "set", key);
     if let Some(when) = when {
         ctx.srv.set_expire(db, key, when);
+        ctx.notify(ev::GENERIC, "expire", key);
     }
     Ok(old.unwrap_or(ok_reply))
 }
@@ -269,6 +272,7 @@ fn getset(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         Value::String(RString::from_bytes(&args[2])),
         false,
     );
+    ctx.notify(ev::STRING, "set", &args[1]);
     old
 }
 
@@ -278,7 +282,9 @@ fn getdel(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         Err(e) => return e,
     };
     let db = ctx.db();
-    ctx.srv.delete(db, &args[1], DeleteCause::Getdel);
+    if ctx.srv.delete(db, &args[1], DeleteCause::Getdel) {
+        ctx.notify(ev::GENERIC, "del", &args[1]);
+    }
     reply
 }
 
@@ -305,10 +311,14 @@ fn getex(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         // An absolute time already reached deletes the key (`checkAlreadyExpired`).
         Some((kind, ms)) if !kind.relative() && ms <= ctx.srv.now_ms() => {
             ctx.srv.delete(db, key, DeleteCause::Del);
+            ctx.notify(ev::GENERIC, "del", key);
         }
-        Some((_, ms)) => ctx.srv.set_expire(db, key, ms),
-        None if opts.persist => {
-            ctx.srv.persist(db, key);
+        Some((_, ms)) => {
+            ctx.srv.set_expire(db, key, ms);
+            ctx.notify(ev::GENERIC, "expire", key);
+        }
+        None if opts.persist && ctx.srv.persist(db, key) => {
+            ctx.notify(ev::GENERIC, "persist", key);
         }
         None => {}
     }
@@ -361,6 +371,7 @@ fn mset_generic(ctx: &mut Ctx, args: &[Vec<u8>], nx: bool) -> Frame {
             Value::String(RString::from_bytes(&pair[1])),
             false,
         );
+        ctx.notify(ev::STRING, "set", &pair[0]);
     }
     if nx {
         Frame::Integer(1)
@@ -386,6 +397,7 @@ fn incr_decr(ctx: &mut Ctx, key: &[u8], incr: i64) -> Frame {
     };
     ctx.srv
         .set_key(db, key, Value::String(RString::Int(new)), true);
+    ctx.notify(ev::STRING, "incrby", key);
     Frame::Integer(new)
 }
 
@@ -433,6 +445,7 @@ fn incrbyfloat(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let text = sum.to_human().into_bytes();
     ctx.srv
         .set_key(db, key, Value::String(RString::plain(text.clone())), true);
+    ctx.notify(ev::STRING, "incrbyfloat", key);
     Frame::Bulk(text)
 }
 
@@ -464,6 +477,7 @@ fn append(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         let v = RString::from_bytes(extra);
         let len = v.len();
         ctx.srv.set_key(db, key, Value::String(v), false);
+        ctx.notify(ev::STRING, "append", key);
         return Frame::Integer(len as i64);
     };
     if let Err(e) = check_string_length(ctx, old_len as u64, extra.len() as u64) {
@@ -477,6 +491,7 @@ fn append(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         b.extend_from_slice(extra);
         Some(b.len())
     });
+    ctx.notify(ev::STRING, "append", key);
     Frame::Integer(new_len.flatten().unwrap_or(0) as i64)
 }
 
@@ -569,6 +584,7 @@ fn setrange(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         // A new string from `createObject` is `raw` whatever its length.
         ctx.srv
             .set_key(db, key, Value::String(RString::Raw(b)), false);
+        ctx.notify(ev::STRING, "setrange", key);
         return Frame::Integer(len as i64);
     }
     let new_len = ctx.srv.modify(db, key, |obj| {
@@ -576,6 +592,7 @@ fn setrange(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         write(b);
         Some(b.len())
     });
+    ctx.notify(ev::STRING, "setrange", key);
     Frame::Integer(new_len.flatten().unwrap_or(0) as i64)
 }
 

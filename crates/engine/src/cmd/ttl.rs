@@ -3,6 +3,7 @@
 use super::args::{arg_i64, err_text, is};
 use super::table::{commands, Command, Ctx};
 use crate::proto::resp::Frame;
+use crate::server::keyspace_events as ev;
 use crate::server::trace::DeleteCause;
 use crate::server::Lookup;
 
@@ -120,8 +121,10 @@ fn expire_generic(ctx: &mut Ctx, args: &[Vec<u8>], basetime: i64, unit: Unit) ->
     // `checkAlreadyExpired`: we are always a master that is not loading.
     if when <= ctx.srv.now_ms() {
         ctx.srv.delete(db, key, DeleteCause::Expire);
+        ctx.notify(ev::GENERIC, "del", key);
     } else {
         ctx.srv.set_expire(db, key, when);
+        ctx.notify(ev::GENERIC, "expire", key);
     }
     Frame::Integer(1)
 }
@@ -176,5 +179,9 @@ fn persist(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if ctx.srv.lookup(db, key, Lookup::WRITE).is_none() {
         return Frame::Integer(0);
     }
-    Frame::Integer(ctx.srv.persist(db, key) as i64)
+    let removed = ctx.srv.persist(db, key);
+    if removed {
+        ctx.notify(ev::GENERIC, "persist", key);
+    }
+    Frame::Integer(removed as i64)
 }

@@ -192,3 +192,29 @@ pub(crate) fn written(srv: &mut Server, db: usize, key: &[u8], signal: bool) {
         key: lossy(key),
     });
 }
+
+impl Ctx<'_> {
+    /// `notifyKeyspaceEvent(class, event, key, c->db->id)`: a keyspace
+    /// notification for `key` in the client's database.
+    #[inline]
+    pub(crate) fn notify(&mut self, class: u32, event: &str, key: &[u8]) {
+        let db = self.db();
+        self.srv.notify(class, event, key, db);
+    }
+}
+
+impl Ctx<'_> {
+    /// RESTORE's events (`restoreCommand`), the hook the command calls
+    /// once it has decided: `stored` after the key was created through
+    /// `set_key` (which raised `new`) gives `restore`; otherwise a TTL
+    /// already past, with REPLACE having removed a key (`replaced`), gives `del`.
+    #[allow(dead_code)]
+    pub(crate) fn notify_restore(&mut self, key: &[u8], stored: bool, replaced: bool) {
+        use crate::server::keyspace_events::GENERIC;
+        if stored {
+            self.notify(GENERIC, "restore", key);
+        } else if replaced {
+            self.notify(GENERIC, "del", key);
+        }
+    }
+}

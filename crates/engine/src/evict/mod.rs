@@ -274,6 +274,12 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
             pool: pool_seen,
             sampled,
         });
+        srv.notify(
+            crate::server::keyspace_events::EVICTED,
+            "evicted",
+            &key,
+            dbid,
+        );
         // Freed as `lazyfree-lazy-eviction` says: a big value handed to the
         // background thread frees little now (`mem_freed` is measured).
         let lazy = srv.config.lazyfree_lazy_eviction;

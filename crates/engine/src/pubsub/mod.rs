@@ -24,6 +24,7 @@
 //! friends reply with one confirmation per name: the handler returns the
 //! first and leaves the others in the reply tail, sent right after it.
 
+pub mod notify;
 pub mod registry;
 pub mod subscriptions;
 

@@ -219,6 +219,12 @@ config! {
         parse_protection,
         |s: &String| s.clone()
     );
+    /// `notify-keyspace-events`: the `NOTIFY_*` classes published as
+    /// keyspace notifications (none by default), read and shown as notify.c does.
+    notify_keyspace_events: u32 = 0 => ["notify-keyspace-events"] mutable with(
+        super::keyspace_events::parse,
+        super::keyspace_events::show
+    );
     /// `bind`, reported by the native server (immutable here).
     bind: String = "127.0.0.1".into() => ["bind"] immutable text();
     /// `maxclients`: a connection past this many is told "ERR max number of

@@ -3,6 +3,7 @@
 pub mod client;
 pub mod clock;
 pub mod config;
+pub mod keyspace_events;
 mod replay;
 pub mod trace;
 
@@ -83,8 +84,10 @@ pub struct Lookup {
     pub notouch: bool,
     /// Do not count a hit or miss (`LOOKUP_NOSTATS`); write lookups never count.
     pub nostats: bool,
-    /// A write lookup: no hit/miss stats.
+    /// A write lookup: no hit/miss stats, no `keymiss` event.
     pub write: bool,
+    /// No `keymiss` event on a miss (`LOOKUP_NONOTIFY`: OBJECT, SCAN's TYPE filter).
+    pub nonotify: bool,
 }
 
 impl Lookup {
@@ -93,6 +96,7 @@ impl Lookup {
         notouch: false,
         nostats: false,
         write: false,
+        nonotify: false,
     };
     /// `lookupKeyWrite`.
     pub const WRITE: Lookup = Lookup {
@@ -105,9 +109,15 @@ impl Lookup {
         notouch: true,
         ..Lookup::READ
     };
-    /// No touch, no stats (OBJECT, internal reads).
+    /// `LOOKUP_NOTOUCH | LOOKUP_NONOTIFY`: OBJECT, SCAN's TYPE filter.
+    pub const READ_NOTOUCH_NONOTIFY: Lookup = Lookup {
+        nonotify: true,
+        ..Lookup::READ_NOTOUCH
+    };
+    /// No touch, no stats, no `keymiss` event (OBJECT, internal reads).
     pub const PEEK: Lookup = Lookup {
         nostats: true,
+        nonotify: true,
         ..Lookup::READ_NOTOUCH
     };
 }
@@ -323,6 +333,7 @@ impl Server {
             key: lossy(key),
             how,
         });
+        self.notify(keyspace_events::EXPIRED, "expired", key, db);
         match old {
             Some(old) => self.free_value(db, key, old, self.config.lazyfree_lazy_expire),
             None => 0,
@@ -336,9 +347,13 @@ impl Server {
         // A replica keeps an expired key until the master's DEL arrives,
         // but reports it missing (`expireIfNeeded` on a replica).
         if self.expire_if_needed(db, key) {
-            if count {
-                self.stats.keyspace_misses += 1;
-            }
+            self.missed(db, key, flags);
+            return None;
+        }
+        if self.config.notify_keyspace_events & keyspace_events::KEY_MISS != 0
+            && !self.dbs[db].dict.contains(key)
+        {
+            self.missed(db, key, flags);
             return None;
         }
         // Split the borrows so the object is found once (one hash) and the
@@ -382,6 +397,18 @@ impl Server {
         }
     }
 
+    /// A lookup found no live key: the `keymiss` event and the miss count,
+    /// as `flags` allows.
+    #[cold]
+    fn missed(&mut self, db: usize, key: &[u8], flags: Lookup) {
+        if !flags.write && !flags.nonotify {
+            self.notify(keyspace_events::KEY_MISS, "keymiss", key, db);
+        }
+        if !flags.write && !flags.nostats {
+            self.stats.keyspace_misses += 1;
+        }
+    }
+
     /// `lookupKeyRead`.
     pub fn lookup_read(&mut self, db: usize, key: &[u8]) -> Option<&mut Obj> {
         self.lookup(db, key, Lookup::READ)
@@ -420,7 +447,12 @@ impl Server {
                 self.new_lru()
             }
         };
+
         let old = self.dbs[db].insert_hashed(key, h, Obj { value }, lru);
+        if old.is_none() {
+            // `dbAdd`'s `new` event, before the command's own.
+            self.notify(keyspace_events::NEW, "new", key, db);
+        }
         if let (None, 0, Some(c)) = (&old, db, self.cluster.as_mut()) {
             c.key_added(key);
         }

@@ -478,13 +478,18 @@ fn collect(z: &ZSet, shape: &Shape, limit: u64) -> Vec<Point> {
 /// index. A missing source empties (deletes) a STORE destination; COUNT
 /// without ANY or an order sorts ascending, since the nearest are wanted.
 fn search(ctx: &mut Ctx, args: &[Vec<u8>], src: usize, kind: Kind) -> Frame {
+    let event = if matches!(kind, Kind::Geo { .. }) {
+        "geosearchstore"
+    } else {
+        "georadiusstore"
+    };
     let (exists, mut req) = match parse(ctx, args, src, kind) {
         Ok(p) => p,
         Err(e) => return e,
     };
     if !exists {
         return match req.store {
-            Some(dst) => store_result(ctx, dst, None),
+            Some(dst) => store_result(ctx, dst, None, event),
             None => Frame::Array(Vec::new()),
         };
     }
@@ -547,7 +552,7 @@ fn search(ctx: &mut Ctx, args: &[Vec<u8>], src: usize, kind: Kind) -> Frame {
             }
             out
         });
-        return store_result(ctx, dst, result);
+        return store_result(ctx, dst, result, event);
     }
     let resp3 = ctx.client.resp >= 3;
     let with = req.withdist || req.withhash || req.withcoord;

@@ -8,6 +8,7 @@ use crate::cmd::typed::{self, peek, written, WRONGTYPE};
 use crate::keyspace::object::Value;
 use crate::keyspace::types::stream::{AppendError, Stream, StreamId, Trim};
 use crate::proto::resp::Frame;
+use crate::server::keyspace_events as ev;
 use crate::server::Server;
 
 /// What `streamParseAddOrTrimArgsOrReply` gathers.
@@ -160,12 +161,16 @@ pub(super) fn xadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             }
             None => return Frame::err(WRONGTYPE),
         };
+    written(ctx.srv, db, key, true);
+    ctx.notify(ev::STREAM, "xadd", key);
     if let Some(strategy) = a.strategy {
-        update(ctx.srv, db, key, |s| {
+        let trimmed = update(ctx.srv, db, key, |s| {
             s.log_mut().trim(strategy, a.approx, a.limit)
         });
+        if trimmed.unwrap_or(0) > 0 {
+            ctx.notify(ev::STREAM, "xtrim", key);
+        }
     }
-    written(ctx.srv, db, key, true);
     signal_ready(ctx.srv, db, key);
     id_frame(id)
 }
@@ -187,6 +192,9 @@ pub(super) fn xtrim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         (n, n > 0)
     })
     .unwrap_or(0);
+    if deleted > 0 {
+        ctx.notify(ev::STREAM, "xtrim", &args[1]);
+    }
     Frame::Integer(deleted)
 }
 
@@ -280,6 +288,9 @@ pub(super) fn xdel(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         (n, n > 0)
     })
     .unwrap_or(0);
+    if deleted > 0 {
+        ctx.notify(ev::STREAM, "xdel", &args[1]);
+    }
     Frame::Integer(deleted as i64)
 }
 
@@ -353,6 +364,7 @@ pub(super) fn xsetid(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             log.set_max_deleted_entry_id(max_xdel);
         }
     });
+    ctx.notify(ev::STREAM, "xsetid", &args[1]);
     Frame::ok()
 }
 

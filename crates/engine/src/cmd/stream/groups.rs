@@ -1,7 +1,7 @@
 //! Consumer groups: XGROUP's subcommands, XACK, XPENDING, XCLAIM and XAUTOCLAIM; group changes are not signalled (WATCH), as in Redis.
 
 use super::id::{interval_id, parse_id, range_ends, strict_id};
-use super::{c_name, entry_frame, id_frame, seen_consumer, signal_ready, update};
+use super::{c_name, consumer_created, entry_frame, id_frame, seen_consumer, signal_ready, update};
 use crate::cmd::args::{arg_i64, cstr, opt_is, SYNTAX};
 use crate::cmd::replies::{help_reply, subcommand_syntax_error};
 use crate::cmd::table::{commands, Command, Ctx};
@@ -9,6 +9,7 @@ use crate::cmd::typed::peek;
 use crate::keyspace::object::Value;
 use crate::keyspace::types::stream::{Entry, Group, Nack, Stream, StreamId};
 use crate::proto::resp::{parse_i64, Frame};
+use crate::server::keyspace_events as ev;
 use std::collections::BTreeMap;
 
 /// XGROUP's subcommands, in the order Redis lists them.
@@ -118,6 +119,7 @@ pub(super) fn xgroup(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             s.groups_mut().create(gname, id, entries_read)
         });
         if created == Some(true) {
+            ctx.notify(ev::STREAM, "xgroup-create", &args[2]);
             Frame::ok()
         } else {
             Frame::err("BUSYGROUP Consumer Group name already exists")
@@ -137,11 +139,13 @@ pub(super) fn xgroup(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
                 g.entries_read = entries_read;
             })
         });
+        ctx.notify(ev::STREAM, "xgroup-setid", &args[2]);
         Frame::ok()
     } else if opt_is(opt, "DESTROY") && argc == 4 {
         let destroyed =
             update(ctx.srv, db, &args[2], |s| s.groups_mut().destroy(gname)) == Some(true);
         if destroyed {
+            ctx.notify(ev::STREAM, "xgroup-destroy", &args[2]);
             // Blocked XREADGROUP clients run again and meet NOGROUP.
             signal_ready(ctx.srv, db, &args[2]);
         }
@@ -153,16 +157,19 @@ pub(super) fn xgroup(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         })
         .flatten()
             == Some(true);
+        consumer_created(ctx, &args[2], created);
         Frame::Integer(created as i64)
     } else if opt_is(opt, "DELCONSUMER") && argc == 5 {
-        let pending = update(ctx.srv, db, &args[2], |s| {
+        let deleted = update(ctx.srv, db, &args[2], |s| {
             s.groups_mut()
                 .with_mut(gname, |g| g.delete_consumer(&args[4]))
         })
         .flatten()
-        .flatten()
-        .unwrap_or(0);
-        Frame::Integer(pending as i64)
+        .flatten();
+        if deleted.is_some() {
+            ctx.notify(ev::STREAM, "xgroup-delconsumer", &args[2]);
+        }
+        Frame::Integer(deleted.unwrap_or(0) as i64)
     } else {
         subcommand_syntax_error(args)
     }
@@ -386,13 +393,14 @@ pub(super) fn xclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     let retry = (retrycount >= 0).then_some(retrycount as u64);
     let (gname, cname) = (&args[2], &args[3]);
+    let mut created = false;
     let items = update(ctx.srv, db, &args[1], |s| {
         let (log, groups) = s.parts_mut();
         groups.with_mut(gname, |g| {
             if last_id > g.last_id {
                 g.last_id = last_id;
             }
-            seen_consumer(g, cname, now);
+            created = seen_consumer(g, cname, now);
             let mut items = Vec::new();
             for &id in &ids {
                 let pending = g.pel().get(&id).map(|n| n.delivery_time);
@@ -418,6 +426,7 @@ pub(super) fn xclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     })
     .flatten()
     .unwrap_or_default();
+    consumer_created(ctx, &args[1], created);
     Frame::Array(items)
 }
 
@@ -486,10 +495,11 @@ pub(super) fn xautoclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let db = ctx.db();
     let now = ctx.srv.now_ms();
     let (gname, cname) = (&args[2], &args[3]);
+    let mut created = false;
     let reply = update(ctx.srv, db, &args[1], |s| {
         let (log, groups) = s.parts_mut();
         groups.with_mut(gname, |g| {
-            seen_consumer(g, cname, now);
+            created = seen_consumer(g, cname, now);
             let mut attempts = count.saturating_mul(10);
             let mut left = count;
             let mut claimed = Vec::new();
@@ -529,6 +539,7 @@ pub(super) fn xautoclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         })
     })
     .flatten();
+    consumer_created(ctx, &args[1], created);
     reply.unwrap_or_else(|| nogroup(&args[1], &args[2]))
 }
 

@@ -28,6 +28,7 @@ use crate::cmd::table::{commands, container, Command};
 use crate::cmd::typed;
 use crate::keyspace::types::stream::{Entry, Group, NodeLimits, Stream, StreamId};
 use crate::proto::resp::Frame;
+use crate::server::keyspace_events as ev;
 use crate::server::Server;
 
 pub(in crate::cmd) static COMMANDS: &[Command] = commands! { group: "stream";
@@ -110,10 +111,19 @@ pub(super) fn limits(srv: &Server) -> NodeLimits {
 }
 
 /// Creates the consumer if needed and marks it seen now (XREADGROUP,
-/// XCLAIM and XAUTOCLAIM do it before anything else).
-pub(super) fn seen_consumer(g: &mut Group, cname: &[u8], now: i64) {
-    g.create_consumer(cname, now);
+/// XCLAIM and XAUTOCLAIM do it before anything else); true if it was
+/// created, which raises `xgroup-createconsumer` as in Redis.
+pub(super) fn seen_consumer(g: &mut Group, cname: &[u8], now: i64) -> bool {
+    let created = g.create_consumer(cname, now);
     if let Some(c) = g.consumer_mut(cname) {
         c.seen_time = now;
+    }
+    created
+}
+
+/// `streamCreateConsumer`'s event, for a consumer just created.
+pub(super) fn consumer_created(ctx: &mut crate::cmd::table::Ctx, key: &[u8], created: bool) {
+    if created {
+        ctx.notify(ev::STREAM, "xgroup-createconsumer", key);
     }
 }

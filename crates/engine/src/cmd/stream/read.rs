@@ -1,7 +1,7 @@
 //! XREAD and XREADGROUP (`xreadCommand`): option parsing, the key and group checks, serving new entries or a consumer's pending history, and blocking through `crate::blocking` with `$` rewritten to the ID it stood for.
 
 use super::id::strict_id;
-use super::{c_name, entry_frame, id_frame, seen_consumer, update};
+use super::{c_name, consumer_created, entry_frame, id_frame, seen_consumer, update};
 use crate::blocking::{block_for_stream, may_block, timeout_ms_arg};
 use crate::cmd::args::{arg_i64, cstr, opt_is, SYNTAX};
 use crate::cmd::table::Ctx;
@@ -163,7 +163,9 @@ pub(super) fn xread(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
                 let r = update(ctx.srv, db, key, |s| {
                     read_group(s, gname, cname, gt, limit, noack, now)
                 });
-                match r.flatten() {
+                let (created, items) = r.unwrap_or((false, None));
+                consumer_created(ctx, key, created);
+                match items {
                     Some(items) => items,
                     None => continue,
                 }
@@ -208,7 +210,8 @@ pub(super) fn xread(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 /// One stream of an XREADGROUP: creates the consumer if needed and marks
 /// it seen, then serves its pending history (an ID other than `>`) or
 /// entries past the group's last delivered ID, recording deliveries
-/// unless NOACK. `None` when there is nothing to serve for `>`.
+/// unless NOACK. `None` when there is nothing to serve for `>`; the flag
+/// says whether the consumer was created (its keyspace event).
 fn read_group(
     s: &mut Stream,
     gname: &[u8],
@@ -217,9 +220,10 @@ fn read_group(
     limit: usize,
     noack: bool,
     now: i64,
-) -> Option<Vec<Frame>> {
+) -> (bool, Option<Vec<Frame>>) {
     let (log, groups) = s.parts_mut();
-    groups
+    let mut created = false;
+    let items = groups
         .with_mut(gname, |g| {
             let history = gt != StreamId::MAX;
             let mut from = gt;
@@ -232,7 +236,7 @@ fn read_group(
                     }
                 }
             }
-            seen_consumer(g, cname, now);
+            created = seen_consumer(g, cname, now);
             if !serve {
                 return None;
             }
@@ -269,7 +273,8 @@ fn read_group(
             }
             Some(items)
         })
-        .flatten()
+        .flatten();
+    (created, items)
 }
 
 #[cfg(test)]

@@ -116,6 +116,10 @@ fn zadd_generic(ctx: &mut Ctx, args: &[Vec<u8>], incr: bool) -> Frame {
         o
     };
     let (added, updated, processed, score, nan) = outcome;
+    if added + updated > 0 {
+        let event = if flags.incr { "zincr" } else { "zadd" };
+        ctx.notify(crate::server::keyspace_events::ZSET, event, key);
+    }
     if nan {
         return Frame::err("ERR resulting score is not a number (NaN)");
     }

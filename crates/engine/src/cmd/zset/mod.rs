@@ -25,6 +25,7 @@ use crate::keyspace::types::zset::{Bounds, LexItem, LexRange, Limits, ScoreRange
 use crate::num::double::strtod;
 use crate::proto::resp::Frame;
 use crate::server::config::Config;
+use crate::server::keyspace_events as ev;
 use crate::server::trace::DeleteCause;
 use crate::server::Server;
 
@@ -120,28 +121,48 @@ pub(super) fn update<R>(
     typed::update::<ZSet, _>(srv, db, key, |z, rng| f(z, rng, lim))
 }
 
-/// Deletes `key` if its sorted set is now empty (`dbDelete` after a removal).
+/// Deletes `key` if its sorted set is now empty (`dbDelete` after a
+/// removal, and its `del` event, which follows the removal's own).
 pub(in crate::cmd) fn delete_if_empty(srv: &mut Server, db: usize, key: &[u8]) -> bool {
     if peek::<ZSet>(srv, db, key).is_some_and(ZSet::is_empty) {
         srv.delete(db, key, DeleteCause::Del);
+        srv.notify(ev::GENERIC, "del", key, db);
         return true;
     }
     false
 }
 
+/// The event a pop from the `max` end (else the min end) raises.
+pub(in crate::cmd) fn pop_event(max: bool) -> &'static str {
+    if max {
+        "zpopmax"
+    } else {
+        "zpopmin"
+    }
+}
+
 /// Stores a freshly built result under `dst` (`setKey`: overwrite, drop
-/// the TTL), or deletes `dst` when the result is empty. Replies with its size.
-pub(in crate::cmd) fn store_result(ctx: &mut Ctx, dst: &[u8], result: Option<ZSet>) -> Frame {
+/// the TTL) and raises `event` (ZSET class), or deletes `dst` when the
+/// result is empty (`del`). Replies with its size.
+pub(in crate::cmd) fn store_result(
+    ctx: &mut Ctx,
+    dst: &[u8],
+    result: Option<ZSet>,
+    event: &str,
+) -> Frame {
     let db = ctx.db();
     match result.filter(|z| !z.is_empty()) {
         Some(z) => {
             let n = z.len();
             ctx.srv.lookup_write(db, dst);
             ctx.srv.set_key(db, dst, Value::ZSet(Box::new(z)), false);
+            ctx.notify(ev::ZSET, event, dst);
             Frame::Integer(n as i64)
         }
         None => {
-            ctx.srv.delete(db, dst, DeleteCause::Del);
+            if ctx.srv.delete(db, dst, DeleteCause::Del) {
+                ctx.notify(ev::GENERIC, "del", dst);
+            }
             Frame::Integer(0)
         }
     }

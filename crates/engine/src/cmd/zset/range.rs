@@ -133,7 +133,7 @@ fn zrange_generic(
         Err(e) => return e,
         Ok(false) => {
             return match dst {
-                Some(dst) => store_result(ctx, dst, None),
+                Some(dst) => store_result(ctx, dst, None, "zrangestore"),
                 None => Frame::Array(Vec::new()),
             }
         }
@@ -164,7 +164,7 @@ fn zrange_generic(
         }
         out
     });
-    store_result(ctx, dst, result)
+    store_result(ctx, dst, result, "zrangestore")
 }
 
 pub(super) fn zcount(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {

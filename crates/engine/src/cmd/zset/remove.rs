@@ -1,22 +1,28 @@
 //! Removals and pops: ZREM, ZREMRANGEBYSCORE / BYLEX / BYRANK, ZPOPMIN, ZPOPMAX and ZMPOP; a set they empty is deleted.
 
-use super::{delete_if_empty, parse_lex_range, parse_score_range, update, Range};
+use super::{delete_if_empty, parse_lex_range, parse_score_range, pop_event, update, Range};
 use crate::cmd::args::{arg_i64, clamp_ranks, either, parse_mpop, positive_long_arg, SYNTAX};
 use crate::cmd::table::Ctx;
 use crate::cmd::typed::remove_each;
 use crate::keyspace::types::zset::ZSet;
 use crate::proto::resp::Frame;
+use crate::server::keyspace_events as ev;
 
 pub(super) fn zrem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    remove_with(ctx, &args[1], |z| {
+    remove_with(ctx, &args[1], "zrem", |z| {
         remove_each(z, &args[2..], ZSet::remove, ZSet::is_empty)
     })
 }
 
 /// The removals' common part: the write lookup (0 for no key), `remove`
-/// (how many members went) signalling only a removal, and the key deleted
-/// once its set is empty.
-fn remove_with(ctx: &mut Ctx, key: &[u8], remove: impl FnOnce(&mut ZSet) -> i64) -> Frame {
+/// (how many members went) signalling only a removal and raising `event`,
+/// and the key deleted once its set is empty.
+fn remove_with(
+    ctx: &mut Ctx,
+    key: &[u8],
+    event: &str,
+    remove: impl FnOnce(&mut ZSet) -> i64,
+) -> Frame {
     let db = ctx.db();
     if let Err(reply) = ctx.write_or::<ZSet>(key, || Frame::Integer(0)) {
         return reply;
@@ -26,6 +32,9 @@ fn remove_with(ctx: &mut Ctx, key: &[u8], remove: impl FnOnce(&mut ZSet) -> i64)
         (n, n > 0)
     })
     .unwrap_or(0);
+    if deleted > 0 {
+        ctx.notify(ev::ZSET, event, key);
+    }
     delete_if_empty(ctx.srv, db, key);
     Frame::Integer(deleted)
 }
@@ -53,7 +62,12 @@ pub(super) fn zremrangebyrank(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 /// `zremrangeGenericCommand`.
 fn zremrange(ctx: &mut Ctx, args: &[Vec<u8>], range: Range) -> Frame {
-    remove_with(ctx, &args[1], |z| {
+    let event = match range {
+        Range::Rank(..) => "zremrangebyrank",
+        Range::Score(_) => "zremrangebyscore",
+        Range::Lex(_) => "zremrangebylex",
+    };
+    remove_with(ctx, &args[1], event, |z| {
         (match &range {
             Range::Rank(a, b) => match clamp_ranks(*a, *b, z.len()) {
                 Some((s, e)) => z.remove_rank_range(s, e),
@@ -129,6 +143,9 @@ fn zpop_generic(
         (out, changed)
     })
     .unwrap_or_default();
+    if !popped.is_empty() {
+        ctx.notify(ev::ZSET, pop_event(max), key);
+    }
     delete_if_empty(ctx.srv, db, key);
     let items: Vec<Frame> = if nested {
         popped

@@ -289,7 +289,12 @@ fn zsetop(
         Some(dst) => {
             let lim = limits(&ctx.srv.config);
             let z = (!result.is_empty()).then(|| build_zset(result, lim, &mut ctx.srv.rng));
-            store_result(ctx, dst, z)
+            let event = match op {
+                SetOp::Union => "zunionstore",
+                SetOp::Inter => "zinterstore",
+                SetOp::Diff => "zdiffstore",
+            };
+            store_result(ctx, dst, z, event)
         }
     }
 }
