@@ -1,0 +1,137 @@
+//! DUMP and RESTORE (cluster.c's `dumpCommand` and `restoreCommand`): a key's value as Redis' serialized payload, and back.
+//!
+//! The payload is the RDB encoding of the value ([`crate::persist::rdb`])
+//! sealed with the RDB version and a CRC64 ([`crate::persist::payload`]).
+//! RESTORE goes through the server's ordinary write paths (`delete`,
+//! `set_key`, `set_expire`), so WATCH, client-side caching, the dirty
+//! counter and the replication stream see it as they see any write; the
+//! stream carries the restored value with its absolute expiry, which is
+//! what Redis' rewrite to `RESTORE ... ABSTTL` achieves.
+
+use super::args::arg_i64;
+use super::table::{commands, Command, Ctx};
+use crate::keyspace::object::LRU_CLOCK_MAX;
+use crate::persist::{payload, rdb};
+use crate::proto::resp::Frame;
+use crate::server::trace::DeleteCause;
+
+pub(super) static COMMANDS: &[Command] = commands! { group: "generic";
+    "dump" => dump, arity: 2, flags: [READONLY], keys: (1, 1, 1), acl: [KEYSPACE, READ, SLOW], since: "2.6.0",
+        syntax: "DUMP key", summary: "Returns a serialized representation of the value stored at a key.";
+    "restore" => restore, arity: -4, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [KEYSPACE, WRITE, SLOW, DANGEROUS], since: "2.6.0",
+        syntax: "RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]",
+        summary: "Creates a key from the serialized representation of a value.";
+};
+
+/// `shared.busykeyerr`.
+const BUSYKEY: &str = "BUSYKEY Target key name already exists.";
+
+/// `dumpCommand`: a read lookup (hit or miss counted), then the payload.
+fn dump(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let compress = ctx.srv.config.rdbcompression;
+    let Some(obj) = ctx.srv.lookup_read(ctx.client.db, &args[1]) else {
+        return Frame::Null;
+    };
+    Frame::Bulk(payload::seal(rdb::save(&obj.value, compress)))
+}
+
+/// `restoreCommand`: options (IDLETIME and FREQ exclude each other: the
+/// second is a syntax error), the existing key (BUSYKEY without REPLACE),
+/// the TTL, the payload's footer, then its body. A TTL already past
+/// deletes what REPLACE would have replaced and creates nothing.
+fn restore(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let (mut replace, mut absttl) = (false, false);
+    let (mut lfu_freq, mut lru_idle) = (-1i64, -1i64);
+    let mut j = 4;
+    while j < args.len() {
+        let more = args.len() - j - 1;
+        if super::is(&args[j], "replace") {
+            replace = true;
+        } else if super::is(&args[j], "absttl") {
+            absttl = true;
+        } else if super::is(&args[j], "idletime") && more >= 1 && lfu_freq == -1 {
+            lru_idle = match arg_i64(&args[j + 1]) {
+                Ok(n) => n,
+                Err(e) => return e,
+            };
+            if lru_idle < 0 {
+                return Frame::err("ERR Invalid IDLETIME value, must be >= 0");
+            }
+            j += 1;
+        } else if super::is(&args[j], "freq") && more >= 1 && lru_idle == -1 {
+            lfu_freq = match arg_i64(&args[j + 1]) {
+                Ok(n) => n,
+                Err(e) => return e,
+            };
+            if !(0..=255).contains(&lfu_freq) {
+                return Frame::err("ERR Invalid FREQ value, must be >= 0 and <= 255");
+            }
+            j += 1;
+        } else {
+            return Frame::err(super::SYNTAX);
+        }
+        j += 1;
+    }
+    let db = ctx.client.db;
+    let key = &args[1];
+    if !replace && ctx.srv.lookup_write(db, key).is_some() {
+        return Frame::err(BUSYKEY);
+    }
+    let mut ttl = match arg_i64(&args[2]) {
+        Ok(n) => n,
+        Err(e) => return e,
+    };
+    if ttl < 0 {
+        return Frame::err("ERR Invalid TTL value, must be >= 0");
+    }
+    let Some(body) = payload::open(&args[3]) else {
+        return Frame::err("ERR DUMP payload version or checksum are wrong");
+    };
+    let value = {
+        let srv = &mut *ctx.srv;
+        let mut cfg = rdb::LoadCfg {
+            list_fill: srv.config.list_max_listpack_size,
+            hash: super::hash::limits(srv),
+            set: super::set::limits(srv),
+            zset: super::zset::limits(&srv.config),
+            rng: &mut srv.rng,
+        };
+        rdb::load(body, &mut cfg)
+    };
+    let Some(value) = value else {
+        return Frame::err("ERR Bad data format");
+    };
+    if replace {
+        ctx.srv.delete(db, key, DeleteCause::Del);
+    }
+    let now = ctx.srv.now_ms();
+    if ttl != 0 && !absttl {
+        ttl = ttl.wrapping_add(now);
+    }
+    // `checkAlreadyExpired`: we are always a master that is not loading.
+    if ttl != 0 && ttl <= now {
+        return Frame::ok();
+    }
+    ctx.srv.set_key(db, key, value, false);
+    if ttl != 0 {
+        ctx.srv.set_expire(db, key, ttl);
+    }
+    // `objectSetLRUOrLFU`: FREQ counts under an LFU policy, IDLETIME
+    // under any other; the option that does not fit the policy is ignored.
+    let srv = &mut *ctx.srv;
+    if srv.config.maxmemory_policy.is_lfu() {
+        if lfu_freq >= 0 {
+            let lru = (srv.lfu_minutes() << 8) | lfu_freq as u32;
+            srv.dbs[db].set_lru(key, lru);
+        }
+    } else if lru_idle >= 0 {
+        // Seconds, at the LRU clock's resolution of one second.
+        let idle = lru_idle.saturating_mul(1000) / 1000;
+        let mut abs = srv.lruclock as i64 - idle;
+        if abs < 0 {
+            abs += LRU_CLOCK_MAX as i64;
+        }
+        srv.dbs[db].set_lru(key, (abs as u32) & LRU_CLOCK_MAX);
+    }
+    Frame::ok()
+}
