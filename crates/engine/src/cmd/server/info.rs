@@ -315,6 +315,8 @@ fn info_stats(srv: &Server) -> String {
     field(&mut o, "evicted_keys", s.evicted_keys);
     field(&mut o, "keyspace_hits", s.keyspace_hits);
     field(&mut o, "keyspace_misses", s.keyspace_misses);
+    // MIGRATE's socket cache: redsim opens no connections to other servers.
+    field(&mut o, "migrate_cached_sockets", 0u64);
     let t = &srv.tracking;
     field(&mut o, "tracking_total_keys", t.total_keys());
     field(&mut o, "tracking_total_items", t.total_items());
