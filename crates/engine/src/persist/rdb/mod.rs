@@ -10,6 +10,8 @@
 mod load;
 mod save;
 mod stream;
+#[cfg(test)]
+mod tests;
 
 pub use load::{load, LoadCfg};
 pub use save::save;
