@@ -179,7 +179,7 @@ impl<'a> Reader<'a> {
     }
 
     /// `rdbLoadLen`: a plain length (a special encoding here is an error).
-    pub fn len(&mut self) -> Option<u64> {
+    pub fn length(&mut self) -> Option<u64> {
         match self.len_prefix()? {
             Len::Plain(n) => Some(n),
             Len::Encoded(_) => None,
@@ -189,7 +189,7 @@ impl<'a> Reader<'a> {
     /// A length that must also be a count of at least one byte each of
     /// what is left (so a corrupt count cannot make us allocate wildly).
     pub fn count(&mut self) -> Option<usize> {
-        let n = usize::try_from(self.len()?).ok()?;
+        let n = usize::try_from(self.length()?).ok()?;
         (n <= self.remaining()).then_some(n)
     }
 
@@ -230,8 +230,8 @@ impl<'a> Reader<'a> {
                 Some(v.to_string().into_bytes())
             }
             Len::Encoded(3) => {
-                let clen = self.len()?;
-                let len = self.len()?;
+                let clen = self.length()?;
+                let len = self.length()?;
                 let data = self.take(usize::try_from(clen).ok()?)?;
                 // A compressed string cannot expand more than 2^8 + 8 times
                 // (liblzf's longest reference per 2 bytes): refuse lengths

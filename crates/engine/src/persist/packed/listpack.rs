@@ -238,7 +238,7 @@ mod tests {
             w.int(v);
         }
         let long = vec![b'x'; 5000];
-        let mid = vec![b'y'; 100];
+        let mid = [b'y'; 100];
         for s in [&b"abc"[..], &b""[..], &mid[..], &long[..], &b"007"[..]] {
             w.str(s);
         }

@@ -45,7 +45,7 @@ pub fn load(body: &[u8], cfg: &mut LoadCfg) -> Option<Value> {
             let mut nodes = Vec::with_capacity(n);
             for _ in 0..n {
                 let container = if ty == TYPE_LIST_QUICKLIST_2 {
-                    r.len()?
+                    r.length()?
                 } else {
                     CONTAINER_PACKED
                 };

@@ -186,7 +186,7 @@ fn parse_node(master: StreamId, lp: &[u8]) -> Option<NodeDump> {
 }
 
 fn read_id_pair(r: &mut Reader) -> Option<StreamId> {
-    Some(StreamId::new(r.len()?, r.len()?))
+    Some(StreamId::new(r.length()?, r.length()?))
 }
 
 /// `rdbLoadObject` for the three stream types.
@@ -210,7 +210,7 @@ pub(super) fn load(r: &mut Reader, ty: u8) -> Option<Stream> {
         last = Some(node.entries.last()?.id);
     }
     let live: u64 = nodes.iter().map(|(n, _)| n.live).sum();
-    let length = r.len()?;
+    let length = r.length()?;
     let last_id = read_id_pair(r)?;
     if length != live || last.is_some_and(|l| l > last_id) {
         return None;
@@ -221,7 +221,7 @@ pub(super) fn load(r: &mut Reader, ty: u8) -> Option<Stream> {
             last_id,
             first_id: read_id_pair(r)?,
             max_deleted_entry_id: read_id_pair(r)?,
-            entries_added: r.len()?,
+            entries_added: r.length()?,
         }
     } else {
         // Streams from before 7.0: the first live entry, no tombstone
@@ -246,7 +246,7 @@ pub(super) fn load(r: &mut Reader, ty: u8) -> Option<Stream> {
         let name = r.string()?;
         let last = read_id_pair(r)?;
         let entries_read = if ty >= TYPE_STREAM_LISTPACKS_2 {
-            r.len()? as i64
+            r.length()? as i64
         } else {
             log.estimate_distance(last)
         };
@@ -257,7 +257,7 @@ pub(super) fn load(r: &mut Reader, ty: u8) -> Option<Stream> {
         for _ in 0..npel {
             let id = read_id(r.take(16)?)?;
             let time = r.millis()?;
-            let count = r.len()?;
+            let count = r.length()?;
             groups
                 .with_mut(&name, |g| g.load_nack(id, time, count))
                 .filter(|&ok| ok)?;
