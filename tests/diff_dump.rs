@@ -470,3 +470,59 @@ fn restore_is_a_write_watch_sees() {
     p.check("EXEC");
     p.check("INFO keyspace");
 }
+
+/// 7.0 writes streams as `STREAM_LISTPACKS_2` and 7.2 as `_3`; the two
+/// differ only in the type byte and the consumers' active times, so a
+/// stream whose groups have no consumers has the same body after its type.
+#[test]
+fn stream_bodies_match_after_the_type_byte() {
+    let mut p = Pair::start(&[]);
+    p.check("CONFIG SET stream-node-max-entries 10");
+    for i in 1..=95 {
+        let line = match i % 4 {
+            0 => format!("XADD s {i}-1 a {i} b x{i}"),
+            1 => format!("XADD s {i}-0 other {} third -7", "y".repeat(i % 30)),
+            _ => format!("XADD s {i}-3 a {} b {}", i * 1000, i % 5),
+        };
+        p.check(&line);
+    }
+    p.corpus(
+        "
+        XDEL s 2-3 3-3 50-3 51-0
+        XTRIM s MAXLEN 80
+        XGROUP CREATE s g1 10-0
+        XGROUP CREATE s g2 $ ENTRIESREAD 80
+        XSETID s 200-0 ENTRIESADDED 300 MAXDELETEDID 150-0
+        XADD small 1-1 f v
+        ",
+    );
+    for k in ["s", "small"] {
+        let (want, got) = p.both_args(&args(&["DUMP", k]));
+        let (want, got) = (body(&want), body(&got));
+        assert_eq!(want[0], 19, "7.0 writes STREAM_LISTPACKS_2");
+        assert_eq!(got[0], 21, "7.2 writes STREAM_LISTPACKS_3");
+        assert_eq!(want[1..], got[1..], "{k}: body after the type");
+    }
+}
+
+#[test]
+fn dump_configs() {
+    let mut p = Pair::start(&[]);
+    p.corpus(
+        "
+        CONFIG GET sanitize-dump-payload
+        CONFIG GET rdbcompression
+        CONFIG SET sanitize-dump-payload clients
+        CONFIG GET sanitize-dump-payload
+        CONFIG SET sanitize-dump-payload maybe
+        CONFIG SET rdbcompression no
+        SET k abcabcabcabcabcabcabcabcabcabcabcabcabc
+        ",
+    );
+    // Without compression the long string is written as it is.
+    let b = same_body(&mut p, "k");
+    assert_eq!(b[1] as usize, 39);
+    p.check("CONFIG SET rdbcompression yes");
+    let b = same_body(&mut p, "k");
+    assert_eq!(b[1], 0xc3);
+}
