@@ -526,3 +526,36 @@ fn dump_configs() {
     let b = same_body(&mut p, "k");
     assert_eq!(b[1], 0xc3);
 }
+
+/// DEBUG OBJECT's `serializedlength` is the RDB encoding's length, and a
+/// quicklist's node figures are its own.
+#[test]
+fn debug_object_serialized_length() {
+    let mut p = Pair::start(&["--enable-debug-command", "yes"]);
+    p.corpus(
+        "
+        SET s hello
+        SET n 123456
+        SET long abcabcabcabcabcabcabcabcabcabcabcabcabcabc
+        CONFIG SET list-max-listpack-size 4
+        RPUSH l a b c d e f g h i j
+        ZADD z 1 a 2 b
+        HSET h f v
+        SADD si 1 2 3
+        XADD x 1-1 f v
+        ",
+    );
+    let fields = |f: Frame| -> Vec<String> {
+        let Frame::Simple(t) = f else {
+            panic!("DEBUG OBJECT gave {f:?}");
+        };
+        t.split(' ')
+            .filter(|w| w.starts_with("serializedlength:") || w.starts_with("ql_"))
+            .map(str::to_string)
+            .collect()
+    };
+    for k in ["s", "n", "long", "l", "z", "h", "si", "x"] {
+        let (want, got) = p.both_args(&args(&["DEBUG", "OBJECT", k]));
+        assert_eq!(fields(want), fields(got), "DEBUG OBJECT {k}");
+    }
+}
