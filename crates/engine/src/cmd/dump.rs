@@ -135,3 +135,41 @@ fn restore(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     Frame::ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::keyspace::object::Value;
+    use crate::keyspace::types::stream::{NodeLimits, Stream, StreamId};
+    use crate::persist::{payload, rdb};
+    use crate::proto::resp::Frame;
+    use crate::Engine;
+
+    /// Counters at their limits, which only a payload can set, keep the
+    /// stream commands working (Redis' unsigned counters wrap).
+    #[test]
+    fn restored_counters_at_their_limits_wrap() {
+        let mut s = Stream::new();
+        let lim = NodeLimits {
+            max_bytes: 4096,
+            max_entries: 100,
+        };
+        let pairs = [b"f".to_vec(), b"v".to_vec()];
+        s.log_mut()
+            .append(&pairs, Some((StreamId::new(1, 0), true)), 0, lim)
+            .unwrap();
+        s.log_mut().set_entries_added(u64::MAX);
+        s.groups_mut().create(b"g", StreamId::MIN, i64::MAX);
+        let body = rdb::save(&Value::Stream(Box::new(s)), true);
+        let payload = payload::seal(body);
+        let mut e = Engine::new(1);
+        let c = e.connect("t");
+        let args: Vec<Vec<u8>> = vec![b"RESTORE".to_vec(), b"s".to_vec(), b"0".to_vec(), payload];
+        assert_eq!(e.execute(c, &args), Frame::ok());
+        assert!(!e.execute_line(c, "XADD s 2-0 f v").is_error());
+        assert!(!e
+            .execute_line(c, "XREADGROUP GROUP g c STREAMS s >")
+            .is_error());
+        assert!(!e.execute_line(c, "XINFO STREAM s FULL").is_error());
+        assert!(!e.execute_line(c, "XINFO GROUPS s").is_error());
+    }
+}

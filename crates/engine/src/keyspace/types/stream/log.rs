@@ -314,7 +314,7 @@ impl Log {
             }
         }
         self.length += 1;
-        self.entries_added += 1;
+        self.entries_added = self.entries_added.wrapping_add(1);
         self.last_id = id;
         if self.length == 1 {
             self.first_id = id;
