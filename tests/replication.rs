@@ -506,3 +506,39 @@ fn copy_move_and_swapdb_reach_the_replica() {
     );
     assert_eq!(p.replica.repl().offset, p.master.repl().offset);
 }
+
+#[test]
+fn restore_reaches_the_replica_with_its_expiry() {
+    let mut p = Pair::new();
+    p.on_master("RPUSH src a b c");
+    let Frame::Bulk(payload) = p.on_master("DUMP src") else {
+        panic!("DUMP gave no payload");
+    };
+    let restore = |ttl: &str, extra: &[&str]| {
+        let mut a: Vec<Vec<u8>> = vec![b"RESTORE".to_vec(), b"dst".to_vec(), ttl.into()];
+        a.push(payload.clone());
+        a.extend(extra.iter().map(|s| s.as_bytes().to_vec()));
+        a
+    };
+    let m = p.m;
+    assert_eq!(p.master.execute(m, &restore("100000", &[])), Frame::ok());
+    p.sync();
+    assert_eq!(
+        p.on_replica("LRANGE dst 0 -1"),
+        Frame::Array(vec![Frame::bulk("a"), Frame::bulk("b"), Frame::bulk("c")])
+    );
+    assert_eq!(
+        p.on_replica("PEXPIRETIME dst"),
+        p.on_master("PEXPIRETIME dst")
+    );
+    assert_eq!(p.on_replica("OBJECT ENCODING dst"), Frame::bulk("listpack"));
+    // An expiry already past with REPLACE deletes the key, there and here.
+    assert_eq!(
+        p.master.execute(m, &restore("1", &["ABSTTL", "REPLACE"])),
+        Frame::ok()
+    );
+    p.sync();
+    assert_eq!(p.on_master("EXISTS dst"), Frame::Integer(0));
+    assert_eq!(p.on_replica("EXISTS dst"), Frame::Integer(0));
+    assert_eq!(p.replica.repl().offset, p.master.repl().offset);
+}

@@ -158,16 +158,17 @@ fn reload(opts: &[Vec<u8>]) -> Frame {
     Frame::ok()
 }
 
-/// DEBUG OBJECT: the fields debug.c prints. `serializedlength` is the
-/// value's bytes for strings and its memory estimate otherwise (there is
-/// no RDB encoder to measure with).
+/// DEBUG OBJECT: the fields debug.c prints. `serializedlength` is
+/// `rdbSavedObjectLen`: the value's RDB encoding without its type byte.
 fn object(ctx: &mut Ctx, key: &[u8]) -> Frame {
     let db = ctx.db();
     let clock = ctx.srv.lruclock;
+    let compress = ctx.srv.config.rdbcompression;
+    let compress_depth = ctx.srv.config.list_compress_depth;
     let Some(o) = ctx.srv.lookup(db, key, Lookup::READ_NOTOUCH_NONOTIFY) else {
         return Frame::err("ERR no such key");
     };
-    let (enc, len, extra) = describe(o, key);
+    let (enc, len, extra) = describe(o, compress, compress_depth);
     let lru = ctx.srv.dbs[db].lru(key).unwrap_or(0);
     let idle = if clock >= lru {
         clock - lru
@@ -180,20 +181,23 @@ fn object(ctx: &mut Ctx, key: &[u8]) -> Frame {
     ))
 }
 
-fn describe(o: &Obj, key: &[u8]) -> (&'static str, usize, String) {
+fn describe(o: &Obj, compress: bool, compress_depth: i32) -> (&'static str, usize, String) {
     let enc = o.value.encoding();
+    let len = crate::persist::rdb::save(&o.value, compress).len() - 1;
     match &o.value {
-        Value::String(s) => (enc, s.len(), String::new()),
         Value::List(l) if enc == "quicklist" => (
             enc,
-            o.memory_usage(key),
+            len,
             format!(
-                " ql_nodes:1 ql_avg_node:{:.2} ql_listpack_max:-2 ql_compressed:0 ql_uncompressed_size:{}",
-                l.len() as f64,
-                o.memory_usage(key)
+                " ql_nodes:{} ql_avg_node:{:.2} ql_listpack_max:{} ql_compressed:{} ql_uncompressed_size:{}",
+                l.node_count(),
+                l.len() as f64 / l.node_count().max(1) as f64,
+                l.fill(),
+                u8::from(compress_depth != 0),
+                l.listpack_bytes()
             ),
         ),
-        _ => (enc, o.memory_usage(key), String::new()),
+        _ => (enc, len, String::new()),
     }
 }
 
@@ -464,6 +468,6 @@ mod tests {
         let Frame::Simple(o) = line(&mut e, c, "DEBUG OBJECT s") else {
             panic!()
         };
-        assert!(o.contains("encoding:embstr serializedlength:5 "), "{o}");
+        assert!(o.contains("encoding:embstr serializedlength:6 "), "{o}");
     }
 }

@@ -58,7 +58,7 @@ pub(super) static COMMANDS: &[Command] = commands! { group: "hash";
 // Encoding limits and in-place writes.
 
 /// The encoding limits from the current config.
-fn limits(srv: &Server) -> HashLimits {
+pub(super) fn limits(srv: &Server) -> HashLimits {
     HashLimits {
         max_listpack_entries: srv.config.hash_max_listpack_entries,
         max_listpack_value: srv.config.hash_max_listpack_value,

@@ -16,6 +16,7 @@ pub(super) static FAMILIES: &[&&[Command]] = &[
     &super::lcs::COMMANDS,
     &super::keys::COMMANDS,
     &super::keys_move::COMMANDS,
+    &super::dump::COMMANDS,
     &super::sort::COMMANDS,
     &super::hash::COMMANDS,
     &super::set::COMMANDS,

@@ -25,6 +25,7 @@ pub mod blocking;
 pub mod cluster;
 pub mod connection;
 pub mod debug;
+pub mod dump;
 pub mod function;
 pub mod geo;
 pub mod hash;

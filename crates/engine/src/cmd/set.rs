@@ -60,7 +60,7 @@ pub(super) static COMMANDS: &[Command] = commands! { group: "set";
 // Encoding limits and in-place writes.
 
 /// The encoding limits from the current config.
-fn limits(srv: &Server) -> SetLimits {
+pub(super) fn limits(srv: &Server) -> SetLimits {
     SetLimits {
         max_intset_entries: srv.config.set_max_intset_entries,
         max_listpack_entries: srv.config.set_max_listpack_entries,

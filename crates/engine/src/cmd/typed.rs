@@ -208,7 +208,6 @@ impl Ctx<'_> {
     /// once it has decided: `stored` after the key was created through
     /// `set_key` (which raised `new`) gives `restore`; otherwise a TTL
     /// already past, with REPLACE having removed a key (`replaced`), gives `del`.
-    #[allow(dead_code)]
     pub(crate) fn notify_restore(&mut self, key: &[u8], stored: bool, replaced: bool) {
         use crate::server::keyspace_events::GENERIC;
         if stored {

@@ -17,7 +17,10 @@
 //!   keyspace at the fork, so everything after the fork is only in memory.
 
 pub mod files;
+pub mod lzf;
+pub mod packed;
 pub mod payload;
+pub mod rdb;
 
 use files::Child;
 pub use files::{Crash, Persist, Snapshot};

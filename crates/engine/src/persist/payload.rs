@@ -11,6 +11,11 @@ pub const OPCODE_FUNCTION_PRE_GA: u8 = 246;
 
 const CRC64: Crc<u64> = Crc::<u64>::new(&CRC_64_REDIS);
 
+/// Redis' CRC64 (Jones polynomial, reflected) of `data`.
+pub fn crc64(data: &[u8]) -> u64 {
+    CRC64.checksum(data)
+}
+
 /// Appends the version and checksum to an RDB-encoded body.
 pub fn seal(mut body: Vec<u8>) -> Vec<u8> {
     body.extend_from_slice(&RDB_VERSION.to_le_bytes());
@@ -52,11 +57,73 @@ pub fn put_len(out: &mut Vec<u8>, len: u64) {
     }
 }
 
-/// `rdbSaveRawString`, uncompressed (valid RDB, which Redis reads; Redis
-/// itself would LZF-compress strings over 20 bytes when that saves space).
+/// `rdbEncodeInteger`: the special 1-, 2- or 4-byte integer encodings.
+pub fn encode_int(v: i64) -> Option<Vec<u8>> {
+    if let Ok(b) = i8::try_from(v) {
+        Some(vec![0xc0, b as u8])
+    } else if let Ok(h) = i16::try_from(v) {
+        let mut o = vec![0xc1];
+        o.extend_from_slice(&h.to_le_bytes());
+        Some(o)
+    } else if let Ok(w) = i32::try_from(v) {
+        let mut o = vec![0xc2];
+        o.extend_from_slice(&w.to_le_bytes());
+        Some(o)
+    } else {
+        None
+    }
+}
+
+/// `rdbSaveRawString` with `rdbcompression yes`.
 pub fn put_string(out: &mut Vec<u8>, s: &[u8]) {
+    put_raw_string(out, s, true);
+}
+
+/// `rdbSaveRawString`: short canonical integers in their integer encoding,
+/// strings over 20 bytes LZF-compressed when `compress` and that saves at
+/// least four bytes, anything else as length and bytes.
+pub fn put_raw_string(out: &mut Vec<u8>, s: &[u8], compress: bool) {
+    if s.len() <= 11 {
+        // `rdbTryIntegerEncoding`: only if the text is the number's own form.
+        if let Some(enc) = crate::proto::resp::parse_i64(s).and_then(encode_int) {
+            out.extend_from_slice(&enc);
+            return;
+        }
+    }
+    if compress && s.len() > 20 {
+        if let Some(c) = super::lzf::compress(s, s.len() - 4) {
+            // `rdbSaveLzfBlob`.
+            out.push(0xc3);
+            put_len(out, c.len() as u64);
+            put_len(out, s.len() as u64);
+            out.extend_from_slice(&c);
+            return;
+        }
+    }
     put_len(out, s.len() as u64);
     out.extend_from_slice(s);
+}
+
+/// `rdbSaveLongLongAsStringObject`: an integer, special-encoded if it fits 32 bits.
+pub fn put_int_string(out: &mut Vec<u8>, v: i64) {
+    match encode_int(v) {
+        Some(enc) => out.extend_from_slice(&enc),
+        None => {
+            let t = v.to_string();
+            put_len(out, t.len() as u64);
+            out.extend_from_slice(t.as_bytes());
+        }
+    }
+}
+
+/// `rdbSaveBinaryDoubleValue`: 8 bytes, little-endian.
+pub fn put_binary_double(out: &mut Vec<u8>, v: f64) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+/// `rdbSaveMillisecondTime`: 8 bytes, little-endian.
+pub fn put_millis(out: &mut Vec<u8>, v: i64) {
+    out.extend_from_slice(&v.to_le_bytes());
 }
 
 /// Reads RDB values from a body.
@@ -80,20 +147,26 @@ impl<'a> Reader<'a> {
         self.pos >= self.buf.len()
     }
 
+    /// Bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.buf.len().saturating_sub(self.pos)
+    }
+
     pub fn byte(&mut self) -> Option<u8> {
         let b = *self.buf.get(self.pos)?;
         self.pos += 1;
         Some(b)
     }
 
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+    /// `n` raw bytes.
+    pub fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let end = self.pos.checked_add(n)?;
         let s = self.buf.get(self.pos..end)?;
         self.pos = end;
         Some(s)
     }
 
-    fn len(&mut self) -> Option<Len> {
+    fn len_prefix(&mut self) -> Option<Len> {
         let b = self.byte()?;
         Some(match b >> 6 {
             0 => Len::Plain((b & 0x3f) as u64),
@@ -105,9 +178,47 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// `rdbLoadLen`: a plain length (a special encoding here is an error).
+    pub fn length(&mut self) -> Option<u64> {
+        match self.len_prefix()? {
+            Len::Plain(n) => Some(n),
+            Len::Encoded(_) => None,
+        }
+    }
+
+    /// A length that must also be a count of at least one byte each of
+    /// what is left (so a corrupt count cannot make us allocate wildly).
+    pub fn count(&mut self) -> Option<usize> {
+        let n = usize::try_from(self.length()?).ok()?;
+        (n <= self.remaining()).then_some(n)
+    }
+
+    /// `rdbLoadBinaryDoubleValue`.
+    pub fn binary_double(&mut self) -> Option<f64> {
+        Some(f64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    /// `rdbLoadDoubleValue`: the old text form (length byte; 253 NaN, 254 +inf, 255 -inf).
+    pub fn text_double(&mut self) -> Option<f64> {
+        match self.byte()? {
+            253 => Some(f64::NAN),
+            254 => Some(f64::INFINITY),
+            255 => Some(f64::NEG_INFINITY),
+            n => {
+                let t = std::str::from_utf8(self.take(n as usize)?).ok()?;
+                crate::num::double::string2d(t.as_bytes())
+            }
+        }
+    }
+
+    /// `rdbLoadMillisecondTime`.
+    pub fn millis(&mut self) -> Option<i64> {
+        Some(i64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
     /// `rdbGenericLoadStringObject`: plain, integer-encoded or LZF-compressed.
     pub fn string(&mut self) -> Option<Vec<u8>> {
-        match self.len()? {
+        match self.len_prefix()? {
             Len::Plain(n) => Some(self.take(usize::try_from(n).ok()?)?.to_vec()),
             Len::Encoded(0) => Some((self.byte()? as i8).to_string().into_bytes()),
             Len::Encoded(1) => {
@@ -119,51 +230,24 @@ impl<'a> Reader<'a> {
                 Some(v.to_string().into_bytes())
             }
             Len::Encoded(3) => {
-                let Len::Plain(clen) = self.len()? else {
-                    return None;
-                };
-                let Len::Plain(len) = self.len()? else {
-                    return None;
-                };
+                let clen = self.length()?;
+                let len = self.length()?;
                 let data = self.take(usize::try_from(clen).ok()?)?;
-                lzf_decompress(data, usize::try_from(len).ok()?)
+                // A compressed string cannot expand more than 2^8 + 8 times
+                // (liblzf's longest reference per 2 bytes): refuse lengths
+                // no compressed stream could reach before allocating.
+                if len == 0 || len > (clen + 1).saturating_mul(MAX_EXPANSION) {
+                    return None;
+                }
+                super::lzf::decompress(data, usize::try_from(len).ok()?)
             }
             Len::Encoded(_) => None,
         }
     }
 }
 
-/// LZF decompression (liblzf's format): literal runs and back references.
-fn lzf_decompress(data: &[u8], len: usize) -> Option<Vec<u8>> {
-    let mut out: Vec<u8> = Vec::with_capacity(len.min(1 << 20));
-    let mut i = 0;
-    while i < data.len() {
-        let ctrl = data[i] as usize;
-        i += 1;
-        if ctrl < 32 {
-            let n = ctrl + 1;
-            out.extend_from_slice(data.get(i..i + n)?);
-            i += n;
-        } else {
-            let mut n = ctrl >> 5;
-            if n == 7 {
-                n += *data.get(i)? as usize;
-                i += 1;
-            }
-            let back = ((ctrl & 0x1f) << 8) + *data.get(i)? as usize + 1;
-            i += 1;
-            let start = out.len().checked_sub(back)?;
-            for k in 0..n + 2 {
-                let b = out[start + k];
-                out.push(b);
-            }
-        }
-        if out.len() > len {
-            return None;
-        }
-    }
-    (out.len() == len).then_some(out)
-}
+/// A generous bound on LZF expansion (a 3-byte reference yields 264 bytes).
+const MAX_EXPANSION: u64 = 100;
 
 #[cfg(test)]
 mod tests {
@@ -189,14 +273,5 @@ mod tests {
     fn redis_checksum_matches_its_test_vector() {
         // crc64.c's own test: "123456789" gives e9c6d914c4b8d9ca.
         assert_eq!(CRC64.checksum(b"123456789"), 0xe9c6d914c4b8d9ca);
-    }
-
-    #[test]
-    fn lzf_references_expand() {
-        // "abcabcabc": 3 literals, then a back reference of 6 bytes at distance 3.
-        let data = [2, b'a', b'b', b'c', (4 << 5), 2];
-        assert_eq!(lzf_decompress(&data, 9).as_deref(), Some(&b"abcabcabc"[..]));
-        assert_eq!(lzf_decompress(&data, 8), None);
-        assert_eq!(lzf_decompress(&[5, b'a'], 6), None);
     }
 }

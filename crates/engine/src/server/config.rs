@@ -319,6 +319,23 @@ config! {
     replica_ignore_maxmemory: bool = true => ["replica-ignore-maxmemory"] mutable bool();
     /// `replica-priority`: lower is preferred in a failover; 0 never.
     replica_priority: i64 = 100 => ["replica-priority"] mutable int(0, INT_MAX);
+    /// `rdbcompression`: strings over 20 bytes in RDB files and DUMP
+    /// payloads are LZF-compressed when that saves space.
+    rdbcompression: bool = true => ["rdbcompression"] mutable bool();
+    /// `sanitize-dump-payload` (`no`, `yes`, `clients`): how deeply Redis
+    /// checks a RESTORE payload. Redsim decodes every payload fully (it
+    /// rebuilds each value element by element), so it always validates as
+    /// `yes` does; the setting is kept for CONFIG's sake.
+    sanitize_dump_payload: String = "no".into() => ["sanitize-dump-payload"] mutable with(
+        |v: &str| {
+            let v = v.to_ascii_lowercase();
+            match v.as_str() {
+                "no" | "yes" | "clients" => Ok(v),
+                _ => Err("argument(s) must be one of the following: no, yes, clients"),
+            }
+        },
+        |s: &String| s.clone()
+    );
     /// `appendonly`: keep an AOF (simulated files, see `persist.rs`).
     appendonly: bool = false => ["appendonly"] mutable bool();
 }

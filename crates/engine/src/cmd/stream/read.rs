@@ -12,7 +12,7 @@ use crate::proto::resp::Frame;
 /// The group's read counter after delivering `id` past its last ID.
 fn advance_entries_read(log: &Log, entries_read: i64, id: StreamId) -> i64 {
     if entries_read != -1 && !log.range_has_tombstones(Some(id), None) {
-        entries_read + 1
+        entries_read.wrapping_add(1)
     } else if log.entries_added() > 0 {
         log.estimate_distance(id)
     } else {

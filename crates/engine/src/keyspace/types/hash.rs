@@ -266,6 +266,20 @@ impl Hash {
         }
     }
 
+    /// RESTORE of a listpack blob: its pairs (distinct fields) in order.
+    pub fn from_listpack(pairs: Vec<(Vec<u8>, Vec<u8>)>) -> Hash {
+        let bytes = LISTPACK_EMPTY + pairs.iter().map(|(f, v)| lp_pair(f, v)).sum::<usize>();
+        Hash {
+            repr: Repr::Listpack(pairs),
+            bytes,
+        }
+    }
+
+    /// `hashTypeConvert(o, OBJ_ENCODING_HT)`.
+    pub fn to_table(&mut self, lim: &HashLimits) {
+        self.convert(lim);
+    }
+
     /// `hashTypeConvertListpack`: moves every pair into a table, in listpack order.
     fn convert(&mut self, lim: &HashLimits) {
         let Repr::Listpack(v) = &mut self.repr else {

@@ -307,6 +307,75 @@ impl List {
         }
     }
 
+    /// The nodes head first, as DUMP writes them: (plain, elements).
+    pub fn dump_nodes(&self) -> impl Iterator<Item = (bool, &VecDeque<Vec<u8>>)> + '_ {
+        self.nodes.iter().map(|n| (n.plain, &n.items))
+    }
+
+    /// RESTORE of a quicklist: each non-empty node appended as it was
+    /// serialized (`quicklistAppendListpack`, `quicklistAppendPlainNode`),
+    /// then `listTypeTryConversion(LIST_CONV_AUTO)`: one small packed node
+    /// becomes a listpack. Empty nodes are skipped, as Redis does.
+    pub fn from_nodes(nodes: Vec<(bool, Vec<Vec<u8>>)>, fill: i32) -> List {
+        let mut l = List::empty_quicklist(fill);
+        for (plain, items) in nodes {
+            let node = match (plain, items.len()) {
+                (_, 0) => continue,
+                (true, _) => Node::plain(items.into_iter().next().unwrap_or_default()),
+                (false, _) => {
+                    let mut n = Node::packed();
+                    for e in items {
+                        n.push_back(e);
+                    }
+                    n
+                }
+            };
+            l.len += node.count();
+            let at = l.nodes.len();
+            l.insert_node(at, node);
+        }
+        l.convert_quicklist(fill, false);
+        l
+    }
+
+    /// RESTORE of a plain `RDB_TYPE_LIST`: `quicklistPushTail` of each
+    /// element, then the same conversion as [`List::from_nodes`].
+    pub fn from_pushes(elems: Vec<Vec<u8>>, fill: i32) -> List {
+        let mut l = List::empty_quicklist(fill);
+        for e in elems {
+            l.push(e, false);
+        }
+        l.convert_quicklist(fill, false);
+        l
+    }
+
+    fn empty_quicklist(fill: i32) -> List {
+        List {
+            quick: true,
+            fill: fill.clamp(-5, FILL_MAX),
+            nodes: VecDeque::new(),
+            len: 0,
+            node_bytes: 0,
+        }
+    }
+
+    /// `listTypeTryConvertQuicklist`: a single packed node within the
+    /// limits (half of them when `shrinking`) becomes a listpack.
+    fn convert_quicklist(&mut self, fill: i32, shrinking: bool) {
+        if !self.quick || self.nodes.len() != 1 || self.nodes[0].plain {
+            return;
+        }
+        let (mut sz_limit, mut count_limit) = node_limit(fill);
+        if shrinking {
+            sz_limit /= 2;
+            count_limit /= 2;
+        }
+        if self.nodes[0].sz > sz_limit || self.nodes[0].count() as u64 > count_limit {
+            return;
+        }
+        self.quick = false;
+    }
+
     /// `listTypeTryConvertQuicklist` after a shrink: back to a listpack once
     /// a single packed node is at most half the limits (the hysteresis keeps
     /// a list at the boundary from converting on every change).

@@ -148,6 +148,42 @@ impl Set {
         }
     }
 
+    /// RESTORE of an intset blob: its values (sorted, distinct) at its width.
+    pub fn from_intset(vals: Vec<i64>, width: usize) -> Set {
+        Set {
+            repr: Repr::Intset { vals, width },
+            bytes: 0,
+        }
+    }
+
+    /// RESTORE of a listpack blob: its members (distinct) in their order.
+    pub fn from_listpack(members: Vec<Vec<u8>>) -> Set {
+        let bytes = LISTPACK_EMPTY
+            + members
+                .iter()
+                .map(|m| listpack_entry_size(m))
+                .sum::<usize>();
+        Set {
+            repr: Repr::Listpack(members),
+            bytes,
+        }
+    }
+
+    /// The intset's values and width, if intset-encoded (DUMP).
+    pub fn intset(&self) -> Option<(&[i64], usize)> {
+        match &self.repr {
+            Repr::Intset { vals, width } => Some((vals, *width)),
+            _ => None,
+        }
+    }
+
+    /// `setTypeConvert(o, OBJ_ENCODING_HT)`.
+    pub fn to_table(&mut self, lim: &SetLimits) {
+        if !matches!(self.repr, Repr::Table(_)) {
+            self.convert_to_table(lim);
+        }
+    }
+
     /// OBJECT ENCODING's name.
     pub fn encoding(&self) -> &'static str {
         match self.repr {

@@ -151,6 +151,50 @@ impl Group {
         true
     }
 
+    /// RESTORE: a pending entry of the global PEL, its owner set when the
+    /// consumers are read. False if `id` is pending already.
+    pub fn load_nack(&mut self, id: StreamId, delivery_time: i64, delivery_count: u64) -> bool {
+        if self.pel.contains_key(&id) {
+            return false;
+        }
+        self.pel.insert(
+            id,
+            Nack {
+                delivery_time,
+                delivery_count,
+                consumer: Vec::new(),
+            },
+        );
+        self.pel_rax.insert(&id.encode());
+        true
+    }
+
+    /// RESTORE: a consumer with its times and the IDs it owns, each of
+    /// which must be in the global PEL and owned by no one yet. False on
+    /// a duplicate consumer or an ID that breaks that.
+    pub fn load_consumer(&mut self, name: &[u8], seen: i64, active: i64, pel: &[StreamId]) -> bool {
+        if !self.create_consumer(name, seen) {
+            return false;
+        }
+        if let Some(c) = self.consumers.get_mut(name) {
+            c.active_time = active;
+        }
+        for &id in pel {
+            match self.pel.get_mut(&id) {
+                Some(n) if n.consumer.is_empty() => n.consumer = name.to_vec(),
+                _ => return false,
+            }
+            self.with_consumer(name, |c| c.add(id));
+        }
+        true
+    }
+
+    /// True when every pending entry has an owner (an unowned one would
+    /// break XPENDING and XCLAIM later).
+    pub fn pel_owned(&self) -> bool {
+        self.pel.values().all(|n| !n.consumer.is_empty())
+    }
+
     /// `streamDelConsumer`: drops the consumer and its pending entries;
     /// returns how many it had, or `None` if it does not exist.
     pub fn delete_consumer(&mut self, name: &[u8]) -> Option<usize> {

@@ -314,7 +314,7 @@ impl Log {
             }
         }
         self.length += 1;
-        self.entries_added += 1;
+        self.entries_added = self.entries_added.wrapping_add(1);
         self.last_id = id;
         if self.length == 1 {
             self.first_id = id;
@@ -570,6 +570,100 @@ impl Log {
             .iter()
             .map(|(k, n)| (*k, n.live, n.deleted, n.bytes))
             .collect()
+    }
+}
+
+/// One node as DUMP writes it and RESTORE rebuilds it: the master ID (the
+/// rax key), the master entry's fields and counters, and every entry,
+/// tombstones included.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeDump {
+    pub master: StreamId,
+    pub master_fields: Vec<Vec<u8>>,
+    pub live: u64,
+    pub deleted: u64,
+    pub entries: Vec<Entry>,
+}
+
+/// A stream's metadata as DUMP carries it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LogMeta {
+    pub length: u64,
+    pub last_id: StreamId,
+    pub first_id: StreamId,
+    pub max_deleted_entry_id: StreamId,
+    pub entries_added: u64,
+}
+
+impl Entry {
+    /// An entry as loaded, tombstone or not.
+    pub fn loaded(id: StreamId, fields: Vec<(Vec<u8>, Vec<u8>)>, deleted: bool) -> Entry {
+        Entry {
+            id,
+            fields,
+            deleted,
+        }
+    }
+
+    /// True for a tombstone (`STREAM_ITEM_FLAG_DELETED`).
+    pub fn is_deleted(&self) -> bool {
+        self.deleted
+    }
+}
+
+impl Log {
+    /// The nodes in rax order, for DUMP.
+    pub fn dump_nodes(&self) -> Vec<NodeDump> {
+        self.nodes
+            .iter()
+            .map(|(k, n)| NodeDump {
+                master: *k,
+                master_fields: n.master_fields.clone(),
+                live: n.live,
+                deleted: n.deleted,
+                entries: n.entries.clone(),
+            })
+            .collect()
+    }
+
+    /// The metadata DUMP writes after the nodes.
+    pub fn meta(&self) -> LogMeta {
+        LogMeta {
+            length: self.length,
+            last_id: self.last_id,
+            first_id: self.first_id,
+            max_deleted_entry_id: self.max_deleted_entry_id,
+            entries_added: self.entries_added,
+        }
+    }
+
+    /// A log of loaded nodes (in ascending master order, validated by the
+    /// caller), each listpack of `bytes` allocated at its exact size as
+    /// `rdbGenericLoadStringObject` allocates it.
+    pub fn from_dump(nodes: Vec<(NodeDump, usize)>, meta: LogMeta) -> Log {
+        let mut log = Log::new();
+        for (n, bytes) in nodes {
+            let alloc = alloc_size(bytes);
+            log.mem += alloc;
+            log.nodes.insert(
+                n.master,
+                Node {
+                    master_fields: n.master_fields,
+                    entries: n.entries,
+                    live: n.live,
+                    deleted: n.deleted,
+                    bytes,
+                    alloc,
+                },
+            );
+            log.rax_insert(n.master);
+        }
+        log.length = meta.length;
+        log.last_id = meta.last_id;
+        log.first_id = meta.first_id;
+        log.max_deleted_entry_id = meta.max_deleted_entry_id;
+        log.entries_added = meta.entries_added;
+        log
     }
 }
 

@@ -44,7 +44,7 @@ pub(crate) mod rax;
 pub use groups::{Consumer, Group, Groups, Nack};
 pub use id::StreamId;
 use log::STREAM_STRUCT;
-pub use log::{AppendError, Entry, Log, NodeLimits, Trim};
+pub use log::{AppendError, Entry, Log, LogMeta, NodeDump, NodeLimits, Trim};
 
 use crate::keyspace::memory::alloc_size;
 
@@ -59,6 +59,11 @@ impl Stream {
     /// `createStreamObject`: an empty stream.
     pub fn new() -> Stream {
         Stream::default()
+    }
+
+    /// A stream of `log` and `groups` (RESTORE).
+    pub fn from_parts(log: Log, groups: Groups) -> Stream {
+        Stream { log, groups }
     }
 
     /// OBJECT ENCODING's name.

@@ -130,6 +130,15 @@ impl ZSet {
         }
     }
 
+    /// RESTORE of a listpack blob: its (member, score) pairs, kept sorted.
+    pub fn from_listpack(pairs: Vec<(Vec<u8>, f64)>) -> ZSet {
+        let mut lp = Listpack::new();
+        for (m, s) in pairs {
+            lp.insert(&m, s);
+        }
+        ZSet::Listpack(lp)
+    }
+
     /// `zsetConvert` to a skiplist (no-op if already one).
     pub fn convert_to_skiplist(&mut self, rng: &mut fastrand::Rng) {
         let ZSet::Listpack(lp) = self else {
