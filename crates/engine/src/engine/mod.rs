@@ -115,6 +115,8 @@ impl Engine {
                 multi: None,
                 subs: Default::default(),
                 repl_woff: 0,
+                user: Some("default".into()),
+                authenticated: !self.srv.acl.auth_required,
             },
         );
         self.srv.connected_clients = self.clients.len();

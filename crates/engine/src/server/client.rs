@@ -25,6 +25,12 @@ pub struct Client {
     pub subs: crate::pubsub::subscriptions::Subscriptions,
     /// The replication offset after its last write (`c->woff`): what WAIT waits for.
     pub repl_woff: u64,
+    /// The ACL user it runs as (`c->user`), by name; `None` for an internal
+    /// client that may run anything.
+    pub user: Option<String>,
+    /// `c->authenticated`: set on connect when the default user needs no
+    /// password, and by a successful AUTH or HELLO AUTH.
+    pub authenticated: bool,
 }
 
 /// What a client in MULTI has queued (`multiState`).
@@ -59,6 +65,8 @@ pub struct ClientEntry {
     pub subscribed: bool,
     /// Last command as (name, subcommand or ""); "NULL" before the first.
     pub last_cmd: (&'static str, &'static str),
+    /// The ACL user (`user=`).
+    pub user: String,
 }
 
 impl ClientEntry {
@@ -86,6 +94,7 @@ impl ClientEntry {
             closing: c.close_after_reply,
             subscribed: c.subs.active(),
             last_cmd: ("NULL", ""),
+            user: c.user.clone().unwrap_or_default(),
         }
     }
 
@@ -99,6 +108,11 @@ impl ClientEntry {
         self.last_cmd = last_cmd;
         if self.name != c.name {
             self.name.clone_from(&c.name);
+        }
+        if let Some(u) = &c.user {
+            if *u != self.user {
+                self.user.clone_from(u);
+            }
         }
     }
 }

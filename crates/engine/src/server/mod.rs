@@ -160,6 +160,11 @@ pub struct Server {
     pub(crate) persist: crate::persist::files::Persist,
     /// Client-side caching: the tracking tables and each tracking client's mode.
     pub(crate) tracking: crate::tracking::state::Tracking,
+    /// ACL users and the ACL LOG.
+    pub(crate) acl: crate::acl::AclState,
+    /// Where ACL LOAD and SAVE read and write `aclfile` (the driver's
+    /// files natively; memory otherwise).
+    pub(crate) files: std::sync::Arc<dyn crate::acl::FileStore>,
 }
 
 impl Server {
@@ -205,7 +210,10 @@ impl Server {
             repl: crate::repl::state::Repl::new(seed),
             persist: Default::default(),
             tracking: Default::default(),
+            acl: crate::acl::AclState::default(),
+            files: std::sync::Arc::new(crate::acl::MemoryFiles::default()),
         };
+        s.acl = crate::acl::AclState::new(&s.config.requirepass);
         s.lruclock = s.lru_clock_now();
         s
     }

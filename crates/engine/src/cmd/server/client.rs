@@ -53,7 +53,7 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
     format!(
         "id={id} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub=0 psub=0 ssub=0 \
          multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 \
-         tot-mem=0 events=r cmd={cmd} user=default redir={redir} resp={} lib-name={} lib-ver={}",
+         tot-mem=0 events=r cmd={cmd} user={} redir={redir} resp={} lib-name={} lib-ver={}",
         e.addr,
         e.laddr,
         e.fd,
@@ -62,6 +62,7 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
         now_s.saturating_sub(secs(e.last_interaction_us)),
         flags,
         e.db,
+        e.user,
         e.resp,
         e.lib_name.as_deref().unwrap_or(""),
         e.lib_ver.as_deref().unwrap_or(""),
@@ -69,6 +70,17 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
 }
 
 /// The calling client's entry with its live state (it is only synced after the command).
+/// CLIENT INFO's line for `c` (ACL LOG's `client-info`).
+pub(crate) fn info_line(srv: &Server, c: &Client) -> String {
+    let mut e = srv
+        .client_list
+        .get(&c.id)
+        .cloned()
+        .unwrap_or_else(|| ClientEntry::of(c));
+    e.sync(c, srv.last_cmd);
+    client_line(srv, c.id, &e)
+}
+
 fn own_entry(ctx: &Ctx) -> ClientEntry {
     let c = &*ctx.client;
     let mut e = ctx
@@ -92,6 +104,16 @@ fn valid_attr(v: &[u8]) -> bool {
 
 /// Names the connection (an empty name clears it), as CLIENT SETNAME and
 /// HELLO's SETNAME do (`clientSetName`).
+/// `validateClientName`.
+pub(crate) fn check_name(name: &[u8]) -> Result<(), Frame> {
+    if !valid_attr(name) {
+        return Err(Frame::err(
+            "ERR Client names cannot contain spaces, newlines or special characters.",
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn set_name(client: &mut Client, name: &[u8]) -> Result<(), Frame> {
     if !valid_attr(name) {
         return Err(Frame::err(
