@@ -671,3 +671,55 @@ fn command_info_entries() {
         assert_eq!(subs(rs), subs(ss), "{name} subcommands");
     }
 }
+
+/// The `addr=` of a connection, from its CLIENT INFO.
+fn own_addr(c: &mut Conn) -> String {
+    let t = match c.cmd(&["CLIENT", "INFO"]) {
+        Frame::Bulk(b) | Frame::Verbatim(_, b) => String::from_utf8_lossy(&b).into_owned(),
+        other => panic!("{other:?}"),
+    };
+    t.split(' ')
+        .find_map(|p| p.strip_prefix("addr="))
+        .expect("addr=")
+        .to_string()
+}
+
+#[test]
+fn client_kill_by_user_and_deleted_users() {
+    let mut p = Pair::start(&[]).agreeing(|w, g| norm(w.clone()) == norm(g.clone()));
+    p.check("ACL SETUSER k on >k +@all ~*");
+    p.check("ACL SETUSER d on >d +@all ~*");
+    let mut k = p.new_conns();
+    check_on(&mut p, &mut k, "AUTH k k");
+    let mut d = p.new_conns();
+    check_on(&mut p, &mut d, "AUTH d d");
+    p.corpus(
+        "
+        CLIENT KILL USER nosuch
+        CLIENT KILL ID 0
+        CLIENT KILL ID x
+        CLIENT KILL ID 99999
+        CLIENT KILL TYPE foo
+        CLIENT KILL TYPE master
+        CLIENT KILL TYPE pubsub
+        CLIENT KILL SKIPME maybe
+        CLIENT KILL ADDR 1.2.3.4:5
+        CLIENT KILL 1.2.3.4:5
+        CLIENT KILL ID 1 bogus
+        CLIENT KILL USER k
+        CLIENT KILL USER k
+        ",
+    );
+    assert!(k.0.is_closed(), "Redis kept the killed connection");
+    assert!(k.1.is_closed(), "redsim kept the killed connection");
+    // Deleting a user ends its connections.
+    p.check("ACL DELUSER d");
+    assert!(d.0.is_closed() && d.1.is_closed());
+    p.check("CLIENT KILL USER default SKIPME yes");
+    // The old form may kill the connection sending it, after its reply.
+    for c in [&mut p.new_conns().0, &mut p.new_conns().1] {
+        let addr = own_addr(c);
+        assert_eq!(c.cmd(&["CLIENT", "KILL", &addr]), Frame::ok());
+        assert!(c.is_closed());
+    }
+}

@@ -43,11 +43,18 @@ fn route_outgoing(
     shared: &Shared,
     mut own: Option<(ClientId, &mut Vec<u8>)>,
 ) {
+    let killed = engine.take_killed();
     let frames = engine.take_unblocked();
-    if frames.is_empty() {
+    if frames.is_empty() && killed.is_empty() {
         return;
     }
     let peers = shared.peers.borrow();
+    // CLIENT KILL and ACL DELUSER: the engine has let them go already.
+    for id in killed {
+        if let Some(peer) = peers.get(&(node, id)) {
+            peer.close.notify_one();
+        }
+    }
     for (id, frame) in frames {
         let proto = engine.client(id).map_or(2, |c| c.resp);
         if let Some((_, out)) = own.as_mut().filter(|(me, _)| *me == id) {

@@ -177,6 +177,7 @@ impl Engine {
             );
         }
         let reply = self.run(client, args, false, true);
+        self.free_killed();
         crate::pubsub::after_reply(&mut self.srv, client);
         self.handle_blocked_clients();
         // Lazily: an eager `Frame::NullArray` is built and dropped (a call
@@ -197,9 +198,30 @@ impl Engine {
             return None;
         }
         let reply = self.run(client, args, true, true);
+        self.free_killed();
         crate::pubsub::after_reply(&mut self.srv, client);
         self.handle_blocked_clients();
         reply
+    }
+
+    /// `freeClient` for the clients a command killed: gone at once (CLIENT
+    /// LIST no longer shows them), their connections closed by the driver.
+    fn free_killed(&mut self) {
+        if self.srv.killed.is_empty() {
+            return;
+        }
+        for id in std::mem::take(&mut self.srv.killed) {
+            if self.clients.contains_key(&id) {
+                self.disconnect(id);
+                self.srv.killed_out.push(id);
+            }
+        }
+    }
+
+    /// Clients killed since the last call (CLIENT KILL, ACL DELUSER of
+    /// their user), already disconnected: a driver closes their connections.
+    pub fn take_killed(&mut self) -> Vec<ClientId> {
+        std::mem::take(&mut self.srv.killed_out)
     }
 
     /// Like [`Engine::execute_line`], but the command may block (see [`Engine::submit`]).

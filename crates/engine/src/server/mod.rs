@@ -162,6 +162,12 @@ pub struct Server {
     pub(crate) tracking: crate::tracking::state::Tracking,
     /// ACL users and the ACL LOG.
     pub(crate) acl: crate::acl::AclState,
+    /// Other clients a command killed (CLIENT KILL, ACL DELUSER): the
+    /// engine disconnects them after the command, then reports them to
+    /// the driver, which closes their connections.
+    pub(crate) killed: Vec<u64>,
+    /// Clients disconnected that way, for [`crate::Engine::take_killed`].
+    pub(crate) killed_out: Vec<u64>,
     /// Where ACL LOAD and SAVE read and write `aclfile` (the driver's
     /// files natively; memory otherwise).
     pub(crate) files: std::sync::Arc<dyn crate::acl::FileStore>,
@@ -211,6 +217,8 @@ impl Server {
             persist: Default::default(),
             tracking: Default::default(),
             acl: crate::acl::AclState::default(),
+            killed: Vec::new(),
+            killed_out: Vec::new(),
             files: std::sync::Arc::new(crate::acl::MemoryFiles::default()),
         };
         s.acl = crate::acl::AclState::new(&s.config.requirepass);

@@ -162,10 +162,19 @@ fn acl_deluser(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         if ctx.srv.acl.users.remove(&name).is_some() {
             deleted += 1;
             // `ACLFreeUserAndKillClients`: its connections end; this one
-            // after its reply. Others find no user and are refused.
+            // after its reply.
             if ctx.client.user.as_deref() == Some(name.as_str()) {
                 ctx.client.close_after_reply = true;
             }
+            let me = ctx.client.id;
+            let others = ctx
+                .srv
+                .client_list
+                .iter()
+                .filter(|(&id, e)| id != me && e.user == name)
+                .map(|(&id, _)| id);
+            let others: Vec<u64> = others.collect();
+            ctx.srv.killed.extend(others);
         }
     }
     Frame::Integer(deleted)
