@@ -225,6 +225,9 @@ fn auth_and_requirepass() {
         "ACL WHOAMI",
         "SET k v",
         "GET k",
+        "RESET",
+        "GET k",
+        "ACL WHOAMI",
     ] {
         check_on(&mut p, &mut c, line);
     }
@@ -505,6 +508,21 @@ fn acl_log_records_denials() {
     }
     check_on(&mut p, &mut c, "ACL LOG RESET");
     check_on(&mut p, &mut c, "ACL LOG");
+    // INFO's counters (7.2's; 7.0 has none) survive the reset: four
+    // failed AUTHs, one command, four keys (two grouped in one entry, one
+    // in MULTI, one in a script), one channel.
+    for (name, want) in [
+        ("acl_access_denied_auth", 4),
+        ("acl_access_denied_cmd", 1),
+        ("acl_access_denied_key", 4),
+        ("acl_access_denied_channel", 1),
+    ] {
+        let s = redsim_tests::info_int(&mut p.sim, "stats", name);
+        assert_eq!(s, Some(want), "{name}");
+        if let Some(r) = redsim_tests::info_int(&mut p.redis, "stats", name) {
+            assert_eq!(Some(r), s, "{name}");
+        }
+    }
 }
 
 #[test]
@@ -549,6 +567,8 @@ fn acl_file_save_and_load() {
     p.check("ACL LOAD");
     std::fs::write(&path, &saved).unwrap();
     p.check("ACL LOAD");
+    // A successful load ends the connections of every user but default.
+    assert!(ann.0.is_closed() && ann.1.is_closed());
     p.check_with(&redsim_tests::parse("ACL LIST"), no_sanitize);
 }
 

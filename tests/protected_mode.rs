@@ -88,3 +88,23 @@ fn the_engine_decides_by_the_client_being_local() {
     e.config_set("protected-mode", "no").unwrap();
     assert_eq!(e.protected_mode_refusal(false), None);
 }
+
+/// `--requirepass` on the command line: new connections must authenticate.
+#[test]
+fn requirepass_on_the_command_line() {
+    let sim = RedsimServer::start(&["--requirepass", "pw"]);
+    let mut c = sim.conn();
+    assert_eq!(
+        c.cmd(&["GET", "k"]),
+        Frame::err("NOAUTH Authentication required.")
+    );
+    assert_eq!(
+        c.cmd(&["AUTH", "nope"]),
+        Frame::err("WRONGPASS invalid username-password pair or user is disabled.")
+    );
+    assert_eq!(c.cmd(&["AUTH", "pw"]), Frame::ok());
+    assert_eq!(
+        c.cmd(&["CONFIG", "GET", "requirepass"]),
+        Frame::Array(vec![Frame::bulk("requirepass"), Frame::bulk("pw")])
+    );
+}

@@ -50,8 +50,8 @@ fn select(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 /// RESET (`clearClientConnectionState`): the connection as a new one, in
 /// Redis' order: database 0, RESP2, no transaction or watched keys, no
-/// subscriptions (dropped silently), no name, and no cluster ASKING or
-/// READONLY. It runs even inside MULTI and while subscribed.
+/// subscriptions (dropped silently), no name, the default user, and no
+/// cluster ASKING or READONLY. It runs even inside MULTI and while subscribed.
 fn reset(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     ctx.client.db = 0;
     ctx.client.resp = 2;
@@ -59,6 +59,10 @@ fn reset(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     crate::pubsub::disconnected(ctx.srv, ctx.client);
     crate::tracking::disconnected(ctx.srv, ctx.client.id);
     ctx.client.name = None;
+    // `clientSetDefaultAuth`: back to the default user, authenticated
+    // only if it needs no password.
+    ctx.client.user = Some("default".into());
+    ctx.client.authenticated = !ctx.srv.acl.auth_required;
     let id = ctx.client.id;
     if let Some(cl) = ctx.srv.cluster.as_mut() {
         cl.asking.remove(&id);

@@ -246,7 +246,23 @@ fn acl_load(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
         return Frame::err(NO_ACLFILE);
     }
     match load_file(ctx.reg, ctx.srv) {
-        Ok(()) => Frame::ok(),
+        Ok(()) => {
+            // The users were all replaced but `default`, whose clients stay:
+            // every other user's connections end (`ACLFreeUsersSet`).
+            if ctx.client.user.as_deref() != Some("default") {
+                ctx.client.close_after_reply = true;
+            }
+            let me = ctx.client.id;
+            let others: Vec<u64> = ctx
+                .srv
+                .client_list
+                .iter()
+                .filter(|(&id, e)| id != me && e.user != "default")
+                .map(|(&id, _)| id)
+                .collect();
+            ctx.srv.killed.extend(others);
+            Frame::ok()
+        }
         Err(e) => Frame::err(format!("ERR {e}")),
     }
 }

@@ -339,7 +339,9 @@ pub fn set_user(
             }
             b'(' if op.len() >= 2 && op[op.len() - 1] == b')' => {
                 let mut s = Selector::default();
-                for word in split_args(&op[1..op.len() - 1]).ok_or(RuleError::Syntax)? {
+                // Unbalanced quotes split into no words: an empty selector,
+                // as `sdssplitargs` failing leaves it in Redis.
+                for word in split_args(&op[1..op.len() - 1]).unwrap_or_default() {
                     set_selector(reg, &mut s, &word)?;
                 }
                 u.selectors.push(s);
