@@ -122,6 +122,10 @@ fn lookup(
 
 /// `ACLSetSelector`: one rule on one selector.
 pub fn set_selector(reg: &'static Registry, s: &mut Selector, op: &[u8]) -> Result<(), RuleError> {
+    if op.is_empty() {
+        // An empty word inside a selector (`("")`): Redis reads its NUL.
+        return Err(RuleError::Syntax);
+    }
     let lower = op.to_ascii_lowercase();
     match lower.as_slice() {
         b"allkeys" | b"~*" => {
@@ -416,4 +420,43 @@ pub fn describe_user(u: &User) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::REGISTRY;
+
+    fn user(rules: &[&str]) -> Result<User, RuleError> {
+        let mut u = User::new("u", false);
+        for r in rules {
+            set_user(&REGISTRY, &mut u, r.as_bytes(), false)?;
+        }
+        Ok(u)
+    }
+
+    #[test]
+    fn odd_rules_are_errors_not_panics() {
+        for bad in [
+            "(\"\")", "%", "%R", "%RR~a", "-", "+", "+|", "+get|", "~", "&",
+        ] {
+            let _ = user(&[bad]);
+        }
+        assert_eq!(user(&["(\"\")"]).err(), Some(RuleError::Syntax));
+        assert_eq!(user(&["%R"]).err(), Some(RuleError::Syntax));
+        assert_eq!(user(&["+"]).err(), Some(RuleError::Unknown));
+        assert_eq!(user(&["+config|"]).err(), Some(RuleError::Syntax));
+    }
+
+    #[test]
+    fn rules_keep_their_order_and_replace_earlier_ones() {
+        let u = user(&["+@all", "-config", "+config|get", "-get", "+get"]).unwrap();
+        assert_eq!(
+            describe_commands(&u.selectors[0]),
+            "+@all -config +config|get +get"
+        );
+        let u = user(&["-@all", "+select|0", "+select|1", "+select"]).unwrap();
+        assert_eq!(describe_commands(&u.selectors[0]), "-@all +select");
+        assert!(u.selectors[0].firstargs.is_empty());
+    }
 }
