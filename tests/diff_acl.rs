@@ -743,3 +743,23 @@ fn client_kill_by_user_and_deleted_users() {
         assert!(c.is_closed());
     }
 }
+
+#[test]
+fn exec_checks_rules_changed_after_queueing() {
+    let mut p = Pair::start(&[]).agreeing(|w, g| norm(w.clone()) == norm(g.clone()));
+    p.check("ACL SETUSER m on >m +@all -@dangerous ~* &*");
+    let mut c = p.new_conns();
+    for line in ["AUTH m m", "MULTI", "GET a", "SET b 1", "PUBLISH ch x"] {
+        check_on(&mut p, &mut c, line);
+    }
+    p.check("ACL SETUSER m -get resetkeys ~b resetchannels");
+    check_on(&mut p, &mut c, "EXEC");
+    check_on(&mut p, &mut c, "MULTI");
+    check_on(&mut p, &mut c, "SET b 2");
+    p.check("ACL SETUSER m resetkeys");
+    check_on(&mut p, &mut c, "EXEC");
+    assert_eq!(
+        log_entries(p.redis_only("ACL LOG")),
+        log_entries(p.sim_only("ACL LOG"))
+    );
+}

@@ -104,7 +104,8 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
         false => crate::acl::LogContext::Toplevel,
     };
     let sub = sub_of(parent, cmd);
-    if let Err(msg) = acl::check::check_client(srv, &REGISTRY, client, sub, cmd, args, context) {
+    if let Err((_, msg)) = acl::check::check_client(srv, &REGISTRY, client, sub, cmd, args, context)
+    {
         return reject(srv, client, Some(cmd), Frame::err(format!("NOPERM {msg}")));
     }
     // Cluster redirection (`getNodeByQuery`), before eviction as in Redis.

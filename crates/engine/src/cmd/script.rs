@@ -223,7 +223,7 @@ impl Host for ScriptHost<'_> {
             args,
             ctx,
         );
-        if let Err(msg) = checked {
+        if let Err((_, msg)) = checked {
             return Frame::err(format!("ERR ACL failure in script: {msg}"));
         }
         let write = cmd.flags.contains(Flags::WRITE);

@@ -163,7 +163,7 @@ pub fn error_message(d: Denied, user: &str, full: &str, arg: &[u8], verbose: boo
 
 /// The check dispatch (and a script's `redis.call`) makes: `Ok` when the
 /// client's user may run the command; otherwise the denial is logged and
-/// the message (without its `NOPERM` prefix) returned.
+/// the denial and its message (without the `NOPERM` prefix) returned.
 pub fn check_client(
     srv: &mut Server,
     reg: &'static Registry,
@@ -172,7 +172,7 @@ pub fn check_client(
     cmd: &'static Command,
     args: &[Vec<u8>],
     context: LogContext,
-) -> Result<(), String> {
+) -> Result<(), (Denied, String)> {
     let Some(name) = client.user.as_deref() else {
         return Ok(());
     };
@@ -180,7 +180,8 @@ pub fn check_client(
         // A deleted user's connections are closed in Redis; here one that
         // is still open may run nothing.
         let full = full_name(parent, cmd);
-        return Err(error_message(Denied::Cmd, name, &full, b"", false));
+        let msg = error_message(Denied::Cmd, name, &full, b"", false);
+        return Err((Denied::Cmd, msg));
     };
     if u.selectors[0].allcommands && u.selectors[0].allkeys && u.selectors[0].allchannels {
         return Ok(());
@@ -196,7 +197,7 @@ pub fn check_client(
     let msg = error_message(d, name, &full, &args[pos], false);
     let name = name.to_string();
     log(srv, client, d, context, object, name);
-    Err(msg)
+    Err((d, msg))
 }
 
 /// `addACLLogEntry` for `client`.
