@@ -763,3 +763,35 @@ fn exec_checks_rules_changed_after_queueing() {
         log_entries(p.sim_only("ACL LOG"))
     );
 }
+
+/// Whether either connection of a pair closes within 200 ms.
+fn open_closes(c: &mut (Conn, Conn)) -> bool {
+    let wait = std::time::Duration::from_millis(200);
+    c.0.closes_within(wait) || c.1.closes_within(wait)
+}
+
+#[test]
+fn revoked_channels_end_subscribers() {
+    let mut p = Pair::start(&[]).agreeing(|w, g| norm(w.clone()) == norm(g.clone()));
+    p.check("ACL SETUSER s on >s +@all ~* &news.*");
+    let mut chan = p.new_conns();
+    let mut pat = p.new_conns();
+    let mut idle = p.new_conns();
+    for c in [&mut chan, &mut pat, &mut idle] {
+        check_on(&mut p, c, "AUTH s s");
+    }
+    check_on(&mut p, &mut chan, "SUBSCRIBE news.a");
+    check_on(&mut p, &mut pat, "PSUBSCRIBE news.*");
+    // Widening keeps everyone.
+    p.check("ACL SETUSER s &more");
+    check_on(&mut p, &mut idle, "PING");
+    assert!(!open_closes(&mut chan));
+    // news.* as a pattern subscription needs the literal pattern.
+    p.check("ACL SETUSER s resetchannels &news.a");
+    assert!(pat.0.is_closed() && pat.1.is_closed());
+    assert!(!open_closes(&mut chan));
+    p.check("ACL SETUSER s resetchannels &other");
+    assert!(chan.0.is_closed() && chan.1.is_closed());
+    // A connection that subscribes to nothing stays.
+    check_on(&mut p, &mut idle, "PING");
+}

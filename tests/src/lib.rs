@@ -292,6 +292,26 @@ impl Conn {
     }
 
     /// True once the server has closed the connection (reads EOF).
+    /// Whether the server closes the connection within `wait`: for a
+    /// connection expected to stay open, without waiting the full read
+    /// timeout. Bytes that arrive meanwhile are kept for the next reply.
+    pub fn closes_within(&mut self, wait: Duration) -> bool {
+        self.stream.set_read_timeout(Some(wait)).expect("timeout");
+        let mut b = [0u8; 4096];
+        let closed = match self.stream.read(&mut b) {
+            Ok(0) => true,
+            Ok(n) => {
+                self.buf.extend_from_slice(&b[..n]);
+                false
+            }
+            Err(_) => false,
+        };
+        self.stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .expect("timeout");
+        closed
+    }
+
     pub fn is_closed(&mut self) -> bool {
         let mut b = [0u8; 1];
         matches!(self.stream.read(&mut b), Ok(0))

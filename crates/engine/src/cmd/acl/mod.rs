@@ -111,6 +111,7 @@ fn pubsub_all(srv: &Server) -> bool {
 fn set_user_rules(
     reg: &'static Registry,
     srv: &mut Server,
+    me: &mut Client,
     name: &str,
     rules: &[Vec<u8>],
 ) -> Result<(), String> {
@@ -136,9 +137,74 @@ fn set_user_rules(
             )
         })?;
     }
+    if let Some(old) = srv.acl.users.get(name) {
+        if !channels_widened(&u, old) {
+            kill_pubsub_clients(srv, me, &u);
+        }
+    }
     srv.acl.users.insert(name.to_string(), u);
     srv.acl.refresh();
     Ok(())
+}
+
+/// `ACLKillPubsubClientsIfNeeded`'s shortcuts: no client can lose a
+/// channel when a selector of `new` allows all of them, or when every
+/// channel pattern of `old` is still among `new`'s.
+fn channels_widened(new: &User, old: &User) -> bool {
+    if new.selectors.iter().any(|s| s.allchannels) {
+        return true;
+    }
+    old.selectors.iter().all(|s| {
+        !s.allchannels
+            && s.channels
+                .iter()
+                .all(|c| new.selectors.iter().any(|n| n.channels.contains(c)))
+    })
+}
+
+/// The rest of `ACLKillPubsubClientsIfNeeded`: a subscribed client of the
+/// user whose channel, pattern or shard channel the new rules no longer
+/// allow (any selector's patterns, as one list) is disconnected.
+fn kill_pubsub_clients(srv: &mut Server, me: &mut Client, new: &User) {
+    let upcoming = crate::acl::Selector {
+        channels: new
+            .selectors
+            .iter()
+            .flat_map(|s| s.channels.iter().cloned())
+            .collect(),
+        ..Default::default()
+    };
+    let victims: Vec<u64> = srv
+        .client_list
+        .iter()
+        .filter(|(&id, e)| {
+            let user = if id == me.id {
+                me.user.as_deref()
+            } else {
+                Some(e.user.as_str())
+            };
+            let subscribed = if id == me.id {
+                me.subs.active()
+            } else {
+                e.subscribed
+            };
+            user == Some(new.name.as_str()) && subscribed
+        })
+        .map(|(&id, _)| id)
+        .filter(|&id| {
+            srv.pubsub
+                .subscriptions_of(id)
+                .iter()
+                .any(|(pattern, name)| !upcoming.check_channel(name, *pattern))
+        })
+        .collect();
+    for id in victims {
+        if id == me.id {
+            me.close_after_reply = true;
+        } else {
+            srv.killed.push(id);
+        }
+    }
 }
 
 fn acl_setuser(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -146,7 +212,7 @@ fn acl_setuser(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         return Frame::err("ERR Usernames can't contain spaces or null characters");
     }
     let name = String::from_utf8_lossy(&args[2]).into_owned();
-    match set_user_rules(ctx.reg, ctx.srv, &name, &args[3..]) {
+    match set_user_rules(ctx.reg, ctx.srv, ctx.client, &name, &args[3..]) {
         Ok(()) => Frame::ok(),
         Err(e) => Frame::err(format!("ERR {e}")),
     }
