@@ -786,6 +786,10 @@ fn info_sections_fields_and_order() {
         "listener0",
         "total_blocking_keys",
         "total_blocking_keys_on_nokey",
+        "acl_access_denied_auth",
+        "acl_access_denied_cmd",
+        "acl_access_denied_key",
+        "acl_access_denied_channel",
     ];
     let rtitles = titles(&rs);
     let mut last = 0;

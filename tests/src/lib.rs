@@ -154,6 +154,23 @@ fn listening_pid(port: u16, child: &mut Child) -> Option<u32> {
     None
 }
 
+/// An address of this machine outside the loopback interface (the one its
+/// default route leaves by), for connections a server must see as remote.
+/// Finding it sends nothing: a UDP socket is only connected.
+pub fn non_loopback_ip() -> Option<std::net::IpAddr> {
+    let sock = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    for target in ["192.0.2.1:9", "10.255.255.1:9", "8.8.8.8:53"] {
+        if sock.connect(target).is_ok() {
+            if let Ok(a) = sock.local_addr() {
+                if !a.ip().is_loopback() && !a.ip().is_unspecified() {
+                    return Some(a.ip());
+                }
+            }
+        }
+    }
+    None
+}
+
 fn wait_for_port(port: u16) {
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(10) {
@@ -175,6 +192,20 @@ impl Conn {
     /// Connects to `127.0.0.1:port`.
     pub fn connect(port: u16) -> Conn {
         let stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .expect("timeout");
+        stream.set_nodelay(true).ok();
+        Conn {
+            stream,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Connects to `ip:port`: an address other than loopback makes a
+    /// client the server sees as remote (protected mode).
+    pub fn connect_to(ip: std::net::IpAddr, port: u16) -> Conn {
+        let stream = TcpStream::connect((ip, port)).expect("connect");
         stream
             .set_read_timeout(Some(Duration::from_secs(20)))
             .expect("timeout");
@@ -261,6 +292,26 @@ impl Conn {
     }
 
     /// True once the server has closed the connection (reads EOF).
+    /// Whether the server closes the connection within `wait`: for a
+    /// connection expected to stay open, without waiting the full read
+    /// timeout. Bytes that arrive meanwhile are kept for the next reply.
+    pub fn closes_within(&mut self, wait: Duration) -> bool {
+        self.stream.set_read_timeout(Some(wait)).expect("timeout");
+        let mut b = [0u8; 4096];
+        let closed = match self.stream.read(&mut b) {
+            Ok(0) => true,
+            Ok(n) => {
+                self.buf.extend_from_slice(&b[..n]);
+                false
+            }
+            Err(_) => false,
+        };
+        self.stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .expect("timeout");
+        closed
+    }
+
     pub fn is_closed(&mut self) -> bool {
         let mut b = [0u8; 1];
         matches!(self.stream.read(&mut b), Ok(0))

@@ -4,6 +4,7 @@
 //! move time with [`Engine::advance_to`], and read the [`server::trace`]. The same
 //! code runs natively and in the browser (`wasm32-unknown-unknown`).
 
+pub mod acl;
 pub mod blocking;
 pub mod cluster;
 pub mod cmd;

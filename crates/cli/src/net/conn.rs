@@ -43,11 +43,18 @@ fn route_outgoing(
     shared: &Shared,
     mut own: Option<(ClientId, &mut Vec<u8>)>,
 ) {
+    let killed = engine.take_killed();
     let frames = engine.take_unblocked();
-    if frames.is_empty() {
+    if frames.is_empty() && killed.is_empty() {
         return;
     }
     let peers = shared.peers.borrow();
+    // CLIENT KILL and ACL DELUSER: the engine has let them go already.
+    for id in killed {
+        if let Some(peer) = peers.get(&(node, id)) {
+            peer.close.notify_one();
+        }
+    }
     for (id, frame) in frames {
         let proto = engine.client(id).map_or(2, |c| c.resp);
         if let Some((_, out)) = own.as_mut().filter(|(me, _)| *me == id) {
@@ -61,20 +68,6 @@ fn route_outgoing(
         frame.encode(proto, &mut out);
         let _ = peer.tx.send((None, out));
         peer.wake.notify_one();
-    }
-}
-
-/// Closes the connections CLIENT KILL killed (the engine already forgot their clients).
-fn close_killed(engine: &mut Engine, node: usize, shared: &Shared) {
-    let killed = engine.take_killed();
-    if killed.is_empty() {
-        return;
-    }
-    let peers = shared.peers.borrow();
-    for id in killed {
-        if let Some(peer) = peers.get(&(node, id)) {
-            peer.close.notify_one();
-        }
     }
 }
 
@@ -101,9 +94,31 @@ impl Drop for ClientGuard {
 /// so a client that pipelines a huge batch before reading anything cannot
 /// deadlock against us (Redis buffers replies the same way, unbounded for
 /// normal clients).
+/// `connIsLocal`: the peer is on the loopback interface (IPv4, IPv6 or
+/// IPv4 mapped into IPv6).
+pub(super) fn is_loopback(peer: &SocketAddr) -> bool {
+    match peer.ip() {
+        std::net::IpAddr::V4(ip) => ip.is_loopback(),
+        std::net::IpAddr::V6(ip) => {
+            ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+    }
+}
+
+/// `acceptCommonHandler`'s refusal: the error, then the connection closed.
+/// The client may already have sent its first command: read it away before
+/// closing, or the kernel resets the connection and the error is lost.
+async fn refuse(mut stream: TcpStream, msg: &str) {
+    let _ = stream.write_all(format!("-{msg}\r\n").as_bytes()).await;
+    let _ = stream.shutdown().await;
+    let mut sink = [0u8; 4096];
+    let drain = async { while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {} };
+    let _ = tokio::time::timeout(Duration::from_millis(500), drain).await;
+}
+
 pub(super) async fn connection(
     shared: Rc<Shared>,
-    mut stream: TcpStream,
+    stream: TcpStream,
     peer: SocketAddr,
     node: usize,
 ) {
@@ -116,16 +131,16 @@ pub(super) async fn connection(
         .filter(|(n, _)| *n == node)
         .count();
     if connected >= maxclients {
-        // `acceptCommonHandler`: told why, then closed. The client may
-        // already have sent its first command: read it away before closing,
-        // or the kernel resets the connection and the error is lost.
-        let _ = stream
-            .write_all(b"-ERR max number of clients reached\r\n")
-            .await;
-        let _ = stream.shutdown().await;
-        let mut sink = [0u8; 4096];
-        let drain = async { while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {} };
-        let _ = tokio::time::timeout(Duration::from_millis(500), drain).await;
+        refuse(stream, "ERR max number of clients reached").await;
+        return;
+    }
+    let denied = shared
+        .host
+        .borrow()
+        .engine(node)
+        .protected_mode_refusal(is_loopback(&peer));
+    if let Some(msg) = denied {
+        refuse(stream, msg).await;
         return;
     }
     let id = {
@@ -310,7 +325,6 @@ fn process(
             reply.encode(client.map_or(2, |c| c.resp), &mut out);
         }
         let closing = client.is_none_or(|c| c.close_after_reply);
-        close_killed(engine, node, shared);
         route_outgoing(engine, node, shared, Some((id, &mut out)));
         if closing {
             close = true;

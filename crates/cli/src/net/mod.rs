@@ -201,7 +201,43 @@ fn single_host(opts: &ServerOptions) -> Host {
         trace_capacity: opts.trace_capacity,
     });
     engine.set_unix_base_us(unix_now_us());
+    // `ACLLoadUsersAtStartup`: a broken ACL file stops the server.
+    if let Err(e) = engine.set_file_store(std::sync::Arc::new(DiskFiles)) {
+        eprintln!("{e}");
+        eprintln!("Aborting Redis startup.");
+        std::process::exit(1);
+    }
     Host::Single(Box::new(engine))
+}
+
+/// The engine's named files (`aclfile`) on this machine's disk.
+struct DiskFiles;
+
+impl redsim_engine::acl::FileStore for DiskFiles {
+    fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+        std::fs::read(path).map_err(|e| os_error_text(&e))
+    }
+
+    /// Written to a temporary file and renamed over the old one, as ACL
+    /// SAVE does, so a reader never sees half a file.
+    fn write(&self, path: &str, data: &[u8]) -> Result<(), String> {
+        let tmp = format!("{path}.tmp-{}", std::process::id());
+        std::fs::write(&tmp, data)
+            .and_then(|()| std::fs::rename(&tmp, path))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                os_error_text(&e)
+            })
+    }
+}
+
+/// `strerror`'s text of an I/O error, without Rust's " (os error N)".
+fn os_error_text(e: &io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
 }
 
 /// Binds every address of `--bind` on `--port` (0: a free port, the same

@@ -50,8 +50,8 @@ fn select(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 /// RESET (`clearClientConnectionState`): the connection as a new one, in
 /// Redis' order: database 0, RESP2, no transaction or watched keys, no
-/// subscriptions (dropped silently), no name, and no cluster ASKING or
-/// READONLY. It runs even inside MULTI and while subscribed.
+/// subscriptions (dropped silently), no name, the default user, and no
+/// cluster ASKING or READONLY. It runs even inside MULTI and while subscribed.
 fn reset(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     ctx.client.db = 0;
     ctx.client.resp = 2;
@@ -60,6 +60,10 @@ fn reset(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     crate::tracking::disconnected(ctx.srv, ctx.client.id);
     ctx.client.name = None;
     ctx.client.modes = Default::default();
+    // `clientSetDefaultAuth`: back to the default user, authenticated
+    // only if it needs no password.
+    ctx.client.user = Some("default".into());
+    ctx.client.authenticated = !ctx.srv.acl.auth_required;
     let id = ctx.client.id;
     ctx.srv.monitors.retain(|&m| m != id);
     if let Some(cl) = ctx.srv.cluster.as_mut() {
@@ -74,7 +78,9 @@ fn quit(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     Frame::ok()
 }
 
-/// HELLO: switches protocol and replies with the server's identity.
+/// HELLO (`helloCommand`): checks the protocol version, then its options
+/// (AUTH authenticates, SETNAME is validated), then switches protocol and
+/// replies with the server's identity.
 fn hello(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let mut ver = ctx.client.resp as i64;
     let mut i = 1;
@@ -83,15 +89,22 @@ fn hello(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             Some(v) => ver = v,
             None => return Frame::err("ERR Protocol version is not an integer or out of range"),
         }
+        if !(2..=3).contains(&ver) {
+            return Frame::err("NOPROTO unsupported protocol version");
+        }
         i = 2;
     }
     let mut name = None;
+    let mut creds = None;
     while i < args.len() {
         let more = args.len() - i - 1;
         if is(&args[i], "AUTH") && more >= 2 {
-            // No ACLs here: any credentials are accepted, as with the default user without a password.
+            creds = Some((i + 1, i + 2));
             i += 3;
         } else if is(&args[i], "SETNAME") && more >= 1 {
+            if let Err(e) = super::server::check_client_name(&args[i + 1]) {
+                return e;
+            }
             name = Some(args[i + 1].clone());
             i += 2;
         } else {
@@ -101,8 +114,18 @@ fn hello(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             ));
         }
     }
-    if !(2..=3).contains(&ver) {
-        return Frame::err("NOPROTO unsupported protocol version");
+    if let Some((u, p)) = creds {
+        if let Err(e) = super::acl::authenticate(ctx.srv, ctx.client, &args[0], &args[u], &args[p])
+        {
+            return e;
+        }
+    }
+    if ctx.srv.acl.auth_required && !ctx.client.authenticated {
+        return Frame::err(
+            "NOAUTH HELLO must be called with the client already authenticated, otherwise the \
+             HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and \
+             select the RESP protocol version at the same time",
+        );
     }
     if let Some(n) = name {
         if let Err(e) = super::server::set_client_name(ctx.client, &n) {

@@ -4,7 +4,7 @@ use super::args::preview;
 use super::lookup::{lookup, FAMILIES};
 use super::multi::{abort, discard_transaction};
 use super::table::{full_name, Command, Ctx, Flags, Registry, Resolved};
-use super::{cluster, pubsub};
+use super::{acl, cluster, pubsub};
 use crate::proto::resp::Frame;
 use crate::server::client::Client;
 use crate::server::Server;
@@ -88,10 +88,25 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
         );
         return reject(srv, client, Some(cmd), e);
     }
+    // `authRequired`: only NO_AUTH commands (AUTH, HELLO, QUIT, RESET)
+    // before a client authenticates while the default user has a password.
+    if srv.acl.auth_required && !client.authenticated && !cmd.flags.contains(Flags::NO_AUTH) {
+        let e = Frame::err("NOAUTH Authentication required.");
+        return reject(srv, client, Some(cmd), e);
+    }
     let in_multi = client.multi.is_some();
     if in_multi && cmd.flags.contains(Flags::NO_MULTI) {
         let e = Frame::err("ERR Command not allowed inside a transaction");
         return reject(srv, client, Some(cmd), e);
+    }
+    let context = match in_multi {
+        true => crate::acl::LogContext::Multi,
+        false => crate::acl::LogContext::Toplevel,
+    };
+    let sub = sub_of(parent, cmd);
+    if let Err((_, msg)) = acl::check::check_client(srv, &REGISTRY, client, sub, cmd, args, context)
+    {
+        return reject(srv, client, Some(cmd), Frame::err(format!("NOPERM {msg}")));
     }
     // Cluster redirection (`getNodeByQuery`), before eviction as in Redis.
     if srv.cluster.is_some() {

@@ -38,6 +38,7 @@ pub(super) static FAMILIES: &[&&[Command]] = &[
     &super::cluster::COMMANDS,
     &super::repl::COMMANDS,
     &super::persist::COMMANDS,
+    &super::acl::COMMANDS,
 ];
 
 /// Longest command name the packed table holds: a name and its length

@@ -20,6 +20,7 @@ pub mod table;
 mod testing;
 mod typed;
 
+pub mod acl;
 pub mod bitmap;
 pub mod blocking;
 pub mod cluster;

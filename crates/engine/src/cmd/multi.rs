@@ -80,7 +80,10 @@ fn exec(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     for args in &state.queued {
         // Every queued command resolved and passed arity at queue time.
         let reply = match (ctx.reg.resolve)(args) {
-            Ok((_, cmd)) => (ctx.reg.call)(ctx.srv, ctx.client, cmd, args),
+            Ok((parent, cmd)) => match exec_acl_check(ctx, parent, cmd, args) {
+                Some(denied) => denied,
+                None => (ctx.reg.call)(ctx.srv, ctx.client, cmd, args),
+            },
             Err(e) => e,
         };
         replies.push(reply);
@@ -93,6 +96,33 @@ fn exec(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     ctx.srv.pubsub.push_reply_tail(overflow);
     discard_transaction(ctx.srv, ctx.client);
     Frame::Array(replies)
+}
+
+/// EXEC checks each command's permissions again, in case the user's rules
+/// changed since it was queued: a denied one gets this error in its place.
+fn exec_acl_check(
+    ctx: &mut Ctx,
+    parent: &'static Command,
+    cmd: &'static Command,
+    args: &[Vec<u8>],
+) -> Option<Frame> {
+    let sub = (!std::ptr::eq(parent, cmd)).then_some(parent);
+    let ctx_multi = crate::acl::LogContext::Multi;
+    let (d, _) =
+        super::acl::check::check_client(ctx.srv, ctx.reg, ctx.client, sub, cmd, args, ctx_multi)
+            .err()?;
+    let reason = match d {
+        crate::acl::Denied::Cmd => "no permission to execute the command or subcommand",
+        crate::acl::Denied::Key => "no permission to touch the specified keys",
+        crate::acl::Denied::Channel => {
+            "no permission to access one of the channels used as arguments"
+        }
+        crate::acl::Denied::Auth => "no permission",
+    };
+    Some(Frame::err(format!(
+        "NOPERM ACLs rules changed between the moment the transaction was accumulated and the \
+         EXEC call. This command is no longer allowed for the following reason: {reason}"
+    )))
 }
 
 fn watch(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {

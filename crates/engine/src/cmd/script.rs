@@ -184,6 +184,18 @@ fn may_replicate(cmd: &Command) -> bool {
         )
 }
 
+/// `lookupCommand` with the container of a subcommand.
+fn resolve_with_parent(
+    reg: &'static Registry,
+    args: &[Vec<u8>],
+) -> Option<(Option<&'static Command>, &'static Command)> {
+    let base = (reg.lookup)(args.first()?)?;
+    match args.get(1) {
+        Some(w) if !base.subcommands.is_empty() => base.subcommand(w).map(|s| (Some(base), s)),
+        _ => Some((None, base)),
+    }
+}
+
 impl Host for ScriptHost<'_> {
     /// `scriptCall`: the checks Redis makes before running a command for a script.
     fn call(&mut self, args: &[Vec<u8>]) -> Frame {
@@ -198,6 +210,21 @@ impl Host for ScriptHost<'_> {
         }
         if cmd.flags.contains(Flags::NOSCRIPT) && !self.srv.debug.allow_deny_scripts {
             return Frame::err("ERR This Redis command is not allowed from script");
+        }
+        // `scriptVerifyACL`, with the caller's user.
+        let parent = resolve_with_parent(self.reg, args).and_then(|(p, _)| p);
+        let ctx = crate::acl::LogContext::Lua;
+        let checked = super::acl::check::check_client(
+            self.srv,
+            self.reg,
+            &self.client,
+            parent,
+            cmd,
+            args,
+            ctx,
+        );
+        if let Err((_, msg)) = checked {
+            return Frame::err(format!("ERR ACL failure in script: {msg}"));
         }
         let write = cmd.flags.contains(Flags::WRITE);
         if self.readonly && (write || may_replicate(cmd)) {
@@ -237,8 +264,15 @@ impl Host for ScriptHost<'_> {
         &mut self.srv.scripts.rand48
     }
 
-    fn knows_command(&self, name: &[u8]) -> bool {
-        (self.reg.lookup)(name).is_some()
+    fn acl_allows(&self, args: &[Vec<u8>]) -> Option<bool> {
+        let (parent, cmd) = resolve_with_parent(self.reg, args)?;
+        let Some(name) = self.client.user.as_deref() else {
+            return Some(true);
+        };
+        let Some(u) = self.srv.acl.users.get(name) else {
+            return Some(false);
+        };
+        Some(super::acl::check::check_user(self.reg, u, parent, cmd, args).is_ok())
     }
 }
 

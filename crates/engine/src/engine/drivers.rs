@@ -160,6 +160,7 @@ impl Engine {
         crate::persist::load(&mut e.srv, snapshot.as_ref(), &ops);
         // The loaded files are the new AOF's base / the last RDB.
         e.srv.persist.rdb = self.srv.persist.rdb.clone();
+        e.srv.files = self.srv.files.clone();
         crate::persist::sync_config(&mut e.srv);
         e
     }
@@ -172,6 +173,30 @@ impl Engine {
             Frame::Error(text) => text.strip_prefix("ERR ").unwrap_or(&text).to_string(),
             other => format!("{other:?}"),
         })
+    }
+
+    /// Installs where `aclfile` is read and written (a driver with a disk
+    /// passes its files; the default keeps them in memory), then loads the
+    /// ACL file if one is configured, as Redis does at startup. The error
+    /// is ACL LOAD's.
+    pub fn set_file_store(
+        &mut self,
+        store: std::sync::Arc<dyn crate::acl::FileStore>,
+    ) -> Result<(), String> {
+        self.srv.files = store;
+        if self.srv.config.aclfile.is_empty() {
+            return Ok(());
+        }
+        crate::cmd::acl::load_file(&crate::cmd::REGISTRY, &mut self.srv)
+    }
+
+    /// `acceptCommonHandler`'s protected mode: with `protected-mode yes`
+    /// and a default user without a password, a client not on the loopback
+    /// interface is refused with this error (written, then the connection
+    /// is closed). `None`: accept it.
+    pub fn protected_mode_refusal(&self, loopback: bool) -> Option<&'static str> {
+        (self.srv.config.protected_mode && self.srv.acl.default_nopass() && !loopback)
+            .then_some(PROTECTED_MODE_DENIED)
     }
 
     /// Records where connection `id` comes from, for CLIENT LIST.
@@ -250,3 +275,18 @@ impl Engine {
         }
     }
 }
+
+/// The error Redis writes to a client refused by protected mode.
+pub const PROTECTED_MODE_DENIED: &str = "DENIED Redis is running in protected mode because \
+    protected mode is enabled and no password is set for the default user. In this mode \
+    connections are only accepted from the loopback interface. If you want to connect from \
+    external computers to Redis you may adopt one of the following solutions: 1) Just disable \
+    protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface \
+    by connecting to Redis from the same host the server is running, however MAKE SURE Redis is \
+    not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change \
+    permanent. 2) Alternatively you can just disable the protected mode by editing the Redis \
+    configuration file, and setting the protected mode option to 'no', and then restarting the \
+    server. 3) If you started the server manually just for testing, restart it with the \
+    '--protected-mode no' option. 4) Set up an authentication password for the default user. \
+    NOTE: You only need to do one of the above things in order for the server to start \
+    accepting connections from the outside.";

@@ -57,8 +57,6 @@ pub struct Engine {
     /// brought up to date only when another client runs one (until then no
     /// other client can look at it).
     unsynced: Option<ClientId>,
-    /// Clients closed by CLIENT KILL, for the driver to drop their connections.
-    killed: Vec<ClientId>,
 }
 
 impl Engine {
@@ -76,7 +74,6 @@ impl Engine {
             clients: BTreeMap::new(),
             next_client: 1,
             unsynced: None,
-            killed: Vec::new(),
         }
     }
 
@@ -105,7 +102,8 @@ impl Engine {
         let id = self.next_client;
         self.next_client += 1;
         let now = self.srv.clock.now_us();
-        self.clients.insert(id, Client::new(id, now));
+        let authenticated = !self.srv.acl.auth_required;
+        self.clients.insert(id, Client::new(id, now, authenticated));
         self.srv.connected_clients = self.clients.len();
         let entry = ClientEntry::of(&self.clients[&id]);
         self.srv.client_list.insert(id, entry);
@@ -165,6 +163,7 @@ impl Engine {
             );
         }
         let reply = self.run(client, args, false, true);
+        self.free_killed();
         crate::pubsub::after_reply(&mut self.srv, client);
         self.handle_client_ops();
         self.handle_blocked_clients();
@@ -186,32 +185,43 @@ impl Engine {
             return None;
         }
         let reply = self.run(client, args, true, true);
+        self.free_killed();
         crate::pubsub::after_reply(&mut self.srv, client);
         self.handle_client_ops();
         self.handle_blocked_clients();
         reply
     }
 
-    /// Connections CLIENT KILL closed since the last call: their driver
-    /// closes the sockets (the engine has already forgotten the clients).
-    pub fn take_killed(&mut self) -> Vec<ClientId> {
-        std::mem::take(&mut self.killed)
+    /// `freeClient` for the clients a command killed: gone at once (CLIENT
+    /// LIST no longer shows them), their connections closed by the driver.
+    fn free_killed(&mut self) {
+        if self.srv.killed.is_empty() {
+            return;
+        }
+        for id in std::mem::take(&mut self.srv.killed) {
+            if self.clients.contains_key(&id) {
+                self.disconnect(id);
+                self.srv.killed_out.push(id);
+            }
+        }
     }
 
-    /// Carries out what CLIENT KILL and CLIENT UNBLOCK asked for.
+    /// Carries out what CLIENT UNBLOCK asked for.
     fn handle_client_ops(&mut self) {
         if self.srv.client_ops.is_empty() {
             return;
         }
         for op in std::mem::take(&mut self.srv.client_ops) {
             match op {
-                crate::server::ClientOp::Kill(id) => {
-                    self.disconnect(id);
-                    self.killed.push(id);
-                }
                 crate::server::ClientOp::Unblock(id, error) => self.unblock_now(id, error),
             }
         }
+    }
+
+    /// Clients killed since the last call (CLIENT KILL, ACL DELUSER of
+    /// their user), already disconnected: a driver closes their connections.
+    pub fn take_killed(&mut self) -> Vec<ClientId> {
+        std::mem::take(&mut self.srv.killed_out)
     }
 
     /// Like [`Engine::execute_line`], but the command may block (see [`Engine::submit`]).

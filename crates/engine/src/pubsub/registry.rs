@@ -39,6 +39,24 @@ impl PubSub {
         }
     }
 
+    /// What `client` listens to: (is a pattern, name) for its channels,
+    /// patterns and shard channels.
+    pub fn subscriptions_of(&self, client: ClientId) -> Vec<(bool, Vec<u8>)> {
+        let mut out = Vec::new();
+        for (pattern, table) in [
+            (false, &self.channels),
+            (true, &self.patterns),
+            (false, &self.shard),
+        ] {
+            for (name, ids) in table {
+                if ids.contains(&client) {
+                    out.push((pattern, name.clone()));
+                }
+            }
+        }
+        out
+    }
+
     /// Channels (or shard channels) with at least one subscriber, matching
     /// `pattern` if given, in byte order (PUBSUB CHANNELS / SHARDCHANNELS).
     pub fn active_channels(&self, shard: bool, pattern: Option<&[u8]>) -> Vec<Vec<u8>> {

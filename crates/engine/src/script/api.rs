@@ -184,10 +184,12 @@ fn acl_check_cmd(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>>
             "Please specify at least one argument for this redis lib call",
         ));
     }
-    let name = args[0].to_str().unwrap_or_default();
-    if !it.host().knows_command(&name) {
-        return Err(raise("Invalid command passed to redis.acl_check_cmd()"));
+    let line: Vec<Vec<u8>> = args
+        .iter()
+        .map(|a| a.to_str().map(|s| s.to_vec()).unwrap_or_default())
+        .collect();
+    match it.host().acl_allows(&line) {
+        Some(ok) => Ok(vec![Value::Bool(ok)]),
+        None => Err(raise("Invalid command passed to redis.acl_check_cmd()")),
     }
-    // No ACLs: the default user may run everything.
-    Ok(vec![Value::Bool(true)])
 }

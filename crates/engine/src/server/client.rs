@@ -27,11 +27,18 @@ pub struct Client {
     pub repl_woff: u64,
     /// CLIENT REPLY, CLIENT NO-TOUCH and CLIENT NO-EVICT.
     pub modes: ClientModes,
+    /// The ACL user it runs as (`c->user`), by name; `None` for an internal
+    /// client that may run anything.
+    pub user: Option<String>,
+    /// `c->authenticated`: set on connect when the default user needs no
+    /// password, and by a successful AUTH or HELLO AUTH.
+    pub authenticated: bool,
 }
 
 impl Client {
-    /// A fresh connection at virtual time `now_us`: database 0, RESP2.
-    pub fn new(id: ClientId, now_us: u64) -> Client {
+    /// A fresh connection at virtual time `now_us`: database 0, RESP2, the
+    /// default user (authenticated when `authenticated`: it needs no password).
+    pub fn new(id: ClientId, now_us: u64, authenticated: bool) -> Client {
         Client {
             id,
             db: 0,
@@ -44,6 +51,8 @@ impl Client {
             subs: Default::default(),
             repl_woff: 0,
             modes: ClientModes::default(),
+            user: Some("default".into()),
+            authenticated,
         }
     }
 
@@ -110,6 +119,8 @@ pub struct ClientEntry {
     pub modes: ClientModes,
     /// In MULTI (flag `x`).
     pub multi: bool,
+    /// The ACL user (`user=`).
+    pub user: String,
 }
 
 impl ClientEntry {
@@ -139,6 +150,7 @@ impl ClientEntry {
             last_cmd: ("NULL", ""),
             modes: c.modes,
             multi: c.multi.is_some(),
+            user: c.user.clone().unwrap_or_default(),
         }
     }
 
@@ -154,6 +166,11 @@ impl ClientEntry {
         self.multi = c.multi.is_some();
         if self.name != c.name {
             self.name.clone_from(&c.name);
+        }
+        if let Some(u) = &c.user {
+            if *u != self.user {
+                self.user.clone_from(u);
+            }
         }
     }
 }

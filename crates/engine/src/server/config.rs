@@ -225,6 +225,21 @@ config! {
         super::keyspace_events::parse,
         super::keyspace_events::show
     );
+    /// `requirepass`: the default user's one password (empty: none); each
+    /// CONFIG SET replaces the user's passwords (`updateRequirePass`).
+    requirepass: String = String::new() => ["requirepass"] mutable text();
+    /// `protected-mode`: with the default user passwordless, only loopback
+    /// clients are accepted (the native server asks the engine on accept).
+    protected_mode: bool = true => ["protected-mode"] mutable bool();
+    /// `aclfile`: where ACL LOAD and SAVE read and write users.
+    aclfile: String = String::new() => ["aclfile"] immutable text();
+    /// `acllog-max-len`: entries ACL LOG keeps.
+    acllog_max_len: u64 = 128 => ["acllog-max-len"] mutable size_t();
+    /// `acl-pubsub-default`: channels a new user starts with.
+    acl_pubsub_default: String = "resetchannels".into() => ["acl-pubsub-default"] mutable with(
+        parse_pubsub_default,
+        |s: &String| s.clone()
+    );
     /// `bind`, reported by the native server (immutable here).
     bind: String = "127.0.0.1".into() => ["bind"] immutable text();
     /// `maxclients`: a connection past this many is told "ERR max number of
@@ -462,6 +477,14 @@ pub fn parse_save(v: &str) -> Result<Vec<(i64, i64)>, String> {
             }
         })
         .collect()
+}
+
+/// `acl_pubsub_default_enum`.
+fn parse_pubsub_default(v: &str) -> Result<String, String> {
+    match v.to_ascii_lowercase().as_str() {
+        s @ ("allchannels" | "resetchannels") => Ok(s.to_string()),
+        _ => Err("argument(s) must be one of the following: allchannels, resetchannels".into()),
+    }
 }
 
 /// `protected_action_enum`: the values of `enable-debug-command`.

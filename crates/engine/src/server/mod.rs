@@ -177,8 +177,8 @@ pub struct Server {
     /// The running command's client is in CLIENT NO-TOUCH mode: lookups
     /// leave the LRU/LFU field alone.
     pub(crate) no_touch: bool,
-    /// What CLIENT KILL and CLIENT UNBLOCK asked of other connections; the
-    /// engine carries them out once the command returns.
+    /// What CLIENT UNBLOCK asked of other connections; the engine carries
+    /// it out once the command returns.
     pub(crate) client_ops: Vec<ClientOp>,
     /// The slow log, latency events and busy time (SLOWLOG, LATENCY, INFO cpu).
     pub(crate) observe: crate::observe::Observe,
@@ -186,13 +186,22 @@ pub struct Server {
     pub(crate) monitors: Vec<crate::server::client::ClientId>,
     /// A script's `redis.call` is running a command (MONITOR shows `lua`).
     pub(crate) in_script: bool,
+    /// ACL users and the ACL LOG.
+    pub(crate) acl: crate::acl::AclState,
+    /// Other clients a command killed (CLIENT KILL, ACL DELUSER): the
+    /// engine disconnects them after the command, then reports them to
+    /// the driver, which closes their connections.
+    pub(crate) killed: Vec<u64>,
+    /// Clients disconnected that way, for [`crate::Engine::take_killed`].
+    pub(crate) killed_out: Vec<u64>,
+    /// Where ACL LOAD and SAVE read and write `aclfile` (the driver's
+    /// files natively; memory otherwise).
+    pub(crate) files: std::sync::Arc<dyn crate::acl::FileStore>,
 }
 
 /// A command's request about another connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ClientOp {
-    /// CLIENT KILL: close it (its driver hears of it through `take_killed`).
-    Kill(crate::server::client::ClientId),
     /// CLIENT UNBLOCK: answer its blocking command now, as on a timeout or
     /// with the UNBLOCKED error.
     Unblock(crate::server::client::ClientId, bool),
@@ -246,7 +255,12 @@ impl Server {
             observe: Default::default(),
             monitors: Vec::new(),
             in_script: false,
+            acl: crate::acl::AclState::default(),
+            killed: Vec::new(),
+            killed_out: Vec::new(),
+            files: std::sync::Arc::new(crate::acl::MemoryFiles::default()),
         };
+        s.acl = crate::acl::AclState::new(&s.config.requirepass);
         s.lruclock = s.lru_clock_now();
         s
     }

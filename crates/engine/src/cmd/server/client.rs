@@ -1,4 +1,4 @@
-//! CLIENT's subcommands: ID, SETNAME, GETNAME, SETINFO, INFO, LIST, HELP, and (in `tracking.rs`) the client-side caching ones.
+//! CLIENT's subcommands: ID, SETNAME, GETNAME, SETINFO, INFO, KILL, LIST, HELP, and (in `tracking.rs`) the client-side caching ones.
 //!
 //! CLIENT LIST needs every connection while a handler only sees its own,
 //! so the server keeps a small [`ClientEntry`] per connection that the
@@ -22,6 +22,8 @@ pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "connection";
         syntax: "CLIENT SETINFO (LIB-NAME libname | LIB-VER libver)", summary: "Sets information specific to the client or connection.";
     "info" => client_info, arity: 2, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "6.2.0",
         syntax: "CLIENT INFO", summary: "Returns information about the connection.";
+    "kill" => client_kill, arity: -3, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS, CONNECTION], since: "2.4.0",
+        syntax: "CLIENT KILL <ip:port | <[ID client-id] | [TYPE <NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | [USER username] | [ADDR ip:port] | [LADDR ip:port] | [SKIPME <YES | NO>]> [[ID client-id] | [TYPE <NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | [USER username] | [ADDR ip:port] | [LADDR ip:port] | [SKIPME <YES | NO>] ...]>", summary: "Terminates open connections.";
     "list" => client_list, arity: -2, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS, CONNECTION], since: "2.4.0",
         syntax: "CLIENT LIST [TYPE (NORMAL | MASTER | REPLICA | PUBSUB)] [ID client-id [client-id ...]]", summary: "Lists open connections.";
     "tracking" => super::tracking::client_tracking, arity: -3, flags: [NOSCRIPT, LOADING, STALE], acl: [SLOW, CONNECTION], since: "6.0.0",
@@ -38,8 +40,6 @@ pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "connection";
         syntax: "CLIENT NO-TOUCH <ON | OFF>", summary: "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.";
     "no-evict" => super::client_ctl::client_no_evict, arity: 3, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS, CONNECTION], since: "7.0.0",
         syntax: "CLIENT NO-EVICT <ON | OFF>", summary: "Sets the client eviction mode of the connection.";
-    "kill" => super::client_ctl::client_kill, arity: -3, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS, CONNECTION], since: "2.4.0",
-        syntax: "CLIENT KILL <ip:port | <[ID client-id] | [TYPE <NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | [USER username] | [ADDR ip:port] | [LADDR ip:port] | [SKIPME <YES | NO>]> [[ID client-id] | [TYPE <NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | [USER username] | [ADDR ip:port] | [LADDR ip:port] | [SKIPME <YES | NO>] ...]>", summary: "Terminates open connections.";
     "unblock" => super::client_ctl::client_unblock, arity: -3, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS, CONNECTION], since: "5.0.0",
         syntax: "CLIENT UNBLOCK client-id [TIMEOUT | ERROR]", summary: "Unblocks a client blocked by a blocking command from a different connection.";
     "help" => client_help, arity: 2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "5.0.0",
@@ -83,7 +83,7 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
     format!(
         "id={id} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub=0 psub=0 ssub=0 \
          multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 \
-         tot-mem=0 events=r cmd={cmd} user=default redir={redir} resp={} lib-name={} lib-ver={}",
+         tot-mem=0 events=r cmd={cmd} user={} redir={redir} resp={} lib-name={} lib-ver={}",
         e.addr,
         e.laddr,
         e.fd,
@@ -92,6 +92,7 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
         now_s.saturating_sub(secs(e.last_interaction_us)),
         flags,
         e.db,
+        e.user,
         e.resp,
         e.lib_name.as_deref().unwrap_or(""),
         e.lib_ver.as_deref().unwrap_or(""),
@@ -99,6 +100,17 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
 }
 
 /// The calling client's entry with its live state (it is only synced after the command).
+/// CLIENT INFO's line for `c` (ACL LOG's `client-info`).
+pub(crate) fn info_line(srv: &Server, c: &Client) -> String {
+    let mut e = srv
+        .client_list
+        .get(&c.id)
+        .cloned()
+        .unwrap_or_else(|| ClientEntry::of(c));
+    e.sync(c, srv.last_cmd);
+    client_line(srv, c.id, &e)
+}
+
 fn own_entry(ctx: &Ctx) -> ClientEntry {
     let c = &*ctx.client;
     let mut e = ctx
@@ -122,6 +134,16 @@ fn valid_attr(v: &[u8]) -> bool {
 
 /// Names the connection (an empty name clears it), as CLIENT SETNAME and
 /// HELLO's SETNAME do (`clientSetName`).
+/// `validateClientName`.
+pub(crate) fn check_name(name: &[u8]) -> Result<(), Frame> {
+    if !valid_attr(name) {
+        return Err(Frame::err(
+            "ERR Client names cannot contain spaces, newlines or special characters.",
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn set_name(client: &mut Client, name: &[u8]) -> Result<(), Frame> {
     if !valid_attr(name) {
         return Err(Frame::err(
@@ -223,6 +245,115 @@ fn client_list(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         }
     }
     Frame::Verbatim(*b"txt", out.into_bytes())
+}
+
+/// What CLIENT KILL's filters ask for.
+#[derive(Default)]
+struct KillFilter {
+    addr: Option<Vec<u8>>,
+    laddr: Option<Vec<u8>>,
+    user: Option<String>,
+    /// Some(true): Pub/Sub clients only; Some(false): normal ones only;
+    /// `None`: any. (`master`/`replica` match none: no such connections.)
+    pubsub: Option<bool>,
+    no_match: bool,
+    id: Option<u64>,
+}
+
+impl KillFilter {
+    fn matches(&self, id: u64, e: &ClientEntry) -> bool {
+        !self.no_match
+            && self.addr.as_ref().is_none_or(|a| a == e.addr.as_bytes())
+            && self.laddr.as_ref().is_none_or(|a| a == e.laddr.as_bytes())
+            && self.pubsub.is_none_or(|p| p == e.subscribed)
+            && self.id.is_none_or(|want| want == id)
+            && self.user.as_ref().is_none_or(|u| *u == e.user)
+    }
+}
+
+/// CLIENT KILL addr (old form: OK or "No such client", may kill itself),
+/// or filters ID, TYPE, USER, ADDR, LADDR, SKIPME (the count killed). The
+/// connection sending it closes after its reply; others at once.
+fn client_kill(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let mut f = KillFilter::default();
+    let mut skipme = true;
+    let old_form = args.len() == 3;
+    if old_form {
+        f.addr = Some(args[2].clone());
+        skipme = false;
+    } else {
+        let mut i = 2;
+        while i < args.len() {
+            let Some(val) = args.get(i + 1) else {
+                return Frame::err(SYNTAX);
+            };
+            let opt = &args[i];
+            if is(opt, "id") {
+                match arg_i64(val) {
+                    Ok(n) if n >= 1 => f.id = Some(n as u64),
+                    _ => return Frame::err("ERR client-id should be greater than 0"),
+                }
+            } else if is(opt, "type") {
+                if is(val, "normal") {
+                    f.pubsub = Some(false);
+                } else if is(val, "pubsub") {
+                    f.pubsub = Some(true);
+                } else if ["master", "replica", "slave"].iter().any(|t| is(val, t)) {
+                    f.no_match = true;
+                } else {
+                    return Frame::err(format!("ERR Unknown client type '{}'", err_text(val)));
+                }
+            } else if is(opt, "addr") {
+                f.addr = Some(val.clone());
+            } else if is(opt, "laddr") {
+                f.laddr = Some(val.clone());
+            } else if is(opt, "user") {
+                let name = String::from_utf8_lossy(val).into_owned();
+                if !ctx.srv.acl.users.contains_key(&name) {
+                    return Frame::err(format!("ERR No such user '{name}'"));
+                }
+                f.user = Some(name);
+            } else if is(opt, "skipme") {
+                if is(val, "yes") {
+                    skipme = true;
+                } else if is(val, "no") {
+                    skipme = false;
+                } else {
+                    return Frame::err(SYNTAX);
+                }
+            } else {
+                return Frame::err(SYNTAX);
+            }
+            i += 2;
+        }
+    }
+    let me = ctx.client.id;
+    let own = own_entry(ctx);
+    let mut killed = 0;
+    let ids: Vec<u64> = ctx.srv.client_list.keys().copied().collect();
+    for id in ids {
+        if id == me {
+            if !skipme && f.matches(id, &own) {
+                ctx.client.close_after_reply = true;
+                killed += 1;
+            }
+            continue;
+        }
+        if ctx
+            .srv
+            .client_list
+            .get(&id)
+            .is_some_and(|e| f.matches(id, e))
+        {
+            ctx.srv.killed.push(id);
+            killed += 1;
+        }
+    }
+    match (old_form, killed) {
+        (true, 0) => Frame::err("ERR No such client"),
+        (true, _) => Frame::ok(),
+        (false, n) => Frame::Integer(n),
+    }
 }
 
 fn client_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {

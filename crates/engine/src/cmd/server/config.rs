@@ -107,6 +107,10 @@ pub fn set_params(srv: &mut Server, pairs: &[(&[u8], &[u8])]) -> Result<(), Fram
         // enforced before the next sleep, not only at the next command.
         srv.evict.proc_running = true;
     }
+    if chosen.iter().any(|(p, _)| p.name == "requirepass") {
+        let pass = srv.config.requirepass.clone();
+        srv.acl.set_requirepass(&pass);
+    }
     Ok(())
 }
 

@@ -328,6 +328,11 @@ fn info_stats(srv: &Server) -> String {
     field(&mut o, "tracking_total_items", t.total_items());
     field(&mut o, "tracking_total_prefixes", t.total_prefixes());
     field(&mut o, "total_error_replies", s.total_error_replies);
+    let acl = &srv.acl;
+    field(&mut o, "acl_access_denied_auth", acl.auth_failures);
+    field(&mut o, "acl_access_denied_cmd", acl.denied_cmd);
+    field(&mut o, "acl_access_denied_key", acl.denied_key);
+    field(&mut o, "acl_access_denied_channel", acl.denied_channel);
     // Redsim's own: commands refused before running (unknown, arity, OOM).
     // Redis reports these per command, in INFO commandstats.
     field(&mut o, "redsim_rejected_calls", s.rejected_calls);

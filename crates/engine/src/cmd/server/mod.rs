@@ -14,7 +14,10 @@ mod info;
 mod observe;
 mod tracking;
 
+pub(crate) use client::check_name as check_client_name;
+pub(crate) use client::info_line as client_info_line;
 pub(crate) use client::set_name as set_client_name;
+pub use command::acl_categories;
 pub use config::set_params;
 pub use info::{cron_memory_sample, cron_update_memory_stats};
 pub(crate) use observe::{feed_monitors, record_call};

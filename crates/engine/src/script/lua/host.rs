@@ -11,6 +11,7 @@ pub trait Host {
     fn set_resp(&mut self, resp: u8);
     /// The `redisLrand48` state behind `math.random`.
     fn rand48(&mut self) -> &mut u64;
-    /// Whether the server has a command of that name (`redis.acl_check_cmd`).
-    fn knows_command(&self, name: &[u8]) -> bool;
+    /// `redis.acl_check_cmd`: whether the calling user may run this command
+    /// line; `None` if no such command.
+    fn acl_allows(&self, args: &[Vec<u8>]) -> Option<bool>;
 }
