@@ -253,6 +253,9 @@ pub(crate) fn finish(
 }
 
 #[cfg(test)]
+mod lib_tests;
+
+#[cfg(test)]
 mod tests {
     use crate::proto::resp::Frame;
     use crate::Engine;

@@ -1,0 +1,157 @@
+//! Tests of the cmsgpack and cjson libraries and `string.dump`, run as scripts through EVAL (the libraries need an interpreter around them).
+
+use crate::proto::resp::Frame;
+use crate::Engine;
+
+fn eval(script: &str) -> Frame {
+    let mut e = Engine::new(1);
+    let c = e.connect("t");
+    let a = [b"EVAL".to_vec(), script.as_bytes().to_vec(), b"0".to_vec()];
+    e.execute(c, &a)
+}
+
+/// The hex of `cmsgpack.pack(<args>)`.
+fn packed(args: &str) -> String {
+    let script = format!(
+        "local s = cmsgpack.pack({args}) local h = '' \
+         for i = 1, #s do h = h .. string.format('%02x', s:byte(i)) end return h"
+    );
+    match eval(&script) {
+        Frame::Bulk(b) => String::from_utf8(b.to_vec()).unwrap(),
+        other => panic!("{args}: {other:?}"),
+    }
+}
+
+fn error_of(script: &str) -> String {
+    match eval(script) {
+        Frame::Error(m) => m.to_string(),
+        other => panic!("an error from {script}: {other:?}"),
+    }
+}
+
+#[test]
+fn cmsgpack_packs_numbers_by_their_value() {
+    assert_eq!(packed("0.1"), "cb3fb999999999999a");
+    assert_eq!(packed("0.5"), "ca3f000000");
+    assert_eq!(packed("-1099511627776"), "d3ffffff0000000000");
+    assert_eq!(
+        packed("1, 127, 128, 255, 256, 65536"),
+        "017fcc80ccffcd0100ce00010000"
+    );
+    assert_eq!(
+        packed("-1, -32, -33, -129, -32769"),
+        "ffe0d0dfd1ff7fd2ffff7fff"
+    );
+    assert_eq!(packed("2^53"), "cf0020000000000000");
+    assert_eq!(packed("2^63"), "ca5f000000");
+    assert_eq!(packed("1/0, 0/0 ~= 0/0"), "ca7f800000c3");
+}
+
+#[test]
+fn cmsgpack_packs_tables_strings_and_the_rest() {
+    assert_eq!(packed("{}"), "90");
+    assert_eq!(packed("{1, 2, 'a'}"), "930102a161");
+    assert_eq!(
+        packed("{[1] = 1, [3] = 3}"),
+        "82010103 03".replace(' ', "").as_str()
+    );
+    assert_eq!(packed("{a = true}"), "81a161c3");
+    assert_eq!(packed("nil, false, tostring, cjson.null"), "c0c2c0c0");
+    assert_eq!(packed("string.rep('x', 32)").len(), (2 + 32) * 2);
+    assert!(packed("string.rep('x', 32)").starts_with("d920"));
+    assert!(packed("string.rep('x', 256)").starts_with("da0100"));
+    // Long strings: only the header is turned to hex.
+    let r = eval("local s = cmsgpack.pack(string.rep('x', 65536)) return {#s, s:sub(1, 5)}");
+    let five = Frame::Bulk(b"\xdb\x00\x01\x00\x00".to_vec());
+    assert_eq!(r, Frame::Array(vec![Frame::Integer(65541), five]));
+    // Nesting stops at 16 levels: the 17th table packs as nil.
+    let deep = packed("(function() local t = {} t[1] = t return t end)()");
+    assert_eq!(deep, format!("{}c0", "91".repeat(16)));
+}
+
+#[test]
+fn cmsgpack_unpacks_what_it_packs() {
+    let r = eval(
+        "local s = cmsgpack.pack({a = {1, 2, {b = 'c'}}}, -5, 3.25, 'x') \
+         local t, n, f, x = cmsgpack.unpack(s) \
+         local off, one = cmsgpack.unpack_one(s) \
+         local off2, a, b = cmsgpack.unpack_limit(s, 2, off) \
+         return {t.a[3].b, n, tostring(f), x, off, tostring(one.a[2]), off2, a, tostring(b)}",
+    );
+    let Frame::Array(items) = r else {
+        panic!("{r:?}")
+    };
+    let expect = [
+        Frame::bulk("c"),
+        Frame::Integer(-5),
+        Frame::bulk("3.25"),
+        Frame::bulk("x"),
+        Frame::Integer(11),
+        Frame::bulk("2"),
+        Frame::Integer(17),
+        Frame::Integer(-5),
+        Frame::bulk("3.25"),
+    ];
+    assert_eq!(items, expect);
+}
+
+#[test]
+fn cmsgpack_errors_read_as_redis_prints_them() {
+    assert!(error_of("return cmsgpack.unpack('\\205\\1')").contains("Missing bytes in input."));
+    assert!(error_of("return cmsgpack.unpack('\\193')").contains("Bad data format in input."));
+    assert!(error_of("return cmsgpack.unpack_one('ab', 5)")
+        .contains("Start offset 5 greater than input length 2."));
+    assert!(error_of("return cmsgpack.unpack_limit('ab', -1)")
+        .contains("Invalid request to unpack with offset of 0 and limit of 2."));
+    assert!(error_of("return cmsgpack.unpack('\\129\\192\\1')").contains("table index is nil"));
+    assert!(error_of("cmsgpack.pack = 1").contains("Attempt to modify a readonly table"));
+}
+
+#[test]
+fn cjson_settings_change_encode_and_decode() {
+    let r = eval(
+        "local out = {} \
+         out[1] = tostring(cjson.encode_max_depth(1)) \
+         out[2] = tostring(pcall(cjson.encode, {{1}})) \
+         cjson.encode_invalid_numbers('null') \
+         out[3] = cjson.encode({1/0}) \
+         cjson.encode_invalid_numbers(true) \
+         out[4] = cjson.encode(-1/0) \
+         out[5] = tostring(cjson.encode_keep_buffer(false)) \
+         cjson.encode_number_precision(3) \
+         out[6] = cjson.encode(3.14159) \
+         cjson.encode_sparse_array(true) \
+         out[7] = cjson.encode({[20] = 1}) \
+         cjson.decode_invalid_numbers(false) \
+         out[8] = tostring(pcall(cjson.decode, '0x10')) \
+         return out",
+    );
+    let Frame::Array(items) = r else {
+        panic!("{r:?}")
+    };
+    let expect = [
+        "1",
+        "false",
+        "[null]",
+        "-inf",
+        "false",
+        "3.14",
+        "{\"20\":1}",
+        "false",
+    ];
+    assert_eq!(items, expect.map(Frame::bulk));
+    assert!(error_of("cjson.encode_max_depth(0)").contains(
+        "bad argument #1 to 'encode_max_depth' (expected integer between 1 and 2147483647)"
+    ));
+    assert!(error_of("cjson.encode_keep_buffer(1, 2)")
+        .contains("bad argument #2 to 'encode_keep_buffer' (found too many arguments)"));
+}
+
+#[test]
+fn binary_chunks_do_not_load() {
+    assert!(
+        error_of("return loadstring(string.dump(function() return 1 end))()")
+            .contains("attempt to call a nil value")
+    );
+    assert!(error_of("string.dump(tostring)").contains("unable to dump given function"));
+}
