@@ -1,4 +1,4 @@
-//! Tests of the cmsgpack and cjson libraries and `string.dump`, run as scripts through EVAL (the libraries need an interpreter around them).
+//! Tests of the cmsgpack and cjson libraries and `string.dump`, run as scripts through EVAL (the libraries need an interpreter around them), and of commands that answer scripts differently (XREAD BLOCK, SORT BY constant, CLUSTER RESET).
 
 use crate::proto::resp::Frame;
 use crate::Engine;
@@ -154,4 +154,64 @@ fn binary_chunks_do_not_load() {
             .contains("attempt to call a nil value")
     );
     assert!(error_of("string.dump(tostring)").contains("unable to dump given function"));
+}
+
+fn eval_with(e: &mut Engine, c: u64, script: &str, key: &str) -> Frame {
+    let a = [
+        b"EVAL".to_vec(),
+        script.as_bytes().to_vec(),
+        b"1".to_vec(),
+        key.as_bytes().to_vec(),
+    ];
+    e.execute(c, &a)
+}
+
+#[test]
+fn commands_answer_scripts_as_redis_does() {
+    let mut e = Engine::new(1);
+    let c = e.connect("t");
+    e.execute_line(c, "SADD myset b aa a c");
+    let r = eval_with(
+        &mut e,
+        c,
+        "return redis.call('sort', KEYS[1], 'by', '_')",
+        "myset",
+    );
+    assert_eq!(
+        r,
+        Frame::Array(["a", "aa", "b", "c"].map(Frame::bulk).to_vec())
+    );
+    e.execute_line(c, "XADD s 1-0 f v");
+    let r = eval_with(
+        &mut e,
+        c,
+        "return redis.pcall('xread', 'BLOCK', 0, 'STREAMS', KEYS[1], '$')",
+        "s",
+    );
+    assert_eq!(
+        r,
+        Frame::err("ERR xread command is not allowed with BLOCK option from scripts")
+    );
+    let r = eval_with(
+        &mut e,
+        c,
+        "return redis.pcall('xread', 'STREAMS', KEYS[1], '$')",
+        "s",
+    );
+    assert_eq!(
+        r,
+        Frame::Null,
+        "no entries: a nil, which the script returns as a null"
+    );
+    let r = e.execute_line(
+        c,
+        "EVAL \"return redis.call('cluster', 'reset', 'hard')\" 0",
+    );
+    assert!(
+        matches!(&r, Frame::Error(m) if m.contains("This Redis command is not allowed from script")),
+        "{r:?}"
+    );
+    assert!(
+        matches!(e.execute_line(c, "CLUSTER RESET"), Frame::Error(m) if m.contains("cluster support disabled"))
+    );
 }
