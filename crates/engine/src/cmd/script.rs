@@ -184,24 +184,68 @@ fn may_replicate(cmd: &Command) -> bool {
         )
 }
 
+impl ScriptHost<'_> {
+    /// `scriptCall`'s error path: a command refused before it runs is an
+    /// error reply counted now (`afterErrorReply`) and a rejected call of
+    /// that command (`incrCommandStatsOnError`); the script's own error
+    /// reply carrying it on is not counted again.
+    fn reject(&mut self, cmd: Option<&'static Command>, msg: &str) -> Frame {
+        if let Some(c) = cmd {
+            self.srv
+                .stats
+                .command(c as *const Command as usize)
+                .rejected_calls += 1;
+        }
+        self.srv.stats.count_error(msg);
+        self.srv.stats.script_call_error = Some(msg.to_string());
+        Frame::err(msg)
+    }
+}
+
 impl Host for ScriptHost<'_> {
     /// `scriptCall`: the checks Redis makes before running a command for a script.
     fn call(&mut self, args: &[Vec<u8>]) -> Frame {
         // `lookupCommand`: a container's subcommand when one is named, the
         // container itself when called alone.
         let Some(cmd) = self.reg.resolve_command(args) else {
-            return Frame::err("ERR Unknown Redis command called from script");
+            return self.reject(None, "ERR Unknown Redis command called from script");
         };
         let argc = args.len() as i32;
         if (cmd.arity > 0 && argc != cmd.arity) || argc < -cmd.arity {
-            return Frame::err("ERR Wrong number of args calling Redis command from script");
+            return self.reject(
+                Some(cmd),
+                "ERR Wrong number of args calling Redis command from script",
+            );
         }
         if cmd.flags.contains(Flags::NOSCRIPT) && !self.srv.debug.allow_deny_scripts {
-            return Frame::err("ERR This Redis command is not allowed from script");
+            return self.reject(
+                Some(cmd),
+                "ERR This Redis command is not allowed from script",
+            );
         }
         let write = cmd.flags.contains(Flags::WRITE);
         if self.readonly && (write || may_replicate(cmd)) {
-            return Frame::err("ERR Write commands are not allowed from read-only scripts.");
+            return self.reject(
+                Some(cmd),
+                "ERR Write commands are not allowed from read-only scripts.",
+            );
+        }
+        // `scriptVerifyWriteCommandAllow`: until the script has written, a
+        // write needs enough good replicas (only scripts without flags get
+        // here with too few: the others are refused before they run).
+        let c = &self.srv.config;
+        if write
+            && !self.write_dirty
+            && !self.srv.repl.is_replica()
+            && c.min_replicas_to_write > 0
+            && c.min_replicas_max_lag > 0
+            && (self
+                .srv
+                .repl
+                .good_replicas(self.srv.now_ms(), c.min_replicas_max_lag) as i64)
+                < c.min_replicas_to_write
+        {
+            return self.reject(Some(cmd), "NOREPLICAS Not enough good replicas to write.");
         }
         if !self.allow_oom
             && self.srv.config.maxmemory > 0
@@ -209,7 +253,10 @@ impl Host for ScriptHost<'_> {
             && self.oom
             && cmd.flags.contains(Flags::DENYOOM)
         {
-            return Frame::err("OOM command not allowed when used memory > 'maxmemory'.");
+            return self.reject(
+                Some(cmd),
+                "OOM command not allowed when used memory > 'maxmemory'.",
+            );
         }
         if write {
             self.write_dirty = true;

@@ -128,6 +128,11 @@ impl Scripts {
         Ok((sha, script))
     }
 
+    /// How many scripts are cached (INFO's `number_of_cached_scripts`).
+    pub fn cached(&self) -> usize {
+        self.cache.len()
+    }
+
     /// SCRIPT FLUSH.
     pub fn flush(&mut self) {
         self.cache.clear();
@@ -168,7 +173,8 @@ pub fn shebang(body: &[u8]) -> Result<(Flags, usize), String> {
                 String::from_utf8_lossy(part)
             ));
         };
-        for f in list.split(|&b| b == b',') {
+        // `sdssplitlen` of an empty string has no parts: `flags=` sets none.
+        for f in list.split(|&b| b == b',').filter(|_| !list.is_empty()) {
             match f {
                 b"no-writes" => flags.no_writes = true,
                 b"allow-oom" => flags.allow_oom = true,
