@@ -276,9 +276,126 @@ impl Cursor<'_> {
     }
 }
 
-/// `mp_decode_to_lua_type`. `stack` is the Lua stack already in use, which
-/// `luaL_checkstack` bounds.
+/// A container being filled while its items are decoded.
+enum Open {
+    /// `mp_decode_to_lua_array`: items keyed 1..len; on the Lua stack, the
+    /// table and the next index.
+    Array { t: Table, len: usize, next: usize },
+    /// `mp_decode_to_lua_hash`: pairs set with `lua_settable` (a nil or NaN
+    /// key is Lua's error); on the stack, the table and a pending key.
+    Map {
+        t: Table,
+        left: usize,
+        key: Option<Value>,
+    },
+}
+
+impl Open {
+    /// Lua stack slots this container holds while its next item is decoded.
+    fn slots(&self) -> usize {
+        match self {
+            Open::Array { .. } => 2,
+            Open::Map { key, .. } => 1 + key.is_some() as usize,
+        }
+    }
+}
+
+/// `mp_decode_to_lua_type`: one value, containers included. Decoded with
+/// an explicit stack of open containers, so deep input cannot overflow
+/// ours; the Lua stack Redis would use (`stack` slots below the value) is
+/// bounded as `luaL_checkstack` bounds it.
 fn decode(it: &mut dyn Vm, c: &mut Cursor, stack: usize) -> Result<Value, Stop> {
+    let mut open: Vec<Open> = Vec::new();
+    let mut height = stack;
+    loop {
+        let item = decode_one(it, c, height)?;
+        let mut done = match item {
+            Item::Value(v) => v,
+            Item::Array(len) => {
+                // lua_newtable, then luaL_checkstack for the index.
+                if height + 2 > MAX_C_STACK {
+                    return Err(Stop::Lua(
+                        it.rt_error("stack overflow (in function mp_decode_to_lua_array)"),
+                    ));
+                }
+                let o = Open::Array {
+                    t: Table::new(),
+                    len,
+                    next: 1,
+                };
+                height += o.slots();
+                open.push(o);
+                if len > 0 {
+                    continue;
+                }
+                close(&mut open, &mut height)
+            }
+            Item::Map(left) => {
+                let o = Open::Map {
+                    t: Table::new(),
+                    left,
+                    key: None,
+                };
+                height += o.slots();
+                open.push(o);
+                if left > 0 {
+                    continue;
+                }
+                close(&mut open, &mut height)
+            }
+        };
+        // Hand the finished value to its container; a container that is
+        // then full is itself finished.
+        loop {
+            let Some(top) = open.last_mut() else {
+                return Ok(done);
+            };
+            let full = match top {
+                Open::Array { t, len, next } => {
+                    t.set_int(*next, done);
+                    *next += 1;
+                    *next > *len
+                }
+                Open::Map { t, left, key } => match key.take() {
+                    None => {
+                        *key = Some(done);
+                        height += 1;
+                        false
+                    }
+                    Some(k) => {
+                        height -= 1;
+                        t.set(k, done).map_err(|m| Stop::Lua(it.vm_error(m)))?;
+                        *left -= 1;
+                        *left == 0
+                    }
+                },
+            };
+            if !full {
+                break;
+            }
+            done = close(&mut open, &mut height);
+        }
+    }
+}
+
+/// Pops the innermost container, finished, as a value.
+fn close(open: &mut Vec<Open>, height: &mut usize) -> Value {
+    let o = open.pop().expect("a container is open");
+    *height -= o.slots();
+    match o {
+        Open::Array { t, .. } | Open::Map { t, .. } => Table::value(t),
+    }
+}
+
+/// What one tag (and its payload, for scalars) decodes to.
+enum Item {
+    Value(Value),
+    Array(usize),
+    Map(usize),
+}
+
+/// One value's tag at `c`: a scalar whole, or a container's length.
+fn decode_one(it: &mut dyn Vm, c: &mut Cursor, stack: usize) -> Result<Item, Stop> {
     if c.pos >= c.s.len() {
         return Err(Stop::Eof);
     }
@@ -317,15 +434,11 @@ fn decode(it: &mut dyn Vm, c: &mut Cursor, stack: usize) -> Result<Value, Stop> 
                 0xda => 2,
                 _ => 4,
             };
-            let start = c.pos;
+            if c.s.len() - c.pos < 1 + width {
+                return Err(Stop::Eof);
+            }
             c.pos += 1;
-            let len = match c.be(width) {
-                Ok(l) => l as usize,
-                Err(e) => {
-                    c.pos = start;
-                    return Err(e);
-                }
-            };
+            let len = c.be(width)? as usize;
             Value::str(c.take(len)?)
         }
         0xdc | 0xdd | 0xde | 0xdf => {
@@ -335,11 +448,11 @@ fn decode(it: &mut dyn Vm, c: &mut Cursor, stack: usize) -> Result<Value, Stop> 
             }
             c.pos += 1;
             let len = c.be(width)? as usize;
-            if tag <= 0xdd {
-                decode_array(it, c, len, stack)?
+            return Ok(if tag <= 0xdd {
+                Item::Array(len)
             } else {
-                decode_map(it, c, len, stack)?
-            }
+                Item::Map(len)
+            });
         }
         _ if tag & 0x80 == 0 => {
             c.pos += 1;
@@ -352,15 +465,15 @@ fn decode(it: &mut dyn Vm, c: &mut Cursor, stack: usize) -> Result<Value, Stop> 
         _ if tag & 0xe0 == 0xa0 => Value::str(&c.take(1 + (tag & 0x1f) as usize)?[1..]),
         _ if tag & 0xf0 == 0x90 => {
             c.pos += 1;
-            decode_array(it, c, (tag & 0xf) as usize, stack)?
+            return Ok(Item::Array((tag & 0xf) as usize));
         }
         _ if tag & 0xf0 == 0x80 => {
             c.pos += 1;
-            decode_map(it, c, (tag & 0xf) as usize, stack)?
+            return Ok(Item::Map((tag & 0xf) as usize));
         }
         _ => return Err(Stop::BadFormat),
     };
-    Ok(v)
+    Ok(Item::Value(v))
 }
 
 /// A tag byte and `N - 1` bytes after it, as an array for `from_be_bytes`.
@@ -369,26 +482,4 @@ fn fixed<const M: usize>(c: &mut Cursor, n: usize) -> Result<[u8; M], Stop> {
     let mut a = [0u8; M];
     a.copy_from_slice(&b[1..]);
     Ok(a)
-}
-
-/// `mp_decode_to_lua_array`: items keyed 1..n (on the stack: the table and an index).
-fn decode_array(it: &mut dyn Vm, c: &mut Cursor, len: usize, stack: usize) -> Result<Value, Stop> {
-    let mut t = Table::new();
-    for i in 1..=len {
-        let v = decode(it, c, stack + 2)?;
-        t.set_int(i, v);
-    }
-    Ok(Table::value(t))
-}
-
-/// `mp_decode_to_lua_hash`: key, value pairs set with `lua_settable`
-/// (a nil or NaN key is Lua's error).
-fn decode_map(it: &mut dyn Vm, c: &mut Cursor, len: usize, stack: usize) -> Result<Value, Stop> {
-    let mut t = Table::new();
-    for _ in 0..len {
-        let k = decode(it, c, stack + 1)?;
-        let v = decode(it, c, stack + 2)?;
-        t.set(k, v).map_err(|m| Stop::Lua(it.vm_error(m)))?;
-    }
-    Ok(Table::value(t))
 }
