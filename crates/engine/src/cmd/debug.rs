@@ -164,7 +164,9 @@ fn reload(opts: &[Vec<u8>]) -> Frame {
 fn object(ctx: &mut Ctx, key: &[u8]) -> Frame {
     let db = ctx.db();
     let clock = ctx.srv.lruclock;
-    let Some(o) = ctx.srv.lookup(db, key, Lookup::READ_NOTOUCH) else {
+    // debug.c finds the key in the dict itself: an expired key is still
+    // described, and not deleted.
+    let Some(o) = ctx.srv.dbs[db].get(key) else {
         return Frame::err("ERR no such key");
     };
     let (enc, len, extra) = describe(o, key);

@@ -119,9 +119,16 @@ pub(super) fn run_script(
     // (eviction, if any, already ran before it).
     let maxmemory = ctx.srv.config.maxmemory;
     let oom = maxmemory > 0 && ctx.srv.used_memory() > maxmemory;
+    if !f.compat && f.no_cluster && ctx.srv.cluster.is_some() {
+        return Frame::err("ERR Can not run script on cluster, 'no-cluster' flag is set.");
+    }
     if !f.compat && !f.no_writes {
         if ro {
             return Frame::err("ERR Can not execute a script with write flag using *_ro command.");
+        }
+        // A script that may write needs enough good replicas before it runs.
+        if !enough_good_replicas(ctx.srv) {
+            return Frame::err("NOREPLICAS Not enough good replicas to write.");
         }
         if !f.allow_oom && oom {
             return Frame::err(
@@ -139,6 +146,17 @@ pub(super) fn run_script(
     let reply = body(&mut host, fuel);
     host.srv.tracking.in_script -= 1;
     reply
+}
+
+/// `checkGoodReplicasStatus`: a replica, or a master without
+/// `min-replicas-to-write`, or one with that many replicas within the lag.
+fn enough_good_replicas(srv: &Server) -> bool {
+    let c = &srv.config;
+    srv.repl.is_replica()
+        || c.min_replicas_to_write == 0
+        || c.min_replicas_max_lag == 0
+        || srv.repl.good_replicas(srv.now_ms(), c.min_replicas_max_lag) as i64
+            >= c.min_replicas_to_write
 }
 
 /// The script client (`lctx.lua_client`): the caller's database, RESP2,
@@ -233,18 +251,7 @@ impl Host for ScriptHost<'_> {
         // `scriptVerifyWriteCommandAllow`: until the script has written, a
         // write needs enough good replicas (only scripts without flags get
         // here with too few: the others are refused before they run).
-        let c = &self.srv.config;
-        if write
-            && !self.write_dirty
-            && !self.srv.repl.is_replica()
-            && c.min_replicas_to_write > 0
-            && c.min_replicas_max_lag > 0
-            && (self
-                .srv
-                .repl
-                .good_replicas(self.srv.now_ms(), c.min_replicas_max_lag) as i64)
-                < c.min_replicas_to_write
-        {
+        if write && !self.write_dirty && !enough_good_replicas(self.srv) {
             return self.reject(Some(cmd), "NOREPLICAS Not enough good replicas to write.");
         }
         if !self.allow_oom
