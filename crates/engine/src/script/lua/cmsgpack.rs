@@ -428,7 +428,7 @@ fn decode_one(it: &mut dyn Vm, c: &mut Cursor, stack: usize) -> Result<Item, Sto
         }
         0xca => Value::Num(f32::from_be_bytes(fixed(c, 5)?) as f64),
         0xcb => Value::Num(f64::from_be_bytes(fixed(c, 9)?)),
-        0xd9 | 0xda | 0xdb => {
+        0xd9..=0xdb => {
             let width = match tag {
                 0xd9 => 1,
                 0xda => 2,
@@ -441,7 +441,7 @@ fn decode_one(it: &mut dyn Vm, c: &mut Cursor, stack: usize) -> Result<Item, Sto
             let len = c.be(width)? as usize;
             Value::str(c.take(len)?)
         }
-        0xdc | 0xdd | 0xde | 0xdf => {
+        0xdc..=0xdf => {
             let width = if tag == 0xdc || tag == 0xde { 2 } else { 4 };
             if c.s.len() - c.pos < 1 + width {
                 return Err(Stop::Eof);
