@@ -215,3 +215,76 @@ fn commands_answer_scripts_as_redis_does() {
         matches!(e.execute_line(c, "CLUSTER RESET"), Frame::Error(m) if m.contains("cluster support disabled"))
     );
 }
+
+fn info(e: &mut Engine, c: u64, section: &str) -> String {
+    match e.execute_line(c, &format!("INFO {section}")) {
+        Frame::Bulk(b) | Frame::Verbatim(_, b) => String::from_utf8(b).unwrap(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn refusals_inside_scripts_are_counted_as_redis_counts_them() {
+    let mut e = Engine::new(1);
+    let c = e.connect("t");
+    e.execute_line(c, "CONFIG SET maxmemory 1");
+    let r = eval_with(&mut e, c, "return redis.call('set', KEYS[1], 'y')", "x");
+    assert!(
+        matches!(&r, Frame::Error(m) if m.starts_with("OOM command not allowed")),
+        "{r:?}"
+    );
+    let stats = info(&mut e, c, "commandstats");
+    assert!(
+        stats.contains(
+            "cmdstat_set:calls=0,usec=0,usec_per_call=0.00,rejected_calls=1,failed_calls=0"
+        ),
+        "{stats}"
+    );
+    let errors = info(&mut e, c, "errorstats");
+    assert!(
+        errors.contains("errorstat_OOM:count=1"),
+        "counted once: {errors}"
+    );
+    e.execute_line(c, "CONFIG SET maxmemory 0");
+    // A script that may write is refused before it runs without enough good replicas.
+    e.execute_line(c, "CONFIG SET min-replicas-to-write 1");
+    let r = e.execute_line(c, "EVAL \"#!lua\nreturn 1\" 0");
+    assert_eq!(
+        r,
+        Frame::err("NOREPLICAS Not enough good replicas to write.")
+    );
+    let r = e.execute_line(c, "EVAL \"#!lua flags=no-writes\nreturn 1\" 0");
+    assert_eq!(r, Frame::Integer(1));
+    let r = eval_with(&mut e, c, "return redis.pcall('set', KEYS[1], 'y')", "x");
+    assert_eq!(
+        r,
+        Frame::err("NOREPLICAS Not enough good replicas to write.")
+    );
+}
+
+#[test]
+fn info_memory_counts_scripts_and_functions() {
+    let mut e = Engine::new(1);
+    let c = e.connect("t");
+    for i in 0..3 {
+        e.execute_line(c, &format!("SCRIPT LOAD \"return {i}\""));
+    }
+    let lib = "#!lua name=lib\nredis.register_function('f', function() return 1 end)";
+    e.execute(
+        c,
+        &[
+            b"FUNCTION".to_vec(),
+            b"LOAD".to_vec(),
+            lib.as_bytes().to_vec(),
+        ],
+    );
+    let m = info(&mut e, c, "memory");
+    assert!(
+        m.contains(
+            "number_of_cached_scripts:3\r\nnumber_of_functions:1\r\nnumber_of_libraries:1\r\n"
+        ),
+        "{m}"
+    );
+    e.execute_line(c, "SCRIPT FLUSH ASYNC");
+    assert!(info(&mut e, c, "memory").contains("number_of_cached_scripts:0\r\n"));
+}
