@@ -719,6 +719,43 @@ fn lua_language_and_libraries() {
     );
 }
 
+/// cjson's settings functions: what each returns, how it checks its
+/// arguments, and what it changes. Every script restores the defaults
+/// (Redis keeps settings between scripts; redsim, for one run).
+#[test]
+fn cjson_settings() {
+    let mut d = Differ::start(1, &[]);
+    let restore = "cjson.encode_max_depth(1000) cjson.decode_max_depth(1000) \
+                   cjson.encode_invalid_numbers(false) cjson.decode_invalid_numbers(true) \
+                   cjson.encode_number_precision(14) cjson.encode_sparse_array(false, 2, 10) \
+                   cjson.encode_keep_buffer(true)";
+    let scripts = [
+        "local r = {} r[1] = cjson.encode_max_depth() r[2] = cjson.encode_max_depth(2) \
+         r[3] = tostring(pcall(cjson.encode, {{{1}}})) r[4] = cjson.encode({{1}}) \
+         r[5] = cjson.decode_max_depth(2) r[6] = tostring(pcall(cjson.decode, '[[[1]]]'))",
+        "local r = {} r[1] = cjson.encode_invalid_numbers('null') r[2] = cjson.encode({1/0, -1/0}) \
+         r[3] = tostring(cjson.encode_invalid_numbers(true)) r[4] = cjson.encode({1/0, -1/0, 0/0}) \
+         r[5] = tostring(cjson.encode_invalid_numbers('off'))",
+        "local r = {} r[1] = cjson.encode_number_precision(5) r[2] = cjson.encode({3.14159265, 1e20, 123456789})",
+        "local r = {tostring(cjson.encode_sparse_array(true))} r[2] = cjson.encode({[20] = 1}) \
+         local a, b, c = cjson.encode_sparse_array(false, 0) r[3] = tostring(a) .. b .. c \
+         r[4] = cjson.encode({[40] = 1})",
+        "local r = {tostring(cjson.decode_invalid_numbers(false))} \
+         for _, j in ipairs({'0x10', '+1', '01', '-0x1', 'nan', '-inf', '1e5', '-0'}) do \
+         local ok, v = pcall(cjson.decode, j) r[#r + 1] = tostring(ok) .. ' ' .. tostring(v) end",
+        "local r = {tostring(cjson.encode_keep_buffer(false)), tostring(cjson.encode_keep_buffer('on'))}",
+        "local r = {} r[1] = select(2, pcall(cjson.encode_max_depth, 0)) \
+         r[2] = select(2, pcall(cjson.encode_number_precision, 15)) \
+         r[3] = select(2, pcall(cjson.encode_keep_buffer, 'maybe')) \
+         r[4] = select(2, pcall(cjson.encode_sparse_array, true, 1, 2, 3)) \
+         r[5] = select(2, pcall(cjson.decode_max_depth, 'x')) \
+         r[6] = select(2, pcall(cjson.encode_invalid_numbers, 'null', 1))",
+    ];
+    for s in scripts {
+        eval(&mut d, &format!("{s} {restore} return r"));
+    }
+}
+
 #[test]
 fn cjson_encode_and_decode() {
     let mut d = Differ::start(1, &[]);

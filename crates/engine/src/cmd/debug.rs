@@ -165,7 +165,9 @@ fn object(ctx: &mut Ctx, key: &[u8]) -> Frame {
     let clock = ctx.srv.lruclock;
     let compress = ctx.srv.config.rdbcompression;
     let compress_depth = ctx.srv.config.list_compress_depth;
-    let Some(o) = ctx.srv.lookup(db, key, Lookup::READ_NOTOUCH_NONOTIFY) else {
+    // debug.c finds the key in the dict itself: an expired key is still
+    // described, and not deleted.
+    let Some(o) = ctx.srv.dbs[db].get(key) else {
         return Frame::err("ERR no such key");
     };
     let (enc, len, extra) = describe(o, compress, compress_depth);

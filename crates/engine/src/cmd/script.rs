@@ -119,9 +119,16 @@ pub(super) fn run_script(
     // (eviction, if any, already ran before it).
     let maxmemory = ctx.srv.config.maxmemory;
     let oom = maxmemory > 0 && ctx.srv.used_memory() > maxmemory;
+    if !f.compat && f.no_cluster && ctx.srv.cluster.is_some() {
+        return Frame::err("ERR Can not run script on cluster, 'no-cluster' flag is set.");
+    }
     if !f.compat && !f.no_writes {
         if ro {
             return Frame::err("ERR Can not execute a script with write flag using *_ro command.");
+        }
+        // A script that may write needs enough good replicas before it runs.
+        if !enough_good_replicas(ctx.srv) {
+            return Frame::err("NOREPLICAS Not enough good replicas to write.");
         }
         if !f.allow_oom && oom {
             return Frame::err(
@@ -139,6 +146,17 @@ pub(super) fn run_script(
     let reply = body(&mut host, fuel);
     host.srv.tracking.in_script -= 1;
     reply
+}
+
+/// `checkGoodReplicasStatus`: a replica, or a master without
+/// `min-replicas-to-write`, or one with that many replicas within the lag.
+fn enough_good_replicas(srv: &Server) -> bool {
+    let c = &srv.config;
+    srv.repl.is_replica()
+        || c.min_replicas_to_write == 0
+        || c.min_replicas_max_lag == 0
+        || srv.repl.good_replicas(srv.now_ms(), c.min_replicas_max_lag) as i64
+            >= c.min_replicas_to_write
 }
 
 /// The script client (`lctx.lua_client`): the caller's database, RESP2,
@@ -196,20 +214,44 @@ fn resolve_with_parent(
     }
 }
 
+impl ScriptHost<'_> {
+    /// `scriptCall`'s error path: a command refused before it runs is an
+    /// error reply counted now (`afterErrorReply`) and a rejected call of
+    /// that command (`incrCommandStatsOnError`); the script's own error
+    /// reply carrying it on is not counted again.
+    fn reject(&mut self, cmd: Option<&'static Command>, msg: &str) -> Frame {
+        if let Some(c) = cmd {
+            self.srv
+                .stats
+                .command(c as *const Command as usize)
+                .rejected_calls += 1;
+        }
+        self.srv.stats.count_error(msg);
+        self.srv.stats.script_call_error = Some(msg.to_string());
+        Frame::err(msg)
+    }
+}
+
 impl Host for ScriptHost<'_> {
     /// `scriptCall`: the checks Redis makes before running a command for a script.
     fn call(&mut self, args: &[Vec<u8>]) -> Frame {
         // `lookupCommand`: a container's subcommand when one is named, the
         // container itself when called alone.
         let Some(cmd) = self.reg.resolve_command(args) else {
-            return Frame::err("ERR Unknown Redis command called from script");
+            return self.reject(None, "ERR Unknown Redis command called from script");
         };
         let argc = args.len() as i32;
         if (cmd.arity > 0 && argc != cmd.arity) || argc < -cmd.arity {
-            return Frame::err("ERR Wrong number of args calling Redis command from script");
+            return self.reject(
+                Some(cmd),
+                "ERR Wrong number of args calling Redis command from script",
+            );
         }
         if cmd.flags.contains(Flags::NOSCRIPT) && !self.srv.debug.allow_deny_scripts {
-            return Frame::err("ERR This Redis command is not allowed from script");
+            return self.reject(
+                Some(cmd),
+                "ERR This Redis command is not allowed from script",
+            );
         }
         // `scriptVerifyACL`, with the caller's user.
         let parent = resolve_with_parent(self.reg, args).and_then(|(p, _)| p);
@@ -228,7 +270,16 @@ impl Host for ScriptHost<'_> {
         }
         let write = cmd.flags.contains(Flags::WRITE);
         if self.readonly && (write || may_replicate(cmd)) {
-            return Frame::err("ERR Write commands are not allowed from read-only scripts.");
+            return self.reject(
+                Some(cmd),
+                "ERR Write commands are not allowed from read-only scripts.",
+            );
+        }
+        // `scriptVerifyWriteCommandAllow`: until the script has written, a
+        // write needs enough good replicas (only scripts without flags get
+        // here with too few: the others are refused before they run).
+        if write && !self.write_dirty && !enough_good_replicas(self.srv) {
+            return self.reject(Some(cmd), "NOREPLICAS Not enough good replicas to write.");
         }
         if !self.allow_oom
             && self.srv.config.maxmemory > 0
@@ -236,7 +287,10 @@ impl Host for ScriptHost<'_> {
             && self.oom
             && cmd.flags.contains(Flags::DENYOOM)
         {
-            return Frame::err("OOM command not allowed when used memory > 'maxmemory'.");
+            return self.reject(
+                Some(cmd),
+                "OOM command not allowed when used memory > 'maxmemory'.",
+            );
         }
         if write {
             self.write_dirty = true;

@@ -157,9 +157,9 @@ fn sort_generic(ctx: &mut Ctx, args: &[Vec<u8>], readonly: bool) -> Frame {
         Ok(found) => found,
         Err(e) => return e,
     };
-    // A set has no order of its own: with STORE, sort it anyway so the
-    // stored list is the same everywhere.
-    if o.dontsort && !ordered && o.store.is_some() {
+    // A set has no order of its own: with STORE, or for a script, sort it
+    // anyway so the stored list or the script's reply is the same everywhere.
+    if o.dontsort && !ordered && (o.store.is_some() || ctx.srv.in_script) {
         o.dontsort = false;
         o.alpha = true;
         o.by = None;

@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use super::api;
 use super::lua::value::{Native, Table, TableRef, Value, Vm, R};
-use super::lua::{baselib, bitlib, cjson, mathlib, strlib, tablib};
+use super::lua::{baselib, bitlib, cjson, cmsgpack, mathlib, strlib, tablib};
 
 /// The global table a script sees, and its `string` table (which strings
 /// index): Redis' allow-listed libraries, every table read-only, KEYS and
@@ -31,6 +31,7 @@ pub fn globals_without_keys() -> (TableRef, TableRef) {
     g.set_str("redis", Table::value(api::library()));
     g.set_str("coroutine", Table::value(Table::new()));
     g.set_str("cjson", Table::value(cjson::library()));
+    g.set_str("cmsgpack", Table::value(cmsgpack::library()));
     let g = Rc::new(std::cell::RefCell::new(g));
     let gv = Value::Table(g.clone());
     g.borrow_mut().set_str("_G", gv.clone());

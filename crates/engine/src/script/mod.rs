@@ -7,16 +7,19 @@
 //! the conversion rules both ways (RESP3 included), read-only globals and
 //! libraries, error replies (`... script: <sha>, on @user_script:<line>.`),
 //! Lua 5.1 semantics and runtime error messages, `string` (patterns,
-//! `format`), `table`, `math` (Redis' `random`), `bit`, `cjson`.
+//! `format`), `table`, `math` (Redis' `random`), `bit`, `cjson` (with its
+//! settings functions), `cmsgpack`.
 //!
 //! Different:
 //! - `pairs`/`next` visit the array part in order, then other keys in
 //!   insertion order; real Lua's order follows its hash layout. `#t` on a
 //!   table with holes can differ for the same reason (constructors match).
-//! - Not available: `cmsgpack`, `struct`, `coroutine.*` (the table exists
-//!   but is empty), `getfenv`/`setfenv`, `string.dump`, cjson's settings
-//!   functions (`cjson.encode_max_depth`... and `cjson.new`: its defaults
-//!   always apply). `loadstring` compiles with the chunk name `user_script`.
+//! - Not available: `struct`, `coroutine.*` (the table exists but is
+//!   empty), `getfenv`/`setfenv`, `cjson.new`. `string.dump` gives only a
+//!   binary chunk's header (there is no bytecode); as in Redis 7.2,
+//!   `loadstring` refuses binary chunks, so nothing can tell. cjson's
+//!   settings last for one run (Redis keeps them until SCRIPT FLUSH).
+//!   `loadstring` compiles with the chunk name `user_script`.
 //! - `cjson.null` is a special empty table that calls itself `userdata`
 //!   (type, tostring, replies and encoding behave as Redis' NULL userdata).
 //! - A table nested more than 200 deep in a reply gives "reached lua stack
@@ -128,6 +131,11 @@ impl Scripts {
         Ok((sha, script))
     }
 
+    /// How many scripts are cached (INFO's `number_of_cached_scripts`).
+    pub fn cached(&self) -> usize {
+        self.cache.len()
+    }
+
     /// SCRIPT FLUSH.
     pub fn flush(&mut self) {
         self.cache.clear();
@@ -168,7 +176,8 @@ pub fn shebang(body: &[u8]) -> Result<(Flags, usize), String> {
                 String::from_utf8_lossy(part)
             ));
         };
-        for f in list.split(|&b| b == b',') {
+        // `sdssplitlen` of an empty string has no parts: `flags=` sets none.
+        for f in list.split(|&b| b == b',').filter(|_| !list.is_empty()) {
             match f {
                 b"no-writes" => flags.no_writes = true,
                 b"allow-oom" => flags.allow_oom = true,
@@ -251,6 +260,9 @@ pub(crate) fn finish(
         )),
     }
 }
+
+#[cfg(test)]
+mod lib_tests;
 
 #[cfg(test)]
 mod tests {

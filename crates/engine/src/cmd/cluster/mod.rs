@@ -67,6 +67,8 @@ static CLUSTER_SUBCOMMANDS: &[Command] = commands! { group: "cluster";
         syntax: "CLUSTER REPLICAS node-id", summary: "Lists the replica nodes of a master node.";
     "replicate" => nodes::replicate, arity: 3, flags: [ADMIN, STALE, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "3.0.0",
         syntax: "CLUSTER REPLICATE node-id", summary: "Configure a node as replica of a master node.";
+    "reset" => reset, arity: -2, flags: [ADMIN, STALE, NOSCRIPT], acl: [ADMIN, SLOW, DANGEROUS], since: "3.0.0",
+        syntax: "CLUSTER RESET [HARD|SOFT]", summary: "Resets a node.";
     "saveconfig" => nodes::saveconfig, arity: 2, flags: [ADMIN, STALE, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "3.0.0",
         syntax: "CLUSTER SAVECONFIG", summary: "Forces a node to save the cluster configuration to disk.";
     "set-config-epoch" => nodes::set_config_epoch, arity: 3, flags: [ADMIN, STALE, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "3.0.0",
@@ -80,6 +82,22 @@ static CLUSTER_SUBCOMMANDS: &[Command] = commands! { group: "cluster";
     "slots" => nodes::slots, arity: 2, flags: [STALE], acl: [SLOW], since: "3.0.0",
         syntax: "CLUSTER SLOTS", summary: "Returns the mapping of cluster slots to nodes.";
 };
+
+/// CLUSTER RESET: in the table so that scripts get Redis' "not allowed
+/// from script" (it is NOSCRIPT) and standalone servers the usual error.
+/// The simulated cluster does not reset a node (forget every other node,
+/// drop its slots, HARD: a new ID and epochs).
+fn reset(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    if let Err(e) = state(ctx) {
+        return e;
+    }
+    match args.get(2) {
+        Some(a) if !a.eq_ignore_ascii_case(b"hard") && !a.eq_ignore_ascii_case(b"soft") => {
+            Frame::err("ERR syntax error")
+        }
+        _ => Frame::err("ERR CLUSTER RESET is not supported by Redsim's simulated cluster"),
+    }
+}
 
 /// READONLY, READWRITE and ASKING: `f` changes the client's standing in
 /// the cluster state; OK, or the standalone error.

@@ -184,6 +184,27 @@ pub fn bytes_to_human(n: u64) -> String {
 
 /// The parts of `used_memory` that are not data: the start-up baseline and
 /// the hash tables' entries and buckets (`getMemoryOverheadData`).
+/// The scripting fields of INFO memory, in Redis 7.2's order. The counts
+/// are real. The sizes are 0: no Lua VM lives between runs here (each run
+/// builds its own), and the script cache and libraries are outside the
+/// memory model, as MEMORY STATS' `lua.caches` and `functions.caches` say.
+fn script_memory(o: &mut String, srv: &Server) {
+    let functions = &srv.scripts.functions;
+    field(o, "used_memory_lua", 0);
+    field(o, "used_memory_vm_eval", 0);
+    field(o, "used_memory_lua_human", bytes_to_human(0));
+    field(o, "used_memory_scripts_eval", 0);
+    field(o, "number_of_cached_scripts", srv.scripts.cached());
+    field(o, "number_of_functions", functions.function_count());
+    field(o, "number_of_libraries", functions.library_count());
+    field(o, "used_memory_vm_functions", 0);
+    field(o, "used_memory_vm_total", 0);
+    field(o, "used_memory_vm_total_human", bytes_to_human(0));
+    field(o, "used_memory_functions", 0);
+    field(o, "used_memory_scripts", 0);
+    field(o, "used_memory_scripts_human", bytes_to_human(0));
+}
+
 fn memory_overhead(srv: &Server) -> u64 {
     const PTR: u64 = 8;
     let tables: u64 = srv
@@ -259,6 +280,7 @@ fn info_memory(srv: &mut Server) -> String {
         "used_memory_dataset_perc",
         format!("{dataset_perc:.2}%"),
     );
+    script_memory(&mut o, srv);
     field(&mut o, "maxmemory", srv.config.maxmemory);
     field(
         &mut o,

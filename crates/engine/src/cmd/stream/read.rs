@@ -36,6 +36,13 @@ pub(super) fn xread(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         let moreargs = argc - i - 1;
         let o = &args[i];
         if opt_is(o, "BLOCK") && moreargs > 0 {
+            if ctx.srv.in_script {
+                // Redis refuses BLOCK in scripts outright (not as a timeout, as in MULTI).
+                return Frame::err(format!(
+                    "ERR {} command is not allowed with BLOCK option from scripts",
+                    String::from_utf8_lossy(&args[0])
+                ));
+            }
             i += 1;
             timeout = match timeout_ms_arg(&args[i], now) {
                 Ok(t) => Some(t),

@@ -1,40 +1,48 @@
 //! `cjson`: JSON encoding and decoding as Redis' lua-cjson 2.1.0 does it (`%.14g` numbers, escaped `/`, sparse-array and depth checks, lenient numbers on decode, its error messages), with `cjson.null`.
 
-use super::number::fmt_num;
-use super::value::{LuaError, Native, Table, Value, Vm, R};
+use super::number::{fmt_g, fmt_num};
+use super::value::{LuaError, Native, NativeFn, Table, Value, Vm, R};
+use config::Config;
 
-/// `encode_max_depth` and `decode_max_depth`.
-const MAX_DEPTH: usize = 1000;
-/// `encode_sparse_ratio` and `encode_sparse_safe`.
-const SPARSE_RATIO: f64 = 2.0;
-const SPARSE_SAFE: f64 = 10.0;
+mod config;
 
-/// The `cjson` table. Its configuration functions (`encode_keep_buffer`,
-/// `encode_max_depth`...) and `cjson.new` are not provided: the defaults
-/// always apply.
+/// The `cjson` table, with lua-cjson's configuration functions. `cjson.new`
+/// is not provided. Settings last for the run (each run builds its globals
+/// anew; Redis keeps them in its long-lived Lua state until SCRIPT FLUSH).
 pub fn library() -> Table {
     let mut null = Table::new();
     null.userdata_null = true;
     let null = Table::value(null);
+    // Every native shares `cjson.null` (JSON nulls decode to it) and the settings.
+    let state = vec![null.clone(), Table::value(config::defaults())];
     let mut t = Table::new();
-    t.set_str("encode", Native::value("encode", encode));
-    // `decode` keeps its own handle on `cjson.null`: JSON nulls decode to it.
-    t.set_str(
-        "decode",
-        Native::with_state("decode", decode, vec![null.clone()]),
-    );
+    let natives: [(&'static str, NativeFn); 9] = [
+        ("encode", encode),
+        ("decode", decode),
+        ("encode_sparse_array", config::encode_sparse_array),
+        ("encode_max_depth", config::encode_max_depth),
+        ("decode_max_depth", config::decode_max_depth),
+        ("encode_number_precision", config::encode_number_precision),
+        ("encode_keep_buffer", config::encode_keep_buffer),
+        ("encode_invalid_numbers", config::encode_invalid_numbers),
+        ("decode_invalid_numbers", config::decode_invalid_numbers),
+    ];
+    for (name, f) in natives {
+        t.set_str(name, Native::with_state(name, f, state.clone()));
+    }
     t.set_str("_NAME", Value::str("cjson"));
     t.set_str("_VERSION", Value::str("2.1.0"));
     t.set_str("null", null);
     t
 }
 
-fn encode(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+fn encode(it: &mut dyn Vm, args: Vec<Value>, me: &Native) -> R<Vec<Value>> {
     if args.len() != 1 {
         return Err(it.arg_error(1, "expected 1 argument"));
     }
+    let cfg = Config::of(me);
     let mut out = Vec::new();
-    encode_value(it, &args[0], 0, &mut out)?;
+    encode_value(it, &cfg, &args[0], 0, &mut out)?;
     Ok(vec![Value::str(out)])
 }
 
@@ -42,21 +50,27 @@ fn cannot(it: &dyn Vm, v: &Value, reason: &str) -> LuaError {
     it.rt_error(&format!("Cannot serialise {}: {reason}", v.type_name()))
 }
 
-fn encode_value(it: &mut dyn Vm, v: &Value, depth: usize, out: &mut Vec<u8>) -> R<()> {
+fn encode_value(
+    it: &mut dyn Vm,
+    cfg: &Config,
+    v: &Value,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> R<()> {
     it.burn(1)?;
     match v {
         Value::Str(s) => encode_string(s, out),
-        Value::Num(n) => encode_number(it, v, *n, out)?,
+        Value::Num(n) => encode_number(it, cfg, v, *n, out)?,
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         Value::Nil => out.extend_from_slice(b"null"),
         Value::Table(t) if t.borrow().userdata_null => out.extend_from_slice(b"null"),
         Value::Table(t) => {
             let depth = depth + 1;
-            if depth > MAX_DEPTH {
+            if depth as i64 > cfg.encode_max_depth {
                 return Err(it.rt_error(&format!("Cannot serialise, excessive nesting ({depth})")));
             }
             let entries = t.borrow().entries();
-            match array_length(it, v, &entries)? {
+            match array_length(it, cfg, v, &entries)? {
                 Some(len) if len > 0 => {
                     out.push(b'[');
                     for i in 1..=len {
@@ -64,7 +78,7 @@ fn encode_value(it: &mut dyn Vm, v: &Value, depth: usize, out: &mut Vec<u8>) -> 
                             out.push(b',');
                         }
                         let item = t.borrow().get_int(i);
-                        encode_value(it, &item, depth, out)?;
+                        encode_value(it, cfg, &item, depth, out)?;
                     }
                     out.push(b']');
                 }
@@ -77,7 +91,7 @@ fn encode_value(it: &mut dyn Vm, v: &Value, depth: usize, out: &mut Vec<u8>) -> 
                         match k {
                             Value::Num(n) => {
                                 out.push(b'"');
-                                encode_number(it, k, *n, out)?;
+                                encode_number(it, cfg, k, *n, out)?;
                                 out.push(b'"');
                             }
                             Value::Str(s) => encode_string(s, out),
@@ -90,7 +104,7 @@ fn encode_value(it: &mut dyn Vm, v: &Value, depth: usize, out: &mut Vec<u8>) -> 
                             }
                         }
                         out.push(b':');
-                        encode_value(it, val, depth, out)?;
+                        encode_value(it, cfg, val, depth, out)?;
                     }
                     out.push(b'}');
                 }
@@ -102,8 +116,14 @@ fn encode_value(it: &mut dyn Vm, v: &Value, depth: usize, out: &mut Vec<u8>) -> 
 }
 
 /// `lua_array_length`: the largest key if every key is an integer >= 1,
-/// `None` for an object; an excessively sparse array is an error.
-fn array_length(it: &dyn Vm, t: &Value, entries: &[(Value, Value)]) -> R<Option<usize>> {
+/// `None` for an object; an excessively sparse array is an error, or an
+/// object if `encode_sparse_array` converts.
+fn array_length(
+    it: &dyn Vm,
+    cfg: &Config,
+    t: &Value,
+    entries: &[(Value, Value)],
+) -> R<Option<usize>> {
     let mut max = 0.0f64;
     let mut items = 0.0f64;
     for (k, _) in entries {
@@ -115,17 +135,35 @@ fn array_length(it: &dyn Vm, t: &Value, entries: &[(Value, Value)]) -> R<Option<
             _ => return Ok(None),
         }
     }
-    if max > items * SPARSE_RATIO && max > SPARSE_SAFE {
+    let ratio = cfg.sparse_ratio as f64;
+    if ratio > 0.0 && max > items * ratio && max > cfg.sparse_safe as f64 {
+        if cfg.sparse_convert {
+            return Ok(None);
+        }
         return Err(cannot(it, t, "excessively sparse array"));
     }
     Ok(Some(max as usize))
 }
 
-fn encode_number(it: &dyn Vm, v: &Value, n: f64, out: &mut Vec<u8>) -> R<()> {
+/// `json_append_number`: NaN and Inf as `encode_invalid_numbers` says
+/// (an error, C's spelling, or null), others `%.<precision>g`.
+fn encode_number(it: &dyn Vm, cfg: &Config, v: &Value, n: f64, out: &mut Vec<u8>) -> R<()> {
     if !n.is_finite() {
-        return Err(cannot(it, v, "must not be NaN or Inf"));
+        let text: &[u8] = match cfg.encode_invalid {
+            0 => return Err(cannot(it, v, "must not be NaN or Inf")),
+            1 if n.is_nan() => b"nan",
+            1 if n > 0.0 => b"inf",
+            1 => b"-inf",
+            _ => b"null",
+        };
+        out.extend_from_slice(text);
+        return Ok(());
     }
-    out.extend_from_slice(fmt_num(n).as_bytes());
+    if cfg.precision == 14 {
+        out.extend_from_slice(fmt_num(n).as_bytes());
+    } else {
+        out.extend_from_slice(fmt_g(n, cfg.precision as usize, false, false).as_bytes());
+    }
     Ok(())
 }
 
@@ -193,6 +231,10 @@ struct Parser<'a> {
     pos: usize,
     depth: usize,
     null: Value,
+    /// `decode_max_depth`.
+    max_depth: i64,
+    /// `decode_invalid_numbers`: strtod's extra forms (hex, inf, nan, `+1`, `01`) are read.
+    lenient: bool,
 }
 
 impl Parser<'_> {
@@ -221,8 +263,11 @@ impl Parser<'_> {
         if c == b'"' {
             return self.string(start);
         }
-        if c == b'-' || c.is_ascii_digit() || self.lenient_number() {
-            // `decode_invalid_numbers` is on: strtod decides (hex, inf, nan, `+1`, `01`).
+        let number = c == b'-' || c.is_ascii_digit();
+        if number && !self.lenient && self.lenient_number() {
+            return (Tok::Error("invalid number"), self.pos);
+        }
+        if number || (self.lenient && self.lenient_number()) {
             let r = crate::num::double::strtod(&self.s[self.pos..]);
             if r.len == 0 {
                 return (Tok::Error("invalid number"), self.pos);
@@ -246,9 +291,14 @@ impl Parser<'_> {
     /// `json_is_invalid_number`: the forms strict JSON refuses but lua-cjson
     /// reads by default.
     fn lenient_number(&self) -> bool {
-        let p = &self.s[self.pos..];
+        let mut p = &self.s[self.pos..];
+        if p.first() == Some(&b'+') {
+            return true;
+        }
+        if p.first() == Some(&b'-') {
+            p = &p[1..];
+        }
         match p.first() {
-            Some(b'+') => true,
             Some(b'0') => p
                 .get(1)
                 .is_some_and(|c| (c | 0x20) == b'x' || c.is_ascii_digit()),
@@ -347,7 +397,7 @@ impl Parser<'_> {
 
     fn descend(&mut self, it: &dyn Vm) -> R<()> {
         self.depth += 1;
-        if self.depth > MAX_DEPTH {
+        if self.depth as i64 > self.max_depth {
             return Err(it.rt_error(&format!(
                 "Found too many nested data structures ({}) at character {}",
                 self.depth, self.pos
@@ -432,6 +482,7 @@ fn decode(it: &mut dyn Vm, args: Vec<Value>, me: &Native) -> R<Vec<Value>> {
     };
     it.burn(s.len() as u64 / 64)?;
     let null = me.state.borrow().first().cloned().unwrap_or_default();
+    let cfg = Config::of(me);
     // lua-cjson reads a C string: a NUL ends the text.
     let text = super::number::cstr(&s);
     let mut p = Parser {
@@ -439,6 +490,8 @@ fn decode(it: &mut dyn Vm, args: Vec<Value>, me: &Native) -> R<Vec<Value>> {
         pos: 0,
         depth: 0,
         null,
+        max_depth: cfg.decode_max_depth,
+        lenient: cfg.decode_invalid,
     };
     let (tok, at) = p.next();
     let v = p.value(it, tok, at)?;

@@ -1,4 +1,4 @@
-//! A Lua 5.1 interpreter written for Redsim: lexer, parser, tree-walking interpreter with a step budget, and the libraries Redis loads (base, string, table, math, bit, cjson).
+//! A Lua 5.1 interpreter written for Redsim: lexer, parser, tree-walking interpreter with a step budget, and the libraries Redis loads (base, string, table, math, bit, cjson, cmsgpack).
 //!
 //! # Why our own interpreter
 //!
@@ -23,7 +23,7 @@
 //! - [`interp`]: runs a compiled function and implements `Vm`.
 //! - The libraries stand on `value` alone, never on `interp`: [`auxlib`]
 //!   (argument checks) under [`baselib`], [`strlib`], [`tablib`],
-//!   [`mathlib`], [`bitlib`] and [`cjson`].
+//!   [`mathlib`], [`bitlib`], [`cjson`] and [`cmsgpack`].
 //!
 //! Nothing here knows Redis' commands; which globals a script gets, and
 //! the `redis` table, are the scripting layer's (`script::env`, `script::api`).
@@ -33,6 +33,7 @@ pub mod auxlib;
 pub mod baselib;
 pub mod bitlib;
 pub mod cjson;
+pub mod cmsgpack;
 pub mod host;
 pub mod interp;
 pub mod lex;

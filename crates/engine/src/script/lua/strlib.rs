@@ -3,7 +3,7 @@
 use super::ast::LStr;
 use super::auxlib::{check_int, check_num, check_str, new_lib, opt_int};
 use super::number::{c_int, c_long, cstr, fmt_num, Spec};
-use super::value::{first, Native, Table, Value, Vm, R};
+use super::value::{first, Function, Native, Table, Value, Vm, R};
 
 /// The `string` table.
 pub fn library() -> Table {
@@ -32,12 +32,30 @@ pub fn library() -> Table {
         ("match", |it, a, _| find_aux(it, a, false)),
         ("gmatch", gmatch),
         ("gsub", gsub),
-        ("dump", |it, _, _| {
-            Err(it.rt_error("unable to dump given function"))
-        }),
+        ("dump", dump),
     ]);
     t.set_str("gfind", Native::value("gfind", gmatch));
     t
+}
+
+/// The header `luaU_dump` writes for this build of Lua 5.1 (64-bit,
+/// little-endian, double numbers).
+const DUMP_HEADER: &[u8] = b"\x1bLua\x51\x00\x01\x04\x08\x04\x08\x00";
+
+/// `string.dump`. This interpreter has no bytecode, so a Lua function dumps
+/// as the binary chunk header alone; nothing can load it back, just as Redis
+/// 7.2's `loadstring` refuses every binary chunk. Natives cannot be dumped.
+fn dump(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+    match args.first() {
+        Some(Value::Func(f)) => match &**f {
+            Function::Lua { .. } => Ok(vec![Value::str(DUMP_HEADER)]),
+            Function::Native(_) => Err(it.rt_error("unable to dump given function")),
+        },
+        v => Err(it.arg_error(
+            1,
+            &format!("function expected, got {}", super::auxlib::type_name_of(v)),
+        )),
+    }
 }
 
 /// `posrelat`: a negative position counts from the end; 0 if before the start.
