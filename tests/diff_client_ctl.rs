@@ -307,3 +307,33 @@ fn getkeys_with_movable_keys_and_config_rewrite() {
         ",
     );
 }
+
+#[test]
+fn shutdown_refusals_match_redis_and_shutdown_closes_the_server() {
+    let mut p = Pair::start(&[]);
+    p.corpus(
+        "
+        SHUTDOWN ABORT
+        SHUTDOWN bogus
+        SHUTDOWN SAVE NOSAVE
+        SHUTDOWN ABORT NOW
+        MULTI
+        SHUTDOWN
+        DISCARD
+        ",
+    );
+    // The in-process server stops serving: its connections close and its
+    // port refuses new ones.
+    let s = redsim_tests::RedsimServer::start(&[]);
+    let mut c = s.conn();
+    c.send_raw(&redsim_tests::encode_request(&["SHUTDOWN", "NOSAVE"]));
+    assert!(
+        c.is_closed(),
+        "SHUTDOWN closes the connection without a reply"
+    );
+    let refused = (0..50).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::net::TcpStream::connect(("127.0.0.1", s.port)).is_err()
+    });
+    assert!(refused, "the port refuses connections after SHUTDOWN");
+}

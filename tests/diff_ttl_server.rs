@@ -778,7 +778,7 @@ fn info_sections_fields_and_order() {
     // at the same relative place. Redis 7.0 lacks a few 7.2 fields.
     let redsim_only = [
         "redsim_version",
-        "redsim_rejected_calls",
+        "redsim_refused_commands",
         "redsim_memory_budget",
         "redsim_memory_budget_human",
     ];

@@ -303,6 +303,9 @@ fn process(
         ran = true;
         if host.is_down(node) {
             // SHUTDOWN: the node is gone; like the process, it answers nothing.
+            if host.nodes() == 1 {
+                shared.shut_down.notify_one();
+            }
             close = true;
             break;
         }

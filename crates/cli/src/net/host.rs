@@ -42,7 +42,7 @@ impl Host {
     /// A killed cluster node: its listeners close and clients are refused.
     pub fn is_down(&self, node: usize) -> bool {
         match self {
-            Host::Single(_) => false,
+            Host::Single(e) => e.is_shut_down(),
             Host::Cluster(c) => c.is_down(node),
             Host::Sentinel(h) => h.is_down(node),
         }

@@ -46,6 +46,8 @@ struct Shared {
     /// Pokes the cron ticker when a client blocks, so it can wake for a
     /// deadline sooner than the tick it sleeps towards.
     ticker_wake: Notify,
+    /// A standalone server ran SHUTDOWN: the foreground process ends.
+    shut_down: Notify,
     /// Each node's addresses and the accept loops serving them while it is
     /// up; a killed cluster node's loops stop, so connecting is refused.
     listening: RefCell<Vec<NodeListeners>>,
@@ -181,6 +183,7 @@ fn new_shared(host: Host, clock: ClockMode, addrs: Vec<Vec<SocketAddr>>) -> Rc<S
         faults: RefCell::new(Faults::default()),
         peers: RefCell::new(BTreeMap::new()),
         ticker_wake: Notify::new(),
+        shut_down: Notify::new(),
         listening: RefCell::new(
             addrs
                 .into_iter()
@@ -654,7 +657,20 @@ fn foreground(shared: Rc<Shared>, listeners: Vec<Vec<StdListener>>) -> io::Resul
         .enable_all()
         .build()?;
     let local = LocalSet::new();
-    local.block_on(&rt, serve(shared, listeners, std::future::pending()))
+    // A standalone server exits on SHUTDOWN, as redis-server does; a
+    // cluster's or topology's nodes stop one at a time instead.
+    let single = shared.host.borrow().nodes() == 1;
+    let stop = {
+        let shared = shared.clone();
+        async move {
+            if single {
+                shared.shut_down.notified().await;
+            } else {
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    local.block_on(&rt, serve(shared, listeners, stop))
 }
 
 #[cfg(test)]

@@ -206,6 +206,12 @@ impl Engine {
         }
     }
 
+    /// True once SHUTDOWN ran: a driver closes every connection (and a
+    /// standalone server process exits).
+    pub fn is_shut_down(&self) -> bool {
+        self.srv.shut_down
+    }
+
     /// Carries out what CLIENT UNBLOCK asked for.
     fn handle_client_ops(&mut self) {
         if self.srv.client_ops.is_empty() {

@@ -186,6 +186,8 @@ pub struct Server {
     pub(crate) monitors: Vec<crate::server::client::ClientId>,
     /// A script's `redis.call` is running a command (MONITOR shows `lua`).
     pub(crate) in_script: bool,
+    /// SHUTDOWN ran: the server has stopped.
+    pub(crate) shut_down: bool,
     /// ACL users and the ACL LOG.
     pub(crate) acl: crate::acl::AclState,
     /// Other clients a command killed (CLIENT KILL, ACL DELUSER): the
@@ -255,6 +257,7 @@ impl Server {
             observe: Default::default(),
             monitors: Vec::new(),
             in_script: false,
+            shut_down: false,
             acl: crate::acl::AclState::default(),
             killed: Vec::new(),
             killed_out: Vec::new(),

@@ -357,7 +357,7 @@ fn info_stats(srv: &Server) -> String {
     field(&mut o, "acl_access_denied_channel", acl.denied_channel);
     // Redsim's own: commands refused before running (unknown, arity, OOM).
     // Redis reports these per command, in INFO commandstats.
-    field(&mut o, "redsim_rejected_calls", s.rejected_calls);
+    field(&mut o, "redsim_refused_commands", s.rejected_calls);
     o
 }
 

@@ -46,9 +46,44 @@ pub(in crate::cmd) static COMMANDS: &[Command] = commands! { group: "server";
         syntax: "SLOWLOG <subcommand>", summary: "A container for slow log commands.", subcommands: observe::SLOWLOG_SUBCOMMANDS;
     "latency" => container, arity: -2, flags: [], acl: [SLOW], since: "2.8.13",
         syntax: "LATENCY <subcommand>", summary: "A container for latency diagnostics commands.", subcommands: observe::LATENCY_SUBCOMMANDS;
+    "shutdown" => shutdown, arity: -1, flags: [ADMIN, NOSCRIPT, LOADING, STALE, NO_MULTI, SENTINEL, ALLOW_BUSY], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]", summary: "Synchronously saves the database(s) to disk and shuts down the Redis server.";
     "monitor" => observe::monitor, arity: 1, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
         syntax: "MONITOR", summary: "Listens for all requests received by the server in real-time.";
 };
+
+/// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT] (`shutdownCommand`): the
+/// server stops; its driver sees [`crate::Engine::is_shut_down`], closes
+/// every connection and, for a standalone server, exits. Nothing is
+/// replied on success. There is never a shutdown in progress to ABORT.
+fn shutdown(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let (mut abort, mut other, mut now) = (false, false, false);
+    let (mut save, mut nosave) = (false, false);
+    for a in &args[1..] {
+        match a.to_ascii_lowercase().as_slice() {
+            b"nosave" => nosave = true,
+            b"save" => save = true,
+            b"now" => now = true,
+            b"force" => other = true,
+            b"abort" => abort = true,
+            _ => return Frame::err(crate::cmd::args::SYNTAX),
+        }
+    }
+    other |= save || nosave || now;
+    if (save && nosave) || (abort && other) {
+        return Frame::err(crate::cmd::args::SYNTAX);
+    }
+    if abort {
+        return Frame::err("ERR No shutdown in progress.");
+    }
+    if !now && ctx.srv.blocking.deny {
+        return Frame::err(
+            "ERR SHUTDOWN without NOW or ABORT isn't allowed for DENY BLOCKING client",
+        );
+    }
+    ctx.srv.shut_down = true;
+    Frame::ok()
+}
 
 /// TIME: virtual Unix seconds and the microseconds within the second.
 fn time(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
