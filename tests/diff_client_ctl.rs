@@ -337,3 +337,58 @@ fn shutdown_refusals_match_redis_and_shutdown_closes_the_server() {
     });
     assert!(refused, "the port refuses connections after SHUTDOWN");
 }
+
+#[test]
+fn lolwut_and_restore_asking() {
+    let mut p = Pair::start(&[]);
+    // The version line names each server's own version.
+    for line in ["LOLWUT", "LOLWUT VERSION 7", "LOLWUT VERSION 1"] {
+        let (r, s) = p.both(line);
+        let text = |f: &Frame| match f {
+            Frame::Verbatim(_, t) | Frame::Bulk(t) => String::from_utf8_lossy(t).into_owned(),
+            f => panic!("{line}: {f:?}"),
+        };
+        let (r, s) = (text(&r), text(&s));
+        assert!(
+            r.starts_with("Redis ver. ") && s.starts_with("Redis ver. "),
+            "{r:?} {s:?}"
+        );
+        assert_eq!(r.lines().count(), s.lines().count(), "{line}");
+    }
+    p.corpus(
+        "
+        LOLWUT VERSION x
+        LOLWUT VERSION 5 nope
+        SET k hello
+        RPUSH l a b c
+        ",
+    );
+    // RESTORE-ASKING restores like RESTORE outside a cluster.
+    for key in ["k", "l"] {
+        let (r, s) = p.both(&format!("DUMP {key}"));
+        for (frame, sim) in [(r, false), (s, true)] {
+            let Frame::Bulk(payload) = frame else {
+                panic!("DUMP {key}")
+            };
+            let args: Vec<Vec<u8>> = vec![
+                b"RESTORE-ASKING".to_vec(),
+                format!("{key}2").into_bytes(),
+                b"0".to_vec(),
+                payload,
+            ];
+            let reply = if sim {
+                p.sim.cmd_args(&args)
+            } else {
+                p.redis.cmd_args(&args)
+            };
+            assert_eq!(reply, Frame::ok(), "RESTORE-ASKING {key}2");
+        }
+    }
+    p.corpus(
+        "
+        GET k2
+        LRANGE l2 0 -1
+        RESTORE-ASKING k2 0 junk
+        ",
+    );
+}

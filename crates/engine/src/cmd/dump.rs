@@ -21,6 +21,9 @@ pub(super) static COMMANDS: &[Command] = commands! { group: "generic";
     "restore" => restore, arity: -4, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [KEYSPACE, WRITE, SLOW, DANGEROUS], since: "2.6.0",
         syntax: "RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]",
         summary: "Creates a key from the serialized representation of a value.";
+    "restore-asking" => restore, arity: -4, flags: [WRITE, DENYOOM, ASKING], keys: (1, 1, 1), acl: [KEYSPACE, WRITE, SLOW, DANGEROUS], group: "server", since: "3.0.0",
+        syntax: "RESTORE-ASKING key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]",
+        summary: "An internal command for migrating keys in a cluster.";
 };
 
 /// `shared.busykeyerr`.

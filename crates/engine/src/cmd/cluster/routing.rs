@@ -200,7 +200,8 @@ pub fn redirect(
             }
         }
     }
-    let asking = cl.asking.contains_key(&id);
+    // RESTORE-ASKING is `CMD_ASKING`: it counts as asked for by itself.
+    let asking = cl.asking.contains_key(&id) || cmd.flags.contains(Flags::ASKING);
     if verdict.is_none() && first.is_some() {
         verdict = (|| {
             if !cl.ok {

@@ -11,6 +11,7 @@ mod config;
 mod docs;
 mod flush;
 mod info;
+mod lolwut;
 mod observe;
 mod tracking;
 
@@ -48,6 +49,8 @@ pub(in crate::cmd) static COMMANDS: &[Command] = commands! { group: "server";
         syntax: "LATENCY <subcommand>", summary: "A container for latency diagnostics commands.", subcommands: observe::LATENCY_SUBCOMMANDS;
     "shutdown" => shutdown, arity: -1, flags: [ADMIN, NOSCRIPT, LOADING, STALE, NO_MULTI, SENTINEL, ALLOW_BUSY], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
         syntax: "SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]", summary: "Synchronously saves the database(s) to disk and shuts down the Redis server.";
+    "lolwut" => lolwut::lolwut, arity: -1, flags: [READONLY, FAST], acl: [READ, FAST], since: "5.0.0",
+        syntax: "LOLWUT [VERSION version]", summary: "Displays computer art and the Redis version";
     "monitor" => observe::monitor, arity: 1, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
         syntax: "MONITOR", summary: "Listens for all requests received by the server in real-time.";
 };
