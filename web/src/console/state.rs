@@ -615,8 +615,19 @@ impl Console {
             .engine
             .client(id)
             .is_some_and(|c| c.reply_silenced() && !c.close_after_reply);
+        // SHUTDOWN: a real server exits here; the page's engine goes on.
+        let shut_down = words
+            .first()
+            .is_some_and(|w| w.eq_ignore_ascii_case("shutdown"))
+            && self.engine.is_shut_down();
         match reply {
             Some(_) if silenced => {}
+            Some(r) if shut_down && !r.is_error() => {
+                self.sessions[idx].push(Line::Note(
+                    "SHUTDOWN: a real server would exit now and drop every connection. The playground keeps this one running with its data; reload the page for a fresh server."
+                        .into(),
+                ));
+            }
             Some(r) => self.show_reply(idx, &r),
             None => {
                 let deadline_us = self
@@ -711,6 +722,26 @@ mod tests {
     fn type_line(c: &mut Console, line: &str) {
         c.apply(Action::Input(line.into()));
         assert!(c.key("Enter", false, || false).prevent);
+    }
+
+    #[test]
+    fn shutdown_says_what_a_real_server_would_do_and_the_console_goes_on() {
+        let mut c = paused(&[]);
+        type_line(&mut c, "SHUTDOWN bogus");
+        type_line(&mut c, "SET k v");
+        type_line(&mut c, "SHUTDOWN NOSAVE");
+        type_line(&mut c, "GET k");
+        let lines = screen(&c, 0);
+        let n = lines.len();
+        assert_eq!(
+            lines[n - 8..n - 6],
+            ["127.0.0.1:6379> SHUTDOWN bogus", "(error) ERR syntax error"]
+        );
+        assert!(
+            lines[n - 3].starts_with("# SHUTDOWN: a real server would exit now"),
+            "{lines:?}"
+        );
+        assert_eq!(lines[n - 1], "\"v\"");
     }
 
     #[test]
