@@ -191,15 +191,7 @@ pub struct Conn {
 impl Conn {
     /// Connects to `127.0.0.1:port`.
     pub fn connect(port: u16) -> Conn {
-        let stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(20)))
-            .expect("timeout");
-        stream.set_nodelay(true).ok();
-        Conn {
-            stream,
-            buf: Vec::new(),
-        }
+        Conn::connect_to(std::net::Ipv4Addr::LOCALHOST.into(), port)
     }
 
     /// Connects to `ip:port`: an address other than loopback makes a

@@ -44,8 +44,8 @@ fn debug(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         (b"change-repl-id", 2) => Frame::ok(),
         (b"sleep", 3) => {
             // `strtod`: a leading number, anything else reads as 0.
-            let secs = leading_f64(&args[2]);
-            if secs > 0.0 {
+            let secs = crate::num::double::strtod(&args[2]).value;
+            if secs.is_finite() && secs > 0.0 {
                 ctx.srv.charge_main_thread((secs * 1e9) as u64);
             }
             Frame::ok()
@@ -104,19 +104,6 @@ fn atoi(arg: &[u8]) -> i64 {
     } else {
         v
     }
-}
-
-/// C's `strtod` as DEBUG SLEEP reads its argument: the longest leading
-/// number, or 0.
-fn leading_f64(arg: &[u8]) -> f64 {
-    let s = String::from_utf8_lossy(arg);
-    let t = s.trim_start();
-    (1..=t.len())
-        .rev()
-        .filter(|&n| t.is_char_boundary(n))
-        .find_map(|n| t[..n].parse::<f64>().ok())
-        .filter(|v| v.is_finite())
-        .unwrap_or(0.0)
 }
 
 /// DEBUG LISTPACK / QUICKLIST: Redis prints the structure on its stdout

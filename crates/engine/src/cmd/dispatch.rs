@@ -240,10 +240,10 @@ pub fn call(
     // A command that blocked is counted when it completes.
     if !srv.blocking.has_request() {
         super::server::record_call(srv, client, cmd, args, busy_ns);
-        let stat = srv.stats.command(cmd as *const Command as usize);
-        stat.calls += 1;
         if let Frame::Error(e) = &reply {
-            stat.failed_calls += 1;
+            srv.stats
+                .command(cmd as *const Command as usize)
+                .failed_calls += 1;
             let script = matches!(
                 cmd.name,
                 "eval" | "evalsha" | "eval_ro" | "evalsha_ro" | "fcall" | "fcall_ro"

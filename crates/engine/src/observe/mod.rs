@@ -104,6 +104,11 @@ pub struct Observe {
 }
 
 impl Observe {
+    /// Whether a command of `duration_us` makes a slow log entry.
+    pub fn slowlog_logs(slower_than: i64, max_len: u64, duration_us: u64) -> bool {
+        slower_than >= 0 && max_len > 0 && duration_us as i64 >= slower_than
+    }
+
     /// `slowlogPushEntryIfNeeded`.
     #[allow(clippy::too_many_arguments)]
     pub fn slowlog_push(
@@ -116,7 +121,7 @@ impl Observe {
         peer: &str,
         name: &str,
     ) {
-        if slower_than < 0 || max_len == 0 || (duration_us as i64) < slower_than {
+        if !Observe::slowlog_logs(slower_than, max_len, duration_us) {
             return;
         }
         let argc = args.len().min(SLOWLOG_MAX_ARGC);

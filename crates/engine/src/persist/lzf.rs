@@ -117,30 +117,14 @@ pub fn compress(input: &[u8], out_len: usize) -> Option<Vec<u8>> {
             if op >= out_len {
                 return None;
             }
-            lit += 1;
-            out[op] = input[ip];
-            op += 1;
-            ip += 1;
-            if lit == MAX_LIT {
-                out[op - lit - 1] = (lit - 1) as u8;
-                lit = 0;
-                op += 1;
-            }
+            copy_literal(input, &mut out, &mut ip, &mut op, &mut lit);
         }
     }
     if op + 3 > out_len {
         return None;
     }
     while ip < in_len {
-        lit += 1;
-        out[op] = input[ip];
-        op += 1;
-        ip += 1;
-        if lit == MAX_LIT {
-            out[op - lit - 1] = (lit - 1) as u8;
-            lit = 0;
-            op += 1;
-        }
+        copy_literal(input, &mut out, &mut ip, &mut op, &mut lit);
     }
     out[op - lit - 1] = (lit as u8).wrapping_sub(1);
     op -= usize::from(lit == 0);
@@ -178,6 +162,20 @@ pub fn decompress(data: &[u8], len: usize) -> Option<Vec<u8>> {
         }
     }
     (out.len() == len).then_some(out)
+}
+
+/// Copies one byte into the literal run being written; a run full at
+/// `MAX_LIT` gets its length byte and a new run starts.
+fn copy_literal(input: &[u8], out: &mut [u8], ip: &mut usize, op: &mut usize, lit: &mut usize) {
+    *lit += 1;
+    out[*op] = input[*ip];
+    *op += 1;
+    *ip += 1;
+    if *lit == MAX_LIT {
+        out[*op - *lit - 1] = (*lit - 1) as u8;
+        *lit = 0;
+        *op += 1;
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use crate::cmd::args::arg_i64;
 use crate::cmd::replies::help_reply;
 use crate::cmd::table::{commands, full_name, Command, Ctx, Flags};
-use crate::observe::{sparkline, Histogram};
+use crate::observe::{sparkline, Histogram, Observe};
 use crate::proto::resp::Frame;
 use crate::server::client::Client;
 use crate::server::Server;
@@ -42,7 +42,8 @@ pub(super) static LATENCY_SUBCOMMANDS: &[Command] = commands! { group: "server";
 };
 
 /// After `call` ran `cmd` for `client` in `dur_ns` of busy time: its
-/// histogram and time, the latency monitor's sample, the slow log.
+/// commandstats call and time, its histogram, the latency monitor's
+/// sample, the slow log.
 pub(crate) fn record_call(
     srv: &mut Server,
     client: &Client,
@@ -53,6 +54,7 @@ pub(crate) fn record_call(
     let dur_us = dur_ns / 1000;
     let tracking = srv.config.latency_tracking;
     let stat = srv.stats.command(cmd as *const Command as usize);
+    stat.calls += 1;
     stat.usec += dur_us;
     if tracking {
         stat.latency.record(dur_ns);
@@ -67,22 +69,27 @@ pub(crate) fn record_call(
     srv.observe
         .latency_sample(threshold, event, now_s, dur_us / 1000);
     // EXEC is `CMD_SKIP_SLOWLOG`: the commands it ran are logged instead.
-    if cmd.name != "exec" {
-        let peer = srv
-            .client_list
-            .get(&client.id)
-            .map(|e| e.addr.clone())
-            .unwrap_or_default();
-        srv.observe.slowlog_push(
-            srv.config.slowlog_log_slower_than,
-            srv.config.slowlog_max_len,
-            now_s,
-            dur_us,
-            args,
-            &peer,
-            client.name.as_deref().unwrap_or(""),
-        );
+    let (slower_than, max_len) = (
+        srv.config.slowlog_log_slower_than,
+        srv.config.slowlog_max_len,
+    );
+    if cmd.name == "exec" || !Observe::slowlog_logs(slower_than, max_len, dur_us) {
+        return;
     }
+    let peer = srv
+        .client_list
+        .get(&client.id)
+        .map(|e| e.addr.clone())
+        .unwrap_or_default();
+    srv.observe.slowlog_push(
+        slower_than,
+        max_len,
+        now_s,
+        dur_us,
+        args,
+        &peer,
+        client.name.as_deref().unwrap_or(""),
+    );
 }
 
 /// `replicationFeedMonitors`: every MONITOR client hears the command as
