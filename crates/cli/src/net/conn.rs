@@ -252,6 +252,7 @@ fn process(
     let mut ran = false;
     let mut host = shared.host.borrow_mut();
     let max_bulk = host.engine(node).config().proto_max_bulk_len;
+    let busy_before = host.engine(node).is_script_busy();
     while used < buf.len() {
         let pending = &buf[used..];
         if scan.check(pending, max_bulk) == Scan::NeedMore {
@@ -337,6 +338,11 @@ fn process(
     if ran && !host.is_down(node) {
         let engine = host.engine_mut(node);
         let _ = guarded("beforeSleep", || engine.before_sleep());
+        // A script became busy or stopped being so (SCRIPT KILL): the
+        // ticker's next wake (the script's end, or the cron again) moved.
+        if engine.is_script_busy() != busy_before {
+            shared.ticker_wake.notify_one();
+        }
     }
     if close {
         // Whatever follows QUIT or a protocol error is never run.

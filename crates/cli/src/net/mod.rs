@@ -94,10 +94,12 @@ impl ServerClock {
     }
 
     /// The wall instant virtual time `t_us` comes by itself; never for a
-    /// manual clock.
+    /// manual clock, nor for `u64::MAX` (a script busy until killed).
     fn instant_of(&self, t_us: u64) -> Option<Instant> {
+        let after = Duration::from_micros(t_us.saturating_sub(self.ahead_us.get()));
         (!self.manual)
-            .then(|| self.start + Duration::from_micros(t_us.saturating_sub(self.ahead_us.get())))
+            .then(|| self.start.checked_add(after))
+            .flatten()
     }
 
     /// Moves the clock ahead by `us`.

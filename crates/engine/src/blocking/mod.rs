@@ -60,6 +60,19 @@ pub fn block_for_replicas(srv: &mut Server, timeout_ms: i64) -> Frame {
     Frame::NullArray
 }
 
+/// Parks the caller of a script that left the server busy until the
+/// script ends or is killed (`script::busy`); no timeout.
+pub fn block_for_script(srv: &mut Server) -> Frame {
+    srv.blocking.set_request(Request {
+        kind: BlockKind::Script,
+        keys: Vec::new(),
+        timeout_ms: 0,
+        args: None,
+        nokey: false,
+    });
+    Frame::NullArray
+}
+
 /// `blockForKeys(BLOCKED_STREAM)` for XREAD and XREADGROUP: `args` is the
 /// command to run again (with `$` resolved); `nokey` also wakes the client
 /// when a key is deleted (XREADGROUP, 7.2).

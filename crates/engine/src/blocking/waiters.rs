@@ -16,6 +16,10 @@ pub enum BlockKind {
     Stream,
     /// WAIT (`BLOCKED_WAIT`): no key serves it; replicas' acknowledgements do.
     Replicas,
+    /// The caller of a script past `busy-reply-threshold`: not blocked in
+    /// Redis' sense (CLIENT UNBLOCK, INFO and CLIENT LIST do not see it),
+    /// it waits for the script to end.
+    Script,
 }
 
 impl BlockKind {
@@ -326,6 +330,14 @@ impl Blocking {
         self.waiters.contains_key(&client)
     }
 
+    /// True while `client` waits in a blocking command (Redis'
+    /// `CLIENT_BLOCKED`), not for a busy script's reply.
+    pub fn in_blocking_command(&self, client: ClientId) -> bool {
+        self.waiters
+            .get(&client)
+            .is_some_and(|w| w.kind != BlockKind::Script)
+    }
+
     /// What `client` waits for.
     pub fn kind_of(&self, client: ClientId) -> Option<BlockKind> {
         self.waiters.get(&client).map(|w| w.kind)
@@ -347,7 +359,10 @@ impl Blocking {
 
     /// Number of blocked clients (INFO's `blocked_clients`).
     pub fn blocked_clients(&self) -> usize {
-        self.waiters.len()
+        self.waiters
+            .values()
+            .filter(|w| w.kind != BlockKind::Script)
+            .count()
     }
 
     /// Number of keys some client waits on (`total_blocking_keys`).

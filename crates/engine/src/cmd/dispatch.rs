@@ -124,6 +124,7 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
     // may exceed the limit after a write until the next command arrives.
     // Inside MULTI, queueing itself is refused when out of memory.
     if srv.config.maxmemory > 0
+        && srv.scripts.busy.is_none()
         && crate::evict::perform_evictions(srv) == crate::evict::EvictResult::Fail
         && (queue_has(cmd, client, Flags::DENYOOM)
             || (in_multi && !matches!(cmd.name, "exec" | "discard" | "quit" | "reset")))
@@ -169,6 +170,11 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
             "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
             full_name(sub_of(parent, cmd), cmd)
         ));
+        return reject(srv, client, Some(cmd), e);
+    }
+    // `isInsideYieldingLongCommand`: a script past busy-reply-threshold
+    // leaves only ALLOW_BUSY commands to the others.
+    if let Some(e) = crate::script::busy::refuse(srv, cmd.flags.contains(Flags::ALLOW_BUSY)) {
         return reject(srv, client, Some(cmd), e);
     }
     if let Some(m) = client.multi.as_mut() {

@@ -5,7 +5,7 @@
 
 use super::args::{is, preview};
 use super::replies::{help_reply, subcommand_syntax_error};
-use super::script::{run_script, script_host};
+use super::script::{kill_busy, run_script, script_host, Who};
 use super::table::{commands, container, Command, Ctx};
 use crate::glob;
 use crate::persist::payload::{self, Reader};
@@ -31,7 +31,7 @@ static SUBCOMMANDS: &[Command] = commands! { group: "scripting";
     "help" => help, arity: 2, flags: [LOADING, STALE], acl: [SLOW, SCRIPTING], since: "7.0.0",
         syntax: "FUNCTION HELP", summary: "Returns helpful text about the different subcommands.";
     "kill" => kill, arity: 2, flags: [NOSCRIPT, ALLOW_BUSY], acl: [SLOW, SCRIPTING], since: "7.0.0",
-        syntax: "FUNCTION KILL", summary: "Terminates a function during execution (none can be running between commands here).";
+        syntax: "FUNCTION KILL", summary: "Terminates a function that runs past busy-reply-threshold, unless it has written.";
     "list" => list, arity: -2, flags: [NOSCRIPT], acl: [SLOW, SCRIPTING], since: "7.0.0",
         syntax: "FUNCTION LIST [LIBRARYNAME library-name-pattern] [WITHCODE]", summary: "Returns information about all libraries.";
     "load" => load, arity: -3, flags: [NOSCRIPT, WRITE, DENYOOM], acl: [WRITE, SLOW, SCRIPTING], since: "7.0.0",
@@ -67,7 +67,12 @@ fn fcall_generic(ctx: &mut Ctx, args: &[Vec<u8>], ro: bool) -> Frame {
     }
     let split = 3 + numkeys as usize;
     let (keys, argv) = (&args[3..split], &args[split..]);
-    run_script(ctx, f.flags, ro, |host, fuel| {
+    let who = Who {
+        eval: false,
+        name: &f.name,
+        command: args,
+    };
+    run_script(ctx, f.flags, ro, who, |host, fuel| {
         function::call(&lib, &f.name, host, keys, argv, fuel)
     })
 }
@@ -120,16 +125,30 @@ fn flush(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     Frame::ok()
 }
 
-/// Functions run to completion within their command here, so none is
-/// ever running when FUNCTION KILL arrives.
-fn kill(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
-    Frame::err("NOTBUSY No scripts in execution right now.")
+/// FUNCTION KILL: stops a busy function that has not written (`script::busy`).
+fn kill(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    kill_busy(ctx.srv, false)
 }
 
+/// FUNCTION STATS: the busy function, if one is (`script::busy`), and the engine's counts.
 fn stats(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    if ctx.srv.scripts.busy.as_ref().is_some_and(|b| b.eval) {
+        return Frame::err(crate::script::busy::BUSY_EVAL);
+    }
+    let running = match crate::script::busy::running(ctx.srv) {
+        None => Frame::Null,
+        Some((name, command, ms)) => Frame::Map(vec![
+            (Frame::bulk("name"), Frame::bulk(name)),
+            (
+                Frame::bulk("command"),
+                Frame::Array(command.into_iter().map(Frame::bulk).collect()),
+            ),
+            (Frame::bulk("duration_ms"), Frame::Integer(ms as i64)),
+        ]),
+    };
     let libs = &ctx.srv.scripts.functions;
     Frame::Map(vec![
-        (Frame::bulk("running_script"), Frame::Null),
+        (Frame::bulk("running_script"), running),
         (
             Frame::bulk("engines"),
             Frame::Map(vec![(

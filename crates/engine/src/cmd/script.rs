@@ -3,13 +3,16 @@
 //! A script runs to completion inside the command, so nothing else runs
 //! meanwhile: no other client, no cron, no active expiry, and the clock
 //! stands still, which is Redis' "time frozen at script start"
-//! (`commandTimeSnapshot`). Commands inside run one level down from the
-//! EVAL, so blocking ones answer at once, as Redis' script client does.
+//! (`commandTimeSnapshot`); its steps are charged when it ends, and one
+//! past `busy-reply-threshold` leaves the server busy (`script::busy`).
+//! Commands inside run one level down from the EVAL, so blocking ones
+//! answer at once, as Redis' script client does.
 
 use super::args::{arg_i64, is};
 use super::replies::help_reply;
 use super::table::{commands, container, Command, Ctx, Flags, Registry};
 use crate::proto::resp::Frame;
+use crate::script::busy::{self, Ran};
 use crate::script::Host;
 use crate::server::client::Client;
 use crate::server::Server;
@@ -37,7 +40,7 @@ static SCRIPT_SUBCOMMANDS: &[Command] = commands! { group: "scripting";
     "help" => script_help, arity: 2, flags: [LOADING, STALE], acl: [SLOW, SCRIPTING], since: "5.0.0",
         syntax: "SCRIPT HELP", summary: "Returns helpful text about the different subcommands.";
     "kill" => script_kill, arity: 2, flags: [NOSCRIPT, ALLOW_BUSY], acl: [SLOW, SCRIPTING], since: "2.6.0",
-        syntax: "SCRIPT KILL", summary: "Stops the running script (none can be running between commands here).";
+        syntax: "SCRIPT KILL", summary: "Stops a script that runs past busy-reply-threshold, unless it has written.";
     "load" => script_load, arity: 3, flags: [NOSCRIPT, STALE], acl: [SLOW, SCRIPTING], since: "2.6.0",
         syntax: "SCRIPT LOAD script", summary: "Compiles a script into the cache without running it; replies its SHA1.";
 };
@@ -87,7 +90,12 @@ fn eval_generic(ctx: &mut Ctx, args: &[Vec<u8>], by_sha: bool, ro: bool) -> Fram
     };
     let split = 3 + numkeys;
     let (keys, argv) = (&args[3..split], &args[split..]);
-    run_script(ctx, script.flags, ro, |host, fuel| {
+    let who = Who {
+        eval: true,
+        name: &sha,
+        command: args,
+    };
+    run_script(ctx, script.flags, ro, who, |host, fuel| {
         crate::script::run(&script, &sha, host, keys, argv, fuel)
     })
 }
@@ -107,13 +115,24 @@ pub(super) fn numkeys(args: &[Vec<u8>]) -> Result<usize, Frame> {
     Ok(numkeys as usize)
 }
 
+/// The script a command runs, as a busy script is shown (FUNCTION STATS).
+pub(super) struct Who<'a> {
+    /// EVAL & co. rather than FCALL.
+    pub eval: bool,
+    /// The script's SHA1 or the function's name.
+    pub name: &'a str,
+    pub command: &'a [Vec<u8>],
+}
+
 /// `scriptPrepareForRun`: the flag checks, then `body` with the script
-/// client and the step budget.
+/// client and the step budget; then the run's time is charged, and a run
+/// past `busy-reply-threshold` leaves the server busy (`script::busy`).
 pub(super) fn run_script(
     ctx: &mut Ctx,
     f: crate::script::Flags,
     ro: bool,
-    body: impl FnOnce(&mut dyn Host, u64) -> Frame,
+    who: Who,
+    body: impl FnOnce(&mut dyn Host, u64) -> Ran,
 ) -> Frame {
     // `pre_command_oom_state`: the command found memory over the limit
     // (eviction, if any, already ran before it).
@@ -136,16 +155,31 @@ pub(super) fn run_script(
             );
         }
     }
-    let fuel = crate::script::budget_for(ctx.srv.config.busy_reply_threshold);
+    let may_wait = crate::blocking::may_block(ctx.srv);
+    let fuel = busy::fuel(
+        ctx.srv.config.busy_reply_threshold,
+        ctx.srv.scripts.horizon_ms,
+    );
     let mut host = script_host(ctx, ro || (!f.compat && f.no_writes));
     host.allow_oom = !f.compat && f.allow_oom;
     host.oom = oom;
     // Its writes are the script client's, not the caller's, for BCAST's NOLOOP.
     host.srv.tracking.in_script += 1;
     host.srv.stats.script_call_error = None;
-    let reply = body(&mut host, fuel);
+    let ran = body(&mut host, fuel);
     host.srv.tracking.in_script -= 1;
-    reply
+    let wrote = host.write_dirty;
+    let caller = busy::Caller {
+        id: ctx.client.id,
+        eval: who.eval,
+        name: who.name,
+        command: who.command,
+        may_wait,
+    };
+    match busy::settle(ctx.srv, ran, wrote, caller) {
+        Ok(reply) => reply,
+        Err(()) => crate::blocking::block_for_script(ctx.srv),
+    }
 }
 
 /// `checkGoodReplicasStatus`: a replica, or a master without
@@ -361,10 +395,22 @@ fn script_flush(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     Frame::ok()
 }
 
-/// Scripts run to completion within their command here, so none is ever
-/// running when SCRIPT KILL arrives.
-fn script_kill(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
-    Frame::err("NOTBUSY No scripts in execution right now.")
+/// SCRIPT KILL: stops a busy EVAL that has not written (`script::busy`).
+fn script_kill(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    kill_busy(ctx.srv, true)
+}
+
+/// `scriptKill`, shared with FUNCTION KILL: the killed script's caller gets
+/// its error once this command's reply is out.
+pub(super) fn kill_busy(srv: &mut Server, eval: bool) -> Frame {
+    match busy::kill(srv, eval) {
+        Ok((caller, reply)) => {
+            srv.client_ops
+                .push(crate::server::ClientOp::Reply(caller, reply));
+            Frame::ok()
+        }
+        Err(e) => e,
+    }
 }
 
 fn script_debug(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {

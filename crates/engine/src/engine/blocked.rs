@@ -110,6 +110,22 @@ impl Engine {
         }
     }
 
+    /// A busy script's end when its time has come (`script::busy`).
+    pub(super) fn finish_busy_script(&mut self) {
+        if let Some((id, reply)) = crate::script::busy::take_finished(&mut self.srv) {
+            self.end_script_wait(id, reply);
+        }
+    }
+
+    /// The caller of a busy script gets `reply` (its result, or the kill
+    /// error) and goes on with what it sent meanwhile.
+    pub(super) fn end_script_wait(&mut self, id: ClientId, reply: Frame) {
+        let Some(w) = self.srv.blocking.unblock(id) else {
+            return;
+        };
+        self.complete_blocked(id, &w.args, w.queued, UnblockHow::ScriptEnded, reply);
+    }
+
     /// CLIENT UNBLOCK: answers a blocked client at once, as its timeout
     /// would (`unblockClientOnTimeout`) or with the UNBLOCKED error.
     pub(super) fn unblock_now(&mut self, id: ClientId, error: bool) {

@@ -220,6 +220,7 @@ impl Engine {
         for op in std::mem::take(&mut self.srv.client_ops) {
             match op {
                 crate::server::ClientOp::Unblock(id, error) => self.unblock_now(id, error),
+                crate::server::ClientOp::Reply(id, reply) => self.end_script_wait(id, reply),
             }
         }
     }
@@ -283,10 +284,16 @@ impl Engine {
     /// waits with a timeout: drivers wake then to deliver the null reply.
     pub fn next_block_deadline_us(&self) -> Option<u64> {
         let base = self.srv.clock.unix_us() - self.srv.clock.now_us();
-        self.srv
+        let deadline = self
+            .srv
             .blocking
             .next_deadline_ms()
-            .map(|t| crate::blocking::deadline_us(t, base))
+            .map(|t| crate::blocking::deadline_us(t, base));
+        // A busy script's end is due like a deadline.
+        match crate::script::busy::ends_at(&self.srv) {
+            Some(end) => Some(deadline.map_or(end, |d| d.min(end))),
+            None => deadline,
+        }
     }
 
     /// Runs one command: `None` if it blocked. `may_block` is false for
@@ -414,6 +421,15 @@ impl Engine {
     /// timeouts and ready keys (`blockedBeforeSleep`), then a fast active
     /// expire cycle when due.
     pub fn before_sleep(&mut self) {
+        if self.srv.scripts.busy.is_some() {
+            self.finish_busy_script();
+            // While a script is busy Redis only reads and writes clients
+            // (`processEventsWhileBlocked`).
+            if self.srv.scripts.busy.is_some() {
+                self.srv.settle_stall();
+                return;
+            }
+        }
         crate::tracking::flush_before_reply(&mut self.srv);
         // Expirations and evictions since the last command go out as DELs.
         crate::repl::propagate(&mut self.srv, None);
@@ -439,6 +455,19 @@ impl Engine {
     /// after each. Earlier times are ignored: time never goes back.
     pub fn advance_to(&mut self, t_us: u64) {
         loop {
+            // A busy script: no cron and no timeouts until it ends (its
+            // caller then gets its reply), as Redis serves only clients.
+            if self.srv.scripts.busy.is_some() {
+                match crate::script::busy::ends_at(&self.srv) {
+                    Some(end) if end <= t_us => {
+                        let now = self.srv.clock.now_us();
+                        self.srv.clock.set(end.max(now));
+                        self.finish_busy_script();
+                        continue;
+                    }
+                    _ => break,
+                }
+            }
             // A blocked client's deadline between two ticks wakes the loop
             // then, as a driver's timer would (Redis itself only notices at
             // the next event-loop iteration, within 1000/hz ms).

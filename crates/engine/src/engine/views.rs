@@ -142,9 +142,19 @@ impl Engine {
     }
 
     /// When the next cron tick is due, in virtual microseconds: a driver
-    /// on the wall clock sleeps until then.
+    /// on the wall clock sleeps until then. No tick runs while a script is
+    /// busy: then it is when the script ends (never, for one that does not).
     pub fn next_cron_us(&self) -> u64 {
+        if self.srv.scripts.busy.is_some() {
+            return crate::script::busy::ends_at(&self.srv).unwrap_or(u64::MAX);
+        }
         self.srv.next_cron_us
+    }
+
+    /// True while a script runs past `busy-reply-threshold` and other
+    /// clients get BUSY (`script::busy`).
+    pub fn is_script_busy(&self) -> bool {
+        self.srv.scripts.busy.is_some()
     }
 
     /// This node's view of the cluster, in cluster mode.

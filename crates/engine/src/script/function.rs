@@ -562,13 +562,20 @@ pub fn call(
     keys: &[Vec<u8>],
     args: &[Vec<u8>],
     fuel: u64,
-) -> Frame {
+) -> super::busy::Ran {
     let run = Run::new();
     let (globals, string_lib) = run.globals();
     let mut it = Interp::new(host, fuel, globals, string_lib);
     it.set_chunk(CHUNK);
+    let not_found = |it: &Interp| super::busy::Ran {
+        reply: Frame::err("ERR Function not found"),
+        steps: fuel - it.fuel_left(),
+        endless: false,
+        line: it.line,
+        chunk: CHUNK,
+    };
     if it.run_main(&lib.proto).is_err() {
-        return Frame::err("ERR Function not found");
+        return not_found(&it);
     }
     let Some(callback) = run
         .records()
@@ -576,7 +583,7 @@ pub fn call(
         .find(|(f, _)| f.name.eq_ignore_ascii_case(function))
         .map(|(_, cb)| cb)
     else {
-        return Frame::err("ERR Function not found");
+        return not_found(&it);
     };
     run.to_runtime();
     let array =

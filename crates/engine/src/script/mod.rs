@@ -28,16 +28,20 @@
 //!   about 16000; tail calls are not eliminated): deeper recursion fails
 //!   with "stack overflow". Patterns recurse at most 200 levels
 //!   ("pattern too complex").
-//! - Scripts run on a step budget (statements, loop iterations, calls,
-//!   and bytes built by string functions): see [`STEPS_PER_MS`]. Past it
-//!   the script stops with a `BUSY` error; its writes so far stay, as with
-//!   a script error. Redis would keep running it and answer BUSY to others.
+//! - Scripts cost virtual time by steps (statements, loop iterations,
+//!   calls, and bytes built by string functions): see [`STEPS_PER_MS`].
+//!   One past `busy-reply-threshold` makes the server busy for the others
+//!   as in Redis ([`busy`]). A script still running 5 s of virtual time
+//!   past the threshold is taken to never end: busy until SCRIPT KILL, or,
+//!   where its caller cannot wait (inside EXEC), stopped with a `BUSY`
+//!   error, its writes so far kept.
 //! - `tostring` of tables and functions shows per-run identities, not
 //!   heap addresses. Math functions use Rust's, which can differ from
 //!   glibc's in the last bit.
 //! - `redis.log` checks its arguments and writes nothing.
 
 pub mod api;
+pub mod busy;
 pub mod convert;
 pub mod env;
 pub mod function;
@@ -100,6 +104,11 @@ pub struct Scripts {
     pub rand48: u64,
     /// FUNCTION's libraries (SCRIPT FLUSH leaves them).
     pub functions: function::Libraries,
+    /// The script past `busy-reply-threshold`, while others get BUSY.
+    pub busy: Option<busy::Busy>,
+    /// How long past the threshold a script may run ([`busy::HORIZON_MS`];
+    /// tests lower it to keep endless scripts cheap).
+    pub horizon_ms: u64,
 }
 
 impl Default for Scripts {
@@ -108,6 +117,8 @@ impl Default for Scripts {
             cache: BTreeMap::new(),
             rand48: lua::mathlib::RAND48_INIT,
             functions: Default::default(),
+            busy: None,
+            horizon_ms: busy::HORIZON_MS,
         }
     }
 }
@@ -213,17 +224,36 @@ pub fn run(
     keys: &[Vec<u8>],
     argv: &[Vec<u8>],
     fuel: u64,
-) -> Frame {
+) -> busy::Ran {
     let (globals, string_lib) = env::globals(keys, argv);
     let mut it = Interp::new(host, fuel, globals, string_lib);
     let result = it.run_main(&script.proto);
     finish(&mut it, result, sha, "user_script", fuel)
 }
 
-/// A run's outcome as the reply (`luaCallFunction`): the value converted,
-/// or the error with where it happened; `name` is the script's SHA1 or the
-/// function's name, `chunk` `user_script` or `user_function`.
+/// A run's outcome (`luaCallFunction`): the reply, the value converted or
+/// the error with where it happened, and the steps it took; `name` is the
+/// script's SHA1 or the function's name, `chunk` `user_script` or `user_function`.
 pub(crate) fn finish(
+    it: &mut Interp,
+    result: Result<Vec<Value>, LuaError>,
+    name: &str,
+    chunk: &'static str,
+    fuel: u64,
+) -> busy::Ran {
+    let line = it.line;
+    let endless = matches!(result, Err(LuaError::Budget));
+    let reply = reply_of(it, result, name, chunk, fuel);
+    busy::Ran {
+        reply,
+        steps: fuel - it.fuel_left(),
+        endless,
+        line,
+        chunk,
+    }
+}
+
+fn reply_of(
     it: &mut Interp,
     result: Result<Vec<Value>, LuaError>,
     name: &str,
@@ -255,8 +285,9 @@ pub(crate) fn finish(
         }
         Err(LuaError::Budget) => Frame::err(format!(
             "BUSY Redis is busy running a script. Redsim stopped it after {fuel} steps \
-             (busy-reply-threshold at {STEPS_PER_MS} steps per ms); its writes so far are kept. \
-             script: {name}, on @{chunk}:{line}."
+             ({} ms of virtual time at {STEPS_PER_MS} steps per ms); its writes so far are kept. \
+             script: {name}, on @{chunk}:{line}.",
+            fuel / STEPS_PER_MS
         )),
     }
 }
@@ -312,6 +343,7 @@ mod tests {
         assert_eq!(super::budget_for(0), super::budget_for(5000));
         let mut e = Engine::new(1);
         e.server_mut().config.busy_reply_threshold = 1;
+        e.server_mut().scripts.horizon_ms = 0;
         let c = e.connect("t");
         let r = eval(
             &mut e,
@@ -450,6 +482,7 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(2024);
         let mut e = Engine::new(3);
         e.server_mut().config.busy_reply_threshold = 1;
+        e.server_mut().scripts.horizon_ms = 0;
         let c = e.connect("t");
         for _ in 0..20_000 {
             let n = rng.usize(1..24);

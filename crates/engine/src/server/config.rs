@@ -262,8 +262,7 @@ config! {
     /// `stream-node-max-entries`: entries (live and deleted) per stream node (0: no limit).
     stream_node_max_entries: u64 = 100 => ["stream-node-max-entries"] mutable int(0, LONG_MAX);
     /// `busy-reply-threshold` (alias `lua-time-limit`), in ms: how long a
-    /// script may run before Redis answers BUSY; here it also sets a
-    /// script's step budget (`script::budget_for`).
+    /// script may run before Redis answers BUSY (`script::busy`).
     busy_reply_threshold: i64 = 5000 => ["busy-reply-threshold", "lua-time-limit"] mutable int(0, LONG_MAX);
     /// `slowlog-log-slower-than`, µs of (virtual) busy time; -1 turns the
     /// slow log off, 0 logs every command.

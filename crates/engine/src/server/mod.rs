@@ -202,11 +202,13 @@ pub struct Server {
 }
 
 /// A command's request about another connection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ClientOp {
     /// CLIENT UNBLOCK: answer its blocking command now, as on a timeout or
     /// with the UNBLOCKED error.
     Unblock(crate::server::client::ClientId, bool),
+    /// SCRIPT KILL: the waiting caller of the killed script gets this reply.
+    Reply(crate::server::client::ClientId, crate::proto::resp::Frame),
 }
 
 impl Server {

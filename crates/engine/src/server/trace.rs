@@ -52,6 +52,8 @@ pub enum UnblockHow {
     Timeout,
     /// The connection closed while it waited.
     Disconnected,
+    /// Its script, past `busy-reply-threshold`, ended or was killed.
+    ScriptEnded,
 }
 
 /// Which Pub/Sub namespace a subscription belongs to.

@@ -60,7 +60,7 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
     if e.multi {
         flags.push('x');
     }
-    if srv.blocking.is_blocked(id) {
+    if srv.blocking.in_blocking_command(id) {
         flags.push('b');
     }
     flags.push_str(tracking);

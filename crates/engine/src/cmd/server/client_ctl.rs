@@ -76,7 +76,7 @@ pub(super) fn client_unblock(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         Err(e) => return e,
     };
     let id = id as u64;
-    if ctx.srv.blocking.is_blocked(id)
+    if ctx.srv.blocking.in_blocking_command(id)
         && !ctx.srv.client_ops.contains(&ClientOp::Unblock(id, true))
         && !ctx.srv.client_ops.contains(&ClientOp::Unblock(id, false))
     {

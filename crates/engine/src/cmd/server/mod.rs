@@ -84,6 +84,18 @@ fn shutdown(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             "ERR SHUTDOWN without NOW or ABORT isn't allowed for DENY BLOCKING client",
         );
     }
+    // A busy script: only SHUTDOWN NOSAVE may stop the server under it,
+    // and the script ends with it (a driver that goes on, as the browser's
+    // console does, hands its caller the kill error).
+    if !nosave {
+        if let Some(e) = crate::script::busy::refuse(ctx.srv, false) {
+            return e;
+        }
+    }
+    if let Some(b) = ctx.srv.scripts.busy.take() {
+        let op = crate::server::ClientOp::Reply(b.caller, b.killed);
+        ctx.srv.client_ops.push(op);
+    }
     ctx.srv.shut_down = true;
     Frame::ok()
 }

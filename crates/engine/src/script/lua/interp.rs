@@ -59,6 +59,11 @@ pub struct Interp<'h> {
 }
 
 impl<'h> Interp<'h> {
+    /// Steps left in the budget.
+    pub fn fuel_left(&self) -> u64 {
+        self.fuel
+    }
+
     pub fn new(host: &'h mut dyn Host, fuel: u64, globals: TableRef, string_lib: TableRef) -> Self {
         Interp {
             host,
