@@ -7,7 +7,8 @@
 //! unit, since a few of the suite's tests are timing-sensitive on a loaded
 //! machine). Tests that newly pass are reported; `--update` rewrites the file
 //! so the ratchet tightens. Each test still failing is listed with what it
-//! observed, which is the reason until someone writes a better one.
+//! observed and why it fails: `tests/redis-suite/why.txt` holds the reasons
+//! (`unit<TAB>test<TAB>why`), and a run fails if a recorded failure has none.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -63,6 +64,11 @@ const UNIT_DEADLINE: Duration = Duration::from_secs(600);
 
 /// The checked-in results, relative to the workspace root.
 const RESULTS: &str = "tests/redis-suite/results.txt";
+/// Why each recorded failure fails, relative to the workspace root.
+const WHY: &str = "tests/redis-suite/why.txt";
+
+/// Reasons by (unit, test name).
+type Reasons = BTreeMap<(String, String), String>;
 
 /// One test's result as runtest prints it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,6 +142,10 @@ pub fn redis_suite(update: bool, only: &[String]) -> Result<(), String> {
     run(Command::new("cp").arg("-r").arg(&source).arg(&suite))?;
 
     let expected = read_results(&root().join(RESULTS))?;
+    let why = read_why(&root().join(WHY))?;
+    if !update {
+        unexplained(&expected, &why)?;
+    }
     let mut got: Results = BTreeMap::new();
     let mut regressions: Vec<String> = Vec::new();
     for unit in &units {
@@ -171,9 +181,10 @@ pub fn redis_suite(update: bool, only: &[String]) -> Result<(), String> {
     if update {
         let mut merged = expected;
         merged.extend(got);
-        write_results(&root().join(RESULTS), &merged)?;
+        write_results(&root().join(RESULTS), &merged, &why)?;
         println!("wrote {RESULTS}");
-        return Ok(());
+        // Written anyway, so the record is never behind; the check says what to explain.
+        return unexplained(&merged, &why);
     }
     let newly: usize = got
         .iter()
@@ -428,7 +439,47 @@ fn gained_passes(expected: Option<&Vec<TestResult>>, now: &[TestResult]) -> usiz
         .sum()
 }
 
-/// Reads the record: `status<TAB>unit<TAB>name[<TAB>detail]` per line,
+/// Reads the reasons: `unit<TAB>test<TAB>why` per line, `#` comments.
+fn read_why(path: &Path) -> Result<Reasons, String> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(BTreeMap::new());
+    };
+    let mut out = BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut f = line.splitn(3, '\t');
+        let (Some(unit), Some(name), Some(why)) = (f.next(), f.next(), f.next()) else {
+            return Err(format!("{WHY}:{}: expected unit, test and reason", n + 1));
+        };
+        out.insert((unit.to_string(), name.to_string()), why.to_string());
+    }
+    Ok(out)
+}
+
+/// Every recorded failure must say why it fails.
+fn unexplained(results: &Results, why: &Reasons) -> Result<(), String> {
+    let missing: Vec<String> = results
+        .iter()
+        .flat_map(|(unit, r)| {
+            r.iter()
+                .filter(|t| t.status == Status::Err)
+                .filter(|t| !why.contains_key(&(unit.clone(), t.name.clone())))
+                .map(move |t| format!("{unit}\t{}", t.name))
+        })
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{} recorded failures have no reason in {WHY}:\n{}",
+        missing.len(),
+        missing.join("\n")
+    ))
+}
+
+/// Reads the record: `status<TAB>unit<TAB>name[<TAB>detail[<TAB>why]]` per line,
 /// `#` comments. A missing file is an empty record.
 pub fn read_results(path: &Path) -> Result<Results, String> {
     let Ok(text) = std::fs::read_to_string(path) else {
@@ -443,7 +494,7 @@ fn parse_results(text: &str) -> Result<Results, String> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let mut f = line.splitn(4, '\t');
+        let mut f = line.splitn(5, '\t');
         let (Some(status), Some(unit), Some(name)) = (f.next(), f.next(), f.next()) else {
             return Err(format!(
                 "{RESULTS}:{}: expected status, unit and name",
@@ -461,11 +512,12 @@ fn parse_results(text: &str) -> Result<Results, String> {
     Ok(out)
 }
 
-fn write_results(path: &Path, results: &Results) -> Result<(), String> {
+fn write_results(path: &Path, results: &Results, why: &Reasons) -> Result<(), String> {
     let mut text = String::from(
         "# Redis 7.2.6's test suite against `redsim server`, written by `cargo xtask redis-suite --update`.\n\
-         # status<TAB>unit<TAB>test[<TAB>what a failing test observed, or why runtest ignored it]\n\
-         # `cargo xtask test` fails when a test recorded ok no longer passes.\n",
+         # status<TAB>unit<TAB>test[<TAB>what a failing test observed, or why runtest ignored it[<TAB>why it fails]]\n\
+         # `cargo xtask test` fails when a test recorded ok no longer passes, or a failure has no reason\n\
+         # in tests/redis-suite/why.txt.\n",
     );
     let order = |u: &String| UNITS.iter().position(|x| x == u).unwrap_or(usize::MAX);
     let mut units: Vec<&String> = results.keys().collect();
@@ -482,9 +534,14 @@ fn write_results(path: &Path, results: &Results) -> Result<(), String> {
             text.push_str(unit);
             text.push('\t');
             text.push_str(&t.name);
-            if !t.detail.is_empty() {
+            let reason = why.get(&(unit.clone(), t.name.clone()));
+            if !t.detail.is_empty() || reason.is_some() {
                 text.push('\t');
                 text.push_str(&t.detail);
+            }
+            if let (Status::Err, Some(reason)) = (t.status, reason) {
+                text.push('\t');
+                text.push_str(reason);
             }
             text.push('\n');
         }
@@ -545,7 +602,22 @@ mod tests {
         results.insert("unit/type/list".into(), parse_output(SAMPLE));
         let dir = std::env::temp_dir().join(format!("redsim-suite-{}", std::process::id()));
         let path = dir.join("results.txt");
-        write_results(&path, &results).unwrap();
+        let mut why: Reasons = BTreeMap::new();
+        // A failure without a reason is refused.
+        assert!(unexplained(&results, &why)
+            .unwrap_err()
+            .contains("plain node"));
+        for t in results["unit/type/list"]
+            .iter()
+            .filter(|t| t.status == Status::Err)
+        {
+            let key = ("unit/type/list".to_string(), t.name.clone());
+            why.insert(key, "no plain nodes here".into());
+        }
+        assert!(unexplained(&results, &why).is_ok());
+        write_results(&path, &results, &why).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\tERR unknown command 'debug'\tno plain nodes here\n"));
         let back = read_results(&path).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         let mut a = results["unit/type/list"].clone();
