@@ -50,6 +50,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     availability::FAILOVER,
     availability::REPLICATION_TOPOLOGY,
     availability::PERSISTENCE_LOSS,
+    availability::LONG_SCRIPT,
     cluster::CLUSTER_HOT_KEY,
     cluster::CLUSTER_HASH_TAGS,
     cluster::CLUSTER_FAILOVER,

@@ -241,7 +241,8 @@ pub(crate) fn finish(
     chunk: &'static str,
     fuel: u64,
 ) -> busy::Ran {
-    let line = it.line;
+    // A finished run has left every line (0): a kill is then shown at the first.
+    let line = it.line.max(1);
     let endless = matches!(result, Err(LuaError::Budget));
     let reply = reply_of(it, result, name, chunk, fuel);
     busy::Ran {
