@@ -98,6 +98,30 @@ pub fn chapter() -> Chapter {
             .hints(&["Redis' nil becomes Lua's false, and false goes back as nil."])
             .why("A nil reply turns into false in Lua and back into a nil reply; test for it with 'if not v'."),
             Step::scenario(
+                "long-script",
+                "A long script blocks everyone",
+                "A job runs a 600 ms Lua loop while readers send GETs. Redis serves no one while a \
+                 script runs, and past busy-reply-threshold (200 ms here) it answers BUSY. The \
+                 split run does the same work in one script only.",
+                "long-script",
+                &[("chunks", "1")],
+                "Make the split run's worst GET wait at most 25 ms, with no BUSY reply.",
+                |o| {
+                    let busy = metric(o, "BUSY replies, split")?;
+                    if busy > 0.0 {
+                        return Err(format!("{busy} GETs got BUSY"));
+                    }
+                    at_most(o, "max latency, split", 25.0)
+                },
+                &[("chunks", "30")],
+                &[&[("threshold", "5000")], &[("chunks", "2")]],
+            )
+            .hints(&[
+                "Raising the threshold removes BUSY, but everyone still waits for the whole script.",
+                "Cut the work into scripts shorter than the wait you accept.",
+            ])
+            .why("A script holds Redis' only thread from start to end; short scripts let other commands run in between, which is how SCAN-style batching keeps latency low."),
+            Step::scenario(
                 "set-then-expire",
                 "SET, then EXPIRE",
                 "400 requests each SET a key and then EXPIRE it; 10% of the clients crash in between.",
