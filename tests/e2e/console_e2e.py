@@ -7,6 +7,7 @@ Prints "N passed, M failed" and exits non-zero on any failure. Screenshots go to
 """
 
 import argparse
+import base64
 import functools
 import http.server
 import os
@@ -19,6 +20,7 @@ import time
 import traceback
 import types
 import urllib.parse
+import zlib
 
 from playwright.sync_api import sync_playwright
 
@@ -34,6 +36,14 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 PROMPT = "127.0.0.1:6379>"
+
+
+def shared_session(link):
+    """The lines a Share link packs into its fragment (`#s=`: raw deflate, base64url)."""
+    frag = urllib.parse.parse_qs(urllib.parse.urlsplit(link).fragment)
+    packed = frag["s"][0]
+    raw = base64.urlsafe_b64decode(packed + "=" * (-len(packed) % 4))
+    return zlib.decompress(raw, -15).decode().splitlines()
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -353,7 +363,7 @@ def run_checks(suite, page, base, shots, page_errors):
         c.click("share")
         link = c.q(".rs-share-link").input_value()
         q = urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)
-        expect(q.get("cmd") == ["SET u hello", "GET u", "INCR n"], "share link commands: %r" % link)
+        expect(shared_session(link) == ["SET u hello", "GET u", "INCR n"], "share link commands: %r" % link)
         expect(q.get("seed") == ["9"], "share link keeps the seed: %r" % link)
         status = wait_until(lambda: c.q(".rs-share-status").inner_text() != "Copying…" and c.q(".rs-share-status").inner_text(),
                             "the clipboard answer")
@@ -686,9 +696,29 @@ def run_checks(suite, page, base, shots, page_errors):
         expect(c.lines()[-1] == "(integer) 1", "client 2's LLEN after the pop: %r" % c.lines())
         c.click("share")
         link = c.q(".rs-share-link").input_value()
-        q = urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)
-        expect(q.get("cmd") == ["BLPOP q 0", "@2 RPUSH q a b", "@2 LLEN q"], "share link keeps the clients: %r" % link)
+        expect(shared_session(link) == ["BLPOP q 0", "@2 RPUSH q a b", "@2 LLEN q"], "share link keeps the clients: %r" % link)
     suite.check("links address commands to clients with @N", shared_link_with_clients)
+
+    def shared_link_keeps_the_clock():
+        page.goto(base + "index.html?clock=paused&cmd=SET%20k%20v%20EX%20100")
+        c.ready()
+        for _ in range(3):
+            c.click("step-1s")
+        expect(c.run("TTL k") == ["(integer) 97"], "TTL after three steps")
+        c.click("step-1s")
+        c.click("share")
+        link = c.q(".rs-share-link").input_value()
+        expect(len(link) < 400, "a short link: %d characters" % len(link))
+        expect(shared_session(link) == ["SET k v EX 100", "# sleep 3000", "TTL k", "# sleep 1000"],
+               "the link carries the pauses: %r" % shared_session(link))
+        page.goto(link)
+        c.ready()
+        expect(c.run("TTL k") == ["(integer) 96"], "the link reaches the same instant")
+        # Links from before packing keep working.
+        page.goto(base + "index.html?clock=paused&cmd=SET%20old%201&cmd=GET%20old")
+        c.ready()
+        expect(c.lines()[-1] == '"1"', "an old ?cmd= link: %r" % c.lines())
+    suite.check("a share link keeps the clock: TTLs come back as they were", shared_link_keeps_the_clock)
 
     def narrow_inspector():
         page.set_viewport_size({"width": 420, "height": 900})

@@ -208,6 +208,24 @@ def run_checks(suite, page, base, site, shots, page_errors):
             expect(q(".rs-crash").count() == 0, "%s crashed the page" % sid)
     suite.check("every catalogue scenario runs in the browser without a crash", every_scenario_runs_in_the_browser)
 
+    def back_moves_between_scenarios():
+        ids = [i.get_attribute("data-scenario") for i in q(".rs-scen-item").all()][:3]
+        page.goto(base + "index.html?scenario=%s" % ids[0])
+        q(".rs-scen-item.rs-on").wait_for(state="visible", timeout=15000)
+        on = lambda: q(".rs-scen-item.rs-on").get_attribute("data-scenario")
+        for sid in ids[1:]:
+            q('.rs-scen-item[data-scenario="%s"]' % sid).click()
+            wait_until(lambda: on() == sid and ("scenario=%s" % sid) in page.url, "%s shown and in the address" % sid)
+        for sid in [ids[1], ids[0]]:
+            page.go_back()
+            wait_until(lambda: on() == sid, "Back shows %s (shows %s, %s)" % (sid, on(), page.url))
+            expect(("scenario=%s" % sid) in page.url, "the address names %s: %s" % (sid, page.url))
+            wait_until(lambda: q(".rs-metric").count() > 0, "%s ran again" % sid)
+        page.go_forward()
+        wait_until(lambda: on() == ids[1], "Forward shows %s again" % ids[1])
+        expect(page.url.startswith(base), "Back never left the app: %s" % page.url)
+    suite.check("Back and Forward move between the scenarios chosen", back_moves_between_scenarios)
+
     suite.check("no uncaught page errors", lambda: expect(not page_errors, "page errors: %r" % page_errors))
 
 

@@ -89,6 +89,14 @@ pub fn page_url() -> String {
         .unwrap_or_default()
 }
 
+/// Puts `url` in the address bar as a new history entry, without a reload:
+/// Back returns to the address before it.
+pub fn push_url(url: &str) {
+    if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
+        let _ = h.push_state_with_url(&JsValue::NULL, "", Some(url));
+    }
+}
+
 /// Puts `url` in the address bar without a history entry or a reload.
 pub fn replace_url(url: &str) {
     if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {

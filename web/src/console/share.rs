@@ -1,4 +1,4 @@
-//! The URL side of a console session: the commands, seed and clock mode read from `?cmd=…&seed=…` (or the `#` fragment) on load, the Share link that replays them, and the Share popover that offers it.
+//! The URL side of a console session: the commands, pauses, seed and clock mode read on load (the session packed in `#s=…`, or `?cmd=…&seed=…` of older links), the Share link that replays them to the same virtual instant, and the Share popover that offers it.
 //!
 //! Links are read and written in plain Rust (see `crate::url`) rather than
 //! through the browser's `URLSearchParams`, so the rules are unit-tested
@@ -9,14 +9,15 @@ use redsim_sim::params::parse_seed;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::url::{encode_component, parse_query};
+use crate::url::parse_query;
 
 /// What a page URL (or a widget's attributes) asks a widget to start with.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Preset {
     /// Engine seed; `None` means the default.
     pub seed: Option<u64>,
-    /// Commands to run on load, in order, as if typed.
+    /// Commands to run on load, in order, as if typed; a `# sleep <ms>`
+    /// line lets that much virtual time pass.
     pub commands: Vec<String>,
     /// Start with the clock paused instead of following wall time.
     pub paused: bool,
@@ -35,6 +36,12 @@ impl Preset {
             for (k, v) in parse_query(part) {
                 match k.as_str() {
                     "cmd" | "command" if !v.trim().is_empty() => p.commands.push(v),
+                    // A damaged packed session is ignored: the page opens empty.
+                    "s" => {
+                        if let Some(text) = redsim_engine::proto::link::unpack(&v) {
+                            p.commands.extend(session_lines(&text));
+                        }
+                    }
                     "seed" => p.seed = parse_seed(&v).or(p.seed),
                     "clock" => p.paused = v.eq_ignore_ascii_case("paused"),
                     "t0" => p.t0 = v.trim().parse().ok().or(p.t0),
@@ -65,16 +72,36 @@ impl Preset {
     }
 }
 
-/// The link that replays `commands` with `seed` on the page at `base` (the
-/// page URL without query or fragment).
-pub fn share_link(base: &str, seed: u64, t0: u64, paused: bool, commands: &[String]) -> String {
+/// The lines of session text a console runs: commands and `# sleep`
+/// lines, without blank lines and other comments.
+fn session_lines(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && (!l.starts_with('#') || sleep_ms(l).is_some()))
+        .map(String::from)
+}
+
+/// The milliseconds of a `# sleep <ms>` line.
+pub fn sleep_ms(line: &str) -> Option<u64> {
+    let rest = line.trim().strip_prefix('#')?.trim_start();
+    let ms = rest.strip_prefix("sleep")?;
+    if !ms.starts_with(char::is_whitespace) {
+        return None;
+    }
+    ms.trim().parse().ok()
+}
+
+/// The link that replays `session` (commands and `# sleep` lines, see
+/// `redsim_engine::proto::session`) with `seed` on the page at `base` (the
+/// page URL without query or fragment), packed into the fragment.
+pub fn share_link(base: &str, seed: u64, t0: u64, paused: bool, session: &str) -> String {
     let mut url = format!("{base}?seed={seed}&t0={t0}");
     if paused {
         url.push_str("&clock=paused");
     }
-    for c in commands {
-        url.push_str("&cmd=");
-        url.push_str(&encode_component(c));
+    if !session.is_empty() {
+        url.push_str("#s=");
+        url.push_str(&redsim_engine::proto::link::pack(session));
     }
     url
 }
@@ -131,18 +158,50 @@ mod tests {
     fn share_link_round_trips() {
         let cmds = vec![
             "SET \"a b\" 'x&y=z' EX 5".to_string(),
-            "GET \"a b\"".to_string(),
+            "# sleep 1500".to_string(),
+            "@2 GET \"a b\"".to_string(),
             "ECHO 100%+€".to_string(),
         ];
-        let link = share_link("http://h/docs/play/", 0xfeed, 1_767_225_600, true, &cmds);
-        let (base, query) = link.split_once('?').unwrap();
+        let text: String = cmds.iter().map(|c| format!("{c}\n")).collect();
+        let link = share_link("http://h/docs/play/", 0xfeed, 1_767_225_600, true, &text);
+        let (base, rest) = link.split_once('?').unwrap();
+        let (query, hash) = rest.split_once('#').unwrap();
         assert_eq!(base, "http://h/docs/play/");
-        assert!(!query.contains(' ') && !query.contains('"'));
-        let p = Preset::from_url(query, "");
+        assert!(!rest.contains(' ') && !rest.contains('"') && !rest.contains('%'));
+        let p = Preset::from_url(query, hash);
         assert_eq!(p.commands, cmds);
         assert_eq!(p.seed, Some(0xfeed));
         assert_eq!(p.t0, Some(1_767_225_600));
         assert!(p.paused);
+        // A damaged fragment opens an empty console.
+        assert!(Preset::from_url(query, "#s=%%%").commands.is_empty());
+    }
+
+    #[test]
+    fn links_stay_short() {
+        let session = |n: usize| -> String {
+            (0..n)
+                .map(|i| match i % 4 {
+                    0 => format!("SET session:{i} \"user {i}\" EX 1800\n"),
+                    1 => format!("HSET user:{i} name u{i} visits {i}\n"),
+                    2 => format!("# sleep {}\n", 250 * (i % 7 + 1)),
+                    _ => format!("TTL session:{}\n", i - 3),
+                })
+                .collect()
+        };
+        for (n, max) in [(10, 300), (100, 2000)] {
+            let link = share_link("https://redsim.dev/", 42, 1_767_225_600, true, &session(n));
+            assert!(link.len() < max, "{n} lines: {} characters", link.len());
+        }
+    }
+
+    #[test]
+    fn sleep_lines() {
+        assert_eq!(sleep_ms("# sleep 250"), Some(250));
+        assert_eq!(sleep_ms("  #sleep 3 "), Some(3));
+        assert_eq!(sleep_ms("# sleepy 3"), None);
+        assert_eq!(sleep_ms("# a comment"), None);
+        assert_eq!(sleep_ms("SET a 1"), None);
     }
 
     #[test]

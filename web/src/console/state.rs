@@ -156,10 +156,18 @@ impl Console {
             wall,
         };
         for cmd in &preset.commands {
+            // A shared link's pauses: the same virtual instant, the same TTLs.
+            if let Some(ms) = super::share::sleep_ms(cmd) {
+                c.engine.advance_by(ms.saturating_mul(1000));
+                c.deliver_unblocked();
+                continue;
+            }
             let (num, cmd) = split_target(cmd);
             let idx = c.session_for(num);
             c.submit(idx, cmd.to_string(), false);
         }
+        let now = c.engine.now_us();
+        c.driver.reanchor(now, wall());
         // Preset commands run in any tab; the first one is shown.
         c.active = 0;
         c.sessions[0].unread = 0;
@@ -249,15 +257,42 @@ impl Console {
         true
     }
 
-    /// The link that replays this session on the page at `base`.
+    /// The link that replays this session on the page at `base`, up to
+    /// this virtual instant: its commands and the time between them.
     pub fn share_link(&self, base: &str) -> String {
+        let mut text = String::new();
+        let last_ms = self.timed_lines(&mut text, |_| true);
+        let now_ms = self.engine.now_us() / 1000;
+        if now_ms > last_ms {
+            text.push_str(&format!("# sleep {}\n", now_ms - last_ms));
+        }
         share_link(
             base,
             self.seed,
             self.t0,
             self.driver.mode == Mode::Paused,
-            &self.sent,
+            &text,
         )
+    }
+
+    /// Appends the commands `keep` accepts, with a `# sleep <ms>` wherever
+    /// virtual time passed before one; returns the last one's instant (ms).
+    /// Gaps come from absolute instants, so rounding never accumulates.
+    fn timed_lines(&self, out: &mut String, keep: impl Fn(&str) -> bool) -> u64 {
+        let mut last_ms = 0;
+        for (line, &at) in self.sent.iter().zip(&self.sent_at) {
+            if !keep(line) {
+                continue;
+            }
+            let at_ms = at / 1000;
+            if at_ms > last_ms {
+                out.push_str(&format!("# sleep {}\n", at_ms - last_ms));
+            }
+            last_ms = at_ms;
+            out.push_str(line);
+            out.push('\n');
+        }
+        last_ms
     }
 
     fn record(&mut self, line: String) {
@@ -276,21 +311,11 @@ impl Console {
              #   redsim replay session.redis --against redis://127.0.0.1:6379 --timing\n",
             self.seed
         );
-        let mut last_us = 0;
-        for (line, &at) in self.sent.iter().zip(&self.sent_at) {
+        self.timed_lines(&mut out, |line| {
             let (_, command) = split_target(line);
             let word = command.split_whitespace().next().unwrap_or("");
-            if word.eq_ignore_ascii_case("inspect") {
-                continue;
-            }
-            let gap_ms = at.saturating_sub(last_us) / 1000;
-            if gap_ms > 0 {
-                out.push_str(&format!("# sleep {gap_ms}\n"));
-            }
-            last_us = at;
-            out.push_str(line);
-            out.push('\n');
-        }
+            !word.eq_ignore_ascii_case("inspect")
+        });
         out
     }
 
@@ -751,10 +776,11 @@ mod tests {
         assert_eq!(c.active, 0);
         assert_eq!(screen(&c, 1), vec!["127.0.0.1:6379> GET a", "\"1\""]);
         assert_eq!(c.prompt(0), "127.0.0.1:6379[2]>");
-        assert_eq!(
-            c.share_link("/p/"),
-            "/p/?seed=7&t0=1767225600&clock=paused&cmd=SET%20a%201&cmd=%402%20GET%20a&cmd=SELECT%202"
-        );
+        let link = c.share_link("/p/");
+        let (query, hash) = link.split_once('#').unwrap();
+        assert_eq!(query, "/p/?seed=7&t0=1767225600&clock=paused");
+        let text = redsim_engine::proto::link::unpack(hash.strip_prefix("s=").unwrap()).unwrap();
+        assert_eq!(text, "SET a 1\n@2 GET a\nSELECT 2\n");
     }
 
     #[test]
@@ -780,6 +806,27 @@ mod tests {
             Some("(integer) 1001")
         );
         assert!(c.engine.used_memory() < MEMORY_BUDGET);
+    }
+
+    #[test]
+    fn a_share_link_reaches_the_same_instant_with_the_same_ttls() {
+        let mut c = paused(&["SET k v EX 100", "@2 SET j w PX 5000"]);
+        for _ in 0..3 {
+            c.apply(Action::Step(1_000_000));
+        }
+        type_line(&mut c, "TTL k");
+        assert_eq!(screen(&c, 0).last().map(String::as_str), Some("(integer) 97"));
+        c.apply(Action::Step(1_000_000));
+        let link = c.share_link("/p/");
+        let (query, hash) = link.split_once('?').unwrap().1.split_once('#').unwrap();
+        let mut d = Console::new(&Preset::from_url(query, hash), 1_767_225_600, still);
+        assert_eq!(d.engine.now_us(), c.engine.now_us());
+        // Sharing again gives the same link.
+        assert_eq!(d.share_link("/p/"), link);
+        type_line(&mut d, "TTL k");
+        assert_eq!(screen(&d, 0).last().map(String::as_str), Some("(integer) 96"));
+        type_line(&mut d, "PTTL j");
+        assert_eq!(screen(&d, 0).last().map(String::as_str), Some("(integer) 1000"));
     }
 
     #[test]
@@ -919,9 +966,9 @@ mod tests {
         assert!(c.current().lines.is_empty());
         c.apply(Action::CloseInspector);
         assert!(c.inspector.target.is_none());
-        assert!(c
-            .share_link("/")
-            .ends_with("&cmd=HSET%20h%20f%20v&cmd=INSPECT%20h"));
+        let link = c.share_link("/");
+        let text = redsim_engine::proto::link::unpack(link.split_once("#s=").unwrap().1).unwrap();
+        assert!(text.ends_with("HSET h f v\nINSPECT h\n"), "{text}");
     }
 
     #[test]

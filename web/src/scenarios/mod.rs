@@ -15,7 +15,7 @@ mod state;
 use gloo::timers::callback::Interval;
 use yew::prelude::*;
 
-use crate::dom::{keep_ticking, page_path, replace_url, wall_ms};
+use crate::dom::{keep_ticking, page_path, push_url, replace_url, wall_ms};
 use playback::TICK_MS;
 pub use preset::ScenarioPreset;
 use state::{Action, LibraryState};
@@ -37,6 +37,8 @@ pub struct LibraryProps {
 pub struct Library {
     state: LibraryState,
     ticker: Option<Interval>,
+    /// Kept for its lifetime: dropping it stops listening.
+    _popstate: Option<gloo::events::EventListener>,
 }
 
 impl Library {
@@ -47,9 +49,14 @@ impl Library {
         keep_ticking(&mut self.ticker, playing, TICK_MS, ctx.link(), || {
             Action::Tick
         });
+        let push = std::mem::take(&mut self.state.history_due);
         if std::mem::take(&mut self.state.url_due) && ctx.props().shareable {
             if let Some(url) = self.state.link(&page_path()) {
-                replace_url(&url);
+                if push {
+                    push_url(&url);
+                } else {
+                    replace_url(&url);
+                }
             }
         }
     }
@@ -60,9 +67,25 @@ impl Component for Library {
     type Properties = LibraryProps;
 
     fn create(ctx: &Context<Self>) -> Self {
+        // Back and Forward between scenarios chosen here: the address
+        // names the scenario and its form, which this one then shows.
+        let popstate = ctx.props().shareable.then(|| {
+            let link = ctx.link().clone();
+            web_sys::window().map(|w| {
+                gloo::events::EventListener::new(&w, "popstate", move |_| {
+                    let Some(loc) = web_sys::window().map(|w| w.location()) else {
+                        return;
+                    };
+                    let search = loc.search().unwrap_or_default();
+                    let hash = loc.hash().unwrap_or_default();
+                    link.send_message(Action::Open(ScenarioPreset::from_url(&search, &hash)));
+                })
+            })
+        });
         let mut lib = Library {
             state: LibraryState::new(&ctx.props().preset, wall_ms),
             ticker: None,
+            _popstate: popstate.flatten(),
         };
         if ctx.props().active {
             lib.state.run(false);

@@ -21,6 +21,8 @@ pub const DEFAULT_SEED: u64 = 1;
 /// Something the reader did, or the playback timer.
 pub enum Action {
     Select(usize),
+    /// Back or Forward reached this scenario's address: show it as it was.
+    Open(ScenarioPreset),
     Form(FormInput),
     Play(PlayClick),
     Tick,
@@ -42,6 +44,9 @@ pub struct LibraryState {
     pub playback: Playback,
     /// The form changed: the address bar should follow.
     pub url_due: bool,
+    /// Another scenario was chosen: its address is a new history entry,
+    /// so Back returns to the one before.
+    pub history_due: bool,
     /// The page's clock (wall ms), to time runs.
     wall: fn() -> f64,
 }
@@ -74,6 +79,7 @@ impl LibraryState {
             took_ms: 0.0,
             playback: Playback::default(),
             url_due: false,
+            history_due: false,
             wall,
         };
         if let Some(i) = selected {
@@ -111,10 +117,24 @@ impl LibraryState {
         match a {
             Action::Select(i) => {
                 if i < self.infos.len() {
+                    self.history_due |= self.selected != Some(i);
                     self.selected = Some(i);
                     self.values = self.infos[i].params.iter().map(|p| p.default).collect();
                     self.run(true);
                 }
+            }
+            Action::Open(p) => {
+                let same = p.id.as_deref() == self.info().map(|s| s.id);
+                let fresh = LibraryState::new(&p, self.wall);
+                if p.id.is_none() || (same && fresh.values == self.values && fresh.seed == self.seed) {
+                    return false;
+                }
+                self.selected = fresh.selected;
+                self.values = fresh.values;
+                self.seed = fresh.seed;
+                self.notice = fresh.notice;
+                self.playback = Playback::default();
+                self.run(false);
             }
             Action::Form(FormInput::Param(k, v)) => {
                 let Some(spec) = self.spec(k) else {
@@ -248,5 +268,28 @@ mod tests {
             !lib.apply(Action::Form(FormInput::Param(99, 1.0))),
             "no such parameter"
         );
+    }
+
+    #[test]
+    fn another_scenario_is_a_history_entry_and_back_reopens_the_one_before() {
+        let mut lib = LibraryState::new(&ScenarioPreset::default(), still);
+        lib.run(false);
+        let first = lib.link("/").unwrap();
+        lib.apply(Action::Select(0));
+        assert!(!lib.history_due, "the same scenario again is no new entry");
+        lib.apply(Action::Select(2));
+        assert!(lib.history_due && lib.url_due);
+        lib.history_due = false;
+        lib.apply(Action::Form(FormInput::Param(0, lib.values[0] + 1.0)));
+        assert!(!lib.history_due, "a form change replaces the address");
+        lib.url_due = false;
+        // Back: the first scenario's address.
+        let (_, query) = first.split_once('?').unwrap();
+        assert!(lib.apply(Action::Open(ScenarioPreset::from_url(query, ""))));
+        assert_eq!(lib.selected, Some(0));
+        assert_eq!(lib.link("/").unwrap(), first);
+        assert!(!lib.url_due && !lib.history_due, "Back writes no address of its own");
+        assert!(!lib.apply(Action::Open(ScenarioPreset::from_url(query, ""))));
+        assert!(!lib.apply(Action::Open(ScenarioPreset::from_url("tab=console", ""))));
     }
 }

@@ -1,7 +1,8 @@
 //! A console session as text, the one format the browser console exports and `redsim replay` reads: one command per line quoted as redis-cli quotes, `@N` to send it from client N, `# sleep <ms>` to let time pass, other `#` lines as comments.
 //!
-//! A console Share link (`?seed=…&cmd=…&cmd=…`) carries the same lines, one
-//! `cmd` parameter each, so [`Session::from_link`] reads it too.
+//! A console Share link carries the same text packed in its fragment
+//! (`#s=…`, see [`super::link`]); older links carry one `cmd` parameter per
+//! line (`?seed=…&cmd=…&cmd=…`). [`Session::from_link`] reads both.
 
 use super::resp::split_args;
 
@@ -43,7 +44,8 @@ impl Session {
     }
 
     /// Reads a console Share link (or just its query): each `cmd` parameter
-    /// is one line, numbered in order; `seed` is kept.
+    /// is one line, numbered in order, and a packed `s` holds many; `seed`
+    /// is kept.
     pub fn from_link(link: &str) -> Result<Session, String> {
         let query = match link.split_once('?') {
             Some((_, q)) => q,
@@ -61,6 +63,16 @@ impl Session {
                         n += 1;
                         if let Some(step) = parse_line(n, &v)? {
                             session.steps.push(step);
+                        }
+                    }
+                    "s" => {
+                        let text = super::link::unpack(&v)
+                            .ok_or_else(|| "the link's packed session is damaged".to_string())?;
+                        for raw in text.lines() {
+                            n += 1;
+                            if let Some(step) = parse_line(n, raw)? {
+                                session.steps.push(step);
+                            }
                         }
                     }
                     "seed" => session.seed = parse_u64(&v).or(session.seed),
@@ -255,6 +267,21 @@ mod tests {
             }
         ));
         assert_eq!(words(&s.steps[2]), ["PING"]);
+    }
+
+    #[test]
+    fn packed_links_read_as_sessions() {
+        let text = "SET k 1 EX 100\n# sleep 3000\n@2 TTL k\n";
+        let link = format!(
+            "https://x.test/?seed=7#s={}",
+            super::super::link::pack(text)
+        );
+        let s = Session::from_link(&link).unwrap();
+        assert_eq!(s.seed, Some(7));
+        assert_eq!(s.steps.len(), 3);
+        assert!(matches!(s.steps[1], Step::Sleep { ms: 3000, .. }));
+        assert!(matches!(s.steps[2], Step::Command { client: 2, .. }));
+        assert!(Session::from_link("?s=garbage!").is_err());
     }
 
     #[test]

@@ -211,12 +211,18 @@ pub(super) fn wait_bar(w: &Wait, start: u64, end: u64, now_us: u64) -> Html {
         Some(UnblockHow::Served) => "served",
         Some(UnblockHow::Timeout) => "timed out",
         Some(UnblockHow::Disconnected) => "disconnected",
+        Some(UnblockHow::ScriptEnded) => "its script ended",
+    };
+    // A busy script's caller waits on no key.
+    let on = match w.keys.is_empty() {
+        true => "its script (past busy-reply-threshold)".to_string(),
+        false => w.keys.join(", "),
     };
     let who = w.who.map_or(String::new(), |n| format!("{} ", label(n)));
     html! {
         <line class={ classes!("rs-tl-wait", w.who.map(|n| format!("rs-who-{n}")), w.until_us.is_none().then_some("rs-tl-waiting")) }
               x1={ format!("{x1:.3}%") } x2={ format!("{:.3}%", x2.max(x1)) } y1={ y.clone() } y2={ y }>
-            <title>{ format!("{who}blocked on {} for {}.{:03} s: {outcome}", w.keys.join(", "), waited_ms / 1000, waited_ms % 1000) }</title>
+            <title>{ format!("{who}blocked on {on} for {}.{:03} s: {outcome}", waited_ms / 1000, waited_ms % 1000) }</title>
         </line>
     }
 }
