@@ -43,6 +43,8 @@ pub struct Waiting {
     pub command: String,
     /// Virtual µs at which it times out, if it has a timeout.
     pub deadline_us: Option<u64>,
+    /// It is a script past busy-reply-threshold, not a blocking command.
+    pub script: bool,
 }
 
 /// One client's console.
@@ -126,6 +128,11 @@ pub fn with_target(num: usize, command: &str) -> String {
 /// is strictly in the past, so a 5 s timeout ends 1 ms after 5 s; the
 /// last second is shown in ms so that millisecond is not hidden.
 pub fn waiting_text(w: &Waiting, now_us: u64) -> String {
+    if w.script {
+        return "the script runs past busy-reply-threshold: other clients get BUSY until it \
+                ends (SCRIPT KILL from another client stops it if it has not written)"
+            .to_string();
+    }
     match w.deadline_us {
         None => "waiting for data (no timeout)".to_string(),
         Some(d) => {
@@ -182,6 +189,7 @@ mod tests {
         let w = Waiting {
             command: "BLPOP q 5".into(),
             deadline_us: Some(5_001_000),
+            script: false,
         };
         assert_eq!(
             waiting_text(&w, 750_000),
@@ -195,9 +203,16 @@ mod tests {
             waiting_text(&w, 9_000_000),
             "waiting for data · times out at 0:00:05.001, in 0 ms of virtual time"
         );
+        let script = Waiting {
+            command: "EVAL \"while true do end\" 0".into(),
+            deadline_us: None,
+            script: true,
+        };
+        assert!(waiting_text(&script, 0).contains("busy-reply-threshold"));
         let forever = Waiting {
             command: "BLPOP q 0".into(),
             deadline_us: None,
+            script: false,
         };
         assert_eq!(waiting_text(&forever, 0), "waiting for data (no timeout)");
         assert!(subscribed_text(1).starts_with("Reading messages… 1 subscription ·"));

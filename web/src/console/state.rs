@@ -655,17 +655,20 @@ impl Console {
             }
             Some(r) => self.show_reply(idx, &r),
             None => {
-                let deadline_us = self
+                let blocked = self
                     .engine
                     .blocked_clients()
                     .into_iter()
-                    .find(|b| b.client == id)
-                    .and_then(|b| b.deadline_us);
+                    .find(|b| b.client == id);
+                let deadline_us = blocked.as_ref().and_then(|b| b.deadline_us);
+                let script =
+                    blocked.is_some_and(|b| b.kind == redsim_engine::blocking::BlockKind::Script);
                 let s = &mut self.sessions[idx];
                 if s.waiting.is_none() {
                     s.waiting = Some(Waiting {
                         command: trimmed.to_string(),
                         deadline_us,
+                        script,
                     });
                 }
             }
@@ -750,6 +753,25 @@ mod tests {
     }
 
     #[test]
+    fn a_long_script_keeps_its_client_waiting_and_the_others_get_busy() {
+        let mut c = paused(&["CONFIG SET busy-reply-threshold 10", "@2 PING"]);
+        type_line(&mut c, "EVAL \"for i = 1, 200000 do end return 'done'\" 0");
+        let w = c.sessions[0].waiting.as_ref().expect("client 1 waits");
+        assert!(w.script);
+        c.apply(Action::SelectClient(1));
+        type_line(&mut c, "PING");
+        assert_eq!(
+            screen(&c, 1).last().map(String::as_str),
+            Some("(error) BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
+        );
+        c.apply(Action::Step(1_000_000));
+        assert!(c.sessions[0].waiting.is_none());
+        assert_eq!(screen(&c, 0).last().map(String::as_str), Some("\"done\""));
+        type_line(&mut c, "PING");
+        assert_eq!(screen(&c, 1).last().map(String::as_str), Some("PONG"));
+    }
+
+    #[test]
     fn shutdown_says_what_a_real_server_would_do_and_the_console_goes_on() {
         let mut c = paused(&[]);
         type_line(&mut c, "SHUTDOWN bogus");
@@ -815,7 +837,10 @@ mod tests {
             c.apply(Action::Step(1_000_000));
         }
         type_line(&mut c, "TTL k");
-        assert_eq!(screen(&c, 0).last().map(String::as_str), Some("(integer) 97"));
+        assert_eq!(
+            screen(&c, 0).last().map(String::as_str),
+            Some("(integer) 97")
+        );
         c.apply(Action::Step(1_000_000));
         let link = c.share_link("/p/");
         let (query, hash) = link.split_once('?').unwrap().1.split_once('#').unwrap();
@@ -824,9 +849,15 @@ mod tests {
         // Sharing again gives the same link.
         assert_eq!(d.share_link("/p/"), link);
         type_line(&mut d, "TTL k");
-        assert_eq!(screen(&d, 0).last().map(String::as_str), Some("(integer) 96"));
+        assert_eq!(
+            screen(&d, 0).last().map(String::as_str),
+            Some("(integer) 96")
+        );
         type_line(&mut d, "PTTL j");
-        assert_eq!(screen(&d, 0).last().map(String::as_str), Some("(integer) 1000"));
+        assert_eq!(
+            screen(&d, 0).last().map(String::as_str),
+            Some("(integer) 1000")
+        );
     }
 
     #[test]

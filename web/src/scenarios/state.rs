@@ -126,7 +126,9 @@ impl LibraryState {
             Action::Open(p) => {
                 let same = p.id.as_deref() == self.info().map(|s| s.id);
                 let fresh = LibraryState::new(&p, self.wall);
-                if p.id.is_none() || (same && fresh.values == self.values && fresh.seed == self.seed) {
+                if p.id.is_none()
+                    || (same && fresh.values == self.values && fresh.seed == self.seed)
+                {
                     return false;
                 }
                 self.selected = fresh.selected;
@@ -288,7 +290,10 @@ mod tests {
         assert!(lib.apply(Action::Open(ScenarioPreset::from_url(query, ""))));
         assert_eq!(lib.selected, Some(0));
         assert_eq!(lib.link("/").unwrap(), first);
-        assert!(!lib.url_due && !lib.history_due, "Back writes no address of its own");
+        assert!(
+            !lib.url_due && !lib.history_due,
+            "Back writes no address of its own"
+        );
         assert!(!lib.apply(Action::Open(ScenarioPreset::from_url(query, ""))));
         assert!(!lib.apply(Action::Open(ScenarioPreset::from_url("tab=console", ""))));
     }

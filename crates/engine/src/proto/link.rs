@@ -36,7 +36,12 @@ mod tests {
             .collect();
         let packed = pack(&text);
         assert_eq!(unpack(&packed).as_deref(), Some(text.as_str()));
-        assert!(packed.len() < text.len() / 3, "{} of {}", packed.len(), text.len());
+        assert!(
+            packed.len() < text.len() / 3,
+            "{} of {}",
+            packed.len(),
+            text.len()
+        );
         assert!(packed
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
