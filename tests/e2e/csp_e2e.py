@@ -91,6 +91,28 @@ def checks(run, label):
         expect(page.url.startswith(base), "Back never left the app: %s" % page.url)
     suite.check("the address follows the tab, and Back/Forward move between tabs (%s)" % label, back_and_forward)
 
+    def every_tab_shares():
+        # Each tab offers its link; the cluster's replays a migration.
+        page.goto(base + "index.html?tab=scenarios")
+        q(".rs-sharefield-link").first.wait_for(timeout=15000)
+        expect("scenario=" in q(".rs-sharefield-link").first.input_value(), "the scenario's link")
+        c.click("tab-lessons")
+        wait_until(lambda: "lesson=" in (q(".rs-lessons .rs-sharefield-link").first.input_value() or ""), "the lesson step's link")
+        c.click("tab-cluster")
+        q(".rs-slotmap-input").first.fill("{tenant:42}:order:1")
+        c.click("migrate")
+        wait_until(lambda: q('[data-action="migrate"]').first.is_enabled(), "the migration to end", timeout=30)
+        status = q(".rs-slotmap-status").first.inner_text()
+        link = q(".rs-slotmap .rs-sharefield-link").first.input_value()
+        expect("tab=cluster#c=" in link, "the cluster's link: %s" % link)
+        expect("#c=" in page.url, "the address names the cluster view: %s" % page.url)
+        page.goto(link)
+        q(".rs-slotmap-status").first.wait_for(timeout=15000)
+        wait_until(lambda: q(".rs-slotmap-status").first.inner_text() == status,
+                   "the link replays the view: %r" % q(".rs-slotmap-status").first.inner_text())
+        expect(q('.rs-pagetab[aria-selected="true"]').first.get_attribute("data-action") == "tab-cluster", "it opens the Cluster tab")
+    suite.check("every tab offers Share, and the cluster's link replays its view (%s)" % label, every_tab_shares)
+
 
 def main():
     results = []

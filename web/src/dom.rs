@@ -3,8 +3,9 @@
 use gloo::timers::callback::Interval;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::events::FocusEvent;
 use yew::html::Scope;
-use yew::{AttrValue, Component, Html, TargetCast};
+use yew::{html, AttrValue, Callback, Component, Html, TargetCast};
 
 /// Elements a widget is mounted into.
 pub const HOST_SELECTOR: &str =
@@ -87,6 +88,21 @@ pub fn page_url() -> String {
             )
         })
         .unwrap_or_default()
+}
+
+/// A Share field: `label` and the link, read-only, selected when focused so
+/// it can be copied (the tabs whose address bar is their link show it too).
+pub fn share_field(label: &str, url: &str) -> Html {
+    html! {
+        <label class="rs-sharefield">
+            <span>{ label.to_string() }</span>
+            <input class="rs-sharefield-link" type="text" readonly=true value={ url.to_string() }
+                   onfocus={ Callback::from(|e: FocusEvent| {
+                       let i: HtmlInputElement = e.target_unchecked_into();
+                       i.select();
+                   }) } />
+        </label>
+    }
 }
 
 /// Puts `url` in the address bar as a new history entry, without a reload:

@@ -106,6 +106,10 @@ pub fn mount_all() {
                     TopoPreset::default()
                 },
                 lesson: LessonPreset::from_url(&search, &hash),
+                cluster: parse_query(hash.trim_start_matches('#'))
+                    .into_iter()
+                    .find(|(k, _)| k == "c")
+                    .and_then(|(_, v)| redsim_engine::proto::link::unpack(&v)),
                 tab,
             };
             yew::Renderer::<Page>::with_root_and_props(host, props).render();

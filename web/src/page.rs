@@ -18,6 +18,8 @@ pub struct PageProps {
     pub topology: TopoPreset,
     /// The Lessons tab's chapter and step (`?tab=lessons&lesson=…&step=…`).
     pub lesson: LessonPreset,
+    /// The Cluster tab's session (`?tab=cluster#c=…`, unpacked).
+    pub cluster: Option<String>,
     /// The tab named by `?tab=` (console, scenarios, cluster, topology, lessons).
     pub tab: Option<String>,
 }
@@ -167,7 +169,7 @@ pub fn Page(props: &PageProps) -> Html {
                 <Library preset={ props.scenario.clone() } shareable=true active={ on(PageTab::Scenarios) } />
             </div>
             <div class="rs-pageview" hidden={ !on(PageTab::Cluster) }>
-                <SlotMap active={ on(PageTab::Cluster) } />
+                <SlotMap active={ on(PageTab::Cluster) } preset={ props.cluster.clone() } shareable=true />
             </div>
             <div class="rs-pageview" hidden={ !on(PageTab::Topology) }>
                 <TopologyTab preset={ props.topology.clone() } shareable=true active={ on(PageTab::Topology) } />

@@ -6,6 +6,7 @@
 //! is built the first time the view is shown.
 
 mod canvas;
+mod log;
 mod state;
 
 use gloo::timers::callback::Interval;
@@ -13,7 +14,7 @@ use redsim_engine::cluster::{key_hash_slot, SLOTS};
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
-use crate::dom::{input_value, keep_ticking};
+use crate::dom::{input_value, keep_ticking, page_path, page_url, replace_url};
 use canvas::{CELL, COLOURS, COLS};
 use state::{observer, tag_span, Action, SlotMapState, STEP_MS};
 
@@ -22,6 +23,12 @@ pub struct SlotMapProps {
     /// Whether the view is on screen; the cluster is built when it first is.
     #[prop_or(true)]
     pub active: bool,
+    /// A shared session to replay (`log` text).
+    #[prop_or_default]
+    pub preset: Option<String>,
+    /// The address bar follows the view while it is shown, and Share offers it.
+    #[prop_or_default]
+    pub shareable: bool,
 }
 
 pub struct SlotMap {
@@ -35,9 +42,13 @@ impl Component for SlotMap {
     type Properties = SlotMapProps;
 
     fn create(ctx: &Context<Self>) -> Self {
+        let state = match &ctx.props().preset {
+            Some(text) => log::replay(text),
+            None => SlotMapState::default(),
+        };
         let mut s = SlotMap {
             canvas: NodeRef::default(),
-            state: SlotMapState::default(),
+            state,
             timer: None,
         };
         if ctx.props().active {
@@ -58,6 +69,10 @@ impl Component for SlotMap {
         // The animation timer runs while a migration or failover plays.
         let busy = self.state.busy();
         keep_ticking(&mut self.timer, busy, STEP_MS, ctx.link(), || Action::Tick);
+        // The address names the view as it is, once an animation is over.
+        if !busy && ctx.props().shareable && ctx.props().active {
+            replace_url(&log::link(&page_path(), &self.state.log));
+        }
         true
     }
 
@@ -99,6 +114,9 @@ impl Component for SlotMap {
                         aria-label="Slot map: 16384 slots coloured by owner"></canvas>
                 <div class="rs-slotmap-legend">{ legend(st) }</div>
                 <p class="rs-slotmap-status" aria-live="polite">{ &st.status }</p>
+                if ctx.props().shareable {
+                    { crate::dom::share_field("Share (replays this view)", &log::link(&page_url(), &st.log)) }
+                }
             </div>
         }
     }

@@ -58,6 +58,8 @@ pub struct SlotMapState {
     pub migration: Option<Migration>,
     failover: Option<Failover>,
     pub status: String,
+    /// What was done, for the Share link and the address bar.
+    pub log: super::log::Log,
 }
 
 /// A cluster with something to look at: users under per-user tags, one
@@ -140,6 +142,7 @@ impl Default for SlotMapState {
             migration: None,
             failover: None,
             status: String::new(),
+            log: Default::default(),
         }
     }
 }
@@ -158,6 +161,7 @@ impl SlotMapState {
     }
 
     pub fn apply(&mut self, a: Action) {
+        self.log.record(&a);
         match a {
             Action::Key(k) => self.key = k,
             Action::Migrate => self.start_migration(),

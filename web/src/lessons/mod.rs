@@ -102,6 +102,9 @@ impl Component for Lessons {
                                     title="Forget this chapter's progress"
                                     onclick={ link.callback(|_: MouseEvent| Action::ResetChapter) }>{ "Reset progress" }</button>
                         </div>
+                        if ctx.props().shareable {
+                            { crate::dom::share_field("Share this step", &st.link(&crate::dom::page_url())) }
+                        }
                         if !st.locked {
                             <ol class="rs-step-pills" aria-label="Steps">
                                 { for chapter.steps.iter().enumerate().map(|(i, s)| {

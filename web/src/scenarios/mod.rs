@@ -134,6 +134,11 @@ impl Component for Library {
                             </details>
                         </header>
                         { form::form(info, &st.values, st.seed, &link.callback(Action::Form)) }
+                        if ctx.props().shareable {
+                            if let Some(url) = st.link(&crate::dom::page_url()) {
+                                { crate::dom::share_field("Share this run", &url) }
+                            }
+                        }
                     } else {
                         <p class="rs-scen-empty">{ "No scenarios yet: the catalogue is empty." }</p>
                     }

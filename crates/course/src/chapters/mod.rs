@@ -8,6 +8,7 @@ mod locks;
 mod queues;
 mod replication;
 mod stampede;
+mod tracking;
 mod transactions;
 mod ttl;
 
@@ -28,6 +29,7 @@ pub fn all() -> Vec<Chapter> {
         transactions::chapter(),
         replication::chapter(),
         cluster::chapter(),
+        tracking::chapter(),
     ]
 }
 
