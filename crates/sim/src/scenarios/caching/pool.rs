@@ -19,6 +19,25 @@ fn connection_pool_run(p: &Params, seed: u64) -> Outcome {
     }
 }
 
+/// The pool's size: `pool_size`, or go-redis' default when it is 0 (10
+/// connections per GOMAXPROCS, `PoolSize: 10 * runtime.GOMAXPROCS(0)`).
+fn pool_size(p: &Params) -> u64 {
+    match p.count("pool_size") {
+        0 => 10 * p.count("gomaxprocs").max(1),
+        n => n,
+    }
+}
+
+/// How long a request waits for a connection: go-redis' `PoolTimeout`,
+/// cut short by the request's context deadline when it has one.
+fn wait_limit(p: &Params) -> u64 {
+    let pool = us(p.get("pool_timeout_ms")).max(1);
+    match us(p.get("deadline_ms")) {
+        0 => pool,
+        d => pool.min(d),
+    }
+}
+
 fn exhaustion_cfg(p: &Params) -> Config {
     let dur = 1500 * MS;
     Config {
@@ -28,8 +47,8 @@ fn exhaustion_cfg(p: &Params) -> Config {
         // A slow round trip (1 ms each way: a busy Redis, big values) so
         // one connection carries at most ~500 commands/s.
         net: Dist::jittered(900, 200),
-        pool_size: p.count("pool_size").max(1) as usize,
-        pool_timeout: us(p.get("pool_timeout_ms")).max(1),
+        pool_size: pool_size(p) as usize,
+        pool_timeout: wait_limit(p),
         warm: Some(Warm {
             keys: 100,
             at: 0,
@@ -56,7 +75,7 @@ fn pool_exhaustion(p: &Params, seed: u64) -> Outcome {
     let w = run_world(exhaustion_cfg(p), seed);
     let end = w.cfg.duration;
     let stats = w.pods.first().map(|pd| pd.pool.stats).unwrap_or_default();
-    let size = p.count("pool_size").max(1);
+    let size = pool_size(p);
     let capacity = size as f64 * SEC as f64 / (2.0 * w.cfg.net.mean());
     o.metric("pool capacity", capacity, "cmd/s");
     o.metric("waited for a connection", stats.waited as f64, "");
@@ -67,10 +86,7 @@ fn pool_exhaustion(p: &Params, seed: u64) -> Outcome {
     let overloaded = p.get("rate") > capacity;
     o.check(
         "Beyond the pool's capacity requests first wait, then fail with a pool timeout",
-        !overloaded
-            || (stats.waited > 0
-                && stats.timeouts > 0
-                && w.m.reads.max() >= us(p.get("pool_timeout_ms"))),
+        !overloaded || (stats.waited > 0 && stats.timeouts > 0 && w.m.reads.max() >= wait_limit(p)),
         format!(
             "{} req/s against ~{capacity:.0} cmd/s: {} waited, {} timed out, longest {:.0} ms",
             p.get("rate"),
@@ -89,11 +105,11 @@ fn pool_exhaustion(p: &Params, seed: u64) -> Outcome {
     );
     o.duration_us = end;
     o.note(format!(
-        "{size} connections carry ~{capacity:.0} commands/s; at {} req/s the queue peaked at {} and {} requests hit the {} ms pool timeout.",
+        "{size} connections carry ~{capacity:.0} commands/s; at {} req/s the queue peaked at {} and {} requests gave up after {} ms (the pool timeout, or the context deadline if shorter).",
         p.get("rate"),
         stats.peak_queue,
         stats.timeouts,
-        p.get("pool_timeout_ms")
+        wait_limit(p) / MS
     ));
     o
 }
@@ -154,7 +170,7 @@ fn blocking_world(p: &Params, seed: u64, shared: bool) -> (PoolSim, u64) {
     let app = redis.connect("app");
     redis.exec(0, "setup", &["SET", "k", "v"]);
     let mut s = PoolSim {
-        size: p.count("pool_size").max(1) as usize,
+        size: pool_size(p) as usize,
         in_use: 0,
         queue: Default::default(),
         worker_queue: Default::default(),
@@ -173,7 +189,7 @@ fn blocking_world(p: &Params, seed: u64, shared: bool) -> (PoolSim, u64) {
     }
     k.at(200 * MS, PEv::Push);
     k.at(0, PEv::Tick);
-    let timeout = us(p.get("pool_timeout_ms")).max(1);
+    let timeout = wait_limit(p);
     let mut next_id = 0u64;
     let mut pushes = 0u64;
     let mut start: BTreeMap<u64, Micros> = BTreeMap::new();
@@ -302,7 +318,7 @@ fn pool_blocking(p: &Params, seed: u64) -> Outcome {
     let (sh, _) = blocking_world(p, seed, true);
     let (own, _) = blocking_world(p, seed, false);
     let blockers = p.count("blockers");
-    let size = p.count("pool_size").max(1);
+    let size = pool_size(p);
     let p99 = |s: &PoolSim| ms(s.lat.quantile(0.99) as f64);
     o.metric("GET p99, BLPOP on the shared pool", p99(&sh), "ms");
     o.metric("GET p99, BLPOP on its own client", p99(&own), "ms");
@@ -514,5 +530,18 @@ mod tests {
         // A big enough pool never waits.
         let o = run("connection-pool", 1, &[("pool_size", "100")]);
         assert_eq!(m(&o, "pool timeouts"), 0.0);
+        // go-redis' default pool grows with GOMAXPROCS: 10 per processor.
+        let o = run("connection-pool", 1, &[("gomaxprocs", "10")]);
+        assert_eq!(m(&o, "pool timeouts"), 0.0);
+        assert!(m(&run("connection-pool", 1, &[]), "pool timeouts") > 0.0);
+        // A context deadline shorter than PoolTimeout ends the wait first.
+        let slow = run("connection-pool", 1, &[("pool_timeout_ms", "1000")]);
+        let capped = run(
+            "connection-pool",
+            1,
+            &[("pool_timeout_ms", "1000"), ("deadline_ms", "50")],
+        );
+        assert!(m(&capped, "max latency") < 60.0, "{:?}", capped.metrics);
+        assert!(m(&slow, "max latency") > m(&capped, "max latency"));
     }
 }
