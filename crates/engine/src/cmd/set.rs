@@ -129,6 +129,7 @@ fn sadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     };
     if added > 0 {
         ctx.notify(ev::SET, "sadd", &args[1]);
+        crate::persist::adjust_changes(ctx.srv, added as i64 - 1);
     }
     Frame::Integer(added as i64)
 }
@@ -145,6 +146,7 @@ fn srem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     });
     if deleted > 0 {
         ctx.notify(ev::SET, "srem", &args[1]);
+        crate::persist::adjust_changes(ctx.srv, deleted - 1);
     }
     if emptied {
         ctx.srv.delete(db, &args[1], DeleteCause::Del);

@@ -460,6 +460,10 @@ impl Engine {
             let at = self.srv.next_cron_us.max(self.srv.clock.now_us());
             self.srv.clock.set(at);
             self.cron();
+            // The once-a-second fsync may be what a WAITAOF waits for.
+            if self.srv.config.appendonly {
+                self.serve_replica_waits();
+            }
             self.before_sleep();
             self.srv.next_cron_us = self.srv.clock.now_us().max(at) + cron_period_us(&self.srv);
         }

@@ -46,6 +46,10 @@ pub struct Persist {
     pub aof_base_bytes: u64,
     /// `dirty` when the running BGSAVE forked (`server.dirty_before_bgsave`).
     pub(super) dirty_at_fork: u64,
+    /// The keys (database, hash) the running command already counted in
+    /// `dirty`, and which command that is (its `total_commands_processed`).
+    pub(super) counted: Vec<(usize, u64)>,
+    pub(super) counted_for: u64,
 }
 
 /// What a crash leaves on disk for a restart.
