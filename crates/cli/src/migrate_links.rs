@@ -13,7 +13,11 @@ const CACHE_ITEMS: usize = 64;
 const CACHE_TTL: Duration = Duration::from_secs(10);
 
 struct Cached {
-    stream: TcpStream,
+    /// `None` when connecting failed: like Redis' `connBlockingConnect`,
+    /// which reports a refused or timed-out connection only through the
+    /// first write, the failure shows when MIGRATE writes (and whether it
+    /// timed out).
+    stream: Result<TcpStream, bool>,
     last_db: i64,
     last_use: Instant,
 }
@@ -65,16 +69,19 @@ impl MigrateLinks for TcpLinks {
             }
         }
         let timeout = Duration::from_millis(timeout_ms.max(1));
-        let addrs = (host, atoi_port(port)).to_socket_addrs().ok()?;
-        let mut stream = None;
+        // Only an address that does not resolve fails here.
+        let addrs: Vec<_> = (host, atoi_port(port)).to_socket_addrs().ok()?.collect();
+        let mut stream = Err(false);
         for addr in addrs {
-            if let Ok(s) = TcpStream::connect_timeout(&addr, timeout) {
-                stream = Some(s);
-                break;
+            match TcpStream::connect_timeout(&addr, timeout) {
+                Ok(s) => {
+                    let _ = s.set_nodelay(true);
+                    stream = Ok(s);
+                    break;
+                }
+                Err(e) => stream = Err(timed_out(&e)),
             }
         }
-        let stream = stream?;
-        let _ = stream.set_nodelay(true);
         cache.insert(
             key,
             Cached {
@@ -89,8 +96,9 @@ impl MigrateLinks for TcpLinks {
     fn write(&self, host: &str, port: &str, data: &[u8], timeout_ms: u64) -> Result<(), bool> {
         let timeout = Duration::from_millis(timeout_ms.max(1));
         self.with(host, port, |c| {
-            let _ = c.stream.set_write_timeout(Some(timeout));
-            c.stream.write_all(data).map_err(|e| timed_out(&e))
+            let s = c.stream.as_mut().map_err(|t| *t)?;
+            let _ = s.set_write_timeout(Some(timeout));
+            s.write_all(data).map_err(|e| timed_out(&e))
         })
         .unwrap_or(Err(false))
     }
@@ -100,6 +108,7 @@ impl MigrateLinks for TcpLinks {
     fn read_line(&self, host: &str, port: &str, timeout_ms: u64) -> Result<Vec<u8>, bool> {
         let deadline = Instant::now() + Duration::from_millis(timeout_ms.max(1));
         self.with(host, port, |c| {
+            let s = c.stream.as_mut().map_err(|t| *t)?;
             let mut line = Vec::new();
             let mut byte = [0u8; 1];
             loop {
@@ -107,8 +116,8 @@ impl MigrateLinks for TcpLinks {
                 if left.is_zero() {
                     return Err(true);
                 }
-                let _ = c.stream.set_read_timeout(Some(left));
-                match c.stream.read(&mut byte) {
+                let _ = s.set_read_timeout(Some(left));
+                match s.read(&mut byte) {
                     Ok(0) => return Err(false),
                     Ok(_) if byte[0] == b'\n' => {
                         if line.last() == Some(&b'\r') {
@@ -148,13 +157,16 @@ mod tests {
     }
 
     #[test]
-    fn a_refused_connection_fails_and_nothing_is_cached() {
+    fn a_refused_connection_fails_when_written() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         let port = listener.local_addr().expect("addr").port().to_string();
         drop(listener);
         let links = TcpLinks::default();
-        assert_eq!(links.open("127.0.0.1", &port, 200), None);
+        assert_eq!(links.open("127.0.0.1", &port, 200), Some(-1));
         assert_eq!(links.write("127.0.0.1", &port, b"x", 200), Err(false));
+        links.close("127.0.0.1", &port);
+        assert_eq!(links.write("127.0.0.1", &port, b"x", 200), Err(false));
+        assert_eq!(links.open("no such host.invalid", "1", 200), None);
     }
 
     #[test]

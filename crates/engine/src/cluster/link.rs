@@ -1,4 +1,4 @@
-//! The outgoing connections MIGRATE makes (`migrateGetSocket` and its cache of sockets): a driver with a network provides them; without one (the browser, the simulator) every connection fails as an unreachable target does.
+//! The outgoing connections MIGRATE makes (`migrateGetSocket` and its cache of sockets): a driver with a network provides them; without one (the browser, the simulator) no connection can be made, as for an address that does not resolve.
 
 /// Blocking connections to other servers, cached per `host:port` as
 /// Redis caches MIGRATE's sockets. The engine opens no sockets itself: a

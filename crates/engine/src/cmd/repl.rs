@@ -128,13 +128,12 @@ fn timeout_arg(arg: &[u8]) -> Result<i64, Frame> {
     }
 }
 
-/// WAITAOF's answer for a client whose last write ended at `woff`:
-/// whether the local AOF is fsynced past it (`fsynced_reploff`), and how
+/// WAITAOF's answer for a client whose last command ended with `woff` AOF
+/// records appended: whether the local AOF is fsynced that far, and how
 /// many replicas said theirs is. Replicas here report no AOF offset (a
 /// 7.2 replica without `appendonly` sends none either), so none counts.
 pub fn waitaof_acks(srv: &crate::server::Server, woff: u64) -> (i64, i64) {
-    let local = crate::persist::fsynced_offset(srv) >= woff as i64;
-    (local as i64, 0)
+    (crate::persist::aof_synced(srv, woff) as i64, 0)
 }
 
 /// WAITAOF's reply: `[numlocal, numreplicas]` acknowledged.
@@ -171,7 +170,7 @@ fn waitaof(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             "ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.",
         );
     }
-    let acks = waitaof_acks(ctx.srv, ctx.client.repl_woff);
+    let acks = waitaof_acks(ctx.srv, ctx.client.aof_woff);
     if (acks.0 >= numlocal && acks.1 >= numreplicas) || !crate::blocking::may_block(ctx.srv) {
         return waitaof_reply(acks);
     }

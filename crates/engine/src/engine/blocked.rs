@@ -138,7 +138,8 @@ impl Engine {
             .first()
             .is_some_and(|a| a.eq_ignore_ascii_case(b"waitaof"))
         {
-            let acks = crate::cmd::repl::waitaof_acks(&self.srv, woff);
+            let aof_woff = self.clients.get(&id).map_or(0, |c| c.aof_woff);
+            let acks = crate::cmd::repl::waitaof_acks(&self.srv, aof_woff);
             let done = acks.0 >= want(1) && acks.1 >= want(2);
             return (crate::cmd::repl::waitaof_reply(acks), done);
         }

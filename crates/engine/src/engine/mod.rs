@@ -368,6 +368,7 @@ impl Engine {
             crate::repl::propagate(srv, (!readonly).then_some(args));
         }
         c.repl_woff = srv.repl.offset;
+        c.aof_woff = srv.persist.aof_appended;
         // Synchronous freeing kept the server busy: the command completes
         // (and the next one starts) that much later.
         srv.settle_stall();

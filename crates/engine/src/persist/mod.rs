@@ -133,17 +133,10 @@ pub fn adjust_changes(srv: &mut Server, delta: i64) {
     srv.persist.dirty = srv.persist.dirty.saturating_add_signed(delta);
 }
 
-/// `server.fsynced_reploff`: the replication offset the AOF is fsynced up
-/// to (the start of its first record not yet fsynced), -1 without an AOF.
-pub fn fsynced_offset(srv: &Server) -> i64 {
-    if !srv.config.appendonly || srv.persist.aof_base.is_none() {
-        return -1;
-    }
-    let p = &srv.persist;
-    match p.aof.get(p.aof_fsynced) {
-        Some(op) => op.start as i64,
-        None => srv.repl.offset as i64,
-    }
+/// WAITAOF's local acknowledgement: the AOF is on and every record a
+/// client's last command appended (`woff`, in records) is on disk.
+pub fn aof_synced(srv: &Server, woff: u64) -> bool {
+    srv.config.appendonly && srv.persist.aof_base.is_some() && srv.persist.aof_synced_upto >= woff
 }
 
 /// New stream ops: appended to the AOF, and noted by a
@@ -167,6 +160,7 @@ pub fn on_ops(srv: &mut Server, ops: &[ReplOp]) {
     if srv.config.appendonly && srv.persist.aof_base.is_some() {
         srv.persist.aof_bytes += ops.iter().map(|o| o.end - o.start).sum::<u64>();
         srv.persist.aof.extend_from_slice(ops);
+        srv.persist.aof_appended += ops.len() as u64;
         if srv.config.appendfsync == Fsync::Always {
             fsync(srv);
         }
@@ -184,6 +178,7 @@ fn fsync(srv: &mut Server) {
         });
     }
     srv.persist.last_fsync_us = srv.clock.now_us();
+    srv.persist.aof_synced_upto = srv.persist.aof_appended;
 }
 
 /// `serverCron`'s persistence duties: save rules, a finished child, the
@@ -290,6 +285,7 @@ pub fn rewrite_aof(srv: &mut Server) {
     srv.persist.aof_base = Some(base);
     srv.persist.aof.clear();
     srv.persist.aof_fsynced = 0;
+    srv.persist.aof_synced_upto = srv.persist.aof_appended;
     srv.persist.aof_base_bytes = srv.used_memory().max(1);
     srv.persist.aof_bytes = srv.persist.aof_base_bytes;
     srv.persist.aof_rewrites += 1;
