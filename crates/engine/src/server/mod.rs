@@ -635,8 +635,6 @@ impl Server {
             Some(d) => self.dbs[d].clear() as u64,
             None => self.dbs.iter_mut().map(|d| d.clear() as u64).sum(),
         };
-        // `server.dirty += emptyData(...)`.
-        self.persist.dirty += keys;
         self.emit(Event::Flushed {
             db: db.map(|d| d as u32),
             keys,
