@@ -8,6 +8,7 @@
 
 pub mod framing;
 pub mod lessons;
+mod migrate_links;
 mod net;
 pub mod options;
 pub mod remote;

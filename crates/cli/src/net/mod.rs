@@ -212,6 +212,10 @@ fn single_host(opts: &ServerOptions) -> Host {
         eprintln!("Aborting Redis startup.");
         std::process::exit(1);
     }
+    // MIGRATE's sockets to other servers.
+    engine.set_migrate_links(std::sync::Arc::new(
+        crate::migrate_links::TcpLinks::default(),
+    ));
     Host::Single(Box::new(engine))
 }
 

@@ -8,6 +8,8 @@
 //! simulated cluster in [`sim`] plays the gossip by copying slot claims
 //! between the views of its nodes.
 
+pub mod link;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Hash slots in a cluster (`CLUSTER_SLOTS`).

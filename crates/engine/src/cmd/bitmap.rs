@@ -714,6 +714,8 @@ fn bitfield_generic(ctx: &mut Ctx, args: &[Vec<u8>], read_only: bool) -> Frame {
     };
     if changes > 0 || dirty {
         written(ctx.srv, db, key, changes > 0);
+        // `server.dirty += changes`.
+        crate::persist::adjust_changes(ctx.srv, changes as i64 - 1);
     }
     if changes > 0 {
         ctx.notify(ev::STRING, "setbit", key);

@@ -59,6 +59,11 @@ fn debug(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             Frame::ok()
         }
         (b"listpack", 3) => encoding_repr(ctx, &args[2], "listpack"),
+        (b"htstats-key", 3..) => htstats_key(
+            ctx,
+            &args[2],
+            n >= 4 && args[3].eq_ignore_ascii_case(b"full"),
+        ),
         (b"quicklist", 3 | 4) => encoding_repr(ctx, &args[2], "quicklist"),
         (b"stringmatch-test", 2) => Frame::simple("Apparently Redis did not crash: test passed"),
         (b"set-active-expire", 3) => match parse_i64(&args[2]) {
@@ -103,6 +108,28 @@ fn atoi(arg: &[u8]) -> i64 {
         -v
     } else {
         v
+    }
+}
+
+/// DEBUG HTSTATS-KEY key [FULL]: the stats of the hash table behind a set,
+/// hash or sorted set (`dictGetStats`), as verbatim text.
+fn htstats_key(ctx: &mut Ctx, key: &[u8], full: bool) -> Frame {
+    use crate::keyspace::object::Value;
+    let db = ctx.db();
+    let Some(o) = ctx.srv.lookup(db, key, Lookup::READ_NOTOUCH) else {
+        return Frame::err("ERR no such key");
+    };
+    let text = match &o.value {
+        Value::Set(s) => s.table_stats(full),
+        Value::Hash(h) => h.table_stats(full),
+        Value::ZSet(z) => z.table_stats(full),
+        _ => None,
+    };
+    match text {
+        Some(t) => Frame::Verbatim(*b"txt", t.into_bytes()),
+        None => Frame::err(
+            "ERR The value stored at the specified key is not represented using an hash table",
+        ),
     }
 }
 
@@ -320,6 +347,8 @@ fn help() -> Frame {
         "    Output a hex signature representing the current DB content.",
         "DIGEST-VALUE <key> [<key> ...]",
         "    Output a hex signature of the values of all the specified keys.",
+        "HTSTATS-KEY <key> [full]",
+        "    Like HTSTATS but for the hash table stored at <key>'s value.",
         "LISTPACK <key>",
         "    Show low level info about the listpack encoding of <key>.",
         "LOADAOF",

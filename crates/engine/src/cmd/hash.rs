@@ -110,6 +110,8 @@ fn hset(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         (created, true)
     });
     ctx.notify(ev::HASH, "hset", &args[1]);
+    // `server.dirty += (argc - 2) / 2`, updated fields included.
+    crate::persist::adjust_changes(ctx.srv, ((args.len() - 2) / 2) as i64 - 1);
     if ctx.cmd.name == "hmset" {
         Frame::ok()
     } else {
@@ -204,6 +206,7 @@ fn hdel(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     .unwrap_or((0, false));
     if deleted > 0 {
         ctx.notify(ev::HASH, "hdel", &args[1]);
+        crate::persist::adjust_changes(ctx.srv, deleted - 1);
     }
     if emptied {
         ctx.srv.delete(db, &args[1], DeleteCause::Del);

@@ -68,14 +68,17 @@ fn pfadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     };
     if !exists {
         let mut s = hll::new_sparse();
-        for ele in &args[2..] {
-            // A fresh HLL is valid: adding cannot fail.
-            let _ = hll::add(&mut s, ele, sparse_max);
-        }
+        // A fresh HLL is valid: adding cannot fail.
+        let set = args[2..]
+            .iter()
+            .filter(|ele| matches!(hll::add(&mut s, ele, sparse_max), Ok(true)))
+            .count();
         hll::invalidate(&mut s);
         ctx.srv
             .set_key(db, key, Value::String(RString::Raw(s)), false);
         ctx.notify(ev::STRING, "pfadd", key);
+        // `server.dirty += updated`: the creation and each register set.
+        crate::persist::adjust_changes(ctx.srv, set as i64);
         return Frame::Integer(1);
     }
     let outcome = ctx.srv.dbs[db].with_mut(key, |obj| {
@@ -105,6 +108,7 @@ fn pfadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     if updated > 0 {
         ctx.notify(ev::STRING, "pfadd", key);
+        crate::persist::adjust_changes(ctx.srv, updated as i64 - 1);
     }
     Frame::Integer((updated > 0) as i64)
 }

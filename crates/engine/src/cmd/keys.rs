@@ -131,6 +131,8 @@ fn rename_generic(ctx: &mut Ctx, args: &[Vec<u8>], nx: bool) -> Frame {
     ctx.srv.delete_freeing(db, src, DeleteCause::Rename, None);
     ctx.notify(ev::GENERIC, "rename_from", src);
     ctx.notify(ev::GENERIC, "rename_to", dst);
+    // One change for the rename, not one per key.
+    crate::persist::adjust_changes(ctx.srv, -1);
     done
 }
 

@@ -110,6 +110,8 @@ fn move_cmd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     ctx.srv.delete_freeing(src, key, DeleteCause::Rename, None);
     ctx.srv.notify(ev::GENERIC, "move_from", key, src);
     ctx.srv.notify(ev::GENERIC, "move_to", key, dst);
+    // One change for the move, not one per database.
+    crate::persist::adjust_changes(ctx.srv, -1);
     Frame::Integer(1)
 }
 
@@ -130,6 +132,8 @@ fn swapdb(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         return Frame::err(DB_RANGE);
     }
     swap_databases(ctx.srv, a as usize, b as usize);
+    // `server.dirty++` (the swap touches no key itself).
+    crate::persist::adjust_changes(ctx.srv, 1);
     Frame::ok()
 }
 

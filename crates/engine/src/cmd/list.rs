@@ -159,6 +159,8 @@ fn push_elements(ctx: &mut Ctx, key: &[u8], elements: &[Vec<u8>], end: End, exis
         n
     };
     ctx.notify(ev::LIST, push_event(end), key);
+    // `server.dirty += pushed`: the key's write counted one.
+    crate::persist::adjust_changes(ctx.srv, elements.len() as i64 - 1);
     n
 }
 
@@ -305,6 +307,10 @@ pub(crate) fn pop_range(ctx: &mut Ctx, key: &[u8], end: End, count: usize) -> Ve
     })
     .unwrap_or_default();
     elements_removed(ctx, key, pop_event(end));
+    // `listElementsRemoved`: `server.dirty += count`.
+    if !popped.is_empty() {
+        crate::persist::adjust_changes(ctx.srv, popped.len() as i64 - 1);
+    }
     popped
 }
 
@@ -376,7 +382,7 @@ fn ltrim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if let Err(reply) = ctx.write_or::<List>(key, Frame::ok) {
         return reply;
     }
-    edit(ctx, key, |l| {
+    let removed = edit(ctx, key, |l| {
         let len = l.len();
         let (ltrim, rtrim) = match clamp_ranks(start, end, len) {
             None => (len, 0),
@@ -385,8 +391,13 @@ fn ltrim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         l.del_range(0, ltrim);
         let left = l.len();
         l.del_range(left - rtrim, rtrim);
+        ltrim + rtrim
     });
     elements_removed(ctx, key, "ltrim");
+    // `server.dirty += ltrim + rtrim`, nothing when nothing went.
+    if let Some(removed) = removed {
+        crate::persist::adjust_changes(ctx.srv, removed as i64 - 1);
+    }
     Frame::ok()
 }
 
@@ -489,6 +500,7 @@ fn lrem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if removed > 0 {
         signal_modified(ctx, key);
         elements_removed(ctx, key, "lrem");
+        crate::persist::adjust_changes(ctx.srv, removed as i64 - 1);
     }
     Frame::Integer(removed as i64)
 }
@@ -534,6 +546,10 @@ pub(crate) fn lmove_generic(ctx: &mut Ctx, args: &[Vec<u8>], from: End, to: End)
     ctx.notify(ev::LIST, push_event(to), dst);
     signal_modified(ctx, src);
     elements_removed(ctx, src, pop_event(from));
+    // Only the pop counts (`lmoveHandlePush` adds no change of its own).
+    if src != dst {
+        crate::persist::adjust_changes(ctx.srv, -1);
+    }
     Frame::Bulk(value)
 }
 

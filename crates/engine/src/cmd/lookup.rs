@@ -17,6 +17,7 @@ pub(super) static FAMILIES: &[&&[Command]] = &[
     &super::keys::COMMANDS,
     &super::keys_move::COMMANDS,
     &super::dump::COMMANDS,
+    &super::migrate::COMMANDS,
     &super::sort::COMMANDS,
     &super::hash::COMMANDS,
     &super::set::COMMANDS,

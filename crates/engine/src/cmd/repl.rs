@@ -1,4 +1,4 @@
-//! Replication commands: REPLICAOF (and its old name SLAVEOF), ROLE and WAIT, over the engine's replication state (`crate::repl`).
+//! Replication commands: REPLICAOF (and its old name SLAVEOF), ROLE, WAIT and WAITAOF, over the engine's replication state (`crate::repl`).
 
 use super::args::{is, NOT_INTEGER};
 use super::table::{commands, Command, Ctx};
@@ -14,6 +14,9 @@ pub(super) static COMMANDS: &[Command] = commands! { group: "server";
         syntax: "ROLE", summary: "Replies with this server's replication role, offset and peers.";
     "wait" => wait, arity: 3, flags: [], acl: [SLOW, CONNECTION], group: "generic", since: "3.0.0",
         syntax: "WAIT numreplicas timeout", summary: "Waits until numreplicas replicas acknowledged this client's writes, or timeout ms (0: forever); replies how many did.";
+    "waitaof" => waitaof, arity: 4, flags: [NOSCRIPT], acl: [SLOW, CONNECTION], group: "generic", since: "7.2.0",
+        syntax: "WAITAOF numlocal numreplicas timeout",
+        summary: "Blocks until all of the preceding write commands sent by the connection are written to the append-only file of the master and/or replicas.";
 };
 
 fn replicaof(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -99,14 +102,77 @@ fn wait(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let Some(numreplicas) = parse_i64(&args[1]) else {
         return Frame::err(NOT_INTEGER);
     };
-    let timeout = match parse_i64(&args[2]) {
-        None => return Frame::err("ERR timeout is not an integer or out of range"),
-        Some(t) if t < 0 => return Frame::err("ERR timeout is negative"),
-        Some(t) => t,
+    let timeout = match timeout_arg(&args[2]) {
+        Ok(t) => t,
+        Err(e) => return e,
     };
     let acked = ctx.srv.repl.acked(ctx.client.repl_woff) as i64;
     if acked >= numreplicas || !crate::blocking::may_block(ctx.srv) {
         return Frame::Integer(acked);
+    }
+    let deadline = if timeout > 0 {
+        ctx.srv.now_ms().saturating_add(timeout)
+    } else {
+        0
+    };
+    ctx.srv.repl.ack_requested = true;
+    crate::blocking::block_for_replicas(ctx.srv, deadline)
+}
+
+/// WAIT's timeout argument (`getTimeoutFromObjectOrReply` in ms).
+fn timeout_arg(arg: &[u8]) -> Result<i64, Frame> {
+    match parse_i64(arg) {
+        None => Err(Frame::err("ERR timeout is not an integer or out of range")),
+        Some(t) if t < 0 => Err(Frame::err("ERR timeout is negative")),
+        Some(t) => Ok(t),
+    }
+}
+
+/// WAITAOF's answer for a client whose last command ended with `woff` AOF
+/// records appended: whether the local AOF is fsynced that far, and how
+/// many replicas said theirs is. Replicas here report no AOF offset (a
+/// 7.2 replica without `appendonly` sends none either), so none counts.
+pub fn waitaof_acks(srv: &crate::server::Server, woff: u64) -> (i64, i64) {
+    (crate::persist::aof_synced(srv, woff) as i64, 0)
+}
+
+/// WAITAOF's reply: `[numlocal, numreplicas]` acknowledged.
+pub fn waitaof_reply((local, replicas): (i64, i64)) -> Frame {
+    Frame::Array(vec![Frame::Integer(local), Frame::Integer(replicas)])
+}
+
+/// `waitaofCommand`: numlocal is 0 or 1, numreplicas not negative; refused
+/// on a replica and, for numlocal 1, without an AOF. Answers at once when
+/// enough is fsynced (or the client may not block), else blocks until it
+/// is or the timeout passes.
+fn waitaof(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let numlocal = match parse_i64(&args[1]) {
+        None => return Frame::err(NOT_INTEGER),
+        Some(n) if !(0..=1).contains(&n) => {
+            return Frame::err("ERR value is out of range, value must between 0 and 1")
+        }
+        Some(n) => n,
+    };
+    let numreplicas = match parse_i64(&args[2]) {
+        None => return Frame::err(NOT_INTEGER),
+        Some(n) if n < 0 => return Frame::err("ERR value is out of range, must be positive"),
+        Some(n) => n,
+    };
+    let timeout = match timeout_arg(&args[3]) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    if ctx.srv.repl.is_replica() {
+        return Frame::err("ERR WAITAOF cannot be used with replica instances. Please also note that writes to replicas are just local and are not propagated.");
+    }
+    if numlocal > 0 && !ctx.srv.config.appendonly {
+        return Frame::err(
+            "ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.",
+        );
+    }
+    let acks = waitaof_acks(ctx.srv, ctx.client.aof_woff);
+    if (acks.0 >= numlocal && acks.1 >= numreplicas) || !crate::blocking::may_block(ctx.srv) {
+        return waitaof_reply(acks);
     }
     let deadline = if timeout > 0 {
         ctx.srv.now_ms().saturating_add(timeout)

@@ -129,6 +129,7 @@ fn sadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     };
     if added > 0 {
         ctx.notify(ev::SET, "sadd", &args[1]);
+        crate::persist::adjust_changes(ctx.srv, added as i64 - 1);
     }
     Frame::Integer(added as i64)
 }
@@ -145,6 +146,7 @@ fn srem(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     });
     if deleted > 0 {
         ctx.notify(ev::SET, "srem", &args[1]);
+        crate::persist::adjust_changes(ctx.srv, deleted - 1);
     }
     if emptied {
         ctx.srv.delete(db, &args[1], DeleteCause::Del);
@@ -279,6 +281,8 @@ fn spop_count(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let size = peek::<Set>(ctx.srv, db, key).map_or(0, |s| s.len() as u64);
     // The event comes first here, before the pop (spopWithCountCommand).
     ctx.notify(ev::SET, "spop", key);
+    // `server.dirty += ` the members popped; the key's write counts one.
+    crate::persist::adjust_changes(ctx.srv, count.min(size) as i64 - 1);
     if count >= size {
         let reply = sunion_diff_generic(ctx, std::slice::from_ref(key), None, Op::Union);
         ctx.srv.delete(db, key, DeleteCause::Del);

@@ -101,8 +101,7 @@ impl Engine {
             };
             // WAIT answers how many replicas did acknowledge.
             let reply = if w.kind == crate::blocking::BlockKind::Replicas {
-                let woff = self.clients.get(&id).map_or(0, |c| c.repl_woff);
-                Frame::Integer(self.srv.repl.acked(woff) as i64)
+                self.replica_wait(id, &w.args).0
             } else {
                 Frame::NullArray
             };
@@ -135,12 +134,48 @@ impl Engine {
         let reply = if error {
             Frame::err("UNBLOCKED client unblocked via CLIENT UNBLOCK")
         } else if w.kind == crate::blocking::BlockKind::Replicas {
-            let woff = self.clients.get(&id).map_or(0, |c| c.repl_woff);
-            Frame::Integer(self.srv.repl.acked(woff) as i64)
+            self.replica_wait(id, &w.args).0
         } else {
             Frame::NullArray
         };
         self.complete_blocked(id, &w.args, w.queued, UnblockHow::Timeout, reply);
+    }
+
+    /// Where a client blocked in WAIT or WAITAOF stands: the reply it would
+    /// get now, and whether that is what it waits for.
+    fn replica_wait(&self, id: ClientId, args: &[Vec<u8>]) -> (Frame, bool) {
+        let woff = self.clients.get(&id).map_or(0, |c| c.repl_woff);
+        let want = |i: usize| {
+            args.get(i)
+                .and_then(|a| crate::proto::resp::parse_i64(a))
+                .unwrap_or(0)
+        };
+        if args
+            .first()
+            .is_some_and(|a| a.eq_ignore_ascii_case(b"waitaof"))
+        {
+            let aof_woff = self.clients.get(&id).map_or(0, |c| c.aof_woff);
+            let acks = crate::cmd::repl::waitaof_acks(&self.srv, aof_woff);
+            let done = acks.0 >= want(1) && acks.1 >= want(2);
+            return (crate::cmd::repl::waitaof_reply(acks), done);
+        }
+        let acked = self.srv.repl.acked(woff) as i64;
+        (Frame::Integer(acked), acked >= want(1))
+    }
+
+    /// Answers every WAIT and WAITAOF whose acknowledgements (replicas'
+    /// acks, the local AOF's fsync) are now there.
+    pub(super) fn serve_replica_waits(&mut self) {
+        for (id, args) in self.srv.blocking.waiting_for_replicas() {
+            let (reply, done) = self.replica_wait(id, &args);
+            if !done {
+                continue;
+            }
+            let Some(w) = self.srv.blocking.unblock(id) else {
+                continue;
+            };
+            self.complete_blocked(id, &w.args, w.queued, UnblockHow::Served, reply);
+        }
     }
 
     /// Answers a blocked client without re-running its command (a timeout,

@@ -8,7 +8,7 @@ use super::{cron_period_us, Engine, Options};
 use crate::cluster::ClusterState;
 use crate::keyspace::object::Value;
 use crate::proto::resp::Frame;
-use crate::server::trace::{Actor, DeleteCause, UnblockHow};
+use crate::server::trace::{Actor, DeleteCause};
 
 /// A key as the modelled MIGRATE carries it: its value, absolute expiry
 /// and the bytes it accounts for (what `DUMP` would serialise).
@@ -112,27 +112,7 @@ impl Engine {
             r.last_ack_ms = now_ms;
             r.online = true;
         }
-        for (id, args) in self.srv.blocking.waiting_for_replicas() {
-            let want = args
-                .get(1)
-                .and_then(|a| crate::proto::resp::parse_i64(a))
-                .unwrap_or(0);
-            let woff = self.clients.get(&id).map_or(0, |c| c.repl_woff);
-            let acked = self.srv.repl.acked(woff) as i64;
-            if acked < want {
-                continue;
-            }
-            let Some(w) = self.srv.blocking.unblock(id) else {
-                continue;
-            };
-            self.complete_blocked(
-                id,
-                &w.args,
-                w.queued,
-                UnblockHow::Served,
-                Frame::Integer(acked),
-            );
-        }
+        self.serve_replica_waits();
     }
 
     /// True once since a WAIT blocked: the driver should ask replicas for an
@@ -188,6 +168,15 @@ impl Engine {
             return Ok(());
         }
         crate::cmd::acl::load_file(&crate::cmd::REGISTRY, &mut self.srv)
+    }
+
+    /// Installs the connections MIGRATE makes to other servers (a driver
+    /// with a network passes its own; without, MIGRATE cannot connect).
+    pub fn set_migrate_links(
+        &mut self,
+        links: std::sync::Arc<dyn crate::cluster::link::MigrateLinks>,
+    ) {
+        self.srv.links = links;
     }
 
     /// `acceptCommonHandler`'s protected mode: with `protected-mode yes`

@@ -375,6 +375,7 @@ impl Engine {
             crate::repl::propagate(srv, (!readonly).then_some(args));
         }
         c.repl_woff = srv.repl.offset;
+        c.aof_woff = srv.persist.aof_appended;
         // Synchronous freeing kept the server busy: the command completes
         // (and the next one starts) that much later.
         srv.settle_stall();
@@ -489,6 +490,10 @@ impl Engine {
             let at = self.srv.next_cron_us.max(self.srv.clock.now_us());
             self.srv.clock.set(at);
             self.cron();
+            // The once-a-second fsync may be what a WAITAOF waits for.
+            if self.srv.config.appendonly {
+                self.serve_replica_waits();
+            }
             self.before_sleep();
             self.srv.next_cron_us = self.srv.clock.now_us().max(at) + cron_period_us(&self.srv);
         }

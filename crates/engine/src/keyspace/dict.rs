@@ -599,6 +599,54 @@ impl<V> Dict<V> {
         stored
     }
 
+    /// `dictGetStats` (DEBUG HTSTATS-KEY): the table's size and element
+    /// count and, when `full`, how its buckets' chains are distributed, in
+    /// dict.c's words. Tables here resize at once rather than incrementally,
+    /// so there is never a second ("rehashing target") table to describe.
+    pub fn stats_text(&self, full: bool) -> String {
+        /// `DICT_STATS_VECTLEN`: longer chains are counted in the last
+        /// slot, which is not printed.
+        const VECTLEN: usize = 50;
+        let (size, used) = (self.buckets.len(), self.nodes.len());
+        let head = "Hash table 0 stats (main hash table):\n";
+        if used == 0 {
+            return format!("{head}No stats available for empty dictionaries\n");
+        }
+        if !full {
+            return format!("{head} table size: {size}\n number of elements: {used}\n");
+        }
+        let mut vector = [0usize; VECTLEN];
+        let (mut slots, mut max, mut total) = (0usize, 0usize, 0usize);
+        for &first in &self.buckets {
+            let mut len = 0;
+            let mut i = first;
+            while i != NIL {
+                len += 1;
+                i = self.links[i as usize].next;
+            }
+            vector[len.min(VECTLEN - 1)] += 1;
+            if len > 0 {
+                slots += 1;
+                max = max.max(len);
+                total += len;
+            }
+        }
+        let mut out = format!(
+            "{head} table size: {size}\n number of elements: {used}\n different slots: {slots}\n max chain length: {max}\n avg chain length (counted): {:.2}\n avg chain length (computed): {:.2}\n Chain length distribution:\n",
+            total as f32 / slots as f32,
+            used as f32 / slots as f32,
+        );
+        for (len, &n) in vector.iter().enumerate().take(VECTLEN - 1) {
+            if n > 0 {
+                let pct = (n as f32 / size as f32) * 100.0;
+                out.push_str(&format!("   {len}: {n} ({pct:.2}%)\n"));
+            }
+        }
+        // Redis writes into a 4096-byte buffer.
+        out.truncate(4095);
+        out
+    }
+
     /// `dictGetFairRandomKey`: a random pick among a `sample` of 20, which
     /// evens out chain-length bias; falls back to `random_entry`.
     pub fn fair_random_entry(&self, rng: &mut fastrand::Rng) -> Option<(&[u8], &V)> {

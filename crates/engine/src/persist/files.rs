@@ -46,6 +46,16 @@ pub struct Persist {
     pub aof_base_bytes: u64,
     /// `dirty` when the running BGSAVE forked (`server.dirty_before_bgsave`).
     pub(super) dirty_at_fork: u64,
+    /// The keys (database, hash) the running command already counted in
+    /// `dirty`, and which command that is (its `total_commands_processed`).
+    pub(super) counted: Vec<(usize, u64)>,
+    pub(super) counted_for: u64,
+    /// AOF records ever appended, and how many of them are known to be on
+    /// disk (fsynced, or folded into a rewritten base): WAITAOF's
+    /// `fsynced_reploff`, counted in records rather than stream bytes since
+    /// the offset stays 0 while no replica ever attached.
+    pub aof_appended: u64,
+    pub aof_synced_upto: u64,
 }
 
 /// What a crash leaves on disk for a restart.

@@ -98,10 +98,50 @@ fn sync_config_slow(srv: &mut Server) {
     }
 }
 
-/// New stream ops: counted as changes, appended to the AOF, and noted by a
+/// How many keys [`count_change`] remembers per command; past it, every
+/// write counts (a command writing that many keys writes each once).
+const COUNTED_KEYS: usize = 32;
+
+/// `server.dirty++` for a command's write to `key` (`signalModifiedKey`
+/// goes with it in Redis' commands): once per key and command, however
+/// many primitive writes (value, then TTL) the command made to it. Each
+/// command run (`call` counts it in `total_commands_processed`) starts
+/// afresh, so a blocked client served after a push and each command of a
+/// transaction count on their own. Expiry and eviction count nothing.
+pub fn count_change(srv: &mut Server, db: usize, key: &[u8]) {
+    let now = srv.stats.total_commands_processed;
+    let h = srv.dbs[db].dict.hash(key) as u64;
+    let p = &mut srv.persist;
+    if p.counted_for != now {
+        p.counted_for = now;
+        p.counted.clear();
+    }
+    if p.counted.contains(&(db, h)) {
+        return;
+    }
+    if p.counted.len() < COUNTED_KEYS {
+        p.counted.push((db, h));
+    }
+    p.dirty += 1;
+}
+
+/// Corrects the one change per key [`count_change`] gave a command that
+/// counts otherwise in Redis: by the elements it added or removed past the
+/// first (LPUSH, SADD, HSET...), or fewer (LMOVE counts its pop only, an
+/// LTRIM that removed nothing counts nothing).
+pub fn adjust_changes(srv: &mut Server, delta: i64) {
+    srv.persist.dirty = srv.persist.dirty.saturating_add_signed(delta);
+}
+
+/// WAITAOF's local acknowledgement: the AOF is on and every record a
+/// client's last command appended (`woff`, in records) is on disk.
+pub fn aof_synced(srv: &Server, woff: u64) -> bool {
+    srv.config.appendonly && srv.persist.aof_base.is_some() && srv.persist.aof_synced_upto >= woff
+}
+
+/// New stream ops: appended to the AOF, and noted by a
 /// running BGSAVE's copy-on-write.
 pub fn on_ops(srv: &mut Server, ops: &[ReplOp]) {
-    srv.persist.dirty += ops.len() as u64;
     if let Some(child) = srv.persist.child.as_mut() {
         for op in ops {
             let key = match &op.effect {
@@ -120,6 +160,7 @@ pub fn on_ops(srv: &mut Server, ops: &[ReplOp]) {
     if srv.config.appendonly && srv.persist.aof_base.is_some() {
         srv.persist.aof_bytes += ops.iter().map(|o| o.end - o.start).sum::<u64>();
         srv.persist.aof.extend_from_slice(ops);
+        srv.persist.aof_appended += ops.len() as u64;
         if srv.config.appendfsync == Fsync::Always {
             fsync(srv);
         }
@@ -137,6 +178,7 @@ fn fsync(srv: &mut Server) {
         });
     }
     srv.persist.last_fsync_us = srv.clock.now_us();
+    srv.persist.aof_synced_upto = srv.persist.aof_appended;
 }
 
 /// `serverCron`'s persistence duties: save rules, a finished child, the
@@ -243,6 +285,7 @@ pub fn rewrite_aof(srv: &mut Server) {
     srv.persist.aof_base = Some(base);
     srv.persist.aof.clear();
     srv.persist.aof_fsynced = 0;
+    srv.persist.aof_synced_upto = srv.persist.aof_appended;
     srv.persist.aof_base_bytes = srv.used_memory().max(1);
     srv.persist.aof_bytes = srv.persist.aof_base_bytes;
     srv.persist.aof_rewrites += 1;

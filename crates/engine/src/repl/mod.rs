@@ -214,6 +214,7 @@ pub fn psync(srv: &mut Server, addr: &str, replid: &str, offset: u64) -> Sync {
 
 /// Loads a full sync's snapshot on a replica: everything it had is dropped.
 pub fn load_full(srv: &mut Server, replid: &str, offset: u64, snapshot: &[ReplOp]) {
+    let changes = srv.persist.dirty;
     srv.flush(None);
     // Loading an RDB only makes its keys: it is not a change to save, not
     // part of the stream, and the AOF is rewritten from the result below.
@@ -222,6 +223,7 @@ pub fn load_full(srv: &mut Server, replid: &str, offset: u64, snapshot: &[ReplOp
         srv.replay(op);
     }
     srv.repl.applying = false;
+    srv.persist.dirty = changes;
     srv.repl.dirty.clear();
     srv.repl.replid = replid.to_string();
     srv.repl.offset = offset;

@@ -25,6 +25,9 @@ pub struct Client {
     pub subs: crate::pubsub::subscriptions::Subscriptions,
     /// The replication offset after its last write (`c->woff`): what WAIT waits for.
     pub repl_woff: u64,
+    /// AOF records appended when its last command ended: what WAITAOF's
+    /// local acknowledgement waits to see fsynced.
+    pub aof_woff: u64,
     /// CLIENT REPLY, CLIENT NO-TOUCH and CLIENT NO-EVICT.
     pub modes: ClientModes,
     /// The ACL user it runs as (`c->user`), by name; `None` for an internal
@@ -50,6 +53,7 @@ impl Client {
             multi: None,
             subs: Default::default(),
             repl_woff: 0,
+            aof_woff: 0,
             modes: ClientModes::default(),
             user: Some("default".into()),
             authenticated,

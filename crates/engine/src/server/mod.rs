@@ -199,6 +199,9 @@ pub struct Server {
     /// Where ACL LOAD and SAVE read and write `aclfile` (the driver's
     /// files natively; memory otherwise).
     pub(crate) files: std::sync::Arc<dyn crate::acl::FileStore>,
+    /// MIGRATE's connections to other servers (the driver's network; none
+    /// otherwise).
+    pub(crate) links: std::sync::Arc<dyn crate::cluster::link::MigrateLinks>,
 }
 
 /// A command's request about another connection.
@@ -264,6 +267,7 @@ impl Server {
             killed: Vec::new(),
             killed_out: Vec::new(),
             files: std::sync::Arc::new(crate::acl::MemoryFiles::default()),
+            links: std::sync::Arc::new(crate::cluster::link::NoLinks),
         };
         s.acl = crate::acl::AclState::new(&s.config.requirepass);
         s.lruclock = s.lru_clock_now();
@@ -594,6 +598,9 @@ impl Server {
         // Every write funnels through here, so the replication stream
         // sees exactly the keys Redis would propagate.
         self.repl.note_key(db, key);
+        if by_client {
+            crate::persist::count_change(self, db, key);
+        }
         if !self.watches.is_empty() {
             let exists = self.dbs[db].dict.contains(key);
             self.watches.touch(db, key, exists);

@@ -1,75 +1,33 @@
 //! The permission check before a command runs (`ACLCheckAllUserCommandPerm`): the command's bit or allowed first argument, each key against the patterns with the access its key spec asks for, each channel of PUBLISH and the SUBSCRIBE family; the NOPERM texts and ACL LOG entries.
 
-use super::keyspecs::KEY_SPECS;
 use super::rules::command_id;
 use crate::acl::{Denied, LogContext, LogEntry, Selector, User, PERM_READ, PERM_WRITE};
-use crate::cmd::args::is;
+use crate::cmd::keyspecs;
 use crate::cmd::table::{full_name, Command, Flags, Registry};
 use crate::server::client::Client;
 use crate::server::Server;
 
-/// The access each key of the command line needs, by position.
+/// The access each key of the command line needs, by position
+/// (`ACLSelectorCheckKey`): reading for an ACCESS key, writing for one the
+/// command inserts, deletes or updates; a key whose flags say neither (a
+/// getkeys procedure that gives none) needs no particular access.
 fn keys_with_access(cmd: &Command, full: &str, args: &[Vec<u8>]) -> Vec<(usize, u8)> {
-    let positions = crate::cmd::cluster::key_positions(cmd, args);
-    if positions.is_empty() {
+    if !keyspecs::has_keys(full) {
         return Vec::new();
     }
-    let specs: &[(u8, u8)] = KEY_SPECS
-        .binary_search_by(|(n, _)| (*n).cmp(full))
-        .map(|i| KEY_SPECS[i].1)
-        .unwrap_or(&[(1, 3)]);
-    positions
+    keyspecs::keys_with_flags(cmd, args)
         .into_iter()
-        .map(|pos| (pos, access_of(full, specs, args, pos)))
-        .collect()
-}
-
-/// The key spec that found the key at `pos`: the index-based spec with the
-/// greatest start at or before it, or a keyword spec for a key after
-/// STORE/STOREDIST; the variable-flags commands (SET, BITFIELD) read their
-/// arguments as Redis' getkeys procedures do.
-fn access_of(full: &str, specs: &[(u8, u8)], args: &[Vec<u8>], pos: usize) -> u8 {
-    match full {
-        // `setGetKeys`: GET makes it read too.
-        "set" => {
-            return match args.iter().skip(3).any(|a| is(a, "get")) {
-                true => PERM_READ | PERM_WRITE,
-                false => PERM_WRITE,
+        .map(|(pos, f)| {
+            let mut need = 0;
+            if f & keyspecs::ACCESS != 0 {
+                need |= PERM_READ;
             }
-        }
-        // `bitfieldGetKeys`: only GET (and OVERFLOW) operations read only.
-        "bitfield" => return bitfield_access(args),
-        _ => {}
-    }
-    let after_store = pos > 0 && (is(&args[pos - 1], "store") || is(&args[pos - 1], "storedist"));
-    if after_store {
-        if let Some(&(_, f)) = specs.iter().find(|&&(b, f)| b == 0 && f & 2 != 0) {
-            return f & 3;
-        }
-    }
-    let indexed = specs
-        .iter()
-        .filter(|&&(b, _)| b > 0 && (b as usize) <= pos)
-        .max_by_key(|&&(b, _)| b);
-    match indexed.or_else(|| specs.first()) {
-        Some(&(_, f)) => f & 3,
-        None => PERM_READ | PERM_WRITE,
-    }
-}
-
-fn bitfield_access(args: &[Vec<u8>]) -> u8 {
-    let mut i = 2;
-    while i < args.len() {
-        let rem = args.len() - i - 1;
-        if is(&args[i], "get") && rem >= 2 {
-            i += 3;
-        } else if is(&args[i], "overflow") && rem >= 1 {
-            i += 2;
-        } else {
-            return PERM_READ | PERM_WRITE;
-        }
-    }
-    PERM_READ
+            if f & (keyspecs::INSERT | keyspecs::DELETE | keyspecs::UPDATE) != 0 {
+                need |= PERM_WRITE;
+            }
+            (pos, need)
+        })
+        .collect()
 }
 
 /// The channels a command names, each with whether it is a pattern.

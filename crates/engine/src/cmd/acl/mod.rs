@@ -1,7 +1,6 @@
 //! AUTH and the ACL command family (acl.c's `authCommand` and `aclCommand`): users set and described, the categories, the ACL LOG, DRYRUN, GENPASS, and LOAD/SAVE of `aclfile` through the engine's file store.
 
 pub mod check;
-mod keyspecs;
 pub mod rules;
 
 use crate::acl::{Denied, LogContext, User};

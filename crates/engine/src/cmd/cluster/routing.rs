@@ -4,118 +4,11 @@ use super::state::refresh;
 use crate::cluster::{key_hash_slot, Redirect};
 use crate::cmd::args::is;
 use crate::cmd::args::NOT_INTEGER;
+pub use crate::cmd::keyspecs::key_positions;
 use crate::cmd::table::{Command, Flags, Registry};
 use crate::proto::resp::{parse_i64, Frame};
 use crate::server::client::Client;
 use crate::server::Server;
-
-/// The positions of the keys in `args` for `cmd` (`getKeysFromCommand`):
-/// the getkeys procedures of the movable-keys commands, else the legacy
-/// `(first, last, step)` range. Bad arguments give no keys: the command
-/// itself reports the error.
-pub fn key_positions(cmd: &Command, args: &[Vec<u8>]) -> Vec<usize> {
-    let argc = args.len();
-    // `COMMAND numkeys key... ` with numkeys at `at`.
-    let numkeys = |at: usize| -> Vec<usize> {
-        match args.get(at).and_then(|a| parse_i64(a)) {
-            Some(n) if n >= 0 && (n as usize) <= argc.saturating_sub(at + 1) => {
-                (at + 1..at + 1 + n as usize).collect()
-            }
-            _ => Vec::new(),
-        }
-    };
-    if cmd.flags.contains(Flags::MOVABLEKEYS) {
-        return match cmd.name {
-            "eval" | "evalsha" | "eval_ro" | "evalsha_ro" | "fcall" | "fcall_ro" => numkeys(2),
-            "sintercard" | "zintercard" | "zunion" | "zinter" | "zdiff" | "lmpop" | "zmpop" => {
-                numkeys(1)
-            }
-            "blmpop" | "bzmpop" => numkeys(2),
-            "zunionstore" | "zinterstore" | "zdiffstore" => {
-                let keys = numkeys(2);
-                // `zunionInterDiffStoreGetKeys`: at least one source key.
-                if keys.is_empty() {
-                    return keys;
-                }
-                std::iter::once(1).chain(keys).collect()
-            }
-            "xread" | "xreadgroup" => xread_keys(args),
-            "sort" => sort_keys(args),
-            "georadius" | "georadiusbymember" => crate::cmd::geo::georadius_keys(args),
-            _ => legacy_keys(cmd, argc),
-        };
-    }
-    legacy_keys(cmd, argc)
-}
-
-/// `getKeysUsingLegacyRangeSpec`.
-fn legacy_keys(cmd: &Command, argc: usize) -> Vec<usize> {
-    let (first, last, step) = cmd.keys;
-    if first <= 0 || step <= 0 {
-        return Vec::new();
-    }
-    let last = if last < 0 { argc as i32 + last } else { last };
-    let mut out = Vec::new();
-    let mut j = first;
-    while j <= last {
-        if j as usize >= argc {
-            return Vec::new();
-        }
-        out.push(j as usize);
-        j += step;
-    }
-    out
-}
-
-/// `sortGetKeys`: the key, then the last STORE's target (LIMIT's two
-/// arguments and BY's and GET's one are skipped, so a pattern named
-/// "store" is not taken for the option).
-fn sort_keys(args: &[Vec<u8>]) -> Vec<usize> {
-    let mut store = None;
-    let mut i = 2;
-    while i < args.len() {
-        let a = &args[i];
-        if is(a, "limit") {
-            i += 2;
-        } else if is(a, "get") || is(a, "by") {
-            i += 1;
-        } else if is(a, "store") && i + 1 < args.len() {
-            store = Some(i + 1);
-            i += 1;
-        }
-        i += 1;
-    }
-    std::iter::once(1).chain(store).collect()
-}
-
-/// `xreadGetKeys`: the first half of what follows STREAMS.
-fn xread_keys(args: &[Vec<u8>]) -> Vec<usize> {
-    let mut i = 1;
-    let mut streams = None;
-    while i < args.len() {
-        let a = &args[i];
-        if is(a, "block") || is(a, "count") {
-            i += 1;
-        } else if is(a, "group") {
-            i += 2;
-        } else if is(a, "noack") {
-        } else if is(a, "streams") {
-            streams = Some(i);
-            break;
-        } else {
-            break;
-        }
-        i += 1;
-    }
-    let Some(pos) = streams else {
-        return Vec::new();
-    };
-    let num = args.len() - pos - 1;
-    if num == 0 || num % 2 == 1 {
-        return Vec::new();
-    }
-    (pos + 1..pos + 1 + num / 2).collect()
-}
 
 /// The cluster part of `processCommand`: `getNodeByQuery` and, when the
 /// command may not run here, the error `clusterRedirectClient` sends (the
@@ -327,7 +220,7 @@ mod tests {
         assert_eq!(keys("DEL a b c"), vec![1, 2, 3]);
         assert_eq!(keys("EVAL s 2 a b c"), vec![3, 4]);
         assert_eq!(keys("EVAL s 3 a b"), Vec::<usize>::new());
-        assert_eq!(keys("ZUNIONSTORE d 2 a b"), vec![1, 3, 4]);
+        assert_eq!(keys("ZUNIONSTORE d 2 a b"), vec![3, 4, 1]);
         assert_eq!(keys("XREAD COUNT 2 STREAMS a b 0 0"), vec![4, 5]);
         assert_eq!(keys("XREAD STREAMS a b 0"), Vec::<usize>::new());
         assert_eq!(keys("BLMPOP 0 2 a b LEFT"), vec![3, 4]);

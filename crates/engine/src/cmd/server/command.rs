@@ -2,6 +2,7 @@
 
 use super::docs::command_docs;
 use crate::cmd::args::{is, SYNTAX};
+use crate::cmd::keyspecs;
 use crate::cmd::replies::help_reply;
 use crate::cmd::table::{commands, full_name, Acl, Command, Ctx, Flags};
 use crate::proto::resp::Frame;
@@ -15,8 +16,10 @@ pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "server";
         syntax: "COMMAND LIST [FILTERBY (MODULE module-name | ACLCAT category | PATTERN pattern)]", summary: "Returns a list of command names.";
     "docs" => command_docs, arity: -2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "7.0.0",
         syntax: "COMMAND DOCS [command-name [command-name ...]]", summary: "Returns documentary information about one, multiple or all commands.";
-    "getkeys" => command_getkeys, arity: -4, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "2.8.13",
+    "getkeys" => command_getkeys, arity: -3, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "2.8.13",
         syntax: "COMMAND GETKEYS command arg [arg ...]", summary: "Extracts the key names from an arbitrary command.";
+    "getkeysandflags" => command_getkeysandflags, arity: -3, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "7.0.0",
+        syntax: "COMMAND GETKEYSANDFLAGS command arg [arg ...]", summary: "Extracts the key names and access flags for an arbitrary command.";
     "help" => command_help, arity: 2, flags: [LOADING, STALE], acl: [SLOW, CONNECTION], since: "5.0.0",
         syntax: "COMMAND HELP", summary: "Returns helpful text about the different subcommands.";
 };
@@ -154,15 +157,24 @@ fn command_list(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     Frame::Array(names)
 }
 
-/// COMMAND GETKEYS (`getKeysSubcommandImpl`): the keys of a full command
-/// line, found as the dispatcher finds them, movable keys included
-/// (EVAL's numkeys, SORT's STORE, XREAD's STREAMS, ...).
-fn command_getkeys(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+/// COMMAND GETKEYS and GETKEYSANDFLAGS (`getKeysSubcommandImpl`): the keys
+/// of a full command line as `getKeysFromCommandWithSpecs` finds them (key
+/// specs when they are reliable, else the command's getkeys procedure),
+/// with their key spec flags for GETKEYSANDFLAGS.
+fn getkeys(ctx: &mut Ctx, args: &[Vec<u8>], with_flags: bool) -> Frame {
     let target = &args[2..];
     let Some(cmd) = ctx.reg.resolve_command(target) else {
         return Frame::err("ERR Invalid command specified");
     };
-    if cmd.keys.0 <= 0 && !cmd.flags.contains(Flags::MOVABLEKEYS) {
+    let full = match target.len() > 1 && !cmd.name.as_bytes().eq_ignore_ascii_case(&target[0]) {
+        true => format!(
+            "{}|{}",
+            String::from_utf8_lossy(&target[0]).to_lowercase(),
+            cmd.name
+        ),
+        false => cmd.name.to_string(),
+    };
+    if !keyspecs::has_keys(&full) {
         return Frame::err("ERR The command has no key arguments");
     }
     let argc = target.len() as i64;
@@ -170,7 +182,7 @@ fn command_getkeys(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if (arity > 0 && arity != argc) || argc < -arity {
         return Frame::err("ERR Invalid number of arguments specified for command");
     }
-    let keys = crate::cmd::cluster::key_positions(cmd, target);
+    let keys = keyspecs::keys_with_flags(cmd, target);
     if keys.is_empty() {
         return if cmd.flags.contains(Flags::NO_MANDATORY_KEYS) {
             Frame::Array(vec![])
@@ -178,7 +190,23 @@ fn command_getkeys(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             Frame::err("ERR Invalid arguments specified for command")
         };
     }
-    Frame::Array(keys.into_iter().map(|i| Frame::bulk(&target[i])).collect())
+    let reply = |(pos, flags): (usize, u16)| {
+        let key = Frame::bulk(&target[pos]);
+        if !with_flags {
+            return key;
+        }
+        let names = keyspecs::flag_names(flags).map(Frame::simple).collect();
+        Frame::Array(vec![key, Frame::Set(names)])
+    };
+    Frame::Array(keys.into_iter().map(reply).collect())
+}
+
+fn command_getkeys(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    getkeys(ctx, args, false)
+}
+
+fn command_getkeysandflags(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    getkeys(ctx, args, true)
 }
 
 fn command_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -201,6 +229,8 @@ fn command_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             "    commands are returned.",
             "GETKEYS <full-command>",
             "    Return the keys from a full Redis command.",
+            "GETKEYSANDFLAGS <full-command>",
+            "    Return the keys and the access flags from a full Redis command.",
         ],
     )
 }

@@ -44,6 +44,8 @@ fn flush_freeing(srv: &mut Server, db: Option<usize>, lazy: bool) -> u64 {
     }
     let keys = srv.flush(db);
     srv.free_flushed(db, keys, effort, bytes, lazy);
+    // `server.dirty += emptyData(...)`: one change per key removed.
+    srv.persist.dirty += keys;
     keys
 }
 

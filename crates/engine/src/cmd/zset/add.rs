@@ -119,6 +119,8 @@ fn zadd_generic(ctx: &mut Ctx, args: &[Vec<u8>], incr: bool) -> Frame {
     if added + updated > 0 {
         let event = if flags.incr { "zincr" } else { "zadd" };
         ctx.notify(crate::server::keyspace_events::ZSET, event, key);
+        // `server.dirty += added + updated`.
+        crate::persist::adjust_changes(ctx.srv, added + updated - 1);
     }
     if nan {
         return Frame::err("ERR resulting score is not a number (NaN)");

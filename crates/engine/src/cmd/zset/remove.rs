@@ -34,6 +34,8 @@ fn remove_with(
     .unwrap_or(0);
     if deleted > 0 {
         ctx.notify(ev::ZSET, event, key);
+        // `server.dirty += deleted` (ZREM and the ZREMRANGE family).
+        crate::persist::adjust_changes(ctx.srv, deleted - 1);
     }
     delete_if_empty(ctx.srv, db, key);
     Frame::Integer(deleted)

@@ -67,6 +67,14 @@ pub(crate) fn bucket_order<V>(d: &Dict<V>) -> Vec<Vec<u8>> {
 }
 
 impl Hash {
+    /// DEBUG HTSTATS-KEY's text for a hashtable-encoded hash.
+    pub fn table_stats(&self, full: bool) -> Option<String> {
+        match &self.repr {
+            Repr::Table(d) => Some(d.stats_text(full)),
+            _ => None,
+        }
+    }
+
     /// `createHashObject`: an empty listpack.
     pub fn new() -> Hash {
         Hash {

@@ -109,6 +109,14 @@ fn chained_entries(n: usize, m: usize) -> usize {
 }
 
 impl Set {
+    /// DEBUG HTSTATS-KEY's text for a hashtable-encoded set.
+    pub fn table_stats(&self, full: bool) -> Option<String> {
+        match &self.repr {
+            Repr::Table(d) => Some(d.stats_text(full)),
+            _ => None,
+        }
+    }
+
     /// `createIntsetObject`.
     pub fn new_intset() -> Set {
         Set {

@@ -50,6 +50,14 @@ enum Pos {
 }
 
 impl ZSet {
+    /// DEBUG HTSTATS-KEY's text for a skiplist-encoded sorted set (its dict).
+    pub fn table_stats(&self, full: bool) -> Option<String> {
+        match self {
+            ZSet::Skiplist(s) => Some(s.dict.stats_text(full)),
+            _ => None,
+        }
+    }
+
     /// `zsetTypeCreate`: a listpack if `size_hint` elements of
     /// `value_len_hint` bytes fit the limits, else a skiplist.
     pub fn create(
