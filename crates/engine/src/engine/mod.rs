@@ -282,6 +282,12 @@ impl Engine {
         self.srv.output.disconnections
     }
 
+    /// Clients `client-output-buffer-limit` closed since the last call,
+    /// with their output buffer at that moment (its frames were dropped).
+    pub fn take_output_closures(&mut self) -> Vec<(ClientId, crate::output::OutputInfo)> {
+        std::mem::take(&mut self.srv.output.closed)
+    }
+
     /// Frames that precede the reply `client`'s last command just returned
     /// (client-side caching invalidations of keys evicted before it ran),
     /// to write ahead of it. Those not taken go out with

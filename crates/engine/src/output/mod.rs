@@ -165,6 +165,8 @@ pub struct Outputs {
     /// Clients closed for overcoming their output buffer limits (Redis 7.2
     /// has no INFO field for this; drivers read it through the engine).
     pub(crate) disconnections: u64,
+    /// Clients closed since the driver last asked, with their buffer then.
+    pub(crate) closed: Vec<(ClientId, OutputInfo)>,
     /// Encoding scratch, reused for every frame's length.
     scratch: Vec<u8>,
 }
@@ -234,9 +236,11 @@ fn check(srv: &mut Server, client: ClientId) {
     if buf.reply_bytes == 0 || buf.closing || !buf.over_limit(limit, now_s) {
         return;
     }
+    let was = OutputInfo::of(buf);
     buf.closing = true;
     buf.frames.clear();
     srv.output.disconnections += 1;
+    srv.output.closed.push((client, was));
     // What was queued for it is lost with the connection.
     srv.blocking.drop_outbox_of(client);
     srv.killed.push(client);
@@ -317,14 +321,20 @@ pub(crate) fn info(srv: &Server, client: ClientId) -> OutputInfo {
     srv.output
         .bufs
         .get(&client)
-        .map_or_else(OutputInfo::default, |b| OutputInfo {
+        .map_or_else(OutputInfo::default, OutputInfo::of)
+}
+
+impl OutputInfo {
+    fn of(b: &Obuf) -> OutputInfo {
+        OutputInfo {
             obl: b.buf_used as u64,
             oll: b.blocks.len() as u64,
             omem: b.omem(),
             peak: b.peak,
             pending: b.pending() as u64,
             frames: b.frames.len() as u64,
-        })
+        }
+    }
 }
 
 #[cfg(test)]
