@@ -180,7 +180,8 @@ pub struct OutputInfo {
     pub oll: u64,
     /// `omem`: the reply list's memory, what the limits are checked against.
     pub omem: u64,
-    /// The largest `omem` this client has had.
+    /// The largest `omem` this client has had (for a client that is not
+    /// held, since the driver last took the outbox).
     pub peak: u64,
     /// Bytes queued and not yet read.
     pub pending: u64,
@@ -268,12 +269,12 @@ pub(crate) fn cron(srv: &mut Server) {
 /// The driver took the shared outbox: every client that is not held has
 /// read all of its output.
 pub(crate) fn taken_all(srv: &mut Server) {
-    srv.output.bufs.retain(|_, b| {
-        if !b.held && !b.closing {
-            b.drain(usize::MAX);
-        }
-        b.held || b.closing || b.peak > 0
-    });
+    if srv.output.bufs.is_empty() {
+        return;
+    }
+    // Only held (and closing) clients keep an entry: the native server
+    // takes the outbox after every command.
+    srv.output.bufs.retain(|_, b| b.held || b.closing);
 }
 
 /// A held client's driver reads up to `max_bytes`: the frames it finished
