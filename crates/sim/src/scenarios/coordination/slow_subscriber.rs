@@ -22,6 +22,11 @@ use redsim_engine::proto::resp::Frame;
 
 pub const SLOW_SUBSCRIBER: Scenario = Scenario::new("slow-subscriber", slow_run);
 
+/// What one run may publish: the slowest reader (no limit) keeps most of
+/// it in memory, and the browser re-runs the scenario on every change.
+const MAX_TRAFFIC: f64 = 96.0 * 1024.0 * 1024.0;
+const MAX_MESSAGES: f64 = 100_000.0;
+
 /// How often the slow reader reads, and the charts sample.
 const TICK: Micros = 10 * MS;
 const SAMPLE: Micros = 250 * MS;
@@ -437,12 +442,19 @@ fn stream_entries(reply: &Frame) -> Vec<(Vec<u8>, u64)> {
 
 fn slow_run(p: &Params, seed: u64) -> Outcome {
     let mb = |name: &str| (p.get(name) * MB) as u64;
+    let rate = p.get("rate").max(1.0);
+    let size = p.count("size").max(16) as usize;
+    let wire = (34 + size.to_string().len() + size) as f64;
+    let asked = p.count("duration_s").max(1) as f64;
+    let fits = (MAX_TRAFFIC / (rate * wire))
+        .min(MAX_MESSAGES / rate)
+        .max(0.1);
     let load = Load {
-        rate: p.get("rate").max(1.0),
-        size: p.count("size").max(16) as usize,
+        rate,
+        size,
         read_bps: p.get("read_kb_s") * 1024.0,
         limits: (mb("hard_mb"), mb("soft_mb"), p.count("soft_s")),
-        duration: p.count("duration_s").max(1) * SEC,
+        duration: (asked.min(fits) * SEC as f64) as Micros,
         reconnect: p.count("reconnect_ms") * MS,
     };
     let mut main = run_once(seed, &load, Via::PubSub, true);
@@ -457,7 +469,7 @@ fn slow_run(p: &Params, seed: u64) -> Outcome {
     );
     let stream = run_once(seed, &load, Via::Stream, false);
     let lost = main.published - main.slow_got;
-    let in_mb = load.rate * (34 + load.size.to_string().len() + load.size) as f64 / MB;
+    let in_mb = load.rate * wire / MB;
 
     let mut out = Outcome::new("slow-subscriber", seed, p);
     out.duration_us = load.duration;
@@ -594,6 +606,13 @@ fn slow_run(p: &Params, seed: u64) -> Outcome {
         load.read_bps / MB,
         (in_mb - load.read_bps / MB).max(0.0)
     ));
+    if asked > fits {
+        out.note(format!(
+            "Simulated time cut to {fits:.1} s: a run publishes at most {} MB and {} messages.",
+            MAX_TRAFFIC / MB,
+            MAX_MESSAGES
+        ));
+    }
     if let Some(t) = main.soft_at {
         out.note(format!(
             "It passed the soft limit at {:.1} s.",
@@ -650,6 +669,23 @@ mod tests {
         let t = metric(&o, "time to the first disconnection");
         // 1 MB/s of growth reaches 4 MB after about 4 s; closed 5-6 s later.
         assert!((8.0..12.0).contains(&t), "{t}");
+    }
+
+    #[test]
+    fn the_largest_loads_are_cut_to_a_bounded_run() {
+        let o = run(
+            &SLOW_SUBSCRIBER,
+            1,
+            &[("size", "65536"), ("rate", "5000"), ("duration_s", "300")],
+        );
+        assert!(metric(&o, "messages published") * 65536.0 <= MAX_TRAFFIC * 1.05);
+        assert!(o.notes.iter().any(|n| n.starts_with("Simulated time cut")));
+        let o = run(
+            &SLOW_SUBSCRIBER,
+            1,
+            &[("size", "64"), ("rate", "5000"), ("duration_s", "300")],
+        );
+        assert!(metric(&o, "messages published") <= MAX_MESSAGES * 1.05);
     }
 
     #[test]
