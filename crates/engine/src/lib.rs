@@ -17,6 +17,7 @@ pub mod keyspace;
 pub mod lazyfree;
 pub mod num;
 pub(crate) mod observe;
+pub mod output;
 pub mod persist;
 pub mod proto;
 pub(crate) mod pubsub;

@@ -37,6 +37,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     coordination::RATE_LIMITS,
     coordination::QUEUES,
     coordination::PUBSUB_VS_STREAMS,
+    coordination::SLOW_SUBSCRIBER,
     coordination::STREAMS_AT_LEAST_ONCE,
     coordination::WRITE_BEHIND_COUNTERS,
     coordination::SCAN_VS_KEYS,

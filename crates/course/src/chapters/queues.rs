@@ -1,4 +1,4 @@
-//! Chapter 7: rate limits and queues — a fixed window with INCR and EXPIRE NX, a sliding log in a sorted set, failing closed, and a reliable queue with LMOVE.
+//! Chapter 7: rate limits and queues — a fixed window with INCR and EXPIRE NX, a sliding log in a sorted set, failing closed, a reliable queue with LMOVE, and a Pub/Sub subscriber too slow for its output buffer limit.
 
 use super::at_most;
 use crate::{Chapter, Step};
@@ -91,6 +91,22 @@ pub fn chapter() -> Chapter {
             .setup(&["LPUSH jobs j1 j2"])
             .hints(&["One command can pop from one list and push to another.", "LMOVE jobs processing RIGHT LEFT"])
             .why("LMOVE moves the job atomically, so it is always in one of the two lists; after the work, LREM removes it from processing, and a reaper re-queues jobs whose worker died."),
+            Step::scenario(
+                "slow-subscriber",
+                "A subscriber that reads too slowly",
+                "Pub/Sub keeps nothing: a message waits only in each subscriber's output buffer on \
+                 the server. This subscriber reads 1 MB/s while 2 MB/s arrive, so its buffer grows \
+                 until client-output-buffer-limit pubsub (32 MB hard) closes it, and what was queued \
+                 is gone.",
+                "slow-subscriber",
+                &[],
+                "Make the slow subscriber lose no message.",
+                |o| at_most(o, "slow subscriber lost", 0.0),
+                &[("read_kb_s", "4096")],
+                &[&[("reconnect_ms", "0")], &[("soft_s", "300")]],
+            )
+            .hints(&["Reconnecting faster does not bring back the dropped buffer.", "It has to read at least as fast as messages arrive (or the server must hold an unbounded buffer)."])
+            .why("A consumer that keeps up never fills its buffer; raising or removing the limit instead trades the loss for server memory. When every message matters, a stream keeps them until they are read."),
             Step::predict(
                 "blmove-empty",
                 "Blocking on an empty queue",

@@ -392,6 +392,12 @@ impl Blocking {
         self.outbox.push((client, reply));
     }
 
+    /// Drops what waits for `client` (closed for its output buffer: its
+    /// queued output is lost with the connection).
+    pub(crate) fn drop_outbox_of(&mut self, client: ClientId) {
+        self.outbox.retain(|(id, _)| *id != client);
+    }
+
     /// Replies for unblocked clients since the last call, in order.
     pub(crate) fn take_outbox(&mut self) -> Vec<(ClientId, Frame)> {
         std::mem::take(&mut self.outbox)

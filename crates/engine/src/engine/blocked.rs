@@ -64,7 +64,7 @@ impl Engine {
         // What is due ahead of its reply (evictions before it ran) goes first.
         crate::tracking::flush_before_reply(&mut self.srv);
         if let Some(reply) = reply {
-            self.srv.blocking.deliver(id, reply);
+            crate::output::deliver(&mut self.srv, id, reply);
         }
         crate::pubsub::after_reply(&mut self.srv, id);
         self.run_queued(id, w.queued);
@@ -85,7 +85,7 @@ impl Engine {
             let reply = self.run(id, &args, true, true);
             crate::tracking::flush_before_reply(&mut self.srv);
             if let Some(reply) = reply {
-                self.srv.blocking.deliver(id, reply);
+                crate::output::deliver(&mut self.srv, id, reply);
             }
             crate::pubsub::after_reply(&mut self.srv, id);
         }
@@ -200,7 +200,7 @@ impl Engine {
                 .command(cmd as *const crate::cmd::Command as usize)
                 .calls += 1;
         }
-        self.srv.blocking.deliver(id, reply);
+        crate::output::deliver(&mut self.srv, id, reply);
         self.run_queued(id, queued);
     }
 }

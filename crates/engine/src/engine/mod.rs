@@ -135,6 +135,7 @@ impl Engine {
             self.srv.actor = Actor::Client(id);
             crate::pubsub::disconnected(&mut self.srv, &mut c);
             crate::tracking::disconnected(&mut self.srv, id);
+            crate::output::forget(&mut self.srv, id);
             self.srv.watches.reset(id);
             self.srv.monitors.retain(|&m| m != id);
             self.srv.connected_clients = self.clients.len();
@@ -226,7 +227,7 @@ impl Engine {
     }
 
     /// Clients killed since the last call (CLIENT KILL, ACL DELUSER of
-    /// their user), already disconnected: a driver closes their connections.
+    /// their user, `client-output-buffer-limit`), already disconnected: a driver closes their connections.
     pub fn take_killed(&mut self) -> Vec<ClientId> {
         std::mem::take(&mut self.srv.killed_out)
     }
@@ -251,7 +252,41 @@ impl Engine {
     /// subscribers, and the caller's own frames that follow its reply
     /// (further SUBSCRIBE confirmations, messages it published to itself).
     pub fn take_unblocked(&mut self) -> Vec<(ClientId, Frame)> {
+        crate::output::taken_all(&mut self.srv);
         self.srv.blocking.take_outbox()
+    }
+
+    /// Makes the driver read `client`'s output itself, `max_bytes` at a
+    /// time through [`Engine::read_output`] (a slow reader), instead of
+    /// with everyone else's in [`Engine::take_unblocked`]; `false` hands
+    /// back what it had not read yet to `take_unblocked`. What waits counts
+    /// against `client-output-buffer-limit` (see `output/`).
+    pub fn hold_output(&mut self, client: ClientId, held: bool) {
+        if self.clients.contains_key(&client) {
+            crate::output::hold(&mut self.srv, client, held);
+        }
+    }
+
+    /// A held client reads up to `max_bytes` of its output: the frames
+    /// whose last byte it read, in order.
+    pub fn read_output(&mut self, client: ClientId, max_bytes: usize) -> Vec<Frame> {
+        crate::output::read(&mut self.srv, client, max_bytes)
+    }
+
+    /// `client`'s output buffer (zero for one with nothing queued).
+    pub fn output_info(&self, client: ClientId) -> crate::output::OutputInfo {
+        crate::output::info(&self.srv, client)
+    }
+
+    /// Clients closed so far for overcoming `client-output-buffer-limit`.
+    pub fn output_limit_disconnections(&self) -> u64 {
+        self.srv.output.disconnections
+    }
+
+    /// Clients `client-output-buffer-limit` closed since the last call,
+    /// with their output buffer at that moment (its frames were dropped).
+    pub fn take_output_closures(&mut self) -> Vec<(ClientId, crate::output::OutputInfo)> {
+        std::mem::take(&mut self.srv.output.closed)
     }
 
     /// Frames that precede the reply `client`'s last command just returned
@@ -444,6 +479,8 @@ impl Engine {
             crate::evict::perform_evictions(&mut self.srv);
         }
         self.srv.settle_stall();
+        // Clients a delivery on the way put over their output limits.
+        self.free_killed();
     }
 
     /// Virtual microseconds since the start.
@@ -494,6 +531,7 @@ impl Engine {
             if self.srv.config.appendonly {
                 self.serve_replica_waits();
             }
+            self.free_killed();
             self.before_sleep();
             self.srv.next_cron_us = self.srv.clock.now_us().max(at) + cron_period_us(&self.srv);
         }
@@ -528,6 +566,7 @@ impl Engine {
         }
         crate::repl::propagate(srv, None);
         crate::persist::cron(srv);
+        crate::output::cron(srv);
         cmd::server::cron_memory_sample(srv);
         srv.settle_stall();
     }

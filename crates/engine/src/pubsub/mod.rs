@@ -201,7 +201,7 @@ pub fn publish(
         if *id == current {
             srv.pubsub.pending_own.push((*id, frame));
         } else {
-            srv.blocking.deliver(*id, frame);
+            crate::output::deliver(srv, *id, frame);
         }
     }
     let receivers = sent.len() as i64;
@@ -234,13 +234,13 @@ pub fn after_reply(srv: &mut Server, client: ClientId) {
 fn deliver_after_reply(srv: &mut Server, client: ClientId) {
     let tail = srv.pubsub.take_reply_tail();
     for f in tail {
-        srv.blocking.deliver(client, f);
+        crate::output::deliver(srv, client, f);
     }
     if srv.pubsub.pending_own.is_empty() {
         return;
     }
     let pending = std::mem::take(&mut srv.pubsub.pending_own);
     for (id, f) in pending {
-        srv.blocking.deliver(id, f);
+        crate::output::deliver(srv, id, f);
     }
 }

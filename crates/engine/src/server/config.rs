@@ -91,7 +91,8 @@ pub struct Param {
 /// Declares every parameter once: `field: type = default => [names] mutable|immutable kind(args);`.
 /// The kinds: `int(min, max)` (`string2ll` within bounds, cast to the field's
 /// type), `size_t()` (an integer in 0..=LONG_MAX), `memory()` (`memtoull`),
-/// `memory_in(min, max)`, `bool()` (yes/no), `text()`, and `with(parse, show)`.
+/// `memory_in(min, max)`, `bool()` (yes/no), `text()`, `with(parse, show)`, and
+/// `update(update, show)` for a value CONFIG SET changes in part.
 macro_rules! config {
     ($(
         $(#[doc = $doc:literal])*
@@ -115,13 +116,15 @@ macro_rules! config {
                 name: $name,
                 mutable: config!(@mutable $mutable),
                 get: |c| config!(@show $kind, &c.$field, $args),
-                set: |c, v| {
-                    c.$field = config!(@parse $kind, $ty, v, $args)?;
-                    Ok(())
-                },
+                set: |c, v| config!(@set $kind, c.$field, $ty, v, $args),
             },
         )+)*];
     };
+    (@set update, $f:expr, $ty:ty, $v:ident, ($update:expr, $show:expr)) => { ($update)(&mut $f, $v) };
+    (@set $kind:ident, $f:expr, $ty:ty, $v:ident, $args:tt) => {{
+        $f = config!(@parse $kind, $ty, $v, $args)?;
+        Ok(())
+    }};
     (@mutable mutable) => { true };
     (@mutable immutable) => { false };
     (@parse int, $ty:ty, $v:ident, ($min:expr, $max:expr)) => { int_in($v, $min, $max).map(|n| n as $ty) };
@@ -134,6 +137,7 @@ macro_rules! config {
     (@show bool, $x:expr, ()) => { if *$x { "yes" } else { "no" }.to_string() };
     (@show text, $x:expr, ()) => { $x.clone() };
     (@show with, $x:expr, ($parse:expr, $show:expr)) => { ($show)($x) };
+    (@show update, $x:expr, ($update:expr, $show:expr)) => { ($show)($x) };
     (@show $kind:ident, $x:expr, $args:tt) => { $x.to_string() };
 }
 
@@ -349,6 +353,13 @@ config! {
             }
         },
         |s: &String| s.clone()
+    );
+    /// `client-output-buffer-limit`: per class (normal, replica, pubsub),
+    /// the output buffer size that closes a client at once (hard) or after
+    /// staying above it for soft_seconds (soft); see `output/`.
+    client_output_buffer_limit: super::obuf_limits::ObufLimits = Default::default() => ["client-output-buffer-limit"] mutable update(
+        super::obuf_limits::update,
+        super::obuf_limits::show
     );
     /// `appendonly`: keep an AOF (simulated files, see `persist.rs`).
     appendonly: bool = false => ["appendonly"] mutable bool();

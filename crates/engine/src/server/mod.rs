@@ -4,6 +4,7 @@ pub mod client;
 pub mod clock;
 pub mod config;
 pub mod keyspace_events;
+pub mod obuf_limits;
 mod replay;
 pub mod trace;
 
@@ -196,6 +197,8 @@ pub struct Server {
     pub(crate) killed: Vec<u64>,
     /// Clients disconnected that way, for [`crate::Engine::take_killed`].
     pub(crate) killed_out: Vec<u64>,
+    /// Clients' output buffers and their limits' disconnections.
+    pub(crate) output: crate::output::Outputs,
     /// Where ACL LOAD and SAVE read and write `aclfile` (the driver's
     /// files natively; memory otherwise).
     pub(crate) files: std::sync::Arc<dyn crate::acl::FileStore>,
@@ -266,6 +269,7 @@ impl Server {
             acl: crate::acl::AclState::default(),
             killed: Vec::new(),
             killed_out: Vec::new(),
+            output: Default::default(),
             files: std::sync::Arc::new(crate::acl::MemoryFiles::default()),
             links: std::sync::Arc::new(crate::cluster::link::NoLinks),
         };

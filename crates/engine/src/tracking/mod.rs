@@ -338,7 +338,7 @@ fn conn(srv: &Server, id: ClientId) -> Option<(u8, bool)> {
 /// started yet (an eviction in `processCommand`), else at once.
 fn deliver(srv: &mut Server, to: ClientId, frame: Frame) {
     if srv.tracking.current != Some(to) {
-        srv.blocking.deliver(to, frame);
+        crate::output::deliver(srv, to, frame);
     } else if srv.tracking.nesting > 0 {
         srv.pubsub.defer_own(to, frame);
     } else {
@@ -350,7 +350,7 @@ fn deliver(srv: &mut Server, to: ClientId, frame: Frame) {
 /// rest, so none is lost.
 pub fn flush_before_reply(srv: &mut Server) {
     for (id, f) in std::mem::take(&mut srv.tracking.before_reply) {
-        srv.blocking.deliver(id, f);
+        crate::output::deliver(srv, id, f);
     }
 }
 

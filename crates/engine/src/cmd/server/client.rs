@@ -52,6 +52,7 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
     let secs = |us: u64| (base_us + us) / 1_000_000;
     let now_s = secs(srv.clock.now_us());
     let (tracking, redir) = super::tracking::list_fields(srv, id);
+    let out = crate::output::info(srv, id);
     // `catClientInfoString`'s letters, in its order.
     let mut flags = String::new();
     if e.subscribed {
@@ -82,8 +83,8 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
     };
     format!(
         "id={id} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub=0 psub=0 ssub=0 \
-         multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 \
-         tot-mem=0 events=r cmd={cmd} user={} redir={redir} resp={} lib-name={} lib-ver={}",
+         multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl={} oll={} omem={} \
+         tot-mem={} events=r cmd={cmd} user={} redir={redir} resp={} lib-name={} lib-ver={}",
         e.addr,
         e.laddr,
         e.fd,
@@ -92,6 +93,10 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
         now_s.saturating_sub(secs(e.last_interaction_us)),
         flags,
         e.db,
+        out.obl,
+        out.oll,
+        out.omem,
+        out.omem,
         e.user,
         e.resp,
         e.lib_name.as_deref().unwrap_or(""),

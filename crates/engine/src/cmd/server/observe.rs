@@ -132,7 +132,7 @@ pub(crate) fn feed_monitors(
         line.push_str(&crate::proto::clifmt::quote(a));
     }
     for &m in &srv.monitors.clone() {
-        srv.blocking.deliver(m, Frame::simple(line.clone()));
+        crate::output::deliver(srv, m, Frame::simple(line.clone()));
     }
 }
 

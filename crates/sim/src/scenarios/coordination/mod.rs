@@ -1,4 +1,4 @@
-//! Coordination lessons: a distributed lock in six variants, a lock with no TTL, Redlock over five masters and its missing fencing token, rate limits, job queues, pub/sub against streams and at-least-once delivery, write-behind counters and SCAN against KEYS; and the reply helpers they share.
+//! Coordination lessons: a distributed lock in six variants, a lock with no TTL, Redlock over five masters and its missing fencing token, rate limits, job queues, pub/sub against streams, a slow subscriber cut off by its output buffer limit and at-least-once delivery, write-behind counters and SCAN against KEYS; and the reply helpers they share.
 //!
 //! Every client here is a small state machine driven by kernel events:
 //! commands travel a [`Link`](crate::kernel::Link), run on a real engine at their arrival
@@ -17,6 +17,7 @@ mod rate_limits;
 mod redlock;
 mod redlock_fencing;
 mod scan;
+mod slow_subscriber;
 mod streams;
 mod write_behind;
 
@@ -27,6 +28,7 @@ pub use rate_limits::RATE_LIMITS;
 pub use redlock::REDLOCK;
 pub use redlock_fencing::REDLOCK_NO_FENCING;
 pub use scan::SCAN_VS_KEYS;
+pub use slow_subscriber::SLOW_SUBSCRIBER;
 pub use streams::STREAMS_AT_LEAST_ONCE;
 pub use write_behind::WRITE_BEHIND_COUNTERS;
 
