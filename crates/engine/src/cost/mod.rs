@@ -34,7 +34,7 @@
 //!   [`PACKED_LEAF_NS`] when the command's first key holds a packed
 //!   encoding (listpack, quicklist, intset), whose elements sit side by side.
 //! - *Visited* ([`Meter::visited`]) is fed by the few commands whose work
-//!   is bigger than their reply: KEYS and the SCAN family (keys examined,
+//!   is bigger than their reply: KEYS and SCAN (keys examined,
 //!   matched or not), SUNION/SINTER/SDIFF and the sorted-set algebra
 //!   (elements of the inputs, the `STORE` forms included), SORT
 //!   (N log₂ N comparisons).
