@@ -8,6 +8,7 @@ pub mod acl;
 pub mod blocking;
 pub mod cluster;
 pub mod cmd;
+pub mod cost;
 pub mod engine;
 pub(crate) mod evict;
 pub(crate) mod expire;

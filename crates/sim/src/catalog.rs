@@ -45,6 +45,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     memory::LRU_VS_LFU_SCAN,
     memory::VOLATILE_OOM,
     memory::DEL_VS_UNLINK,
+    memory::BIG_KEYS,
     memory::EXPIRY_AVALANCHE,
     memory::SEED_NUMBERS,
     memory::SERIALIZATION_COST,

@@ -275,31 +275,26 @@ fn process(
             continue;
         }
         let now = shared.now_us();
-        let started = Instant::now();
-        let mut busy_us = 0;
         let reply = guarded("command", || {
             host.catch_up(node, now);
-            let before = host.engine(node).now_us();
             let reply = match host.intercept(node, &req.args) {
                 Some(own) => Some(own),
                 None => host.engine_mut(node).submit(id, &req.args),
             };
-            busy_us = host.engine(node).now_us().saturating_sub(before);
             host.served(node, &req.args);
             reply
         })
         .unwrap_or_else(|msg| Some(Frame::err(format!("ERR internal error: {msg}"))));
-        // The command kept the engine's main thread busy (DEBUG SLEEP, a
-        // synchronous free): Redis' one thread would have served no one
-        // meanwhile, so this one does not either, and the wall clock
-        // catches up with the virtual one.
-        // Sub-millisecond costs are not slept (the OS would oversleep them):
-        // the virtual clock stays that little ahead until the wall catches up.
-        if busy_us >= 1000 && !shared.clock.manual {
-            let busy = Duration::from_micros(busy_us);
-            if let Some(rest) = busy.checked_sub(started.elapsed()) {
-                std::thread::sleep(rest);
-            }
+        // The command kept the engine's main thread busy (its modelled CPU
+        // cost, DEBUG SLEEP, a synchronous free): Redis' one thread would
+        // have served no one meanwhile, so this one does not either, and
+        // the wall clock catches up with the virtual one.
+        // A lead under a millisecond is not slept (the OS would oversleep
+        // it); small costs add up until the lead reaches one, so the
+        // virtual clock is never more than 1 ms ahead after a command.
+        let lead_us = host.engine(node).now_us().saturating_sub(shared.now_us());
+        if lead_us >= 1000 && !shared.clock.manual {
+            std::thread::sleep(Duration::from_micros(lead_us));
         }
         ran = true;
         if host.is_down(node) {

@@ -5,6 +5,7 @@ use super::lookup::{lookup, FAMILIES};
 use super::multi::{abort, discard_transaction};
 use super::table::{full_name, Command, Ctx, Flags, Registry, Resolved};
 use super::{acl, cluster, pubsub};
+use crate::cost;
 use crate::proto::resp::Frame;
 use crate::server::client::Client;
 use crate::server::Server;
@@ -231,10 +232,12 @@ pub fn call(
         super::server::feed_monitors(ctx.srv, ctx.client, cmd, args, true);
     }
     let busy_before = ctx.srv.lazyfree.stall_ns;
+    let outer_meter = std::mem::take(&mut ctx.srv.cpu);
     let reply = match cluster::refuse_other_db(ctx.srv, cmd, args) {
         Some(e) => e,
         None => (cmd.handler)(&mut ctx, args),
     };
+    charge_cpu(srv, client.db, cmd, args, &reply, outer_meter);
     let busy_ns = srv.lazyfree.stall_ns.saturating_sub(busy_before);
     remember_tracked_keys(srv, cmd, args);
     srv.tracking.nesting -= 1;
@@ -266,6 +269,46 @@ pub fn call(
         }
     }
     reply
+}
+
+/// The CPU cost model's charge for the command that just ran (`crate::cost`),
+/// put on the main thread's stall; restores the caller's meter (EXEC's,
+/// a script's) that `call` set aside.
+fn charge_cpu(
+    srv: &mut Server,
+    db: usize,
+    cmd: &Command,
+    args: &[Vec<u8>],
+    reply: &Frame,
+    outer: cost::Meter,
+) {
+    let meter = std::mem::replace(&mut srv.cpu, outer);
+    if !srv.config.cpu_model {
+        return;
+    }
+    // What EXEC and scripts reply was charged command by command.
+    let own_reply = !matches!(
+        cmd.name,
+        "exec" | "eval" | "evalsha" | "eval_ro" | "evalsha_ro" | "fcall" | "fcall_ro"
+    );
+    let (leaves, bytes) = if own_reply {
+        cost::reply_size(reply)
+    } else {
+        (0, 0)
+    };
+    let keys = cluster::key_positions(cmd, args);
+    let packed = keys
+        .first()
+        .and_then(|&i| srv.dbs[db].get(&args[i]))
+        .is_some_and(|o| cost::packed_encoding(o.value.encoding()));
+    srv.charge_main_thread(cost::command_ns(cost::Work {
+        args: args.len() as u64 - 1,
+        keys: keys.len() as u64,
+        leaves,
+        bytes,
+        packed,
+        visited: meter.visited,
+    }));
 }
 
 /// `call`'s client-side caching step: the keys of a read-only command

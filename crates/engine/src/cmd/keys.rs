@@ -174,11 +174,15 @@ fn keys(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let pattern = &args[1];
     let all = pattern.as_slice() == b"*";
     let srv = &*ctx.srv;
-    let out = all_keys_in_bucket_order(srv, db)
+    let every = all_keys_in_bucket_order(srv, db);
+    let examined = every.len() as u64;
+    let out = every
         .into_iter()
         .filter(|k| (all || glob::matches(pattern, k, false)) && !srv.key_is_expired(db, k))
         .map(Frame::Bulk)
         .collect();
+    // The cost model: every key is examined, matched or not.
+    ctx.visited(examined);
     Frame::Array(out)
 }
 
@@ -197,6 +201,7 @@ fn scan(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let db = ctx.db();
     let mut found: Vec<Vec<u8>> = Vec::new();
     let dict = &ctx.srv.dbs[db].dict;
+    let mut examined = 0;
     let cursor = scan_steps(cursor, opts.count, opts.count.wrapping_mul(10), |c| {
         if dict.is_empty() {
             return (0, 0);
@@ -208,8 +213,11 @@ fn scan(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
                 found.push(k.to_vec());
             }
         });
+        examined += seen as u64;
         (next, seen)
     });
+    // The cost model: keys examined, matched or not.
+    ctx.visited(examined);
     let srv = &mut *ctx.srv;
     found.retain(|k| match opts.type_name {
         Some(t) => srv

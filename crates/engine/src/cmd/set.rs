@@ -441,6 +441,11 @@ enum Inter<'a> {
 /// `sinterGenericCommand`: every key is read (a missing one makes the
 /// result empty, a wrong type is an error); the smallest set is walked and
 /// each member tested against the others.
+/// Members of the set at `key` (0 if none), for the cost model.
+fn set_len(ctx: &Ctx, db: usize, key: &[u8]) -> u64 {
+    peek::<Set>(ctx.srv, db, key).map_or(0, |s| s.len() as u64)
+}
+
 fn sinter_generic(ctx: &mut Ctx, keys: &[Vec<u8>], mode: Inter) -> Frame {
     let mut empty = false;
     for k in keys {
@@ -452,6 +457,9 @@ fn sinter_generic(ctx: &mut Ctx, keys: &[Vec<u8>], mode: Inter) -> Frame {
     }
     let db = ctx.db();
     let lim = limits(ctx.srv);
+    // The cost model's work: every set probed for each member of the smallest.
+    let smallest = keys.iter().map(|k| set_len(ctx, db, k)).min().unwrap_or(0);
+    ctx.visited(smallest * keys.len() as u64);
     let mut sets: Vec<(&[u8], &Set)> = Vec::with_capacity(keys.len());
     if !empty {
         for k in keys {
@@ -573,6 +581,9 @@ fn sunion_diff_generic(ctx: &mut Ctx, keys: &[Vec<u8>], dst: Option<&[u8]>, op: 
     }
     let db = ctx.db();
     let lim = limits(ctx.srv);
+    // The cost model's work: every member of every set.
+    let members = keys.iter().map(|k| set_len(ctx, db, k)).sum();
+    ctx.visited(members);
     let sets: Vec<Option<&Set>> = keys.iter().map(|k| peek::<Set>(ctx.srv, db, k)).collect();
     // A later key naming the first set again (Redis compares the objects).
     let sameset = sets[0].is_some() && (1..keys.len()).any(|j| keys[j] == keys[0]);

@@ -165,6 +165,13 @@ fn sort_generic(ctx: &mut Ctx, args: &[Vec<u8>], readonly: bool) -> Frame {
         o.by = None;
     }
     let len = elems.len() as i64;
+    // The cost model's work: N to load, N log N comparisons when sorting.
+    let n = elems.len() as u64;
+    ctx.visited(if o.dontsort {
+        n
+    } else {
+        n + crate::cost::sort_work(n)
+    });
     let (limit_start, limit_count) = o.limit.unwrap_or((0, -1));
     let mut start = limit_start.max(0).min(len);
     let count = limit_count.max(-1).min(len);

@@ -164,6 +164,12 @@ impl Ctx<'_> {
     pub fn db(&self) -> usize {
         self.client.db
     }
+
+    /// Reports `n` elements examined that the reply will not show, for the
+    /// CPU cost model (`crate::cost`).
+    pub fn visited(&mut self, n: u64) {
+        self.srv.cpu.visited += n;
+    }
 }
 
 /// A command handler: the full argument vector (command name first) in,

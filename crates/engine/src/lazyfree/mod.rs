@@ -1,6 +1,7 @@
 //! Lazy freeing as Redis 7.2's lazyfree.c: what freeing a value costs the main thread when done synchronously, and a modelled background (bio) thread that frees big values handed to it by UNLINK, FLUSHALL ASYNC and the `lazyfree-lazy-*` paths.
 //!
-//! Redsim's commands take no virtual time, except here. Freeing a
+//! Besides a command's own CPU cost (`crate::cost`), freeing is what keeps
+//! the main thread busy. Freeing a
 //! collection walks every element and calls `free()` for each of its
 //! allocations, so `DEL` of a million-field hash keeps Redis' single thread
 //! busy for a noticeable time during which no other client is served. Redis

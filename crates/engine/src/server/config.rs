@@ -165,6 +165,10 @@ config! {
     /// so the page sets one: a write that would pass it is refused with OOM
     /// instead of evicting, whatever the policy.
     memory_budget: u64 = 0 => ["redsim-memory-budget"] mutable memory();
+    /// Redsim's own switch for the CPU cost model (`crate::cost`): on, a
+    /// command keeps the main thread busy for its modelled running time
+    /// (HGETALL of a million fields for 0.65 s) and other clients wait.
+    cpu_model: bool = true => ["redsim-cpu-model"] mutable bool();
     /// `maxmemory-policy`.
     maxmemory_policy: Policy = Policy::NoEviction => ["maxmemory-policy"] mutable with(
         parse_policy,

@@ -164,6 +164,9 @@ pub struct Server {
     pub(crate) debug: DebugSwitches,
     /// The lazy-free thread's queue and the main thread's freeing stall.
     pub(crate) lazyfree: crate::lazyfree::queue::LazyFree,
+    /// The running command's report of work its reply does not show, for
+    /// the CPU cost model.
+    pub(crate) cpu: crate::cost::Meter,
     /// The last `Event::Memory` sample the cron recorded (used, maxmemory,
     /// keys, expires), so it records one only when something changed.
     pub(crate) memory_sample: Option<[u64; 4]>,
@@ -255,6 +258,7 @@ impl Server {
             scripts: Default::default(),
             debug: Default::default(),
             lazyfree: Default::default(),
+            cpu: Default::default(),
             memory_sample: None,
             cluster,
             repl: crate::repl::state::Repl::new(seed),

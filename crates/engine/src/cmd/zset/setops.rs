@@ -189,6 +189,17 @@ fn zsetop(
         }
     }
 
+    // The cost model's work: every element of every input.
+    let elements = keys
+        .iter()
+        .filter_map(|k| ctx.srv.dbs[db].get(k))
+        .map(|o| match &o.value {
+            Value::ZSet(z) => z.len() as u64,
+            Value::Set(s) => s.len() as u64,
+            _ => 0,
+        })
+        .sum();
+    ctx.visited(elements);
     let srv = &*ctx.srv;
     let mut src: Vec<Source> = keys
         .iter()

@@ -55,13 +55,15 @@ fn del_variant(seed: u64, cmd: &str, p: &Params, diagram: bool, k: &mut Kernel<D
     for i in 0..100 {
         r.exec(0, "loader", &["SET", &format!("k:{i}"), "v"]);
     }
+    // Loading kept the engine busy (its CPU cost): the run starts after it.
+    let t0 = r.engine().now_us();
     let period = ((clients as f64 * SEC as f64 / rate) as Micros).max(1);
     for c in 0..clients {
         let phase = k.rng.u64(0..period);
-        k.at(phase, DelEv::Send(c));
+        k.at(t0 + phase, DelEv::Send(c));
     }
     let admin_net = DEL_NET.sample(&mut k.rng);
-    k.at(DEL_AT + admin_net, DelEv::Delete);
+    k.at(t0 + DEL_AT + admin_net, DelEv::Delete);
     let (reader, admin, redis) = if diagram {
         (
             k.rec.lane("reader 0", "client"),
@@ -80,7 +82,7 @@ fn del_variant(seed: u64, cmd: &str, p: &Params, diagram: bool, k: &mut Kernel<D
     };
     // When the delete's reply left: the first GET sent after it closes the diagram.
     let mut freed_at: Option<Micros> = None;
-    while let Some(ev) = k.next(DEL_RUN_END) {
+    while let Some(ev) = k.next(t0 + DEL_RUN_END) {
         let now = k.now();
         match ev {
             DelEv::Send(c) => {
@@ -91,13 +93,12 @@ fn del_variant(seed: u64, cmd: &str, p: &Params, diagram: bool, k: &mut Kernel<D
             DelEv::Arrive(c, sent) => {
                 let key = format!("k:{}", k.rng.u32(0..100));
                 r.exec(now, &format!("reader{c}"), &["GET", &key]);
-                // Commands take no virtual time except freeing, which moves
-                // the engine's clock: a GET queued behind a stall runs when
-                // it ends.
+                // A stall (the free, a command's CPU cost) moves the
+                // engine's clock: a GET queued behind it runs when it ends.
                 let done = r.engine().now_us().max(now);
                 let back = done + DEL_NET.sample(&mut k.rng);
-                run.lat.record(sent, back - sent);
-                let window = DEL_AT.saturating_sub(3 * MS)..DEL_AT + 4 * MS;
+                run.lat.record(sent - t0, back - sent);
+                let window = (t0 + DEL_AT).saturating_sub(3 * MS)..t0 + DEL_AT + 4 * MS;
                 let show = diagram
                     && c == 0
                     && (window.contains(&sent)
@@ -119,7 +120,8 @@ fn del_variant(seed: u64, cmd: &str, p: &Params, diagram: bool, k: &mut Kernel<D
                 run.busy = done - start;
                 freed_at = Some(done);
                 if diagram {
-                    k.rec.msg(DEL_AT, now, admin, redis, format!("{cmd} big"));
+                    k.rec
+                        .msg(t0 + DEL_AT, now, admin, redis, format!("{cmd} big"));
                     if run.busy > 0 {
                         k.rec
                             .local(start, done, redis, format!("frees {fields} fields"));

@@ -1,4 +1,4 @@
-//! Memory and eviction lessons: how Redis' approximated LRU compares with true LRU, LRU against LFU under a scan, volatile-* policies running out of candidates, DEL against UNLINK on a big hash, TTL avalanches with and without jitter, the lessons' quoted figures measured, and the cost of serialising an object three ways.
+//! Memory and eviction lessons: how Redis' approximated LRU compares with true LRU, LRU against LFU under a scan, volatile-* policies running out of candidates, DEL against UNLINK on a big hash, big keys read whole against split into parts, TTL avalanches with and without jitter, the lessons' quoted figures measured, and the cost of serialising an object three ways.
 //!
 //! Every scenario drives real engines with real `CONFIG SET maxmemory`,
 //! `maxmemory-policy` and `maxmemory-samples`: eviction, expiry and the
@@ -6,6 +6,7 @@
 //! and sizes come from its MEMORY USAGE. The scenarios only choose the
 //! workload and read what happened.
 
+mod big_keys;
 mod del_unlink;
 mod expiry;
 mod lru;
@@ -13,6 +14,7 @@ mod oom;
 mod seed_numbers;
 mod serialization;
 
+pub use big_keys::BIG_KEYS;
 pub use del_unlink::DEL_VS_UNLINK;
 pub use expiry::EXPIRY_AVALANCHE;
 pub use lru::{LRU_APPROXIMATION, LRU_VS_LFU_SCAN};
