@@ -5,6 +5,7 @@
 //! failovers (PFAIL, FAIL, election, promotion) are the simulation's own; it
 //! is built the first time the view is shown.
 
+mod action;
 mod canvas;
 mod log;
 mod state;
@@ -43,7 +44,7 @@ impl Component for SlotMap {
 
     fn create(ctx: &Context<Self>) -> Self {
         let state = match &ctx.props().preset {
-            Some(text) => log::replay(text),
+            Some(text) => state::replay(text),
             None => SlotMapState::default(),
         };
         let mut s = SlotMap {

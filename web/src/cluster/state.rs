@@ -24,15 +24,7 @@ const GIVE_UP_AFTER_US: u64 = 6 * NODE_TIMEOUT_MS as u64 * 1000;
 const KEYS_PER_STEP: usize = 8;
 const DEFAULT_KEY: &str = "user:{42}:cart";
 
-/// A button, the key box, or the animation timer.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Action {
-    Key(String),
-    Migrate,
-    Kill,
-    Restart,
-    Tick,
-}
+pub use super::action::Action;
 
 /// A failover playing: the node killed and where its bus events start.
 struct Failover {
@@ -132,6 +124,35 @@ pub fn observer(cluster: &Cluster) -> usize {
     (0..cluster.nodes.len())
         .find(|&i| !cluster.nodes[i].down)
         .unwrap_or(0)
+}
+
+/// Most animation steps a link may replay (a failover takes well under 200).
+const MAX_TICKS: u32 = 20_000;
+
+/// A view at the state a log's `text` leads to; unknown lines are skipped
+/// and at most [`MAX_TICKS`] steps run, so no link can hang the page.
+pub fn replay(text: &str) -> SlotMapState {
+    let mut st = SlotMapState::default();
+    st.show();
+    let mut ticks = 0u32;
+    for line in text.lines() {
+        let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
+        match word {
+            "key" => st.apply(Action::Key(rest.to_string())),
+            "migrate" => st.apply(Action::Migrate),
+            "kill" => st.apply(Action::Kill),
+            "restart" => st.apply(Action::Restart),
+            "ticks" => {
+                let n: u32 = rest.trim().parse().unwrap_or(0);
+                for _ in 0..n.min(MAX_TICKS - ticks) {
+                    st.apply(Action::Tick);
+                }
+                ticks = ticks.saturating_add(n).min(MAX_TICKS);
+            }
+            _ => {}
+        }
+    }
+    st
 }
 
 impl Default for SlotMapState {
@@ -439,5 +460,61 @@ mod tests {
             "{}",
             st.status
         );
+    }
+
+    #[test]
+    fn a_replayed_log_reaches_the_same_view() {
+        let mut st = SlotMapState::default();
+        st.show();
+        for a in [
+            Action::Key("user:{7}".into()),
+            Action::Key("{tenant:42}:order:1".into()),
+            Action::Migrate,
+        ] {
+            st.apply(a);
+        }
+        while st.busy() {
+            st.apply(Action::Tick);
+        }
+        st.apply(Action::Kill);
+        for _ in 0..30 {
+            st.apply(Action::Tick);
+        }
+        let text = st.log.text();
+        assert!(
+            text.starts_with("key {tenant:42}:order:1\nmigrate\nticks "),
+            "{text}"
+        );
+        let again = replay(&text);
+        assert_eq!(again.status, st.status);
+        assert_eq!(again.log, st.log);
+        let (a, b) = (
+            again.cluster.as_ref().unwrap(),
+            st.cluster.as_ref().unwrap(),
+        );
+        assert_eq!(a.now_us(), b.now_us());
+        assert_eq!(
+            (0..a.nodes.len())
+                .map(|i| a.nodes[i].down)
+                .collect::<Vec<_>>(),
+            (0..b.nodes.len())
+                .map(|i| b.nodes[i].down)
+                .collect::<Vec<_>>()
+        );
+        let view = |c: &redsim_sim::cluster::Cluster| {
+            let v = c.view(observer(c));
+            (0..a.nodes.len())
+                .map(|n| v.slot_count(n))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(view(a), view(b));
+        // The link carries it packed; hostile text is harmless.
+        assert!(super::super::log::link("/p/", &st.log).starts_with("/p/?tab=cluster#c="));
+        assert_eq!(
+            super::super::log::link("/p/", &super::super::log::Log::default()),
+            "/p/?tab=cluster"
+        );
+        let junk = replay("ticks 99999999999\nbogus\nkey \nticks -3\n");
+        assert!(!junk.busy());
     }
 }

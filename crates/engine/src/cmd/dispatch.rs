@@ -175,7 +175,7 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
     }
     // `isInsideYieldingLongCommand`: a script past busy-reply-threshold
     // leaves only ALLOW_BUSY commands to the others.
-    if let Some(e) = crate::script::busy::refuse(srv, cmd.flags.contains(Flags::ALLOW_BUSY)) {
+    if let Some(e) = srv.scripts.refuse(cmd.flags.contains(Flags::ALLOW_BUSY)) {
         return reject(srv, client, Some(cmd), e);
     }
     if let Some(m) = client.multi.as_mut() {

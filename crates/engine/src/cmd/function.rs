@@ -135,7 +135,7 @@ fn stats(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     if ctx.srv.scripts.busy.as_ref().is_some_and(|b| b.eval) {
         return Frame::err(crate::script::busy::BUSY_EVAL);
     }
-    let running = match crate::script::busy::running(ctx.srv) {
+    let running = match ctx.srv.scripts.running(ctx.srv.clock.now_us()) {
         None => Frame::Null,
         Some((name, command, ms)) => Frame::Map(vec![
             (Frame::bulk("name"), Frame::bulk(name)),

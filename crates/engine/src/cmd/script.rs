@@ -176,10 +176,39 @@ pub(super) fn run_script(
         command: who.command,
         may_wait,
     };
-    match busy::settle(ctx.srv, ran, wrote, caller) {
+    match settle(ctx.srv, ran, wrote, caller) {
         Ok(reply) => reply,
         Err(()) => crate::blocking::block_for_script(ctx.srv),
     }
+}
+
+/// `script::busy`'s model: charges the run's time and decides the caller's reply: `Ok(reply)` now,
+/// or `Err(())` when the server is now busy and the caller waits.
+fn settle(srv: &mut Server, ran: Ran, wrote: bool, who: busy::Caller) -> Result<Frame, ()> {
+    let threshold_ms = srv.config.busy_reply_threshold;
+    let threshold_steps = (threshold_ms.max(0) as u64).saturating_mul(crate::script::STEPS_PER_MS);
+    if !who.may_wait || threshold_ms <= 0 || ran.steps <= threshold_steps {
+        srv.charge_main_thread(ran.steps.saturating_mul(busy::NS_PER_STEP));
+        return Ok(ran.reply);
+    }
+    let started_us = srv.clock.now_us();
+    srv.charge_main_thread(threshold_steps.saturating_mul(busy::NS_PER_STEP));
+    let until_us = (!ran.endless).then(|| started_us + ran.steps * busy::NS_PER_STEP / 1000);
+    srv.scripts.busy = Some(busy::Busy {
+        caller: who.id,
+        eval: who.eval,
+        name: who.name.to_string(),
+        command: who.command.to_vec(),
+        started_us,
+        until_us,
+        wrote,
+        reply: ran.reply,
+        killed: Frame::err(format!(
+            "ERR Script killed by user with SCRIPT KILL... script: {}, on @{}:{}.",
+            who.name, ran.chunk, ran.line
+        )),
+    });
+    Err(())
 }
 
 /// `checkGoodReplicasStatus`: a replica, or a master without
@@ -403,7 +432,7 @@ fn script_kill(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
 /// `scriptKill`, shared with FUNCTION KILL: the killed script's caller gets
 /// its error once this command's reply is out.
 pub(super) fn kill_busy(srv: &mut Server, eval: bool) -> Frame {
-    match busy::kill(srv, eval) {
+    match srv.scripts.kill(eval) {
         Ok((caller, reply)) => {
             srv.client_ops
                 .push(crate::server::ClientOp::Reply(caller, reply));

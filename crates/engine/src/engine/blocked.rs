@@ -111,7 +111,7 @@ impl Engine {
 
     /// A busy script's end when its time has come (`script::busy`).
     pub(super) fn finish_busy_script(&mut self) {
-        if let Some((id, reply)) = crate::script::busy::take_finished(&mut self.srv) {
+        if let Some((id, reply)) = self.srv.scripts.take_finished(self.srv.clock.now_us()) {
             self.end_script_wait(id, reply);
         }
     }

@@ -325,7 +325,7 @@ impl Engine {
             .next_deadline_ms()
             .map(|t| crate::blocking::deadline_us(t, base));
         // A busy script's end is due like a deadline.
-        match crate::script::busy::ends_at(&self.srv) {
+        match self.srv.scripts.busy_ends_at() {
             Some(end) => Some(deadline.map_or(end, |d| d.min(end))),
             None => deadline,
         }
@@ -496,7 +496,7 @@ impl Engine {
             // A busy script: no cron and no timeouts until it ends (its
             // caller then gets its reply), as Redis serves only clients.
             if self.srv.scripts.busy.is_some() {
-                match crate::script::busy::ends_at(&self.srv) {
+                match self.srv.scripts.busy_ends_at() {
                     Some(end) if end <= t_us => {
                         let now = self.srv.clock.now_us();
                         self.srv.clock.set(end.max(now));

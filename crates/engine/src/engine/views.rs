@@ -146,7 +146,7 @@ impl Engine {
     /// busy: then it is when the script ends (never, for one that does not).
     pub fn next_cron_us(&self) -> u64 {
         if self.srv.scripts.busy.is_some() {
-            return crate::script::busy::ends_at(&self.srv).unwrap_or(u64::MAX);
+            return self.srv.scripts.busy_ends_at().unwrap_or(u64::MAX);
         }
         self.srv.next_cron_us
     }

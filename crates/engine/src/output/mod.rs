@@ -25,169 +25,14 @@
 //! once), the static buffer's resizing by `clientsCronResizeOutputBuffer`,
 //! and replica links (the engine has no replica connections).
 
-use std::collections::{BTreeMap, VecDeque};
+pub mod state;
+
+pub use state::{OutputInfo, Outputs};
 
 use crate::proto::resp::Frame;
 use crate::server::client::ClientId;
 use crate::server::obuf_limits::ObufClass;
 use crate::server::Server;
-
-/// `PROTO_REPLY_CHUNK_BYTES`: the static buffer and a block's minimum size.
-const CHUNK: usize = 16 * 1024;
-/// `sizeof(clientReplyBlock)`: a block's header (size and used).
-const BLOCK_HEADER: usize = 16;
-/// `sizeof(listNode) + sizeof(clientReplyBlock)`, counted per block in `omem`.
-const BLOCK_OVERHEAD: u64 = 24 + 16;
-
-/// One reply-list block: allocated size, bytes written into it, bytes sent.
-#[derive(Clone, Copy, Debug)]
-struct Block {
-    size: usize,
-    used: usize,
-    sent: usize,
-}
-
-/// One client's output buffer.
-#[derive(Debug, Default)]
-struct Obuf {
-    /// The driver reads this client's frames itself, at its own pace.
-    held: bool,
-    /// A held client's frames not yet read, with their encoded lengths.
-    frames: VecDeque<(Frame, usize)>,
-    /// Bytes of the front frame already read.
-    front_read: usize,
-    /// Bytes written into the static buffer (`bufpos`) and sent from it (`sentlen`).
-    buf_used: usize,
-    buf_sent: usize,
-    blocks: VecDeque<Block>,
-    /// `reply_bytes`: the blocks' allocated sizes.
-    reply_bytes: u64,
-    /// `obuf_soft_limit_reached_time` (Unix seconds; 0: not over the soft limit).
-    soft_since: i64,
-    /// The largest `omem` seen.
-    peak: u64,
-    /// `CLIENT_CLOSE_ASAP`: over a limit, to be freed.
-    closing: bool,
-}
-
-impl Obuf {
-    /// `getClientOutputBufferMemoryUsage`.
-    fn omem(&self) -> u64 {
-        self.reply_bytes + BLOCK_OVERHEAD * self.blocks.len() as u64
-    }
-
-    /// Bytes queued and not yet read.
-    fn pending(&self) -> usize {
-        self.buf_used - self.buf_sent + self.blocks.iter().map(|b| b.used - b.sent).sum::<usize>()
-    }
-
-    /// `_addReplyToBuffer` then `_addReplyProtoToList`: true if a new block
-    /// was allocated (where Redis checks the limits).
-    fn append(&mut self, mut len: usize) -> bool {
-        if self.blocks.is_empty() {
-            let t = len.min(CHUNK - self.buf_used);
-            self.buf_used += t;
-            len -= t;
-        }
-        if len == 0 {
-            return false;
-        }
-        if let Some(tail) = self.blocks.back_mut() {
-            let t = len.min(tail.size - tail.used);
-            tail.used += t;
-            len -= t;
-        }
-        if len == 0 {
-            return false;
-        }
-        let size =
-            crate::keyspace::memory::alloc_size(len.max(CHUNK) + BLOCK_HEADER) - BLOCK_HEADER;
-        self.blocks.push_back(Block {
-            size,
-            used: len,
-            sent: 0,
-        });
-        self.reply_bytes += size as u64;
-        self.peak = self.peak.max(self.omem());
-        true
-    }
-
-    /// `_writeToClient` sending up to `n` bytes: the static buffer first,
-    /// then the blocks, each freed once fully sent. Returns the bytes sent.
-    fn drain(&mut self, n: usize) -> usize {
-        let mut left = n;
-        let t = left.min(self.buf_used - self.buf_sent);
-        self.buf_sent += t;
-        left -= t;
-        if self.buf_sent == self.buf_used {
-            self.buf_used = 0;
-            self.buf_sent = 0;
-        }
-        while left > 0 {
-            let Some(head) = self.blocks.front_mut() else {
-                break;
-            };
-            let t = left.min(head.used - head.sent);
-            head.sent += t;
-            left -= t;
-            if head.sent == head.used {
-                self.reply_bytes -= head.size as u64;
-                self.blocks.pop_front();
-            }
-        }
-        n - left
-    }
-
-    /// `checkClientOutputBufferLimits` at Unix second `now_s`, keeping the
-    /// soft-limit clock as a side effect.
-    fn over_limit(&mut self, limit: crate::server::obuf_limits::ObufLimit, now_s: i64) -> bool {
-        let used = self.omem();
-        let hard = limit.hard_bytes != 0 && used >= limit.hard_bytes;
-        let mut soft = limit.soft_bytes != 0 && used >= limit.soft_bytes;
-        if soft {
-            if self.soft_since == 0 {
-                self.soft_since = now_s;
-                soft = false;
-            } else if now_s - self.soft_since <= limit.soft_seconds {
-                soft = false;
-            }
-        } else {
-            self.soft_since = 0;
-        }
-        soft || hard
-    }
-}
-
-/// Every client's output buffer, and how many clients the limits closed.
-#[derive(Debug, Default)]
-pub struct Outputs {
-    bufs: BTreeMap<ClientId, Obuf>,
-    /// Clients closed for overcoming their output buffer limits (Redis 7.2
-    /// has no INFO field for this; drivers read it through the engine).
-    pub(crate) disconnections: u64,
-    /// Clients closed since the driver last asked, with their buffer then.
-    pub(crate) closed: Vec<(ClientId, OutputInfo)>,
-    /// Encoding scratch, reused for every frame's length.
-    scratch: Vec<u8>,
-}
-
-/// What CLIENT LIST and drivers see of one client's output buffer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct OutputInfo {
-    /// `obl`: bytes in the static buffer (`bufpos`: sent ones too, until all are).
-    pub obl: u64,
-    /// `oll`: blocks in the reply list.
-    pub oll: u64,
-    /// `omem`: the reply list's memory, what the limits are checked against.
-    pub omem: u64,
-    /// The largest `omem` this client has had (for a client that is not
-    /// held, since the driver last took the outbox).
-    pub peak: u64,
-    /// Bytes queued and not yet read.
-    pub pending: u64,
-    /// Frames queued for a held client.
-    pub frames: u64,
-}
 
 /// The class a client's limits come from: `pubsub` while it is subscribed.
 fn class_of(srv: &Server, id: ClientId) -> ObufClass {
@@ -323,19 +168,6 @@ pub(crate) fn info(srv: &Server, client: ClientId) -> OutputInfo {
         .bufs
         .get(&client)
         .map_or_else(OutputInfo::default, OutputInfo::of)
-}
-
-impl OutputInfo {
-    fn of(b: &Obuf) -> OutputInfo {
-        OutputInfo {
-            obl: b.buf_used as u64,
-            oll: b.blocks.len() as u64,
-            omem: b.omem(),
-            peak: b.peak,
-            pending: b.pending() as u64,
-            frames: b.frames.len() as u64,
-        }
-    }
 }
 
 #[cfg(test)]

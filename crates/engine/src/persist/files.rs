@@ -58,6 +58,33 @@ pub struct Persist {
     pub aof_synced_upto: u64,
 }
 
+/// How many keys [`Persist::count_change`] remembers per command; past
+/// it, every write counts (a command writing that many keys writes each once).
+const COUNTED_KEYS: usize = 32;
+
+impl Persist {
+    /// `server.dirty++` for a command's write to a key (`signalModifiedKey`
+    /// goes with it in Redis' commands): once per key and command, however
+    /// many primitive writes (value, then TTL) the command made to it.
+    /// `run` numbers the command (`call` counts it in
+    /// `total_commands_processed`), so a blocked client served after a push
+    /// and each command of a transaction count on their own; `hash` is the
+    /// key's in its database. Expiry and eviction count nothing.
+    pub fn count_change(&mut self, run: u64, db: usize, hash: u64) {
+        if self.counted_for != run {
+            self.counted_for = run;
+            self.counted.clear();
+        }
+        if self.counted.contains(&(db, hash)) {
+            return;
+        }
+        if self.counted.len() < COUNTED_KEYS {
+            self.counted.push((db, hash));
+        }
+        self.dirty += 1;
+    }
+}
+
 /// What a crash leaves on disk for a restart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Crash {

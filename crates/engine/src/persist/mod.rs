@@ -98,34 +98,7 @@ fn sync_config_slow(srv: &mut Server) {
     }
 }
 
-/// How many keys [`count_change`] remembers per command; past it, every
-/// write counts (a command writing that many keys writes each once).
-const COUNTED_KEYS: usize = 32;
-
-/// `server.dirty++` for a command's write to `key` (`signalModifiedKey`
-/// goes with it in Redis' commands): once per key and command, however
-/// many primitive writes (value, then TTL) the command made to it. Each
-/// command run (`call` counts it in `total_commands_processed`) starts
-/// afresh, so a blocked client served after a push and each command of a
-/// transaction count on their own. Expiry and eviction count nothing.
-pub fn count_change(srv: &mut Server, db: usize, key: &[u8]) {
-    let now = srv.stats.total_commands_processed;
-    let h = srv.dbs[db].dict.hash(key) as u64;
-    let p = &mut srv.persist;
-    if p.counted_for != now {
-        p.counted_for = now;
-        p.counted.clear();
-    }
-    if p.counted.contains(&(db, h)) {
-        return;
-    }
-    if p.counted.len() < COUNTED_KEYS {
-        p.counted.push((db, h));
-    }
-    p.dirty += 1;
-}
-
-/// Corrects the one change per key [`count_change`] gave a command that
+/// Corrects the one change per key [`Persist::count_change`] gave a command that
 /// counts otherwise in Redis: by the elements it added or removed past the
 /// first (LPUSH, SADD, HSET...), or fewer (LMOVE counts its pop only, an
 /// LTRIM that removed nothing counts nothing).

@@ -35,7 +35,6 @@
 
 use crate::proto::resp::Frame;
 use crate::server::client::ClientId;
-use crate::server::Server;
 
 /// Virtual time per interpreter step: 2,000 steps per millisecond
 /// ([`super::STEPS_PER_MS`]).
@@ -105,94 +104,63 @@ pub fn fuel(threshold_ms: i64, horizon_ms: u64) -> u64 {
     super::budget_for(threshold_ms).saturating_add(horizon_ms.saturating_mul(super::STEPS_PER_MS))
 }
 
-/// Charges the run's time and decides the caller's reply: `Ok(reply)` now,
-/// or `Err(())` when the server is now busy and the caller waits.
-pub fn settle(srv: &mut Server, ran: Ran, wrote: bool, who: Caller) -> Result<Frame, ()> {
-    let threshold_ms = srv.config.busy_reply_threshold;
-    let threshold_steps = (threshold_ms.max(0) as u64).saturating_mul(super::STEPS_PER_MS);
-    if !who.may_wait || threshold_ms <= 0 || ran.steps <= threshold_steps {
-        srv.charge_main_thread(ran.steps.saturating_mul(NS_PER_STEP));
-        return Ok(ran.reply);
+impl super::Scripts {
+    /// `processCommand`'s gate while a script is busy: the BUSY error for a
+    /// command without `ALLOW_BUSY`.
+    pub fn refuse(&self, allow_busy: bool) -> Option<Frame> {
+        let b = self.busy.as_ref()?;
+        if allow_busy {
+            return None;
+        }
+        Some(Frame::err(if b.eval { BUSY_EVAL } else { BUSY_FUNCTION }))
     }
-    let started_us = srv.clock.now_us();
-    srv.charge_main_thread(threshold_steps.saturating_mul(NS_PER_STEP));
-    let until_us = (!ran.endless).then(|| started_us + ran.steps * NS_PER_STEP / 1000);
-    srv.scripts.busy = Some(Busy {
-        caller: who.id,
-        eval: who.eval,
-        name: who.name.to_string(),
-        command: who.command.to_vec(),
-        started_us,
-        until_us,
-        wrote,
-        reply: ran.reply,
-        killed: Frame::err(format!(
-            "ERR Script killed by user with SCRIPT KILL... script: {}, on @{}:{}.",
-            who.name, ran.chunk, ran.line
-        )),
-    });
-    Err(())
-}
 
-/// `processCommand`'s gate while a script is busy: the BUSY error for a
-/// command without `ALLOW_BUSY`.
-pub fn refuse(srv: &Server, allow_busy: bool) -> Option<Frame> {
-    let b = srv.scripts.busy.as_ref()?;
-    if allow_busy {
-        return None;
+    /// `scriptKill`: SCRIPT KILL (`eval`) or FUNCTION KILL. On success the
+    /// busy state ends and the caller's kill error is returned with its id,
+    /// for the engine to deliver.
+    pub fn kill(&mut self, eval: bool) -> Result<(ClientId, Frame), Frame> {
+        let Some(b) = self.busy.as_ref() else {
+            return Err(Frame::err("NOTBUSY No scripts in execution right now."));
+        };
+        if b.wrote {
+            return Err(Frame::err(
+                "UNKILLABLE Sorry the script already executed write commands against the dataset. \
+                 You can either wait the script termination or kill the server in a hard way using \
+                 the SHUTDOWN NOSAVE command.",
+            ));
+        }
+        if eval && !b.eval {
+            return Err(Frame::err(BUSY_FUNCTION));
+        }
+        if !eval && b.eval {
+            return Err(Frame::err(BUSY_EVAL));
+        }
+        let b = self.busy.take().expect("checked above");
+        Ok((b.caller, b.killed))
     }
-    Some(Frame::err(if b.eval { BUSY_EVAL } else { BUSY_FUNCTION }))
-}
 
-/// `scriptKill`: SCRIPT KILL (`eval`) or FUNCTION KILL. On success the
-/// busy state ends and the caller's kill error is returned with its id,
-/// for the engine to deliver.
-pub fn kill(srv: &mut Server, eval: bool) -> Result<(ClientId, Frame), Frame> {
-    let Some(b) = srv.scripts.busy.as_ref() else {
-        return Err(Frame::err("NOTBUSY No scripts in execution right now."));
-    };
-    if b.wrote {
-        return Err(Frame::err(
-            "UNKILLABLE Sorry the script already executed write commands against the dataset. \
-             You can either wait the script termination or kill the server in a hard way using \
-             the SHUTDOWN NOSAVE command.",
-        ));
+    /// The busy script's end if it is due at `now_us`: its caller and reply.
+    pub fn take_finished(&mut self, now_us: u64) -> Option<(ClientId, Frame)> {
+        let due = self.busy.as_ref()?.until_us.is_some_and(|t| t <= now_us);
+        if !due {
+            return None;
+        }
+        let b = self.busy.take()?;
+        Some((b.caller, b.reply))
     }
-    if eval && !b.eval {
-        return Err(Frame::err(BUSY_FUNCTION));
-    }
-    if !eval && b.eval {
-        return Err(Frame::err(BUSY_EVAL));
-    }
-    let b = srv.scripts.busy.take().expect("checked above");
-    Ok((b.caller, b.killed))
-}
 
-/// The busy script's end if it is due at `now_us`: its caller and reply.
-pub fn take_finished(srv: &mut Server) -> Option<(ClientId, Frame)> {
-    let due = srv
-        .scripts
-        .busy
-        .as_ref()?
-        .until_us
-        .is_some_and(|t| t <= srv.clock.now_us());
-    if !due {
-        return None;
+    /// When the busy script ends, if it does.
+    pub fn busy_ends_at(&self) -> Option<u64> {
+        self.busy.as_ref()?.until_us
     }
-    let b = srv.scripts.busy.take()?;
-    Some((b.caller, b.reply))
-}
 
-/// When the busy script ends, if it does.
-pub fn ends_at(srv: &Server) -> Option<u64> {
-    srv.scripts.busy.as_ref()?.until_us
-}
-
-/// FUNCTION STATS' `running_script`: name, command and duration so far.
-pub fn running(srv: &Server) -> Option<(String, Vec<Vec<u8>>, u64)> {
-    let b = srv.scripts.busy.as_ref()?;
-    let ms = srv.clock.now_us().saturating_sub(b.started_us) / 1000;
-    Some((b.name.clone(), b.command.clone(), ms))
+    /// FUNCTION STATS' `running_script` at `now_us`: name, command and
+    /// duration so far.
+    pub fn running(&self, now_us: u64) -> Option<(String, Vec<Vec<u8>>, u64)> {
+        let b = self.busy.as_ref()?;
+        let ms = now_us.saturating_sub(b.started_us) / 1000;
+        Some((b.name.clone(), b.command.clone(), ms))
+    }
 }
 
 #[cfg(test)]

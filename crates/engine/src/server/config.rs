@@ -6,6 +6,8 @@
 //! Redis registers an alias (`hash-max-ziplist-entries`) as a parameter of
 //! its own; here it is one more name on the same declaration.
 
+pub use super::memunits::parse_memory;
+
 /// `maxmemory-policy`. The `*-lrm` policies are Redis 8.6's (evict by last write).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Policy {
@@ -420,34 +422,6 @@ fn int_in(v: &str, min: i64, max: i64) -> Result<i64, String> {
     Ok(n)
 }
 
-/// `memtoull`: leading digits, then nothing or a unit among b, k, kb, m,
-/// mb, g, gb (k = 1000, kb = 1024; any case). Redis' quirks are kept: no
-/// digits reads as 0 (`CONFIG SET maxmemory ""` and `kb` are accepted),
-/// 128 digits or more are refused, a number past u64 saturates (`strtoull`)
-/// and the unit multiplication wraps.
-pub fn parse_memory(v: &str) -> Option<u64> {
-    let b = v.as_bytes();
-    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
-    let unit = v[digits..].to_ascii_lowercase();
-    let mul: u64 = match unit.as_str() {
-        "" | "b" => 1,
-        "k" => 1000,
-        "kb" => 1024,
-        "m" => 1000 * 1000,
-        "mb" => 1024 * 1024,
-        "g" => 1000 * 1000 * 1000,
-        "gb" => 1024 * 1024 * 1024,
-        _ => return None,
-    };
-    if digits >= 128 {
-        return None;
-    }
-    let val = b[..digits].iter().fold(0u64, |acc, &d| {
-        acc.saturating_mul(10).saturating_add((d - b'0') as u64)
-    });
-    Some(val.wrapping_mul(mul))
-}
-
 fn not_memory() -> String {
     "argument must be a memory value".into()
 }
@@ -582,22 +556,6 @@ mod tests {
         assert_eq!((save.get)(&c), "3600 1 300 100");
         assert!(c.set_initial("save", "3600").is_err());
         assert!(c.set_initial("appendonly", "maybe").is_err());
-    }
-
-    #[test]
-    fn memory_units() {
-        assert_eq!(parse_memory("100mb"), Some(100 << 20));
-        assert_eq!(parse_memory("1k"), Some(1000));
-        assert_eq!(parse_memory("1KB"), Some(1024));
-        assert_eq!(parse_memory("12"), Some(12));
-        assert_eq!(parse_memory("-1"), None);
-        assert_eq!(parse_memory("1.5mb"), None);
-        assert_eq!(parse_memory("1 mb"), None);
-        // Redis' `memtoull` reads no digits as 0.
-        assert_eq!(parse_memory(""), Some(0));
-        assert_eq!(parse_memory("mb"), Some(0));
-        assert_eq!(parse_memory(&"9".repeat(30)), Some(u64::MAX));
-        assert_eq!(parse_memory(&"1".repeat(128)), None);
     }
 
     /// CONFIG GET * lists every declared name once, and each value read

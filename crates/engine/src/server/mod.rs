@@ -4,6 +4,7 @@ pub mod client;
 pub mod clock;
 pub mod config;
 pub mod keyspace_events;
+pub mod memunits;
 pub mod obuf_limits;
 mod replay;
 pub mod trace;
@@ -201,7 +202,7 @@ pub struct Server {
     /// Clients disconnected that way, for [`crate::Engine::take_killed`].
     pub(crate) killed_out: Vec<u64>,
     /// Clients' output buffers and their limits' disconnections.
-    pub(crate) output: crate::output::Outputs,
+    pub(crate) output: crate::output::state::Outputs,
     /// Where ACL LOAD and SAVE read and write `aclfile` (the driver's
     /// files natively; memory otherwise).
     pub(crate) files: std::sync::Arc<dyn crate::acl::FileStore>,
@@ -607,7 +608,9 @@ impl Server {
         // sees exactly the keys Redis would propagate.
         self.repl.note_key(db, key);
         if by_client {
-            crate::persist::count_change(self, db, key);
+            let hash = self.dbs[db].dict.hash(key) as u64;
+            let run = self.stats.total_commands_processed;
+            self.persist.count_change(run, db, hash);
         }
         if !self.watches.is_empty() {
             let exists = self.dbs[db].dict.contains(key);

@@ -93,8 +93,8 @@ pub fn update(l: &mut ObufLimits, v: &str) -> Result<(), String> {
                 return Err("Invalid client class specified in buffer limit configuration.".into())
             }
         };
-        let hard = super::config::parse_memory(g[1]);
-        let soft = super::config::parse_memory(g[2]);
+        let hard = super::memunits::parse_memory(g[1]);
+        let soft = super::memunits::parse_memory(g[2]);
         let secs = strtoll_whole(g[3]).map(|n| n as i32);
         match (hard, soft, secs) {
             (Some(hard_bytes), Some(soft_bytes), Some(s)) if s >= 0 => {

@@ -88,7 +88,7 @@ fn shutdown(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     // and the script ends with it (a driver that goes on, as the browser's
     // console does, hands its caller the kill error).
     if !nosave {
-        if let Some(e) = crate::script::busy::refuse(ctx.srv, false) {
+        if let Some(e) = ctx.srv.scripts.refuse(false) {
             return e;
         }
     }
