@@ -755,6 +755,30 @@ def run_checks(suite, page, base, shots, page_errors):
         shot(page, shots, "14-embed-clients.png")
     suite.check("embedded widgets have their own clients and inspector", embedded_clients_and_inspector)
 
+    def iframe_mode():
+        # A docs page that embeds two iframes: a console preset by its URL and a scenario.
+        console_src = base + "embed.html?minimal=1&clock=paused&cmd=SET%20a%201&cmd=GET%20a"
+        scenario_src = base + "embed.html?minimal=1&scenario=stampede&seed=2"
+        page.set_content('<h1>Docs</h1><iframe title="console" src="%s" width="800" height="520"></iframe>'
+                         '<iframe title="scenario" src="%s" width="800" height="700"></iframe>' % (console_src, scenario_src))
+        con = page.frame_locator('iframe[title="console"]')
+        con.locator(".rs-widget").wait_for(timeout=15000)
+        wait_until(lambda: '"1"' in con.locator(".rs-screen").first.inner_text(), "the preset commands ran in the iframe")
+        expect(con.locator("h1, .rs-doc-main, .rs-pagetabs").count() == 0, "no page chrome in the iframe")
+        link = con.locator("a.rs-openlink")
+        expect(link.get_attribute("href") == "index.html?clock=paused&cmd=SET%20a%201&cmd=GET%20a",
+               "Open in Redsim keeps the view: %r" % link.get_attribute("href"))
+        expect(link.get_attribute("target") == "_blank", "the link opens the full page outside the frame")
+        scen = page.frame_locator('iframe[title="scenario"]')
+        scen.locator(".rs-metric").first.wait_for(timeout=15000)
+        expect(scen.locator(".rs-scen-list").count() == 0, "one scenario, no catalogue")
+        shot(page, shots, "15-iframe-mode.png")
+        # The link out works on its own: the full page with the same session.
+        page.goto(base + link.get_attribute("href"))
+        c.ready()
+        expect(c.lines()[-1] == '"1"', "the full page replays it: %r" % c.lines())
+    suite.check("iframe mode: embed.html?minimal=1 shows one widget and links out to the full page", iframe_mode)
+
     def memory_timeline_and_eviction_pool():
         page.goto(base + "index.html?clock=paused")
         c.ready()

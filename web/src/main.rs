@@ -18,6 +18,7 @@ mod console;
 mod dom;
 mod fmt;
 mod lessons;
+mod minimal;
 mod mount;
 mod page;
 mod panels;

@@ -20,6 +20,11 @@ pub fn mount_all() {
     let location = window.location();
     let search = location.search().unwrap_or_default();
     let hash = location.hash().unwrap_or_default();
+    // Iframe mode: one widget from the URL, nothing else of the page.
+    if let Some(kind) = crate::minimal::Minimal::from_url(&search, &hash) {
+        crate::minimal::mount(&doc, kind, &search, &hash);
+        return;
+    }
     for host in hosts(&doc) {
         if let Some(id) = host.get_attribute("data-redsim-scenario") {
             let _ = host.class_list().add_1("rs-host");

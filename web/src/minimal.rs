@@ -1,0 +1,172 @@
+//! Iframe mode: `embed.html?minimal=1&…` shows one widget, chosen and preset by the URL, without the page around it, and an "Open in Redsim" link to the same view on the full page (which also works where iframes are blocked).
+//!
+//! The widget is the same component a documentation element gets: a
+//! console (`cmd`, `#s`, `seed`, `clock`), a scenario (`scenario=<id>` and
+//! its parameters), a lesson step (`lesson=<chapter>&step=<n>`) or the
+//! topology (`tab=topology&…`).
+
+use wasm_bindgen::JsCast;
+
+use crate::console::share::Preset;
+use crate::console::{Widget, WidgetProps};
+use crate::lessons::{LessonPreset, Lessons, LessonsProps};
+use crate::scenarios::{Library, LibraryProps, ScenarioPreset};
+use crate::topology::{TopoPreset, TopoProps, TopologyTab};
+use crate::url::parse_query;
+
+/// The widget an iframe URL asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Minimal {
+    Console,
+    Scenario,
+    Lesson,
+    Topology,
+}
+
+impl Minimal {
+    /// `None` unless the URL says `minimal=1`; then the widget its other
+    /// parameters name, a console by default.
+    pub fn from_url(search: &str, hash: &str) -> Option<Minimal> {
+        let pairs: Vec<(String, String)> = parse_query(search.trim_start_matches('?'))
+            .into_iter()
+            .chain(parse_query(hash.trim_start_matches('#')))
+            .collect();
+        let has = |k: &str| pairs.iter().any(|(n, _)| n == k);
+        let value = |k: &str| {
+            pairs
+                .iter()
+                .rev()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.as_str())
+        };
+        if !matches!(value("minimal"), Some("1" | "yes" | "true")) {
+            return None;
+        }
+        Some(if has("scenario") {
+            Minimal::Scenario
+        } else if has("lesson") {
+            Minimal::Lesson
+        } else if value("tab") == Some("topology") {
+            Minimal::Topology
+        } else {
+            Minimal::Console
+        })
+    }
+}
+
+/// The full page's address for the same view: `index.html` beside the
+/// embed page, with the query minus `minimal` and the fragment kept.
+pub fn open_link(search: &str, hash: &str) -> String {
+    let kept: Vec<&str> = search
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty() && p.split('=').next() != Some("minimal"))
+        .collect();
+    let mut url = String::from("index.html");
+    if !kept.is_empty() {
+        url.push('?');
+        url.push_str(&kept.join("&"));
+    }
+    if !hash.trim_start_matches('#').is_empty() {
+        url.push('#');
+        url.push_str(hash.trim_start_matches('#'));
+    }
+    url
+}
+
+/// Replaces the page's body with the one widget and the link out.
+pub fn mount(doc: &web_sys::Document, kind: Minimal, search: &str, hash: &str) {
+    let Some(body) = doc.body() else {
+        return;
+    };
+    body.set_inner_html("");
+    body.set_class_name("rs-page rs-minimal");
+    let Ok(host) = doc.create_element("div") else {
+        return;
+    };
+    host.set_class_name("rs-host rs-minimal-host");
+    let _ = body.append_child(&host);
+    if let Ok(a) = doc.create_element("a") {
+        let _ = a.set_attribute("href", &open_link(search, hash));
+        let _ = a.set_attribute("target", "_blank");
+        let _ = a.set_attribute("rel", "noopener");
+        a.set_class_name("rs-openlink");
+        a.set_text_content(Some("Open in Redsim ↗"));
+        let _ = body.append_child(&a);
+    }
+    let Ok(host) = host.dyn_into::<web_sys::Element>() else {
+        return;
+    };
+    match kind {
+        Minimal::Console => {
+            let props = WidgetProps {
+                preset: Preset::from_url(search, hash),
+                autofocus: false,
+                shareable: false,
+            };
+            yew::Renderer::<Widget>::with_root_and_props(host, props).render();
+        }
+        Minimal::Scenario => {
+            let props = LibraryProps {
+                preset: ScenarioPreset::from_url(search, hash),
+                embedded: true,
+                shareable: false,
+                active: true,
+            };
+            yew::Renderer::<Library>::with_root_and_props(host, props).render();
+        }
+        Minimal::Lesson => {
+            let props = LessonsProps {
+                preset: LessonPreset::from_url(search, hash),
+                embedded: true,
+                shareable: false,
+            };
+            yew::Renderer::<Lessons>::with_root_and_props(host, props).render();
+        }
+        Minimal::Topology => {
+            let props = TopoProps {
+                preset: TopoPreset::from_url(search, hash),
+                shareable: false,
+                active: true,
+            };
+            yew::Renderer::<TopologyTab>::with_root_and_props(host, props).render();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_url_picks_the_widget() {
+        assert_eq!(Minimal::from_url("?cmd=PING", ""), None);
+        assert_eq!(Minimal::from_url("?minimal=0&cmd=PING", ""), None);
+        assert_eq!(
+            Minimal::from_url("?minimal=1&cmd=PING", ""),
+            Some(Minimal::Console)
+        );
+        assert_eq!(
+            Minimal::from_url("?minimal=1&scenario=stampede&seed=2", ""),
+            Some(Minimal::Scenario)
+        );
+        assert_eq!(
+            Minimal::from_url("?lesson=locks&step=2", "#minimal=1"),
+            Some(Minimal::Lesson)
+        );
+        assert_eq!(
+            Minimal::from_url("?minimal=1&tab=topology&seed=1", ""),
+            Some(Minimal::Topology)
+        );
+    }
+
+    #[test]
+    fn the_link_out_drops_only_minimal() {
+        assert_eq!(
+            open_link("?minimal=1&scenario=stampede&seed=2", ""),
+            "index.html?scenario=stampede&seed=2"
+        );
+        assert_eq!(open_link("?minimal=1", "#s=abc"), "index.html#s=abc");
+        assert_eq!(open_link("", ""), "index.html");
+    }
+}
