@@ -136,7 +136,9 @@ pub fn waiting_text(w: &Waiting, now_us: u64) -> String {
     match w.deadline_us {
         None => "waiting for data (no timeout)".to_string(),
         Some(d) => {
-            let left_ms = d.saturating_sub(now_us) / 1000;
+            // Rounded up: "0 ms" only once the deadline is reached (commands'
+            // modelled cost can leave the clock a few µs past a whole ms).
+            let left_ms = d.saturating_sub(now_us).div_ceil(1000);
             let left = if left_ms < 1000 {
                 format!("{left_ms} ms")
             } else {
