@@ -772,6 +772,8 @@ def run_checks(suite, page, base, shots, page_errors):
         scen = page.frame_locator('iframe[title="scenario"]')
         scen.locator(".rs-metric").first.wait_for(timeout=15000)
         expect(scen.locator(".rs-scen-list").count() == 0, "one scenario, no catalogue")
+        expect(scen.locator(".rs-scen-notice, .rs-scen-error").count() == 0,
+               "the URL's parameters are the scenario's own: %r" % scen.locator(".rs-scen-notice, .rs-scen-error").all_inner_texts())
         shot(page, shots, "15-iframe-mode.png")
         # The link out works on its own: the full page with the same session.
         page.goto(base + link.get_attribute("href"))

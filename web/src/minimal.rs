@@ -54,22 +54,29 @@ impl Minimal {
     }
 }
 
-/// The full page's address for the same view: `index.html` beside the
-/// embed page, with the query minus `minimal` and the fragment kept.
-pub fn open_link(search: &str, hash: &str) -> String {
-    let kept: Vec<&str> = search
-        .trim_start_matches('?')
+/// A query or fragment (`?`/`#` optional) without its `minimal` pairs: the
+/// widget's own parameters, which a scenario would otherwise take for one
+/// of its own.
+fn without_minimal(part: &str) -> String {
+    part.trim_start_matches(['?', '#'])
         .split('&')
         .filter(|p| !p.is_empty() && p.split('=').next() != Some("minimal"))
-        .collect();
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// The full page's address for the same view: `index.html` beside the
+/// embed page, with the query and fragment minus `minimal`.
+pub fn open_link(search: &str, hash: &str) -> String {
+    let (query, fragment) = (without_minimal(search), without_minimal(hash));
     let mut url = String::from("index.html");
-    if !kept.is_empty() {
+    if !query.is_empty() {
         url.push('?');
-        url.push_str(&kept.join("&"));
+        url.push_str(&query);
     }
-    if !hash.trim_start_matches('#').is_empty() {
+    if !fragment.is_empty() {
         url.push('#');
-        url.push_str(hash.trim_start_matches('#'));
+        url.push_str(&fragment);
     }
     url
 }
@@ -79,6 +86,8 @@ pub fn mount(doc: &web_sys::Document, kind: Minimal, search: &str, hash: &str) {
     let Some(body) = doc.body() else {
         return;
     };
+    let link = open_link(search, hash);
+    let (search, hash) = (&without_minimal(search), &without_minimal(hash));
     body.set_inner_html("");
     body.set_class_name("rs-page rs-minimal");
     let Ok(host) = doc.create_element("div") else {
@@ -87,7 +96,7 @@ pub fn mount(doc: &web_sys::Document, kind: Minimal, search: &str, hash: &str) {
     host.set_class_name("rs-host rs-minimal-host");
     let _ = body.append_child(&host);
     if let Ok(a) = doc.create_element("a") {
-        let _ = a.set_attribute("href", &open_link(search, hash));
+        let _ = a.set_attribute("href", &link);
         let _ = a.set_attribute("target", "_blank");
         let _ = a.set_attribute("rel", "noopener");
         a.set_class_name("rs-openlink");
@@ -167,6 +176,7 @@ mod tests {
             "index.html?scenario=stampede&seed=2"
         );
         assert_eq!(open_link("?minimal=1", "#s=abc"), "index.html#s=abc");
+        assert_eq!(open_link("?seed=1", "#minimal=1"), "index.html?seed=1");
         assert_eq!(open_link("", ""), "index.html");
     }
 }
