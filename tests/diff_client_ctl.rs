@@ -297,7 +297,6 @@ fn getkeys_with_movable_keys_and_config_rewrite() {
         COMMAND GETKEYS LMPOP 2 a b LEFT
         COMMAND GETKEYS XREAD COUNT 2 STREAMS s1 s2 0 0
         COMMAND GETKEYS XREAD STREAMS s1
-        COMMAND GETKEYS PING
         COMMAND GETKEYS NOSUCH x
         COMMAND GETKEYS LCS key1 key2
         CONFIG REWRITE

@@ -1,6 +1,6 @@
 //! Chapter 1: cache-aside and the hit rate — a miss is a nil reply, the application fills the cache with a TTL, and the hit rate (not Redis' speed) decides the mean latency.
 
-use super::at_most;
+use super::{at_most, checks_pass};
 use crate::{Chapter, Step};
 
 pub fn chapter() -> Chapter {
@@ -111,6 +111,45 @@ pub fn chapter() -> Chapter {
             ])
             .why("Going from 90% to 99% hits removes nine misses in ten, and the mean latency falls \
                   by about five times; speeding up the cache itself changes almost nothing."),
+            Step::scenario(
+                "outage",
+                "When Redis goes down",
+                "Redis is unreachable for 1.5 s. The service treats every error as a miss and reads the database instead (fail open).",
+                "redis-outage",
+                &[("guard", "fail-open")],
+                "Keep the database within its limit while Redis is down.",
+                checks_pass,
+                &[("guard", "semaphore")],
+                &[&[("outage_s", "1")], &[("db_ms", "5")]],
+            )
+            .hints(&["The database can serve only so many queries at once.", "Bound the fallback: a semaphore, a circuit breaker, or failing closed."])
+            .why("Failing open turns a Redis outage into a database outage; a semaphore or breaker sheds the excess instead."),
+            Step::scenario(
+                "warming",
+                "A cold start",
+                "A new cluster starts empty and traffic arrives at once: every read misses.",
+                "cache-warming",
+                &[("warm", "cold")],
+                "Make every check pass: a low database peak and a good early hit ratio.",
+                checks_pass,
+                &[("warm", "throttled")],
+                &[&[("warm", "unthrottled")], &[("rate", "2000")]],
+            )
+            .hints(&["Load the hot keys before the traffic comes.", "Loading them all at once overloads the database by itself."])
+            .why("Warming at a throttled rate fills the cache without a spike of its own, so the first requests hit."),
+            Step::scenario(
+                "go-pool",
+                "A Go service's connection pool",
+                "go-redis sizes its pool at 10 connections per GOMAXPROCS by default (pool_size 0). This service runs on one processor.",
+                "connection-pool",
+                &[("gomaxprocs", "1")],
+                "Make the pool carry the load with no pool timeout.",
+                |o| at_most(o, "pool timeouts", 0.0),
+                &[("gomaxprocs", "10")],
+                &[&[("pool_timeout_ms", "150")], &[("deadline_ms", "50")]],
+            )
+            .hints(&["Waiting longer does not add connections.", "The default pool grows with GOMAXPROCS; pool_size sets it directly."])
+            .why("Each connection carries about one command per round trip; the pool's size, not its timeout, sets the throughput."),
         ],
     }
 }

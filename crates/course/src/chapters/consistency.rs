@@ -100,6 +100,19 @@ pub fn chapter() -> Chapter {
             .setup(&["SET user:1:ver 3", "SET user:1:v3:profile p EX 600", "SET user:1:v3:feed f EX 600"])
             .hints(&["One atomic command adds one to a number stored as a string."])
             .why("INCR is atomic, so concurrent bumps never lose one; every reader now looks for v4 keys, and the v3 ones expire by their TTL."),
+            Step::scenario(
+                "negative-extras",
+                "A miss marker hides a new entity",
+                "Reads of unknown ids cache a not-found marker. Then some of those ids are created.",
+                "negative-caching-extras",
+                &[("variant", "marker-only")],
+                "Make sure no existing entity is answered as not found.",
+                |o| at_most(o, "not-found answers for existing entities", 0.0),
+                &[("variant", "create-deletes-marker")],
+                &[&[("marker_ttl", "500")], &[("new_ids", "5")]],
+            )
+            .hints(&["The marker lives until its TTL unless someone removes it.", "Whoever creates the entity knows its id."])
+            .why("The create deletes the marker, so the next read loads the new row instead of a cached not-found."),
         ],
     }
 }

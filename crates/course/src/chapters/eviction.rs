@@ -1,6 +1,6 @@
 //! Chapter 3: memory and eviction — maxmemory's units, the default noeviction and its OOM error, approximated LRU by sampling, and LFU keeping a frequently read key through a fill.
 
-use super::{fill, metric};
+use super::{checks_pass, fill, metric};
 use crate::{Chapter, Step};
 
 pub fn chapter() -> Chapter {
@@ -159,6 +159,32 @@ pub fn chapter() -> Chapter {
             )
             .hints(&["Which keys may a volatile policy evict?", "Give every preloaded key a TTL."])
             .why("volatile-* evicts only keys that have a TTL; once none is left it behaves like noeviction. With every key volatile, eviction always finds a victim."),
+            Step::scenario(
+                "big-keys",
+                "A big key stalls everyone",
+                "An app reads a 100,000-field hash whole with HGETALL while other clients send GETs.",
+                "big-keys",
+                &[("parts", "1")],
+                "Make every check pass: no other client waits long, and memory spreads over the cluster.",
+                checks_pass,
+                &[("parts", "100")],
+                &[&[("parts", "2")], &[("type", "list")]],
+            )
+            .hints(&["One command on a big collection holds Redis' only thread for all of it.", "Split the key into many smaller keys."])
+            .why("Split into parts, each read is short and lands on a different slot, so no client waits behind it and no node holds all of it."),
+            Step::scenario(
+                "serialization",
+                "Serialising an object",
+                "A user object is stored as one JSON blob and a single field changes often.",
+                "serialization-cost",
+                &[("update", "blob-rewrite")],
+                "Make every check pass.",
+                checks_pass,
+                &[("update", "hash-field")],
+                &[&[("fields", "10")], &[("value_len", "20")]],
+            )
+            .hints(&["Rewriting the whole blob for one field costs bytes on the wire and in memory churn."])
+            .why("A hash updates one field with HSET; a blob must be read, decoded, changed and written back whole."),
         ],
     }
 }

@@ -111,6 +111,19 @@ pub fn chapter() -> Chapter {
             )
             .hints(&["Who deletes a dead holder's lock?"])
             .why("With PX the lock frees itself within its TTL; without it, a crash holds everyone back until a person notices."),
+            Step::scenario(
+                "redlock-fencing",
+                "Redlock and a paused holder",
+                "Client A holds a Redlock, pauses past its validity, and writes to the storage after B has taken the lock.",
+                "redlock-no-fencing",
+                &[("variant", "redlock")],
+                "Make the storage accept no late write.",
+                |o| at_most(o, "late writes accepted", 0.0),
+                &[("variant", "fencing-token")],
+                &[&[("ttl_ms", "1200")], &[("work_ms", "300")]],
+            )
+            .hints(&["Nothing in A's write says that it is old.", "Give each grant a number that only grows, and let the storage check it."])
+            .why("A fencing token from every grant lets the storage refuse a write older than one it already took; Redlock alone cannot."),
         ],
     }
 }

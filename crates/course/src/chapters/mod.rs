@@ -58,6 +58,14 @@ pub(crate) fn at_most(o: &Outcome, prefix: &str, max: f64) -> Result<(), String>
     }
 }
 
+/// `Err` naming the first failing check unless every check of the run passes.
+pub(crate) fn checks_pass(o: &Outcome) -> Result<(), String> {
+    match o.checks.iter().find(|c| !c.passed) {
+        None => Ok(()),
+        Some(c) => Err(format!("not yet: {} ({})", c.claim, c.detail)),
+    }
+}
+
 /// `Err` unless metric `prefix` is at least `min`.
 pub(crate) fn at_least(o: &Outcome, prefix: &str, min: f64) -> Result<(), String> {
     let v = metric(o, prefix)?;

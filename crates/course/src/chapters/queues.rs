@@ -117,6 +117,19 @@ pub fn chapter() -> Chapter {
             )
             .hints(&["A timeout is not an error."])
             .why("After the timeout BLMOVE answers nil, and the worker simply asks again. (The console never blocks; it answers as the timeout would.)"),
+            Step::scenario(
+                "at-least-once",
+                "Streams deliver at least once",
+                "Consumers crash after doing the work and before XACK; XAUTOCLAIM hands the message to another consumer.",
+                "streams-at-least-once",
+                &[("variant", "plain")],
+                "Make redelivered messages have no duplicate effect.",
+                |o| at_most(o, "duplicate effects", 0.0),
+                &[("variant", "idempotent-set")],
+                &[&[("crash_pct", "2")], &[("claim_idle_ms", "600")]],
+            )
+            .hints(&["Redelivery is the guarantee; the consumer must cope with it.", "Remember which message ids were processed."])
+            .why("An idempotent consumer (a set of processed ids, or SET NX per id) turns at-least-once delivery into exactly-once effects."),
         ],
     }
 }

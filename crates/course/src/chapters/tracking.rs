@@ -116,6 +116,19 @@ pub fn chapter() -> Chapter {
             )
             .hints(&["The server forgets what a closed connection tracked."])
             .why("A client must empty its L1 (and not trust it) while its tracking connection is down: nothing tells it what changed meanwhile."),
+            Step::scenario(
+                "pubsub-l1",
+                "L1 invalidation over Pub/Sub",
+                "Pods drop L1 entries when an invalidation is published. Pod 1's connection drops for a second and misses some.",
+                "l1-pubsub-invalidation",
+                &[("variant", "pubsub")],
+                "Make sure no pod serves a write it missed after reconnecting.",
+                |o| at_most(o, "stale reads of missed writes after reconnection", 0.0),
+                &[("variant", "pubsub-flush-on-reconnect")],
+                &[&[("disconnect_ms", "500")], &[("l1_ttl_ms", "1000")]],
+            )
+            .hints(&["Pub/Sub keeps nothing for a subscriber that is away."])
+            .why("Flushing the L1 on reconnect throws away whatever a missed message would have invalidated."),
         ],
     }
 }

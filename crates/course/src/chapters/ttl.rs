@@ -2,7 +2,7 @@
 
 use redsim_engine::server::trace::ExpireHow;
 
-use super::at_least;
+use super::{at_least, checks_pass};
 use crate::{Chapter, Step};
 
 pub fn chapter() -> Chapter {
@@ -149,6 +149,19 @@ pub fn chapter() -> Chapter {
             )
             .hints(&["Spread the TTLs: jitter gives each key TTL × (1 ± jitter%)."])
             .why("With ±10% jitter the same keys expire over two seconds instead of one tick, and the database load spike flattens."),
+            Step::scenario(
+                "prefix-change",
+                "A deploy that changes the key prefix",
+                "A deploy switches every pod to a new key prefix at once: the cache is empty for the new keys.",
+                "avalanche-causes",
+                &[("rollout", "switch")],
+                "Keep the database within its limit through the deploy.",
+                checks_pass,
+                &[("rollout", "gradual")],
+                &[&[("ramp_s", "4")], &[("keys", "4000")]],
+            )
+            .hints(&["Change the prefix for a few pods at a time, or read the old prefix as well."])
+            .why("A gradual rollout (or a dual read of the old prefix) spreads the misses over time instead of all at once."),
         ],
     }
 }
