@@ -7,6 +7,7 @@
 
 use redsim_engine::proto::clifmt::format_reply;
 use redsim_tests::{Differ, Frame};
+use std::time::Duration;
 
 /// Sends `args` to both servers on connection 0 and asserts equal replies.
 fn check(d: &mut Differ, args: &[&str]) -> Frame {
@@ -863,11 +864,24 @@ fn step_budget_stops_endless_scripts() {
     ] {
         let eval = ["EVAL", script, "0"].map(Frame::bulk);
         c.send_raw(&Frame::Array(eval.to_vec()).to_bytes(2));
-        let ping = k.cmd(&["PING"]);
-        if is_err_with(&ping, "BUSY ") {
-            assert_eq!(k.cmd(&["SCRIPT", "KILL"]), Frame::Simple("OK".into()));
+        // The two connections race: until the server has read the EVAL,
+        // another client still gets PONG, so ask again until it is busy
+        // or the script has answered (a stack overflow ends at once).
+        let mut answer = None;
+        for _ in 0..400 {
+            if is_err_with(&k.cmd(&["PING"]), "BUSY ") {
+                assert_eq!(k.cmd(&["SCRIPT", "KILL"]), Frame::Simple("OK".into()));
+                break;
+            }
+            answer = c.reply_within(Duration::from_millis(50));
+            if answer.is_some() {
+                break;
+            }
         }
-        let r = c.read_frame().expect("a reply");
+        let r = match answer {
+            Some(r) => r,
+            None => c.read_frame().expect("a reply"),
+        };
         assert!(
             is_err_with(&r, "ERR Script killed by user")
                 || is_err_with(&r, "ERR user_script:1: stack overflow"),

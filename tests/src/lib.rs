@@ -304,6 +304,21 @@ impl Conn {
         closed
     }
 
+    /// A reply if one arrives within `wait`, for a test that must not
+    /// block on a reply that may come only after it acts (a busy script).
+    pub fn reply_within(&mut self, wait: Duration) -> Option<Frame> {
+        if let Some((f, used)) = parse_frame(&self.buf).expect("well-formed reply") {
+            self.buf.drain(..used);
+            return Some(f);
+        }
+        if self.closes_within(wait) {
+            return None;
+        }
+        let (f, used) = parse_frame(&self.buf).expect("well-formed reply")?;
+        self.buf.drain(..used);
+        Some(f)
+    }
+
     pub fn is_closed(&mut self) -> bool {
         let mut b = [0u8; 1];
         matches!(self.stream.read(&mut b), Ok(0))
