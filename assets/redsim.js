@@ -1,18 +1,41 @@
-// Redsim loader: starts the wasm playground (which mounts into every [data-redsim], #redsim,
-// [data-redsim-scenario] and [data-redsim-topology] element) and, after a crash, re-creates it. Files are found relative to this script, so the
-// site can live under any sub-path.
+// Redsim loader: starts the console module (which mounts into every [data-redsim] and #redsim
+// element) and, when the page asks for it, the lab module (scenarios, cluster, topology and
+// lessons views: [data-redsim-scenario], [data-redsim-topology], [data-redsim-lesson] and the
+// playground's lab tabs); after a crash it re-creates both. Files are found relative to this
+// script, so the site can live under any sub-path.
 const here = new URL('.', import.meta.url);
-const HOSTS = '[data-redsim], #redsim, [data-redsim-scenario], [data-redsim-topology]';
+const HOSTS = '[data-redsim], #redsim, [data-redsim-scenario], [data-redsim-topology], [data-redsim-lesson]';
 let generation = 0;
+let lab = null;
 
-// Imports the wasm-bindgen module and runs the app. A crashed wasm instance cannot be reused, so
-// a restart imports the module again under a new URL, which gives a fresh module and instance.
-async function start() {
-  const js = new URL('redsim-web.js', here);
+// Imports one wasm-bindgen module (`name`.js and `name`_bg.wasm) and runs its start. A crashed
+// wasm instance cannot be reused, so a restart imports the module again under a new URL, which
+// gives a fresh module and instance.
+async function instantiate(name) {
+  const js = new URL(name + '.js', here);
   if (generation > 0) js.searchParams.set('instance', String(generation));
   const bindings = await import(js.href);
-  await bindings.default({ module_or_path: new URL('redsim-web_bg.wasm', here) });
+  await bindings.default({ module_or_path: new URL(name + '_bg.wasm', here) });
 }
+
+function start() {
+  lab = null;
+  return instantiate('redsim-web');
+}
+
+// Called by the console module when the page shows a lab view: fetches and starts the lab module
+// once per generation; the lab mounts every place left for it.
+window.redsimLoadLab = () => {
+  if (lab) return lab;
+  lab = instantiate('redsim-lab').catch((err) => {
+    console.error('Redsim: the lab could not load', err);
+    for (const note of document.querySelectorAll('.rs-lab-loading')) {
+      note.textContent = 'The lab could not load: ' + err;
+    }
+    lab = null;
+  });
+  return lab;
+};
 
 function showLoadError(err) {
   for (const host of document.querySelectorAll(HOSTS)) {

@@ -4,7 +4,9 @@ seeded Zipf cache-aside trace in headless Chromium (`window.redsimBenchZipf` in 
 built dist/), prints requests/s on both and the wasm/native time ratio per cache.
 Then the pages' weight and start: for index.html and embed.html, the median of 3 cold
 loads of the time from navigation to the first console reply, and the wasm fetched
-before it (raw and gzip -9).
+before it (raw and gzip -9), which must be the console module alone and within its
+budget; and the lab module loaded on demand (not by a console-only page; by the
+Scenarios tab, after which the console still answers).
 
 Usage: python3 tests/e2e/bench_e2e.py [--dist DIR] [--redsim BIN] [--requests N] [--keys K] [--seed S]
                                       [--rounds R]
@@ -12,8 +14,9 @@ Usage: python3 tests/e2e/bench_e2e.py [--dist DIR] [--redsim BIN] [--requests N]
 On both sides the caches take turns for R rounds (3 by default) and each reports its
 fastest, so a noisy machine's slow moments do not decide the ratio.
 
-Only the equality of hit counts (per cache, native vs wasm) is asserted: it proves both
-replayed the same trace through the same engine. Speed is reported, never asserted.
+Of the benchmark, only the equality of hit counts (per cache, native vs wasm) is asserted:
+it proves both replayed the same trace through the same engine. Speed is reported, never
+asserted.
 Prints "N passed, M failed" and exits non-zero on any failure.
 """
 
@@ -57,8 +60,9 @@ def wasm(args):
             )
             page = ctx.pages[0] if ctx.pages else ctx.new_page()
             page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(base + "index.html")
-            page.wait_for_function("typeof window.redsimBenchZipf === 'function'", timeout=30000)
+            # The benchmark lives in the lab module, whose engine runs the scenarios.
+            page.goto(base + "index.html?tab=scenarios")
+            page.wait_for_function("typeof window.redsimBenchZipf === 'function'", timeout=60000)
             text = page.evaluate(
                 "([r, k, s, n]) => window.redsimBenchZipf(r, k, s, n)",
                 [args.requests, args.keys, args.seed, args.rounds],
@@ -72,11 +76,23 @@ def wasm(args):
     return json.loads(text)
 
 
+# What a page downloads before its console answers, gzip -9 over every .wasm fetched: a
+# ratchet on today's console module (the issue's goal is 350 KB; see ARCHITECTURE.md for what
+# the console module holds). Raise it only with a reason.
+CONSOLE_BUDGET_DEFAULT = 1_000_000
+CONSOLE_WASM_GZ_BUDGET = int(os.environ.get("REDSIM_CONSOLE_WASM_GZ_BUDGET", 0))
+LAB_WASM = "redsim-lab_bg.wasm"
+
+
+def wasm_name(response):
+    return response.url.split("?")[0].rsplit("/", 1)[-1]
+
+
 def first_reply(args, page_path, runs=3):
     """Cold loads of `page_path`: (median ms from navigation to the first console reply,
-    wasm bytes fetched before it, their gzip -9 size)."""
+    wasm bytes fetched before it, their gzip -9 size, the names of the modules fetched)."""
     server, base = serve(os.path.abspath(args.dist))
-    times, wasm_raw, wasm_gz = [], 0, 0
+    times, wasm_raw, wasm_gz, names = [], 0, 0, []
     try:
         with sync_playwright() as p:
             for _ in range(runs):
@@ -92,7 +108,9 @@ def first_reply(args, page_path, runs=3):
                     page.wait_for_function("document.querySelector('.rs-screen .rs-out') !== null",
                                            polling="raf", timeout=30000)
                     times.append(page.evaluate("performance.now()"))
-                    bodies = [r.body() for r in fetched]
+                    before = list(fetched)
+                    bodies = [r.body() for r in before]
+                    names = sorted(wasm_name(r) for r in before)
                     wasm_raw = sum(len(b) for b in bodies)
                     wasm_gz = sum(len(gzip.compress(b, 9)) for b in bodies)
                     ctx.close()
@@ -100,7 +118,51 @@ def first_reply(args, page_path, runs=3):
                     shutil.rmtree(profile, ignore_errors=True)
     finally:
         server.shutdown()
-    return statistics.median(times), wasm_raw, wasm_gz
+    return statistics.median(times), wasm_raw, wasm_gz, names
+
+
+def lab_on_demand(args):
+    """A console-only page never fetches the lab; opening the Scenarios tab fetches it, the
+    library works, and the console still answers. Returns the lab's raw and gzip -9 size."""
+    server, base = serve(os.path.abspath(args.dist))
+    profile = tempfile.mkdtemp(prefix="redsim-lab-e2e-")
+    errors = []
+    try:
+        with sync_playwright() as p:
+            ctx = p.chromium.launch_persistent_context(
+                profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+            )
+            page = ctx.pages[0] if ctx.pages else ctx.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            fetched = []
+            page.on("response", lambda r: fetched.append(r) if r.url.split("?")[0].endswith(".wasm") else None)
+            page.goto(base + "index.html?cmd=SET%20k%201")
+            page.wait_for_function("document.querySelector('.rs-screen .rs-out') !== null", timeout=30000)
+            page.wait_for_timeout(1500)
+            early = [wasm_name(r) for r in fetched]
+            if LAB_WASM in early:
+                raise AssertionError("a console-only page fetched the lab: %s" % early)
+            page.click("[data-action=tab-scenarios]")
+            page.wait_for_function(
+                "document.querySelector('[data-redsim-lab-tab=scenarios].rs-lab-ready .rs-scen-title') !== null",
+                timeout=60000)
+            lab = [r for r in fetched if wasm_name(r) == LAB_WASM]
+            if len(lab) != 1:
+                raise AssertionError("the Scenarios tab fetched the lab %d times" % len(lab))
+            body = lab[0].body()
+            page.click("[data-action=tab-console]")
+            page.fill("#redsim .rs-input", "GET k")
+            page.press("#redsim .rs-input", "Enter")
+            page.wait_for_function(
+                "[...document.querySelectorAll('#redsim .rs-screen .rs-out')].some(e => e.textContent.includes('\"1\"'))",
+                timeout=10000)
+            ctx.close()
+    finally:
+        server.shutdown()
+        shutil.rmtree(profile, ignore_errors=True)
+    if errors:
+        raise AssertionError("page errors: %s" % errors)
+    return len(body), len(gzip.compress(body, 9))
 
 
 def main():
@@ -144,15 +206,31 @@ def main():
         else:
             failed += 1
             print("FAIL %s: native %s vs wasm %s" % (n["cache"], n, w))
+    budget = CONSOLE_WASM_GZ_BUDGET or CONSOLE_BUDGET_DEFAULT
     for page_path in ["index.html?cmd=PING", "embed.html"]:
         try:
-            ms, raw, gz = first_reply(args, page_path)
-            passed += 1
-            print("ok   %s: first reply %.0f ms after navigation (median of 3 cold loads); "
-                  "wasm before it %d bytes, %d gzip -9" % (page_path, ms, raw, gz))
+            ms, raw, gz, names = first_reply(args, page_path)
         except Exception as e:  # noqa: BLE001 - reported as one failure
             failed += 1
             print("FAIL %s: no first reply: %s" % (page_path, e))
+            continue
+        line = ("%s: first reply %.0f ms after navigation (median of 3 cold loads); wasm before it "
+                "%d bytes, %d gzip -9 (%s; budget %d, goal 358400)"
+                % (page_path, ms, raw, gz, ", ".join(names), budget))
+        if LAB_WASM in names or gz > budget:
+            failed += 1
+            print("FAIL " + line)
+        else:
+            passed += 1
+            print("ok   " + line)
+    try:
+        raw, gz = lab_on_demand(args)
+        passed += 1
+        print("ok   lab module: not fetched by a console-only page; the Scenarios tab fetches it "
+              "(%d bytes, %d gzip -9), the library draws and the console still answers" % (raw, gz))
+    except Exception as e:  # noqa: BLE001 - reported as one failure
+        failed += 1
+        print("FAIL lab module on demand: %s" % e)
     print("%d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1
 

@@ -141,3 +141,66 @@ pub fn input_checked(e: &impl TargetCast) -> bool {
 pub fn select_value(e: &impl TargetCast) -> String {
     e.target_unchecked_into::<HtmlSelectElement>().value()
 }
+
+/// Whether a host element holds a lab view (the lab module mounts it).
+pub fn is_lab_host(host: &web_sys::Element) -> bool {
+    host.has_attribute("data-redsim-scenario")
+        || host.has_attribute("data-redsim-lesson")
+        || host.has_attribute("data-redsim-topology")
+}
+
+/// Places the console module left for lab views: the shell's tabs and an
+/// iframe's widget.
+pub fn lab_places(doc: &web_sys::Document) -> Vec<web_sys::Element> {
+    let Ok(list) = doc.query_selector_all("[data-redsim-lab-tab], [data-redsim-lab-minimal]")
+    else {
+        return Vec::new();
+    };
+    (0..list.length())
+        .filter_map(|i| list.item(i))
+        .filter_map(|n| n.dyn_into::<web_sys::Element>().ok())
+        .collect()
+}
+
+/// The event on `window` by which the shell says its tab changed (the lab
+/// module's views learn whether they are shown from it).
+pub const TAB_EVENT: &str = "redsim-tab";
+
+/// The shell's tab shown, from the body's `data-redsim-tab`.
+pub fn shown_tab() -> Option<String> {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.body())
+        .and_then(|b| b.get_attribute("data-redsim-tab"))
+}
+
+/// Records the tab shown on the body and tells the lab module.
+pub fn announce_tab(name: &str) {
+    let Some(w) = web_sys::window() else {
+        return;
+    };
+    if let Some(body) = w.document().and_then(|d| d.body()) {
+        let _ = body.set_attribute("data-redsim-tab", name);
+    }
+    if let Ok(e) = web_sys::Event::new(TAB_EVENT) {
+        let _ = w.dispatch_event(&e);
+    }
+}
+
+/// Asks the loader (`window.redsimLoadLab`, `assets/redsim.js`) for the lab
+/// module, once the current task has finished, so the console draws and
+/// answers before the lab's download competes with it. The loader fetches
+/// it once per instance; calling again is free.
+pub fn load_lab() {
+    gloo::timers::callback::Timeout::new(0, || {
+        let Some(w) = web_sys::window() else {
+            return;
+        };
+        if let Ok(f) = js_sys::Reflect::get(&w, &JsValue::from_str("redsimLoadLab")) {
+            if let Some(f) = f.dyn_ref::<js_sys::Function>() {
+                let _ = f.call0(&w);
+            }
+        }
+    })
+    .forget();
+}

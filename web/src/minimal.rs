@@ -1,6 +1,8 @@
 //! Iframe mode: `embed.html?minimal=1&…` shows one widget, chosen and preset by the URL, without the page around it, and an "Open in Redsim" link to the same view on the full page (which also works where iframes are blocked).
 //!
-//! The widget is the same component a documentation element gets: a
+//! The widget is the same component a documentation element gets (the
+//! console module mounts a console; the others are the lab module's, see
+//! `lab.rs`): a
 //! console (`cmd`, `#s`, `seed`, `clock`), a scenario (`scenario=<id>` and
 //! its parameters), a lesson step (`lesson=<chapter>&step=<n>`) or the
 //! topology (`tab=topology&…`).
@@ -9,9 +11,6 @@ use wasm_bindgen::JsCast;
 
 use crate::console::share::Preset;
 use crate::console::{Widget, WidgetProps};
-use crate::lessons::{LessonPreset, Lessons, LessonsProps};
-use crate::scenarios::{Library, LibraryProps, ScenarioPreset};
-use crate::topology::{TopoPreset, TopoProps, TopologyTab};
 use crate::url::parse_query;
 
 /// The widget an iframe URL asks for.
@@ -106,41 +105,20 @@ pub fn mount(doc: &web_sys::Document, kind: Minimal, search: &str, hash: &str) {
     let Ok(host) = host.dyn_into::<web_sys::Element>() else {
         return;
     };
-    match kind {
-        Minimal::Console => {
-            let props = WidgetProps {
-                preset: Preset::from_url(search, hash),
-                autofocus: false,
-                shareable: false,
-            };
-            yew::Renderer::<Widget>::with_root_and_props(host, props).render();
-        }
-        Minimal::Scenario => {
-            let props = LibraryProps {
-                preset: ScenarioPreset::from_url(search, hash),
-                embedded: true,
-                shareable: false,
-                active: true,
-            };
-            yew::Renderer::<Library>::with_root_and_props(host, props).render();
-        }
-        Minimal::Lesson => {
-            let props = LessonsProps {
-                preset: LessonPreset::from_url(search, hash),
-                embedded: true,
-                shareable: false,
-            };
-            yew::Renderer::<Lessons>::with_root_and_props(host, props).render();
-        }
-        Minimal::Topology => {
-            let props = TopoProps {
-                preset: TopoPreset::from_url(search, hash),
-                shareable: false,
-                active: true,
-            };
-            yew::Renderer::<TopologyTab>::with_root_and_props(host, props).render();
-        }
+    if kind == Minimal::Console {
+        let props = WidgetProps {
+            preset: Preset::from_url(search, hash),
+            autofocus: false,
+            shareable: false,
+        };
+        yew::Renderer::<Widget>::with_root_and_props(host, props).render();
+        return;
     }
+    // The other widgets are the lab module's: leave it their parameters.
+    let _ = host.set_attribute("data-redsim-lab-minimal", "");
+    let _ = host.set_attribute("data-search", search);
+    let _ = host.set_attribute("data-hash", hash);
+    crate::dom::load_lab();
 }
 
 #[cfg(test)]

@@ -1,13 +1,9 @@
-//! Mounts the widgets: one per host element of the page, each with its own state, configured by the element's `data-*` attributes and, for the playground element, by the page URL.
+//! Mounts the console module's widgets: one per host element of the page, each with its own state, configured by the element's `data-*` attributes and, for the playground element, by the page URL. Lab views are left to the lab module, which is requested when the page has any.
 
 use crate::console::share::Preset;
 use crate::console::{Widget, WidgetProps};
-use crate::dom::hosts;
-use crate::lessons::{LessonPreset, Lessons, LessonsProps};
-use crate::page::{Page, PageProps};
-use crate::scenarios::{Library, LibraryProps, ScenarioPreset};
-use crate::topology::{TopoPreset, TopoProps, TopologyTab};
-use crate::url::parse_query;
+use crate::dom::{hosts, is_lab_host, load_lab};
+use crate::page::{build_lab_places, Page, PageProps};
 
 /// Mounts one widget per host element.
 pub fn mount_all() {
@@ -25,46 +21,10 @@ pub fn mount_all() {
         crate::minimal::mount(&doc, kind, &search, &hash);
         return;
     }
+    let mut lab = false;
     for host in hosts(&doc) {
-        if let Some(id) = host.get_attribute("data-redsim-scenario") {
-            let _ = host.class_list().add_1("rs-host");
-            let props = LibraryProps {
-                preset: ScenarioPreset::from_attrs(
-                    &id,
-                    host.get_attribute("data-seed").as_deref(),
-                    host.get_attribute("data-params").as_deref(),
-                ),
-                embedded: true,
-                shareable: false,
-                active: true,
-            };
-            yew::Renderer::<Library>::with_root_and_props(host, props).render();
-            continue;
-        }
-        if let Some(chapter) = host.get_attribute("data-redsim-lesson") {
-            let _ = host.class_list().add_1("rs-host");
-            let props = LessonsProps {
-                preset: LessonPreset::from_attrs(
-                    &chapter,
-                    host.get_attribute("data-redsim-step").as_deref(),
-                ),
-                embedded: true,
-                shareable: false,
-            };
-            yew::Renderer::<Lessons>::with_root_and_props(host, props).render();
-            continue;
-        }
-        if host.has_attribute("data-redsim-topology") {
-            let _ = host.class_list().add_1("rs-host");
-            let props = TopoProps {
-                preset: TopoPreset::from_attrs(
-                    host.get_attribute("data-seed").as_deref(),
-                    host.get_attribute("data-params").as_deref(),
-                ),
-                shareable: false,
-                active: true,
-            };
-            yew::Renderer::<TopologyTab>::with_root_and_props(host, props).render();
+        if is_lab_host(&host) {
+            lab = true;
             continue;
         }
         let from_url = host.id() == "redsim" || host.has_attribute("data-url");
@@ -89,37 +49,26 @@ pub fn mount_all() {
             shareable: from_url,
         };
         if host.id() == "redsim" {
-            // The playground page: the console and the scenario library as tabs.
-            let tab = parse_query(search.trim_start_matches('?'))
-                .into_iter()
-                .chain(parse_query(hash.trim_start_matches('#')))
-                .filter(|(k, _)| k == "tab")
-                .map(|(_, v)| v)
-                .next_back();
-            let topology_link = tab.as_deref() == Some("topology");
+            // The playground page: the shell with the console in its own
+            // root, and the lab's tabs as places beside it.
+            let Ok(shell) = doc.create_element("div") else {
+                continue;
+            };
+            shell.set_class_name("rs-shell");
+            host.set_inner_html("");
+            let _ = host.append_child(&shell);
+            build_lab_places(&doc, &host, &search, &hash);
             let props = PageProps {
                 widget: props,
-                // A topology link's options are not scenario parameters.
-                scenario: if topology_link {
-                    ScenarioPreset::default()
-                } else {
-                    ScenarioPreset::from_url(&search, &hash)
-                },
-                topology: if topology_link {
-                    TopoPreset::from_url(&search, &hash)
-                } else {
-                    TopoPreset::default()
-                },
-                lesson: LessonPreset::from_url(&search, &hash),
-                cluster: parse_query(hash.trim_start_matches('#'))
-                    .into_iter()
-                    .find(|(k, _)| k == "c")
-                    .and_then(|(_, v)| redsim_engine::proto::link::unpack(&v)),
-                tab,
+                search: search.clone().into(),
+                hash: hash.clone().into(),
             };
-            yew::Renderer::<Page>::with_root_and_props(host, props).render();
+            yew::Renderer::<Page>::with_root_and_props(shell, props).render();
             continue;
         }
         yew::Renderer::<Widget>::with_root_and_props(host, props).render();
+    }
+    if lab {
+        load_lab();
     }
 }

@@ -1,27 +1,23 @@
 //! The playground page's shell: the tabs (console, scenario library, cluster slot map, replication topology, lessons) and the tab shown. Every view stays mounted while hidden, so switching tabs loses nothing.
+//!
+//! The shell belongs to the console module; the four lab tabs are places
+//! beside it ([`build_lab_places`]) that the lab module fills (`lab.rs`),
+//! requested the first time one is shown.
 
 use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::cluster::SlotMap;
 use crate::console::{Widget, WidgetProps};
-use crate::lessons::{LessonPreset, Lessons};
-use crate::scenarios::{Library, ScenarioPreset};
-use crate::topology::{TopoPreset, TopologyTab};
+use crate::dom::{announce_tab, load_lab};
 
 #[derive(Properties, PartialEq, Clone)]
 pub struct PageProps {
     pub widget: WidgetProps,
-    pub scenario: ScenarioPreset,
-    /// The Topology tab's link settings (`?tab=topology&…`).
-    pub topology: TopoPreset,
-    /// The Lessons tab's chapter and step (`?tab=lessons&lesson=…&step=…`).
-    pub lesson: LessonPreset,
-    /// The Cluster tab's session (`?tab=cluster#c=…`, unpacked).
-    pub cluster: Option<String>,
-    /// The tab named by `?tab=` (console, scenarios, cluster, topology, lessons).
-    pub tab: Option<String>,
+    /// The page's query string and fragment as loaded: they name the tab,
+    /// and the lab tabs read their presets from them.
+    pub search: AttrValue,
+    pub hash: AttrValue,
 }
 
 /// The page's tabs, in their order on screen.
@@ -65,9 +61,24 @@ impl PageTab {
     /// The tab a page URL's query string (`?a=b&...`, with or without the
     /// `?`) shows, as [`PageTab::from_link`] reads it.
     pub fn from_query(search: &str) -> PageTab {
-        let pairs = crate::url::parse_query(search.trim_start_matches('?'));
-        let get = |k: &str| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
-        PageTab::from_link(get("tab"), get("scenario").is_some())
+        PageTab::from_url(search, "")
+    }
+
+    /// The tab a page URL shows: the query's and the fragment's `tab` (the
+    /// fragment's wins) and `scenario`.
+    pub fn from_url(search: &str, hash: &str) -> PageTab {
+        let pairs: Vec<(String, String)> = crate::url::parse_query(search.trim_start_matches('?'))
+            .into_iter()
+            .chain(crate::url::parse_query(hash.trim_start_matches('#')))
+            .collect();
+        let tab = pairs.iter().rev().find(|(n, _)| n == "tab");
+        let scenario = pairs.iter().any(|(n, _)| n == "scenario");
+        PageTab::from_link(tab.map(|(_, v)| v.as_str()), scenario)
+    }
+
+    /// Whether the lab module draws the tab.
+    pub fn is_lab(self) -> bool {
+        self != PageTab::Console
     }
 }
 
@@ -113,18 +124,17 @@ impl Reducible for PageState {
 #[component]
 pub fn Page(props: &PageProps) -> Html {
     let page = use_reducer(|| PageState {
-        tab: PageTab::from_link(props.tab.as_deref(), props.scenario.id.is_some()),
+        tab: PageTab::from_url(&props.search, &props.hash),
     });
     let on = |t: PageTab| page.tab == t;
     // The page around the app (its "Things to try" box is about the
-    // console) reads the tab shown from the body's `data-redsim-tab`.
+    // console) and the lab's views read the tab shown from the body's
+    // `data-redsim-tab`; the first lab tab shown brings the lab module.
     use_effect_with(page.tab, |tab| {
-        let name = tab.name();
-        if let Some(body) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.body())
-        {
-            let _ = body.set_attribute("data-redsim-tab", name);
+        announce_tab(tab.name());
+        show_lab_place(*tab);
+        if tab.is_lab() {
+            load_lab();
         }
     });
     // Back and Forward move between the tabs the user opened.
@@ -165,19 +175,63 @@ pub fn Page(props: &PageProps) -> Html {
             <div class="rs-pageview" hidden={ !on(PageTab::Console) }>
                 <Widget ..props.widget.clone() />
             </div>
-            <div class="rs-pageview" hidden={ !on(PageTab::Scenarios) }>
-                <Library preset={ props.scenario.clone() } shareable=true active={ on(PageTab::Scenarios) } />
-            </div>
-            <div class="rs-pageview" hidden={ !on(PageTab::Cluster) }>
-                <SlotMap active={ on(PageTab::Cluster) } preset={ props.cluster.clone() } shareable=true />
-            </div>
-            <div class="rs-pageview" hidden={ !on(PageTab::Topology) }>
-                <TopologyTab preset={ props.topology.clone() } shareable=true active={ on(PageTab::Topology) } />
-            </div>
-            <div class="rs-pageview" hidden={ !on(PageTab::Lessons) }>
-                <Lessons preset={ props.lesson.clone() } shareable={ on(PageTab::Lessons) } />
-            </div>
         </>
+    }
+}
+
+/// The lab tabs' places, built beside the shell's own root inside `host`
+/// (`#redsim`). They are plain elements, outside the console module's Yew
+/// tree on purpose: each Yew instance delegates events from its root and
+/// tags elements with listener ids of its own, so a lab tree nested inside
+/// the console's would have its clicks read as the console's. Each holds a
+/// note while the lab loads and the root the lab mounts into (the note is
+/// hidden once it has, by `.rs-lab-ready`); the page's first URL rides along
+/// for the lab's presets.
+pub fn build_lab_places(
+    doc: &web_sys::Document,
+    host: &web_sys::Element,
+    search: &str,
+    hash: &str,
+) {
+    for tab in [
+        PageTab::Scenarios,
+        PageTab::Cluster,
+        PageTab::Topology,
+        PageTab::Lessons,
+    ] {
+        let Ok(place) = doc.create_element("div") else {
+            return;
+        };
+        place.set_class_name("rs-pageview rs-labslot");
+        let _ = place.set_attribute("data-redsim-lab-tab", tab.name());
+        let _ = place.set_attribute("data-search", search);
+        let _ = place.set_attribute("data-hash", hash);
+        let _ = place.set_attribute("hidden", "");
+        if let (Ok(note), Ok(root)) = (doc.create_element("p"), doc.create_element("div")) {
+            note.set_class_name("rs-loading rs-lab-loading");
+            let _ = note.set_attribute("role", "status");
+            note.set_text_content(Some("Loading the lab…"));
+            root.set_class_name("rs-labroot");
+            let _ = place.append_child(&note);
+            let _ = place.append_child(&root);
+        }
+        let _ = host.append_child(&place);
+    }
+}
+
+/// Shows the lab place of `tab` and hides the others.
+fn show_lab_place(tab: PageTab) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    for place in crate::dom::lab_places(&doc) {
+        if let Some(name) = place.get_attribute("data-redsim-lab-tab") {
+            let _ = if name == tab.name() {
+                place.remove_attribute("hidden")
+            } else {
+                place.set_attribute("hidden", "")
+            };
+        }
     }
 }
 
@@ -199,6 +253,8 @@ mod tests {
         assert!(PageTab::from_query("?tab=cluster&seed=3") == PageTab::Cluster);
         assert!(PageTab::from_query("scenario=stampede") == PageTab::Scenarios);
         assert!(PageTab::from_query("") == PageTab::Console);
+        assert!(PageTab::from_url("?seed=1", "#tab=lessons") == PageTab::Lessons);
+        assert!(!PageTab::Console.is_lab() && PageTab::Cluster.is_lab());
         for t in [
             PageTab::Console,
             PageTab::Scenarios,

@@ -1,4 +1,4 @@
-//! `cargo xtask dist`: builds the playground for the browser and writes `dist/` (index.html, embed example, CSS, loader, wasm-bindgen output shrunk by `wasm-opt`), with a `.br` and a `.gz` beside every file, then reports the wasm's sizes.
+//! `cargo xtask dist`: builds the playground for the browser and writes `dist/` (index.html, embed example, CSS, loader, the console and lab modules' wasm-bindgen output shrunk by `wasm-opt`), with a `.br` and a `.gz` beside every file, then reports each module's size.
 //!
 //! One HTML template serves both this task and trunk: `web/index.html`
 //! carries trunk's `<link data-trunk …>` tags, which are dropped here, and a
@@ -16,9 +16,28 @@ use crate::tools::{wasm_opt, WASM_FEATURES};
 use crate::util::{cargo, kib, root, run, succeeds, target_dir};
 
 const TARGET: &str = "wasm32-unknown-unknown";
-const PROFILE: &str = "wasm-release";
-/// File stem of wasm-bindgen's output; `assets/redsim.js` imports it by this name.
-const OUT_NAME: &str = "redsim-web";
+
+/// One wasm module of the page.
+struct Module {
+    /// The web crate's binary, which is also the file stem of wasm-bindgen's
+    /// output; `assets/redsim.js` imports it by this name.
+    bin: &'static str,
+    /// The cargo profile it is built with (Cargo.toml says why each).
+    profile: &'static str,
+}
+
+/// The console module first (what a page with one console downloads),
+/// then the lab, fetched when a page shows one of its views.
+const MODULES: [Module; 2] = [
+    Module {
+        bin: "redsim-web",
+        profile: "wasm-console",
+    },
+    Module {
+        bin: "redsim-lab",
+        profile: "wasm-release",
+    },
+];
 /// Where trunk's tags are replaced by ours.
 const MARKER: &str = "<!-- redsim:assets -->";
 const ASSET_TAGS: &str = "<link rel=\"stylesheet\" href=\"redsim.css\">\n    \
@@ -34,40 +53,46 @@ pub struct Built {
 pub fn dist() -> Result<Built, String> {
     let started = Instant::now();
     ensure_wasm_target()?;
-    run(cargo().args([
-        "build",
-        "-p",
-        "redsim-web",
-        "--target",
-        TARGET,
-        "--profile",
-        PROFILE,
-    ]))?;
-    let wasm = target_dir()?
-        .join(TARGET)
-        .join(PROFILE)
-        .join("redsim-web.wasm");
+    for m in &MODULES {
+        run(cargo().args([
+            "build",
+            "-p",
+            "redsim-web",
+            "--bin",
+            m.bin,
+            "--target",
+            TARGET,
+            "--profile",
+            m.profile,
+        ]))?;
+    }
     let out = root().join("dist");
     if out.exists() {
         fs::remove_dir_all(&out).map_err(|e| format!("cannot clear {}: {e}", out.display()))?;
     }
     fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
 
-    println!(
-        "wasm-bindgen (library) {} -> {}",
-        wasm.display(),
-        out.display()
-    );
-    wasm_bindgen_cli_support::Bindgen::new()
-        .input_path(&wasm)
-        .out_name(OUT_NAME)
-        .web(true)
-        .map_err(|e| format!("wasm-bindgen: {e:#}"))?
-        .typescript(false)
-        .remove_name_section(true)
-        .remove_producers_section(true)
-        .generate(&out)
-        .map_err(|e| format!("wasm-bindgen: {e:#}"))?;
+    for m in &MODULES {
+        let wasm = target_dir()?
+            .join(TARGET)
+            .join(m.profile)
+            .join(format!("{}.wasm", m.bin));
+        println!(
+            "wasm-bindgen (library) {} -> {}",
+            wasm.display(),
+            out.display()
+        );
+        wasm_bindgen_cli_support::Bindgen::new()
+            .input_path(&wasm)
+            .out_name(m.bin)
+            .web(true)
+            .map_err(|e| format!("wasm-bindgen: {e:#}"))?
+            .typescript(false)
+            .remove_name_section(true)
+            .remove_producers_section(true)
+            .generate(&out)
+            .map_err(|e| format!("wasm-bindgen: {e:#}"))?;
+    }
 
     let web = root().join("web");
     for (template, name) in [("index.html", "index.html"), ("embed.html", "embed.html")] {
@@ -77,19 +102,23 @@ pub fn dist() -> Result<Built, String> {
     }
     copy_dir(&root().join("assets"), &out)?;
 
-    let wasm_out = out.join(format!("{OUT_NAME}_bg.wasm"));
-    optimize(&wasm_out)?;
-    let bytes = fs::read(&wasm_out).map_err(|e| format!("cannot read the generated wasm: {e}"))?;
-    let gz = gzip_len(&bytes)?;
+    let mut sizes = Vec::new();
+    for m in &MODULES {
+        let wasm_out = out.join(format!("{}_bg.wasm", m.bin));
+        optimize(&wasm_out)?;
+        let bytes =
+            fs::read(&wasm_out).map_err(|e| format!("cannot read the generated wasm: {e}"))?;
+        sizes.push((m.bin, bytes.len() as u64, gzip_len(&bytes)?));
+    }
     compress_all(&out)?;
-    println!(
-        "dist: wasm {} raw, {} gzipped ({} bytes, {} bytes); built in {:.1} s",
-        kib(bytes.len() as u64),
-        kib(gz),
-        bytes.len(),
-        gz,
-        started.elapsed().as_secs_f64()
-    );
+    for (bin, raw, gz) in sizes {
+        println!(
+            "dist: {bin}_bg.wasm {} raw, {} gzipped ({raw} bytes, {gz} bytes)",
+            kib(raw),
+            kib(gz),
+        );
+    }
+    println!("dist: built in {:.1} s", started.elapsed().as_secs_f64());
     println!("dist: wrote {}", out.display());
     Ok(Built { dir: out })
 }

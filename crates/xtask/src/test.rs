@@ -86,6 +86,20 @@ pub fn test() -> Result<(), String> {
     step("Redis 7.2 test suite (ratchet)", &mut || {
         crate::suite::redis_suite(false, &[])
     });
+    // Every scenario's default run within its CPU budget: timing needs an
+    // optimised build, which shares the release artefacts of the next step.
+    step("scenario speed (release)", &mut || {
+        run(cargo().args([
+            "test",
+            "--release",
+            "-p",
+            "redsim-sim",
+            "--test",
+            "scenario_speed",
+            "--",
+            "--nocapture",
+        ]))
+    });
     // Speed, native against wasm on the same 1M-request trace: ratios are
     // printed, only equal hit counts are asserted.
     step("speed benchmark (native vs wasm)", &mut || {

@@ -1,0 +1,52 @@
+//! The browser playground, built as two wasm modules from this one library: the console module (`redsim-web`, `main.rs`) mounts a Redsim widget (console with client tabs, clock, keyspace, key inspector, timeline) into every `[data-redsim]` element and the `#redsim` element of the playground page, each with its own engine; the lab module (`redsim-lab`, `bin/lab.rs`) is fetched only when a page needs its views.
+//!
+//! Widgets are configured by attributes on their element: `data-seed`,
+//! `data-commands` (one command per line, run on load) and `data-clock="paused"`.
+//! The playground element (`#redsim`, or any element with `data-url`) also
+//! reads `?cmd=…&seed=…&clock=paused` from the page URL and offers a Share
+//! link; its URL settings win over its attributes. The playground element
+//! also has a Scenarios tab (opened by `?scenario=<id>`), and every
+//! `[data-redsim-scenario="<id>"]` element gets that one scenario. Its
+//! Topology tab (`?tab=topology&seed=…&do=…&t=…`) is also embeddable as
+//! `[data-redsim-topology]` (with `data-seed` and `data-params`). Its
+//! Lessons tab (`?tab=lessons&lesson=<chapter>&step=<n>`) is embeddable as
+//! `[data-redsim-lesson="<chapter>"]` (with an optional `data-redsim-step`).
+//!
+//! Why two modules: a page that embeds one console should download the
+//! engine and the console only. The lab (scenarios, cluster, topology,
+//! lessons, their drawings and the simulated world) is most of the rest,
+//! so it is a second module, loaded by `assets/redsim.js` the first time a
+//! page shows one of its views ([`dom::load_lab`]). Each module has its own
+//! engine instance; nothing is shared between them but the page.
+
+mod bench;
+mod cluster;
+mod console;
+mod dom;
+mod fmt;
+mod lab;
+mod lessons;
+mod minimal;
+mod mount;
+mod page;
+mod panels;
+mod panic;
+mod scenarios;
+mod topology;
+mod url;
+
+/// The console module's start: widgets, the page shell, and the lab
+/// requested when the page has views of it.
+pub fn start_console() {
+    panic::install();
+    mount::mount_all();
+}
+
+/// The lab module's start: mounts every lab view the page holds (embedded
+/// scenario, lesson and topology elements, the shell's lab tabs, an iframe's
+/// lab widget) and exposes the browser benchmark.
+pub fn start_lab() {
+    panic::install();
+    bench::install();
+    lab::mount_all();
+}
