@@ -5,6 +5,28 @@ const here = new URL('.', import.meta.url);
 const HOSTS = '[data-redsim], #redsim, [data-redsim-scenario], [data-redsim-topology]';
 let generation = 0;
 
+// The theme: the reader's choice (the page's theme button, stored in localStorage under
+// THEME_KEY) or, without one, the system's prefers-color-scheme, followed live. It is set as
+// data-theme="light|dark" on <html> before the wasm starts, so the page never flashes the other
+// one; the button (web/src/page.rs) changes it and listens for the `redsim-theme` event.
+const THEME_KEY = 'redsim-theme';
+const darkQuery = window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
+function storedTheme() {
+  try {
+    const t = localStorage.getItem(THEME_KEY);
+    return t === 'dark' || t === 'light' ? t : null;
+  } catch (_) {
+    return null;
+  }
+}
+function applyTheme() {
+  const theme = storedTheme() || (darkQuery && darkQuery.matches ? 'dark' : 'light');
+  document.documentElement.setAttribute('data-theme', theme);
+  window.dispatchEvent(new CustomEvent('redsim-theme', { detail: theme }));
+}
+applyTheme();
+if (darkQuery) darkQuery.addEventListener('change', applyTheme);
+
 // Imports the wasm-bindgen module and runs the app. A crashed wasm instance cannot be reused, so
 // a restart imports the module again under a new URL, which gives a fresh module and instance.
 async function start() {
