@@ -1,6 +1,6 @@
 // Redsim loader: starts the wasm playground (which mounts into every [data-redsim], #redsim,
-// [data-redsim-scenario] and [data-redsim-topology] element) and, after a crash, re-creates it. Files are found relative to this script, so the
-// site can live under any sub-path.
+// [data-redsim-scenario] and [data-redsim-topology] element) and, after a crash, re-creates it; sets the light or dark theme
+// before it starts. Files are found relative to this script, so the site can live under any sub-path.
 const here = new URL('.', import.meta.url);
 const HOSTS = '[data-redsim], #redsim, [data-redsim-scenario], [data-redsim-topology]';
 let generation = 0;

@@ -105,10 +105,14 @@ def fill_tabs(page, c):
     q = page.locator
     c.ready()
     c.run("SET session alice EX 60")
-    c.run("ZADD board 1 a 2 b 3 c 4 d")
+    # A skiplist, so the inspector draws its picture.
+    c.run("CONFIG SET zset-max-listpack-entries 0")
+    c.run("ZADD board 1 a 2 b 3 c 4 d 5 e")
     c.run("INSPECT board")
+    q(".rs-sl").first.wait_for(timeout=5000)
     c.click("tab-scenarios")
-    q(".rs-scen-item").first.click()
+    # A scenario with a race diagram.
+    q(".rs-scen-item", has_text="Delete the cache, then update the DB").first.click()
     q('[data-action="run-scenario"]').click()
     q(".rs-scen-svg svg").first.wait_for(timeout=15000)
     c.click("tab-cluster")

@@ -126,9 +126,7 @@ pub fn ThemeToggle() -> Html {
         let dark = dark.clone();
         use_effect_with((), move |_| {
             let listener = web_sys::window().map(|w| {
-                gloo::events::EventListener::new(&w, "redsim-theme", move |_| {
-                    dark.set(dark_now())
-                })
+                gloo::events::EventListener::new(&w, "redsim-theme", move |_| dark.set(dark_now()))
             });
             move || drop(listener)
         });

@@ -16,7 +16,11 @@ pub const AXE_CORE: &str = "4.10.3";
 /// `wasm-opt`, installed with npm under `target/tools/` when missing.
 /// `Err` says why it is not available (no npm, an install that failed).
 pub fn wasm_opt() -> Result<PathBuf, String> {
-    npm_tool("binaryen", BINARYEN, Path::new("node_modules/.bin/wasm-opt"))
+    npm_tool(
+        "binaryen",
+        BINARYEN,
+        Path::new("node_modules/.bin/wasm-opt"),
+    )
 }
 
 /// axe-core's `axe.min.js`, installed with npm under `target/tools/` when
