@@ -22,10 +22,28 @@ function storedTheme() {
 function applyTheme() {
   const theme = storedTheme() || (darkQuery && darkQuery.matches ? 'dark' : 'light');
   document.documentElement.setAttribute('data-theme', theme);
+  for (const b of document.querySelectorAll('[data-redsim-theme-toggle]')) {
+    b.setAttribute('aria-pressed', String(theme === 'dark'));
+  }
   window.dispatchEvent(new CustomEvent('redsim-theme', { detail: theme }));
 }
 applyTheme();
 if (darkQuery) darkQuery.addEventListener('change', applyTheme);
+document.addEventListener('DOMContentLoaded', applyTheme);
+// A page embedding widgets can offer the same switch with any element carrying
+// data-redsim-theme-toggle (a <button>, say): a click flips the theme and stores the choice.
+document.addEventListener('click', (e) => {
+  if (!(e.target instanceof Element) || !e.target.closest('[data-redsim-theme-toggle]')) return;
+  const dark = document.documentElement.getAttribute('data-theme') === 'dark';
+  try {
+    localStorage.setItem(THEME_KEY, dark ? 'light' : 'dark');
+    applyTheme();
+  } catch (_) {
+    // No storage (a sandboxed frame): switch for this page only.
+    document.documentElement.setAttribute('data-theme', dark ? 'light' : 'dark');
+    window.dispatchEvent(new CustomEvent('redsim-theme', { detail: dark ? 'light' : 'dark' }));
+  }
+});
 
 // Imports the wasm-bindgen module and runs the app. A crashed wasm instance cannot be reused, so
 // a restart imports the module again under a new URL, which gives a fresh module and instance.

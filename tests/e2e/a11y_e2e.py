@@ -230,6 +230,25 @@ def checks(run, size):
         page.emulate_media(color_scheme="light")
     suite.check("the theme button switches the theme and a reload keeps it (%s)" % size, toggle_switches_and_persists)
 
+    def embedders_switch_too():
+        # A page embedding widgets offers the switch with data-redsim-theme-toggle.
+        page.emulate_media(color_scheme="light")
+        page.goto(base + "embed.html")
+        forget_choice()
+        page.reload()
+        page.locator("[data-redsim] .rs-input").first.wait_for(timeout=15000)
+        page.evaluate("""() => { const b = document.createElement('button');
+            b.setAttribute('data-redsim-theme-toggle', ''); b.id = 'mine'; b.textContent = 'Dark theme';
+            document.body.prepend(b); }""")
+        expect(theme() == "light", "embed page starts light: %s" % theme())
+        page.locator("#mine").click()
+        wait_until(lambda: theme() == "dark", "the embedder's button to switch to dark")
+        expect(page.locator("#mine").get_attribute("aria-pressed") == "true", "it says it is pressed")
+        bg = page.evaluate("getComputedStyle(document.querySelector('[data-redsim] .rs-widget')).backgroundColor")
+        expect(bg == "rgb(26, 29, 35)", "the widget is dark: %s" % bg)
+        forget_choice()
+    suite.check("an embedding page's own button switches the widgets' theme (%s)" % size, embedders_switch_too)
+
     def no_page_errors():
         expect(run.page_errors == [], "page errors: %r" % run.page_errors[:3])
     suite.check("no page errors (%s)" % size, no_page_errors)
