@@ -1,12 +1,53 @@
 // Redsim loader: starts the console module (which mounts into every [data-redsim] and #redsim
 // element) and, when the page asks for it, the lab module (scenarios, cluster, topology and
 // lessons views: [data-redsim-scenario], [data-redsim-topology], [data-redsim-lesson] and the
-// playground's lab tabs); after a crash it re-creates both. Files are found relative to this
-// script, so the site can live under any sub-path.
+// playground's lab tabs); after a crash it re-creates both. It sets the light or dark theme
+// before either starts. Files are found relative to this script, so the site can live under any
+// sub-path.
 const here = new URL('.', import.meta.url);
 const HOSTS = '[data-redsim], #redsim, [data-redsim-scenario], [data-redsim-topology], [data-redsim-lesson]';
 let generation = 0;
 let lab = null;
+
+// The theme: the reader's choice (the page's theme button, stored in localStorage under
+// THEME_KEY) or, without one, the system's prefers-color-scheme, followed live. It is set as
+// data-theme="light|dark" on <html> before the wasm starts, so the page never flashes the other
+// one; the button (web/src/page.rs) changes it and listens for the `redsim-theme` event.
+const THEME_KEY = 'redsim-theme';
+const darkQuery = window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
+function storedTheme() {
+  try {
+    const t = localStorage.getItem(THEME_KEY);
+    return t === 'dark' || t === 'light' ? t : null;
+  } catch (_) {
+    return null;
+  }
+}
+function applyTheme() {
+  const theme = storedTheme() || (darkQuery && darkQuery.matches ? 'dark' : 'light');
+  document.documentElement.setAttribute('data-theme', theme);
+  for (const b of document.querySelectorAll('[data-redsim-theme-toggle]')) {
+    b.setAttribute('aria-pressed', String(theme === 'dark'));
+  }
+  window.dispatchEvent(new CustomEvent('redsim-theme', { detail: theme }));
+}
+applyTheme();
+if (darkQuery) darkQuery.addEventListener('change', applyTheme);
+document.addEventListener('DOMContentLoaded', applyTheme);
+// A page embedding widgets can offer the same switch with any element carrying
+// data-redsim-theme-toggle (a <button>, say): a click flips the theme and stores the choice.
+document.addEventListener('click', (e) => {
+  if (!(e.target instanceof Element) || !e.target.closest('[data-redsim-theme-toggle]')) return;
+  const dark = document.documentElement.getAttribute('data-theme') === 'dark';
+  try {
+    localStorage.setItem(THEME_KEY, dark ? 'light' : 'dark');
+    applyTheme();
+  } catch (_) {
+    // No storage (a sandboxed frame): switch for this page only.
+    document.documentElement.setAttribute('data-theme', dark ? 'light' : 'dark');
+    window.dispatchEvent(new CustomEvent('redsim-theme', { detail: dark ? 'light' : 'dark' }));
+  }
+});
 
 // Imports one wasm-bindgen module (`name`.js and `name`_bg.wasm) and runs its start. A crashed
 // wasm instance cannot be reused, so a restart imports the module again under a new URL, which

@@ -1,4 +1,4 @@
-//! The playground page's shell: the tabs (console, scenario library, cluster slot map, replication topology, lessons) and the tab shown. Every view stays mounted while hidden, so switching tabs loses nothing.
+//! The playground page's shell: the tabs (console, scenario library, cluster slot map, replication topology, lessons), the tab shown, and the light/dark theme button. Every view stays mounted while hidden, so switching tabs loses nothing.
 //!
 //! The shell belongs to the console module; the four lab tabs are places
 //! beside it ([`build_lab_places`]) that the lab module fills (`lab.rs`),
@@ -98,6 +98,69 @@ fn push_tab(tab: PageTab) {
     }
 }
 
+/// Where the reader's theme choice is kept (`assets/redsim.js` reads it
+/// at start, before the wasm, and otherwise follows the system's theme).
+const THEME_KEY: &str = "redsim-theme";
+
+/// True if the page shows the dark theme: `data-theme="dark"` on `<html>`,
+/// which `assets/redsim.js` sets at start and this module's button changes.
+fn dark_now() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+        .and_then(|e| e.get_attribute("data-theme"))
+        .is_some_and(|t| t == "dark")
+}
+
+/// Shows the dark (or light) theme and remembers the choice.
+fn set_dark(dark: bool) {
+    let theme = if dark { "dark" } else { "light" };
+    let Some(w) = web_sys::window() else {
+        return;
+    };
+    if let Some(e) = w.document().and_then(|d| d.document_element()) {
+        let _ = e.set_attribute("data-theme", theme);
+    }
+    if let Some(store) = w.local_storage().ok().flatten() {
+        let _ = store.set_item(THEME_KEY, theme);
+    }
+}
+
+/// The theme button: a toggle (`aria-pressed`) for the dark theme. The
+/// choice is stored, so a reload (and every page of the site) keeps it;
+/// when the system theme changes and nothing was chosen, `redsim.js`
+/// switches the page and tells the button with a `redsim-theme` event.
+#[component]
+pub fn ThemeToggle() -> Html {
+    let dark = use_state(dark_now);
+    {
+        let dark = dark.clone();
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().map(|w| {
+                gloo::events::EventListener::new(&w, "redsim-theme", move |_| dark.set(dark_now()))
+            });
+            move || drop(listener)
+        });
+    }
+    let onclick = {
+        let dark = dark.clone();
+        Callback::from(move |_: MouseEvent| {
+            let next = !*dark;
+            set_dark(next);
+            dark.set(next);
+        })
+    };
+    html! {
+        <button type="button" class="rs-btn rs-theme-toggle" data-action="theme"
+                aria-pressed={ dark.to_string() } aria-label="Dark theme"
+                title={ if *dark { "Dark theme on: switch to the light theme" } else { "Switch to the dark theme" } }
+                { onclick }>
+            <span class="rs-theme-icon" aria-hidden="true">{ if *dark { "☾" } else { "☀" } }</span>
+            <span class="rs-theme-text">{ "Dark theme" }</span>
+        </button>
+    }
+}
+
 /// What the page shows: the tab selected. A reducer, so every way of
 /// changing it (the tab buttons now, links later) goes through one place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,12 +228,15 @@ pub fn Page(props: &PageProps) -> Html {
     };
     html! {
         <>
-            <div class="rs-pagetabs" role="tablist" aria-label="Playground views">
-                { button(PageTab::Console, "tab-console", "Console") }
-                { button(PageTab::Scenarios, "tab-scenarios", "Scenarios") }
-                { button(PageTab::Cluster, "tab-cluster", "Cluster") }
-                { button(PageTab::Topology, "tab-topology", "Topology") }
-                { button(PageTab::Lessons, "tab-lessons", "Lessons") }
+            <div class="rs-pagebar">
+                <div class="rs-pagetabs" role="tablist" aria-label="Playground views">
+                    { button(PageTab::Console, "tab-console", "Console") }
+                    { button(PageTab::Scenarios, "tab-scenarios", "Scenarios") }
+                    { button(PageTab::Cluster, "tab-cluster", "Cluster") }
+                    { button(PageTab::Topology, "tab-topology", "Topology") }
+                    { button(PageTab::Lessons, "tab-lessons", "Lessons") }
+                </div>
+                <ThemeToggle />
             </div>
             <div class="rs-pageview" hidden={ !on(PageTab::Console) }>
                 <Widget ..props.widget.clone() />

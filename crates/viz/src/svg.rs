@@ -11,6 +11,12 @@ use redsim_engine::num::trim_fixed;
 
 /// Series and state colours, chosen to stay apart for colour-blind readers
 /// (no red/green pair among the first four).
+///
+/// Drawings carry their colours as presentation attributes, so a file
+/// opened alone looks as on the page's light theme. The page's dark theme
+/// repaints each colour a drawing uses with a CSS rule keyed on the
+/// attribute (`assets/redsim.css`, "themed drawings"); the test
+/// `every_drawing_colour_has_a_dark_rule` keeps the two lists in step.
 pub const PALETTE: &[&str] = &[
     "#1f6fd1", "#e8590c", "#2b8a3e", "#9c36b5", "#c2255c", "#0c8599", "#5c940d", "#845ef7",
 ];
@@ -19,8 +25,9 @@ pub const PALETTE: &[&str] = &[
 pub const RED: &str = "#d8362b";
 /// For `good` marks.
 pub const GREEN: &str = "#2b8a3e";
-/// Axes, lifelines and other ink that should recede.
-pub const GREY: &str = "#868e96";
+/// Axes, lifelines and other ink that should recede (dark enough for
+/// small text on white: 4.7:1, WCAG AA).
+pub const GREY: &str = "#6c757d";
 /// Body text.
 pub const INK: &str = "#212529";
 
@@ -289,6 +296,45 @@ mod tests {
         let exact = [305_120, 2_000, 12_000_250];
         assert_eq!(exact.map(time_exact), ["305.12 ms", "2 ms", "12.00025 s"]);
         assert_eq!([1.25, f64::INFINITY].map(px), ["1.3", "0"]);
+    }
+
+    /// Every colour literal of the drawings that share this palette (and
+    /// white, their background) has its dark-theme rule in the page's CSS,
+    /// for fills and strokes alike.
+    #[test]
+    fn every_drawing_colour_has_a_dark_rule() {
+        let css = include_str!("../../../assets/redsim.css");
+        let sources = [
+            include_str!("svg.rs"),
+            include_str!("chart.rs"),
+            include_str!("diagram.rs"),
+            include_str!("strip.rs"),
+            include_str!("lib.rs"),
+        ];
+        let mut colours: Vec<String> = Vec::new();
+        for src in sources {
+            let src = src.split("#[cfg(test)]").next().unwrap_or(src);
+            // `"#abc"` literals and `\"#abc\"` inside format strings.
+            for (i, _) in src.match_indices("\"#") {
+                let rest = &src[i + 2..];
+                let len = rest.chars().take_while(char::is_ascii_hexdigit).count();
+                if matches!(len, 3 | 6) && rest[len..].starts_with(['"', '\\']) {
+                    colours.push(format!("#{}", &rest[..len]));
+                }
+            }
+        }
+        colours.sort();
+        colours.dedup();
+        assert!(colours.len() >= 15, "found the palette: {colours:?}");
+        for c in PALETTE.iter().chain(&[RED, GREEN, GREY, INK, "#fff"]) {
+            assert!(colours.iter().any(|k| k == c), "{c} found in the sources");
+        }
+        for c in &colours {
+            for attr in ["fill", "stroke"] {
+                let rule = format!("[data-theme=\"dark\"] svg[class^=\"rsv-\"] [{attr}=\"{c}\"]");
+                assert!(css.contains(&rule), "no dark-theme rule for {attr}={c}");
+            }
+        }
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! `cargo xtask test`: the whole check CI runs. Installs what a fresh Debian machine lacks, then runs fmt, clippy (native and wasm), the workspace tests, `dist` and the end-to-end browser test, streaming their output and ending with `xtask: N passed, M failed`.
+//! `cargo xtask test`: the whole check CI runs. Installs what a fresh Debian machine lacks, then runs fmt, clippy (native and wasm), the workspace tests, `dist` and the end-to-end browser tests (the accessibility one with axe-core from `tools.rs`), streaming their output and ending with `xtask: N passed, M failed`.
 //!
 //! Every step runs even after a failure (except the browser test, which
 //! needs `dist`), so one run reports everything that is wrong.
@@ -71,16 +71,23 @@ pub fn test() -> Result<(), String> {
         ("topology end-to-end test", "topology_e2e.py"),
         ("lessons end-to-end test", "lessons_e2e.py"),
         ("strict Content-Security-Policy test", "csp_e2e.py"),
+        ("accessibility, themes and phone test", "a11y_e2e.py"),
     ] {
         step(name, &mut || {
             if !built {
                 return Err("skipped: dist failed".into());
             }
-            run(Command::new("python3")
-                .arg(root().join("tests/e2e").join(script))
+            let mut cmd = Command::new("python3");
+            cmd.arg(root().join("tests/e2e").join(script))
                 .arg("--dist")
                 .arg(root().join("dist"))
-                .current_dir(root()))
+                .current_dir(root());
+            // The accessibility test injects axe-core, installed here
+            // (pinned, under target/tools) so a fresh machine has it too.
+            if script == "a11y_e2e.py" {
+                cmd.env("REDSIM_AXE", crate::tools::axe_core()?);
+            }
+            run(&mut cmd)
         });
     }
     step("Redis 7.2 test suite (ratchet)", &mut || {
@@ -133,7 +140,7 @@ pub fn test() -> Result<(), String> {
 }
 
 /// Installs what is missing: the wasm target, Debian's redis-server,
-/// chromium and npm, binaryen's wasm-opt from npm, and the Python packages
+/// chromium and npm, binaryen's wasm-opt and axe-core from npm, and the Python packages
 /// the browser and client tests use.
 fn install() -> Result<(), String> {
     let mut problems = Vec::new();
@@ -178,6 +185,9 @@ fn install() -> Result<(), String> {
     }
     if let Err(e) = crate::tools::wasm_opt() {
         problems.push(format!("wasm-opt: {e}"));
+    }
+    if let Err(e) = crate::tools::axe_core() {
+        problems.push(format!("axe-core: {e}"));
     }
     if python_has_modules() {
         println!("python modules playwright and redis are installed");

@@ -1,6 +1,6 @@
-//! Tools fetched on first use into the target directory: binaryen's `wasm-opt` from npm (Debian's binaryen 108 cannot read what today's rustc emits; npm's 132 can).
+//! Tools fetched on first use into the target directory, each from npm at a pinned version: binaryen's `wasm-opt` (Debian's binaryen 108 cannot read what today's rustc emits; npm's 132 can) and axe-core, the accessibility checker the page tests inject.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::util::{run, target_dir, which};
@@ -9,15 +9,39 @@ use crate::util::{run, target_dir, which};
 /// so a build is the same build on every machine.
 pub const BINARYEN: &str = "132.0.0";
 
+/// The axe-core release `tests/e2e/a11y_e2e.py` runs on every tab. Pinned,
+/// so a rule added upstream cannot fail CI on a page nobody changed.
+pub const AXE_CORE: &str = "4.10.3";
+
 /// `wasm-opt`, installed with npm under `target/tools/` when missing.
 /// `Err` says why it is not available (no npm, an install that failed).
 pub fn wasm_opt() -> Result<PathBuf, String> {
+    npm_tool(
+        "binaryen",
+        BINARYEN,
+        Path::new("node_modules/.bin/wasm-opt"),
+    )
+}
+
+/// axe-core's `axe.min.js`, installed with npm under `target/tools/` when
+/// missing: the browser test loads it into the page as a same-origin file.
+pub fn axe_core() -> Result<PathBuf, String> {
+    npm_tool(
+        "axe-core",
+        AXE_CORE,
+        Path::new("node_modules/axe-core/axe.min.js"),
+    )
+}
+
+/// `target/tools/<package>-<version>/<file>`, installing the package with
+/// npm into that folder first if the file is not there.
+fn npm_tool(package: &str, version: &str, file: &Path) -> Result<PathBuf, String> {
     let dir = target_dir()?
         .join("tools")
-        .join(format!("binaryen-{BINARYEN}"));
-    let bin = dir.join("node_modules/.bin/wasm-opt");
-    if bin.is_file() {
-        return Ok(bin);
+        .join(format!("{package}-{version}"));
+    let path = dir.join(file);
+    if path.is_file() {
+        return Ok(path);
     }
     if which("npm").is_none() {
         return Err("npm is not installed (cargo xtask test installs it)".into());
@@ -32,13 +56,13 @@ pub fn wasm_opt() -> Result<PathBuf, String> {
             "--prefix",
         ])
         .arg(&dir)
-        .arg(format!("binaryen@{BINARYEN}")))?;
-    if bin.is_file() {
-        Ok(bin)
+        .arg(format!("{package}@{version}")))?;
+    if path.is_file() {
+        Ok(path)
     } else {
         Err(format!(
-            "npm installed binaryen but {} is missing",
-            bin.display()
+            "npm installed {package} but {} is missing",
+            path.display()
         ))
     }
 }

@@ -39,14 +39,14 @@ pub fn client_tabs(
 ) -> Html {
     let closable = tabs.len() > 1;
     html! {
-        <div class="rs-tabs" role="tablist" aria-label="Clients">
+        <div class="rs-tabs" role="group" aria-label="Clients">
             { for tabs.iter().enumerate().map(|(i, s)| {
                 let on_tab = i == active;
                 let name = label(s.num);
                 html! {
                     <div class={ classes!("rs-tab", format!("rs-who-{}", s.num), on_tab.then_some("rs-on"), s.waiting.then_some("rs-tab-waiting"), s.subscribed.then_some("rs-tab-subscribed")) }
                          data-client={ s.num.to_string() }>
-                        <button class="rs-tab-main" role="tab" aria-selected={ on_tab.to_string() }
+                        <button class="rs-tab-main" aria-pressed={ on_tab.to_string() }
                                 title={ format!("{name} (connection id {}){}", s.id, if s.waiting { ": waiting in a blocking command" } else { "" }) }
                                 onclick={ on.reform(move |_| TabClick::Select(i)) }>
                             <span class="rs-tab-dot"></span>

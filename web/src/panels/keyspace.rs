@@ -129,7 +129,7 @@ pub fn KeyspacePanel(props: &PanelProps) -> Html {
             } else if props.rows.is_empty() {
                 <p class="rs-empty">{ "No keys. Try " }<code>{ "SET greeting hello EX 5" }</code></p>
             } else {
-                <ul class="rs-keylist">
+                <ul class="rs-keylist" role="group" aria-label="Keys">
                     { for props.rows.iter().map(|r| row(r, props.selected.as_deref() == Some(r.info.key.as_str()), &props.on_select)) }
                 </ul>
             }

@@ -50,7 +50,7 @@ pub fn results(o: &Outcome, pb: &Playback, took_ms: f64, on_play: &Callback<Play
             }
             { playback_bar(pb, o, took_ms, on_play) }
             if let Some(d) = &o.diagram {
-                <div class="rs-scen-svg rs-scen-diagram">{ raw_html(redsim_viz::diagram_svg(d, cursor)) }</div>
+                <div class="rs-scen-svg rs-scen-diagram" tabindex="0" role="group" aria-label="Race diagram (scrolls)">{ raw_html(redsim_viz::diagram_svg(d, cursor)) }</div>
             }
             <div class="rs-scen-charts">
                 { for o.charts.iter().map(|c| {

@@ -220,7 +220,7 @@ impl Component for TopologyTab {
                     <p class="rs-scen-error rs-topo-error" role="alert">{ e }</p>
                 }
                 <div class="rs-topo-main">
-                    <div class="rs-topo-svg rs-topo-graphbox" onclick={ on_detail.clone() }>
+                    <div class="rs-topo-svg rs-topo-graphbox" onclick={ on_detail.clone() } tabindex="0" role="group" aria-label="Replication topology (scrolls sideways on a narrow screen)">
                         { raw_html(graph) }
                     </div>
                     { controls::node_controls(&v, &link.callback(Action::Control)) }
@@ -247,7 +247,7 @@ impl Component for TopologyTab {
                     <button class="rs-btn" data-action="topo-failover" onclick={ link.callback(|_| Action::Control(Control::Failover)) }
                             title="SENTINEL FAILOVER: promote a replica without agreement from the others">{ "Trigger failover" }</button>
                 </div>
-                <div class="rs-topo-svg rs-topo-lanebox" onclick={ on_detail }>
+                <div class="rs-topo-svg rs-topo-lanebox" onclick={ on_detail } tabindex="0" role="group" aria-label="Per-node timelines (scroll sideways on a narrow screen)">
                     { raw_html(lanes) }
                 </div>
                 <p class="rs-topo-detail" aria-live="polite">

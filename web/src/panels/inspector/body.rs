@@ -229,7 +229,7 @@ fn zset_view(z: &ZSetView, v: &KeyView) -> Html {
                     s.levels,
                     if s.hidden > 0 { format!(" First {} of {} nodes drawn.", s.nodes.len(), v.len) } else { String::new() }
                 ) }</div>
-                <div class="rs-sl-scroll">{ raw_html(redsim_viz::inspect::skiplist_svg(s)) }</div>
+                <div class="rs-sl-scroll" tabindex="0" role="group" aria-label="Skiplist picture (scrolls sideways)">{ raw_html(redsim_viz::inspect::skiplist_svg(s)) }</div>
             </>
         },
         None => html! {

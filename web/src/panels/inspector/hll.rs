@@ -25,7 +25,7 @@ pub fn hll_view(h: &HllView) -> Html {
             { summary }
             <div class="rs-hll">
                 <div class="rs-sub">{ "The 16384 registers by value (log scale). Each element sets one register to the length of a run of zero bits in its hash; most stay 0 until many elements are added. The estimate reads this whole histogram." }</div>
-                <div class="rs-sl-scroll">{ raw_html(svg) }</div>
+                <div class="rs-sl-scroll" tabindex="0" role="group" aria-label="Register histogram (scrolls sideways)">{ raw_html(svg) }</div>
             </div>
         </div>
     }
