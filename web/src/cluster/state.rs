@@ -1,6 +1,6 @@
 //! The Cluster view's state: a small simulated cluster (three masters with a replica each, real engines) with something to look at, the key typed, and the slot migration or failover playing, stepped on the sim clock.
 //!
-//! Every button and animation step is an [`Action`] for
+//! Every button, console line and animation step is an [`Action`] for
 //! [`SlotMapState::apply`], tested natively; the component draws the
 //! canvas and keeps the animation timer running while [`SlotMapState::busy`].
 
@@ -52,6 +52,10 @@ pub struct SlotMapState {
     pub status: String,
     /// What was done, for the Share link and the address bar.
     pub log: super::log::Log,
+    /// The cluster console (`redis-cli -c`).
+    pub console: super::console::ClusterConsole,
+    /// The slot under the pointer, or last tapped.
+    pub pointed: Option<u16>,
 }
 
 /// A cluster with something to look at: users under per-user tags, one
@@ -119,6 +123,15 @@ pub fn tag_span(key: &str) -> Option<(usize, usize)> {
     (len > 0).then_some((open + 1, open + 1 + len))
 }
 
+/// `slot`'s owner, as the map shows it, is down: nobody serves the slot
+/// until a replica is promoted.
+pub fn slot_down(cluster: &Cluster, slot: u16) -> bool {
+    cluster
+        .view(observer(cluster))
+        .owner(slot)
+        .is_some_and(|o| cluster.nodes[o].down)
+}
+
 /// The first live node: whose view of the slots the map shows.
 pub fn observer(cluster: &Cluster) -> usize {
     (0..cluster.nodes.len())
@@ -142,6 +155,7 @@ pub fn replay(text: &str) -> SlotMapState {
             "migrate" => st.apply(Action::Migrate),
             "kill" => st.apply(Action::Kill),
             "restart" => st.apply(Action::Restart),
+            "cmd" => st.apply(Action::Command(rest.to_string())),
             "ticks" => {
                 let n: u32 = rest.trim().parse().unwrap_or(0);
                 for _ in 0..n.min(MAX_TICKS - ticks) {
@@ -164,6 +178,8 @@ impl Default for SlotMapState {
             failover: None,
             status: String::new(),
             log: Default::default(),
+            console: Default::default(),
+            pointed: None,
         }
     }
 }
@@ -190,7 +206,40 @@ impl SlotMapState {
             Action::Restart => self.restart_dead(),
             Action::Tick if self.failover.is_some() => self.failover_step(),
             Action::Tick => self.step(),
+            Action::Command(line) => {
+                if let Some(c) = self.cluster.as_mut() {
+                    self.console.run(c, &line);
+                }
+            }
+            Action::Point(slot) => self.pointed = slot.filter(|&s| (s as usize) < SLOTS),
         }
+    }
+
+    /// What the map says about `slot`: its owner (and whether it is down),
+    /// its keys, and a migration under way.
+    pub fn slot_readout(&self, slot: u16) -> String {
+        let Some(c) = self.cluster.as_ref() else {
+            return format!("slot {slot}");
+        };
+        let keys = |n: usize| match c.nodes[n].engine.keys_in_slot(slot).len() {
+            1 => "1 key".to_string(),
+            k => format!("{k} keys"),
+        };
+        let Some(o) = c.view(observer(c)).owner(slot) else {
+            return format!("slot {slot}: no owner");
+        };
+        let mut text = format!("slot {slot}: node {o} ({}), {}", c.nodes[o].addr, keys(o));
+        if slot_down(c, slot) {
+            text.push_str(", owner down: unavailable until a replica takes over");
+        }
+        if let Some(m) = self.migration.as_ref().filter(|m| m.slot == slot) {
+            text.push_str(&format!(
+                ", migrating to node {} ({} there)",
+                m.to,
+                keys(m.to)
+            ));
+        }
+        text
     }
 
     /// Starts migrating the typed key's slot (or the busiest one) to the next master.
