@@ -566,4 +566,79 @@ mod tests {
         let junk = replay("ticks 99999999999\nbogus\nkey \nticks -3\n");
         assert!(!junk.busy());
     }
+
+    #[test]
+    fn the_console_shows_redirects_and_its_commands_replay() {
+        let mut st = SlotMapState::default();
+        st.show();
+        let user = key_hash_slot(b"user:{42}:cart");
+        st.apply(Action::Command("GET user:{42}:cart".into()));
+        let lines: Vec<&str> = st.console.lines.iter().map(|(_, t)| t.as_str()).collect();
+        assert_eq!(
+            lines,
+            [
+                "127.0.0.1:7000> GET user:{42}:cart",
+                &format!("-> MOVED {user} 127.0.0.1:7001"),
+                "\"[]\""
+            ]
+        );
+        assert_eq!(st.console.prompt(st.cluster.as_ref()), "127.0.0.1:7001>");
+        st.apply(Action::Key("{tenant:42}:x".into()));
+        st.apply(Action::Migrate);
+        st.apply(Action::Tick);
+        st.apply(Action::Command("GET {tenant:42}:gone".into()));
+        let slot = key_hash_slot(b"{tenant:42}");
+        let tail: Vec<&str> = st.console.lines[3..]
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect();
+        assert_eq!(
+            tail,
+            [
+                "127.0.0.1:7001> GET {tenant:42}:gone",
+                &format!("-> MOVED {slot} 127.0.0.1:7002"),
+                &format!("-> ASK {slot} 127.0.0.1:7000"),
+                "(nil)"
+            ]
+        );
+        // The pointer is not logged; the commands are, between the ticks.
+        st.apply(Action::Point(Some(slot)));
+        assert!(
+            st.slot_readout(slot).contains("migrating to node 0"),
+            "{}",
+            st.slot_readout(slot)
+        );
+        let text = st.log.text();
+        assert!(
+            text.contains("migrate\nticks 1\ncmd GET {tenant:42}:gone\n"),
+            "{text}"
+        );
+        let again = replay(&text);
+        assert_eq!(again.console.lines, st.console.lines);
+        assert_eq!(again.pointed, None);
+    }
+
+    #[test]
+    fn the_readout_names_owner_keys_and_a_dead_owner() {
+        let mut st = SlotMapState::default();
+        st.show();
+        let user = key_hash_slot(b"user:{42}:cart");
+        assert_eq!(
+            st.slot_readout(user),
+            format!("slot {user}: node 1 (127.0.0.1:7001), 1 key")
+        );
+        st.apply(Action::Key("user:{42}:cart".into()));
+        st.apply(Action::Kill);
+        let c = st.cluster.as_ref().unwrap();
+        assert!(slot_down(c, user) && !slot_down(c, 0));
+        assert!(st.slot_readout(user).contains("owner down"));
+        while st.busy() {
+            st.apply(Action::Tick);
+        }
+        let c = st.cluster.as_ref().unwrap();
+        assert!(!slot_down(c, user), "the promoted replica serves it");
+        assert!(st.slot_readout(user).starts_with(&format!("slot {user}: node 4 ")));
+        st.apply(Action::Point(Some(20_000)));
+        assert_eq!(st.pointed, None, "no such slot");
+    }
 }

@@ -563,10 +563,11 @@ mod tests {
                         }
                     }
                 }
-                seen.push_str(&singles.texts.join("|"));
+                seen = singles.texts.join("|");
             }
         }
-        for word in ["SDOWN", "ODOWN", "LOST", "+switch-master"] {
+        // Once it is over, all of the failover's story is labelled.
+        for word in ["SDOWN", "ODOWN", "LOST", "+switch-master", "crash", "promoted"] {
             assert!(seen.contains(word), "{word} labelled: {seen}");
         }
     }

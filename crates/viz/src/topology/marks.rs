@@ -190,17 +190,26 @@ impl<'a> Singles<'a> {
         });
     }
 
-    /// The marks with their labels placed, as SVG.
+    /// The marks with their labels placed, as SVG. The failover's story
+    /// (crash, SDOWN, ODOWN, LOST, +switch-master, promotion) is placed
+    /// first, so a crowd of lesser labels cannot take its spots.
     pub(super) fn into_svg(&mut self) -> String {
         let pending = std::mem::take(&mut self.pending);
         let labels = merged_labels(&pending);
+        let mut order: Vec<usize> = (0..pending.len()).collect();
+        order.sort_by_key(|&i| (rank(pending[i].kind), i));
+        let mut spots = vec![None; pending.len()];
+        for i in order {
+            if let Some(l) = labels[i].as_deref() {
+                spots[i] = self.place(&pending[i], l);
+            }
+        }
         let mut out = String::new();
-        for (p, label) in pending.iter().zip(labels) {
+        for ((p, label), spot) in pending.iter().zip(&labels).zip(spots) {
             out.push_str(&p.svg);
-            if let Some((b, anchor_x, anchor)) = label.as_deref().and_then(|l| self.place(p, l)) {
-                let text = label.as_deref().unwrap_or_default();
+            if let (Some(text), Some((b, anchor_x, anchor))) = (label, spot) {
                 svg::text(&mut out, anchor_x, b.y0 + BASELINE, anchor, "", text);
-                self.texts.push(text.to_string());
+                self.texts.push(text.clone());
             }
             out.push_str("</g>");
         }
@@ -269,6 +278,15 @@ impl<'a> Singles<'a> {
             });
         }
         None
+    }
+}
+
+/// Which labels get their spots first (lower first).
+fn rank(kind: &str) -> u8 {
+    match kind {
+        "crash" | "sdown" | "odown" | "lost" | "switchmaster" | "promoted" => 0,
+        "restart" | "elected" | "clientswitched" | "partitioned" | "healed" => 1,
+        _ => 2,
     }
 }
 
