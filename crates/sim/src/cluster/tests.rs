@@ -341,7 +341,7 @@ fn a_cli_client_shows_moved_then_ask_during_a_migration() {
     assert_eq!((out.node, cli.connected), (2, Some(2)));
     // Connected to node 2 now, as redis-cli -c stays: no redirect.
     let out = cli.run_line(&mut c, &format!("GET {key}"));
-    assert_eq!((out.reply, out.hops.len()), (Frame::bulk(b"v".to_vec()), 0));
+    assert_eq!((out.reply, out.hops.len()), (Frame::bulk(b"v"), 0));
     // The slot migrates to node 1, its key moves first: ASK from node 2.
     c.begin_migration(slot, 1).expect("migrating");
     assert_eq!(c.migrate_keys(slot, 10).len(), 1);
@@ -355,7 +355,7 @@ fn a_cli_client_shows_moved_then_ask_during_a_migration() {
             format!("ASK {slot} 127.0.0.1:7001")
         ]
     );
-    assert_eq!((out.reply, out.node), (Frame::bulk(b"v".to_vec()), 1));
+    assert_eq!((out.reply, out.node), (Frame::bulk(b"v"), 1));
     assert_eq!(cli.stats.refreshes, 0, "redis-cli loads no slot map");
     // A node that is down: the next command goes to a live one.
     c.kill_node(1);

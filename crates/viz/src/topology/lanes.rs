@@ -111,7 +111,7 @@ fn draw<'a>(
         b.draw(&mut s, *node, *d, *bin);
         singles.obstacle(*node, bin_box(*node, *d, *bin));
     }
-    s.push_str(&singles.into_svg());
+    s.push_str(&singles.draw_all());
     let xn = f.x(v.now_us);
     svg::line(
         &mut s,

@@ -193,7 +193,7 @@ impl<'a> Singles<'a> {
     /// The marks with their labels placed, as SVG. The failover's story
     /// (crash, SDOWN, ODOWN, LOST, +switch-master, promotion) is placed
     /// first, so a crowd of lesser labels cannot take its spots.
-    pub(super) fn into_svg(&mut self) -> String {
+    pub(super) fn draw_all(&mut self) -> String {
         let pending = std::mem::take(&mut self.pending);
         let labels = merged_labels(&pending);
         let mut order: Vec<usize> = (0..pending.len()).collect();
@@ -590,7 +590,7 @@ mod tests {
                 22.0,
             );
         }
-        let s = singles.into_svg();
+        let s = singles.draw_all();
         assert_eq!(s.matches("data-kind=\"promoted\"").count(), 2);
         assert_eq!(s.matches(">promoted ×2</text>").count(), 1, "{s}");
         assert_eq!(s.matches("data-kind=\"sdown\"").count(), 3);
@@ -625,19 +625,17 @@ mod tests {
         for (i, k) in kinds.into_iter().enumerate() {
             singles.mark(&ev(k), 200.0 + 9.0 * i as f64, 22.0);
         }
-        let mut singles = singles;
-        let svg = singles.into_svg();
+        let svg = singles.draw_all();
         assert_eq!(svg.matches("<text").count(), singles.texts.len());
-        let obstacles = singles.obstacles[&1].clone();
-        let svg = singles.placed;
-        let boxes = &svg[&1];
+        let obstacles = &singles.obstacles[&1];
+        let boxes = &singles.placed[&1];
         assert!(boxes.len() >= 5, "most labels find a place: {boxes:?}");
         for (i, a) in boxes.iter().enumerate() {
             assert!(a.y0 >= 22.0 && a.y1 <= 22.0 + LANE_H, "in the lane: {a:?}");
             for b in &boxes[i + 1..] {
                 assert!(!a.overlaps(b), "{a:?} overlaps {b:?}");
             }
-            for m in &obstacles {
+            for m in obstacles {
                 assert!(!a.overlaps(m), "{a:?} overlaps mark {m:?}");
             }
         }
