@@ -354,6 +354,12 @@ def run_checks(run, label, viewport, dpr):
         legend = q(".rs-slotmap-legend").inner_text()
         expect("node 4: 5462 slots" in legend and "down" in legend and "(fail)" in legend, legend)
         expect("owned by node 4" in q(".rs-slotmap-key").inner_text(), q(".rs-slotmap-key").inner_text())
+        # The replica had both keys of the slot (the cart, and the name the console set).
+        point_at(slot)
+        expect(q(".rs-slotmap-readout").inner_text() == "slot %d: node 4 (127.0.0.1:7004), 2 keys" % slot,
+               q(".rs-slotmap-readout").inner_text())
+        lines = send("GET user:{42}:name")
+        expect(lines[-1][1] == '"ann"', "the write survived the failover: %r" % lines)
         shot("slotmap-failed-over")
     suite.check("Kill greys the dead master's slots until its replica takes them (%s)" % label,
                 kill_fails_over_to_the_replica)

@@ -23,6 +23,11 @@ const GIVE_UP_AFTER_US: u64 = 6 * NODE_TIMEOUT_MS as u64 * 1000;
 /// Keys moved per migration step.
 const KEYS_PER_STEP: usize = 8;
 const DEFAULT_KEY: &str = "user:{42}:cart";
+/// Virtual time the built cluster runs before it is shown, so its
+/// replicas have every key (the links take 100 µs).
+const REPLICATE_US: u64 = 50_000;
+/// Virtual time that passes after each console command.
+const COMMAND_GAP_US: u64 = 1_000;
 
 pub use super::action::Action;
 
@@ -98,6 +103,9 @@ pub fn build_cluster() -> Cluster {
             );
         }
     }
+    // Everything was sent at one instant: let the replication links carry
+    // it, so a replica promoted later has the keys (nothing is in flight).
+    cluster.advance_by(REPLICATE_US);
     cluster
 }
 
@@ -209,6 +217,9 @@ impl SlotMapState {
             Action::Command(line) => {
                 if let Some(c) = self.cluster.as_mut() {
                     self.console.run(c, &line);
+                    // A typed command is a while apart from the next action:
+                    // its writes reach the replicas meanwhile.
+                    c.advance_by(COMMAND_GAP_US);
                 }
             }
             Action::Point(slot) => self.pointed = slot.filter(|&s| (s as usize) < SLOTS),
@@ -637,7 +648,11 @@ mod tests {
         }
         let c = st.cluster.as_ref().unwrap();
         assert!(!slot_down(c, user), "the promoted replica serves it");
-        assert!(st.slot_readout(user).starts_with(&format!("slot {user}: node 4 ")));
+        // With the key, which had reached the replica before its master died.
+        assert_eq!(
+            st.slot_readout(user),
+            format!("slot {user}: node 4 (127.0.0.1:7004), 1 key")
+        );
         st.apply(Action::Point(Some(20_000)));
         assert_eq!(st.pointed, None, "no such slot");
     }
