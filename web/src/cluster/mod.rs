@@ -190,6 +190,8 @@ impl Component for SlotMap {
                 <button class="rs-btn rs-slotmap-restart" data-action="restart" disabled={ busy || !any_down }
                         onclick={ link.callback(|_: MouseEvent| Msg::Act(Action::Restart)) }>{ "Restart dead nodes" }</button>
                 { if st.key.is_empty() { Html::default() } else { key_info(st) } }
+                // Above the map, so what a kill or a migration does is read while watching it.
+                <p class="rs-slotmap-status" aria-live="polite">{ &st.status }</p>
                 <div class="rs-slotmap-main">
                     <div class="rs-slotmap-mapcol">
                         <div class="rs-slotmap-frame">
@@ -213,7 +215,6 @@ impl Component for SlotMap {
                         </form>
                     </div>
                 </div>
-                <p class="rs-slotmap-status" aria-live="polite">{ &st.status }</p>
                 if ctx.props().shareable {
                     { crate::dom::share_field("Share (replays this view)", &log::link(&page_url(), &st.log)) }
                 }
