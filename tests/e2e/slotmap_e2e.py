@@ -216,6 +216,19 @@ def run_checks(run, label, viewport, dpr):
         wait_until(lambda: page.evaluate(CANVAS_STATS)["w"] == before["w"], "back to the first size")
     suite.check("the canvas is resized and redrawn with the window (%s)" % label, canvas_redraws_on_resize)
 
+    def canvas_follows_the_theme():
+        light = page.evaluate(CELL_RGB, 1)
+        # A dark theme sets the panel colour the cells are drawn over.
+        page.evaluate("() => { document.documentElement.style.setProperty('--rs-panel', '#101418');"
+                      " window.dispatchEvent(new Event('resize')); }")
+        dark = wait_until(lambda: (lambda c: c if c != light else None)(page.evaluate(CELL_RGB, 1)),
+                          "the canvas to be redrawn over the dark panel")
+        expect(sum(dark) < sum(light) - 150, "darker cells: %r -> %r" % (light, dark))
+        page.evaluate("() => { document.documentElement.style.removeProperty('--rs-panel');"
+                      " window.dispatchEvent(new Event('resize')); }")
+        wait_until(lambda: page.evaluate(CELL_RGB, 1) == light, "back to the light panel")
+    suite.check("the canvas is drawn in the page's theme colours (%s)" % label, canvas_follows_the_theme)
+
     def typed_key_shows_its_slot():
         key = "user:{42}:cart"
         inp = q(".rs-slotmap-input")

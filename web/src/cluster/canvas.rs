@@ -75,7 +75,10 @@ pub fn draw(st: &SlotMapState, canvas: &HtmlCanvasElement, dpr: f64) {
     let view = cluster.view(observer(cluster));
     let heat = slot_heat(cluster);
     let max = heat.iter().copied().max().unwrap_or(0);
-    ctx.set_fill_style_str("#fff");
+    // The page's theme: the panel colour under the cells, the ink for marks.
+    let bg = css_var(canvas, "--rs-panel").unwrap_or_else(|| "#fff".into());
+    let ink = css_var(canvas, "--rs-ink").unwrap_or_else(|| "#111".into());
+    ctx.set_fill_style_str(&bg);
     ctx.fill_rect(0.0, 0.0, w, h);
     let down: Vec<bool> = cluster.nodes.iter().map(|n| n.down).collect();
     let is_down = |s: usize| {
@@ -129,25 +132,46 @@ pub fn draw(st: &SlotMapState, canvas: &HtmlCanvasElement, dpr: f64) {
     }
     if !st.key.is_empty() {
         let (x, y, cw, ch) = cell(key_hash_slot(st.key.as_bytes()) as usize, w, h);
-        ctx.set_fill_style_str("rgba(0,0,0,0.35)");
+        ctx.set_fill_style_str(&ink);
+        ctx.set_global_alpha(0.35);
         let t = dpr.round().max(1.0);
         ctx.fill_rect((x + cw / 2.0).floor(), 0.0, t, h);
         ctx.fill_rect(0.0, (y + ch / 2.0).floor(), w, t);
-        ctx.set_stroke_style_str("#111");
+        ctx.set_global_alpha(1.0);
+        ctx.set_stroke_style_str(&ink);
         ctx.set_line_width(2.0 * dpr);
         let g = 2.0 * dpr;
         ctx.stroke_rect(x - g, y - g, cw + 2.0 * g, ch + 2.0 * g);
     }
     if let Some(p) = st.pointed {
         let (x, y, cw, ch) = cell(p as usize, w, h);
-        ctx.set_stroke_style_str("#fff");
+        ctx.set_stroke_style_str(&bg);
         ctx.set_line_width(3.0 * dpr);
         let g = 2.5 * dpr;
         ctx.stroke_rect(x - g, y - g, cw + 2.0 * g, ch + 2.0 * g);
-        ctx.set_stroke_style_str("#111");
+        ctx.set_stroke_style_str(&ink);
         ctx.set_line_width(1.5 * dpr);
         ctx.stroke_rect(x - g, y - g, cw + 2.0 * g, ch + 2.0 * g);
     }
+}
+
+/// The value of CSS custom property `name` on `el` (the theme's colours),
+/// through `getComputedStyle`; `None` if unset.
+fn css_var(el: &HtmlCanvasElement, name: &str) -> Option<String> {
+    use js_sys::{Function, Reflect};
+    let win = web_sys::window()?;
+    let get: Function = Reflect::get(&win, &"getComputedStyle".into())
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    let style = get.call1(&win, el).ok()?;
+    let value: Function = Reflect::get(&style, &"getPropertyValue".into())
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    let v = value.call1(&style, &name.into()).ok()?.as_string()?;
+    let v = v.trim();
+    (!v.is_empty()).then(|| v.to_string())
 }
 
 /// Diagonal lines over the given rectangles only (a clip), one every few
