@@ -567,7 +567,14 @@ mod tests {
             }
         }
         // Once it is over, all of the failover's story is labelled.
-        for word in ["SDOWN", "ODOWN", "LOST", "+switch-master", "crash", "promoted"] {
+        for word in [
+            "SDOWN",
+            "ODOWN",
+            "LOST",
+            "+switch-master",
+            "crash",
+            "promoted",
+        ] {
             assert!(seen.contains(word), "{word} labelled: {seen}");
         }
     }
