@@ -37,17 +37,45 @@ STATE = """() => {
 }"""
 
 
+# The lanes' labels and marks as boxes in the drawing's own units: every label (the text of a
+# single mark) and every mark (a single mark's line, circle or rect, and each dense bin), lines
+# widened by their stroke.
+LABEL_BOXES = """() => {
+  const svg = document.querySelector('#redsim .rs-topo-lanes');
+  if (!svg) return null;
+  const box = (e, pad) => { const b = e.getBBox();
+    return {x0: b.x - pad, y0: b.y, x1: b.x + b.width + pad, y1: b.y + b.height}; };
+  const labels = [...svg.querySelectorAll('g.rs-topo-m > text')].map(t => Object.assign(box(t, 0),
+    {kind: t.parentNode.getAttribute('data-kind'), text: t.textContent}));
+  const marks = [...svg.querySelectorAll('g.rs-topo-m > line, g.rs-topo-m > circle, g.rs-topo-m > rect, rect.rs-topo-m')]
+    .map(e => Object.assign(box(e, e.tagName === 'line' ? (parseFloat(getComputedStyle(e).strokeWidth) || 1) / 2 : 0),
+      {kind: (e.closest('[data-kind]') || e).getAttribute('data-kind')}));
+  return {labels, marks};
+}"""
+
+SIZES = [("desktop", {"width": 1440, "height": 900}), ("phone", {"width": 390, "height": 844})]
+
+
+def overlap(a, b, tol=0.25):
+    """The boxes share more than `tol` px each way."""
+    return (a["x0"] < b["x1"] - tol and b["x0"] < a["x1"] - tol
+            and a["y0"] < b["y1"] - tol and b["y0"] < a["y1"] - tol)
+
+
 def main():
-    return run_site_suite(
-        "redsim-topology",
-        {"width": 1400, "height": 1300},
-        lambda r: run_checks(r.suite, r.ctx, r.page, r.base, r.shots, r.page_errors),
-    )
+    results = []
+    for label, viewport in SIZES:
+        results.append(run_site_suite(
+            "redsim-topology-" + label, viewport,
+            lambda r, label=label: run_checks(r.suite, r.ctx, r.page, r.base, r.shots, r.page_errors, label)))
+    return max(results)
 
 
-def run_checks(suite, ctx, page, base, shots, page_errors):
+def run_checks(suite, ctx, page, base, shots, page_errors, label="desktop"):
     q = page.locator
     shared = {}
+    shots = os.path.join(shots, label)
+    os.makedirs(shots, exist_ok=True)
 
     def state(pg=None):
         return (pg or page).evaluate(STATE)
@@ -161,6 +189,21 @@ def run_checks(suite, ctx, page, base, shots, page_errors):
         detail = q(".rs-topo-detail").inner_text()
         expect("LOST" in detail or "lost" in detail, detail)
     suite.check("lost acknowledged writes are counted and drawn red", lost_writes_are_highlighted)
+
+    def labels_overlap_nothing():
+        found = page.evaluate(LABEL_BOXES)
+        labels, marks = found["labels"], found["marks"]
+        texts = [lb["text"] for lb in labels]
+        print("     %d labels, %d marks: %s" % (len(labels), len(marks), " | ".join(texts)))
+        for word in ("SDOWN", "ODOWN", "+switch-master", "LOST"):
+            expect(any(word in t for t in texts), "a %s label is shown: %r" % (word, texts))
+        for i, a in enumerate(labels):
+            for b in labels[i + 1:]:
+                expect(not overlap(a, b), "labels overlap: %r and %r" % (a, b))
+            for m in marks:
+                expect(not overlap(a, m), "label %r overlaps a %s mark %r" % (a, m["kind"], m))
+    suite.check("SDOWN, ODOWN, LOST and +switch-master labels overlap no label and no mark",
+                labels_overlap_nothing)
 
     def share_link_replays_the_same_state():
         url = wait_until(lambda: page.url if "do=" in page.url else None, "the address bar to carry the script")

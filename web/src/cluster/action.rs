@@ -1,6 +1,6 @@
-//! What changes the Cluster view: a button, the key box, or the animation timer.
+//! What changes the Cluster view: a button, the key box, the console, the animation timer, or the pointer on the canvas.
 
-/// A button, the key box, or the animation timer.
+/// A button, the key box, the console, the animation timer, or the pointer.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
     Key(String),
@@ -8,4 +8,9 @@ pub enum Action {
     Kill,
     Restart,
     Tick,
+    /// A line typed in the cluster console.
+    Command(String),
+    /// The slot under the pointer or last tapped (`None`: left the canvas).
+    /// Not logged: it changes what is read out, not the cluster.
+    Point(Option<u16>),
 }

@@ -2,8 +2,8 @@
 //!
 //! Everything the view shows follows from the cluster it builds (always the
 //! same) and this sequence, so the link needs no cluster state of its own.
-//! Lines: `key <text>`, `migrate`, `kill`, `restart`, `ticks <n>`; `SlotMapState::replay`
-//! reads them back.
+//! Lines: `key <text>`, `migrate`, `kill`, `restart`, `ticks <n>`, `cmd <console line>`;
+//! `SlotMapState::replay` reads them back.
 
 use super::action::Action;
 
@@ -20,6 +20,7 @@ enum Entry {
     Kill,
     Restart,
     Ticks(u32),
+    Command(String),
 }
 
 impl Log {
@@ -33,6 +34,8 @@ impl Log {
             (Action::Migrate, _) => self.entries.push(Entry::Migrate),
             (Action::Kill, _) => self.entries.push(Entry::Kill),
             (Action::Restart, _) => self.entries.push(Entry::Restart),
+            (Action::Command(c), _) => self.entries.push(Entry::Command(one_line(c))),
+            (Action::Point(_), _) => {}
         }
     }
 
@@ -46,15 +49,20 @@ impl Log {
         let mut out = String::new();
         for e in &self.entries {
             match e {
-                Entry::Key(k) => out.push_str(&format!("key {}\n", k.replace(['\r', '\n'], " "))),
+                Entry::Key(k) => out.push_str(&format!("key {}\n", one_line(k))),
                 Entry::Migrate => out.push_str("migrate\n"),
                 Entry::Kill => out.push_str("kill\n"),
                 Entry::Restart => out.push_str("restart\n"),
                 Entry::Ticks(n) => out.push_str(&format!("ticks {n}\n")),
+                Entry::Command(c) => out.push_str(&format!("cmd {c}\n")),
             }
         }
         out
     }
+}
+
+fn one_line(s: &str) -> String {
+    s.replace(['\r', '\n'], " ")
 }
 
 /// The link that reopens the view as it is, on the page at `base`.

@@ -1,6 +1,6 @@
 //! The Cluster view's state: a small simulated cluster (three masters with a replica each, real engines) with something to look at, the key typed, and the slot migration or failover playing, stepped on the sim clock.
 //!
-//! Every button and animation step is an [`Action`] for
+//! Every button, console line and animation step is an [`Action`] for
 //! [`SlotMapState::apply`], tested natively; the component draws the
 //! canvas and keeps the animation timer running while [`SlotMapState::busy`].
 
@@ -23,6 +23,11 @@ const GIVE_UP_AFTER_US: u64 = 6 * NODE_TIMEOUT_MS as u64 * 1000;
 /// Keys moved per migration step.
 const KEYS_PER_STEP: usize = 8;
 const DEFAULT_KEY: &str = "user:{42}:cart";
+/// Virtual time the built cluster runs before it is shown, so its
+/// replicas have every key (the links take 100 µs).
+const REPLICATE_US: u64 = 50_000;
+/// Virtual time that passes after each console command.
+const COMMAND_GAP_US: u64 = 1_000;
 
 pub use super::action::Action;
 
@@ -52,6 +57,10 @@ pub struct SlotMapState {
     pub status: String,
     /// What was done, for the Share link and the address bar.
     pub log: super::log::Log,
+    /// The cluster console (`redis-cli -c`).
+    pub console: super::console::ClusterConsole,
+    /// The slot under the pointer, or last tapped.
+    pub pointed: Option<u16>,
 }
 
 /// A cluster with something to look at: users under per-user tags, one
@@ -94,6 +103,9 @@ pub fn build_cluster() -> Cluster {
             );
         }
     }
+    // Everything was sent at one instant: let the replication links carry
+    // it, so a replica promoted later has the keys (nothing is in flight).
+    cluster.advance_by(REPLICATE_US);
     cluster
 }
 
@@ -119,6 +131,15 @@ pub fn tag_span(key: &str) -> Option<(usize, usize)> {
     (len > 0).then_some((open + 1, open + 1 + len))
 }
 
+/// `slot`'s owner, as the map shows it, is down: nobody serves the slot
+/// until a replica is promoted.
+pub fn slot_down(cluster: &Cluster, slot: u16) -> bool {
+    cluster
+        .view(observer(cluster))
+        .owner(slot)
+        .is_some_and(|o| cluster.nodes[o].down)
+}
+
 /// The first live node: whose view of the slots the map shows.
 pub fn observer(cluster: &Cluster) -> usize {
     (0..cluster.nodes.len())
@@ -142,6 +163,7 @@ pub fn replay(text: &str) -> SlotMapState {
             "migrate" => st.apply(Action::Migrate),
             "kill" => st.apply(Action::Kill),
             "restart" => st.apply(Action::Restart),
+            "cmd" => st.apply(Action::Command(rest.to_string())),
             "ticks" => {
                 let n: u32 = rest.trim().parse().unwrap_or(0);
                 for _ in 0..n.min(MAX_TICKS - ticks) {
@@ -164,6 +186,8 @@ impl Default for SlotMapState {
             failover: None,
             status: String::new(),
             log: Default::default(),
+            console: Default::default(),
+            pointed: None,
         }
     }
 }
@@ -190,7 +214,43 @@ impl SlotMapState {
             Action::Restart => self.restart_dead(),
             Action::Tick if self.failover.is_some() => self.failover_step(),
             Action::Tick => self.step(),
+            Action::Command(line) => {
+                if let Some(c) = self.cluster.as_mut() {
+                    self.console.run(c, &line);
+                    // A typed command is a while apart from the next action:
+                    // its writes reach the replicas meanwhile.
+                    c.advance_by(COMMAND_GAP_US);
+                }
+            }
+            Action::Point(slot) => self.pointed = slot.filter(|&s| (s as usize) < SLOTS),
         }
+    }
+
+    /// What the map says about `slot`: its owner (and whether it is down),
+    /// its keys, and a migration under way.
+    pub fn slot_readout(&self, slot: u16) -> String {
+        let Some(c) = self.cluster.as_ref() else {
+            return format!("slot {slot}");
+        };
+        let keys = |n: usize| match c.nodes[n].engine.keys_in_slot(slot).len() {
+            1 => "1 key".to_string(),
+            k => format!("{k} keys"),
+        };
+        let Some(o) = c.view(observer(c)).owner(slot) else {
+            return format!("slot {slot}: no owner");
+        };
+        let mut text = format!("slot {slot}: node {o} ({}), {}", c.nodes[o].addr, keys(o));
+        if slot_down(c, slot) {
+            text.push_str(", owner down: unavailable until a replica takes over");
+        }
+        if let Some(m) = self.migration.as_ref().filter(|m| m.slot == slot) {
+            text.push_str(&format!(
+                ", migrating to node {} ({} there)",
+                m.to,
+                keys(m.to)
+            ));
+        }
+        text
     }
 
     /// Starts migrating the typed key's slot (or the busiest one) to the next master.
@@ -516,5 +576,84 @@ mod tests {
         );
         let junk = replay("ticks 99999999999\nbogus\nkey \nticks -3\n");
         assert!(!junk.busy());
+    }
+
+    #[test]
+    fn the_console_shows_redirects_and_its_commands_replay() {
+        let mut st = SlotMapState::default();
+        st.show();
+        let user = key_hash_slot(b"user:{42}:cart");
+        st.apply(Action::Command("GET user:{42}:cart".into()));
+        let lines: Vec<&str> = st.console.lines.iter().map(|(_, t)| t.as_str()).collect();
+        assert_eq!(
+            lines,
+            [
+                "127.0.0.1:7000> GET user:{42}:cart",
+                &format!("-> MOVED {user} 127.0.0.1:7001"),
+                "\"[]\""
+            ]
+        );
+        assert_eq!(st.console.prompt(st.cluster.as_ref()), "127.0.0.1:7001>");
+        st.apply(Action::Key("{tenant:42}:x".into()));
+        st.apply(Action::Migrate);
+        st.apply(Action::Tick);
+        st.apply(Action::Command("GET {tenant:42}:gone".into()));
+        let slot = key_hash_slot(b"{tenant:42}");
+        let tail: Vec<&str> = st.console.lines[3..]
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect();
+        assert_eq!(
+            tail,
+            [
+                "127.0.0.1:7001> GET {tenant:42}:gone",
+                &format!("-> MOVED {slot} 127.0.0.1:7002"),
+                &format!("-> ASK {slot} 127.0.0.1:7000"),
+                "(nil)"
+            ]
+        );
+        // The pointer is not logged; the commands are, between the ticks.
+        st.apply(Action::Point(Some(slot)));
+        assert!(
+            st.slot_readout(slot).contains("migrating to node 0"),
+            "{}",
+            st.slot_readout(slot)
+        );
+        let text = st.log.text();
+        assert!(
+            text.contains("migrate\nticks 1\ncmd GET {tenant:42}:gone\n"),
+            "{text}"
+        );
+        let again = replay(&text);
+        assert_eq!(again.console.lines, st.console.lines);
+        assert_eq!(again.pointed, None);
+    }
+
+    #[test]
+    fn the_readout_names_owner_keys_and_a_dead_owner() {
+        let mut st = SlotMapState::default();
+        st.show();
+        let user = key_hash_slot(b"user:{42}:cart");
+        assert_eq!(
+            st.slot_readout(user),
+            format!("slot {user}: node 1 (127.0.0.1:7001), 1 key")
+        );
+        st.apply(Action::Key("user:{42}:cart".into()));
+        st.apply(Action::Kill);
+        let c = st.cluster.as_ref().unwrap();
+        assert!(slot_down(c, user) && !slot_down(c, 0));
+        assert!(st.slot_readout(user).contains("owner down"));
+        while st.busy() {
+            st.apply(Action::Tick);
+        }
+        let c = st.cluster.as_ref().unwrap();
+        assert!(!slot_down(c, user), "the promoted replica serves it");
+        // With the key, which had reached the replica before its master died.
+        assert_eq!(
+            st.slot_readout(user),
+            format!("slot {user}: node 4 (127.0.0.1:7004), 1 key")
+        );
+        st.apply(Action::Point(Some(20_000)));
+        assert_eq!(st.pointed, None, "no such slot");
     }
 }

@@ -1,4 +1,4 @@
-//! A cluster-aware client, as redis-py's or Jedis': a slot map loaded from CLUSTER SLOTS, each command sent to its slot's owner, MOVED reloading the map, ASK followed once with ASKING.
+//! A cluster-aware client, as redis-py's or Jedis': a slot map loaded from CLUSTER SLOTS, each command sent to its slot's owner, MOVED reloading the map, ASK followed once with ASKING; or, as `redis-cli -c`, connected to one node and moving to wherever a redirect points. Each redirect followed is kept for a console to show.
 
 use super::Cluster;
 use redsim_engine::cluster::{key_hash_slot, SLOTS};
@@ -26,6 +26,17 @@ pub struct SimClient {
     pub slots: Vec<Option<usize>>,
     pub stats: ClientStats,
     pub max_redirects: usize,
+    /// `redis-cli -c`: the node it is connected to, which every command goes
+    /// to first, and which follows each redirect (`None`: slot map routing).
+    pub connected: Option<usize>,
+}
+
+/// A redirect a command followed: Redis' error line, and the node it named.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hop {
+    /// `MOVED <slot> <ip:port>` or `ASK <slot> <ip:port>`, as the node replied.
+    pub line: String,
+    pub to: usize,
 }
 
 /// A command's outcome through a [`SimClient`].
@@ -36,6 +47,8 @@ pub struct Outcome {
     pub node: usize,
     /// MOVED and ASK followed for this command.
     pub redirects: u32,
+    /// Those redirects, in order.
+    pub hops: Vec<Hop>,
     /// From the first send to the final reply.
     pub latency_us: u64,
 }
@@ -48,7 +61,17 @@ impl Cluster {
             slots: vec![None; SLOTS],
             stats: ClientStats::default(),
             max_redirects: 16,
+            connected: None,
         }
+    }
+
+    /// A client as `redis-cli -c -p <node's port>`: connected to `node`, it
+    /// sends every command there and moves to the node a MOVED or ASK names
+    /// (without loading a slot map), so a console shows each redirect.
+    pub fn cli_client(&mut self, node: usize) -> SimClient {
+        let mut c = self.client();
+        c.connected = Some(node.min(self.nodes.len().saturating_sub(1)));
+        c
     }
 }
 
@@ -98,23 +121,31 @@ impl SimClient {
                 redsim_engine::cmd::cluster::key_positions(cmd, args)
             })
             .and_then(|keys| keys.first().map(|&p| key_hash_slot(&args[p])));
-        let mut node = slot.and_then(|s| self.slots[s as usize]).unwrap_or(0);
+        let mut node = match self.connected {
+            Some(n) => n,
+            None => slot.and_then(|s| self.slots[s as usize]).unwrap_or(0),
+        };
         let mut asking = false;
         let mut redirects = 0;
+        let mut hops = Vec::new();
         let start = cluster.now_us();
         loop {
             if asking {
                 cluster.send(node, self.conn, &[b"ASKING".to_vec()]);
             }
             let sent = cluster.send(node, self.conn, args);
-            let outcome = |reply: Frame, redirects| Outcome {
+            if self.connected.is_some() && !cluster.nodes[node].down {
+                self.connected = Some(node);
+            }
+            let outcome = |reply: Frame, redirects, hops| Outcome {
                 reply,
                 node,
                 redirects,
+                hops,
                 latency_us: sent.end_us - start,
             };
             let Frame::Error(msg) = &sent.reply else {
-                return outcome(sent.reply, redirects);
+                return outcome(sent.reply, redirects, hops);
             };
             let mut words = msg.split(' ');
             let (kind, slot_word, addr) = (words.next(), words.next(), words.next());
@@ -124,32 +155,53 @@ impl SimClient {
                 (Some("MOVED"), Some(t), Some(s)) if redirects < self.max_redirects as u32 => {
                     self.stats.moved += 1;
                     redirects += 1;
+                    hops.push(Hop {
+                        line: msg.to_string(),
+                        to: t,
+                    });
                     if let Some(slot) = self.slots.get_mut(s) {
                         *slot = Some(t);
                     }
-                    self.refresh(cluster, t);
+                    if self.connected.is_none() {
+                        self.refresh(cluster, t);
+                    }
                     node = t;
                     asking = false;
                 }
                 (Some("ASK"), Some(t), Some(_)) if redirects < self.max_redirects as u32 => {
                     self.stats.ask += 1;
                     redirects += 1;
+                    hops.push(Hop {
+                        line: msg.to_string(),
+                        to: t,
+                    });
                     node = t;
                     asking = true;
                 }
                 (Some("TRYAGAIN"), _, _) => {
                     self.stats.tryagain += 1;
-                    return outcome(sent.reply.clone(), redirects);
+                    return outcome(sent.reply.clone(), redirects, hops);
                 }
                 _ if msg.ends_with("(connection refused)") => {
                     // As redis-py and Jedis do: reload the slot map from
                     // another node, so a failover is found once it happened.
+                    // Connected as redis-cli: the next command goes to the
+                    // next live node instead.
                     self.stats.refused += 1;
                     let other = (node + 1) % cluster.nodes.len();
-                    self.refresh(cluster, other);
-                    return outcome(sent.reply.clone(), redirects);
+                    match self.connected {
+                        Some(_) => {
+                            let n = cluster.nodes.len();
+                            self.connected = (1..n)
+                                .map(|d| (node + d) % n)
+                                .find(|&i| !cluster.nodes[i].down)
+                                .or(Some(node));
+                        }
+                        None => self.refresh(cluster, other),
+                    }
+                    return outcome(sent.reply.clone(), redirects, hops);
                 }
-                _ => return outcome(sent.reply.clone(), redirects),
+                _ => return outcome(sent.reply.clone(), redirects, hops),
             }
         }
     }

@@ -32,7 +32,7 @@ mod served;
 #[cfg(test)]
 mod tests;
 
-pub use client::{ClientStats, Outcome, SimClient};
+pub use client::{ClientStats, Hop, Outcome, SimClient};
 pub use migrate::even_ranges;
 
 use std::collections::{BTreeMap, BTreeSet};

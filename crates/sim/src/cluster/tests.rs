@@ -322,3 +322,46 @@ fn even_ranges_match_redis_cli() {
     );
     assert_eq!(even_ranges(1), vec![(0, 16383)]);
 }
+
+#[test]
+fn a_cli_client_shows_moved_then_ask_during_a_migration() {
+    let mut c = cluster(1, 3, 0, 15_000);
+    let key = key_of(2, 3, "k");
+    let slot = key_hash_slot(key.as_bytes());
+    let mut cli = c.cli_client(0);
+    let out = cli.run_line(&mut c, &format!("SET {key} v"));
+    assert_eq!(out.reply, Frame::ok());
+    assert_eq!(
+        out.hops,
+        vec![Hop {
+            line: format!("MOVED {slot} 127.0.0.1:7002"),
+            to: 2
+        }]
+    );
+    assert_eq!((out.node, cli.connected), (2, Some(2)));
+    // Connected to node 2 now, as redis-cli -c stays: no redirect.
+    let out = cli.run_line(&mut c, &format!("GET {key}"));
+    assert_eq!((out.reply, out.hops.len()), (Frame::bulk(b"v"), 0));
+    // The slot migrates to node 1, its key moves first: ASK from node 2.
+    c.begin_migration(slot, 1).expect("migrating");
+    assert_eq!(c.migrate_keys(slot, 10).len(), 1);
+    let mut cli = c.cli_client(0);
+    let out = cli.run_line(&mut c, &format!("GET {key}"));
+    let lines: Vec<&str> = out.hops.iter().map(|h| h.line.as_str()).collect();
+    assert_eq!(
+        lines,
+        [
+            format!("MOVED {slot} 127.0.0.1:7002"),
+            format!("ASK {slot} 127.0.0.1:7001")
+        ]
+    );
+    assert_eq!((out.reply, out.node), (Frame::bulk(b"v"), 1));
+    assert_eq!(cli.stats.refreshes, 0, "redis-cli loads no slot map");
+    // A node that is down: the next command goes to a live one.
+    c.kill_node(1);
+    let out = cli.run_line(&mut c, "PING");
+    assert!(out.reply.is_error());
+    assert_eq!(cli.connected, Some(2));
+    let out = cli.run_line(&mut c, "PING");
+    assert_eq!(out.reply, Frame::Simple("PONG".into()));
+}

@@ -3,12 +3,14 @@
 //! Dense marks (writes, acks, arrivals, fsyncs, refusals) are merged per
 //! [`BIN_PX`] pixels, so a frame stays small at any write rate; lost
 //! acknowledged writes are never merged, they are drawn one by one in red.
+//! The single marks' labels are placed last, clear of every mark (dense
+//! bins included) and of each other (`marks.rs`).
 
 use std::collections::BTreeMap;
 
 use redsim_sim::topology::{NodeEvent, NodeEventKind, TopoView, WriteRecord, EVENTS_CAP};
 
-use super::marks::Singles;
+use super::marks::{Bbox, Singles};
 use super::{bytes_text, detail_rect, LANE_H};
 use crate::svg::{self, px, time_exact};
 
@@ -58,21 +60,32 @@ pub fn lanes_svg(
     writes: &[WriteRecord],
     window_us: u64,
 ) -> String {
+    let lost: BTreeMap<u64, u64> = writes
+        .iter()
+        .filter_map(|w| w.lost_us.map(|l| (w.id, l)))
+        .collect();
+    draw(v, events, writes, window_us, &lost).0
+}
+
+/// [`lanes_svg`], and the single marks with their labels placed.
+fn draw<'a>(
+    v: &TopoView,
+    events: &[NodeEvent],
+    writes: &[WriteRecord],
+    window_us: u64,
+    lost: &'a BTreeMap<u64, u64>,
+) -> (String, Singles<'a>) {
     let n = v.nodes.len();
     let h = AXIS_H + LANE_H * n as f64 + 8.0;
     let f = Frame::new(v.now_us, window_us);
     let mut s = String::with_capacity(32 * 1024);
     svg::open(&mut s, LANES_W, h, "rs-topo-lanes", "Per-node timelines");
     lanes_and_axis(&mut s, v, &f, h);
-    let lost: BTreeMap<u64, u64> = writes
-        .iter()
-        .filter_map(|w| w.lost_us.map(|l| (w.id, l)))
-        .collect();
     // Spans (a node down, a snapshot) open before the window are found by
     // walking every event: `events()` is bounded, so this stays cheap.
     let mut spans = Spans::default();
     let mut bins: BTreeMap<(usize, Dense, i64), Bin> = BTreeMap::new();
-    let mut singles = Singles::new(&lost);
+    let mut singles = Singles::new(lost, LANE_LABEL, LANES_W - 2.0);
     for e in events {
         if e.node >= n {
             continue;
@@ -82,7 +95,7 @@ pub fn lanes_svg(
             continue;
         }
         let x = f.x(e.at_us);
-        match dense(&e.kind, &lost) {
+        match dense(&e.kind, lost) {
             Some((d, items, id)) => bins
                 .entry((e.node, d, (x / BIN_PX) as i64))
                 .or_insert_with(|| Bin::new(e, id))
@@ -96,8 +109,9 @@ pub fn lanes_svg(
     }
     for ((node, d, bin), b) in &bins {
         b.draw(&mut s, *node, *d, *bin);
+        singles.obstacle(*node, bin_box(*node, *d, *bin));
     }
-    s.push_str(&singles.into_svg());
+    s.push_str(&singles.draw_all());
     let xn = f.x(v.now_us);
     svg::line(
         &mut s,
@@ -108,7 +122,7 @@ pub fn lanes_svg(
         "class=\"rs-topo-now\"",
     );
     s.push_str("</svg>");
-    s
+    (s, singles)
 }
 
 /// The lane backgrounds with each node's name and role, and the time axis.
@@ -363,6 +377,17 @@ fn dense(kind: &NodeEventKind, lost: &BTreeMap<u64, u64>) -> Option<(Dense, u64,
     }
 }
 
+/// The centre of a bin's mark.
+fn bin_x(bin: i64) -> f64 {
+    (bin as f64 + 0.5) * BIN_PX
+}
+
+/// The box a bin's mark covers (labels keep clear of it).
+fn bin_box(node: usize, d: Dense, bin: i64) -> Bbox {
+    let (dy, hh) = d.band();
+    Bbox::new(bin_x(bin) - 1.0, lane_y(node) + dy, 2.0, hh)
+}
+
 /// The dense marks of one kind merged into one bin of one lane.
 struct Bin {
     count: u64,
@@ -440,7 +465,7 @@ impl Bin {
     }
 
     fn draw(&self, s: &mut String, node: usize, d: Dense, bin: i64) {
-        let x = (bin as f64 + 0.5) * BIN_PX;
+        let x = bin_x(bin);
         let (dy, hh) = d.band();
         let name = d.name();
         detail_rect(
@@ -488,6 +513,75 @@ mod tests {
         );
         assert_eq!((done[1].from, done[1].to), (3_000, 9_000));
         assert_eq!(done[1].detail, "node 1 partitioned since 3 ms");
+    }
+
+    /// A failover after held links: its SDOWN, ODOWN, LOST and
+    /// +switch-master labels are drawn, and no label overlaps another or
+    /// any mark, at every step of the failover.
+    #[test]
+    fn failover_labels_overlap_no_label_and_no_mark() {
+        use redsim_sim::topology::{Control, TopoOptions, Topology};
+        let mut topo = Topology::new(TopoOptions::default());
+        topo.advance_to(5_000_000);
+        let replicas = topo.view().nodes.len() - 1;
+        for r in 1..=replicas {
+            topo.control(Control::PauseLink { replica: r }).unwrap();
+        }
+        topo.advance_to(6_000_000);
+        topo.control(Control::Kill {
+            node: 0,
+            power_loss: false,
+        })
+        .unwrap();
+        for r in 1..=replicas {
+            topo.control(Control::ResumeLink { replica: r }).unwrap();
+        }
+        let mut seen = String::new();
+        for t in (6_100_000..=16_000_000).step_by(100_000) {
+            topo.advance_to(t);
+            let v = topo.view();
+            let writes = topo.writes();
+            let lost: BTreeMap<u64, u64> = writes
+                .iter()
+                .filter_map(|w| w.lost_us.map(|l| (w.id, l)))
+                .collect();
+            for window in [10_000_000, 30_000_000] {
+                let (svg, singles) = draw(&v, topo.events(), writes, window, &lost);
+                assert_eq!(
+                    svg.matches("<text").count() - axis_texts(&svg, &v),
+                    singles.texts.len()
+                );
+                for (lane, boxes) in &singles.placed {
+                    let marks = &singles.obstacles[lane];
+                    for (i, a) in boxes.iter().enumerate() {
+                        assert!(a.x0 >= LANE_LABEL && a.x1 <= LANES_W, "{a:?} at {t}");
+                        for b in &boxes[i + 1..] {
+                            assert!(!a.overlaps(b), "labels {a:?} {b:?} at {t}");
+                        }
+                        for m in marks {
+                            assert!(!a.overlaps(m), "label {a:?} on mark {m:?} at {t}");
+                        }
+                    }
+                }
+                seen = singles.texts.join("|");
+            }
+        }
+        // Once it is over, all of the failover's story is labelled.
+        for word in [
+            "SDOWN",
+            "ODOWN",
+            "LOST",
+            "+switch-master",
+            "crash",
+            "promoted",
+        ] {
+            assert!(seen.contains(word), "{word} labelled: {seen}");
+        }
+    }
+
+    /// The texts of the axis and the lane names.
+    fn axis_texts(svg: &str, v: &TopoView) -> usize {
+        svg.matches("class=\"rs-topo-tick\"").count() + 2 * v.nodes.len()
     }
 
     #[test]
