@@ -891,6 +891,9 @@ fn step_budget_stops_endless_scripts() {
     // A script that wrote cannot be killed; inside MULTI (where its caller
     // cannot wait) it runs to the horizon and stops with Redsim's BUSY
     // error, its writes kept.
+    // Interpreting a script to the horizon takes seconds of real time in a
+    // debug build, more on a loaded machine.
+    c.set_read_timeout(Duration::from_secs(300));
     assert_eq!(c.cmd(&["MULTI"]), Frame::Simple("OK".into()));
     c.cmd(&["EVAL", "while true do redis.call('incr', 'loops') end", "0"]);
     let Frame::Array(done) = c.cmd(&["EXEC"]) else {

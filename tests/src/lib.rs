@@ -304,6 +304,13 @@ impl Conn {
         closed
     }
 
+    /// How long a read may wait for the server (20 s by default), for a
+    /// test whose reply comes only after work that a loaded machine may
+    /// stretch (a script run to Redsim's horizon in a debug build).
+    pub fn set_read_timeout(&mut self, wait: Duration) {
+        self.stream.set_read_timeout(Some(wait)).expect("timeout");
+    }
+
     /// A reply if one arrives within `wait`, for a test that must not
     /// block on a reply that may come only after it acts (a busy script).
     pub fn reply_within(&mut self, wait: Duration) -> Option<Frame> {
