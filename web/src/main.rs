@@ -17,6 +17,7 @@ mod cluster;
 mod console;
 mod dom;
 mod fmt;
+mod keys;
 mod lessons;
 mod minimal;
 mod mount;
