@@ -459,6 +459,40 @@ def run_layout_checks(suite, page, base, shots, label, shot):
         expect("?" in seed.input_value(), "the field got the keys: %r" % seed.input_value())
     suite.check("Space, arrows, [ ], ? and Escape drive playback outside form fields (%s)" % label, shortcut_keys_work)
 
+    def topology_keys_work():
+        page.goto(base + "index.html?tab=topology&t=1000")
+        now = q("span.rs-topo-now")
+        now.wait_for(state="visible", timeout=15000)
+        kb = page.keyboard
+        topo_playing = lambda: q('[data-action="topo-pause"]').count() == 1  # noqa: E731
+        q(".rs-topo-intro").click()
+        if topo_playing():
+            kb.press(" ")
+        wait_until(lambda: not topo_playing(), "Space pauses the topology")
+        at = int(now.get_attribute("data-now-us"))
+        kb.press("ArrowRight")
+        wait_until(lambda: int(now.get_attribute("data-now-us")) == at + 100000, "→ runs 0.1 s")
+        speed = q(".rs-topo-speed")
+        s0 = speed.input_value()
+        kb.press("]")
+        wait_until(lambda: speed.input_value() != s0, "] changes the speed")
+        kb.press("[")
+        wait_until(lambda: speed.input_value() == s0, "[ changes it back")
+        kb.press(" ")
+        wait_until(topo_playing, "Space plays the topology")
+        kb.press(" ")
+        wait_until(lambda: not topo_playing(), "Space pauses it again")
+        kb.press("?")
+        dialog = q('[role="dialog"][aria-label="Keyboard shortcuts"]')
+        wait_until(lambda: dialog.count() == 1 and dialog.is_visible(), "? lists the topology's keys")
+        kb.press("Escape")
+        wait_until(lambda: dialog.count() == 0, "Escape closes it")
+        q(".rs-topo-rate").click()
+        kb.press(" ")
+        time.sleep(0.3)
+        expect(not topo_playing(), "Space in the rate field is typing")
+    suite.check("the Topology tab's Space, →, [ ], ? and Escape (%s)" % label, topology_keys_work)
+
 
 if __name__ == "__main__":
     sys.exit(main())

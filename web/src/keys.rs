@@ -94,6 +94,15 @@ pub const PLAYBACK_KEYS: &[(&str, &str)] = &[
     ("Esc", "close this list"),
 ];
 
+/// The keys the Topology tab offers (a live world has no going back).
+pub const TOPOLOGY_KEYS: &[(&str, &str)] = &[
+    ("Space", "play or pause"),
+    ("→", "forward 0.1 s"),
+    ("[ / ]", "slower or faster"),
+    ("?", "show or hide this list"),
+    ("Esc", "close this list"),
+];
+
 /// The list of shortcuts, as a dialog with a Close button; `focus` is the
 /// dialog itself, for the view to focus when it opens.
 pub fn help_dialog(keys: &[(&str, &str)], focus: &NodeRef, on_close: Callback<()>) -> Html {

@@ -188,27 +188,39 @@ impl Layout {
         let crowded = (width - time_w(10.0) - 26.0) / (lanes as f64) < 24.0;
         let time_size = if crowded { 9.0 } else { 10.0 };
         let tw = time_w(time_size) + if crowded { 12.0 } else { 18.0 };
+        // Lanes widen (up to 300 px) for arrow labels that would not fit.
+        let lane_max = d
+            .steps
+            .iter()
+            .filter(|s| s.from != s.to)
+            .map(|s| {
+                let span = s.from.abs_diff(s.to).max(1) as f64;
+                (label_width(&s.label, LABEL_SIZE, false) + 24.0) / span
+            })
+            .fold(LANE_MAX, f64::max)
+            .min(300.0);
         let note_side = (width * 0.3).clamp(NOTE_MIN, NOTE_MAX);
         let side_lw = (width - tw - note_side - 26.0) / lanes as f64;
         let side = !d.marks.is_empty() && side_lw >= LANE_SIDE_MIN;
         let (lw, note_x, note_w) = if d.marks.is_empty() {
             ((width - tw - 10.0) / lanes as f64, 0.0, 0.0)
         } else if side {
-            let lw = side_lw.min(LANE_MAX);
+            let lw = side_lw.min(lane_max);
             (lw, tw + lw * lanes as f64 + 18.0, note_side)
         } else {
             let lw = (width - tw - 4.0) / lanes as f64;
             (lw, 8.0, 0.0)
         };
-        let lw = lw.clamp(LANE_MIN, LANE_MAX);
-        let upright = lw < LANE_UPRIGHT;
+        let lw = lw.clamp(LANE_MIN, lane_max);
+        let upright =
+            lw < LANE_UPRIGHT && d.lanes.iter().any(|l| head_lines(&l.name, lw).is_none());
         let head = if upright {
             d.lanes
                 .iter()
                 .map(|l| label_width(&l.name, 11.0, true))
                 .fold(30.0, f64::max)
                 .min(UPRIGHT_MAX)
-                + 22.0
+                + 30.0
         } else {
             HEAD
         };
@@ -587,6 +599,31 @@ pub fn diagram_svg_fit(d: &Diagram, cursor_us: Option<u64>, width: f64) -> Strin
     out
 }
 
+/// Room for a name in a lane header, px.
+fn head_room(lw: f64) -> f64 {
+    lw - 2.0 * head_pad(lw) - 6.0
+}
+
+fn head_pad(lw: f64) -> f64 {
+    if lw < 100.0 {
+        3.0
+    } else {
+        10.0
+    }
+}
+
+/// A lane's name in its header: one line at 12 px, or two at 11 px, or
+/// `None` when it fits neither way.
+fn head_lines(name: &str, lw: f64) -> Option<Vec<String>> {
+    let room = head_room(lw);
+    if label_width(name, 12.0, true) <= room {
+        return Some(vec![name.to_string()]);
+    }
+    let chars = (room / (11.0 * 0.66 * 1.12)).floor().max(1.0) as usize;
+    let lines = svg::wrap(name, chars);
+    (lines.len() == 2 && lines.iter().all(|l| label_width(l, 11.0, true) <= room)).then_some(lines)
+}
+
 /// Lane headers and lifelines.
 fn lane_heads(out: &mut String, d: &Diagram, lay: &Layout) {
     let (lw, head) = (lay.lw, lay.head);
@@ -607,7 +644,7 @@ fn lane_heads(out: &mut String, d: &Diagram, lay: &Layout) {
             esc(&lane.name),
             esc(&lane.kind)
         );
-        let pad = if lw < 70.0 { 2.0 } else { 10.0 };
+        let pad = head_pad(lw);
         svg::rect(
             out,
             x - lw / 2.0 + pad,
@@ -629,8 +666,20 @@ fn lane_heads(out: &mut String, d: &Diagram, lay: &Layout) {
                 px(ty),
                 esc(&name)
             );
+        } else if let Some(lines) = head_lines(&lane.name, lw).filter(|l| l.len() == 2) {
+            // Two lines of name; the kind is in the tooltip and the colour.
+            for (k, l) in lines.iter().enumerate() {
+                svg::text(
+                    out,
+                    x,
+                    22.0 + 14.0 * k as f64,
+                    "middle",
+                    &format!("class=\"rsv-label rsv-lane-name\" font-weight=\"600\" font-size=\"11\" fill=\"{INK}\""),
+                    l,
+                );
+            }
         } else {
-            let room = lw - 2.0 * pad - 6.0;
+            let room = head_room(lw);
             svg::text(
                 out,
                 x,
@@ -871,9 +920,14 @@ mod tests {
                     y1: ty,
                 };
                 b.push((l.name.clone(), r));
+            } else if let Some(lines) = head_lines(&l.name, lay.lw).filter(|l| l.len() == 2) {
+                for (k, line) in lines.iter().enumerate() {
+                    let w = label_width(line, 11.0, true);
+                    let y = 22.0 + 14.0 * k as f64;
+                    b.push((line.clone(), Rect::text(x - w / 2.0, w, y, 11.0)));
+                }
             } else {
-                let pad = if lay.lw < 70.0 { 2.0 } else { 10.0 };
-                let name = fit(&l.name, lay.lw - 2.0 * pad - 6.0, 12.0, true);
+                let name = fit(&l.name, head_room(lay.lw), 12.0, true);
                 let w = label_width(&name, 12.0, true);
                 b.push((name, Rect::text(x - w / 2.0, w, 26.0, 12.0)));
             }

@@ -50,6 +50,8 @@ pub struct Library {
     keys_ref: NodeRef,
     /// The list of shortcuts was open at the last render.
     keys_shown: bool,
+    /// Made once, so the form's props stay equal between playback's redraws.
+    on_form: Callback<form::FormInput>,
 }
 
 /// The width of the diagram's box, px, once it is laid out.
@@ -157,6 +159,7 @@ impl Component for Library {
             title_ref: NodeRef::default(),
             keys_ref: NodeRef::default(),
             keys_shown: false,
+            on_form: ctx.link().callback(Action::Form),
         };
         if ctx.props().active {
             lib.state.run(false);
@@ -232,7 +235,7 @@ impl Component for Library {
                                 <p>{ info.look_for }</p>
                             </details>
                         </header>
-                        { form::form(info, &st.values, st.seed, &link.callback(Action::Form)) }
+                        <form::ScenarioForm id={ info.id } values={ st.values.clone() } seed={ st.seed } on={ self.on_form.clone() } />
                         if ctx.props().shareable {
                             if let Some(url) = st.link(&crate::dom::page_url()) {
                                 { crate::dom::share_field("Share this run", &url) }
