@@ -344,8 +344,9 @@ def run_layout_checks(suite, page, base, shots, label, shot):
         lo, hi, cur = (float(num.get_attribute("min")), float(num.get_attribute("max")), float(num.input_value()))
         target = lo if cur != lo else hi
         num.fill(("%d" % target) if target == int(target) else str(target))
-        num.dispatch_event("change")
-        wait_until(lambda: ("%s=" % name) in page.url, "the run with the new %s" % name, timeout=15)
+        num.press("Tab")
+        wait_until(lambda: ("%s=" % name) in page.url, "the run with the new %s (%s, field %s)" % (
+            name, page.url, num.input_value()), timeout=15)
         expect(playing(), "still playing after the parameter changed")
         t = shown_us()
         wait_until(lambda: shown_us() > t, "the cursor goes on")

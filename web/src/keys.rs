@@ -107,9 +107,9 @@ pub const TOPOLOGY_KEYS: &[(&str, &str)] = &[
 /// dialog itself, for the view to focus when it opens.
 pub fn help_dialog(keys: &[(&str, &str)], focus: &NodeRef, on_close: Callback<()>) -> Html {
     html! {
-        <div class="rs-keys" role="dialog" aria-label="Keyboard shortcuts" tabindex="-1" ref={ focus.clone() }>
-            <h3 class="rs-keys-title">{ "Keyboard shortcuts" }</h3>
-            <dl class="rs-keys-list">
+        <div class="rs-shortcuts" role="dialog" aria-label="Keyboard shortcuts" tabindex="-1" ref={ focus.clone() }>
+            <h3 class="rs-shortcuts-title">{ "Keyboard shortcuts" }</h3>
+            <dl class="rs-shortcuts-list">
                 { for keys.iter().map(|(k, what)| html! {
                     <>
                         <dt><kbd>{ *k }</kbd></dt>
@@ -117,8 +117,8 @@ pub fn help_dialog(keys: &[(&str, &str)], focus: &NodeRef, on_close: Callback<()
                     </>
                 }) }
             </dl>
-            <p class="rs-keys-note">{ "Not while typing in a field or the console." }</p>
-            <button class="rs-btn rs-keys-close" data-action="close-keys" onclick={ on_close.reform(|_| ()) }>{ "Close" }</button>
+            <p class="rs-shortcuts-note">{ "Not while typing in a field or the console." }</p>
+            <button class="rs-btn rs-shortcuts-close" data-action="close-keys" onclick={ on_close.reform(|_| ()) }>{ "Close" }</button>
         </div>
     }
 }
