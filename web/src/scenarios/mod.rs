@@ -91,6 +91,22 @@ fn reveal(r: &NodeRef) {
 }
 
 impl Library {
+    /// While playing, keeps the diagram's cursor in view. Called both
+    /// before a redraw (so the box has scrolled when the new cursor lands)
+    /// and after it (when the layout changed).
+    fn follow(&self) {
+        let st = &self.state;
+        if st.playback.playing {
+            let diagram = st.outcome.as_ref().and_then(|o| o.diagram.as_ref());
+            if let (Some(d), Some(c)) = (diagram, st.playback.cursor()) {
+                follow_cursor(
+                    &self.diagram_ref,
+                    redsim_viz::diagram_cursor_y(d, c, st.diagram_w),
+                );
+            }
+        }
+    }
+
     /// Starts or stops the playback timer as the state plays or pauses,
     /// and moves the address bar when the form changed.
     fn sync(&mut self, ctx: &Context<Self>) {
@@ -174,16 +190,7 @@ impl Component for Library {
                 ctx.link().send_message(Action::Width(w));
             }
         }
-        let st = &self.state;
-        if st.playback.playing {
-            let diagram = st.outcome.as_ref().and_then(|o| o.diagram.as_ref());
-            if let (Some(d), Some(c)) = (diagram, st.playback.cursor()) {
-                follow_cursor(
-                    &self.diagram_ref,
-                    redsim_viz::diagram_cursor_y(d, c, st.diagram_w),
-                );
-            }
-        }
+        self.follow();
         if std::mem::take(&mut self.state.title_due) {
             reveal(&self.title_ref);
         }
@@ -212,6 +219,7 @@ impl Component for Library {
         }
         let render = self.state.apply(action);
         self.sync(ctx);
+        self.follow();
         render
     }
 
