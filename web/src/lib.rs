@@ -24,6 +24,7 @@ mod cluster;
 mod console;
 mod dom;
 mod fmt;
+mod keys;
 mod lab;
 mod lessons;
 mod minimal;

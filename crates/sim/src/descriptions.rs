@@ -60,6 +60,11 @@ struct Entry {
     /// `true` if `redsim run --against` can run it on a real server, else why not.
     against: Against,
     params: Vec<ParamEntry>,
+    /// When a run is meant to fail a check (it shows the bug): `always`,
+    /// or `param=value` (a choice's name, `on`/`off`, a number), several
+    /// joined by `&` when all must hold; any entry matching is enough.
+    #[serde(default)]
+    shows_bug: Vec<String>,
 }
 
 /// Whether a scenario runs against a real server: `true`, or a sentence saying why not.
@@ -125,8 +130,11 @@ impl ParamEntry {
     }
 }
 
+/// One description and when its runs are meant to show the bug.
+type Described = (ScenarioInfo, Vec<&'static str>);
+
 /// Every description in `text` (the file `file`), in the file's order.
-fn parse(file: &str, text: &str) -> Result<Vec<ScenarioInfo>, String> {
+fn parse(file: &str, text: &str) -> Result<Vec<Described>, String> {
     let lesson: LessonFile = serde_json::from_str(text).map_err(|e| format!("{file}: {e}"))?;
     let group = leak(lesson.group);
     lesson
@@ -149,7 +157,10 @@ fn parse(file: &str, text: &str) -> Result<Vec<ScenarioInfo>, String> {
                 }
                 Against::Not(why) => Some(leak(why)),
             };
-            Ok(ScenarioInfo {
+            for cond in &e.shows_bug {
+                check_condition(cond, &params).map_err(|err| format!("{file}: {id}: {err}"))?;
+            }
+            let info = ScenarioInfo {
                 id: leak(id),
                 group,
                 title: leak(e.title),
@@ -157,14 +168,61 @@ fn parse(file: &str, text: &str) -> Result<Vec<ScenarioInfo>, String> {
                 look_for: leak(e.look_for),
                 not_against,
                 params,
-            })
+            };
+            Ok((info, e.shows_bug.into_iter().map(leak).collect()))
         })
         .collect()
 }
 
+/// Whether `cond` (one `shows_bug` entry) names parameters and values the
+/// scenario has, so a slip in the data fails the tests.
+fn check_condition(cond: &str, params: &[ParamSpec]) -> Result<(), String> {
+    if cond == "always" {
+        return Ok(());
+    }
+    for part in cond.split('&') {
+        let (name, value) = part
+            .split_once('=')
+            .ok_or_else(|| format!("shows_bug '{cond}': `always` or name=value"))?;
+        let p = params
+            .iter()
+            .find(|p| p.name == name)
+            .ok_or_else(|| format!("shows_bug '{cond}': no parameter {name}"))?;
+        let known = if p.choices.is_empty() {
+            value.parse::<f64>().is_ok()
+        } else {
+            p.choices.contains(&value)
+        };
+        if !known {
+            return Err(format!("shows_bug '{cond}': {name} cannot be {value}"));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a run of `info` with these parameter values (in its form's
+/// order) is meant to fail a check: the variant that shows the bug.
+pub fn shows_bug(info: &ScenarioInfo, values: &[f64]) -> bool {
+    let Some((_, conds)) = all().iter().find(|(i, _)| i.id == info.id) else {
+        return false;
+    };
+    conds.iter().any(|cond| {
+        *cond == "always"
+            || cond.split('&').all(|part| {
+                let Some((name, value)) = part.split_once('=') else {
+                    return false;
+                };
+                info.params
+                    .iter()
+                    .zip(values)
+                    .any(|(p, v)| p.name == name && p.value_text(*v) == value)
+            })
+    })
+}
+
 /// Every description of every lesson file.
-fn all() -> &'static [ScenarioInfo] {
-    static ALL: OnceLock<Vec<ScenarioInfo>> = OnceLock::new();
+fn all() -> &'static [Described] {
+    static ALL: OnceLock<Vec<Described>> = OnceLock::new();
     ALL.get_or_init(|| {
         let mut all = Vec::new();
         for (file, text) in FILES {
@@ -178,7 +236,7 @@ fn all() -> &'static [ScenarioInfo] {
 
 /// The description of scenario `id`, if a lesson file has one.
 pub(crate) fn describe(id: &str) -> Option<&'static ScenarioInfo> {
-    all().iter().find(|i| i.id == id)
+    all().iter().map(|(i, _)| i).find(|i| i.id == id)
 }
 
 impl Scenario {
@@ -207,10 +265,10 @@ mod tests {
     #[test]
     fn scenarios_and_descriptions_match_one_to_one() {
         for s in SCENARIOS {
-            let n = all().iter().filter(|i| i.id == s.id).count();
+            let n = all().iter().filter(|(i, _)| i.id == s.id).count();
             assert_eq!(n, 1, "scenario {} has {n} descriptions", s.id);
         }
-        for i in all() {
+        for (i, _) in all() {
             let n = SCENARIOS.iter().filter(|s| s.id == i.id).count();
             assert_eq!(n, 1, "description {} has {n} scenarios", i.id);
         }
@@ -218,7 +276,7 @@ mod tests {
 
     #[test]
     fn defaults_lie_in_their_ranges() {
-        for i in all() {
+        for (i, _) in all() {
             for p in &i.params {
                 let at = format!("{}.{}", i.id, p.name);
                 assert!(p.min <= p.default && p.default <= p.max, "{at}");
@@ -227,6 +285,33 @@ mod tests {
             }
             assert!(Params::resolve(&i.params, &[]).is_ok(), "{}", i.id);
         }
+    }
+
+    #[test]
+    fn variants_meant_to_show_the_bug_fail_a_check_and_defaults_pass() {
+        let mut flagged = 0;
+        for (i, conds) in all() {
+            let defaults: Vec<f64> = i.params.iter().map(|p| p.default).collect();
+            assert!(
+                !shows_bug(i, &defaults) || conds.contains(&"always"),
+                "{}",
+                i.id
+            );
+            for cond in conds.iter().filter(|c| **c != "always") {
+                let overrides: Vec<(String, String)> = cond
+                    .split('&')
+                    .filter_map(|p| p.split_once('='))
+                    .map(|(n, v)| (n.to_string(), v.to_string()))
+                    .collect();
+                let params = Params::resolve(&i.params, &overrides).unwrap();
+                let values: Vec<f64> = i.params.iter().map(|p| params.get(p.name)).collect();
+                assert!(shows_bug(i, &values), "{}: {cond} is recognised", i.id);
+                let o = crate::run(i.id, 1, &overrides).unwrap();
+                assert!(!o.passed(), "{}: {cond} should fail a check", i.id);
+                flagged += 1;
+            }
+        }
+        assert!(flagged >= 5, "variants that show the bug are marked");
     }
 
     #[test]
@@ -239,17 +324,26 @@ mod tests {
         };
         let file = |param: &str| entry("true", param);
         let ok = file(r#"{"name": "n", "default": "b", "choices": ["a", "b"], "help": "h"}"#);
-        let info = &parse("f", &ok).unwrap()[0];
+        let info = &parse("f", &ok).unwrap()[0].0;
         assert_eq!((info.params[0].default, info.not_against), (1.0, None));
         let why = entry(r#""one node only""#, "");
         assert_eq!(
-            parse("f", &why).unwrap()[0].not_against,
+            parse("f", &why).unwrap()[0].0.not_against,
             Some("one node only")
         );
         // `against` is required, and false needs a reason instead.
         assert!(parse("f", &entry("false", "")).is_err());
         let missing = file("").replace(r#""against": true, "#, "");
         assert!(parse("f", &missing).is_err());
+        let flagged = ok.replace(r#""params""#, r#""shows_bug": ["n=a"], "params""#);
+        assert_eq!(parse("f", &flagged).unwrap()[0].1, vec!["n=a"]);
+        for slip in ["n=c", "m=a", "n"] {
+            let bad = ok.replace(
+                r#""params""#,
+                &format!(r#""shows_bug": ["{slip}"], "params""#),
+            );
+            assert!(parse("f", &bad).is_err(), "{slip}");
+        }
         for bad in [
             r#"{"name": "n", "default": "c", "choices": ["a", "b"], "help": "h"}"#,
             r#"{"name": "n", "default": 1, "help": "h"}"#,

@@ -46,6 +46,7 @@ pub use scenarios::cluster as cluster_lessons;
 pub use world::singleflight;
 
 pub use catalog::{catalog, find, run, run_with};
+pub use descriptions::shows_bug;
 pub use kernel::{Kernel, Recorder};
 pub use outcome::{
     Chart, ChartKind, Check, Diagram, Lane, Mark, Metric, Outcome, Series, Step, Strip,

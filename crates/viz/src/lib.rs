@@ -15,7 +15,9 @@ pub mod svg;
 pub mod topology;
 
 pub use chart::chart_svg;
-pub use diagram::{diagram_svg, event_times};
+pub use diagram::{
+    diagram_cursor_y, diagram_svg, diagram_svg_fit, event_times, DEFAULT_WIDTH as DIAGRAM_WIDTH,
+};
 pub use strip::{state_colour, strip_svg};
 
 use std::fmt::Write;

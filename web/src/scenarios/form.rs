@@ -14,8 +14,27 @@ pub enum FormInput {
     Run,
 }
 
+/// The form as a component of its own: it renders only when the scenario,
+/// its values or the seed change, so playback's redraws never reset a
+/// field the reader is typing in.
+#[derive(Properties, PartialEq)]
+pub struct FormProps {
+    pub id: &'static str,
+    pub values: Vec<f64>,
+    pub seed: u64,
+    pub on: Callback<FormInput>,
+}
+
+#[function_component(ScenarioForm)]
+pub fn scenario_form(p: &FormProps) -> Html {
+    match redsim_sim::find(p.id) {
+        Some(s) => form(s.info(), &p.values, p.seed, &p.on),
+        None => Html::default(),
+    }
+}
+
 /// The form for `info` with the current `values` and `seed`.
-pub fn form(info: &ScenarioInfo, values: &[f64], seed: u64, on: &Callback<FormInput>) -> Html {
+fn form(info: &ScenarioInfo, values: &[f64], seed: u64, on: &Callback<FormInput>) -> Html {
     let seed_change = on.reform(|e: Event| FormInput::Seed(input_value(&e)));
     html! {
         <div class="rs-scen-form">

@@ -12,10 +12,12 @@ mod preset;
 mod results;
 mod state;
 
+use gloo::events::EventListener;
 use gloo::timers::callback::Interval;
 use yew::prelude::*;
 
 use crate::dom::{keep_ticking, page_path, push_url, replace_url, wall_ms};
+use crate::keys;
 use playback::TICK_MS;
 pub use preset::ScenarioPreset;
 use state::{Action, LibraryState};
@@ -38,13 +40,85 @@ pub struct Library {
     state: LibraryState,
     ticker: Option<Interval>,
     /// Kept for its lifetime: dropping it stops listening.
-    _popstate: Option<gloo::events::EventListener>,
+    _popstate: Option<EventListener>,
+    /// The page's shortcut keys, while the library is the tab shown.
+    keys: Option<EventListener>,
+    /// Window resizes re-measure the diagram's box.
+    _resize: Option<EventListener>,
+    diagram_ref: NodeRef,
+    title_ref: NodeRef,
+    keys_ref: NodeRef,
+    /// The list of shortcuts was open at the last render.
+    keys_shown: bool,
+    /// Made once, so the form's props stay equal between playback's redraws.
+    on_form: Callback<form::FormInput>,
+}
+
+/// The width of the diagram's box, px, once it is laid out.
+fn box_width(r: &NodeRef) -> Option<f64> {
+    let w = r.cast::<web_sys::Element>()?.client_width();
+    (w > 0).then_some(w as f64)
+}
+
+/// Scrolls the diagram's box so the playback cursor (at `y` in the
+/// drawing) stays in view, a third of the way down when it has to move.
+fn follow_cursor(r: &NodeRef, y: f64) {
+    let Some(el) = r.cast::<web_sys::Element>() else {
+        return;
+    };
+    let (top, h) = (el.scroll_top() as f64, el.client_height() as f64);
+    if y < top + 24.0 || y > top + h - 24.0 {
+        el.set_scroll_top((y - h / 3.0).max(0.0) as i32);
+    }
+}
+
+/// Scrolls the page so `r` is in view when it is not (wholly).
+fn reveal(r: &NodeRef) {
+    let Some(el) = r.cast::<web_sys::Element>() else {
+        return;
+    };
+    let rect = el.get_bounding_client_rect();
+    let vh = web_sys::window()
+        .and_then(|w| w.inner_height().ok())
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0);
+    if rect.top() < 0.0 || rect.bottom() > vh {
+        let opts = web_sys::ScrollIntoViewOptions::new();
+        opts.set_block(web_sys::ScrollLogicalPosition::Start);
+        opts.set_behavior(web_sys::ScrollBehavior::Smooth);
+        el.scroll_into_view_with_scroll_into_view_options(&opts);
+    }
 }
 
 impl Library {
+    /// While playing, keeps the diagram's cursor in view. Called both
+    /// before a redraw (so the box has scrolled when the new cursor lands)
+    /// and after it (when the layout changed).
+    fn follow(&self) {
+        let st = &self.state;
+        if st.playback.playing {
+            let diagram = st.outcome.as_ref().and_then(|o| o.diagram.as_ref());
+            if let (Some(d), Some(c)) = (diagram, st.playback.cursor()) {
+                follow_cursor(
+                    &self.diagram_ref,
+                    redsim_viz::diagram_cursor_y(d, c, st.diagram_w),
+                );
+            }
+        }
+    }
+
     /// Starts or stops the playback timer as the state plays or pauses,
     /// and moves the address bar when the form changed.
     fn sync(&mut self, ctx: &Context<Self>) {
+        // Shortcut keys belong to the page's library while it is shown.
+        let want_keys = ctx.props().shareable && ctx.props().active;
+        if want_keys != self.keys.is_some() {
+            self.keys = if want_keys {
+                keys::listen(ctx.link().callback(Action::Key))
+            } else {
+                None
+            };
+        }
         let playing = self.state.playback.playing;
         keep_ticking(&mut self.ticker, playing, TICK_MS, ctx.link(), || {
             Action::Tick
@@ -82,15 +156,50 @@ impl Component for Library {
                 })
             })
         });
+        let diagram_ref = NodeRef::default();
+        let resize = web_sys::window().map(|w| {
+            let (link, r) = (ctx.link().clone(), diagram_ref.clone());
+            EventListener::new(&w, "resize", move |_| {
+                if let Some(w) = box_width(&r) {
+                    link.send_message(Action::Width(w));
+                }
+            })
+        });
         let mut lib = Library {
             state: LibraryState::new(&ctx.props().preset, wall_ms),
             ticker: None,
             _popstate: popstate.flatten(),
+            keys: None,
+            _resize: resize,
+            diagram_ref,
+            title_ref: NodeRef::default(),
+            keys_ref: NodeRef::default(),
+            keys_shown: false,
+            on_form: ctx.link().callback(Action::Form),
         };
         if ctx.props().active {
             lib.state.run(false);
         }
+        lib.sync(ctx);
         lib
+    }
+
+    fn rendered(&mut self, ctx: &Context<Self>, _first_render: bool) {
+        if let Some(w) = box_width(&self.diagram_ref) {
+            if (w - self.state.diagram_w).abs() >= 1.0 {
+                ctx.link().send_message(Action::Width(w));
+            }
+        }
+        self.follow();
+        if std::mem::take(&mut self.state.title_due) {
+            reveal(&self.title_ref);
+        }
+        if self.state.keys_open && !self.keys_shown {
+            if let Some(d) = self.keys_ref.cast::<web_sys::HtmlElement>() {
+                let _ = d.focus();
+            }
+        }
+        self.keys_shown = self.state.keys_open;
     }
 
     fn changed(&mut self, ctx: &Context<Self>, _old: &Self::Properties) -> bool {
@@ -110,6 +219,7 @@ impl Component for Library {
         }
         let render = self.state.apply(action);
         self.sync(ctx);
+        self.follow();
         render
     }
 
@@ -126,14 +236,14 @@ impl Component for Library {
                     if let Some(info) = st.info() {
                         <header class="rs-scen-head">
                             <span class="rs-scen-group">{ info.group }</span>
-                            <h2 class="rs-scen-title">{ info.title }</h2>
+                            <h2 class="rs-scen-title" ref={ self.title_ref.clone() }>{ info.title }</h2>
                             <p class="rs-scen-claim">{ info.claim }</p>
                             <details class="rs-scen-look" open={ !embedded }>
                                 <summary>{ "What to look for" }</summary>
                                 <p>{ info.look_for }</p>
                             </details>
                         </header>
-                        { form::form(info, &st.values, st.seed, &link.callback(Action::Form)) }
+                        <form::ScenarioForm id={ info.id } values={ st.values.clone() } seed={ st.seed } on={ self.on_form.clone() } />
                         if ctx.props().shareable {
                             if let Some(url) = st.link(&crate::dom::page_url()) {
                                 { crate::dom::share_field("Share this run", &url) }
@@ -149,7 +259,10 @@ impl Component for Library {
                         <p class="rs-scen-error" role="alert">{ e }</p>
                     }
                     if let Some(o) = &st.outcome {
-                        { results::results(o, &st.playback, st.took_ms, &link.callback(Action::Play)) }
+                        { results::results(o, st, &self.diagram_ref, &link.callback(Action::Play)) }
+                    }
+                    if st.keys_open {
+                        { keys::help_dialog(keys::PLAYBACK_KEYS, &self.keys_ref, link.callback(|_| Action::CloseKeys)) }
                     }
                 </section>
             </div>

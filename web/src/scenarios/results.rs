@@ -3,7 +3,8 @@
 use redsim_sim::{Chart, ChartKind, Outcome};
 use yew::prelude::*;
 
-use super::playback::{playback_bar, PlayClick, Playback};
+use super::playback::{playback_bar, PlayClick};
+use super::state::LibraryState;
 use crate::dom::raw_html;
 
 /// True when a line chart's x axis is virtual time in seconds, so a cursor
@@ -22,10 +23,21 @@ fn fmt_metric(v: f64) -> String {
     }
 }
 
-/// The outcome with the pictures drawn at the playback cursor.
-pub fn results(o: &Outcome, pb: &Playback, took_ms: f64, on_play: &Callback<PlayClick>) -> Html {
+/// What a failing check says when the run is the variant meant to show the bug.
+pub const EXPECTED: &str = "expected: this variant shows the bug";
+
+/// The outcome with the pictures drawn at the playback cursor, the
+/// diagram laid out to its box (`diagram_ref`, measured by the library).
+pub fn results(
+    o: &Outcome,
+    st: &LibraryState,
+    diagram_ref: &NodeRef,
+    on_play: &Callback<PlayClick>,
+) -> Html {
+    let pb = &st.playback;
     let passed = o.checks.iter().filter(|c| c.passed).count();
     let cursor = pb.cursor();
+    let buggy = st.shows_bug();
     html! {
         <div class="rs-scen-results">
             <div class="rs-scen-metrics">
@@ -42,15 +54,20 @@ pub fn results(o: &Outcome, pb: &Playback, took_ms: f64, on_play: &Callback<Play
                         <span class="rs-check-mark">{ if c.passed { "✓" } else { "✗" } }</span>
                         <span class="rs-check-claim">{ &c.claim }</span>
                         <span class="rs-check-detail">{ &c.detail }</span>
+                        if buggy && !c.passed {
+                            <span class="rs-check-expected">{ EXPECTED }</span>
+                        }
                     </li>
                 }) }
             </ul>
             if !o.notes.is_empty() {
                 <ul class="rs-scen-notes">{ for o.notes.iter().map(|n| html! { <li>{ n }</li> }) }</ul>
             }
-            { playback_bar(pb, o, took_ms, on_play) }
+            { playback_bar(pb, o, st.took_ms, on_play) }
             if let Some(d) = &o.diagram {
-                <div class="rs-scen-svg rs-scen-diagram" tabindex="0" role="group" aria-label="Race diagram (scrolls)">{ raw_html(redsim_viz::diagram_svg(d, cursor)) }</div>
+                <div class="rs-scen-svg rs-scen-diagram" ref={ diagram_ref.clone() } tabindex="0" role="group" aria-label="Race diagram (scrolls)">
+                    { raw_html(redsim_viz::diagram_svg_fit(d, cursor, st.diagram_w)) }
+                </div>
             }
             <div class="rs-scen-charts">
                 { for o.charts.iter().map(|c| {

@@ -14,6 +14,7 @@ use redsim_sim::{self as sim, Outcome, ParamSpec, ScenarioInfo};
 use super::form::FormInput;
 use super::playback::{PlayClick, Playback};
 use super::preset::{initial_values, scenario_link, ScenarioPreset};
+use crate::keys::Shortcut;
 
 /// Seed when neither the link nor the element gives one; `redsim run` uses the same.
 pub const DEFAULT_SEED: u64 = 1;
@@ -26,6 +27,12 @@ pub enum Action {
     Form(FormInput),
     Play(PlayClick),
     Tick,
+    /// The diagram's box is this wide, px.
+    Width(f64),
+    /// A shortcut key.
+    Key(Shortcut),
+    /// Close the list of shortcuts.
+    CloseKeys,
 }
 
 pub struct LibraryState {
@@ -49,6 +56,12 @@ pub struct LibraryState {
     pub history_due: bool,
     /// The page's clock (wall ms), to time runs.
     wall: fn() -> f64,
+    /// Width of the diagram's box, px (the diagram is laid out to it).
+    pub diagram_w: f64,
+    /// The reader chose a scenario: its title should scroll into view.
+    pub title_due: bool,
+    /// The list of shortcuts is open.
+    pub keys_open: bool,
 }
 
 impl LibraryState {
@@ -81,6 +94,9 @@ impl LibraryState {
             url_due: false,
             history_due: false,
             wall,
+            diagram_w: redsim_viz::DIAGRAM_WIDTH,
+            title_due: false,
+            keys_open: false,
         };
         if let Some(i) = selected {
             let (values, err) = initial_values(&lib.infos[i], &p.params);
@@ -120,6 +136,8 @@ impl LibraryState {
                     self.history_due |= self.selected != Some(i);
                     self.selected = Some(i);
                     self.values = self.infos[i].params.iter().map(|p| p.default).collect();
+                    self.playback = Playback::default();
+                    self.title_due = true;
                     self.run(true);
                 }
             }
@@ -162,17 +180,54 @@ impl LibraryState {
                 }
             },
             Action::Form(FormInput::Run) => self.run(true),
-            Action::Play(c) => return self.playback.click(c),
-            Action::Tick => return self.playback.tick(),
+            Action::Play(c) => return self.playback.click(c, (self.wall)()),
+            Action::Tick => return self.playback.tick((self.wall)()),
+            Action::Width(w) => {
+                if !w.is_finite() || w < 1.0 || (w - self.diagram_w).abs() < 1.0 {
+                    return false;
+                }
+                self.diagram_w = w;
+            }
+            Action::Key(k) => return self.key(k),
+            Action::CloseKeys => {
+                let was = self.keys_open;
+                self.keys_open = false;
+                return was;
+            }
         }
         true
     }
 
+    /// A shortcut key; false when it does nothing here.
+    fn key(&mut self, k: Shortcut) -> bool {
+        let now = (self.wall)();
+        let click = match k {
+            Shortcut::Help => {
+                self.keys_open = !self.keys_open;
+                return true;
+            }
+            Shortcut::Close => return self.apply(Action::CloseKeys),
+            _ if self.outcome.is_none() => return false,
+            Shortcut::PlayPause => PlayClick::Toggle,
+            Shortcut::Prev => PlayClick::Step(-1),
+            Shortcut::Next => PlayClick::Step(1),
+            Shortcut::Slower => PlayClick::Slower,
+            Shortcut::Faster => PlayClick::Faster,
+        };
+        self.playback.click(click, now)
+    }
+
+    /// Whether the run shown is the variant meant to show the bug (its
+    /// failing checks are the point, not a regression).
+    pub fn shows_bug(&self) -> bool {
+        self.info().is_some_and(|i| sim::shows_bug(i, &self.values))
+    }
+
     /// Runs the selected scenario with the form's values; a `user` run
     /// (not the first one) clears the preset's notice and moves the
-    /// address bar.
+    /// address bar. Playing goes on over the new run (a parameter changed
+    /// while it played); choosing another scenario resets playback first.
     pub fn run(&mut self, user: bool) {
-        self.playback.playing = false;
         self.tried = true;
         if user {
             self.notice = None;
@@ -191,7 +246,7 @@ impl LibraryState {
         match sim::run(id, self.seed, &overrides) {
             Ok(o) => {
                 self.took_ms = (self.wall)() - started;
-                self.playback.load(&o);
+                self.playback.load(&o, true);
                 self.outcome = Some(Rc::new(o));
                 self.error = None;
             }
@@ -257,13 +312,16 @@ mod tests {
     }
 
     #[test]
-    fn selecting_resets_the_values_and_a_run_stops_playback() {
+    fn selecting_resets_the_values_and_stops_playback_but_a_parameter_does_not() {
         let mut lib = LibraryState::new(&ScenarioPreset::default(), still);
         lib.run(false);
         lib.apply(Action::Play(PlayClick::Play));
         assert!(lib.playback.playing);
+        lib.apply(Action::Form(FormInput::Param(0, lib.values[0] + 1.0)));
+        assert!(lib.playback.playing, "a parameter changed while playing");
         lib.apply(Action::Select(1));
         assert!(!lib.playback.playing);
+        assert!(lib.title_due, "the title should scroll into view");
         let defaults: Vec<f64> = lib.infos[1].params.iter().map(|p| p.default).collect();
         assert_eq!(lib.values, defaults);
         assert!(
@@ -296,5 +354,56 @@ mod tests {
         );
         assert!(!lib.apply(Action::Open(ScenarioPreset::from_url(query, ""))));
         assert!(!lib.apply(Action::Open(ScenarioPreset::from_url("tab=console", ""))));
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::*;
+
+    fn still() -> f64 {
+        0.0
+    }
+
+    #[test]
+    fn shortcuts_drive_playback_and_the_help() {
+        let mut lib = LibraryState::new(
+            &ScenarioPreset::from_url("?scenario=delete-before-update", ""),
+            still,
+        );
+        lib.run(false);
+        assert!(lib.apply(Action::Key(Shortcut::PlayPause)));
+        assert!(lib.playback.playing);
+        lib.apply(Action::Key(Shortcut::PlayPause));
+        assert!(!lib.playback.playing);
+        let speed = lib.playback.speed();
+        lib.apply(Action::Key(Shortcut::Faster));
+        assert_eq!(lib.playback.speed(), speed + 1);
+        lib.apply(Action::Key(Shortcut::Slower));
+        lib.apply(Action::Key(Shortcut::Slower));
+        assert_eq!(lib.playback.speed(), speed - 1);
+        lib.apply(Action::Key(Shortcut::Prev));
+        let t = lib.playback.shown_us();
+        lib.apply(Action::Key(Shortcut::Next));
+        assert!(lib.playback.shown_us() > t);
+        lib.apply(Action::Key(Shortcut::Help));
+        assert!(lib.keys_open);
+        assert!(lib.apply(Action::Key(Shortcut::Close)));
+        assert!(!lib.keys_open);
+        assert!(!lib.apply(Action::Key(Shortcut::Close)), "nothing to close");
+    }
+
+    #[test]
+    fn the_buggy_variant_is_named() {
+        let lib = LibraryState::new(
+            &ScenarioPreset::from_url("?scenario=redis-outage&guard=fail-open", ""),
+            still,
+        );
+        assert!(lib.shows_bug(), "failing open is the unprotected run");
+        let lib = LibraryState::new(
+            &ScenarioPreset::from_url("?scenario=redis-outage", ""),
+            still,
+        );
+        assert!(!lib.shows_bug(), "the default guard protects");
     }
 }

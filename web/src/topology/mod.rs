@@ -27,10 +27,8 @@ use yew::prelude::*;
 use crate::dom::{self, input_value, keep_ticking, raw_html, select_value, wall_ms};
 pub use link::TopoPreset;
 use link::{topo_link, MAX_REPLAY_US};
-use state::{Action, TopoState, TICK_MS};
+use state::{Action, TopoState, SPEEDS, TICK_MS};
 
-/// Virtual ms per wall ms.
-const SPEEDS: [f64; 6] = [0.25, 0.5, 1.0, 2.0, 5.0, 10.0];
 /// Timeline windows, s of virtual time.
 const WINDOWS_S: [u64; 4] = [5, 10, 30, 60];
 
@@ -48,6 +46,11 @@ pub struct TopoProps {
 pub struct TopologyTab {
     state: TopoState,
     ticker: Option<Interval>,
+    /// The page's shortcut keys, while the tab is shown.
+    keys: Option<gloo::events::EventListener>,
+    keys_ref: NodeRef,
+    /// The list of shortcuts was open at the last render.
+    keys_shown: bool,
     /// Wall ms the last drawing took (measured while rendering).
     draw_ms: Cell<f64>,
 }
@@ -55,6 +58,14 @@ pub struct TopologyTab {
 impl TopologyTab {
     /// Starts or stops the timer as the state plays or pauses.
     fn sync_ticker(&mut self, ctx: &Context<Self>) {
+        let want_keys = ctx.props().shareable && ctx.props().active;
+        if want_keys != self.keys.is_some() {
+            self.keys = if want_keys {
+                crate::keys::listen(ctx.link().callback(Action::Key))
+            } else {
+                None
+            };
+        }
         let playing = self.state.playing;
         keep_ticking(&mut self.ticker, playing, TICK_MS, ctx.link(), || {
             Action::Tick
@@ -100,6 +111,9 @@ impl Component for TopologyTab {
         let mut t = TopologyTab {
             state: TopoState::new(&ctx.props().preset, wall_ms),
             ticker: None,
+            keys: None,
+            keys_ref: NodeRef::default(),
+            keys_shown: false,
             draw_ms: Cell::new(0.0),
         };
         if ctx.props().active {
@@ -117,8 +131,18 @@ impl Component for TopologyTab {
         } else {
             self.state.playing = false;
             self.ticker = None;
+            self.keys = None;
         }
         true
+    }
+
+    fn rendered(&mut self, _ctx: &Context<Self>, _first_render: bool) {
+        if self.state.keys_open && !self.keys_shown {
+            if let Some(d) = self.keys_ref.cast::<web_sys::HtmlElement>() {
+                let _ = d.focus();
+            }
+        }
+        self.keys_shown = self.state.keys_open;
     }
 
     fn update(&mut self, ctx: &Context<Self>, action: Action) -> bool {
@@ -186,11 +210,11 @@ impl Component for TopologyTab {
                 </p>
                 <div class="rs-topo-bar" role="group" aria-label="Virtual time">
                     if st.playing {
-                        <button class="rs-btn" data-action="topo-pause" onclick={ link.callback(|_| Action::Pause) }>{ "❚❚ Pause" }</button>
+                        <button class="rs-btn" data-action="topo-pause" title="Pause (Space)" onclick={ link.callback(|_| Action::Pause) }>{ "❚❚ Pause" }</button>
                     } else {
-                        <button class="rs-btn rs-primary" data-action="topo-play" onclick={ link.callback(|_| Action::Play) }>{ "▶ Play" }</button>
+                        <button class="rs-btn rs-primary" data-action="topo-play" title="Play (Space)" onclick={ link.callback(|_| Action::Play) }>{ "▶ Play" }</button>
                     }
-                    <button class="rs-btn" data-action="topo-step" data-ms="100" onclick={ link.callback(|_| Action::Step(100)) }>{ "+0.1 s" }</button>
+                    <button class="rs-btn" data-action="topo-step" data-ms="100" title="Forward 0.1 s (→)" onclick={ link.callback(|_| Action::Step(100)) }>{ "+0.1 s" }</button>
                     <button class="rs-btn" data-action="topo-step" data-ms="1000" onclick={ link.callback(|_| Action::Step(1000)) }>{ "+1 s" }</button>
                     <button class="rs-btn" data-action="topo-step" data-ms="5000" onclick={ link.callback(|_| Action::Step(5000)) }>{ "+5 s" }</button>
                     <select class="rs-topo-speed" aria-label="Speed" onchange={ speed }>
@@ -267,6 +291,9 @@ impl Component for TopologyTab {
                     <li><i class="rs-topo-k-lost"></i>{ "lost acknowledged write" }</li>
                 </ul>
                 { setup::setup(&st.opts, &link.callback(|(k, v)| Action::SetOption(k, v)), &link.callback(|_| Action::Reset), share, timings) }
+                if st.keys_open {
+                    { crate::keys::help_dialog(crate::keys::TOPOLOGY_KEYS, &self.keys_ref, link.callback(|_| Action::Key(crate::keys::Shortcut::Close))) }
+                }
             </div>
         }
     }

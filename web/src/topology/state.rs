@@ -8,7 +8,11 @@
 use redsim_sim::topology::{Control, TopoOptions, Topology};
 
 use super::link::{Resolved, TopoPreset};
+use crate::keys::Shortcut;
 use redsim_sim::topology::set_option;
+
+/// The speeds offered: virtual ms per wall ms.
+pub const SPEEDS: [f64; 6] = [0.25, 0.5, 1.0, 2.0, 5.0, 10.0];
 
 /// Timer period while playing, ms of wall time.
 pub const TICK_MS: u32 = 50;
@@ -35,6 +39,8 @@ pub enum Action {
     Detail(Option<String>),
     /// A form value that cannot be used.
     Invalid(String),
+    /// A shortcut key (Space, →, [ and ], ?, Escape).
+    Key(Shortcut),
 }
 
 /// A link's script and instant, waiting for the view to be shown.
@@ -66,6 +72,8 @@ pub struct TopoState {
     pub step_ms: f64,
     /// The page's clock (wall ms), for the timings above.
     wall: fn() -> f64,
+    /// The list of shortcuts is open.
+    pub keys_open: bool,
 }
 
 impl TopoState {
@@ -91,6 +99,26 @@ impl TopoState {
             took_ms: 0.0,
             step_ms: 0.0,
             wall,
+            keys_open: false,
+        }
+    }
+
+    /// A shortcut key; false when it does nothing here (there is no going
+    /// back in a live world, so ← does nothing).
+    fn key(&mut self, k: Shortcut) -> bool {
+        let at = SPEEDS.iter().position(|s| *s == self.speed).unwrap_or(2);
+        match k {
+            Shortcut::PlayPause if self.playing => self.apply(Action::Pause),
+            Shortcut::PlayPause => self.apply(Action::Play),
+            Shortcut::Next => self.apply(Action::Step(100)),
+            Shortcut::Prev => false,
+            Shortcut::Slower => self.apply(Action::Speed(SPEEDS[at.saturating_sub(1)])),
+            Shortcut::Faster => self.apply(Action::Speed(SPEEDS[(at + 1).min(SPEEDS.len() - 1)])),
+            Shortcut::Help => {
+                self.keys_open = !self.keys_open;
+                true
+            }
+            Shortcut::Close => std::mem::take(&mut self.keys_open),
         }
     }
 
@@ -170,6 +198,7 @@ impl TopoState {
                 self.url_due = true;
             }
             Action::Speed(s) => self.speed = s,
+            Action::Key(k) => return self.key(k),
             Action::Window(w) => self.window_s = w,
             Action::Control(c) => {
                 let Some(topo) = self.topo.as_mut() else {
@@ -291,6 +320,30 @@ mod tests {
         assert!(t.url_due);
         t.apply(Action::Pause);
         assert!(!t.apply(Action::Tick), "no ticks while paused");
+    }
+
+    #[test]
+    fn shortcut_keys_play_step_change_speed_and_list_themselves() {
+        let mut t = TopoState::new(&preset("?do=0:wait.1&t=1000"), still);
+        t.show();
+        assert!(!t.playing);
+        t.apply(Action::Key(Shortcut::PlayPause));
+        assert!(t.playing);
+        t.apply(Action::Key(Shortcut::PlayPause));
+        assert!(!t.playing);
+        let now = t.topo.as_ref().unwrap().now_us();
+        t.apply(Action::Key(Shortcut::Next));
+        assert_eq!(t.topo.as_ref().unwrap().now_us(), now + 100_000);
+        assert!(!t.apply(Action::Key(Shortcut::Prev)), "no going back");
+        t.apply(Action::Key(Shortcut::Faster));
+        assert_eq!(t.speed, 2.0);
+        t.apply(Action::Key(Shortcut::Slower));
+        t.apply(Action::Key(Shortcut::Slower));
+        assert_eq!(t.speed, 0.5);
+        t.apply(Action::Key(Shortcut::Help));
+        assert!(t.keys_open);
+        assert!(t.apply(Action::Key(Shortcut::Close)));
+        assert!(!t.keys_open && !t.apply(Action::Key(Shortcut::Close)));
     }
 
     #[test]
