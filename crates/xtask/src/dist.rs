@@ -303,8 +303,13 @@ mod tests {
             .split("<link")
             .find(|tag| tag.contains("data-trunk") && tag.contains("rel=\"rust\""))
             .expect("a trunk rust link");
-        assert!(rust_link.contains("data-bin=\"redsim-web\""));
-        assert!(rust_link.contains(&format!("data-cargo-profile-release=\"{PROFILE}\"")));
+        // Trunk builds the console module as `dist` does; the lab is `dist`'s alone.
+        let console = &MODULES[0];
+        assert!(rust_link.contains(&format!("data-bin=\"{}\"", console.bin)));
+        assert!(rust_link.contains(&format!(
+            "data-cargo-profile-release=\"{}\"",
+            console.profile
+        )));
         // The page's own stylesheet reaches trunk's output too.
         assert!(t.contains("rel=\"css\" href=\"../assets/redsim.css\""));
         assert!(root().join("assets/redsim.css").is_file());
