@@ -64,11 +64,19 @@ function start() {
   return instantiate('redsim-web');
 }
 
-// Called by the console module when the page shows a lab view: fetches and starts the lab module
-// once per generation; the lab mounts every place left for it.
-window.redsimLoadLab = () => {
+// Called by the console module when the page needs the lab module: fetches and starts it once
+// per generation; the lab mounts every place left for it. With `later`, for lab widgets that sit
+// beside consoles on a documentation page, it waits until the consoles have drawn and the page
+// is idle, so the lab's download never delays a console's first reply.
+window.redsimLoadLab = (later) => {
   if (lab) return lab;
-  lab = instantiate('redsim-lab').catch((err) => {
+  const wait = later
+    ? new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
+        if (window.requestIdleCallback) window.requestIdleCallback(done, { timeout: 1000 });
+        else setTimeout(done, 50);
+      })))
+    : Promise.resolve();
+  lab = wait.then(() => instantiate('redsim-lab')).catch((err) => {
     console.error('Redsim: the lab could not load', err);
     for (const note of document.querySelectorAll('.rs-lab-loading')) {
       note.textContent = 'The lab could not load: ' + err;

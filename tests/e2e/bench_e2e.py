@@ -21,6 +21,7 @@ Prints "N passed, M failed" and exits non-zero on any failure.
 """
 
 import argparse
+import contextlib
 import gzip
 import statistics
 import json
@@ -48,10 +49,12 @@ def native(args):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def wasm(args):
-    """The browser report, from the built page."""
+@contextlib.contextmanager
+def fresh_page(args, prefix):
+    """dist/ served, a fresh Chromium profile and its page: yields (page, base URL, the list
+    page errors are appended to), and cleans up after."""
     server, base = serve(os.path.abspath(args.dist))
-    profile = tempfile.mkdtemp(prefix="redsim-bench-e2e-")
+    profile = tempfile.mkdtemp(prefix=prefix)
     errors = []
     try:
         with sync_playwright() as p:
@@ -60,17 +63,23 @@ def wasm(args):
             )
             page = ctx.pages[0] if ctx.pages else ctx.new_page()
             page.on("pageerror", lambda e: errors.append(str(e)))
-            # The benchmark lives in the lab module, whose engine runs the scenarios.
-            page.goto(base + "index.html?tab=scenarios")
-            page.wait_for_function("typeof window.redsimBenchZipf === 'function'", timeout=60000)
-            text = page.evaluate(
-                "([r, k, s, n]) => window.redsimBenchZipf(r, k, s, n)",
-                [args.requests, args.keys, args.seed, args.rounds],
-            )
+            yield page, base, errors
             ctx.close()
     finally:
         server.shutdown()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def wasm(args):
+    """The browser report, from the built page."""
+    with fresh_page(args, "redsim-bench-e2e-") as (page, base, errors):
+        # The benchmark lives in the lab module, whose engine runs the scenarios.
+        page.goto(base + "index.html?tab=scenarios")
+        page.wait_for_function("typeof window.redsimBenchZipf === 'function'", timeout=60000)
+        text = page.evaluate(
+            "([r, k, s, n]) => window.redsimBenchZipf(r, k, s, n)",
+            [args.requests, args.keys, args.seed, args.rounds],
+        )
     if errors:
         raise RuntimeError("page errors: %s" % errors)
     return json.loads(text)
@@ -124,42 +133,29 @@ def first_reply(args, page_path, runs=3):
 def lab_on_demand(args):
     """A console-only page never fetches the lab; opening the Scenarios tab fetches it, the
     library works, and the console still answers. Returns the lab's raw and gzip -9 size."""
-    server, base = serve(os.path.abspath(args.dist))
-    profile = tempfile.mkdtemp(prefix="redsim-lab-e2e-")
-    errors = []
-    try:
-        with sync_playwright() as p:
-            ctx = p.chromium.launch_persistent_context(
-                profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
-            )
-            page = ctx.pages[0] if ctx.pages else ctx.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            fetched = []
-            page.on("response", lambda r: fetched.append(r) if r.url.split("?")[0].endswith(".wasm") else None)
-            page.goto(base + "index.html?cmd=SET%20k%201")
-            page.wait_for_function("document.querySelector('.rs-screen .rs-out') !== null", timeout=30000)
-            page.wait_for_timeout(1500)
-            early = [wasm_name(r) for r in fetched]
-            if LAB_WASM in early:
-                raise AssertionError("a console-only page fetched the lab: %s" % early)
-            page.click("[data-action=tab-scenarios]")
-            page.wait_for_function(
-                "document.querySelector('[data-redsim-lab-tab=scenarios].rs-lab-ready .rs-scen-title') !== null",
-                timeout=60000)
-            lab = [r for r in fetched if wasm_name(r) == LAB_WASM]
-            if len(lab) != 1:
-                raise AssertionError("the Scenarios tab fetched the lab %d times" % len(lab))
-            body = lab[0].body()
-            page.click("[data-action=tab-console]")
-            page.fill("#redsim .rs-input", "GET k")
-            page.press("#redsim .rs-input", "Enter")
-            page.wait_for_function(
-                "[...document.querySelectorAll('#redsim .rs-screen .rs-out')].some(e => e.textContent.includes('\"1\"'))",
-                timeout=10000)
-            ctx.close()
-    finally:
-        server.shutdown()
-        shutil.rmtree(profile, ignore_errors=True)
+    with fresh_page(args, "redsim-lab-e2e-") as (page, base, errors):
+        fetched = []
+        page.on("response", lambda r: fetched.append(r) if r.url.split("?")[0].endswith(".wasm") else None)
+        page.goto(base + "index.html?cmd=SET%20k%201")
+        page.wait_for_function("document.querySelector('.rs-screen .rs-out') !== null", timeout=30000)
+        page.wait_for_timeout(1500)
+        early = [wasm_name(r) for r in fetched]
+        if LAB_WASM in early:
+            raise AssertionError("a console-only page fetched the lab: %s" % early)
+        page.click("[data-action=tab-scenarios]")
+        page.wait_for_function(
+            "document.querySelector('[data-redsim-lab-tab=scenarios].rs-lab-ready .rs-scen-title') !== null",
+            timeout=60000)
+        lab = [r for r in fetched if wasm_name(r) == LAB_WASM]
+        if len(lab) != 1:
+            raise AssertionError("the Scenarios tab fetched the lab %d times" % len(lab))
+        body = lab[0].body()
+        page.click("[data-action=tab-console]")
+        page.fill("#redsim .rs-input", "GET k")
+        page.press("#redsim .rs-input", "Enter")
+        page.wait_for_function(
+            "[...document.querySelectorAll('#redsim .rs-screen .rs-out')].some(e => e.textContent.includes('\"1\"'))",
+            timeout=10000)
     if errors:
         raise AssertionError("page errors: %s" % errors)
     return len(body), len(gzip.compress(body, 9))

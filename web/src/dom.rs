@@ -188,17 +188,27 @@ pub fn announce_tab(name: &str) {
 }
 
 /// Asks the loader (`window.redsimLoadLab`, `assets/redsim.js`) for the lab
-/// module, once the current task has finished, so the console draws and
-/// answers before the lab's download competes with it. The loader fetches
-/// it once per instance; calling again is free.
+/// module, once the current task has finished. The loader fetches it once
+/// per instance; calling again is free.
 pub fn load_lab() {
-    gloo::timers::callback::Timeout::new(0, || {
+    request_lab(false);
+}
+
+/// [`load_lab`] for lab widgets beside consoles (a documentation page): the
+/// loader waits until the page has drawn and is idle, so the lab's download
+/// does not compete with a console's first reply.
+pub fn load_lab_later() {
+    request_lab(true);
+}
+
+fn request_lab(later: bool) {
+    gloo::timers::callback::Timeout::new(0, move || {
         let Some(w) = web_sys::window() else {
             return;
         };
         if let Ok(f) = js_sys::Reflect::get(&w, &JsValue::from_str("redsimLoadLab")) {
             if let Some(f) = f.dyn_ref::<js_sys::Function>() {
-                let _ = f.call0(&w);
+                let _ = f.call1(&w, &JsValue::from_bool(later));
             }
         }
     })

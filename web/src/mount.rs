@@ -2,7 +2,7 @@
 
 use crate::console::share::Preset;
 use crate::console::{Widget, WidgetProps};
-use crate::dom::{hosts, is_lab_host, load_lab};
+use crate::dom::{hosts, is_lab_host, load_lab_later};
 use crate::page::{build_lab_places, Page, PageProps};
 
 /// Mounts one widget per host element.
@@ -69,6 +69,6 @@ pub fn mount_all() {
         yew::Renderer::<Widget>::with_root_and_props(host, props).render();
     }
     if lab {
-        load_lab();
+        load_lab_later();
     }
 }

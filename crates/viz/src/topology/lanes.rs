@@ -520,22 +520,7 @@ mod tests {
     /// any mark, at every step of the failover.
     #[test]
     fn failover_labels_overlap_no_label_and_no_mark() {
-        use redsim_sim::topology::{Control, TopoOptions, Topology};
-        let mut topo = Topology::new(TopoOptions::default());
-        topo.advance_to(5_000_000);
-        let replicas = topo.view().nodes.len() - 1;
-        for r in 1..=replicas {
-            topo.control(Control::PauseLink { replica: r }).unwrap();
-        }
-        topo.advance_to(6_000_000);
-        topo.control(Control::Kill {
-            node: 0,
-            power_loss: false,
-        })
-        .unwrap();
-        for r in 1..=replicas {
-            topo.control(Control::ResumeLink { replica: r }).unwrap();
-        }
+        let mut topo = super::super::failover_after_held_links();
         let mut seen = String::new();
         for t in (6_100_000..=16_000_000).step_by(100_000) {
             topo.advance_to(t);
