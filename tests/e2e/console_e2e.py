@@ -870,7 +870,11 @@ def run_checks(suite, page, base, shots, page_errors):
             document.querySelector('#redsim [data-action="step-100ms"]').click();
             requestAnimationFrame(() => done(performance.now() - t0));
         })""")
-        print("    redraw after a %d-key eviction burst: %.1f ms, %d shapes" % (evicted, ms, shapes))
+        timeline_ms = float(page.evaluate(
+            "() => document.querySelector('#redsim .rs-tl-svg').dataset.redrawMs"))
+        expect(timeline_ms >= 0, "the timeline reports its redraw")
+        print("    redraw after a %d-key eviction burst: %.1f ms for the frame (engine step, keyspace, "
+              "timeline), %.1f ms for the timeline alone, %d shapes" % (evicted, ms, timeline_ms, shapes))
         t0 = time.time()
         expect(c.run("PING") == ["PONG"], "the console answers")
         reply_ms = (time.time() - t0) * 1000

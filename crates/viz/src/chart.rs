@@ -19,7 +19,7 @@ const BOTTOM: f64 = 46.0;
 /// vertical line and greys out what lies after it.
 pub fn chart_svg(chart: &Chart, cursor_x: Option<f64>) -> String {
     let mut out = String::new();
-    svg::open(&mut out, WIDTH, HEIGHT, "rsv-chart", &chart.title);
+    svg::open(&mut out, WIDTH, HEIGHT, "rsv-chart", &summary(chart));
     svg::rect(&mut out, 0.0, 0.0, WIDTH, HEIGHT, "fill=\"#fff\"");
     svg::text(
         &mut out,
@@ -54,6 +54,67 @@ pub fn chart_svg(chart: &Chart, cursor_x: Option<f64>) -> String {
     }
     out.push_str("</svg>");
     out
+}
+
+/// The chart in words, for a screen reader (the svg's accessible name):
+/// its title, axes, and each series' range, or each bar's value.
+pub fn summary(chart: &Chart) -> String {
+    let mut s = format!("{}.", chart.title);
+    let finite = |p: &&(f64, f64)| p.0.is_finite() && p.1.is_finite();
+    match chart.kind {
+        ChartKind::Line => {
+            let _ = write!(s, " {} against {}.", chart.y_label, chart.x_label);
+            for series in &chart.series {
+                let pts: Vec<&(f64, f64)> = series.points.iter().filter(finite).collect();
+                let (Some(first), Some(last)) = (pts.first(), pts.last()) else {
+                    let _ = write!(s, " {}: no data.", series.name);
+                    continue;
+                };
+                let lo = pts.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+                let hi = pts.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
+                let _ = write!(
+                    s,
+                    " {}: from {} to {} over {} to {}, lowest {}, highest {}.",
+                    series.name,
+                    num(first.1),
+                    num(last.1),
+                    num(first.0),
+                    num(last.0),
+                    num(lo),
+                    num(hi)
+                );
+            }
+        }
+        ChartKind::Bar => {
+            let _ = write!(s, " {}.", chart.y_label);
+            for series in &chart.series {
+                let bars: Vec<String> = series
+                    .points
+                    .iter()
+                    .filter(finite)
+                    .map(|p| {
+                        let name = chart
+                            .categories
+                            .get(p.0 as usize)
+                            .map_or_else(|| num(p.0), Clone::clone);
+                        format!("{name} {}", num(p.1))
+                    })
+                    .collect();
+                let _ = write!(s, " {}: {}.", series.name, bars.join(", "));
+            }
+        }
+    }
+    s
+}
+
+/// A value for the summary: whole numbers plainly, others to 3 significant digits.
+fn num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+        format!("{v:.digits$}")
+    }
 }
 
 /// Plot area bounds: (x0, y0, x1, y1) with y0 at the top.

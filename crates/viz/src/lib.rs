@@ -225,6 +225,24 @@ mod tests {
         assert!(c.contains("rsv-cursor") && c.contains(">1.5<"));
     }
 
+    /// A screen reader gets the chart in words: each series' range, each
+    /// bar's value.
+    #[test]
+    fn charts_carry_a_text_summary() {
+        let s = chart_svg(&demo_chart(), None);
+        assert!(s.contains(
+            "aria-label=\"DB queries per second. queries/s against time (s). no protection: \
+             from 0 to 12 over 0 to 2, lowest 0, highest 480. singleflight &lt;1&gt;: from 0 to 1 \
+             over 0 to 2, lowest 0, highest 1.\""
+        ));
+        let bars = Chart::bars("DB calls", "calls", &["none", "lock"])
+            .with(Series::new("calls", vec![(0.0, 950.0), (1.0, 2.5)]));
+        assert_eq!(
+            crate::chart::summary(&bars),
+            "DB calls. calls. calls: none 950, lock 2.50."
+        );
+    }
+
     #[test]
     fn bar_chart_draws_one_bar_per_point() {
         let c = Chart::bars(

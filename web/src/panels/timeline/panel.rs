@@ -31,6 +31,20 @@ pub struct TimelineProps {
 /// The chart, its lane labels, zoom buttons and legend.
 #[component]
 pub fn TimelinePanel(props: &TimelineProps) -> Html {
+    // What a redraw of this panel costs, from its render to the DOM patched
+    // (its effect runs after the commit), kept on the svg as
+    // `data-redraw-ms` for the browser test to report.
+    let t0 = crate::dom::wall_ms();
+    let svg_ref = use_node_ref();
+    {
+        let svg_ref = svg_ref.clone();
+        use_effect(move || {
+            if let Some(svg) = svg_ref.cast::<web_sys::Element>() {
+                let ms = crate::dom::wall_ms() - t0;
+                let _ = svg.set_attribute("data-redraw-ms", &format!("{ms:.2}"));
+            }
+        });
+    }
     let selected = use_state(|| None::<Mark>);
     let (start, end) = domain(props.now_us, props.zoom);
     let (step, tick_list) = ticks(start, end);
@@ -118,7 +132,7 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
                         </text>
                     }
                 </svg>
-                <svg class="rs-tl-svg" width="100%" height={ HEIGHT.to_string() } role="img"
+                <svg class="rs-tl-svg" ref={ svg_ref } width="100%" height={ HEIGHT.to_string() } role="img"
                      aria-label="Timeline of memory, commands, expirations, deletions and evictions">
                     { memory }
                     { for [LANE_CMD, LANE_EXP, LANE_DEL].iter().map(|y| html! {
