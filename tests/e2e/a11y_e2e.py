@@ -28,13 +28,12 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from console_e2e import ROOT, Console, expect, run_site_suite, shot, wait_until  # noqa: E402
+from console_e2e import ROOT, Console, expect, run_at_sizes, shot, wait_until  # noqa: E402
 
 TABS = ["console", "scenarios", "cluster", "topology", "lessons"]
 THEME_KEY = "redsim-theme"
 MIN_TEXT_PX = 11.0
 MIN_TAP_PX = 44.0
-SIZES = [("desktop", {"width": 1440, "height": 900}), ("phone", {"width": 390, "height": 844})]
 
 
 def axe_path():
@@ -268,10 +267,7 @@ def main():
         print("0 passed, 1 failed")
         sys.exit(1)
     print("axe-core: %s" % AXE)
-    results = []
-    for size, viewport in SIZES:
-        results.append(run_site_suite("a11y-" + size, viewport, lambda run, size=size: checks(run, size), timeout_ms=15000))
-    sys.exit(max(results))
+    sys.exit(run_at_sizes("a11y", checks, timeout_ms=15000))
 
 
 if __name__ == "__main__":

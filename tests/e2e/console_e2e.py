@@ -164,6 +164,18 @@ class Console:
         return self.q(".rs-key .rs-keyname").all_inner_texts()
 
 
+# The two sizes every view is checked at: a laptop and a phone.
+SIZES = [("desktop", {"width": 1440, "height": 900}), ("phone", {"width": 390, "height": 844})]
+
+
+def run_at_sizes(name, checks, **kwargs):
+    """`run_site_suite` once per size of SIZES, `checks(run, label)` each time; the worst
+    exit status."""
+    return max(run_site_suite(name + "-" + label, viewport,
+                              lambda run, label=label: checks(run, label), **kwargs)
+               for label, viewport in SIZES)
+
+
 def run_site_suite(name, viewport, checks, timeout_ms=8000, on_context=None, strict=False):
     """The shared frame of every page test: parses --dist/--shots, serves dist/ under a sub-path
     (as a documentation site would host it: every asset must load by a relative path), opens a

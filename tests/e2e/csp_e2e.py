@@ -13,7 +13,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from console_e2e import Console, expect, run_site_suite, shot, wait_until  # noqa: E402
+from console_e2e import Console, expect, run_at_sizes, shot, wait_until  # noqa: E402
 
 COLLECT = """
 window.__csp = [];
@@ -115,12 +115,8 @@ def checks(run, label):
 
 
 def main():
-    results = []
-    for label, viewport in [("desktop", {"width": 1440, "height": 900}), ("phone", {"width": 390, "height": 844})]:
-        results.append(run_site_suite(
-            "csp-" + label, viewport, lambda run, label=label: checks(run, label),
-            on_context=lambda run: run.ctx.add_init_script(COLLECT), strict=True))
-    sys.exit(max(results))
+    sys.exit(run_at_sizes("csp", checks, on_context=lambda run: run.ctx.add_init_script(COLLECT),
+                          strict=True))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from console_e2e import expect, run_site_suite, wait_until  # noqa: E402
+from console_e2e import expect, run_at_sizes, wait_until  # noqa: E402
 
 EMBED_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Scenario embed</title>
@@ -28,7 +28,6 @@ EMBED_PAGE = """<!doctype html>
 """
 
 
-VIEWPORTS = [("desktop", {"width": 1440, "height": 900}), ("phone", {"width": 390, "height": 844})]
 
 # The race diagram's geometry as the browser lays it out: its box, the drawing, every label's
 # box (getBoundingClientRect, so upright lane names count as drawn), the pairs of labels that
@@ -64,12 +63,8 @@ CURSOR_VIEW = """() => {
 
 
 def main():
-    results = []
-    for label, viewport in VIEWPORTS:
-        results.append(run_site_suite(
-            "redsim-scen-" + label, viewport,
-            lambda r, label=label: run_checks(r.suite, r.page, r.base, r.site, r.shots, r.page_errors, label)))
-    return max(results)
+    return run_at_sizes("redsim-scen", lambda r, label: run_checks(
+        r.suite, r.page, r.base, r.site, r.shots, r.page_errors, label))
 
 
 def virtual_us(text):

@@ -20,7 +20,7 @@ import urllib.parse
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from console_e2e import expect, run_site_suite, wait_until  # noqa: E402
+from console_e2e import SIZES, expect, run_at_sizes, wait_until  # noqa: E402
 
 
 def crc16_xmodem(data):
@@ -89,7 +89,8 @@ CELL_RGB = """(s) => {
   return [d[0], d[1], d[2]];
 }"""
 
-SIZES = [("desktop", {"width": 1440, "height": 900}, 1), ("phone", {"width": 390, "height": 844}, 3)]
+# Device pixels per CSS pixel at each size: a phone draws the canvas at 3x.
+DPR = {"desktop": 1, "phone": 3}
 
 
 def packed_lines(url):
@@ -101,13 +102,10 @@ def packed_lines(url):
 
 
 def main():
-    results = []
-    for label, viewport, dpr in SIZES:
-        results.append(run_site_suite(
-            "redsim-slotmap-" + label, viewport,
-            lambda r, label=label, viewport=viewport, dpr=dpr: run_checks(r, label, viewport, dpr),
-            strict=True))
-    return max(results)
+    viewports = dict(SIZES)
+    return run_at_sizes("redsim-slotmap",
+                        lambda run, label: run_checks(run, label, viewports[label], DPR[label]),
+                        strict=True)
 
 
 def run_checks(run, label, viewport, dpr):

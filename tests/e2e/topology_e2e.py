@@ -15,7 +15,7 @@ import sys
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from console_e2e import expect, run_site_suite, wait_until  # noqa: E402
+from console_e2e import expect, run_at_sizes, wait_until  # noqa: E402
 
 # Everything the tab shows about the world, read from the drawings' data attributes.
 STATE = """() => {
@@ -53,7 +53,6 @@ LABEL_BOXES = """() => {
   return {labels, marks};
 }"""
 
-SIZES = [("desktop", {"width": 1440, "height": 900}), ("phone", {"width": 390, "height": 844})]
 
 
 def overlap(a, b, tol=0.25):
@@ -63,12 +62,8 @@ def overlap(a, b, tol=0.25):
 
 
 def main():
-    results = []
-    for label, viewport in SIZES:
-        results.append(run_site_suite(
-            "redsim-topology-" + label, viewport,
-            lambda r, label=label: run_checks(r.suite, r.ctx, r.page, r.base, r.shots, r.page_errors, label)))
-    return max(results)
+    return run_at_sizes("redsim-topology", lambda r, label: run_checks(
+        r.suite, r.ctx, r.page, r.base, r.shots, r.page_errors, label))
 
 
 def run_checks(suite, ctx, page, base, shots, page_errors, label="desktop"):

@@ -57,9 +57,17 @@ fn mount_place(host: web_sys::Element) {
         .unwrap_or_else(|| host.clone());
     let _ = host.class_list().add_1("rs-lab-ready");
     if host.has_attribute("data-redsim-lab-minimal") {
-        match Minimal::from_url(&format!("?minimal=1&{search}"), &hash) {
-            Some(Minimal::Scenario) => render_library(root, &search, &hash, true, false),
-            Some(Minimal::Lesson) => {
+        match Minimal::from_params(&search, &hash) {
+            Minimal::Scenario => {
+                let props = LibraryProps {
+                    preset: ScenarioPreset::from_url(&search, &hash),
+                    embedded: true,
+                    shareable: false,
+                    active: true,
+                };
+                yew::Renderer::<Library>::with_root_and_props(root, props).render();
+            }
+            Minimal::Lesson => {
                 let props = LessonsProps {
                     preset: LessonPreset::from_url(&search, &hash),
                     embedded: true,
@@ -67,7 +75,7 @@ fn mount_place(host: web_sys::Element) {
                 };
                 yew::Renderer::<Lessons>::with_root_and_props(root, props).render();
             }
-            Some(Minimal::Topology) => {
+            Minimal::Topology => {
                 let props = TopoProps {
                     preset: TopoPreset::from_url(&search, &hash),
                     shareable: false,
@@ -75,7 +83,7 @@ fn mount_place(host: web_sys::Element) {
                 };
                 yew::Renderer::<TopologyTab>::with_root_and_props(root, props).render();
             }
-            Some(Minimal::Console) | None => {}
+            Minimal::Console => {}
         }
         return;
     }
@@ -88,16 +96,6 @@ fn mount_place(host: web_sys::Element) {
         hash: hash.into(),
     };
     yew::Renderer::<LabTab>::with_root_and_props(root, props).render();
-}
-
-fn render_library(root: web_sys::Element, search: &str, hash: &str, embedded: bool, share: bool) {
-    let props = LibraryProps {
-        preset: ScenarioPreset::from_url(search, hash),
-        embedded,
-        shareable: share,
-        active: true,
-    };
-    yew::Renderer::<Library>::with_root_and_props(root, props).render();
 }
 
 /// A documentation element.

@@ -26,31 +26,41 @@ impl Minimal {
     /// `None` unless the URL says `minimal=1`; then the widget its other
     /// parameters name, a console by default.
     pub fn from_url(search: &str, hash: &str) -> Option<Minimal> {
-        let pairs: Vec<(String, String)> = parse_query(search.trim_start_matches('?'))
-            .into_iter()
-            .chain(parse_query(hash.trim_start_matches('#')))
-            .collect();
-        let has = |k: &str| pairs.iter().any(|(n, _)| n == k);
-        let value = |k: &str| {
-            pairs
-                .iter()
-                .rev()
-                .find(|(n, _)| n == k)
-                .map(|(_, v)| v.as_str())
-        };
-        if !matches!(value("minimal"), Some("1" | "yes" | "true")) {
+        let pairs = url_pairs(search, hash);
+        let minimal = pairs.iter().rev().find(|(n, _)| n == "minimal");
+        if !matches!(minimal.map(|(_, v)| v.as_str()), Some("1" | "yes" | "true")) {
             return None;
         }
-        Some(if has("scenario") {
+        Some(Minimal::named_by(&pairs))
+    }
+
+    /// The widget a URL's parameters name (with `minimal` already dropped,
+    /// as the lab module gets them).
+    pub fn from_params(search: &str, hash: &str) -> Minimal {
+        Minimal::named_by(&url_pairs(search, hash))
+    }
+
+    fn named_by(pairs: &[(String, String)]) -> Minimal {
+        let has = |k: &str| pairs.iter().any(|(n, _)| n == k);
+        let tab = pairs.iter().rev().find(|(n, _)| n == "tab");
+        if has("scenario") {
             Minimal::Scenario
         } else if has("lesson") {
             Minimal::Lesson
-        } else if value("tab") == Some("topology") {
+        } else if tab.map(|(_, v)| v.as_str()) == Some("topology") {
             Minimal::Topology
         } else {
             Minimal::Console
-        })
+        }
     }
+}
+
+/// A query string's and a fragment's pairs, the fragment's last.
+fn url_pairs(search: &str, hash: &str) -> Vec<(String, String)> {
+    parse_query(search.trim_start_matches('?'))
+        .into_iter()
+        .chain(parse_query(hash.trim_start_matches('#')))
+        .collect()
 }
 
 /// A query or fragment (`?`/`#` optional) without its `minimal` pairs: the
@@ -145,6 +155,15 @@ mod tests {
             Minimal::from_url("?minimal=1&tab=topology&seed=1", ""),
             Some(Minimal::Topology)
         );
+    }
+
+    #[test]
+    fn the_lab_reads_the_widget_from_parameters_without_minimal() {
+        assert_eq!(
+            Minimal::from_params("?lesson=locks&step=2", ""),
+            Minimal::Lesson
+        );
+        assert_eq!(Minimal::from_params("tab=topology", ""), Minimal::Topology);
     }
 
     #[test]
