@@ -294,6 +294,24 @@ mod tests {
         }
     }
 
+    /// Every block of the stylesheet is closed: one lost `}` (a merge, say)
+    /// turns every rule after it into part of a media query, and the page
+    /// silently loses them.
+    #[test]
+    fn the_stylesheet_closes_every_block() {
+        let css = fs::read_to_string(root().join("assets/redsim.css")).unwrap();
+        let mut depth = 0i32;
+        for (n, line) in css.lines().enumerate() {
+            depth += line.matches('{').count() as i32 - line.matches('}').count() as i32;
+            assert!(
+                depth >= 0,
+                "a `}}` with no block to close at line {}",
+                n + 1
+            );
+        }
+        assert_eq!(depth, 0, "blocks left open at the end of redsim.css");
+    }
+
     #[test]
     fn trunk_builds_the_same_template_with_the_wasm_profile() {
         let trunk = fs::read_to_string(root().join("Trunk.toml")).unwrap();
