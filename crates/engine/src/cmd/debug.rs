@@ -12,7 +12,7 @@ use crate::keyspace::object::{Obj, Value};
 use crate::proto::resp::{parse_i64, Frame};
 use crate::server::Lookup;
 
-pub(super) static COMMANDS: &[Command] = commands! { group: "server";
+pub(super) static COMMANDS: &[Command] = commands! { heavy; group: "server";
     "debug" => debug, arity: -2, flags: [ADMIN, NOSCRIPT, LOADING, STALE, PROTECTED], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
         syntax: "DEBUG subcommand [argument ...]", summary: "A container for debugging commands.";
 };

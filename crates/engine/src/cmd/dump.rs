@@ -15,7 +15,7 @@ use crate::persist::{payload, rdb};
 use crate::proto::resp::Frame;
 use crate::server::trace::DeleteCause;
 
-pub(super) static COMMANDS: &[Command] = commands! { group: "generic";
+pub(super) static COMMANDS: &[Command] = commands! { heavy; group: "generic";
     "dump" => dump, arity: 2, flags: [READONLY], keys: (1, 1, 1), acl: [KEYSPACE, READ, SLOW], since: "2.6.0",
         syntax: "DUMP key", summary: "Returns a serialized representation of the value stored at a key.";
     "restore" => restore, arity: -4, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [KEYSPACE, WRITE, SLOW, DANGEROUS], since: "2.6.0",

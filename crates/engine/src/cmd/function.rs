@@ -12,7 +12,7 @@ use crate::persist::payload::{self, Reader};
 use crate::proto::resp::{parse_i64, Frame};
 use crate::script::function::{self, Libraries, LOAD_TIMEOUT_MS};
 
-pub(super) static COMMANDS: &[Command] = commands! { group: "scripting";
+pub(super) static COMMANDS: &[Command] = commands! { heavy; group: "scripting";
     "fcall" => fcall, arity: -3, flags: [NOSCRIPT, STALE, SKIP_MONITOR, MAY_REPLICATE, NO_MANDATORY_KEYS, MOVABLEKEYS], acl: [SLOW, SCRIPTING], since: "7.0.0",
         syntax: "FCALL function numkeys [key [key ...]] [arg [arg ...]]", summary: "Invokes a function.";
     "fcall_ro" => fcall_ro, arity: -3, flags: [READONLY, NOSCRIPT, STALE, SKIP_MONITOR, NO_MANDATORY_KEYS, MOVABLEKEYS], acl: [SLOW, SCRIPTING], since: "7.0.0",
@@ -21,7 +21,7 @@ pub(super) static COMMANDS: &[Command] = commands! { group: "scripting";
         syntax: "FUNCTION <subcommand>", summary: "A container for function commands.", subcommands: SUBCOMMANDS;
 };
 
-static SUBCOMMANDS: &[Command] = commands! { group: "scripting";
+static SUBCOMMANDS: &[Command] = commands! { heavy; group: "scripting";
     "delete" => delete, arity: 3, flags: [NOSCRIPT, WRITE], acl: [WRITE, SLOW, SCRIPTING], since: "7.0.0",
         syntax: "FUNCTION DELETE library-name", summary: "Deletes a library and its functions.";
     "dump" => dump, arity: 2, flags: [NOSCRIPT], acl: [SLOW, SCRIPTING], since: "7.0.0",

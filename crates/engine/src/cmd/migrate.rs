@@ -7,7 +7,7 @@ use crate::proto::resp::Frame;
 use crate::server::keyspace_events as ev;
 use crate::server::trace::DeleteCause;
 
-pub(super) static COMMANDS: &[Command] = commands! { group: "generic";
+pub(super) static COMMANDS: &[Command] = commands! { heavy; group: "generic";
     "migrate" => migrate, arity: -6, flags: [WRITE, MOVABLEKEYS], keys: (3, 3, 1), acl: [KEYSPACE, WRITE, SLOW, DANGEROUS], since: "2.6.0",
         syntax: "MIGRATE host port <key | \"\"> destination-db timeout [COPY] [REPLACE] [AUTH password | AUTH2 username password] [KEYS key [key ...]]",
         summary: "Atomically transfers a key from one Redis instance to another.";

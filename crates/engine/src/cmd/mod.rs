@@ -69,6 +69,12 @@ pub fn every_command() -> impl Iterator<Item = (Option<&'static Command>, &'stat
     REGISTRY.every_command()
 }
 
+/// Whether `args` name a command that a `light` build leaves out (see
+/// [`table::needs_full_engine`]).
+pub fn needs_full_engine(args: &[Vec<u8>]) -> bool {
+    table::needs_full_engine(&REGISTRY, args)
+}
+
 /// The command `args` names, subcommand resolved; `None` if unknown.
 pub fn resolve_command(args: &[Vec<u8>]) -> Option<&'static Command> {
     REGISTRY.resolve_command(args)

@@ -4,7 +4,7 @@ use super::args::{is, SYNTAX};
 use super::table::{commands, Command, Ctx};
 use crate::proto::resp::Frame;
 
-pub(super) static COMMANDS: &[Command] = commands! { group: "server";
+pub(super) static COMMANDS: &[Command] = commands! { heavy; group: "server";
     "save" => save, arity: 1, flags: [ADMIN, NOSCRIPT, NO_ASYNC_LOADING, NO_MULTI], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
         syntax: "SAVE", summary: "Writes a snapshot (RDB) synchronously.";
     "bgsave" => bgsave, arity: -1, flags: [ADMIN, NOSCRIPT, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",

@@ -5,7 +5,7 @@ use super::table::{commands, Command, Ctx};
 use crate::proto::resp::{parse_i64, Frame};
 use crate::repl::{LinkState, Role};
 
-pub(super) static COMMANDS: &[Command] = commands! { group: "server";
+pub(super) static COMMANDS: &[Command] = commands! { heavy; group: "server";
     "replicaof" => replicaof, arity: 3, flags: [ADMIN, NOSCRIPT, STALE, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "5.0.0",
         syntax: "REPLICAOF <host port | NO ONE>", summary: "Makes this server a replica of another, or (NO ONE) a master again.";
     "slaveof" => replicaof, arity: 3, flags: [ADMIN, NOSCRIPT, STALE, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",

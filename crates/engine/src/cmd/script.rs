@@ -17,7 +17,7 @@ use crate::script::Host;
 use crate::server::client::Client;
 use crate::server::Server;
 
-pub(super) static COMMANDS: &[Command] = commands! { group: "scripting";
+pub(super) static COMMANDS: &[Command] = commands! { heavy; group: "scripting";
     "eval" => eval, arity: -3, flags: [NOSCRIPT, STALE, SKIP_MONITOR, MAY_REPLICATE, NO_MANDATORY_KEYS, MOVABLEKEYS], acl: [SLOW, SCRIPTING], since: "2.6.0",
         syntax: "EVAL script numkeys [key [key ...]] [arg [arg ...]]", summary: "Runs a Lua script on the server, atomically.";
     "evalsha" => evalsha, arity: -3, flags: [NOSCRIPT, STALE, SKIP_MONITOR, MAY_REPLICATE, NO_MANDATORY_KEYS, MOVABLEKEYS], acl: [SLOW, SCRIPTING], since: "2.6.0",
@@ -30,7 +30,7 @@ pub(super) static COMMANDS: &[Command] = commands! { group: "scripting";
         syntax: "SCRIPT <subcommand>", summary: "Manages the server's Lua script cache.", subcommands: SCRIPT_SUBCOMMANDS;
 };
 
-static SCRIPT_SUBCOMMANDS: &[Command] = commands! { group: "scripting";
+static SCRIPT_SUBCOMMANDS: &[Command] = commands! { heavy; group: "scripting";
     "debug" => script_debug, arity: 3, flags: [NOSCRIPT], acl: [SLOW, SCRIPTING], since: "3.2.0",
         syntax: "SCRIPT DEBUG <YES | SYNC | NO>", summary: "Sets the debug mode of server-side scripts (only NO here: no debugger).";
     "exists" => script_exists, arity: -3, flags: [NOSCRIPT], acl: [SLOW, SCRIPTING], since: "2.6.0",

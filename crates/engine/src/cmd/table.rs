@@ -201,6 +201,9 @@ pub struct Command {
     pub handler: Handler,
     /// Subcommands of a container command (CONFIG, OBJECT, COMMAND, CLIENT).
     pub subcommands: &'static [Command],
+    /// Part of a heavy family (scripting, streams, ...): a `light` build
+    /// keeps its entry, so COMMAND and HELP describe it, but not its code.
+    pub heavy: bool,
 }
 
 impl Command {
@@ -281,6 +284,35 @@ impl Registry {
     }
 }
 
+/// The handler a `light` build gives heavy commands. The browser console
+/// never lets one reach it: it asks [`needs_full_engine`] first and moves
+/// its session to the full engine instead.
+pub fn deferred(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    Frame::err("ERR this command runs in Redsim's full engine, which this build leaves out")
+}
+
+/// Whether running `args` needs the full engine: always false, except in a
+/// `light` build for the heavy families' commands (the parent of an unknown
+/// subcommand answers in any build, as Redis does).
+pub fn needs_full_engine(reg: &Registry, args: &[Vec<u8>]) -> bool {
+    cfg!(feature = "light") && reg.resolve_command(args).is_some_and(|c| c.heavy)
+}
+
+/// A heavy family's handler: itself, or [`deferred`] in a `light` build.
+#[cfg(not(feature = "light"))]
+macro_rules! heavy_handler {
+    ($handler:path) => {
+        $handler
+    };
+}
+#[cfg(feature = "light")]
+macro_rules! heavy_handler {
+    ($handler:path) => {
+        $crate::cmd::table::deferred
+    };
+}
+pub(crate) use heavy_handler;
+
 /// Placeholder handler for containers, whose dispatch goes to a subcommand.
 pub fn container(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     Frame::err("ERR container command without subcommand")
@@ -292,7 +324,8 @@ pub fn container(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
 /// last, step; none if left out), `acl`, optionally `group`, then `since`,
 /// `syntax`, `summary` and, for a container, `subcommands`, ending with
 /// `;`. Flags and categories are the constants of [`Flags`] and [`Acl`], so
-/// a misspelt one does not compile.
+/// a misspelt one does not compile. A table that starts with `heavy;`
+/// belongs to a heavy family (see [`Command::heavy`]).
 macro_rules! commands {
     (@keys) => { (0, 0, 0) };
     (@keys $keys:tt) => { $keys };
@@ -300,7 +333,11 @@ macro_rules! commands {
     (@subs $subs:path) => { $subs };
     (@group $group:literal) => { $group };
     (@group $default:literal $group:literal) => { $group };
-    (group: $group:literal; $(
+    (@handler false $handler:path) => { $handler };
+    (@handler true $handler:path) => { $crate::cmd::table::heavy_handler!($handler) };
+    (heavy; $($rest:tt)*) => { $crate::cmd::table::commands!(@table true; $($rest)*) };
+    (group: $($rest:tt)*) => { $crate::cmd::table::commands!(@table false; group: $($rest)*) };
+    (@table $heavy:tt; group: $group:literal; $(
         $name:literal => $handler:path,
         arity: $arity:literal,
         flags: [$($flag:ident),* $(,)?],
@@ -322,8 +359,9 @@ macro_rules! commands {
             summary: $summary,
             since: $since,
             group: $crate::cmd::table::commands!(@group $group $($own_group)?),
-            handler: $handler,
+            handler: $crate::cmd::table::commands!(@handler $heavy $handler),
             subcommands: $crate::cmd::table::commands!(@subs $($subs)?),
+            heavy: $heavy,
         }),*]
     };
 }
@@ -416,5 +454,110 @@ mod tests {
         let f = Flags::WRITE.with(Flags::FAST);
         assert!(f.contains(Flags::FAST) && !f.contains(Flags::READONLY));
         assert_eq!(format!("{f:?}"), r#"["write", "fast"]"#);
+    }
+
+    fn args(line: &str) -> Vec<Vec<u8>> {
+        line.split(' ').map(|w| w.as_bytes().to_vec()).collect()
+    }
+
+    /// The heavy families are the ones the browser console leaves out:
+    /// scripting, streams, geo, ACL, cluster, replication, persistence,
+    /// DUMP/RESTORE, MIGRATE and DEBUG. A subcommand is as heavy as its
+    /// container, and a `light` build (and only it) sends them elsewhere.
+    #[test]
+    fn heavy_commands_are_the_families_a_light_build_leaves_out() {
+        let heavy = [
+            "EVAL x 0",
+            "EVALSHA x 0",
+            "SCRIPT LOAD x",
+            "FCALL f 0",
+            "FUNCTION LIST",
+            "XADD s * f v",
+            "XINFO STREAM s",
+            "XGROUP CREATE s g $",
+            "GEOADD g 1 2 m",
+            "GEOSEARCH g FROMLONLAT 0 0 BYRADIUS 1 m",
+            "ACL WHOAMI",
+            "AUTH x",
+            "CLUSTER INFO",
+            "READONLY",
+            "REPLICAOF NO ONE",
+            "WAIT 0 0",
+            "SAVE",
+            "BGSAVE",
+            "DUMP k",
+            "RESTORE k 0 x",
+            "MIGRATE h 1 k 0 1",
+            "DEBUG SLEEP 0",
+        ];
+        let light = [
+            "GET k",
+            "SET k v",
+            "HSET h f v",
+            "LPUSH l a",
+            "SADD s a",
+            "ZADD z 1 a",
+            "SETBIT b 1 1",
+            "PFADD h a",
+            "SORT l",
+            "LCS a b",
+            "MULTI",
+            "EXEC",
+            "SUBSCRIBE c",
+            "CONFIG GET maxmemory",
+            "COMMAND COUNT",
+            "OBJECT ENCODING k",
+            "EXPIRE k 1",
+            "CLIENT ID",
+            "INFO",
+            "MEMORY USAGE k",
+            "FLUSHALL",
+            "BLPOP l 0",
+        ];
+        for line in heavy {
+            let cmd = crate::cmd::resolve_command(&args(line)).expect(line);
+            assert!(cmd.heavy, "{line} should be heavy");
+            assert_eq!(
+                crate::cmd::needs_full_engine(&args(line)),
+                cfg!(feature = "light"),
+                "{line}"
+            );
+        }
+        for line in light {
+            let cmd = crate::cmd::resolve_command(&args(line)).expect(line);
+            assert!(!cmd.heavy, "{line} should be light");
+            assert!(!crate::cmd::needs_full_engine(&args(line)), "{line}");
+        }
+        // Should one reach a light engine, it is refused, not half-run.
+        let mut e = crate::Engine::new(1);
+        let c = e.connect("t");
+        let eval = e.execute(c, &args("EVAL return 0"));
+        assert_eq!(eval.is_error(), cfg!(feature = "light"), "{eval:?}");
+        // An unknown subcommand of a heavy container is refused alike by
+        // both builds, so a light one answers it.
+        assert!(!crate::cmd::needs_full_engine(&args("SCRIPT NOSUCH")));
+        for (parent, cmd) in crate::cmd::every_command() {
+            if let Some(p) = parent {
+                assert_eq!(p.heavy, cmd.heavy, "{}|{}", p.name, cmd.name);
+            }
+        }
+    }
+
+    /// A light build keeps every command in its table (COMMAND, HELP and the
+    /// console's hints describe them all), and answers the others as the
+    /// full build does.
+    #[test]
+    fn a_light_build_keeps_the_whole_table() {
+        let names: Vec<&str> = crate::cmd::all().map(|c| c.name).collect();
+        for name in [
+            "eval", "xadd", "geoadd", "acl", "cluster", "debug", "get", "zadd",
+        ] {
+            assert!(names.contains(&name), "{name}");
+        }
+        let mut e = crate::Engine::new(1);
+        let c = e.connect("t");
+        assert!(!e.execute(c, &args("SET k v")).is_error());
+        let count = Frame::Integer(names.len() as i64);
+        assert_eq!(e.execute(c, &args("COMMAND COUNT")), count);
     }
 }

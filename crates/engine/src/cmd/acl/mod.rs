@@ -12,14 +12,14 @@ use crate::server::client::Client;
 use crate::server::Server;
 use rules::{describe_commands, describe_user, has_spaces, merge_selectors, set_user};
 
-pub(super) static COMMANDS: &[Command] = commands! { group: "connection";
+pub(super) static COMMANDS: &[Command] = commands! { heavy; group: "connection";
     "auth" => auth, arity: -2, flags: [NOSCRIPT, LOADING, STALE, FAST, NO_AUTH, SENTINEL, ALLOW_BUSY], acl: [FAST, CONNECTION], since: "1.0.0",
         syntax: "AUTH [username] password", summary: "Authenticates the connection.";
     "acl" => container, arity: -2, flags: [SENTINEL], acl: [SLOW], group: "server", since: "6.0.0",
         syntax: "ACL <subcommand>", summary: "A container for Access List Control commands.", subcommands: SUBCOMMANDS;
 };
 
-static SUBCOMMANDS: &[Command] = commands! { group: "server";
+static SUBCOMMANDS: &[Command] = commands! { heavy; group: "server";
     "cat" => acl_cat, arity: -2, flags: [NOSCRIPT, LOADING, STALE, SENTINEL], acl: [SLOW], since: "6.0.0",
         syntax: "ACL CAT [category]", summary: "Lists the ACL categories, or the commands inside a category.";
     "deluser" => acl_deluser, arity: -3, flags: [ADMIN, NOSCRIPT, LOADING, STALE, SENTINEL], acl: [SLOW], since: "6.0.0",

@@ -15,7 +15,7 @@ use crate::cmd::table::{commands, container, Command, Ctx};
 use crate::proto::resp::Frame;
 use state::state;
 
-pub(in crate::cmd) static COMMANDS: &[Command] = commands! { group: "cluster";
+pub(in crate::cmd) static COMMANDS: &[Command] = commands! { heavy; group: "cluster";
     "cluster" => container, arity: -2, flags: [], acl: [SLOW], since: "3.0.0",
         syntax: "CLUSTER subcommand [argument ...]", summary: "A container for Redis Cluster commands.", subcommands: CLUSTER_SUBCOMMANDS;
     "readonly" => readonly, arity: 1, flags: [LOADING, STALE, FAST], acl: [FAST, CONNECTION], since: "3.0.0",
@@ -26,7 +26,7 @@ pub(in crate::cmd) static COMMANDS: &[Command] = commands! { group: "cluster";
         syntax: "ASKING", summary: "Signals that a cluster client is following an -ASK redirect.";
 };
 
-static CLUSTER_SUBCOMMANDS: &[Command] = commands! { group: "cluster";
+static CLUSTER_SUBCOMMANDS: &[Command] = commands! { heavy; group: "cluster";
     "addslots" => slots::addslots, arity: -3, flags: [ADMIN, STALE, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "3.0.0",
         syntax: "CLUSTER ADDSLOTS slot [slot ...]", summary: "Assigns new hash slots to a node.";
     "addslotsrange" => slots::addslots, arity: -4, flags: [ADMIN, STALE, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "7.0.0",

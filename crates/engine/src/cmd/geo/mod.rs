@@ -21,7 +21,7 @@ use crate::keyspace::types::zset::{ScoreRange, ZSet};
 use crate::num::double::string2d;
 use crate::proto::resp::Frame;
 
-pub(super) static COMMANDS: &[Command] = commands! { group: "geo";
+pub(super) static COMMANDS: &[Command] = commands! { heavy; group: "geo";
     "geoadd" => geoadd, arity: -5, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, GEO, SLOW], since: "3.2.0",
         syntax: "GEOADD key [NX | XX] [CH] longitude latitude member [longitude latitude member ...]",
         summary: "Adds one or more members to a geospatial index. The key is created if it doesn't exist.";

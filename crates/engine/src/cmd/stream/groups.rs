@@ -13,7 +13,7 @@ use crate::server::keyspace_events as ev;
 use std::collections::BTreeMap;
 
 /// XGROUP's subcommands, in the order Redis lists them.
-pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "stream";
+pub(super) static SUBCOMMANDS: &[Command] = commands! { heavy; group: "stream";
     "create" => xgroup, arity: -5, flags: [WRITE, DENYOOM], keys: (2, 2, 1), acl: [WRITE, STREAM, SLOW], since: "5.0.0",
         syntax: "XGROUP CREATE key group <id | $> [MKSTREAM] [ENTRIESREAD entries-read]", summary: "Creates a consumer group reading after an ID (`$`: the last one).";
     "createconsumer" => xgroup, arity: 5, flags: [WRITE, DENYOOM], keys: (2, 2, 1), acl: [WRITE, STREAM, SLOW], since: "6.2.0",

@@ -9,7 +9,7 @@ use crate::keyspace::types::stream::{Consumer, Group, Log, Nack, Stream, StreamI
 use crate::proto::resp::Frame;
 
 /// XINFO's subcommands, in the order Redis lists them.
-pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "stream";
+pub(super) static SUBCOMMANDS: &[Command] = commands! { heavy; group: "stream";
     "consumers" => xinfo, arity: 4, flags: [READONLY], keys: (2, 2, 1), acl: [READ, STREAM, SLOW], since: "5.0.0",
         syntax: "XINFO CONSUMERS key group", summary: "Lists a group's consumers with their pending count, idle and inactive times.";
     "groups" => xinfo, arity: 3, flags: [READONLY], keys: (2, 2, 1), acl: [READ, STREAM, SLOW], since: "5.0.0",

@@ -31,7 +31,7 @@ use crate::proto::resp::Frame;
 use crate::server::keyspace_events as ev;
 use crate::server::Server;
 
-pub(in crate::cmd) static COMMANDS: &[Command] = commands! { group: "stream";
+pub(in crate::cmd) static COMMANDS: &[Command] = commands! { heavy; group: "stream";
     "xadd" => entries::xadd, arity: -5, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, STREAM, FAST], since: "5.0.0",
         syntax: "XADD key [NOMKSTREAM] [<MAXLEN | MINID> [= | ~] threshold [LIMIT count]] <* | id> field value [field value ...]", summary: "Appends an entry to a stream (creating it), optionally trimming it; replies with the entry's ID.";
     "xrange" => entries::xrange, arity: -4, flags: [READONLY], keys: (1, 1, 1), acl: [READ, STREAM, SLOW], since: "5.0.0",
