@@ -49,27 +49,80 @@ document.addEventListener('click', (e) => {
   }
 });
 
+// The console module's code is fetched and compiled from the moment this script runs, while the
+// page is still being parsed and styled, rather than after its JavaScript bindings are imported:
+// compiling is most of the wait for a console's first reply. A compiled module can be
+// instantiated any number of times, so a restart reuses it. Should streaming compilation be
+// refused (a server sending wasm without application/wasm), the bindings fetch the file
+// themselves as before.
+const CONSOLE = 'redsim-web';
+const compiled = { [CONSOLE]: compileEarly(CONSOLE) };
+function compileEarly(name) {
+  if (!WebAssembly.compileStreaming) return Promise.resolve(null);
+  return WebAssembly.compileStreaming(fetch(new URL(name + '_bg.wasm', here))).catch(() => null);
+}
+
 // Imports one wasm-bindgen module (`name`.js and `name`_bg.wasm) and runs its start. A crashed
-// wasm instance cannot be reused, so a restart imports the module again under a new URL, which
-// gives a fresh module and instance.
+// wasm instance cannot be reused, so a restart imports the bindings again under a new URL, which
+// gives a fresh instance.
 async function instantiate(name) {
   const js = new URL(name + '.js', here);
   if (generation > 0) js.searchParams.set('instance', String(generation));
-  const bindings = await import(js.href);
-  await bindings.default({ module_or_path: new URL(name + '_bg.wasm', here) });
+  if (!compiled[name]) compiled[name] = compileEarly(name);
+  const [bindings, module] = await Promise.all([import(js.href), compiled[name]]);
+  await bindings.default({ module_or_path: module || new URL(name + '_bg.wasm', here) });
 }
 
+// After an upgrade the lab module runs the consoles too (see below), and restarts start it.
+let full = false;
 function start() {
-  lab = null;
-  return instantiate('redsim-web');
+  lab = full ? Promise.resolve() : null;
+  return instantiate(full ? LAB : CONSOLE);
 }
+
+// The console module leaves out Redis' heavy commands (scripting, streams, geo, ACL, cluster,
+// replication, persistence, DEBUG). The first time a console needs one, the page moves to the lab
+// module, whose engine is whole: it is downloaded and compiled while the consoles stay on screen,
+// then each console writes its session as a link (commands and the virtual time between them,
+// as its Share button does), the console module's apps are unmounted, and the lab module starts
+// as the full console, rebuilding each session from its link (web/src/handover.rs).
+const LAB = 'redsim-lab';
+let upgrading = null;
+window.redsimPrefetchFull = () => {
+  if (!compiled[LAB]) compiled[LAB] = compileEarly(LAB);
+};
+window.redsimUpgrade = () => {
+  if (upgrading || full) return upgrading;
+  window.redsimPrefetchFull();
+  upgrading = (async () => {
+    await compiled[LAB];
+    window.redsimHandoverLinks = [];
+    if (window.redsimAskHandover) window.redsimAskHandover();
+    // The consoles answer in a microtask of the console module's scheduler.
+    await new Promise((done) => setTimeout(done, 0));
+    if (window.redsimRetire) window.redsimRetire();
+    full = true;
+    window.redsimFull = true;
+    generation += 1;
+    freshHosts();
+    try {
+      await start();
+    } finally {
+      delete window.redsimHandoverLinks;
+    }
+  })().catch((err) => {
+    console.error('Redsim: the full engine could not load', err);
+    showLoadError(err);
+  });
+  return upgrading;
+};
 
 // Called by the console module when the page needs the lab module: fetches and starts it once
 // per generation; the lab mounts every place left for it. With `later`, for lab widgets that sit
 // beside consoles on a documentation page, it waits until the consoles have drawn and the page
 // is idle, so the lab's download never delays a console's first reply.
 window.redsimLoadLab = (later) => {
-  if (lab) return lab;
+  if (lab || full) return lab;
   const wait = later
     ? new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
         if (window.requestIdleCallback) window.requestIdleCallback(done, { timeout: 1000 });
@@ -95,13 +148,21 @@ function showLoadError(err) {
   }
 }
 
-// Called by the crash overlay's Reset button. Hosts are replaced by attribute-only clones, which
-// drops the dead instance's DOM and event listeners; the new instance mounts into the clones.
+// Replaces every host by a clone with its attributes only, which drops the old instance's DOM and
+// event listeners; the mark the lab leaves on what it mounted goes too, so the new instance
+// mounts there again.
+function freshHosts() {
+  for (const host of document.querySelectorAll(HOSTS)) {
+    const clone = host.cloneNode(false);
+    clone.removeAttribute('data-redsim-mounted');
+    host.replaceWith(clone);
+  }
+}
+
+// Called by the crash overlay's Reset button: the new instance mounts into fresh hosts.
 window.redsimReset = async () => {
   generation += 1;
-  for (const host of document.querySelectorAll(HOSTS)) {
-    host.replaceWith(host.cloneNode(false));
-  }
+  freshHosts();
   try {
     await start();
   } catch (err) {

@@ -18,12 +18,19 @@
 //! so it is a second module, loaded by `assets/redsim.js` the first time a
 //! page shows one of its views ([`dom::load_lab`]). Each module has its own
 //! engine instance; nothing is shared between them but the page.
+//!
+//! The console module is built `light` (the `light` feature): its engine
+//! leaves out the heavy command families (scripting, streams, geo, ACL,
+//! cluster, replication, persistence, DUMP/RESTORE, MIGRATE, DEBUG), about a
+//! third of the module. The first time a console needs one, the page moves
+//! to the lab module, which then runs the consoles too ([`handover`]).
 
 mod bench;
 mod cluster;
 mod console;
 mod dom;
 mod fmt;
+mod handover;
 mod keys;
 mod lab;
 mod lessons;
@@ -40,14 +47,20 @@ mod url;
 /// requested when the page has views of it.
 pub fn start_console() {
     panic::install();
+    handover::install();
     mount::mount_all();
 }
 
 /// The lab module's start: mounts every lab view the page holds (embedded
 /// scenario, lesson and topology elements, the shell's lab tabs, an iframe's
-/// lab widget) and exposes the browser benchmark.
+/// lab widget) and exposes the browser benchmark. Started as the full
+/// console (a light console handed over, see [`handover`]), it mounts the
+/// consoles and the page shell first, from the sessions handed over.
 pub fn start_lab() {
     panic::install();
     bench::install();
+    if handover::is_full_start() {
+        mount::mount_all();
+    }
     lab::mount_all();
 }

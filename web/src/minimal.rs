@@ -116,12 +116,16 @@ pub fn mount(doc: &web_sys::Document, kind: Minimal, search: &str, hash: &str) {
         return;
     };
     if kind == Minimal::Console {
+        let preset = crate::handover::link_for(0)
+            .map_or_else(|| Preset::from_url(search, hash), |l| Preset::from_link(&l));
         let props = WidgetProps {
-            preset: Preset::from_url(search, hash),
+            preset,
             autofocus: false,
             shareable: false,
+            host: 0,
         };
-        yew::Renderer::<Widget>::with_root_and_props(host, props).render();
+        let app = yew::Renderer::<Widget>::with_root_and_props(host, props).render();
+        crate::handover::keep_app(Box::new(move || app.destroy()));
         return;
     }
     // The other widgets are the lab module's: leave it their parameters.

@@ -22,7 +22,7 @@ pub fn mount_all() {
         return;
     }
     let mut lab = false;
-    for host in hosts(&doc) {
+    for (index, host) in hosts(&doc).into_iter().enumerate() {
         if is_lab_host(&host) {
             lab = true;
             continue;
@@ -33,7 +33,11 @@ pub fn mount_all() {
             host.get_attribute("data-commands").as_deref(),
             host.get_attribute("data-clock").as_deref(),
         );
-        if from_url {
+        let handed = crate::handover::link_for(index).map(|l| Preset::from_link(&l));
+        if let Some(handed) = handed {
+            // A session moving from the light console: its link is all of it.
+            preset = handed;
+        } else if from_url {
             let url = Preset::from_url(&search, &hash);
             preset.seed = url.seed.or(preset.seed);
             preset.t0 = url.t0.or(preset.t0);
@@ -47,6 +51,7 @@ pub fn mount_all() {
             preset,
             autofocus: from_url,
             shareable: from_url,
+            host: index,
         };
         if host.id() == "redsim" {
             // The playground page: the shell with the console in its own
@@ -63,10 +68,12 @@ pub fn mount_all() {
                 search: search.clone().into(),
                 hash: hash.clone().into(),
             };
-            yew::Renderer::<Page>::with_root_and_props(shell, props).render();
+            let app = yew::Renderer::<Page>::with_root_and_props(shell, props).render();
+            crate::handover::keep_app(Box::new(move || app.destroy()));
             continue;
         }
-        yew::Renderer::<Widget>::with_root_and_props(host, props).render();
+        let app = yew::Renderer::<Widget>::with_root_and_props(host, props).render();
+        crate::handover::keep_app(Box::new(move || app.destroy()));
     }
     if lab {
         load_lab_later();

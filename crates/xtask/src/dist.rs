@@ -24,6 +24,9 @@ struct Module {
     bin: &'static str,
     /// The cargo profile it is built with (Cargo.toml says why each).
     profile: &'static str,
+    /// The web crate's features: the console's engine is `light` (see
+    /// web/src/handover.rs), the lab's is whole.
+    features: &'static str,
 }
 
 /// The console module first (what a page with one console downloads),
@@ -32,15 +35,23 @@ const MODULES: [Module; 2] = [
     Module {
         bin: "redsim-web",
         profile: "wasm-console",
+        features: "light",
     },
     Module {
         bin: "redsim-lab",
         profile: "wasm-release",
+        features: "",
     },
 ];
 /// Where trunk's tags are replaced by ours.
 const MARKER: &str = "<!-- redsim:assets -->";
+/// The console module's bindings and wasm are preloaded: without the hints
+/// their fetches would wait for the loader to run, which waits for the
+/// stylesheet, and the wasm's for the bindings.
 const ASSET_TAGS: &str = "<link rel=\"stylesheet\" href=\"redsim.css\">\n    \
+                          <link rel=\"modulepreload\" href=\"redsim-web.js\">\n    \
+                          <link rel=\"preload\" href=\"redsim-web_bg.wasm\" as=\"fetch\" \
+                          type=\"application/wasm\" crossorigin>\n    \
                           <script type=\"module\" src=\"redsim.js\"></script>";
 
 /// What `dist` produced.
@@ -64,6 +75,8 @@ pub fn dist() -> Result<Built, String> {
             TARGET,
             "--profile",
             m.profile,
+            "--features",
+            m.features,
         ]))?;
     }
     let out = root().join("dist");
@@ -88,7 +101,7 @@ pub fn dist() -> Result<Built, String> {
             .web(true)
             .map_err(|e| format!("wasm-bindgen: {e:#}"))?
             .typescript(false)
-            .remove_name_section(true)
+            .remove_name_section(!keep_names())
             .remove_producers_section(true)
             .generate(&out)
             .map_err(|e| format!("wasm-bindgen: {e:#}"))?;
@@ -121,6 +134,13 @@ pub fn dist() -> Result<Built, String> {
     println!("dist: built in {:.1} s", started.elapsed().as_secs_f64());
     println!("dist: wrote {}", out.display());
     Ok(Built { dir: out })
+}
+
+/// `REDSIM_WASM_NAMES=1` keeps function names in the wasm, so a browser
+/// profile of the page names Rust functions (use with `REDSIM_WASM_OPT=off`,
+/// as wasm-opt drops them).
+fn keep_names() -> bool {
+    std::env::var("REDSIM_WASM_NAMES").is_ok_and(|v| v == "1")
 }
 
 /// Shrinks the wasm in place with `wasm-opt` (`-Oz` unless
@@ -280,6 +300,12 @@ mod tests {
         assert!(html.contains("<link rel=\"icon\" href=\"x.svg\">"));
         assert!(html.contains("<script type=\"module\" src=\"redsim.js\"></script>"));
         assert!(html.contains("href=\"redsim.css\""));
+        // The console module is preloaded, and the loader comes after its hints.
+        let preload = html
+            .find("<link rel=\"preload\" href=\"redsim-web_bg.wasm\" as=\"fetch\"")
+            .expect("the wasm is preloaded");
+        assert!(html.contains("<link rel=\"modulepreload\" href=\"redsim-web.js\">"));
+        assert!(preload < html.find("src=\"redsim.js\"").unwrap());
         assert!(!html.contains("\n\n"), "{html}");
     }
 

@@ -57,10 +57,34 @@ pub fn test() -> Result<(), String> {
             "--",
             "-D",
             "warnings",
+        ]))?;
+        // The console module's build: the light engine (web/src/handover.rs).
+        run(cargo().args([
+            "clippy",
+            "-p",
+            "redsim-web",
+            "--features",
+            "light",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--",
+            "-D",
+            "warnings",
         ]))
     });
     step("cargo test --workspace", &mut || {
-        run(cargo().args(["test", "--workspace"]))
+        run(cargo().args(["test", "--workspace"]))?;
+        // The light engine's table: every command kept, the heavy ones sent
+        // to the full engine.
+        run(cargo().args([
+            "test",
+            "-p",
+            "redsim-engine",
+            "--features",
+            "light",
+            "--lib",
+            "cmd::table",
+        ]))
     });
     let built = step("dist", &mut || crate::dist::dist().map(|_| ()));
     // The page tests, each a Playwright script against the built site.
@@ -72,6 +96,7 @@ pub fn test() -> Result<(), String> {
         ("lessons end-to-end test", "lessons_e2e.py"),
         ("strict Content-Security-Policy test", "csp_e2e.py"),
         ("accessibility, themes and phone test", "a11y_e2e.py"),
+        ("light console to full engine test", "upgrade_e2e.py"),
     ] {
         step(name, &mut || {
             if !built {

@@ -41,6 +41,9 @@ pub struct WidgetProps {
     pub autofocus: bool,
     /// Offer a Share link (widgets driven by the page URL).
     pub shareable: bool,
+    /// The host element's index among the page's hosts: its session is
+    /// handed over under it (`crate::handover`).
+    pub host: usize,
 }
 
 pub enum Msg {
@@ -52,6 +55,8 @@ pub enum Msg {
     Export,
     /// A click in the console: focus the prompt.
     Focus,
+    /// Hand the session over to the full engine, and stop.
+    Handover,
 }
 
 pub struct Widget {
@@ -59,7 +64,10 @@ pub struct Widget {
     input_ref: NodeRef,
     screen_ref: NodeRef,
     inspector_ref: NodeRef,
-    _ticker: Interval,
+    /// The clock's timer; dropped once the session is handed over.
+    ticker: Option<Interval>,
+    /// The full engine was asked for (`crate::handover`).
+    asked_full: bool,
 }
 
 impl Component for Widget {
@@ -79,18 +87,31 @@ impl Component for Widget {
                 link.send_message(Msg::Do(Action::Tick));
             }
         });
+        crate::handover::register(ctx.link().clone());
         Widget {
             state: Console::new(preset, t0, wall_ms),
             input_ref: NodeRef::default(),
             screen_ref: NodeRef::default(),
             inspector_ref: NodeRef::default(),
-            _ticker: ticker,
+            ticker: Some(ticker),
+            asked_full: false,
         }
     }
 
     fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
+            Msg::Do(Action::Input(v)) => {
+                if crate::handover::LIGHT && wants_full_engine(&v) {
+                    crate::handover::prefetch();
+                }
+                self.state.apply(Action::Input(v))
+            }
             Msg::Do(a) => self.state.apply(a),
+            Msg::Handover => {
+                crate::handover::offer(ctx.props().host, &self.state.share_link(""));
+                self.ticker = None;
+                false
+            }
             Msg::Key(e) => {
                 let input = self.input_ref.clone();
                 let out = self
@@ -211,6 +232,10 @@ impl Component for Widget {
     }
 
     fn rendered(&mut self, ctx: &Context<Self>, first_render: bool) {
+        if self.state.wants_full && !self.asked_full {
+            self.asked_full = true;
+            crate::handover::request();
+        }
         let fx = &mut self.state.effects;
         if std::mem::take(&mut fx.scroll_to_end) {
             if let Some(screen) = self.screen_ref.cast::<web_sys::Element>() {
@@ -230,6 +255,18 @@ impl Component for Widget {
                 panel.scroll_into_view_with_scroll_into_view_options(&opts);
             }
         }
+    }
+}
+
+/// Whether the command being typed (its name complete: a space follows
+/// it) is one the full engine runs, so that engine can be fetched already.
+fn wants_full_engine(input: &str) -> bool {
+    let mut words = input.trim_start().splitn(2, char::is_whitespace);
+    match (words.next(), words.next()) {
+        (Some(name), Some(_)) if !name.is_empty() => {
+            redsim_engine::cmd::needs_full_engine(&[name.as_bytes().to_vec()])
+        }
+        _ => false,
     }
 }
 

@@ -52,6 +52,13 @@ impl Preset {
         p
     }
 
+    /// Reads a link as [`share_link`] writes it (any base before the `?`).
+    pub fn from_link(link: &str) -> Preset {
+        let (before, hash) = link.split_once('#').unwrap_or((link, ""));
+        let search = before.split_once('?').map_or("", |(_, q)| q);
+        Preset::from_url(search, hash)
+    }
+
     /// Reads a widget's `data-seed`, `data-commands` (one command per line)
     /// and `data-clock` attributes.
     pub fn from_attrs(seed: Option<&str>, commands: Option<&str>, clock: Option<&str>) -> Preset {
@@ -135,6 +142,29 @@ pub fn share_popover(s: &ShareState, on_close: Callback<MouseEvent>) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the light console hands over is what the full one starts with.
+    #[test]
+    fn a_link_reads_back_as_the_session_it_packs() {
+        let session = "SET a 1\n# sleep 1500\n@2 EVAL \"return 1\" 0\n# sleep 3\n";
+        for (paused, base) in [(true, ""), (false, "https://x.example/redsim/index.html")] {
+            let link = share_link(base, 42, 1_700_000_000, paused, session);
+            let p = Preset::from_link(&link);
+            assert_eq!(p.seed, Some(42));
+            assert_eq!(p.t0, Some(1_700_000_000));
+            assert_eq!(p.paused, paused);
+            assert_eq!(
+                p.commands,
+                vec![
+                    "SET a 1",
+                    "# sleep 1500",
+                    "@2 EVAL \"return 1\" 0",
+                    "# sleep 3"
+                ]
+            );
+        }
+        assert_eq!(Preset::from_link(""), Preset::default());
+    }
 
     #[test]
     fn reads_commands_in_order_from_query_then_fragment() {

@@ -101,6 +101,9 @@ pub struct Console {
     pub inspector_ttl: Option<i64>,
     pub share: Option<ShareState>,
     pub effects: Effects,
+    /// A command needs the full engine (set in light builds only): the
+    /// widget asks for it, and commands from then on wait for it.
+    pub wants_full: bool,
     /// The page's clock (wall ms).
     wall: fn() -> f64,
 }
@@ -153,6 +156,7 @@ impl Console {
                 scroll_to_end: true,
                 ..Effects::default()
             },
+            wants_full: false,
             wall,
         };
         for cmd in &preset.commands {
@@ -632,6 +636,21 @@ impl Console {
         }
         let (id, num) = (s.id, s.num);
         self.sync_clock();
+        // A heavy command in a light build (see `crate::handover`): it is
+        // recorded unrun, and so is every command after it, to run in the
+        // full engine in the same order and at the same instants.
+        if self.wants_full || redsim_engine::cmd::needs_full_engine(&args) {
+            let note = match self.wants_full {
+                false => {
+                    "Loading the full engine: this command runs there, with this session as it is."
+                }
+                true => "Queued: it runs once the full engine has loaded.",
+            };
+            self.sessions[idx].push(Line::Note(note.into()));
+            self.record(with_target(num, trimmed));
+            self.wants_full = true;
+            return;
+        }
         let reply = self.engine.submit_line(id, trimmed);
         self.record(with_target(num, trimmed));
         // CLIENT REPLY OFF / SKIP: like redis-cli, print nothing (QUIT

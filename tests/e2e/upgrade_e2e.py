@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""End-to-end test of the light console's move to the full engine (web/src/handover.rs): the console
+module leaves out Redis' heavy commands; the first one typed loads the lab module, which takes
+over every console on the page with its session (keys, TTLs at the same virtual instant, clients,
+the lines on screen) and runs the command. Checked on the playground, on a documentation page with
+two consoles and a topology widget, and in iframe mode with a heavy command in the link.
+
+Usage: python3 tests/e2e/upgrade_e2e.py [--dist DIR] [--shots DIR]
+Prints "N passed, M failed" and exits non-zero on any failure. Screenshots go to target/e2e/.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from console_e2e import Console, expect, run_at_sizes, wait_until  # noqa: E402
+
+CONSOLE_WASM = "redsim-web_bg.wasm"
+LAB_WASM = "redsim-lab_bg.wasm"
+
+DOC_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Two consoles</title>
+<link rel="stylesheet" href="play/redsim.css"><script type="module" src="play/redsim.js"></script></head>
+<body class="rs-page rs-doc"><main class="rs-doc-main">
+<h1>Two consoles and a topology</h1>
+<div id="first" data-redsim data-clock="paused" data-commands="SET a 1"></div>
+<div id="second" data-redsim data-clock="paused" data-seed="7" data-commands="SET counter 10 EX 60"></div>
+<div id="topo" data-redsim-topology data-seed="1"></div>
+</main></body></html>
+"""
+
+
+def wasm_fetched(page):
+    """Every wasm module the page has fetched, by file name (from its resource timing, which also
+    counts a copy from the browser's cache)."""
+    return page.evaluate("performance.getEntriesByType('resource').map(e => e.name.split('?')[0])"
+                         ".filter(n => n.endsWith('.wasm')).map(n => n.slice(n.lastIndexOf('/') + 1))")
+
+
+def reply_shown(con, text, timeout=30.0):
+    wait_until(lambda: any(text in t for t in con.q(".rs-screen .rs-out").all_inner_texts()),
+               "the reply %r" % text, timeout)
+
+
+def type_line(con, line):
+    inp = con.q(".rs-input")
+    inp.click()
+    inp.fill(line)
+    inp.press("Enter")
+
+
+def main():
+    return run_at_sizes("redsim-upgrade", lambda run, label: run_checks(run, label))
+
+
+def run_checks(run, label):
+    suite, page, base, shots = run.suite, run.page, run.base, run.shots
+    con = Console(page)
+
+    def playground_moves_with_its_session():
+        page.goto(base + "index.html?clock=paused&cmd=SET%20k%20v%20EX%20100")
+        con.ready()
+        con.click("step-1s")
+        expect(con.run("TTL k")[-1] == "(integer) 99", "TTL before: %s" % con.lines())
+        con.click("add-client")
+        expect("OK" in con.run("SET b 2")[-1], "client 2's SET")
+        con.q(".rs-tab .rs-tab-main").first.click()
+        fetched = wasm_fetched(page)
+        expect(LAB_WASM not in fetched, "the lab was fetched before a heavy command: %s" % fetched)
+        type_line(con, "EVAL \"return redis.call('GET', KEYS[1])\" 1 k")
+        reply_shown(con, '"v"')
+        # The same instant: the TTL has not moved, both clients' keys are there.
+        expect(con.run("TTL k")[-1] == "(integer) 99", "TTL after: %s" % con.lines())
+        expect(con.run("DBSIZE")[-1] == "(integer) 2", "keys after: %s" % con.lines())
+        expect(con.q(".rs-tab .rs-tab-main").count() == 2, "both clients' tabs are back")
+        lines = con.lines()
+        expect(any("SET k v EX 100" in t for t in lines), "the earlier lines are on screen: %s" % lines)
+        expect(con.clock().startswith("0:00:01"), "the clock: %s" % con.clock())
+        # The full engine answers the other heavy families at once, with no new download.
+        expect(con.run("XADD s 1-1 f v")[-1] == '"1-1"', "XADD: %s" % con.lines())
+        expect(con.run("GEOADD g 13.361389 38.115556 Palermo")[-1] == "(integer) 1", "GEOADD")
+        fetched = wasm_fetched(page)
+        expect(fetched.count(CONSOLE_WASM) == 1 and fetched.count(LAB_WASM) == 1,
+               "each module fetched once: %s" % fetched)
+        # The lab's own views run in the same instance.
+        page.click("[data-action=tab-scenarios]")
+        page.wait_for_selector("[data-redsim-lab-tab=scenarios].rs-lab-ready .rs-scen-title", timeout=30000)
+        fetched = wasm_fetched(page)
+        expect(fetched.count(LAB_WASM) == 1, "the Scenarios tab fetched nothing more: %s" % fetched)
+        page.screenshot(path=os.path.join(shots, "upgrade-playground-%s.png" % label))
+
+    def typing_a_heavy_name_fetches_ahead():
+        page.goto(base + "index.html?clock=paused")
+        con.ready()
+        con.q(".rs-input").fill("FUNCTION ")
+        wait_until(lambda: LAB_WASM in wasm_fetched(page), "the lab fetched while typing", 30.0)
+        expect(con.q(".rs-screen .rs-out").count() == 0, "nothing ran yet")
+        type_line(con, "FUNCTION LIST")
+        reply_shown(con, "(empty array)")
+
+    def commands_after_a_heavy_one_keep_their_order():
+        page.goto(base + "embed.html?minimal=1&clock=paused&cmd=SET%20a%201"
+                  "&cmd=EVAL%20%22return%20redis.call('INCR','a')%22%200&cmd=GET%20a")
+        mini = Console(page, ".rs-minimal-host")
+        mini.ready()
+        reply_shown(mini, '"2"')
+        outs = mini.q(".rs-screen .rs-out").all_inner_texts()
+        expect(outs[-3:] == ["OK", "(integer) 2", '"2"'], "replies in order: %s" % outs)
+        expect(page.locator(".rs-openlink").count() == 1, "the Open in Redsim link is kept")
+
+    def a_docs_page_moves_every_console():
+        with open(os.path.join(run.site, "docs", "two.html"), "w") as f:
+            f.write(DOC_PAGE)
+        page.goto(run.origin + "docs/two.html")
+        first, second = Console(page, "#first"), Console(page, "#second")
+        first.ready()
+        second.ready()
+        second.click("step-1s")
+        expect(second.run("INCR counter")[-1] == "(integer) 11", "the second console's INCR")
+        page.wait_for_selector("#topo .rs-topo", timeout=30000)
+        type_line(first, "XADD s 1-1 f v")
+        reply_shown(first, '"1-1"')
+        # The other console kept its session and its clock.
+        expect(second.run("GET counter")[-1] == '"11"', "the second console's key")
+        expect(second.run("TTL counter")[-1] == "(integer) 59", "its TTL: %s" % second.lines())
+        expect(first.run("GET a")[-1] == '"1"', "the first console's preset key")
+        page.wait_for_selector("#topo .rs-topo", timeout=30000)
+        fetched = wasm_fetched(page)
+        expect(fetched.count(LAB_WASM) == 1, "the lab fetched once: %s" % fetched)
+        page.screenshot(path=os.path.join(shots, "upgrade-docs-%s.png" % label), full_page=True)
+
+    suite.check("[%s] the playground moves to the full engine with its session" % label,
+                playground_moves_with_its_session)
+    suite.check("[%s] typing a heavy command's name fetches the full engine ahead" % label,
+                typing_a_heavy_name_fetches_ahead)
+    suite.check("[%s] commands after a heavy one run in order (iframe mode)" % label,
+                commands_after_a_heavy_one_keep_their_order)
+    suite.check("[%s] a documentation page moves every console" % label, a_docs_page_moves_every_console)
+    suite.check("[%s] no page errors" % label,
+                lambda: expect(not run.page_errors, "page errors: %s" % run.page_errors))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
