@@ -69,6 +69,10 @@ def run_checks(run, label):
         expect(LAB_WASM not in fetched, "the lab was fetched before a heavy command: %s" % fetched)
         type_line(con, "EVAL \"return redis.call('GET', KEYS[1])\" 1 k")
         reply_shown(con, '"v"')
+        # The input history came along: Up recalls the command typed last.
+        con.q(".rs-input").press("ArrowUp")
+        expect(con.q(".rs-input").input_value().startswith("EVAL"), "history: %r" % con.q(".rs-input").input_value())
+        con.q(".rs-input").fill("")
         # The same instant: the TTL has not moved, both clients' keys are there.
         expect(con.run("TTL k")[-1] == "(integer) 99", "TTL after: %s" % con.lines())
         expect(con.run("DBSIZE")[-1] == "(integer) 2", "keys after: %s" % con.lines())

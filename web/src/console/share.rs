@@ -24,6 +24,9 @@ pub struct Preset {
     /// Unix time (seconds) of virtual instant 0; `None` means "now", so TIME
     /// and EXPIREAT see today's date. A shared link pins it for an exact replay.
     pub t0: Option<u64>,
+    /// The commands were typed in this page before (a session handed over
+    /// to the full engine): they join the input history again.
+    pub typed: bool,
 }
 
 impl Preset {
@@ -56,7 +59,10 @@ impl Preset {
     pub fn from_link(link: &str) -> Preset {
         let (before, hash) = link.split_once('#').unwrap_or((link, ""));
         let search = before.split_once('?').map_or("", |(_, q)| q);
-        Preset::from_url(search, hash)
+        Preset {
+            typed: true,
+            ..Preset::from_url(search, hash)
+        }
     }
 
     /// Reads a widget's `data-seed`, `data-commands` (one command per line)
@@ -75,6 +81,7 @@ impl Preset {
                 .unwrap_or_default(),
             paused: clock.is_some_and(|c| c.trim().eq_ignore_ascii_case("paused")),
             t0: None,
+            typed: false,
         }
     }
 }
@@ -162,8 +169,9 @@ mod tests {
                     "# sleep 3"
                 ]
             );
+            assert!(p.typed);
         }
-        assert_eq!(Preset::from_link(""), Preset::default());
+        assert_eq!(Preset::from_link("").commands, Vec::<String>::new());
     }
 
     #[test]

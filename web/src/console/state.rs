@@ -168,7 +168,7 @@ impl Console {
             }
             let (num, cmd) = split_target(cmd);
             let idx = c.session_for(num);
-            c.submit(idx, cmd.to_string(), false);
+            c.submit(idx, cmd.to_string(), preset.typed);
         }
         let now = c.engine.now_us();
         c.driver.reanchor(now, wall());
@@ -749,6 +749,7 @@ mod tests {
             commands: commands.iter().map(|c| c.to_string()).collect(),
             paused: true,
             t0: Some(1_767_225_600),
+            typed: false,
         };
         Console::new(&preset, 1_767_225_600, still)
     }
