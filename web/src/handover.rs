@@ -20,13 +20,11 @@ use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use yew::html::Scope;
-
-use crate::console::Widget;
 
 thread_local! {
-    /// The widgets of this instance that can hand over their session.
-    static WIDGETS: RefCell<Vec<Scope<Widget>>> = const { RefCell::new(Vec::new()) };
+    /// How to ask each widget of this instance for its session (it answers
+    /// with [`offer`]).
+    static WIDGETS: RefCell<Vec<Box<dyn Fn()>>> = const { RefCell::new(Vec::new()) };
     /// How to unmount each app this instance mounted.
     static APPS: RefCell<Vec<Box<dyn FnOnce()>>> = const { RefCell::new(Vec::new()) };
 }
@@ -40,9 +38,9 @@ const FULL_FLAG: &str = "redsimFull";
 /// Where widgets write their links, as `[host index, link]` pairs.
 const LINKS: &str = "redsimHandoverLinks";
 
-/// Registers a widget for the handover.
-pub fn register(scope: Scope<Widget>) {
-    WIDGETS.with(|w| w.borrow_mut().push(scope));
+/// Registers a widget for the handover: `ask` makes it [`offer`] its link.
+pub fn register(ask: Box<dyn Fn()>) {
+    WIDGETS.with(|w| w.borrow_mut().push(ask));
 }
 
 /// Keeps the way to unmount an app mounted by this instance.
@@ -60,8 +58,8 @@ pub fn install() {
     };
     let ask = Closure::<dyn Fn()>::new(|| {
         WIDGETS.with(|ws| {
-            for scope in ws.borrow().iter() {
-                scope.send_message(crate::console::Msg::Handover);
+            for ask in ws.borrow().iter() {
+                ask();
             }
         })
     });

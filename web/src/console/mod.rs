@@ -87,7 +87,8 @@ impl Component for Widget {
                 link.send_message(Msg::Do(Action::Tick));
             }
         });
-        crate::handover::register(ctx.link().clone());
+        let link = ctx.link().clone();
+        crate::handover::register(Box::new(move || link.send_message(Msg::Handover)));
         Widget {
             state: Console::new(preset, t0, wall_ms),
             input_ref: NodeRef::default(),
