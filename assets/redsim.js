@@ -94,13 +94,20 @@ window.redsimPrefetchFull = () => {
 window.redsimUpgrade = () => {
   if (upgrading || full) return upgrading;
   window.redsimPrefetchFull();
+  let retired = false;
   upgrading = (async () => {
-    await compiled[LAB];
+    if (!(await compiled[LAB])) {
+      // Not compiled ahead (a server without application/wasm, or a failed download): make
+      // sure the file can be had before the consoles are given up.
+      const response = await fetch(new URL(LAB + '_bg.wasm', here));
+      if (!response.ok) throw new Error('HTTP ' + response.status + ' for ' + LAB + '_bg.wasm');
+    }
     window.redsimHandoverLinks = [];
     if (window.redsimAskHandover) window.redsimAskHandover();
     // The consoles answer in a microtask of the console module's scheduler.
     await new Promise((done) => setTimeout(done, 0));
-    if (window.redsimRetire) window.redsimRetire();
+    retired = true;
+    retireAll();
     full = true;
     window.redsimFull = true;
     generation += 1;
@@ -112,7 +119,19 @@ window.redsimUpgrade = () => {
     }
   })().catch((err) => {
     console.error('Redsim: the full engine could not load', err);
-    showLoadError(err);
+    if (retired) {
+      showLoadError(err);
+      return;
+    }
+    // The consoles are still there: say why their command waits, and let a later one retry.
+    upgrading = null;
+    compiled[LAB] = null;
+    for (const host of document.querySelectorAll(HOSTS)) {
+      const note = document.createElement('p');
+      note.className = 'rs-loading rs-load-error';
+      note.textContent = 'The full engine could not load (' + err + '): reload the page to run the waiting command.';
+      host.prepend(note);
+    }
   });
   return upgrading;
 };
@@ -159,8 +178,22 @@ function freshHosts() {
   }
 }
 
+// Unmounts the apps of the instances running (the console module's, or the lab's beside it), so
+// none keeps its timers on a page that replaced it. A crashed instance cannot answer: skipped.
+function retireAll() {
+  for (const name of ['redsimRetire', 'redsimRetireLab']) {
+    try {
+      if (window[name]) window[name]();
+    } catch (_) {
+      // That instance is the one that crashed.
+    }
+    delete window[name];
+  }
+}
+
 // Called by the crash overlay's Reset button: the new instance mounts into fresh hosts.
 window.redsimReset = async () => {
+  retireAll();
   generation += 1;
   freshHosts();
   try {

@@ -133,6 +133,19 @@ def run_checks(run, label):
         expect(fetched.count(LAB_WASM) == 1, "the lab fetched once: %s" % fetched)
         page.screenshot(path=os.path.join(shots, "upgrade-docs-%s.png" % label), full_page=True)
 
+    def a_failed_download_leaves_the_consoles():
+        page.route("**/redsim-lab_bg.wasm", lambda route: route.fulfill(status=404, body="gone"))
+        try:
+            page.goto(base + "index.html?clock=paused&cmd=SET%20k%20v")
+            con.ready()
+            type_line(con, 'EVAL "return 1" 0')
+            page.wait_for_selector("#redsim .rs-load-error", timeout=30000)
+            expect("could not load" in page.inner_text("#redsim .rs-load-error"), "the note says why")
+            expect(any("SET k v" in t for t in con.lines()), "the console is still there: %s" % con.lines())
+            expect(con.q(".rs-input").count() == 1, "its prompt too")
+        finally:
+            page.unroute("**/redsim-lab_bg.wasm")
+
     suite.check("[%s] the playground moves to the full engine with its session" % label,
                 playground_moves_with_its_session)
     suite.check("[%s] typing a heavy command's name fetches the full engine ahead" % label,
@@ -140,6 +153,8 @@ def run_checks(run, label):
     suite.check("[%s] commands after a heavy one run in order (iframe mode)" % label,
                 commands_after_a_heavy_one_keep_their_order)
     suite.check("[%s] a documentation page moves every console" % label, a_docs_page_moves_every_console)
+    suite.check("[%s] a lab that cannot be fetched leaves the consoles as they were" % label,
+                a_failed_download_leaves_the_consoles)
     suite.check("[%s] no page errors" % label,
                 lambda: expect(not run.page_errors, "page errors: %s" % run.page_errors))
 

@@ -11,8 +11,9 @@
 //! 2. the loader downloads and compiles the lab module while the console
 //!    stays on screen, then calls `window.redsimAskHandover`: each widget
 //!    writes its link into `window.redsimHandoverLinks` as `[host, link]`;
-//! 3. it calls `window.redsimRetire`, which unmounts every app of this
-//!    instance (their timers and listeners go with them), and starts the
+//! 3. it calls `window.redsimRetire` (and `window.redsimRetireLab`, for a lab
+//!    module already running), which unmounts every app of the instance
+//!    (their timers and listeners go with them), and starts the
 //!    lab module in full mode: [`crate::mount::mount_all`] builds each
 //!    console from its link ([`link_for`]), where the queued commands run.
 
@@ -43,26 +44,36 @@ pub fn register(ask: Box<dyn Fn()>) {
     WIDGETS.with(|w| w.borrow_mut().push(ask));
 }
 
-/// Keeps the way to unmount an app mounted by this instance.
-pub fn keep_app(destroy: Box<dyn FnOnce()>) {
-    APPS.with(|a| a.borrow_mut().push(destroy));
+/// Mounts an app of this instance into `root`, kept so that retiring the
+/// instance unmounts it.
+pub fn mount<C>(root: web_sys::Element, props: C::Properties)
+where
+    C: yew::BaseComponent,
+{
+    let app = yew::Renderer::<C>::with_root_and_props(root, props).render();
+    APPS.with(|a| a.borrow_mut().push(Box::new(move || app.destroy())));
 }
 
-/// Installs the loader's two calls into this instance (light builds only).
-pub fn install() {
-    if !LIGHT {
-        return;
+/// Installs the loader's calls into the console module: `redsimRetire`
+/// and, in light builds, `redsimAskHandover`.
+pub fn install_console() {
+    if LIGHT {
+        let ask = Closure::<dyn Fn()>::new(|| {
+            WIDGETS.with(|ws| {
+                for ask in ws.borrow().iter() {
+                    ask();
+                }
+            })
+        });
+        set_global("redsimAskHandover", ask.into_js_value());
     }
-    let Some(w) = web_sys::window() else {
-        return;
-    };
-    let ask = Closure::<dyn Fn()>::new(|| {
-        WIDGETS.with(|ws| {
-            for ask in ws.borrow().iter() {
-                ask();
-            }
-        })
-    });
+    install_retire("redsimRetire");
+}
+
+/// Installs `name`, which unmounts every app of this instance (their timers
+/// and listeners go with them): the loader calls it on an instance the page
+/// replaces, such as a lab module running beside a light console.
+pub fn install_retire(name: &str) {
     let retire = Closure::<dyn Fn()>::new(|| {
         WIDGETS.with(|w| w.borrow_mut().clear());
         let apps = APPS.with(|a| std::mem::take(&mut *a.borrow_mut()));
@@ -70,8 +81,13 @@ pub fn install() {
             destroy();
         }
     });
-    let _ = js_sys::Reflect::set(&w, &"redsimAskHandover".into(), &ask.into_js_value());
-    let _ = js_sys::Reflect::set(&w, &"redsimRetire".into(), &retire.into_js_value());
+    set_global(name, retire.into_js_value());
+}
+
+fn set_global(name: &str, value: JsValue) {
+    if let Some(w) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&w, &name.into(), &value);
+    }
 }
 
 /// Writes one widget's link for the loader.

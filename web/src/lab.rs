@@ -65,7 +65,7 @@ fn mount_place(host: web_sys::Element) {
                     shareable: false,
                     active: true,
                 };
-                yew::Renderer::<Library>::with_root_and_props(root, props).render();
+                crate::handover::mount::<Library>(root, props);
             }
             Minimal::Lesson => {
                 let props = LessonsProps {
@@ -73,7 +73,7 @@ fn mount_place(host: web_sys::Element) {
                     embedded: true,
                     shareable: false,
                 };
-                yew::Renderer::<Lessons>::with_root_and_props(root, props).render();
+                crate::handover::mount::<Lessons>(root, props);
             }
             Minimal::Topology => {
                 let props = TopoProps {
@@ -81,7 +81,7 @@ fn mount_place(host: web_sys::Element) {
                     shareable: false,
                     active: true,
                 };
-                yew::Renderer::<TopologyTab>::with_root_and_props(root, props).render();
+                crate::handover::mount::<TopologyTab>(root, props);
             }
             Minimal::Console => {}
         }
@@ -95,7 +95,7 @@ fn mount_place(host: web_sys::Element) {
         search: search.into(),
         hash: hash.into(),
     };
-    yew::Renderer::<LabTab>::with_root_and_props(root, props).render();
+    crate::handover::mount::<LabTab>(root, props);
 }
 
 /// A documentation element.
@@ -111,7 +111,7 @@ fn mount_element(host: web_sys::Element) {
             shareable: false,
             active: true,
         };
-        yew::Renderer::<Library>::with_root_and_props(host, props).render();
+        crate::handover::mount::<Library>(host, props);
     } else if let Some(chapter) = host.get_attribute("data-redsim-lesson") {
         let props = LessonsProps {
             preset: LessonPreset::from_attrs(
@@ -121,7 +121,7 @@ fn mount_element(host: web_sys::Element) {
             embedded: true,
             shareable: false,
         };
-        yew::Renderer::<Lessons>::with_root_and_props(host, props).render();
+        crate::handover::mount::<Lessons>(host, props);
     } else if host.has_attribute("data-redsim-topology") {
         let props = TopoProps {
             preset: TopoPreset::from_attrs(
@@ -131,7 +131,7 @@ fn mount_element(host: web_sys::Element) {
             shareable: false,
             active: true,
         };
-        yew::Renderer::<TopologyTab>::with_root_and_props(host, props).render();
+        crate::handover::mount::<TopologyTab>(host, props);
     }
 }
 

@@ -47,7 +47,7 @@ mod url;
 /// requested when the page has views of it.
 pub fn start_console() {
     panic::install();
-    handover::install();
+    handover::install_console();
     mount::mount_all();
 }
 
@@ -61,6 +61,8 @@ pub fn start_lab() {
     bench::install();
     if handover::is_full_start() {
         mount::mount_all();
+    } else {
+        handover::install_retire("redsimRetireLab");
     }
     lab::mount_all();
 }

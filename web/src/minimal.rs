@@ -124,8 +124,7 @@ pub fn mount(doc: &web_sys::Document, kind: Minimal, search: &str, hash: &str) {
             shareable: false,
             host: 0,
         };
-        let app = yew::Renderer::<Widget>::with_root_and_props(host, props).render();
-        crate::handover::keep_app(Box::new(move || app.destroy()));
+        crate::handover::mount::<Widget>(host, props);
         return;
     }
     // The other widgets are the lab module's: leave it their parameters.

@@ -68,12 +68,10 @@ pub fn mount_all() {
                 search: search.clone().into(),
                 hash: hash.clone().into(),
             };
-            let app = yew::Renderer::<Page>::with_root_and_props(shell, props).render();
-            crate::handover::keep_app(Box::new(move || app.destroy()));
+            crate::handover::mount::<Page>(shell, props);
             continue;
         }
-        let app = yew::Renderer::<Widget>::with_root_and_props(host, props).render();
-        crate::handover::keep_app(Box::new(move || app.destroy()));
+        crate::handover::mount::<Widget>(host, props);
     }
     if lab {
         load_lab_later();
