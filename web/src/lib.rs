@@ -20,6 +20,7 @@
 //! engine instance; nothing is shared between them but the page.
 
 mod bench;
+mod bench_scen;
 mod cluster;
 mod console;
 mod dom;
@@ -45,9 +46,10 @@ pub fn start_console() {
 
 /// The lab module's start: mounts every lab view the page holds (embedded
 /// scenario, lesson and topology elements, the shell's lab tabs, an iframe's
-/// lab widget) and exposes the browser benchmark.
+/// lab widget) and exposes the browser benchmarks.
 pub fn start_lab() {
     panic::install();
     bench::install();
+    bench_scen::install();
     lab::mount_all();
 }
