@@ -22,7 +22,7 @@ fastest, so a noisy machine's slow moments do not decide the ratio.
 Of the benchmark, only the equality of hit counts (per cache, native vs wasm) is asserted:
 it proves both replayed the same trace through the same engine. Speed is reported, never
 asserted. Of the scenarios, asserted: both sides ran the same scenarios to the same outcome
-(virtual duration, checks passed), and the browser takes at most RATIO_MAX times native per
+(virtual duration, checks passed, a digest of the whole outcome's JSON), and the browser takes at most RATIO_MAX times native per
 scenario (for those taking at least FLOOR_MS natively, so timer resolution does not decide)
 and in total. Ratios only: no wall-clock figure is asserted.
 Prints "N passed, M failed" and exits non-zero on any failure.
@@ -252,7 +252,7 @@ def check_scenarios(args):
         else:
             mark = "  (under %.0f ms: not held)" % FLOOR_MS
         print("%-34s %10.1f %10.1f %7.2fx%s" % (n["id"], n["ms"], w["ms"], ratio, mark))
-        keys = ("duration_us", "checks", "checks_passed")
+        keys = ("duration_us", "checks", "checks_passed", "digest")
         if tuple(n[k] for k in keys) != tuple(w[k] for k in keys):
             same.append("%s: native %s, browser %s"
                         % (n["id"], [n[k] for k in keys], [w[k] for k in keys]))
@@ -272,7 +272,7 @@ def check_scenarios(args):
         print("FAIL scenarios: native and browser ran differently: %s" % same)
     else:
         passed += 1
-        print("ok   scenarios: the same %d scenarios, each to the same virtual duration and checks, "
+        print("ok   scenarios: the same %d scenarios, each to the same outcome (digest of its JSON), "
               "natively and in the browser" % len(nat["results"]))
     if over:
         failed += 1

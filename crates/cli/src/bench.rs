@@ -5,7 +5,7 @@
 //! cache, elapsed milliseconds, requests per second and hit counts (equal
 //! hit counts prove both replayed the same trace). For scenarios:
 //! `redsim_sim::speed`'s report, each scenario's fastest of R runs with its
-//! virtual duration and checks passed.
+//! virtual duration, checks passed and a digest of its outcome.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -305,6 +305,7 @@ mod tests {
             duration_us: 1,
             checks: 1,
             checks_passed: 1,
+            digest: 0,
         };
         let table = scenarios_table(&[row("fast", 1.0), row("slow", 30.0)], 3);
         let slow = table.find("slow").unwrap();

@@ -8,9 +8,10 @@
 //! (3 by default) in turns, every scenario once per turn, and each scenario
 //! reports its fastest run, so a noisy machine's slow moments (and the
 //! browser's first, not yet fully compiled, run) do not decide the figure.
-//! Every run of a scenario must give the same outcome (virtual duration and
-//! checks passed), which the report carries so the two sides can be
-//! compared for having run the same thing.
+//! Every run of a scenario must give the same outcome, which the report
+//! carries (virtual duration, checks passed and a digest of the whole
+//! outcome's JSON) so the two sides can be compared for having run the
+//! same thing.
 
 use crate::outcome::Outcome;
 
@@ -31,12 +32,18 @@ pub struct Timed {
     pub duration_us: u64,
     pub checks: usize,
     pub checks_passed: usize,
+    /// FNV-1a of the outcome serialised as JSON: equal natively and in wasm.
+    pub digest: u64,
 }
 
 /// What a run gave, compared between runs.
-fn fingerprint(o: &Outcome) -> (u64, usize, usize) {
+fn fingerprint(o: &Outcome) -> (u64, usize, usize, u64) {
     let passed = o.checks.iter().filter(|c| c.passed).count();
-    (o.duration_us, o.checks.len(), passed)
+    let json = serde_json::to_vec(o).unwrap_or_default();
+    let digest = json.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    (o.duration_us, o.checks.len(), passed, digest)
 }
 
 /// Every scenario of the catalogue, in catalogue order (see the module
@@ -61,7 +68,8 @@ pub fn time_ids(
             let t = now_ms();
             let out = crate::run(id, SEED, &[])?;
             let ms = now_ms() - t;
-            let (duration_us, checks, checks_passed) = fingerprint(&out);
+            let print = fingerprint(&out);
+            let (duration_us, checks, checks_passed, digest) = print;
             if turn == 0 {
                 rows.push(Timed {
                     id: id.to_string(),
@@ -69,13 +77,12 @@ pub fn time_ids(
                     duration_us,
                     checks,
                     checks_passed,
+                    digest,
                 });
                 continue;
             }
             let row = &mut rows[i];
-            if (row.duration_us, row.checks, row.checks_passed)
-                != (duration_us, checks, checks_passed)
-            {
+            if (row.duration_us, row.checks, row.checks_passed, row.digest) != print {
                 return Err(format!(
                     "{id}: runs with the same seed gave different outcomes"
                 ));
@@ -87,14 +94,15 @@ pub fn time_ids(
 }
 
 /// The report: `{"platform", "seed", "runs", "total_ms", "results": [{"id", "ms",
-/// "duration_us", "checks", "checks_passed"}, ...]}`, results in catalogue order.
+/// "duration_us", "checks", "checks_passed", "digest"}, ...]}`, results in
+/// catalogue order, the digest as 16 hex digits.
 pub fn to_json(rows: &[Timed], platform: &str, runs: u32) -> String {
     let results: Vec<String> = rows
         .iter()
         .map(|r| {
             format!(
-                "{{\"id\":{:?},\"ms\":{:.3},\"duration_us\":{},\"checks\":{},\"checks_passed\":{}}}",
-                r.id, r.ms, r.duration_us, r.checks, r.checks_passed
+                "{{\"id\":{:?},\"ms\":{:.3},\"duration_us\":{},\"checks\":{},\"checks_passed\":{},\"digest\":\"{:016x}\"}}",
+                r.id, r.ms, r.duration_us, r.checks, r.checks_passed, r.digest
             )
         })
         .collect();
@@ -130,6 +138,13 @@ mod tests {
         assert_eq!(rows[0].duration_us, out.duration_us);
         assert_eq!(rows[0].checks, out.checks.len());
         assert!(rows[0].checks > 0);
+        assert_eq!(rows[0].digest, fingerprint(&out).3);
+        let other = crate::run("incr-vs-get-set", SEED + 1, &[]).unwrap();
+        assert_ne!(
+            fingerprint(&other).3,
+            rows[0].digest,
+            "another seed, another run"
+        );
     }
 
     #[test]
@@ -156,6 +171,8 @@ mod tests {
         assert_eq!(v["results"][0]["id"], "incr-vs-get-set");
         assert_eq!(v["results"][0]["ms"], 1.0);
         assert_eq!(v["total_ms"], 1.0);
+        let digest = v["results"][0]["digest"].as_str().unwrap();
+        assert_eq!(digest, format!("{:016x}", rows[0].digest));
         assert_eq!(v["results"].as_array().unwrap().len(), 1);
     }
 }
