@@ -308,9 +308,9 @@ mod tests {
             digest: 0,
         };
         let table = scenarios_table(&[row("fast", 1.0), row("slow", 30.0)], 3);
-        let slow = table.find("slow").unwrap();
+        let slow = table.find("  slow\n").unwrap();
         assert!(
-            slow < table.find("fast").unwrap(),
+            slow < table.find("  fast\n").unwrap(),
             "slowest first:\n{table}"
         );
         assert!(table.contains("31.0  all 2 scenarios"), "{table}");
