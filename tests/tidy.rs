@@ -105,8 +105,10 @@ fn oversized(files: &[(String, String)]) -> Vec<String> {
         .collect()
 }
 
-/// What runs must replay never reads: the wall clock, OS entropy, I/O, or
-/// std's randomly seeded hash maps (their iteration order varies per run).
+/// What runs must replay never reads: the wall clock, OS entropy, I/O,
+/// std's randomly seeded hash maps (their iteration order varies per run),
+/// or fastrand's `usize`/`isize` draws (32 bits on wasm32, 64 natively: one
+/// seed would draw differently in the browser; `rng::Pick` is portable).
 const NONDETERMINISTIC: &[&str] = &[
     "Instant::now",
     "SystemTime",
@@ -122,6 +124,8 @@ const NONDETERMINISTIC: &[&str] = &[
     "HashMap",
     "HashSet",
     "RandomState",
+    ".usize(",
+    ".isize(",
 ];
 
 fn nondeterminism(files: &[(String, String)]) -> Vec<String> {
@@ -423,6 +427,10 @@ fn each_rule_catches_a_planted_violation() {
     assert!(!nondeterminism(&[file("crates/sim/src/a.rs", clock)]).is_empty());
     let map = "let m: std::collections::HashMap<u8, u8> = Default::default();";
     assert!(!nondeterminism(&[file("crates/sim/src/a.rs", map)]).is_empty());
+    let draw = "let i = rng.usize(..n);";
+    assert!(!nondeterminism(&[file("crates/sim/src/a.rs", draw)]).is_empty());
+    let portable = "let i = rng.pick(..n);";
+    assert!(nondeterminism(&[file("crates/sim/src/a.rs", portable)]).is_empty());
 
     let engine_on_sim = "[dependencies]\nredsim-sim.workspace = true\nfastrand = \"2\"\n";
     assert_eq!(layering(&[("engine", engine_on_sim.into())]).len(), 1);

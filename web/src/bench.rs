@@ -40,7 +40,7 @@ fn positive(v: &JsValue) -> Option<f64> {
 }
 
 /// Milliseconds from `performance.now()` (0 where unavailable).
-fn now_ms() -> f64 {
+pub(crate) fn now_ms() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())
         .map(|p| p.now())

@@ -26,6 +26,7 @@
 //! to the lab module, which then runs the consoles too ([`handover`]).
 
 mod bench;
+mod bench_scen;
 mod cluster;
 mod console;
 mod dom;
@@ -53,12 +54,13 @@ pub fn start_console() {
 
 /// The lab module's start: mounts every lab view the page holds (embedded
 /// scenario, lesson and topology elements, the shell's lab tabs, an iframe's
-/// lab widget) and exposes the browser benchmark. Started as the full
+/// lab widget) and exposes the browser benchmarks. Started as the full
 /// console (a light console handed over, see [`handover`]), it mounts the
 /// consoles and the page shell first, from the sessions handed over.
 pub fn start_lab() {
     panic::install();
     bench::install();
+    bench_scen::install();
     if handover::is_full_start() {
         mount::mount_all();
     } else {

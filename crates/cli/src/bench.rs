@@ -1,14 +1,17 @@
-//! `redsim bench zipf`: the speed benchmark from the command line: a seeded Zipf(0.99) cache-aside trace replayed through the exact-LRU baseline and the engine (allkeys-lru, allkeys-lfu), timed with the wall clock, as a table or as JSON.
+//! `redsim bench zipf|scenarios`: the speed benchmarks from the command line: a seeded Zipf(0.99) cache-aside trace replayed through the exact-LRU baseline and the engine (allkeys-lru, allkeys-lfu), or every scenario at its defaults; timed with the wall clock, as a table or as JSON.
 //!
-//! The JSON form is what the browser benchmark is compared with
-//! (`tests/e2e/bench_e2e.py`): the same workload fields and, per cache,
-//! elapsed milliseconds, requests per second and hit counts. Equal hit
-//! counts prove both replayed the same trace.
+//! The JSON forms are what the browser benchmark is compared with
+//! (`tests/e2e/bench_e2e.py`). For zipf: the same workload fields and, per
+//! cache, elapsed milliseconds, requests per second and hit counts (equal
+//! hit counts prove both replayed the same trace). For scenarios:
+//! `redsim_sim::speed`'s report, each scenario's fastest of R runs with its
+//! virtual duration, checks passed and a digest of its outcome.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
 use redsim_sim::cacheaside::{self, Measured, Row, Workload};
+use redsim_sim::speed::{self, Timed};
 
 /// Policies measured through the engine, after the baseline.
 pub const POLICIES: [&str; 2] = ["allkeys-lru", "allkeys-lfu"];
@@ -21,6 +24,7 @@ pub fn usage() -> String {
     let d = Workload::default();
     format!(
         "Usage: redsim bench zipf [--requests N] [--keys K] [--seed S] [--rounds R] [--json]\n\
+         \x20      redsim bench scenarios [--runs R] [--json]\n\
          \n\
          Replays a seeded Zipf({}) cache-aside trace (GET k<i>; on a miss, SET it to a\n\
          {}-byte value) through an exact-LRU cache on hashbrown (the baseline) and the\n\
@@ -28,8 +32,20 @@ pub fn usage() -> String {
          and prints requests/s, the ratio to the baseline and hit ratios. The caches\n\
          take turns for R rounds and each reports its fastest.\n\
          \n\
-         Defaults: --requests {} --keys {} --seed {} --rounds {}\n",
-        d.s, d.value_len, d.capacity_pct, d.requests, d.keys, d.seed, DEFAULT_ROUNDS
+         Defaults: --requests {} --keys {} --seed {} --rounds {}\n\
+         \n\
+         scenarios: runs every scenario of the catalogue at its defaults and seed {}\n\
+         (as `redsim run <id>` does), the whole catalogue R times in turns (default {}),\n\
+         and prints each scenario's fastest run in milliseconds, slowest first.\n",
+        d.s,
+        d.value_len,
+        d.capacity_pct,
+        d.requests,
+        d.keys,
+        d.seed,
+        DEFAULT_ROUNDS,
+        speed::SEED,
+        speed::DEFAULT_RUNS
     )
 }
 
@@ -125,6 +141,7 @@ pub fn main(args: &[String]) -> ExitCode {
     }
     match args.first().map(String::as_str) {
         Some("zipf") => {}
+        Some("scenarios") => return scenarios_main(&args[1..]),
         _ => {
             eprint!("{}", usage());
             return ExitCode::from(2);
@@ -143,6 +160,76 @@ pub fn main(args: &[String]) -> ExitCode {
                 println!("{}", to_json(&w, &m));
             } else {
                 print!("{}", to_table(&w, &m));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(msg) => {
+            eprintln!("redsim bench: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Reads the options after `scenarios`: (runs, json).
+pub fn parse_scenarios(args: &[String]) -> Result<(u32, bool), String> {
+    let mut runs = speed::DEFAULT_RUNS;
+    let mut json = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--json" => json = true,
+            "--runs" => {
+                let v = it.next().ok_or("--runs needs a value")?;
+                runs = v
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|r| (1..=speed::MAX_RUNS).contains(r))
+                    .ok_or_else(|| format!("--runs: '{v}' is not 1 to {}", speed::MAX_RUNS))?;
+            }
+            other => return Err(format!("unknown option '{other}'")),
+        }
+    }
+    Ok((runs, json))
+}
+
+/// Every scenario's fastest of `runs` runs, timed with the wall clock.
+pub fn measure_scenarios(runs: u32) -> Result<Vec<Timed>, String> {
+    let start = Instant::now();
+    speed::time_all(runs, || start.elapsed().as_secs_f64() * 1000.0)
+}
+
+/// The human-readable table, slowest first.
+pub fn scenarios_table(rows: &[Timed], runs: u32) -> String {
+    let mut sorted: Vec<&Timed> = rows.iter().collect();
+    sorted.sort_by(|a, b| b.ms.total_cmp(&a.ms));
+    let mut out = format!(
+        "every scenario at its defaults, seed {}, fastest of {runs} runs\n\n{:>10}  scenario\n",
+        speed::SEED,
+        "ms"
+    );
+    for r in sorted {
+        out.push_str(&format!("{:>10.1}  {}\n", r.ms, r.id));
+    }
+    let total: f64 = rows.iter().map(|r| r.ms).sum();
+    out.push_str(&format!("{total:>10.1}  all {} scenarios\n", rows.len()));
+    out
+}
+
+/// `redsim bench scenarios ...`.
+fn scenarios_main(args: &[String]) -> ExitCode {
+    let (runs, json) = match parse_scenarios(args) {
+        Ok(p) => p,
+        Err(msg) => {
+            eprintln!("redsim bench: {msg}\n\n{}", usage());
+            return ExitCode::from(2);
+        }
+    };
+    match measure_scenarios(runs) {
+        Ok(rows) => {
+            if json {
+                println!("{}", speed::to_json(&rows, "native", runs));
+            } else {
+                print!("{}", scenarios_table(&rows, runs));
             }
             ExitCode::SUCCESS
         }
@@ -196,5 +283,36 @@ mod tests {
             assert!(r.replay.evicted > 0, "{}", r.cache);
         }
         assert!(to_table(&w, &m).contains("engine allkeys-lfu"));
+    }
+
+    #[test]
+    fn scenarios_options_and_table() {
+        assert_eq!(
+            parse_scenarios(&args("")).unwrap(),
+            (speed::DEFAULT_RUNS, false)
+        );
+        assert_eq!(
+            parse_scenarios(&args("--runs 5 --json")).unwrap(),
+            (5, true)
+        );
+        assert!(parse_scenarios(&args("--runs 0")).is_err());
+        assert!(parse_scenarios(&args("--runs 21")).is_err());
+        assert!(parse_scenarios(&args("--runs")).is_err());
+        assert!(parse_scenarios(&args("--rounds 2")).is_err());
+        let row = |id: &str, ms: f64| Timed {
+            id: id.into(),
+            ms,
+            duration_us: 1,
+            checks: 1,
+            checks_passed: 1,
+            digest: 0,
+        };
+        let table = scenarios_table(&[row("fast", 1.0), row("slow", 30.0)], 3);
+        let slow = table.find("  slow\n").unwrap();
+        assert!(
+            slow < table.find("  fast\n").unwrap(),
+            "slowest first:\n{table}"
+        );
+        assert!(table.contains("31.0  all 2 scenarios"), "{table}");
     }
 }

@@ -27,6 +27,7 @@ pub mod persist;
 pub mod proto;
 pub(crate) mod pubsub;
 pub mod repl;
+pub mod rng;
 pub(crate) mod script;
 pub mod server;
 pub(crate) mod tracking;

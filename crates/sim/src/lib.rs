@@ -13,10 +13,11 @@
 //!
 //! Layout: the framework at the top (what a scenario is and its
 //! descriptions, the [`catalog`](mod@catalog), [`params`], [`outcome`], the
-//! discrete-event [`kernel`], [`seeds`], [`zipf`] and the [`cacheaside`]
-//! speed trace); the worlds scenarios are built from below it: [`world`]
-//! (load, pods with L1 caches, pools and singleflight, the assembled caching
-//! world), [`replication`] (the replication link, Sentinel, the network
+//! discrete-event [`kernel`], [`seeds`], [`zipf`], the [`cacheaside`]
+//! speed trace and [`speed`], the scenarios' run times); the worlds
+//! scenarios are built from below it: [`world`] (load, pods with L1
+//! caches, pools and singleflight, the assembled caching world),
+//! [`replication`] (the replication link, Sentinel, the network
 //! sentinels see), [`cluster`] (the simulated Redis Cluster) and
 //! [`topology`] (the interactive replication topology); and the lessons in
 //! [`scenarios`], one folder each, with their descriptions in a
@@ -34,6 +35,7 @@ pub mod replication;
 mod scenario;
 pub mod scenarios;
 pub mod seeds;
+pub mod speed;
 #[cfg(test)]
 mod testing;
 pub mod time;

@@ -132,8 +132,10 @@ pub fn test() -> Result<(), String> {
             "--nocapture",
         ]))
     });
-    // Speed, native against wasm on the same 1M-request trace: ratios are
-    // printed, only equal hit counts are asserted.
+    // Speed, native against wasm on the same 1M-request trace (ratios
+    // printed, only equal hit counts asserted) and on every scenario (the
+    // same outcomes, and the browser within 2x native), with one release
+    // `redsim` for both.
     step("speed benchmark (native vs wasm)", &mut || {
         if !built {
             return Err("skipped: dist failed".into());

@@ -10,6 +10,7 @@
 
 pub mod link;
 
+use crate::rng::Pick;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Hash slots in a cluster (`CLUSTER_SLOTS`).
@@ -207,7 +208,7 @@ pub struct ClusterState {
 /// 40 hex characters from `rng` (`getRandomHexChars`).
 pub fn random_node_id(rng: &mut fastrand::Rng) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    (0..40).map(|_| HEX[rng.usize(..16)] as char).collect()
+    (0..40).map(|_| HEX[rng.pick(..16)] as char).collect()
 }
 
 impl ClusterState {

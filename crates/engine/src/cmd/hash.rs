@@ -15,6 +15,7 @@ use crate::keyspace::object::Value;
 use crate::keyspace::types::hash::{Hash, HashLimits};
 use crate::num::longdouble::LongDouble;
 use crate::proto::resp::{parse_i64, Frame};
+use crate::rng::Pick;
 use crate::server::keyspace_events as ev;
 use crate::server::trace::DeleteCause;
 use crate::server::Server;
@@ -377,7 +378,7 @@ fn hrandfield_count(ctx: &mut Ctx, key: &[u8], l: i64, withvalues: bool) -> Fram
         // Copy everything, then drop random pairs down to the count.
         let mut all: Vec<(&[u8], &[u8])> = h.iter().collect();
         while all.len() as u64 > count {
-            all.swap_remove(rng.usize(..all.len()));
+            all.swap_remove(rng.pick(..all.len()));
         }
         for (f, v) in all {
             push(f, v);

@@ -151,6 +151,7 @@ pub fn lookup(name: &[u8]) -> Option<&'static Command> {
 mod tests {
     use super::*;
     use crate::cmd::dispatch::REGISTRY;
+    use crate::rng::Pick;
 
     #[test]
     fn names_are_unique_and_lowercase() {
@@ -190,7 +191,7 @@ mod tests {
         };
         let mut rng = fastrand::Rng::with_seed(4);
         for _ in 0..20_000 {
-            let len = rng.usize(1..=MAX_NAME);
+            let len = rng.pick(1..=MAX_NAME);
             let name: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
             assert_eq!(pack_name(&name), Some(naive(&name)), "{name:?}");
         }

@@ -2,6 +2,7 @@
 
 use super::args::{count_arg, opt_is, SYNTAX};
 use crate::proto::resp::Frame;
+use crate::rng::Pick;
 
 /// Longest reply a negative count may ask HRANDFIELD, SRANDMEMBER or
 /// ZRANDMEMBER for. Redis would build any length (and a client could not
@@ -41,7 +42,7 @@ pub(crate) fn sample_indices(rng: &mut fastrand::Rng, n: usize, k: usize) -> Vec
         if remaining == 0 {
             break;
         }
-        if rng.usize(..n - i) < remaining {
+        if rng.pick(..n - i) < remaining {
             out.push(i);
         }
     }

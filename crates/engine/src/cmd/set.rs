@@ -15,6 +15,7 @@ use super::typed::{peek, peek_with_rng, remove_each, update, WRONGTYPE};
 use crate::keyspace::object::Value;
 use crate::keyspace::types::set::{Member, Set, SetLimits};
 use crate::proto::resp::{parse_i64, Frame};
+use crate::rng::Pick;
 use crate::server::keyspace_events as ev;
 use crate::server::trace::DeleteCause;
 use crate::server::Server;
@@ -409,7 +410,7 @@ fn srandmember_count(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     } else if count * 3 > size {
         let mut all = s.members();
         while all.len() as u64 > count {
-            all.swap_remove(rng.usize(..all.len()));
+            all.swap_remove(rng.pick(..all.len()));
         }
         all
     } else {
@@ -697,6 +698,7 @@ fn sscan(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 #[cfg(test)]
 mod tests {
     use crate::cmd::testing::{engine, run};
+    use crate::rng::Pick;
     use crate::{Engine, Frame};
 
     fn bulks(f: &Frame) -> Vec<String> {
@@ -858,13 +860,13 @@ mod tests {
                 + 8 * (db.dict.buckets() + db.expires.buckets())
         };
         for step in 0..6000 {
-            let k = keys[rng.usize(..keys.len())];
-            let m = &members[rng.usize(..members.len())];
-            let k2 = keys[rng.usize(..keys.len())];
+            let k = keys[rng.pick(..keys.len())];
+            let m = &members[rng.pick(..members.len())];
+            let k2 = keys[rng.pick(..keys.len())];
             let args: Vec<&str> = match rng.u8(..14) {
                 0..=2 => vec!["SADD", k, m],
                 3 => vec!["SREM", k, m],
-                4 => vec!["SPOP", k, ["1", "5", "50"][rng.usize(..3)]],
+                4 => vec!["SPOP", k, ["1", "5", "50"][rng.pick(..3)]],
                 5 => vec!["SINTERSTORE", k, k2, k],
                 6 => vec!["SUNIONSTORE", k, k2, k],
                 7 => vec!["SDIFFSTORE", k2, k, k2],
@@ -883,7 +885,7 @@ mod tests {
                         "CONFIG",
                         "SET",
                         "set-max-intset-entries",
-                        ["3", "512"][rng.usize(..2)],
+                        ["3", "512"][rng.pick(..2)],
                     ],
                 );
             }

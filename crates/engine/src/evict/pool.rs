@@ -201,6 +201,7 @@ pub enum EvictResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Pick;
 
     fn scores(pool: &Pool) -> Vec<u64> {
         pool.iter().map(|(_, _, idle)| idle).collect()
@@ -255,7 +256,7 @@ mod tests {
         let mut out = Vec::new();
         for step in 0..20_000u32 {
             if rng.u8(..4) == 0 {
-                let k = rng.usize(..POOL_SIZE);
+                let k = rng.pick(..POOL_SIZE);
                 let want = model[k].take();
                 let got = pool.take(k, &mut out);
                 assert_eq!(got, want.as_ref().map(|e| e.2), "step {step}");
@@ -264,8 +265,8 @@ mod tests {
                 }
             } else {
                 let idle = rng.u64(..200);
-                let key = format!("key:{step}:{}", "x".repeat(rng.usize(..30)));
-                let db = rng.usize(..16);
+                let key = format!("key:{step}:{}", "x".repeat(rng.pick(..30)));
+                let db = rng.pick(..16);
                 assert_eq!(
                     pool.enters(idle),
                     model[POOL_SIZE - 1].is_none() || model[0].as_ref().is_some_and(|e| e.0 < idle)

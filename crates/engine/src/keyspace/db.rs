@@ -267,6 +267,7 @@ impl<'a> IntoIterator for &'a mut Dbs {
 mod tests {
     use super::*;
     use crate::keyspace::object::RString;
+    use crate::rng::Pick;
 
     fn obj(len: usize) -> Obj {
         Obj::string(RString::from_bytes(&vec![b'v'; len]))
@@ -283,10 +284,10 @@ mod tests {
         assert_eq!(dbs.memory(), naive(&dbs));
         for step in 0..5_000u32 {
             let key = format!("k{}", rng.u32(..300)).into_bytes();
-            let i = rng.usize(..70);
+            let i = rng.pick(..70);
             match rng.u8(..6) {
                 0 | 1 => {
-                    dbs[i].insert(&key, obj(rng.usize(..100)), 0);
+                    dbs[i].insert(&key, obj(rng.pick(..100)), 0);
                 }
                 2 => {
                     dbs[i].remove(&key);

@@ -8,6 +8,8 @@
 //! and value (see [`Link`]). Resizing is done at once rather than
 //! incrementally; SCAN's cursor algorithm is the one for a single table.
 
+use crate::rng::Pick;
+
 /// Index of "no node" in a chain.
 const NIL: u32 = u32::MAX;
 /// `DICT_HT_INITIAL_SIZE`.
@@ -522,7 +524,7 @@ impl<V> Dict<V> {
             len += 1;
             i = self.links[i as usize].next;
         }
-        let mut pick = rng.usize(..len);
+        let mut pick = rng.pick(..len);
         let mut i = head;
         while pick > 0 {
             i = self.links[i as usize].next;
@@ -660,7 +662,7 @@ impl<V> Dict<V> {
         if got == 0 {
             return self.random_entry(rng);
         }
-        let n = &self.nodes[picked[rng.usize(..got)] as usize];
+        let n = &self.nodes[picked[rng.pick(..got)] as usize];
         Some((n.key.as_slice(), &n.val))
     }
 }

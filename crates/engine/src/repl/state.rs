@@ -1,6 +1,7 @@
 //! A node's replication state (`server.master_repl_offset`, the backlog, `server.slaves`, the role and link): the stream's unit (`ReplOp`), what PSYNC answers, and what was written since the last propagation.
 
 use crate::keyspace::object::Obj;
+use crate::rng::Pick;
 use std::collections::VecDeque;
 
 /// One unit of the replication stream: the effect of a command on one key
@@ -235,7 +236,7 @@ impl Repl {
 /// A 40-hex-digit replication ID from the seeded RNG.
 pub(super) fn new_replid(rng: &mut fastrand::Rng) -> String {
     (0..40)
-        .map(|_| char::from(b"0123456789abcdef"[rng.usize(..16)]))
+        .map(|_| char::from(b"0123456789abcdef"[rng.pick(..16)]))
         .collect()
 }
 

@@ -299,6 +299,7 @@ mod lib_tests;
 #[cfg(test)]
 mod tests {
     use crate::proto::resp::Frame;
+    use crate::rng::Pick;
     use crate::Engine;
 
     fn eval(e: &mut Engine, c: u64, script: &str) -> Frame {
@@ -486,8 +487,8 @@ mod tests {
         e.server_mut().scripts.horizon_ms = 0;
         let c = e.connect("t");
         for _ in 0..20_000 {
-            let n = rng.usize(1..24);
-            let src: Vec<&str> = (0..n).map(|_| TOKENS[rng.usize(..TOKENS.len())]).collect();
+            let n = rng.pick(1..24);
+            let src: Vec<&str> = (0..n).map(|_| TOKENS[rng.pick(..TOKENS.len())]).collect();
             let src = src.join(" ");
             let a = [
                 b"EVAL".to_vec(),

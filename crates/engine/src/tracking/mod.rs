@@ -29,6 +29,7 @@ pub mod state;
 mod tests;
 
 use crate::proto::resp::Frame;
+use crate::rng::Pick;
 use crate::server::client::ClientId;
 use crate::server::Server;
 use state::ClientTracking;
@@ -264,7 +265,7 @@ pub fn limit_used_slots(srv: &mut Server) {
         if n == 0 {
             break;
         }
-        let i = srv.rng.usize(..n);
+        let i = srv.rng.pick(..n);
         let Some(key) = srv.tracking.table.keys().nth(i).cloned() else {
             break;
         };

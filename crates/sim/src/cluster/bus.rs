@@ -2,6 +2,7 @@
 
 use super::{BusWhat, Cluster, FAIL_REPORT_VALIDITY_MULT, FAIL_UNDO_TIME_MULT};
 use redsim_engine::cluster::SLOTS;
+use redsim_engine::rng::Pick;
 use std::collections::BTreeSet;
 
 impl Cluster {
@@ -170,7 +171,7 @@ impl Cluster {
         if self.cron_iteration.is_multiple_of(10) && count > 1 {
             let mut best: Option<(i64, usize)> = None;
             for _ in 0..5 {
-                let b = self.bus.rng.usize(..count);
+                let b = self.bus.rng.pick(..count);
                 let n = &self.view(a).nodes[b];
                 if b == a || n.ping_sent_ms != 0 {
                     continue;

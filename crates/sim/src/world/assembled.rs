@@ -9,6 +9,7 @@ use super::setup::{Config, Metrics, Protection};
 use super::singleflight::{FlightId, Joined, SimGroup};
 use crate::kernel::{reply_text, Database, Kernel, Micros, Redis, MS};
 use crate::seeds;
+use redsim_engine::rng::Pick;
 use redsim_engine::Frame;
 use std::collections::BTreeMap;
 
@@ -316,7 +317,7 @@ impl World {
         let op = load.op(&mut self.k.rng);
         let gap = load.gap(&mut self.k.rng);
         self.k.after(gap, Ev::Arrive(i));
-        let pod = self.k.rng.usize(0..self.pods.len());
+        let pod = self.k.rng.pick(0..self.pods.len());
         if op.write {
             let id = self.new_req(pod, op.key, Kind::Write);
             self.start_write(id);

@@ -8,6 +8,7 @@ use crate::cmd::args::{arg_i64, is, NOT_INTEGER, SYNTAX};
 use crate::cmd::replies::{help_reply, subcommand_syntax_error};
 use crate::cmd::table::{commands, container, full_name, Acl, Command, Ctx, Registry};
 use crate::proto::resp::Frame;
+use crate::rng::Pick;
 use crate::server::client::Client;
 use crate::server::Server;
 use rules::{describe_commands, describe_user, has_spaces, merge_selectors, set_user};
@@ -478,7 +479,7 @@ fn acl_genpass(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     let chars = (bits as usize).div_ceil(4);
     let hex = b"0123456789abcdef";
-    let pass: Vec<u8> = (0..chars).map(|_| hex[ctx.srv.rng.usize(..16)]).collect();
+    let pass: Vec<u8> = (0..chars).map(|_| hex[ctx.srv.rng.pick(..16)]).collect();
     Frame::Bulk(pass)
 }
 

@@ -165,15 +165,16 @@ pub fn msort<T: Clone>(v: &mut [T], cmp: &impl Fn(&T, &T) -> Ordering) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Pick;
 
     /// The wanted positions always hold what a full sort puts there.
     #[test]
     fn the_range_is_sorted() {
         let mut rng = fastrand::Rng::with_seed(7);
         for _ in 0..300 {
-            let n = rng.usize(1..200);
+            let n = rng.pick(1..200);
             let v: Vec<u32> = (0..n).map(|_| rng.u32(0..50)).collect();
-            let hi = rng.usize(0..n);
+            let hi = rng.pick(0..n);
             let mut got = v.clone();
             pqsort(&mut got, &|a: &u32, b: &u32| a.cmp(b), 0, hi);
             let mut want = v.clone();

@@ -8,6 +8,7 @@
 use crate::cmd::args::arg_i64;
 use crate::cmd::table::Ctx;
 use crate::proto::resp::Frame;
+use crate::rng::Pick;
 
 /// A monochrome canvas, one bit per dot, printed 2×4 dots per Braille cell.
 struct Canvas {
@@ -117,8 +118,8 @@ fn skyline(rng: &mut fastrand::Rng, cols: i64) -> Canvas {
     let mut c = Canvas::new(width, height);
     let mut x = 0;
     while x < width {
-        let w = rng.usize(8..18).min(width - x);
-        let top = rng.usize(12..height - 8);
+        let w = rng.pick(8..18).min(width - x);
+        let top = rng.pick(12..height - 8);
         let (x0, x1) = (x as i64, (x + w - 1) as i64);
         c.line((x0, top as i64), (x1, top as i64));
         c.line((x0, top as i64), (x0, height as i64 - 1));
@@ -130,7 +131,7 @@ fn skyline(rng: &mut fastrand::Rng, cols: i64) -> Canvas {
                 }
             }
         }
-        x += w + rng.usize(0..3);
+        x += w + rng.pick(0..3);
     }
     c
 }

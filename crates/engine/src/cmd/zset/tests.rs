@@ -1,6 +1,7 @@
 //! Sorted-set behaviour across commands: encodings at the thresholds and under CONFIG SET, memory accounting, seeded randomness, invariants through random commands.
 
 use crate::cmd::testing::{encoding, engine};
+use crate::rng::Pick;
 use crate::{Engine, Frame};
 
 fn run(e: &mut Engine, c: u64, line: &str) -> Frame {
@@ -126,10 +127,10 @@ fn invariants_hold_through_random_commands() {
     let scores = ["0", "1", "-1", "2.5", "inf", "-inf", "-0", "7"];
     let keys = ["x", "y", "z"];
     for step in 0..6000 {
-        let k = keys[rng.usize(..keys.len())];
-        let k2 = keys[rng.usize(..keys.len())];
-        let m = members[rng.usize(..members.len())];
-        let sc = scores[rng.usize(..scores.len())];
+        let k = keys[rng.pick(..keys.len())];
+        let k2 = keys[rng.pick(..keys.len())];
+        let m = members[rng.pick(..members.len())];
+        let sc = scores[rng.pick(..scores.len())];
         let line = match rng.u8(..12) {
             0..=3 => format!("ZADD {k} {sc} {m} {sc} {m}{m}"),
             4 => format!("ZINCRBY {k} {sc} {m}"),

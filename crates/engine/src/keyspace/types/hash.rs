@@ -10,6 +10,7 @@ use crate::keyspace::memory::{
     alloc_size, dict_table_size, listpack_entry_size, sds_size, DICT_ENTRY, LISTPACK_EMPTY,
     LISTPACK_MAX_SAFETY_SIZE,
 };
+use crate::rng::Pick;
 
 /// What a hash's encoding depends on, taken from the config when a command runs.
 #[derive(Clone, Copy, Debug)]
@@ -258,7 +259,7 @@ impl Hash {
         match &self.repr {
             Repr::Listpack(v) if v.is_empty() => None,
             Repr::Listpack(v) => {
-                let (f, x) = &v[rng.usize(..v.len())];
+                let (f, x) = &v[rng.pick(..v.len())];
                 Some((f, x))
             }
             Repr::Table(d) => d.fair_random_entry(rng).map(|(f, x)| (f, x.as_slice())),

@@ -13,6 +13,7 @@ use crate::keyspace::memory::{
 };
 use crate::keyspace::types::hash::bucket_order;
 use crate::proto::resp::parse_i64;
+use crate::rng::Pick;
 
 /// What a set's encoding depends on, taken from the config when a command runs.
 #[derive(Clone, Copy, Debug)]
@@ -406,9 +407,9 @@ impl Set {
     pub fn random(&self, rng: &mut fastrand::Rng) -> Option<Member<'_>> {
         match &self.repr {
             Repr::Intset { vals, .. } if !vals.is_empty() => {
-                Some(Member::Int(vals[rng.usize(..vals.len())]))
+                Some(Member::Int(vals[rng.pick(..vals.len())]))
             }
-            Repr::Listpack(v) if !v.is_empty() => Some(Member::Str(&v[rng.usize(..v.len())])),
+            Repr::Listpack(v) if !v.is_empty() => Some(Member::Str(&v[rng.pick(..v.len())])),
             Repr::Table(d) => d.fair_random_entry(rng).map(|(k, _)| Member::Str(k)),
             _ => None,
         }

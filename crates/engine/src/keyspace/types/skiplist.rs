@@ -658,6 +658,7 @@ fn some(x: u32) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Pick;
 
     /// The model: a sorted vector of (score, member).
     fn model_pos(model: &[(f64, Vec<u8>)], score: f64, member: &[u8]) -> usize {
@@ -748,8 +749,8 @@ mod tests {
             model.retain(|(s, _)| !(*s >= lo && *s <= hi));
             zsl.check().expect("after score range deletion");
             if !model.is_empty() {
-                let a = 1 + rng.usize(..model.len());
-                let b = a + rng.usize(..model.len());
+                let a = 1 + rng.pick(..model.len());
+                let b = a + rng.pick(..model.len());
                 let removed = zsl.delete_rank_range(a, b);
                 let end = b.min(model.len());
                 let want: Vec<(f64, Vec<u8>)> = model.drain(a - 1..end).collect();

@@ -38,6 +38,7 @@ use crate::world::L1Cache;
 use crate::zipf::Zipf;
 use redsim_engine::engine::ClientId;
 use redsim_engine::proto::resp::Frame;
+use redsim_engine::rng::Pick;
 use std::collections::BTreeMap;
 
 pub const CLIENT_SIDE_CACHING: Scenario = Scenario::new("client-side-caching", csc_run);
@@ -197,7 +198,7 @@ impl Sim<'_> {
     fn key_choice(&mut self, n: usize) -> usize {
         match &self.zipf {
             Some(z) => (z.sample(&mut self.wk) as usize - 1).min(n - 1),
-            None => self.wk.usize(0..n),
+            None => self.wk.pick(0..n),
         }
     }
 

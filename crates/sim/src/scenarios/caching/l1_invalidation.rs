@@ -20,6 +20,7 @@ use crate::seeds;
 use crate::world::L1Cache;
 use redsim_engine::engine::ClientId;
 use redsim_engine::proto::resp::Frame;
+use redsim_engine::rng::Pick;
 use std::collections::BTreeSet;
 
 pub const L1_PUBSUB_INVALIDATION: Scenario = Scenario::new("l1-pubsub-invalidation", l1_inval_run);
@@ -198,7 +199,7 @@ fn l1_once(p: &Params, seed: u64, variant: usize, record: bool) -> L1Run {
         r.sync(now);
         match ev {
             Ev::Read(i) => {
-                let key_i = wk.usize(0..KEYS);
+                let key_i = wk.pick(0..KEYS);
                 let kn = key(key_i);
                 let pod = &mut ps[i];
                 pod.reads += 1;
@@ -306,7 +307,7 @@ fn l1_once(p: &Params, seed: u64, variant: usize, record: bool) -> L1Run {
                 }
             }
             Ev::Write => {
-                let key_i = wk.usize(0..KEYS);
+                let key_i = wk.pick(0..KEYS);
                 commits[key_i].push(now);
                 run.writes += 1;
                 let version = commits[key_i].len() as u64 - 1;

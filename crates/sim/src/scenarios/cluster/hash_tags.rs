@@ -8,6 +8,7 @@ use crate::params::Params;
 use crate::scenario::Scenario;
 use crate::seeds;
 use redsim_engine::cluster::{key_hash_slot, SLOTS};
+use redsim_engine::rng::Pick;
 use redsim_engine::Frame;
 
 pub const CLUSTER_HASH_TAGS: Scenario = Scenario::new("cluster-hash-tags", tags_run);
@@ -125,13 +126,13 @@ fn reshard(
                     stall: Option<(u64, u64)>| {
         cluster.set_now(t);
         let key: Vec<u8> = if !in_slot.is_empty() && rng.bool() {
-            in_slot[rng.usize(0..in_slot.len())].clone()
+            in_slot[rng.pick(0..in_slot.len())].clone()
         } else if rng.u8(0..10) == 0 {
             big.clone()
         } else {
-            keys[rng.usize(0..keys.len().max(1))].clone()
+            keys[rng.pick(0..keys.len().max(1))].clone()
         };
-        let r = rng.usize(0..readers.len());
+        let r = rng.pick(0..readers.len());
         let (ask0, moved0) = (readers[r].stats.ask, readers[r].stats.moved);
         let o = readers[r].run(cluster, &args(&[b"EXISTS", &key]));
         samples.push((t, o.latency_us));

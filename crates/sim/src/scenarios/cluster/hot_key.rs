@@ -11,6 +11,7 @@ use crate::scenario::Scenario;
 use crate::seeds;
 use crate::zipf::Zipf;
 use redsim_engine::cluster::key_hash_slot;
+use redsim_engine::rng::Pick;
 use redsim_engine::Frame;
 
 /// Keys of the long tail behind the hot key.
@@ -157,7 +158,7 @@ fn run_hot_variant(variant: usize, p: &Params, seed: u64) -> HotRun {
             run.writes += 1;
             run.write_nodes = run.write_nodes.max(nodes.len());
             lat.push(end - start);
-            l1[pick.usize(0..PODS)].remove(&hot_key(variant, 0));
+            l1[pick.pick(0..PODS)].remove(&hot_key(variant, 0));
             continue;
         }
         let key = if hot {
@@ -166,7 +167,7 @@ fn run_hot_variant(variant: usize, p: &Params, seed: u64) -> HotRun {
             format!("item:{item}").into_bytes()
         };
         let now = cluster.now_us();
-        let pod = pick.usize(0..PODS);
+        let pod = pick.pick(0..PODS);
         if variant == 3 {
             if let Some(&(v, at)) = l1[pod].get(&key) {
                 if now < at + l1_ttl {

@@ -3,6 +3,7 @@
 use super::*;
 use crate::kernel::Meter;
 use crate::seeds;
+use redsim_engine::rng::Pick;
 
 pub const PENETRATION: Scenario = Scenario::new("penetration", pen_run);
 
@@ -122,9 +123,9 @@ fn pen_run(p: &Params, seed: u64) -> Outcome {
         } else {
             // Cold items get a fair share so some miss during the outage.
             let id = if gen.f64() < 0.3 {
-                gen.usize(0..COLD)
+                gen.pick(0..COLD)
             } else {
-                gen.usize(0..EXISTING)
+                gen.pick(0..EXISTING)
             };
             reqs.push((t, format!("item:{id}"), true));
         }

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::seeds;
+use redsim_engine::rng::Pick;
 
 pub const VERSIONED_WRITES: Scenario = Scenario::new("versioned-writes", vw_run);
 
@@ -307,7 +308,7 @@ fn vw_keys(seed: u64, p: &Params) -> (Sim, VersionedKeys) {
         };
         let act = match (step, got) {
             (0, _) => {
-                let view = sim.rng().usize(0..views);
+                let view = sim.rng().pick(0..views);
                 state[a] = (schema, view, String::new(), now);
                 // Draw two readers just before the write, three after the
                 // bump and one new-schema reader after the deploy.

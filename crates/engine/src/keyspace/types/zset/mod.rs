@@ -14,6 +14,7 @@ mod listpack;
 mod range;
 mod sorted;
 
+use crate::rng::Pick;
 pub use listpack::Listpack;
 use listpack::{lp_pair_bytes, lp_score};
 pub use range::{AddFlags, AddOutcome, Bounds, End, LexItem, LexRange, ScoreRange};
@@ -526,7 +527,7 @@ impl ZSet {
                 if lp.entries.is_empty() {
                     return None;
                 }
-                let (m, s) = &lp.entries[rng.usize(..lp.entries.len())];
+                let (m, s) = &lp.entries[rng.pick(..lp.entries.len())];
                 Some((m.clone(), *s))
             }
             ZSet::Skiplist(z) => z.dict.fair_random_entry(rng).map(|(m, s)| (m.to_vec(), *s)),
@@ -550,7 +551,7 @@ impl ZSet {
             if remaining == 0 {
                 break;
             }
-            if rng.usize(..total - i) < remaining {
+            if rng.pick(..total - i) < remaining {
                 out.push((m.clone(), *s));
                 remaining -= 1;
             }
@@ -678,7 +679,7 @@ mod tests {
             for _ in 0..300 {
                 let m = format!("m{}", rng.u32(..40));
                 let score =
-                    [0.0, -0.0, 1.0, 2.5, -3.0, f64::INFINITY, f64::NEG_INFINITY][rng.usize(..7)];
+                    [0.0, -0.0, 1.0, 2.5, -3.0, f64::INFINITY, f64::NEG_INFINITY][rng.pick(..7)];
                 let flags = AddFlags {
                     incr: rng.u8(..4) == 0,
                     xx: rng.u8(..5) == 0,
