@@ -56,11 +56,17 @@ document.addEventListener('click', (e) => {
 // refused (a server sending wasm without application/wasm), the bindings fetch the file
 // themselves as before.
 const CONSOLE = 'redsim-web';
-const compiled = { [CONSOLE]: compileEarly(CONSOLE) };
-function compileEarly(name) {
-  if (!WebAssembly.compileStreaming) return Promise.resolve(null);
-  return WebAssembly.compileStreaming(fetch(new URL(name + '_bg.wasm', here))).catch(() => null);
+const compiled = {};
+// The module `name` compiled (null where streaming compilation failed), started on first ask.
+function compiledModule(name) {
+  if (!compiled[name]) {
+    compiled[name] = WebAssembly.compileStreaming
+      ? WebAssembly.compileStreaming(fetch(new URL(name + '_bg.wasm', here))).catch(() => null)
+      : Promise.resolve(null);
+  }
+  return compiled[name];
 }
+compiledModule(CONSOLE);
 
 // Imports one wasm-bindgen module (`name`.js and `name`_bg.wasm) and runs its start. A crashed
 // wasm instance cannot be reused, so a restart imports the bindings again under a new URL, which
@@ -68,8 +74,7 @@ function compileEarly(name) {
 async function instantiate(name) {
   const js = new URL(name + '.js', here);
   if (generation > 0) js.searchParams.set('instance', String(generation));
-  if (!compiled[name]) compiled[name] = compileEarly(name);
-  const [bindings, module] = await Promise.all([import(js.href), compiled[name]]);
+  const [bindings, module] = await Promise.all([import(js.href), compiledModule(name)]);
   await bindings.default({ module_or_path: module || new URL(name + '_bg.wasm', here) });
 }
 
@@ -89,14 +94,13 @@ function start() {
 const LAB = 'redsim-lab';
 let upgrading = null;
 window.redsimPrefetchFull = () => {
-  if (!compiled[LAB]) compiled[LAB] = compileEarly(LAB);
+  compiledModule(LAB);
 };
 window.redsimUpgrade = () => {
   if (upgrading || full) return upgrading;
-  window.redsimPrefetchFull();
   let retired = false;
   upgrading = (async () => {
-    if (!(await compiled[LAB])) {
+    if (!(await compiledModule(LAB))) {
       // Not compiled ahead (a server without application/wasm, or a failed download): make
       // sure the file can be had before the consoles are given up.
       const response = await fetch(new URL(LAB + '_bg.wasm', here));

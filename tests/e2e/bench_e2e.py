@@ -48,16 +48,22 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from console_e2e import CHROMIUM, CHROMIUM_ARGS, ROOT, serve  # noqa: E402
 
 
-def native(args):
-    """The native report: the given binary, or `cargo run --release -p redsim-cli`."""
-    opts = ["bench", "zipf", "--json", "--requests", str(args.requests), "--keys", str(args.keys),
-            "--seed", str(args.seed), "--rounds", str(args.rounds)]
+def redsim_json(args, opts):
+    """The JSON report `redsim <opts>` prints last: the given binary, or
+    `cargo run --release -p redsim-cli`."""
     if args.redsim:
         cmd = [args.redsim] + opts
     else:
         cmd = ["cargo", "run", "--quiet", "--release", "-p", "redsim-cli", "--bin", "redsim", "--"] + opts
     out = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def native(args):
+    """`redsim bench zipf --json` with the benchmark's workload."""
+    return redsim_json(args, ["bench", "zipf", "--json", "--requests", str(args.requests),
+                              "--keys", str(args.keys), "--seed", str(args.seed),
+                              "--rounds", str(args.rounds)])
 
 
 @contextlib.contextmanager
@@ -189,14 +195,8 @@ FLOOR_MS = 20.0
 
 
 def native_scenarios(args):
-    """`redsim bench scenarios --json`: the given binary, or cargo run --release."""
-    opts = ["bench", "scenarios", "--json", "--runs", str(args.scenario_runs)]
-    if args.redsim:
-        cmd = [args.redsim] + opts
-    else:
-        cmd = ["cargo", "run", "--quiet", "--release", "-p", "redsim-cli", "--bin", "redsim", "--"] + opts
-    out = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    """`redsim bench scenarios --json`."""
+    return redsim_json(args, ["bench", "scenarios", "--json", "--runs", str(args.scenario_runs)])
 
 
 def merge(reports):

@@ -9,9 +9,6 @@ use wasm_bindgen::prelude::*;
 
 /// Exposes `window.redsimBenchZipf`.
 pub fn install() {
-    let Some(window) = web_sys::window() else {
-        return;
-    };
     let f = Closure::<dyn Fn(JsValue, JsValue, JsValue, JsValue) -> String>::new(
         |requests: JsValue, keys: JsValue, seed: JsValue, rounds: JsValue| {
             let mut w = Workload::default();
@@ -30,7 +27,7 @@ pub fn install() {
             run(&w, rounds)
         },
     );
-    let _ = js_sys::Reflect::set(&window, &"redsimBenchZipf".into(), &f.into_js_value());
+    crate::dom::set_global("redsimBenchZipf", f.into_js_value());
 }
 
 /// A positive whole number passed from JavaScript.

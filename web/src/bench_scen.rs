@@ -12,9 +12,6 @@ use wasm_bindgen::prelude::*;
 
 /// Exposes `window.redsimScenarioTimes`.
 pub fn install() {
-    let Some(window) = web_sys::window() else {
-        return;
-    };
     let f = Closure::<dyn Fn(JsValue) -> String>::new(|runs: JsValue| {
         let runs = runs
             .as_f64()
@@ -25,5 +22,5 @@ pub fn install() {
             Err(msg) => format!("{{\"error\":{msg:?}}}"),
         }
     });
-    let _ = js_sys::Reflect::set(&window, &"redsimScenarioTimes".into(), &f.into_js_value());
+    crate::dom::set_global("redsimScenarioTimes", f.into_js_value());
 }

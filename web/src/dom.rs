@@ -202,15 +202,29 @@ pub fn load_lab_later() {
 }
 
 fn request_lab(later: bool) {
+    call_loader("redsimLoadLab", later);
+}
+
+/// Calls the loader's `window.<name>(arg)` (`assets/redsim.js`) once the
+/// current task has finished, so the call never runs inside a render.
+pub fn call_loader(name: &'static str, arg: bool) {
     gloo::timers::callback::Timeout::new(0, move || {
         let Some(w) = web_sys::window() else {
             return;
         };
-        if let Ok(f) = js_sys::Reflect::get(&w, &JsValue::from_str("redsimLoadLab")) {
+        if let Ok(f) = js_sys::Reflect::get(&w, &JsValue::from_str(name)) {
             if let Some(f) = f.dyn_ref::<js_sys::Function>() {
-                let _ = f.call1(&w, &JsValue::from_bool(later));
+                let _ = f.call1(&w, &JsValue::from_bool(arg));
             }
         }
     })
     .forget();
+}
+
+/// Sets `window.<name>`: how a module offers the page (the loader, a
+/// benchmark) a function of its own.
+pub fn set_global(name: &str, value: JsValue) {
+    if let Some(w) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&w, &name.into(), &value);
+    }
 }

@@ -65,7 +65,7 @@ pub fn install_console() {
                 }
             })
         });
-        set_global("redsimAskHandover", ask.into_js_value());
+        crate::dom::set_global("redsimAskHandover", ask.into_js_value());
     }
     install_retire("redsimRetire");
 }
@@ -81,13 +81,7 @@ pub fn install_retire(name: &str) {
             destroy();
         }
     });
-    set_global(name, retire.into_js_value());
-}
-
-fn set_global(name: &str, value: JsValue) {
-    if let Some(w) = web_sys::window() {
-        let _ = js_sys::Reflect::set(&w, &name.into(), &value);
-    }
+    crate::dom::set_global(name, retire.into_js_value());
 }
 
 /// Writes one widget's link for the loader.
@@ -134,18 +128,7 @@ pub fn prefetch() {
 }
 
 fn call_loader(name: &'static str) {
-    if !LIGHT {
-        return;
+    if LIGHT {
+        crate::dom::call_loader(name, false);
     }
-    gloo::timers::callback::Timeout::new(0, move || {
-        let Some(w) = web_sys::window() else {
-            return;
-        };
-        if let Ok(f) = js_sys::Reflect::get(&w, &JsValue::from_str(name)) {
-            if let Some(f) = f.dyn_ref::<js_sys::Function>() {
-                let _ = f.call0(&w);
-            }
-        }
-    })
-    .forget();
 }
