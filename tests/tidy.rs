@@ -1,4 +1,4 @@
-//! Tidy: the project's conventions and its layout's rules, checked by `cargo test` (file headers and sizes, crate layering, no upward imports in the engine, one command-table macro, one declaration per CONFIG parameter, drivers kept off the server's internals, no wall clock or OS entropy where runs must replay).
+//! Tidy: the project's conventions and its layout's rules, checked by `cargo test` (file headers and sizes, crate layering, no upward imports in the engine, one command-table macro, one declaration per CONFIG parameter, drivers kept off the server's internals, one sort routine in the console's crates, no wall clock or OS entropy where runs must replay).
 //!
 //! Each rule is a function over file texts that returns its violations, so
 //! every rule is also tested on a planted violation: a rule that could not
@@ -134,6 +134,36 @@ fn nondeterminism(files: &[(String, String)]) -> Vec<String> {
         for f in NONDETERMINISTIC {
             if t.contains(f) {
                 out.push(format!("{p} uses `{f}`"));
+            }
+        }
+    }
+    out
+}
+
+/// The crates the browser's console module is built from sort through
+/// `redsim_engine::sort`: each direct std sort of a new element type adds
+/// its own copy of the sorting code to the page (see that module).
+const DIRECT_SORTS: &[&str] = &[
+    ".sort()",
+    ".sort_unstable",
+    ".sort_by(",
+    ".sort_by_key(",
+    ".sort_by_cached_key(",
+];
+
+fn direct_sorts(files: &[(String, String)]) -> Vec<String> {
+    let console_crates = ["crates/engine/src/", "crates/viz/src/", "web/src/"];
+    let mut out = Vec::new();
+    for (p, t) in files {
+        if !console_crates.iter().any(|c| p.starts_with(c))
+            || p == "crates/engine/src/sort.rs"
+            || p.ends_with("tests.rs")
+        {
+            continue;
+        }
+        for f in DIRECT_SORTS {
+            if t.contains(f) {
+                out.push(format!("{p} uses `{f}` (use redsim_engine::sort)"));
             }
         }
     }
@@ -367,6 +397,11 @@ tree_rule!(
     command_table_macros
 );
 tree_rule!(
+    the_console_crates_sort_through_one_routine,
+    "direct sorts",
+    direct_sorts
+);
+tree_rule!(
     drivers_stay_off_server_internals,
     "server internals in web or cli",
     server_internals
@@ -501,4 +536,11 @@ fn each_rule_catches_a_planted_violation() {
         1
     );
     assert!(server_internals(&[file("crates/sim/src/x.rs", reach)]).is_empty());
+
+    let direct = "v.sort_by_key(|e| e.0);";
+    assert_eq!(direct_sorts(&[file("web/src/x.rs", direct)]).len(), 1);
+    assert!(direct_sorts(&[file("crates/sim/src/x.rs", direct)]).is_empty());
+    assert!(direct_sorts(&[file("crates/engine/src/sort.rs", direct)]).is_empty());
+    let routed = "redsim_engine::sort::sort_by_key(&mut v, |e| e.0);";
+    assert!(direct_sorts(&[file("web/src/x.rs", routed)]).is_empty());
 }

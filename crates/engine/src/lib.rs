@@ -30,6 +30,7 @@ pub mod repl;
 pub mod rng;
 pub(crate) mod script;
 pub mod server;
+pub mod sort;
 pub(crate) mod tracking;
 pub(crate) mod watch;
 

@@ -267,7 +267,7 @@ impl Layout {
         } else {
             // Marks in row order, each callout right under its row.
             let mut order: Vec<usize> = (0..d.marks.len()).collect();
-            order.sort_by_key(|&k| d.marks[k].at_us);
+            redsim_engine::sort::sort_by_key(&mut order, |&k| d.marks[k].at_us);
             let mut slots: Vec<Option<Note>> = (0..d.marks.len()).map(|_| None).collect();
             let mut next = order.iter().peekable();
             let mut y = head + 22.0;
@@ -354,7 +354,7 @@ pub fn event_times(d: &Diagram) -> Vec<u64> {
         .flat_map(|s| [s.at_us, s.until_us.max(s.at_us)])
         .chain(d.marks.iter().map(|m| m.at_us))
         .collect();
-    t.sort_unstable();
+    redsim_engine::sort::sort(&mut t);
     t.dedup();
     t
 }

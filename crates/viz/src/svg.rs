@@ -323,7 +323,7 @@ mod tests {
                 }
             }
         }
-        colours.sort();
+        redsim_engine::sort::sort(&mut colours);
         colours.dedup();
         assert!(colours.len() >= 15, "found the palette: {colours:?}");
         for c in PALETTE.iter().chain(&[RED, GREEN, GREY, INK, "#fff"]) {

@@ -89,7 +89,7 @@ fn all_entries() -> Vec<Entry> {
 /// The distinct command groups, sorted.
 fn groups() -> Vec<String> {
     let mut g: Vec<String> = cmd::all().map(|c| c.group.to_string()).collect();
-    g.sort();
+    redsim_engine::sort::sort(&mut g);
     g.dedup();
     g
 }
@@ -177,7 +177,7 @@ pub fn complete(line: &str) -> Option<String> {
         .chain(LOCAL.iter().copied())
         .filter(|n| n.starts_with(&lower))
         .collect();
-    names.sort_unstable();
+    redsim_engine::sort::sort(&mut names);
     let name = names.first()?;
     let typed_lower = word.starts_with(|c: char| c.is_ascii_lowercase());
     Some(if typed_lower {

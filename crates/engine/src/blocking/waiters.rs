@@ -217,7 +217,7 @@ impl Blocking {
             .filter(|(_, w)| w.kind == BlockKind::Replicas)
             .map(|(id, w)| (w.since_us, *id, w.args.clone()))
             .collect();
-        v.sort_by_key(|(since, id, _)| (*since, *id));
+        crate::sort::sort_by_key(&mut v, |(since, id, _)| (*since, *id));
         v.into_iter().map(|(_, id, a)| (id, a)).collect()
     }
 

@@ -478,7 +478,7 @@ fn sinter_generic(ctx: &mut Ctx, keys: &[Vec<u8>], mode: Inter) -> Frame {
         };
     }
     // A stable sort, smallest first: with equal sizes the first key leads.
-    sets.sort_by_key(|(_, s)| s.len());
+    crate::sort::sort_by_key(&mut sets, |(_, s)| s.len());
     let (first_key, first) = sets[0];
     let common = |m: &[u8]| {
         sets[1..]

@@ -225,7 +225,7 @@ fn sort_generic(ctx: &mut Ctx, args: &[Vec<u8>], readonly: bool) -> Frame {
         }
         let by = o.by.is_some();
         let (alpha, desc) = (o.alpha, o.desc);
-        items.sort_by(|a, b| {
+        crate::sort::sort_by(&mut items, |a, b| {
             let c = if !alpha {
                 a.score
                     .partial_cmp(&b.score)

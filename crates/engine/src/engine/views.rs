@@ -69,7 +69,7 @@ impl Engine {
             })
             .collect();
         let matched = keys.len();
-        keys.sort_by(|a, b| a.key.cmp(&b.key));
+        crate::sort::sort_by(&mut keys, |a, b| a.key.cmp(&b.key));
         keys.truncate(limit);
         (keys, matched)
     }

@@ -169,14 +169,14 @@ impl ExactState {
                 d
             }
         };
-        self.keys = std::mem::take(&mut self.keys)
-            .into_iter()
-            .map(|((d, k), v)| ((other(d), k), v))
-            .collect();
-        self.order = std::mem::take(&mut self.order)
-            .into_iter()
-            .map(|(r, s, d, k)| (r, s, other(d), k))
-            .collect();
+        // Inserted one by one: `collect` into a B-tree would add a sort
+        // and a bulk build of these types to the browser's console.
+        for ((d, k), v) in std::mem::take(&mut self.keys) {
+            self.keys.insert((other(d), k), v);
+        }
+        for (r, s, d, k) in std::mem::take(&mut self.order) {
+            self.order.insert((r, s, other(d), k));
+        }
     }
 
     /// Takes the least recently / least frequently used key off the front.
@@ -284,7 +284,7 @@ mod tests {
                 .collect();
             assert_eq!(got, model, "step {step}");
             let mut bufs: Vec<u8> = pool.entries.iter().map(|e| e.buf).collect();
-            bufs.sort_unstable();
+            crate::sort::sort(&mut bufs);
             assert_eq!(bufs, (0..POOL_SIZE as u8).collect::<Vec<_>>());
         }
     }

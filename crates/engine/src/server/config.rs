@@ -576,14 +576,14 @@ mod tests {
                 other => panic!("{other:?}"),
             })
             .collect();
-        listed.sort();
+        crate::sort::sort(&mut listed);
         // Hidden parameters answer by exact name only.
         let mut declared: Vec<String> = PARAMS
             .iter()
             .filter(|p| !HIDDEN.contains(&p.name))
             .map(|p| p.name.to_string())
             .collect();
-        declared.sort();
+        crate::sort::sort(&mut declared);
         let before = declared.len();
         declared.dedup();
         assert_eq!(declared.len(), before, "a name is declared twice");

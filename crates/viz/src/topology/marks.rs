@@ -197,7 +197,7 @@ impl<'a> Singles<'a> {
         let pending = std::mem::take(&mut self.pending);
         let labels = merged_labels(&pending);
         let mut order: Vec<usize> = (0..pending.len()).collect();
-        order.sort_by_key(|&i| (rank(pending[i].kind), i));
+        redsim_engine::sort::sort_by_key(&mut order, |&i| (rank(pending[i].kind), i));
         let mut spots = vec![None; pending.len()];
         for i in order {
             if let Some(l) = labels[i].as_deref() {
@@ -264,7 +264,7 @@ impl<'a> Singles<'a> {
                 candidates.push((cost, x0, top, end));
             }
         }
-        candidates.sort_by(|a, b| a.0.total_cmp(&b.0));
+        redsim_engine::sort::sort_by(&mut candidates, |a, b| a.0.total_cmp(&b.0));
         for (_, x0, top, end) in candidates {
             let b = Bbox::new(x0, top, w, LABEL_H);
             if marks.iter().any(|m| m.overlaps(&b)) || labels.iter().any(|l| l.overlaps(&b)) {

@@ -62,7 +62,7 @@ fn ids(reg: &'static Registry) -> &'static [(usize, usize)] {
             .enumerate()
             .map(|(i, (_, c))| (c as *const Command as usize, i))
             .collect();
-        v.sort_unstable();
+        crate::sort::sort(&mut v);
         v
     })
 }

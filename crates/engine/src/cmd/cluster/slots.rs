@@ -109,7 +109,7 @@ pub fn keys_in_slot(srv: &Server, slot: u16) -> Vec<Vec<u8>> {
             .filter(|(k, _)| key_hash_slot(k) == slot && !out.iter().any(|o| o == k))
             .map(|(k, _)| k.to_vec())
             .collect();
-        rest.sort();
+        crate::sort::sort(&mut rest);
         out.extend(rest);
     }
     out

@@ -178,14 +178,14 @@ mod tests {
             let mut got = v.clone();
             pqsort(&mut got, &|a: &u32, b: &u32| a.cmp(b), 0, hi);
             let mut want = v.clone();
-            want.sort();
+            crate::sort::sort(&mut want);
             assert_eq!(got[..=hi], want[..=hi]);
             let mut merged: Vec<(u32, usize)> = v.iter().copied().zip(0..).collect();
             msort(&mut merged, &|a: &(u32, usize), b: &(u32, usize)| {
                 a.0.cmp(&b.0)
             });
             let mut stable = merged.clone();
-            stable.sort_by_key(|e| e.0);
+            crate::sort::sort_by_key(&mut stable, |e| e.0);
             assert_eq!(merged, stable);
         }
     }

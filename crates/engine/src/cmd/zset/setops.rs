@@ -218,7 +218,7 @@ fn zsetop(
     }
     if op != SetOp::Diff {
         // `qsort` by cardinality; glibc's merge sort keeps ties in order.
-        src.sort_by_key(Source::len);
+        crate::sort::sort_by_key(&mut src, Source::len);
     }
 
     let mut result: Vec<(Vec<u8>, f64)> = Vec::new();
@@ -294,7 +294,9 @@ fn zsetop(
     if card_only {
         return Frame::Integer(cardinality);
     }
-    result.sort_by(|a, b| crate::keyspace::types::skiplist::cmp_entry(a.1, &a.0, b.1, &b.0));
+    crate::sort::sort_by(&mut result, |a, b| {
+        crate::keyspace::types::skiplist::cmp_entry(a.1, &a.0, b.1, &b.0)
+    });
     match dst {
         None => pairs_reply(result, withscores, ctx.client.resp >= 3),
         Some(dst) => {

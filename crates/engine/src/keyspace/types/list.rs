@@ -801,7 +801,7 @@ impl List {
             }
         }
         self.len -= removed;
-        emptied.sort_unstable();
+        crate::sort::sort(&mut emptied);
         for ni in emptied.into_iter().rev() {
             self.remove_node(ni);
         }

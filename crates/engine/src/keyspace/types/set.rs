@@ -469,7 +469,7 @@ impl Set {
                 },
             }
         }
-        vals.sort_unstable();
+        crate::sort::sort(&mut vals);
         vals.dedup();
         let width = vals.iter().map(|&n| int_width(n)).max().unwrap_or(2);
         self.repr = Repr::Intset { vals, width };

@@ -17,7 +17,7 @@ pub fn write(values: &[i64]) -> Vec<u8> {
 /// that once held a large value keeps its width).
 pub fn write_width(values: &[i64], width: usize) -> Vec<u8> {
     let mut v = values.to_vec();
-    v.sort_unstable();
+    crate::sort::sort(&mut v);
     let mut out = Vec::with_capacity(8 + width * v.len());
     out.extend_from_slice(&(width as u32).to_le_bytes());
     out.extend_from_slice(&(v.len() as u32).to_le_bytes());

@@ -252,7 +252,9 @@ fn zset_from_pairs(
     let fits = pairs.len() <= cfg.zset.entries && (!from_skiplist || maxlen <= cfg.zset.value);
     let mut pairs = pairs;
     // In order first, so that each insert lands at the end.
-    pairs.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+    crate::sort::sort_by(&mut pairs, |a, b| {
+        a.1.total_cmp(&b.1).then_with(|| a.0.cmp(&b.0))
+    });
     let mut z = ZSet::from_listpack(pairs);
     if !fits {
         z.convert_to_skiplist(cfg.rng);

@@ -199,7 +199,7 @@ pub(super) fn load(r: &mut Reader, ty: u8) -> Option<Stream> {
         let node = parse_node(master, &lp)?;
         nodes.push((node, lp.len()));
     }
-    nodes.sort_by_key(|(n, _)| n.master);
+    crate::sort::sort_by_key(&mut nodes, |(n, _)| n.master);
     // Masters are distinct and every node's entries follow the last node's.
     let mut last: Option<StreamId> = None;
     for (node, _) in &nodes {
