@@ -17,6 +17,7 @@ pub mod engine;
 pub(crate) mod evict;
 pub(crate) mod expire;
 pub(crate) mod glob;
+pub mod idmap;
 pub mod inspect;
 pub mod keyspace;
 pub mod lazyfree;

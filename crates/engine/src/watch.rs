@@ -4,7 +4,7 @@
 //! any client, by expiry, by eviction, by FLUSHDB) must mark other clients'
 //! transactions as dirty, and a command only has its own client at hand.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::server::client::ClientId;
 
@@ -22,9 +22,9 @@ struct WatchedKey {
 pub struct Watches {
     /// Clients watching each key, in WATCH order.
     by_key: BTreeMap<(usize, Vec<u8>), Vec<ClientId>>,
-    by_client: BTreeMap<ClientId, Vec<WatchedKey>>,
+    by_client: crate::idmap::IdMap<Vec<WatchedKey>>,
     /// Clients whose transaction will fail (`CLIENT_DIRTY_CAS`).
-    dirty: BTreeSet<ClientId>,
+    dirty: crate::idmap::IdSet,
 }
 
 impl Watches {
@@ -35,7 +35,7 @@ impl Watches {
 
     /// `watchForKey`: adds a key unless already watched by this client.
     pub fn watch(&mut self, client: ClientId, db: usize, key: &[u8], expired: bool) {
-        let list = self.by_client.entry(client).or_default();
+        let list = self.by_client.get_or_default(client);
         if list.iter().any(|w| w.db == db && w.key == key) {
             return;
         }

@@ -93,7 +93,7 @@ pub(crate) struct Reprocessing {
 /// `db->blocking_keys`, `server.ready_keys`, the timeout table).
 #[derive(Debug, Default)]
 pub struct Blocking {
-    waiters: BTreeMap<ClientId, Waiter>,
+    waiters: crate::idmap::IdMap<Waiter>,
     /// (db, key) to the clients waiting on it, in the order they blocked.
     by_key: BTreeMap<(usize, Vec<u8>), VecDeque<ClientId>>,
     ready: VecDeque<(usize, Vec<u8>)>,

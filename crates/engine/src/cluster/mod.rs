@@ -11,7 +11,7 @@
 pub mod link;
 
 use crate::rng::Pick;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Hash slots in a cluster (`CLUSTER_SLOTS`).
 pub const SLOTS: usize = 16384;
@@ -180,11 +180,11 @@ pub struct ClusterState {
     among_minority_ms: i64,
     /// Clients that sent ASKING, and whether a command has used it since
     /// (it is dropped when the one after that arrives outside MULTI).
-    pub asking: BTreeMap<u64, bool>,
+    pub asking: crate::idmap::IdMap<bool>,
     /// Clients that sent READONLY.
-    pub readonly: BTreeSet<u64>,
+    pub readonly: crate::idmap::IdSet,
     /// Clients whose commands are never redirected (`mustObeyClient`: a master's link).
-    pub obey: BTreeSet<u64>,
+    pub obey: crate::idmap::IdSet,
     /// Keyed commands served here, per slot: the heat map's input.
     pub slot_hits: BTreeMap<u16, u64>,
     /// Redirections and cluster errors answered.
@@ -245,9 +245,9 @@ impl ClusterState {
             size: 1,
             first_update_ms: None,
             among_minority_ms: 0,
-            asking: BTreeMap::new(),
-            readonly: BTreeSet::new(),
-            obey: BTreeSet::new(),
+            asking: crate::idmap::IdMap::new(),
+            readonly: crate::idmap::IdSet::new(),
+            obey: crate::idmap::IdSet::new(),
             slot_hits: BTreeMap::new(),
             redirects_sent: 0,
             slot_keys: BTreeMap::new(),

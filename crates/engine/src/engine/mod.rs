@@ -4,8 +4,6 @@ mod blocked;
 mod drivers;
 mod views;
 
-use std::collections::BTreeMap;
-
 pub use drivers::{ClientOrigin, KeyDump};
 
 use crate::cmd;
@@ -51,7 +49,7 @@ pub struct KeyInfo {
 /// A deterministic Redis: same seed and inputs, same replies and trace.
 pub struct Engine {
     srv: Server,
-    clients: BTreeMap<ClientId, Client>,
+    clients: crate::idmap::IdMap<Client>,
     next_client: ClientId,
     /// The client that ran the last command, whose CLIENT LIST entry is
     /// brought up to date only when another client runs one (until then no
@@ -71,7 +69,7 @@ impl Engine {
         srv.next_cron_us = cron_period_us(&srv);
         Engine {
             srv,
-            clients: BTreeMap::new(),
+            clients: crate::idmap::IdMap::new(),
             next_client: 1,
             unsynced: None,
         }

@@ -54,7 +54,7 @@ pub(crate) fn deliver(srv: &mut Server, client: ClientId, frame: Frame) {
     out.scratch.clear();
     frame.encode(resp, &mut out.scratch);
     let len = out.scratch.len();
-    let buf = out.bufs.entry(client).or_default();
+    let buf = out.bufs.get_or_default(client);
     if buf.closing {
         return;
     }
@@ -147,7 +147,7 @@ pub(crate) fn read(srv: &mut Server, client: ClientId, max_bytes: usize) -> Vec<
 /// Sets whether `client`'s driver reads its output itself ([`read`]).
 /// Releasing a held client hands what it had queued to the shared outbox.
 pub(crate) fn hold(srv: &mut Server, client: ClientId, held: bool) {
-    let buf = srv.output.bufs.entry(client).or_default();
+    let buf = srv.output.bufs.get_or_default(client);
     buf.held = held;
     if !held {
         buf.front_read = 0;

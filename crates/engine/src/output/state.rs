@@ -1,6 +1,6 @@
 //! The output buffers' state (the part the server holds): each client's static buffer and reply blocks as networking.c sizes them, and the limits' soft timer; the operations on the server are in the module above.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use crate::proto::resp::Frame;
 use crate::server::client::ClientId;
@@ -138,7 +138,7 @@ impl Obuf {
 /// Every client's output buffer, and how many clients the limits closed.
 #[derive(Debug, Default)]
 pub struct Outputs {
-    pub(super) bufs: BTreeMap<ClientId, Obuf>,
+    pub(super) bufs: crate::idmap::IdMap<Obuf>,
     /// Clients closed for overcoming their output buffer limits (Redis 7.2
     /// has no INFO field for this; drivers read it through the engine).
     pub(crate) disconnections: u64,

@@ -152,7 +152,7 @@ pub struct Server {
     pub(crate) seed: u64,
     /// What CLIENT LIST shows of every connection, by id; the engine keeps
     /// it in step after each command (handlers only see their own client).
-    pub(crate) client_list: std::collections::BTreeMap<u64, crate::server::client::ClientEntry>,
+    pub(crate) client_list: crate::idmap::IdMap<crate::server::client::ClientEntry>,
     /// The command being dispatched as (name, subcommand or ""), for `cmd=` in CLIENT LIST.
     pub(crate) last_cmd: (&'static str, &'static str),
     /// Clients blocked on keys, keys ready to serve them, their timeouts.

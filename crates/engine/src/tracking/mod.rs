@@ -58,7 +58,7 @@ enum Payload {
 /// as Redis only resets the mode flags; BCAST prefixes add to the ones the
 /// client has, and BCAST without any means the empty prefix.
 pub fn enable(srv: &mut Server, id: ClientId, redirect: i64, mode: Mode, prefixes: &[Vec<u8>]) {
-    let t = srv.tracking.clients.entry(id).or_default();
+    let t = srv.tracking.clients.get_or_default(id);
     t.broken_redir = false;
     t.redirect = redirect;
     t.bcast = mode.bcast;

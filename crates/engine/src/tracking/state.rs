@@ -31,7 +31,7 @@ pub struct Bcast {
     pub(super) keys: BTreeMap<Vec<u8>, Option<ClientId>>,
     /// Redis keys this rax by client pointer (an order that changes from
     /// one process to the next); connection order is one it could show.
-    pub(super) clients: BTreeSet<ClientId>,
+    pub(super) clients: crate::idmap::IdSet,
 }
 
 /// What is due to the client running the command once it has its reply
@@ -44,13 +44,13 @@ pub struct Tracking {
     /// Key → the clients that may cache it. Redis keeps the ids in a rax
     /// of their 8 native (little-endian) bytes, so they are visited in the
     /// order of `id.swap_bytes()`; the set holds them that way.
-    pub(super) table: BTreeMap<Vec<u8>, BTreeSet<u64>>,
+    pub(super) table: BTreeMap<Vec<u8>, crate::idmap::IdSet>,
     /// `TrackingTableTotalItems`: ids summed over every key.
     pub(super) total_items: u64,
     /// Prefix → its BCAST state, in byte order.
     pub(super) prefixes: BTreeMap<Vec<u8>, Bcast>,
     /// Clients with tracking on, by id (`server.tracking_clients` is its size).
-    pub(super) clients: BTreeMap<ClientId, ClientTracking>,
+    pub(super) clients: crate::idmap::IdMap<ClientTracking>,
     pub(super) pending: Vec<Pending>,
     /// Frames for the client whose command is being processed, produced
     /// before it runs (evictions and the table limit in `processCommand`):
