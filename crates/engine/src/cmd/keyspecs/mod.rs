@@ -86,7 +86,7 @@ fn full_name_of(cmd: &Command, args: &[Vec<u8>]) -> String {
         Some(first) if !first.eq_ignore_ascii_case(cmd.name.as_bytes()) => {
             format!(
                 "{}|{}",
-                String::from_utf8_lossy(first).to_lowercase(),
+                String::from_utf8_lossy(first).to_ascii_lowercase(),
                 cmd.name
             )
         }

@@ -169,7 +169,7 @@ fn getkeys(ctx: &mut Ctx, args: &[Vec<u8>], with_flags: bool) -> Frame {
     let full = match target.len() > 1 && !cmd.name.as_bytes().eq_ignore_ascii_case(&target[0]) {
         true => format!(
             "{}|{}",
-            String::from_utf8_lossy(&target[0]).to_lowercase(),
+            String::from_utf8_lossy(&target[0]).to_ascii_lowercase(),
             cmd.name
         ),
         false => cmd.name.to_string(),
