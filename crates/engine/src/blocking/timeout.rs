@@ -209,7 +209,7 @@ fn seconds_to_ms_exact(arg: &[u8]) -> Option<Ms> {
 /// The same in `f64`, for input the exact path does not take; `fixed` is
 /// the long double printed with `%.17Lf` (or `inf`).
 fn seconds_to_ms_approx(fixed: &str) -> Ms {
-    let v: f64 = fixed.parse().unwrap_or(f64::NAN);
+    let v = crate::num::decimal::parse_f64(fixed).unwrap_or(f64::NAN);
     let ms = v * 1000.0;
     if ms.is_nan() || ms > i64::MAX as f64 {
         return Ms::TooLarge;

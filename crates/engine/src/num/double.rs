@@ -162,8 +162,8 @@ fn parse_decimal(s: &[u8]) -> Option<(f64, usize, bool)> {
         return Some((0.0, end, true));
     }
     let text = format!("{}e{}", std::str::from_utf8(&digits).unwrap_or("0"), e10);
-    // Rust's parser is correctly rounded (nearest, ties to even), like glibc's.
-    let v: f64 = text.parse().unwrap_or(0.0);
+    // Correctly rounded (nearest, ties to even), like glibc's.
+    let v = super::decimal::parse_f64(&text).unwrap_or(0.0);
     Some((v, end, v.is_infinite() || v == 0.0))
 }
 

@@ -1,5 +1,6 @@
 //! Numbers read and printed exactly as Redis does: doubles (`strtod`, `d2string`, `%.17g`) and the x87 `long double` of INCRBYFLOAT.
 
+pub mod decimal;
 pub mod double;
 pub mod longdouble;
 
