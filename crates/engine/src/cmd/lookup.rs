@@ -33,6 +33,7 @@ pub(super) static FAMILIES: &[&&[Command]] = &[
     &super::function::COMMANDS,
     &super::debug::COMMANDS,
     &super::server::COMMANDS,
+    &super::server::DIAGNOSTICS,
     &super::memory::COMMANDS,
     &super::hll::COMMANDS,
     &super::bitmap::COMMANDS,

@@ -462,7 +462,8 @@ mod tests {
 
     /// The heavy families are the ones the browser console leaves out:
     /// scripting, streams, geo, ACL, cluster, replication, persistence,
-    /// DUMP/RESTORE, MIGRATE and DEBUG. A subcommand is as heavy as its
+    /// DUMP/RESTORE, MIGRATE, DEBUG and the server's diagnostics (LATENCY,
+    /// SLOWLOG, LOLWUT). A subcommand is as heavy as its
     /// container, and a `light` build (and only it) sends them elsewhere.
     #[test]
     fn heavy_commands_are_the_families_a_light_build_leaves_out() {
@@ -489,6 +490,9 @@ mod tests {
             "RESTORE k 0 x",
             "MIGRATE h 1 k 0 1",
             "DEBUG SLEEP 0",
+            "LATENCY LATEST",
+            "SLOWLOG GET",
+            "LOLWUT",
         ];
         let light = [
             "GET k",
@@ -513,6 +517,7 @@ mod tests {
             "MEMORY USAGE k",
             "FLUSHALL",
             "BLPOP l 0",
+            "MONITOR",
         ];
         for line in heavy {
             let cmd = crate::cmd::resolve_command(&args(line)).expect(line);

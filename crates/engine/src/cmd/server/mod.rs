@@ -43,16 +43,22 @@ pub(in crate::cmd) static COMMANDS: &[Command] = commands! { group: "server";
         syntax: "COMMAND", summary: "Returns detailed information about all commands.", subcommands: command::SUBCOMMANDS;
     "client" => container, arity: -2, flags: [SENTINEL], acl: [SLOW], group: "connection", since: "2.4.0",
         syntax: "CLIENT <subcommand>", summary: "A container for client connection commands.", subcommands: client::SUBCOMMANDS;
+    "shutdown" => shutdown, arity: -1, flags: [ADMIN, NOSCRIPT, LOADING, STALE, NO_MULTI, SENTINEL, ALLOW_BUSY], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]", summary: "Synchronously saves the database(s) to disk and shuts down the Redis server.";
+    "monitor" => observe::monitor, arity: 1, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "MONITOR", summary: "Listens for all requests received by the server in real-time.";
+};
+
+/// The server's diagnostics: heavy, as the browser's console seldom needs
+/// them (their handlers and texts stay out of its module; MONITOR stays, a
+/// console with several clients can watch the others).
+pub(in crate::cmd) static DIAGNOSTICS: &[Command] = commands! { heavy; group: "server";
     "slowlog" => container, arity: -2, flags: [], acl: [SLOW], since: "2.2.12",
         syntax: "SLOWLOG <subcommand>", summary: "A container for slow log commands.", subcommands: observe::SLOWLOG_SUBCOMMANDS;
     "latency" => container, arity: -2, flags: [], acl: [SLOW], since: "2.8.13",
         syntax: "LATENCY <subcommand>", summary: "A container for latency diagnostics commands.", subcommands: observe::LATENCY_SUBCOMMANDS;
-    "shutdown" => shutdown, arity: -1, flags: [ADMIN, NOSCRIPT, LOADING, STALE, NO_MULTI, SENTINEL, ALLOW_BUSY], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
-        syntax: "SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]", summary: "Synchronously saves the database(s) to disk and shuts down the Redis server.";
     "lolwut" => lolwut::lolwut, arity: -1, flags: [READONLY, FAST], acl: [READ, FAST], since: "5.0.0",
         syntax: "LOLWUT [VERSION version]", summary: "Displays computer art and the Redis version";
-    "monitor" => observe::monitor, arity: 1, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
-        syntax: "MONITOR", summary: "Listens for all requests received by the server in real-time.";
 };
 
 /// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT] (`shutdownCommand`): the

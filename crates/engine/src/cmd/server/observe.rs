@@ -13,7 +13,7 @@ use crate::proto::resp::Frame;
 use crate::server::client::Client;
 use crate::server::Server;
 
-pub(super) static SLOWLOG_SUBCOMMANDS: &[Command] = commands! { group: "server";
+pub(super) static SLOWLOG_SUBCOMMANDS: &[Command] = commands! { heavy; group: "server";
     "get" => slowlog_get, arity: -2, flags: [ADMIN, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS], since: "2.2.12",
         syntax: "SLOWLOG GET [count]", summary: "Returns the slow log's entries.";
     "len" => slowlog_len, arity: 2, flags: [ADMIN, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS], since: "2.2.12",
@@ -24,7 +24,7 @@ pub(super) static SLOWLOG_SUBCOMMANDS: &[Command] = commands! { group: "server";
         syntax: "SLOWLOG HELP", summary: "Show helpful text about the different subcommands";
 };
 
-pub(super) static LATENCY_SUBCOMMANDS: &[Command] = commands! { group: "server";
+pub(super) static LATENCY_SUBCOMMANDS: &[Command] = commands! { heavy; group: "server";
     "latest" => latency_latest, arity: 2, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS], since: "2.8.13",
         syntax: "LATENCY LATEST", summary: "Returns the latest latency samples for all events.";
     "history" => latency_history, arity: 3, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS], since: "2.8.13",
