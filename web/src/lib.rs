@@ -21,7 +21,8 @@
 //!
 //! The console module is built `light` (the `light` feature): its engine
 //! leaves out the heavy command families (scripting, streams, geo, ACL,
-//! cluster, replication, persistence, DUMP/RESTORE, MIGRATE, DEBUG), about a
+//! cluster, replication, persistence, DUMP/RESTORE, MIGRATE, DEBUG, LATENCY,
+//! SLOWLOG, LOLWUT), about a
 //! third of the module. The first time a console needs one, the page moves
 //! to the lab module, which then runs the consoles too ([`handover`]).
 
