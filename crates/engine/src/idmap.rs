@@ -2,22 +2,28 @@
 //!
 //! Each `BTreeMap<u64, V>` brings its own copy of the B-tree's search,
 //! split, rebalance and iteration code, 4 to 5 KB of wasm per value type;
-//! the engine had nine such tables, all in the browser's console. Here the
+//! the engine had eight such maps, all in the browser's console. Here the
 //! keys live in one sorted `Vec<u64>` (one binary search serves every
-//! table) and the values in a parallel `Vec<V>`. Ids are handed out in
-//! increasing order, so inserting a new client appends; removal shifts the
-//! tail, which for the few thousand clients a server holds is a memmove.
-//! Iteration is in id order, as the B-trees' was, so replies that list
-//! clients keep their order.
+//! table) and the values in a parallel `Vec`. Ids are handed out in
+//! increasing order, so inserting a new client appends, and a removal
+//! leaves a hole that a later pass closes (amortised constant time, so a
+//! server with many thousand connections does not pay for each one that
+//! leaves). Iteration is in id order, as the B-trees' was, so replies that
+//! list clients keep their order. A set's removal shifts the plain ids
+//! after it, a memmove of 8 bytes per client.
 
-use core::iter::Zip;
 use core::slice;
 
 /// A map from `u64` ids to `V`, iterated in id order.
+///
+/// A removed entry leaves a hole (its value taken, its id kept) until holes
+/// are half the table, when one pass closes them: removal stays cheap
+/// however many clients a server holds, and the order never changes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IdMap<V> {
     keys: Vec<u64>,
-    vals: Vec<V>,
+    vals: Vec<Option<V>>,
+    live: usize,
 }
 
 impl<V> Default for IdMap<V> {
@@ -37,85 +43,71 @@ impl<V> IdMap<V> {
         IdMap {
             keys: Vec::new(),
             vals: Vec::new(),
+            live: 0,
         }
     }
 
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.live
     }
 
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.live == 0
+    }
+
+    fn slot(&self, id: u64) -> Option<usize> {
+        find(&self.keys, id)
+            .ok()
+            .filter(|&i| self.vals[i].is_some())
     }
 
     pub fn contains_key(&self, id: &u64) -> bool {
-        find(&self.keys, *id).is_ok()
+        self.slot(*id).is_some()
     }
 
     pub fn get(&self, id: &u64) -> Option<&V> {
-        find(&self.keys, *id).ok().map(|i| &self.vals[i])
+        self.vals[self.slot(*id)?].as_ref()
     }
 
     pub fn get_mut(&mut self, id: &u64) -> Option<&mut V> {
-        find(&self.keys, *id).ok().map(|i| &mut self.vals[i])
+        let i = self.slot(*id)?;
+        self.vals[i].as_mut()
     }
 
     /// Sets `id` to `v`; returns the value it replaced.
     pub fn insert(&mut self, id: u64, v: V) -> Option<V> {
+        let i = self.place(id);
+        let old = self.vals[i].replace(v);
+        self.live += old.is_none() as usize;
+        old
+    }
+
+    /// The index `id` has, a hole made for it if it had none.
+    fn place(&mut self, id: u64) -> usize {
         match find(&self.keys, id) {
-            Ok(i) => Some(core::mem::replace(&mut self.vals[i], v)),
+            Ok(i) => i,
             Err(i) => {
                 self.keys.insert(i, id);
-                self.vals.insert(i, v);
-                None
+                self.vals.insert(i, None);
+                i
             }
         }
     }
 
     pub fn remove(&mut self, id: &u64) -> Option<V> {
-        let i = find(&self.keys, *id).ok()?;
-        self.keys.remove(i);
-        Some(self.vals.remove(i))
+        let i = self.slot(*id)?;
+        let v = self.vals[i].take();
+        self.live -= 1;
+        if self.live * 2 < self.keys.len() {
+            self.close_holes();
+        }
+        v
     }
 
-    /// The value of `id`, made by `make` first if there is none.
-    pub fn get_or_insert_with(&mut self, id: u64, make: impl FnOnce() -> V) -> &mut V {
-        let i = match find(&self.keys, id) {
-            Ok(i) => i,
-            Err(i) => {
-                self.keys.insert(i, id);
-                self.vals.insert(i, make());
-                i
-            }
-        };
-        &mut self.vals[i]
-    }
-
-    pub fn iter(&self) -> Zip<slice::Iter<'_, u64>, slice::Iter<'_, V>> {
-        self.keys.iter().zip(self.vals.iter())
-    }
-
-    pub fn iter_mut(&mut self) -> Zip<slice::Iter<'_, u64>, slice::IterMut<'_, V>> {
-        self.keys.iter().zip(self.vals.iter_mut())
-    }
-
-    pub fn keys(&self) -> slice::Iter<'_, u64> {
-        self.keys.iter()
-    }
-
-    pub fn values(&self) -> slice::Iter<'_, V> {
-        self.vals.iter()
-    }
-
-    pub fn values_mut(&mut self) -> slice::IterMut<'_, V> {
-        self.vals.iter_mut()
-    }
-
-    /// Keeps the entries `keep` says yes to, in order.
-    pub fn retain(&mut self, mut keep: impl FnMut(&u64, &mut V) -> bool) {
+    fn close_holes(&mut self) {
         let mut kept = 0;
         for i in 0..self.keys.len() {
-            if keep(&self.keys[i], &mut self.vals[i]) {
+            if self.vals[i].is_some() {
                 self.keys.swap(kept, i);
                 self.vals.swap(kept, i);
                 kept += 1;
@@ -125,9 +117,53 @@ impl<V> IdMap<V> {
         self.vals.truncate(kept);
     }
 
+    /// The value of `id`, made by `make` first if there is none.
+    pub fn get_or_insert_with(&mut self, id: u64, make: impl FnOnce() -> V) -> &mut V {
+        let i = self.place(id);
+        if self.vals[i].is_none() {
+            self.live += 1;
+        }
+        self.vals[i].get_or_insert_with(make)
+    }
+
+    pub fn iter(&self) -> Iter<'_, V> {
+        self.keys.iter().zip(self.vals.iter()).filter_map(live)
+    }
+
+    pub fn iter_mut(&mut self) -> impl DoubleEndedIterator<Item = (&u64, &mut V)> {
+        self.keys
+            .iter()
+            .zip(self.vals.iter_mut())
+            .filter_map(|(k, v)| Some((k, v.as_mut()?)))
+    }
+
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &u64> {
+        self.iter().map(|(k, _)| k)
+    }
+
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> {
+        self.vals.iter().flatten()
+    }
+
+    pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut V> {
+        self.vals.iter_mut().flatten()
+    }
+
+    /// Keeps the entries `keep` says yes to, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(&u64, &mut V) -> bool) {
+        for (k, slot) in self.keys.iter().zip(self.vals.iter_mut()) {
+            if slot.as_mut().is_some_and(|v| !keep(k, v)) {
+                *slot = None;
+                self.live -= 1;
+            }
+        }
+        self.close_holes();
+    }
+
     pub fn clear(&mut self) {
         self.keys.clear();
         self.vals.clear();
+        self.live = 0;
     }
 }
 
@@ -138,9 +174,20 @@ impl<V: Default> IdMap<V> {
     }
 }
 
+/// An entry that is not a hole.
+fn live<'a, V>((k, v): (&'a u64, &'a Option<V>)) -> Option<(&'a u64, &'a V)> {
+    Some((k, v.as_ref()?))
+}
+
+/// The entries of an [`IdMap`], in id order.
+pub type Iter<'a, V> = core::iter::FilterMap<
+    core::iter::Zip<slice::Iter<'a, u64>, slice::Iter<'a, Option<V>>>,
+    fn((&'a u64, &'a Option<V>)) -> Option<(&'a u64, &'a V)>,
+>;
+
 impl<'a, V> IntoIterator for &'a IdMap<V> {
     type Item = (&'a u64, &'a V);
-    type IntoIter = Zip<slice::Iter<'a, u64>, slice::Iter<'a, V>>;
+    type IntoIter = Iter<'a, V>;
     fn into_iter(self) -> Self::IntoIter {
         self.iter()
     }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, Default)]
 pub struct NameSet {
     by_name: BTreeMap<Vec<u8>, u64>,
-    by_order: crate::idmap::IdMap<Vec<u8>>,
+    by_order: BTreeMap<u64, Vec<u8>>,
     next: u64,
 }
 
