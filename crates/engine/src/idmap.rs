@@ -19,7 +19,7 @@ use core::slice;
 /// A removed entry leaves a hole (its value taken, its id kept) until holes
 /// are half the table, when one pass closes them: removal stays cheap
 /// however many clients a server holds, and the order never changes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct IdMap<V> {
     keys: Vec<u64>,
     vals: Vec<Option<V>>,
@@ -267,16 +267,6 @@ impl IntoIterator for IdSet {
     type IntoIter = std::vec::IntoIter<u64>;
     fn into_iter(self) -> Self::IntoIter {
         self.keys.into_iter()
-    }
-}
-
-impl FromIterator<u64> for IdSet {
-    fn from_iter<I: IntoIterator<Item = u64>>(it: I) -> Self {
-        let mut s = IdSet::new();
-        for id in it {
-            s.insert(id);
-        }
-        s
     }
 }
 

@@ -18,6 +18,18 @@ pub fn parse_f64(s: &str) -> Option<f64> {
     s.parse().ok()
 }
 
+/// The `f64` nearest to the ASCII decimal `digits` × 10^`e10`, for a
+/// reader that has already taken the number apart (`strtod`): the light
+/// build goes straight to the arithmetic, others print it for std's parser.
+pub fn from_digits(digits: &[u8], e10: i64) -> f64 {
+    #[cfg(feature = "light")]
+    return nearest(digits.iter().map(|c| c - b'0').collect(), e10);
+    #[cfg(not(feature = "light"))]
+    format!("{}e{e10}", std::str::from_utf8(digits).unwrap_or("0"))
+        .parse()
+        .unwrap_or(0.0)
+}
+
 /// The light build's [`parse_f64`].
 #[cfg(any(feature = "light", test))]
 fn exact(s: &str) -> Option<f64> {
@@ -297,6 +309,26 @@ mod tests {
             "nan(1)",
         ] {
             same(s);
+        }
+    }
+
+    #[test]
+    fn taken_apart_digits_read_as_their_text() {
+        for (digits, e10) in [
+            (&b"15"[..], -1),
+            (b"9007199254740993", 0),
+            (b"5", -324),
+            (b"1", 400),
+        ] {
+            let text = format!("{}e{e10}", std::str::from_utf8(digits).unwrap());
+            assert_eq!(
+                from_digits(digits, e10).to_bits(),
+                text.parse::<f64>().unwrap().to_bits()
+            );
+            assert_eq!(
+                nearest(digits.iter().map(|c| c - b'0').collect(), e10).to_bits(),
+                text.parse::<f64>().unwrap().to_bits()
+            );
         }
     }
 

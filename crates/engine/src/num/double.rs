@@ -161,9 +161,8 @@ fn parse_decimal(s: &[u8]) -> Option<(f64, usize, bool)> {
     if top < -400 {
         return Some((0.0, end, true));
     }
-    let text = format!("{}e{}", std::str::from_utf8(&digits).unwrap_or("0"), e10);
     // Correctly rounded (nearest, ties to even), like glibc's.
-    let v = super::decimal::parse_f64(&text).unwrap_or(0.0);
+    let v = super::decimal::from_digits(&digits, e10);
     Some((v, end, v.is_infinite() || v == 0.0))
 }
 
