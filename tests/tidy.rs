@@ -170,6 +170,32 @@ fn direct_sorts(files: &[(String, String)]) -> Vec<String> {
     out
 }
 
+/// `std`'s B-trees named in the engine's code (not its comments or tests):
+/// the engine uses `redsim_engine::ordmap`, sorted vectors in the light
+/// console, where each B-tree type cost kilobytes of wasm.
+fn std_btrees(files: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (p, t) in files {
+        if !p.starts_with("crates/engine/src/")
+            || p.starts_with("crates/engine/src/ordmap/")
+            || p.ends_with("tests.rs")
+        {
+            continue;
+        }
+        let code = t.split("#[cfg(test)]").next().unwrap_or(t);
+        for (n, line) in code.lines().enumerate() {
+            let line = line.trim_start();
+            if !line.starts_with("//") && (line.contains("BTreeMap") || line.contains("BTreeSet")) {
+                out.push(format!(
+                    "{p}:{} names a std B-tree (use redsim_engine::ordmap)",
+                    n + 1
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// The `[dependencies]` (not dev-dependencies) a Cargo.toml names.
 fn dependencies(manifest: &str) -> Vec<String> {
     let mut deps = Vec::new();
@@ -402,6 +428,11 @@ tree_rule!(
     direct_sorts
 );
 tree_rule!(
+    the_engine_keeps_its_ordered_maps_light,
+    "std B-trees in the engine",
+    std_btrees
+);
+tree_rule!(
     drivers_stay_off_server_internals,
     "server internals in web or cli",
     server_internals
@@ -543,4 +574,14 @@ fn each_rule_catches_a_planted_violation() {
     assert!(direct_sorts(&[file("crates/engine/src/sort.rs", direct)]).is_empty());
     let routed = "redsim_engine::sort::sort_by_key(&mut v, |e| e.0);";
     assert!(direct_sorts(&[file("web/src/x.rs", routed)]).is_empty());
+
+    let btree = "let m: std::collections::BTreeMap<u8, u8> = Default::default();";
+    assert_eq!(
+        std_btrees(&[file("crates/engine/src/x.rs", btree)]).len(),
+        1
+    );
+    assert!(std_btrees(&[file("crates/engine/src/ordmap/mod.rs", btree)]).is_empty());
+    assert!(std_btrees(&[file("crates/sim/src/x.rs", btree)]).is_empty());
+    let tested = format!("/// A `BTreeMap` in a comment.\n#[cfg(test)]\nmod tests {{ {btree} }}");
+    assert!(std_btrees(&[file("crates/engine/src/x.rs", &tested)]).is_empty());
 }

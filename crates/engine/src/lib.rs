@@ -23,6 +23,7 @@ pub mod keyspace;
 pub mod lazyfree;
 pub mod num;
 pub(crate) mod observe;
+pub mod ordmap;
 pub mod output;
 pub mod persist;
 pub mod proto;

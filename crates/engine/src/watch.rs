@@ -4,7 +4,7 @@
 //! any client, by expiry, by eviction, by FLUSHDB) must mark other clients'
 //! transactions as dirty, and a command only has its own client at hand.
 
-use std::collections::BTreeMap;
+use crate::ordmap::OrdMap;
 
 use crate::server::client::ClientId;
 
@@ -21,7 +21,7 @@ struct WatchedKey {
 #[derive(Clone, Debug, Default)]
 pub struct Watches {
     /// Clients watching each key, in WATCH order.
-    by_key: BTreeMap<(usize, Vec<u8>), Vec<ClientId>>,
+    by_key: OrdMap<(usize, Vec<u8>), Vec<ClientId>>,
     by_client: crate::idmap::IdMap<Vec<WatchedKey>>,
     /// Clients whose transaction will fail (`CLIENT_DIRTY_CAS`).
     dirty: crate::idmap::IdSet,

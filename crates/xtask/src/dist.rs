@@ -43,6 +43,17 @@ const MODULES: [Module; 2] = [
         features: "",
     },
 ];
+/// The modules to build: all, or with `REDSIM_DIST_MODULE=<bin>` only that
+/// one, so measuring a change to the console does not wait for the lab's
+/// optimised build (the `dist/` it writes cannot load the lab).
+fn modules() -> Vec<&'static Module> {
+    let only = std::env::var("REDSIM_DIST_MODULE").ok();
+    MODULES
+        .iter()
+        .filter(|m| only.as_deref().is_none_or(|b| b == m.bin))
+        .collect()
+}
+
 /// Where trunk's tags are replaced by ours.
 const MARKER: &str = "<!-- redsim:assets -->";
 /// The console module's bindings and wasm are preloaded: without the hints
@@ -64,7 +75,8 @@ pub struct Built {
 pub fn dist() -> Result<Built, String> {
     let started = Instant::now();
     ensure_wasm_target()?;
-    for m in &MODULES {
+    let modules = modules();
+    for m in &modules {
         run(cargo().args([
             "build",
             "-p",
@@ -85,7 +97,7 @@ pub fn dist() -> Result<Built, String> {
     }
     fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
 
-    for m in &MODULES {
+    for m in &modules {
         let wasm = target_dir()?
             .join(TARGET)
             .join(m.profile)
@@ -116,7 +128,7 @@ pub fn dist() -> Result<Built, String> {
     copy_dir(&root().join("assets"), &out)?;
 
     let mut sizes = Vec::new();
-    for m in &MODULES {
+    for m in &modules {
         let wasm_out = out.join(format!("{}_bg.wasm", m.bin));
         optimize(&wasm_out)?;
         let bytes =

@@ -5,7 +5,8 @@
 //! before a command and the ACL command itself live in `cmd/acl/`, above the
 //! table, since nothing below `cmd/` may import it.
 
-use std::collections::{BTreeMap, VecDeque};
+use crate::ordmap::OrdMap;
+use std::collections::VecDeque;
 
 use sha2::{Digest, Sha256};
 
@@ -78,7 +79,7 @@ pub struct Selector {
     /// One bit per command id (see `cmd::acl::ids`).
     pub bits: [u64; COMMAND_WORDS],
     /// First arguments allowed for a command whose bit is clear (`+select|0`).
-    pub firstargs: BTreeMap<usize, Vec<Vec<u8>>>,
+    pub firstargs: OrdMap<usize, Vec<Vec<u8>>>,
     pub patterns: Vec<KeyPattern>,
     pub channels: Vec<Vec<u8>>,
     /// The ordered command and category rules, as ACL LIST shows them.
@@ -277,7 +278,7 @@ pub trait FileStore: Send + Sync {
 
 /// Files kept in memory.
 #[derive(Default)]
-pub struct MemoryFiles(std::sync::Mutex<BTreeMap<String, Vec<u8>>>);
+pub struct MemoryFiles(std::sync::Mutex<OrdMap<String, Vec<u8>>>);
 
 impl FileStore for MemoryFiles {
     fn read(&self, path: &str) -> Result<Vec<u8>, String> {
@@ -339,7 +340,7 @@ pub struct AclState {
     /// or is off (kept in step by every change to users).
     pub auth_required: bool,
     /// By name, in name order (Redis' rax order for ACL LIST and USERS).
-    pub users: BTreeMap<String, User>,
+    pub users: OrdMap<String, User>,
     /// Newest first.
     pub log: VecDeque<LogEntry>,
     /// Entries ever created (`ACLLogEntryCount`), the next `entry-id`.

@@ -1,10 +1,11 @@
 //! Who is blocked on what (blocked.c's state): waiting clients with their keys, kinds and deadlines, the keys made ready, and the replies waiting for the driver.
 
 use crate::keyspace::object::Value;
+use crate::ordmap::{OrdMap, OrdSet};
 use crate::proto::resp::Frame;
 use crate::server::client::ClientId;
 use crate::server::trace::lossy;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 /// What a client waits for (`BLOCKED_LIST`, `BLOCKED_ZSET`, `BLOCKED_STREAM`):
 /// only a key of the matching type serves it.
@@ -95,11 +96,11 @@ pub(crate) struct Reprocessing {
 pub struct Blocking {
     waiters: crate::idmap::IdMap<Waiter>,
     /// (db, key) to the clients waiting on it, in the order they blocked.
-    by_key: BTreeMap<(usize, Vec<u8>), VecDeque<ClientId>>,
+    by_key: OrdMap<(usize, Vec<u8>), VecDeque<ClientId>>,
     ready: VecDeque<(usize, Vec<u8>)>,
-    ready_set: BTreeSet<(usize, Vec<u8>)>,
+    ready_set: OrdSet<(usize, Vec<u8>)>,
     /// (deadline Unix ms, client), soonest first.
-    timeouts: BTreeSet<(i64, ClientId)>,
+    timeouts: OrdSet<(i64, ClientId)>,
     /// Set by a command that blocks; the engine takes it after the call.
     request: Option<Request>,
     /// Nesting of `call`: only a top-level command may block (EXEC's

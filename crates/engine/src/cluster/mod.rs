@@ -10,8 +10,8 @@
 
 pub mod link;
 
+use crate::ordmap::OrdMap;
 use crate::rng::Pick;
-use std::collections::BTreeMap;
 
 /// Hash slots in a cluster (`CLUSTER_SLOTS`).
 pub const SLOTS: usize = 16384;
@@ -166,9 +166,9 @@ pub struct ClusterState {
     /// The owner of each slot, as an index into `nodes`.
     pub slots: Vec<Option<u16>>,
     /// Slots this node is handing to another (`migrating_slots_to`).
-    pub migrating: BTreeMap<u16, usize>,
+    pub migrating: OrdMap<u16, usize>,
     /// Slots this node is receiving (`importing_slots_from`).
-    pub importing: BTreeMap<u16, usize>,
+    pub importing: OrdMap<u16, usize>,
     pub current_epoch: u64,
     /// `cluster_state:ok`.
     pub ok: bool,
@@ -186,7 +186,7 @@ pub struct ClusterState {
     /// Clients whose commands are never redirected (`mustObeyClient`: a master's link).
     pub obey: crate::idmap::IdSet,
     /// Keyed commands served here, per slot: the heat map's input.
-    pub slot_hits: BTreeMap<u16, u64>,
+    pub slot_hits: OrdMap<u16, u64>,
     /// Redirections and cluster errors answered.
     pub redirects_sent: u64,
     /// Set by every topology change: until then an OK state is still OK,
@@ -202,7 +202,7 @@ pub struct ClusterState {
     /// Keys of database 0 per slot in creation order, for GETKEYSINSLOT's
     /// newest-first order (Redis' per-slot key lists); deleted keys are
     /// skipped when read and pruned when the slot's key is created again.
-    pub slot_keys: BTreeMap<u16, Vec<Vec<u8>>>,
+    pub slot_keys: OrdMap<u16, Vec<Vec<u8>>>,
 }
 
 /// 40 hex characters from `rng` (`getRandomHexChars`).
@@ -238,8 +238,8 @@ impl ClusterState {
             }],
             myself: 0,
             slots: vec![None; SLOTS],
-            migrating: BTreeMap::new(),
-            importing: BTreeMap::new(),
+            migrating: OrdMap::new(),
+            importing: OrdMap::new(),
             current_epoch: 0,
             ok: false,
             size: 1,
@@ -248,9 +248,9 @@ impl ClusterState {
             asking: crate::idmap::IdMap::new(),
             readonly: crate::idmap::IdSet::new(),
             obey: crate::idmap::IdSet::new(),
-            slot_hits: BTreeMap::new(),
+            slot_hits: OrdMap::new(),
             redirects_sent: 0,
-            slot_keys: BTreeMap::new(),
+            slot_keys: OrdMap::new(),
             last_vote_epoch: 0,
             manual_failover: None,
             dirty: true,

@@ -384,7 +384,7 @@ fn hrandfield_count(ctx: &mut Ctx, key: &[u8], l: i64, withvalues: bool) -> Fram
             push(f, v);
         }
     } else {
-        let mut picked = std::collections::BTreeSet::new();
+        let mut picked = crate::ordmap::OrdSet::new();
         while (picked.len() as u64) < count {
             let Some((f, v)) = h.random_pair(rng) else {
                 break;

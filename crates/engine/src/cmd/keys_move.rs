@@ -168,7 +168,7 @@ pub fn swap_databases(srv: &mut Server, a: usize, b: usize) {
         blocking.signal_present(b, &dbs[b]);
     }
     if srv.repl.capturing() {
-        let mut keys: std::collections::BTreeSet<Vec<u8>> = std::collections::BTreeSet::new();
+        let mut keys: crate::ordmap::OrdSet<Vec<u8>> = crate::ordmap::OrdSet::new();
         for d in [a, b] {
             keys.extend(srv.dbs[d].dict.iter().map(|(k, _)| k.to_vec()));
         }

@@ -414,7 +414,7 @@ fn srandmember_count(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         }
         all
     } else {
-        let mut picked = std::collections::BTreeSet::new();
+        let mut picked = crate::ordmap::OrdSet::new();
         let mut out = Vec::new();
         while (picked.len() as u64) < count {
             let Some(m) = s.random(rng).map(Member::to_vec) else {

@@ -1,6 +1,6 @@
 //! The eviction pool (`EvictionPoolLRU`) and what eviction keeps between calls: 16 sorted candidates with key buffers that travel with them, and the exact reference policies' order.
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::ordmap::{OrdMap, OrdSet};
 
 /// `EVPOOL_SIZE`.
 pub const POOL_SIZE: usize = 16;
@@ -137,8 +137,8 @@ pub struct EvictState {
 pub struct ExactState {
     seq: u64,
     /// (db, key) -> (count, last access, rank it is ordered by).
-    keys: BTreeMap<(usize, Vec<u8>), (u64, u64, u64)>,
-    order: BTreeSet<(u64, u64, usize, Vec<u8>)>,
+    keys: OrdMap<(usize, Vec<u8>), (u64, u64, u64)>,
+    order: OrdSet<(u64, u64, usize, Vec<u8>)>,
 }
 
 impl ExactState {

@@ -1,7 +1,7 @@
 //! One logical database: the main dictionary, the expires dictionary, and the memory they account for.
 
+use crate::ordmap::OrdMap;
 use std::cell::Cell;
-use std::collections::BTreeMap;
 
 use crate::keyspace::dict::Dict;
 use crate::keyspace::memory;
@@ -158,7 +158,7 @@ impl Db {
 
 /// The keys of database `db` in an index by (database, key), such as the
 /// clients watching or blocked on keys keep: what FLUSHDB must visit.
-pub(crate) fn keys_in_db<V>(index: &BTreeMap<(usize, Vec<u8>), V>, db: usize) -> Vec<Vec<u8>> {
+pub(crate) fn keys_in_db<V>(index: &OrdMap<(usize, Vec<u8>), V>, db: usize) -> Vec<Vec<u8>> {
     index
         .range((db, Vec::new())..(db + 1, Vec::new()))
         .map(|((_, k), _)| k.clone())

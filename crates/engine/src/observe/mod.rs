@@ -8,7 +8,8 @@
 
 pub mod sparkline;
 
-use std::collections::{BTreeMap, VecDeque};
+use crate::ordmap::OrdMap;
+use std::collections::VecDeque;
 
 /// `SLOWLOG_ENTRY_MAX_ARGC`: arguments kept per entry.
 const SLOWLOG_MAX_ARGC: usize = 32;
@@ -98,7 +99,7 @@ pub struct Observe {
     pub slowlog: VecDeque<SlowEntry>,
     pub slowlog_next_id: u64,
     /// Latency monitor events by name.
-    pub events: BTreeMap<String, LatencySeries>,
+    pub events: OrdMap<String, LatencySeries>,
     /// Main thread busy time so far, µs (INFO cpu).
     pub busy_us: u64,
 }

@@ -1,6 +1,6 @@
 //! Who listens to what (`server.pubsub_channels` and friends, and each client's own sets): channels, patterns and shard channels in subscription order.
 
-use std::collections::BTreeMap;
+use crate::ordmap::OrdMap;
 
 use crate::proto::resp::Frame;
 use crate::server::client::ClientId;
@@ -11,9 +11,9 @@ use crate::server::trace::PubSubKind;
 /// running command's reply.
 #[derive(Debug, Default)]
 pub struct PubSub {
-    channels: BTreeMap<Vec<u8>, Vec<ClientId>>,
-    pub(super) patterns: BTreeMap<Vec<u8>, Vec<ClientId>>,
-    shard: BTreeMap<Vec<u8>, Vec<ClientId>>,
+    channels: OrdMap<Vec<u8>, Vec<ClientId>>,
+    pub(super) patterns: OrdMap<Vec<u8>, Vec<ClientId>>,
+    shard: OrdMap<Vec<u8>, Vec<ClientId>>,
     /// Confirmations after the first of a SUBSCRIBE-like command: part of
     /// its reply, sent right after it.
     pub(super) reply_tail: Vec<Frame>,
@@ -23,7 +23,7 @@ pub struct PubSub {
 }
 
 impl PubSub {
-    pub(super) fn table(&mut self, kind: PubSubKind) -> &mut BTreeMap<Vec<u8>, Vec<ClientId>> {
+    pub(super) fn table(&mut self, kind: PubSubKind) -> &mut OrdMap<Vec<u8>, Vec<ClientId>> {
         match kind {
             PubSubKind::Channel => &mut self.channels,
             PubSubKind::Pattern => &mut self.patterns,
@@ -31,7 +31,7 @@ impl PubSub {
         }
     }
 
-    pub(super) fn table_ref(&self, kind: PubSubKind) -> &BTreeMap<Vec<u8>, Vec<ClientId>> {
+    pub(super) fn table_ref(&self, kind: PubSubKind) -> &OrdMap<Vec<u8>, Vec<ClientId>> {
         match kind {
             PubSubKind::Channel => &self.channels,
             PubSubKind::Pattern => &self.patterns,

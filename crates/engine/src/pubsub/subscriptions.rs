@@ -1,13 +1,13 @@
 //! A client's own subscriptions: channels, patterns and shard channels in the order they were made (UNSUBSCRIBE without arguments confirms in that order).
 
+use crate::ordmap::OrdMap;
 use crate::server::trace::PubSubKind;
-use std::collections::BTreeMap;
 
 /// A set of names that remembers the order they were added in.
 #[derive(Clone, Debug, Default)]
 pub struct NameSet {
-    by_name: BTreeMap<Vec<u8>, u64>,
-    by_order: BTreeMap<u64, Vec<u8>>,
+    by_name: OrdMap<Vec<u8>, u64>,
+    by_order: OrdMap<u64, Vec<u8>>,
     next: u64,
 }
 

@@ -39,7 +39,7 @@ pub fn propagate(srv: &mut Server, cmd: Option<&[Vec<u8>]>) {
     let dirty = std::mem::take(&mut srv.repl.dirty);
     // Only the last mention of a key matters: its state after the command.
     // A set keeps this linear for commands touching many keys (MSET, DEL).
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = crate::ordmap::OrdSet::new();
     let mut last: Vec<Dirty> = dirty
         .into_iter()
         .rev()

@@ -18,8 +18,8 @@
 //! scripting API (without KEYS, ARGV or `register_function`) while a
 //! function runs.
 
+use crate::ordmap::OrdMap;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -66,9 +66,9 @@ pub struct Library {
 /// functions compare names without case (FCALL TEST finds `test`).
 #[derive(Clone, Debug, Default)]
 pub struct Libraries {
-    libs: BTreeMap<String, Library>,
+    libs: OrdMap<String, Library>,
     /// Function key to library key.
-    funcs: BTreeMap<String, String>,
+    funcs: OrdMap<String, String>,
 }
 
 /// The key a name is stored under.

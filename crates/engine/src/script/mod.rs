@@ -47,7 +47,7 @@ pub mod env;
 pub mod function;
 pub mod lua;
 
-use std::collections::BTreeMap;
+use crate::ordmap::OrdMap;
 use std::sync::Arc;
 
 pub use lua::host::Host;
@@ -99,7 +99,7 @@ pub struct Script {
 /// The script cache and the state Lua keeps between scripts.
 #[derive(Debug)]
 pub struct Scripts {
-    cache: BTreeMap<String, Arc<Script>>,
+    cache: OrdMap<String, Arc<Script>>,
     /// `redisLrand48`'s state: one sequence for the server's lifetime.
     pub rand48: u64,
     /// FUNCTION's libraries (SCRIPT FLUSH leaves them).
@@ -114,7 +114,7 @@ pub struct Scripts {
 impl Default for Scripts {
     fn default() -> Self {
         Scripts {
-            cache: BTreeMap::new(),
+            cache: OrdMap::new(),
             rand48: lua::mathlib::RAND48_INIT,
             functions: Default::default(),
             busy: None,

@@ -22,9 +22,9 @@ use crate::server::trace::{Actor, DeleteCause, Event, ExpireHow, Trace};
 pub struct Stats {
     /// INFO commandstats, keyed by the command's table entry (its address:
     /// names are looked up only when INFO prints them, off the hot path).
-    pub commands: std::collections::BTreeMap<usize, CmdStat>,
+    pub commands: crate::ordmap::OrdMap<usize, CmdStat>,
     /// INFO errorstats: error replies by their code (the first word).
-    pub errors: std::collections::BTreeMap<String, u64>,
+    pub errors: crate::ordmap::OrdMap<String, u64>,
     /// `stat_total_error_replies`.
     pub total_error_replies: u64,
     /// The last error a command run by the running script replied

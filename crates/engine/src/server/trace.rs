@@ -340,7 +340,7 @@ pub fn pending_expired<'a>(
     events: impl IntoIterator<Item = &'a TraceEvent>,
     now_ms: i64,
 ) -> Vec<(u32, String, i64)> {
-    let mut ttls = std::collections::BTreeMap::new();
+    let mut ttls = crate::ordmap::OrdMap::new();
     for ev in events {
         apply_ttl_event(&mut ttls, &ev.event);
     }
@@ -359,14 +359,14 @@ pub fn pending_expired_series<'a>(
     unix_base_us: u64,
     until_us: u64,
 ) -> Vec<(u64, u64)> {
-    use std::collections::{BTreeMap, BTreeSet};
+    use crate::ordmap::{OrdMap, OrdSet};
     // The virtual µs from which a key expiring at `at_ms` is expired.
     let cross = |at_ms: i64| -> u64 {
         let unix = (at_ms.max(-1) + 1) as u64 * 1000;
         unix.saturating_sub(unix_base_us)
     };
-    let mut ttls: BTreeMap<(u32, String), i64> = BTreeMap::new();
-    let mut upcoming: BTreeSet<(u64, u32, String)> = BTreeSet::new();
+    let mut ttls: OrdMap<(u32, String), i64> = OrdMap::new();
+    let mut upcoming: OrdSet<(u64, u32, String)> = OrdSet::new();
     let mut count: u64 = 0;
     let mut out: Vec<(u64, u64)> = Vec::new();
     let push = |out: &mut Vec<(u64, u64)>, at: u64, count: u64| match out.last_mut() {
@@ -375,7 +375,7 @@ pub fn pending_expired_series<'a>(
         _ => out.push((at, count)),
     };
     let cross_until = |t: u64,
-                       upcoming: &mut BTreeSet<(u64, u32, String)>,
+                       upcoming: &mut OrdSet<(u64, u32, String)>,
                        count: &mut u64,
                        out: &mut Vec<(u64, u64)>| {
         while let Some(first) = upcoming.first() {
@@ -427,7 +427,7 @@ pub fn pending_expired_series<'a>(
 }
 
 /// Applies one event to a map of keys with a TTL.
-fn apply_ttl_event(ttls: &mut std::collections::BTreeMap<(u32, String), i64>, event: &Event) {
+fn apply_ttl_event(ttls: &mut crate::ordmap::OrdMap<(u32, String), i64>, event: &Event) {
     match event {
         Event::TtlSet { db, key, at_ms } => match at_ms {
             Some(at) => {

@@ -1,6 +1,6 @@
 //! Client-side caching's server state (tracking.c's `TrackingTable` and `PrefixTable`, `server.tracking_pending_keys`) and each tracking client's mode.
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::ordmap::{OrdMap, OrdSet};
 
 use crate::server::client::ClientId;
 
@@ -20,7 +20,7 @@ pub struct ClientTracking {
     /// The redirection target was gone when a message was due.
     pub broken_redir: bool,
     /// BCAST prefixes, in byte order as the client's rax keeps them.
-    pub prefixes: BTreeSet<Vec<u8>>,
+    pub prefixes: OrdSet<Vec<u8>>,
 }
 
 /// One BCAST prefix (`bcastState`): keys modified since the last
@@ -28,7 +28,7 @@ pub struct ClientTracking {
 /// the clients subscribed to the prefix.
 #[derive(Clone, Debug, Default)]
 pub struct Bcast {
-    pub(super) keys: BTreeMap<Vec<u8>, Option<ClientId>>,
+    pub(super) keys: OrdMap<Vec<u8>, Option<ClientId>>,
     /// Redis keys this rax by client pointer (an order that changes from
     /// one process to the next); connection order is one it could show.
     pub(super) clients: crate::idmap::IdSet,
@@ -44,11 +44,11 @@ pub struct Tracking {
     /// Key → the clients that may cache it. Redis keeps the ids in a rax
     /// of their 8 native (little-endian) bytes, so they are visited in the
     /// order of `id.swap_bytes()`; the set holds them that way.
-    pub(super) table: BTreeMap<Vec<u8>, crate::idmap::IdSet>,
+    pub(super) table: OrdMap<Vec<u8>, crate::idmap::IdSet>,
     /// `TrackingTableTotalItems`: ids summed over every key.
     pub(super) total_items: u64,
     /// Prefix → its BCAST state, in byte order.
-    pub(super) prefixes: BTreeMap<Vec<u8>, Bcast>,
+    pub(super) prefixes: OrdMap<Vec<u8>, Bcast>,
     /// Clients with tracking on, by id (`server.tracking_clients` is its size).
     pub(super) clients: crate::idmap::IdMap<ClientTracking>,
     pub(super) pending: Vec<Pending>,

@@ -123,7 +123,7 @@ impl Cluster {
     }
 
     /// Keyed commands served per slot on node `i`.
-    pub fn slot_hits(&self, i: usize) -> &BTreeMap<u16, u64> {
+    pub fn slot_hits(&self, i: usize) -> &redsim_engine::ordmap::OrdMap<u16, u64> {
         &self.view(i).slot_hits
     }
 }

@@ -343,7 +343,7 @@ pub fn load_file(reg: &'static Registry, srv: &mut Server) -> Result<(), String>
         .read(&path)
         .map_err(|e| format!("Error loading ACLs, opening file '{path}': {e}"))?;
     let all = pubsub_all(srv);
-    let mut users: std::collections::BTreeMap<String, User> = Default::default();
+    let mut users: crate::ordmap::OrdMap<String, User> = Default::default();
     let mut errors = String::new();
     for (i, raw) in data.split(|&b| b == b'\n').enumerate() {
         let linenum = i + 1;

@@ -115,7 +115,7 @@ fn overlap(a: &[u8], b: &[u8]) -> bool {
 
 /// Each new prefix against the client's own (in byte order), then against
 /// the new ones after it.
-fn prefix_collision(existing: &std::collections::BTreeSet<Vec<u8>>, new: &[Vec<u8>]) -> Collision {
+fn prefix_collision(existing: &crate::ordmap::OrdSet<Vec<u8>>, new: &[Vec<u8>]) -> Collision {
     for (i, p) in new.iter().enumerate() {
         if let Some(old) = existing.iter().find(|old| overlap(old, p)) {
             return Collision::Refused(Frame::err(format!(

@@ -8,9 +8,9 @@ use crate::cmd::table::{commands, Command, Ctx};
 use crate::cmd::typed::peek;
 use crate::keyspace::object::Value;
 use crate::keyspace::types::stream::{Entry, Group, Nack, Stream, StreamId};
+use crate::ordmap::OrdMap;
 use crate::proto::resp::{parse_i64, Frame};
 use crate::server::keyspace_events as ev;
-use std::collections::BTreeMap;
 
 /// XGROUP's subcommands, in the order Redis lists them.
 pub(super) static SUBCOMMANDS: &[Command] = commands! { heavy; group: "stream";
@@ -546,7 +546,7 @@ pub(super) fn xautoclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 /// The first pending entry from `start`, or the first after `last` once
 /// the scan has begun (XAUTOCLAIM's walk and its next cursor).
 fn next_pending(
-    pel: &BTreeMap<StreamId, Nack>,
+    pel: &OrdMap<StreamId, Nack>,
     start: StreamId,
     last: Option<StreamId>,
 ) -> Option<(&StreamId, &Nack)> {

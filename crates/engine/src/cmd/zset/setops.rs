@@ -261,7 +261,7 @@ fn zsetop(
             }
         }
         SetOp::Union => {
-            let mut acc: std::collections::BTreeMap<Vec<u8>, f64> = Default::default();
+            let mut acc: crate::ordmap::OrdMap<Vec<u8>, f64> = Default::default();
             for s in &src {
                 for (m, v) in s.elements() {
                     let mut score = s.weight * v;

@@ -211,7 +211,7 @@ fn nonempty(n: usize) -> Option<()> {
 
 /// Fails on a repeated member or field.
 fn distinct<'a>(items: impl Iterator<Item = &'a [u8]>) -> Option<()> {
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = crate::ordmap::OrdSet::new();
     for i in items {
         if !seen.insert(i) {
             return None;

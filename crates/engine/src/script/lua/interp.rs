@@ -53,7 +53,7 @@ pub struct Interp<'h> {
     /// The name the current native function was called by, for "bad argument" errors.
     fname: Option<(&'static str, LStr)>,
     /// Per-run identities of tables and functions for `tostring`.
-    ids: std::collections::BTreeMap<usize, u64>,
+    ids: crate::ordmap::OrdMap<usize, u64>,
     /// The chunk name in error positions (`user_script`, `user_function`).
     chunk: &'static str,
 }

@@ -3,8 +3,8 @@
 //! Natives see the interpreter only through [`Vm`], so the libraries and
 //! the interpreter both stand on this module and not on each other.
 
+use crate::ordmap::OrdMap;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -234,7 +234,7 @@ fn array_index(n: f64) -> Option<usize> {
 pub struct Table {
     pub arr: Vec<Value>,
     /// Key to slot index (ordered: no hashing, so nothing varies between runs).
-    map: BTreeMap<Key, usize>,
+    map: OrdMap<Key, usize>,
     slots: Vec<(Value, Value)>,
     dead: usize,
     pub meta: Option<TableRef>,

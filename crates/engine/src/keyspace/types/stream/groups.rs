@@ -1,6 +1,6 @@
 //! Consumer groups: their last-delivered IDs, pending entries lists and consumers, with the memory Redis' raxes give them.
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::ordmap::{OrdMap, OrdSet};
 
 use crate::keyspace::memory::{alloc_size, sds_size};
 
@@ -25,14 +25,14 @@ pub struct Consumer {
     pub seen_time: i64,
     /// Last successful read or claim (Unix ms), -1 if never (7.2).
     pub active_time: i64,
-    pel: BTreeSet<StreamId>,
+    pel: OrdSet<StreamId>,
     /// The shape of the consumer's PEL rax, for memory figures.
     pel_rax: rax::Rax,
 }
 
 impl Consumer {
     /// IDs pending for this consumer, in order.
-    pub fn pel(&self) -> &BTreeSet<StreamId> {
+    pub fn pel(&self) -> &OrdSet<StreamId> {
         &self.pel
     }
 
@@ -63,8 +63,8 @@ pub struct Group {
     pub last_id: StreamId,
     /// The group's logical read counter; -1 when unknown.
     pub entries_read: i64,
-    pel: BTreeMap<StreamId, Nack>,
-    consumers: BTreeMap<Vec<u8>, Consumer>,
+    pel: OrdMap<StreamId, Nack>,
+    consumers: OrdMap<Vec<u8>, Consumer>,
     /// The shapes of the PEL and consumers raxes, for memory figures.
     pel_rax: rax::Rax,
     consumers_rax: rax::Rax,
@@ -77,8 +77,8 @@ impl Group {
         Group {
             last_id,
             entries_read,
-            pel: BTreeMap::new(),
-            consumers: BTreeMap::new(),
+            pel: OrdMap::new(),
+            consumers: OrdMap::new(),
             pel_rax: rax::Rax::new(),
             consumers_rax: rax::Rax::new(),
             consumers_mem: 0,
@@ -106,12 +106,12 @@ impl Group {
     }
 
     /// The group's pending entries, by ID.
-    pub fn pel(&self) -> &BTreeMap<StreamId, Nack> {
+    pub fn pel(&self) -> &OrdMap<StreamId, Nack> {
         &self.pel
     }
 
     /// The consumers, by name (rax order: bytewise).
-    pub fn consumers(&self) -> &BTreeMap<Vec<u8>, Consumer> {
+    pub fn consumers(&self) -> &OrdMap<Vec<u8>, Consumer> {
         &self.consumers
     }
 
@@ -142,7 +142,7 @@ impl Group {
         let c = Consumer {
             seen_time: now,
             active_time: -1,
-            pel: BTreeSet::new(),
+            pel: OrdSet::new(),
             pel_rax: rax::Rax::new(),
         };
         self.consumers_mem += c.mem(name);
@@ -307,7 +307,7 @@ impl Group {
 /// The consumer groups of a stream, with their running memory total.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Groups {
-    map: BTreeMap<Vec<u8>, Group>,
+    map: OrdMap<Vec<u8>, Group>,
     /// The shape of `s->cgroups`, created with the first group and never
     /// freed (`None` before).
     rax: Option<rax::Rax>,

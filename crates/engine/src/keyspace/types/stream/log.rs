@@ -1,6 +1,6 @@
 //! A stream's entries: listpack nodes keyed by their master ID under a simulated rax, split and trimmed where Redis splits and trims them, with exact `lpBytes` accounting.
 
-use std::collections::BTreeMap;
+use crate::ordmap::OrdMap;
 
 use crate::keyspace::memory::{
     alloc_size, listpack_entry_size, listpack_int_encoding, listpack_with_backlen, LISTPACK_EMPTY,
@@ -99,7 +99,7 @@ pub enum Trim {
 /// groups: nodes, rax shape, length, edge IDs and counters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Log {
-    nodes: BTreeMap<StreamId, Node>,
+    nodes: OrdMap<StreamId, Node>,
     rax: rax::Rax,
     length: u64,
     last_id: StreamId,
@@ -129,7 +129,7 @@ impl Log {
         let rax = rax::Rax::new();
         let mem = alloc_size(RAX_STRUCT) + rax.bytes();
         Log {
-            nodes: BTreeMap::new(),
+            nodes: OrdMap::new(),
             rax,
             length: 0,
             last_id: StreamId::MIN,
