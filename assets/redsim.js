@@ -9,6 +9,33 @@ const HOSTS = '[data-redsim], #redsim, [data-redsim-scenario], [data-redsim-topo
 let generation = 0;
 let lab = null;
 
+// Share links pack a console session as raw deflate (web/src/links.rs). The browser's own
+// compressor does it, so the wasm carries none. Inflating stops past `limit` bytes (a link
+// crafted to expand into gigabytes yields null); bad data rejects.
+window.redsimDeflate = async (bytes, inflate, limit) => {
+  const codec = inflate ? new DecompressionStream('deflate-raw') : new CompressionStream('deflate-raw');
+  const reader = new Blob([bytes]).stream().pipeThrough(codec).getReader();
+  const parts = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      reader.cancel().catch(() => {});
+      return null;
+    }
+    parts.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+};
+
 // The theme: the reader's choice (the page's theme button, stored in localStorage under
 // THEME_KEY) or, without one, the system's prefers-color-scheme, followed live. It is set as
 // data-theme="light|dark" on <html> before the wasm starts, so the page never flashes the other

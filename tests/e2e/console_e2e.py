@@ -730,6 +730,20 @@ def run_checks(suite, page, base, shots, page_errors):
         page.goto(base + "index.html?clock=paused&cmd=SET%20old%201&cmd=GET%20old")
         c.ready()
         expect(c.lines()[-1] == '"1"', "an old ?cmd= link: %r" % c.lines())
+        # The text itself in the fragment, as a handover or a hand-written link carries it.
+        page.goto(base + "index.html?clock=paused#session=SET%20h%202%0AGET%20h%0A")
+        c.ready()
+        expect(c.lines()[-1] == '"2"', "a #session= link: %r" % c.lines())
+        # A damaged link, and one that would inflate past the 1 MiB cap, open an empty console that works.
+        squeeze = zlib.compressobj(9, zlib.DEFLATED, -15)
+        bomb = base64.urlsafe_b64encode(squeeze.compress(b"PING\n" * 500_000) + squeeze.flush()).decode().rstrip("=")
+        for i, bad in enumerate(["%25%25%25", "AAAA", bomb]):
+            # A new query each time: a change of fragment alone would not reload the page.
+            page.goto(base + "index.html?clock=paused&bad=%d#s=%s" % (i, bad))
+            c.ready()
+            expect(c.run("PING") == ["PONG"], "a console after a bad link (%d characters)" % len(bad))
+            ran = [l for l in c.lines() if l.endswith("> PING")]
+            expect(len(ran) == 1, "nothing ran from a bad link: %r" % c.lines()[:6])
     suite.check("a share link keeps the clock: TTLs come back as they were", shared_link_keeps_the_clock)
 
     def narrow_inspector():

@@ -36,6 +36,7 @@ mod handover;
 mod keys;
 mod lab;
 mod lessons;
+mod links;
 mod minimal;
 mod mount;
 mod page;
@@ -50,7 +51,7 @@ mod url;
 pub fn start_console() {
     panic::install();
     handover::install_console();
-    mount::mount_all();
+    mount::mount_all(|| {});
 }
 
 /// The lab module's start: mounts every lab view the page holds (embedded
@@ -63,9 +64,10 @@ pub fn start_lab() {
     bench::install();
     bench_scen::install();
     if handover::is_full_start() {
-        mount::mount_all();
+        // The lab's views go where the console's shell leaves them places.
+        mount::mount_all(lab::mount_all);
     } else {
         handover::install_retire("redsimRetireLab");
+        lab::mount_all();
     }
-    lab::mount_all();
 }

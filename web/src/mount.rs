@@ -5,8 +5,29 @@ use crate::console::{Widget, WidgetProps};
 use crate::dom::{hosts, is_lab_host, load_lab_later};
 use crate::page::{build_lab_places, Page, PageProps};
 
-/// Mounts one widget per host element.
-pub fn mount_all() {
+/// Mounts one widget per host element, then calls `then`. A page opened
+/// from a Share link first unpacks its session, which the browser's
+/// decompressor does asynchronously (see `crate::links`).
+pub fn mount_all(then: fn()) {
+    let hash = web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default();
+    match crate::links::packed_in(&hash) {
+        Some(packed) => wasm_bindgen_futures::spawn_local(async move {
+            crate::links::unpack_ahead(packed).await;
+            if !crate::panic::is_dead() {
+                mount_now();
+                then();
+            }
+        }),
+        None => {
+            mount_now();
+            then();
+        }
+    }
+}
+
+fn mount_now() {
     let Some(window) = web_sys::window() else {
         return;
     };

@@ -49,8 +49,12 @@ pub struct WidgetProps {
 pub enum Msg {
     Do(Action),
     Key(KeyboardEvent),
-    /// Build the Share link and copy it.
+    /// Pack the session for a Share link (the browser compresses it
+    /// asynchronously, see `crate::links`).
     Share,
+    /// The session packed (`None`: the browser could not): show the link
+    /// and copy it.
+    Packed(String, Option<String>),
     /// Download the session as a `redsim replay` script.
     Export,
     /// A click in the console: focus the prompt.
@@ -109,7 +113,8 @@ impl Component for Widget {
             }
             Msg::Do(a) => self.state.apply(a),
             Msg::Handover => {
-                crate::handover::offer(ctx.props().host, &self.state.share_link(""));
+                let link = self.state.share_link("", &self.state.share_text(), None);
+                crate::handover::offer(ctx.props().host, &link);
                 self.ticker = None;
                 false
             }
@@ -128,7 +133,18 @@ impl Component for Widget {
                 false
             }
             Msg::Share => {
-                self.open_share(ctx);
+                let text = self.state.share_text();
+                let scope = ctx.link().clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let packed = crate::links::pack(&text).await;
+                    if !crate::panic::is_dead() {
+                        scope.send_message(Msg::Packed(text, packed));
+                    }
+                });
+                false
+            }
+            Msg::Packed(text, packed) => {
+                self.open_share(ctx, &text, packed.as_deref());
                 true
             }
             Msg::Focus => {
@@ -304,12 +320,12 @@ fn text_selected(input: &NodeRef) -> bool {
 }
 
 impl Widget {
-    /// Builds the Share link, shows it and tries to copy it.
-    fn open_share(&mut self, ctx: &Context<Self>) {
+    /// Builds the Share link of `session`, shows it and tries to copy it.
+    fn open_share(&mut self, ctx: &Context<Self>, session: &str, packed: Option<&str>) {
         let Some(window) = web_sys::window() else {
             return;
         };
-        let link = self.state.share_link(&page_url());
+        let link = self.state.share_link(&page_url(), session, packed);
         let promise = window.navigator().clipboard().write_text(&link);
         let copied = |ok: bool| {
             let scope = ctx.link().clone();

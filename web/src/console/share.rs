@@ -41,10 +41,13 @@ impl Preset {
                     "cmd" | "command" if !v.trim().is_empty() => p.commands.push(v),
                     // A damaged packed session is ignored: the page opens empty.
                     "s" => {
-                        if let Some(text) = redsim_engine::proto::link::unpack(&v) {
+                        if let Some(text) = crate::links::unpacked(&v) {
                             p.commands.extend(session_lines(&text));
                         }
                     }
+                    // The session as plain text: a handover, or a browser
+                    // that could not compress.
+                    "session" => p.commands.extend(session_lines(&v)),
                     "seed" => p.seed = parse_seed(&v).or(p.seed),
                     "clock" => p.paused = v.eq_ignore_ascii_case("paused"),
                     "t0" => p.t0 = v.trim().parse().ok().or(p.t0),
@@ -107,15 +110,32 @@ pub fn sleep_ms(line: &str) -> Option<u64> {
 
 /// The link that replays `session` (commands and `# sleep` lines, see
 /// `redsim_engine::proto::session`) with `seed` on the page at `base` (the
-/// page URL without query or fragment), packed into the fragment.
-pub fn share_link(base: &str, seed: u64, t0: u64, paused: bool, session: &str) -> String {
+/// page URL without query or fragment), in the fragment: `packed` (the
+/// session as `crate::links::pack` made it) as `s=`, or without it the
+/// text itself as `session=`, several times longer.
+pub fn share_link(
+    base: &str,
+    seed: u64,
+    t0: u64,
+    paused: bool,
+    session: &str,
+    packed: Option<&str>,
+) -> String {
     let mut url = format!("{base}?seed={seed}&t0={t0}");
     if paused {
         url.push_str("&clock=paused");
     }
     if !session.is_empty() {
-        url.push_str("#s=");
-        url.push_str(&redsim_engine::proto::link::pack(session));
+        match packed {
+            Some(packed) => {
+                url.push_str("#s=");
+                url.push_str(packed);
+            }
+            None => {
+                url.push_str("#session=");
+                url.push_str(&crate::url::encode_component(session));
+            }
+        }
     }
     url
 }
@@ -149,13 +169,18 @@ pub fn share_popover(s: &ShareState, on_close: Callback<MouseEvent>) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use redsim_engine::proto::link::pack;
 
     /// What the light console hands over is what the full one starts with.
     #[test]
     fn a_link_reads_back_as_the_session_it_packs() {
         let session = "SET a 1\n# sleep 1500\n@2 EVAL \"return 1\" 0\n# sleep 3\n";
-        for (paused, base) in [(true, ""), (false, "https://x.example/redsim/index.html")] {
-            let link = share_link(base, 42, 1_700_000_000, paused, session);
+        let packed = pack(session);
+        for (paused, base, packed) in [
+            (true, "", Some(packed.as_str())),
+            (false, "https://x.example/redsim/index.html", None),
+        ] {
+            let link = share_link(base, 42, 1_700_000_000, paused, session, packed);
             let p = Preset::from_link(&link);
             assert_eq!(p.seed, Some(42));
             assert_eq!(p.t0, Some(1_700_000_000));
@@ -201,18 +226,29 @@ mod tests {
             "ECHO 100%+€".to_string(),
         ];
         let text: String = cmds.iter().map(|c| format!("{c}\n")).collect();
-        let link = share_link("http://h/docs/play/", 0xfeed, 1_767_225_600, true, &text);
-        let (base, rest) = link.split_once('?').unwrap();
-        let (query, hash) = rest.split_once('#').unwrap();
-        assert_eq!(base, "http://h/docs/play/");
-        assert!(!rest.contains(' ') && !rest.contains('"') && !rest.contains('%'));
-        let p = Preset::from_url(query, hash);
-        assert_eq!(p.commands, cmds);
-        assert_eq!(p.seed, Some(0xfeed));
-        assert_eq!(p.t0, Some(1_767_225_600));
-        assert!(p.paused);
+        let packed = pack(&text);
+        for packed in [Some(packed.as_str()), None] {
+            let link = share_link(
+                "http://h/docs/play/",
+                0xfeed,
+                1_767_225_600,
+                true,
+                &text,
+                packed,
+            );
+            let (base, rest) = link.split_once('?').unwrap();
+            let (query, hash) = rest.split_once('#').unwrap();
+            assert_eq!(base, "http://h/docs/play/");
+            assert!(!rest.contains(' ') && !rest.contains('"'));
+            assert_eq!(rest.contains('%'), packed.is_none(), "{rest}");
+            let p = Preset::from_url(query, hash);
+            assert_eq!(p.commands, cmds);
+            assert_eq!(p.seed, Some(0xfeed));
+            assert_eq!(p.t0, Some(1_767_225_600));
+            assert!(p.paused);
+        }
         // A damaged fragment opens an empty console.
-        assert!(Preset::from_url(query, "#s=%%%").commands.is_empty());
+        assert!(Preset::from_url("?seed=1", "#s=%%%").commands.is_empty());
     }
 
     #[test]
@@ -230,7 +266,15 @@ mod tests {
             out
         };
         for (n, max) in [(10, 300), (100, 2000)] {
-            let link = share_link("https://redsim.dev/", 42, 1_767_225_600, true, &session(n));
+            let text = session(n);
+            let link = share_link(
+                "https://redsim.dev/",
+                42,
+                1_767_225_600,
+                true,
+                &text,
+                Some(&pack(&text)),
+            );
             println!("{n} commands: a {}-character link", link.len());
             assert!(link.len() < max, "{n} commands: {} characters", link.len());
         }

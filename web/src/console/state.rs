@@ -261,21 +261,30 @@ impl Console {
         true
     }
 
-    /// The link that replays this session on the page at `base`, up to
-    /// this virtual instant: its commands and the time between them.
-    pub fn share_link(&self, base: &str) -> String {
+    /// The session a Share link replays, up to this virtual instant: its
+    /// commands and the time between them (`# sleep` lines).
+    pub fn share_text(&self) -> String {
         let mut text = String::new();
         let last_ms = self.timed_lines(&mut text, |_| true);
         let now_ms = self.engine.now_us() / 1000;
         if now_ms > last_ms {
             text.push_str(&format!("# sleep {}\n", now_ms - last_ms));
         }
+        text
+    }
+
+    /// The link that replays `session` (a [`Console::share_text`]) with
+    /// this console's seed, epoch and clock on the page at `base`; `packed`
+    /// is the session packed (`None`: the text itself, as a handover to the
+    /// full engine carries it).
+    pub fn share_link(&self, base: &str, session: &str, packed: Option<&str>) -> String {
         share_link(
             base,
             self.seed,
             self.t0,
             self.driver.mode == Mode::Paused,
-            &text,
+            session,
+            packed,
         )
     }
 
@@ -738,6 +747,7 @@ impl Console {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use redsim_engine::proto::link::{pack, unpack};
 
     fn still() -> f64 {
         0.0
@@ -818,11 +828,12 @@ mod tests {
         assert_eq!(c.active, 0);
         assert_eq!(screen(&c, 1), vec!["127.0.0.1:6379> GET a", "\"1\""]);
         assert_eq!(c.prompt(0), "127.0.0.1:6379[2]>");
-        let link = c.share_link("/p/");
+        let text = c.share_text();
+        assert_eq!(text, "SET a 1\n@2 GET a\nSELECT 2\n");
+        let link = c.share_link("/p/", &text, Some(&pack(&text)));
         let (query, hash) = link.split_once('#').unwrap();
         assert_eq!(query, "/p/?seed=7&t0=1767225600&clock=paused");
-        let text = redsim_engine::proto::link::unpack(hash.strip_prefix("s=").unwrap()).unwrap();
-        assert_eq!(text, "SET a 1\n@2 GET a\nSELECT 2\n");
+        assert_eq!(unpack(hash.strip_prefix("s=").unwrap()).unwrap(), text);
     }
 
     #[test]
@@ -862,12 +873,16 @@ mod tests {
             Some("(integer) 97")
         );
         c.apply(Action::Step(1_000_000));
-        let link = c.share_link("/p/");
+        let text = c.share_text();
+        let link = c.share_link("/p/", &text, Some(&pack(&text)));
         let (query, hash) = link.split_once('?').unwrap().1.split_once('#').unwrap();
         let mut d = Console::new(&Preset::from_url(query, hash), 1_767_225_600, still);
         assert_eq!(d.engine.now_us(), c.engine.now_us());
-        // Sharing again gives the same link.
-        assert_eq!(d.share_link("/p/"), link);
+        // Sharing again gives the same link, and so does a handover's.
+        let again = d.share_text();
+        assert_eq!(d.share_link("/p/", &again, Some(&pack(&again))), link);
+        let handed = Preset::from_link(&c.share_link("/p/", &text, None));
+        assert_eq!(handed.commands, Preset::from_link(&link).commands);
         type_line(&mut d, "TTL k");
         assert_eq!(
             screen(&d, 0).last().map(String::as_str),
@@ -1017,8 +1032,7 @@ mod tests {
         assert!(c.current().lines.is_empty());
         c.apply(Action::CloseInspector);
         assert!(c.inspector.target.is_none());
-        let link = c.share_link("/");
-        let text = redsim_engine::proto::link::unpack(link.split_once("#s=").unwrap().1).unwrap();
+        let text = c.share_text();
         assert!(text.ends_with("HSET h f v\nINSPECT h\n"), "{text}");
     }
 

@@ -13,16 +13,27 @@ pub const MAX_TEXT: usize = 1 << 20;
 
 /// `text`, deflated at the best ratio and base64url-encoded without padding.
 pub fn pack(text: &str) -> String {
-    let raw = miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 10);
-    URL_SAFE_NO_PAD.encode(raw)
+    encode(&miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 10))
 }
 
 /// The text [`pack`] made, or `None` for anything else (bad base64, bad
 /// deflate data, not UTF-8, or more than [`MAX_TEXT`] bytes).
 pub fn unpack(packed: &str) -> Option<String> {
-    let raw = URL_SAFE_NO_PAD.decode(packed.trim().as_bytes()).ok()?;
+    let raw = decode(packed)?;
     let text = miniz_oxide::inflate::decompress_to_vec_with_limit(&raw, MAX_TEXT).ok()?;
     String::from_utf8(text).ok()
+}
+
+/// Raw deflate data as a link writes it (base64url without padding). The
+/// browser console deflates with the browser's own compressor and calls
+/// this, so its module carries no deflate code.
+pub fn encode(raw: &[u8]) -> String {
+    URL_SAFE_NO_PAD.encode(raw)
+}
+
+/// The raw deflate data of a packed link, or `None` if it is not base64url.
+pub fn decode(packed: &str) -> Option<Vec<u8>> {
+    URL_SAFE_NO_PAD.decode(packed.trim().as_bytes()).ok()
 }
 
 #[cfg(test)]
