@@ -173,12 +173,7 @@ window.redsimUpgrade = () => {
 // is idle, so the lab's download never delays a console's first reply.
 window.redsimLoadLab = (later) => {
   if (lab || full) return lab;
-  const wait = later
-    ? new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
-        if (window.requestIdleCallback) window.requestIdleCallback(done, { timeout: 1000 });
-        else setTimeout(done, 50);
-      })))
-    : Promise.resolve();
+  const wait = later ? idle() : Promise.resolve();
   lab = wait.then(() => instantiate('redsim-lab')).catch((err) => {
     console.error('Redsim: the lab could not load', err);
     for (const note of document.querySelectorAll('.rs-lab-loading')) {
@@ -188,6 +183,44 @@ window.redsimLoadLab = (later) => {
   });
   return lab;
 };
+
+// The command docs (syntax lines and summaries) the console module leaves out: fetched once,
+// as text, for HELP, COMMAND DOCS and the typing hints (web/src/docs.rs). With `later` it waits,
+// like the lab, until the page has drawn and is idle, unless a call without `later` (a command
+// waiting for them) comes first; a failed fetch may be retried.
+let docs = null;
+let docsNow = null;
+window.redsimFetchDocs = (later) => {
+  if (!later && docsNow) docsNow();
+  if (docs) return docs;
+  const wait = later
+    ? new Promise((go) => {
+        docsNow = go;
+        idle().then(go);
+      })
+    : Promise.resolve();
+  docs = wait
+    .then(() => {
+      docsNow = null;
+      return fetch(new URL('redsim-docs.txt', here));
+    })
+    .then((r) => {
+      if (!r.ok) throw new Error('HTTP ' + r.status);
+      return r.text();
+    })
+    .catch((err) => {
+      docs = null;
+      throw err;
+    });
+  return docs;
+};
+
+function idle() {
+  return new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
+    if (window.requestIdleCallback) window.requestIdleCallback(done, { timeout: 1000 });
+    else setTimeout(done, 50);
+  })));
+}
 
 function showLoadError(err) {
   for (const host of document.querySelectorAll(HOSTS)) {

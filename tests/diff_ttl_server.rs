@@ -590,7 +590,7 @@ fn command_count_list_docs_and_help() {
                 .find(|kv| kv[0] == Frame::bulk(key))
                 .map(|kv| kv[1].clone())
         };
-        assert_eq!(field(&s, "summary"), Some(Frame::bulk(cmd.summary)));
+        assert_eq!(field(&s, "summary"), Some(Frame::bulk(cmd.summary())));
         if field(&r, "group").is_some() {
             assert_eq!(field(&r, "group"), field(&s, "group"), "{full} group");
             assert_eq!(field(&r, "since"), field(&s, "since"), "{full} since");

@@ -320,6 +320,40 @@ def run_checks(suite, page, base, shots, page_errors):
         shot(page, shots, "04-help.png")
     suite.check("HELP <command> and HELP", help_output)
 
+    def docs_as_data():
+        # The console module leaves the command docs out and fetches them once the page is idle;
+        # held here, a HELP waits for them, and so does what is typed after it.
+        held = []
+        page.route("**/redsim-docs.txt", lambda route: held.append(route))
+        try:
+            page.goto(base + "index.html?clock=paused&n=docs")
+            c.ready()
+            wait_until(lambda: held, "the docs asked for once the page is idle")
+            early = [e for e in page.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
+                     if e.endswith("redsim-docs.txt")]
+            expect(not early, "the docs are not fetched before the first reply: %r" % early)
+            expect(c.run("HELP GET") == ["Loading the command docs: this command runs once they are here."],
+                   "HELP waits: %r" % c.lines())
+            c.run("SET a 1")
+            inp = c.q(".rs-input")
+            inp.fill("GET a")
+            expect(c.q(".rs-hint").count() == 0 or c.q(".rs-hint").inner_text() == "", "no hint without the docs")
+            inp.fill("")
+            held[0].continue_()
+            wait_until(lambda: c.lines()[-1].startswith(PROMPT) and "OK" in c.lines(), "the held commands to run")
+            out = "\n".join(c.lines())
+            expect(out.index("Returns the string value of a key.") < out.index("OK"),
+                   "HELP GET, then SET, in the order typed: %r" % out)
+            inp.fill("GET a")
+            hint = wait_until(lambda: c.q(".rs-hint").inner_text(), "a hint once the docs are in")
+            expect(hint.strip() == "key", "the hint after GET: %r" % hint)
+            inp.fill("")
+            expect(any("Returns the string value of a key." in l for l in c.run("COMMAND DOCS get")),
+                   "COMMAND DOCS from the docs")
+        finally:
+            page.unroute("**/redsim-docs.txt")
+    suite.check("command docs load as data after the first reply, and HELP waits for them", docs_as_data)
+
     def hints_history_prompt():
         inp = c.q(".rs-input")
         inp.fill("SET k")

@@ -30,6 +30,7 @@ mod bench;
 mod bench_scen;
 mod cluster;
 mod console;
+mod docs;
 mod dom;
 mod fmt;
 mod handover;

@@ -13,7 +13,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use crate::tools::{wasm_opt, WASM_FEATURES};
-use crate::util::{cargo, kib, root, run, succeeds, target_dir};
+use crate::util::{cargo, kib, output, root, run, succeeds, target_dir};
 
 const TARGET: &str = "wasm32-unknown-unknown";
 
@@ -53,6 +53,9 @@ fn modules() -> Vec<&'static Module> {
         .filter(|m| only.as_deref().is_none_or(|b| b == m.bin))
         .collect()
 }
+
+/// The command docs' file in `dist/` (`assets/redsim.js` fetches it).
+pub const DOCS_FILE: &str = "redsim-docs.txt";
 
 /// Where trunk's tags are replaced by ours.
 const MARKER: &str = "<!-- redsim:assets -->";
@@ -126,6 +129,20 @@ pub fn dist() -> Result<Built, String> {
         write(&out.join(name), render_html(&html)?.as_bytes())?;
     }
     copy_dir(&root().join("assets"), &out)?;
+    // The command docs, which the console module loads as data (the
+    // engine's `cmd::doctext`), rendered by the native engine's table.
+    let docs = output(cargo().args([
+        "run",
+        "-q",
+        "-p",
+        "redsim-engine",
+        "--bin",
+        "redsim-command-docs",
+    ]))?;
+    if !String::from_utf8_lossy(&docs).contains("\nget\tGET key\t") {
+        return Err("the command docs came out without their text".into());
+    }
+    write(&out.join(DOCS_FILE), &docs)?;
 
     let mut sizes = Vec::new();
     for m in &modules {

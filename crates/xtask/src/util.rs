@@ -34,6 +34,22 @@ pub fn run(cmd: &mut Command) -> Result<(), String> {
     }
 }
 
+/// Runs `cmd` and returns what it printed; its errors stream through, and
+/// an error names the command if it could not start or exited non-zero.
+pub fn output(cmd: &mut Command) -> Result<Vec<u8>, String> {
+    let shown = show(cmd);
+    println!("$ {shown}");
+    let out = cmd
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("could not run `{shown}`: {e}"))?;
+    if out.status.success() {
+        Ok(out.stdout)
+    } else {
+        Err(format!("`{shown}` failed ({})", out.status))
+    }
+}
+
 /// True if `cmd` runs and exits 0, its output discarded.
 pub fn succeeds(cmd: &mut Command) -> bool {
     cmd.stdout(std::process::Stdio::null())

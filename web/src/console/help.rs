@@ -36,6 +36,16 @@ pub enum HelpOut {
 /// Words local to the console (never sent to the engine), for completion.
 const LOCAL: &[&str] = &["clear", "help", "inspect"];
 
+/// Whether `line` needs the command docs (a light build loads them as
+/// data, see `crate::docs`): HELP about a command or group, or COMMAND DOCS.
+pub fn wants_docs(line: &str) -> bool {
+    let Some(args) = redsim_engine::proto::resp::split_args(line.as_bytes()) else {
+        return false;
+    };
+    (args.len() > 1 && args[0].eq_ignore_ascii_case(b"help"))
+        || redsim_engine::cmd::doctext::needs_docs(&args)
+}
+
 /// Answers `HELP <args…>` (the `HELP` word itself already removed).
 pub fn help(args: &[String]) -> HelpOut {
     let Some(first) = args.first() else {
@@ -99,8 +109,8 @@ fn entry(c: &Command, parent: Option<&Command>) -> Entry {
     names.push(c.name);
     Entry {
         name: names.join(" ").to_ascii_uppercase(),
-        params: params(c.syntax, &names),
-        summary: c.summary.to_string(),
+        params: params(c.syntax(), &names),
+        summary: c.summary().to_string(),
         since: c.since.to_string(),
         group: c.group.to_string(),
     }
@@ -134,10 +144,10 @@ pub fn hint(line: &str) -> Option<String> {
     } else {
         let c = cmd::lookup(first)?;
         if c.subcommands.is_empty() {
-            (params(c.syntax, &[c.name]), 1)
+            (params(c.syntax(), &[c.name]), 1)
         } else if let Some(sub_name) = args.get(1) {
             let sub = c.subcommand(sub_name)?;
-            (params(sub.syntax, &[c.name, sub.name]), 2)
+            (params(sub.syntax(), &[c.name, sub.name]), 2)
         } else {
             let names: Vec<String> = c
                 .subcommands
@@ -213,10 +223,10 @@ mod tests {
                 assert!(show_group);
                 assert_eq!(entries.len(), 1);
                 assert_eq!(entries[0].name, "GET");
-                assert_eq!(entries[0].summary, get.summary);
+                assert_eq!(entries[0].summary, get.summary());
                 assert_eq!(entries[0].since, get.since);
                 assert_eq!(entries[0].group, get.group);
-                assert_eq!(format!("GET {}", entries[0].params), get.syntax);
+                assert_eq!(format!("GET {}", entries[0].params), get.syntax());
             }
             other => panic!("unexpected {other:?}"),
         }
@@ -281,13 +291,13 @@ mod tests {
         match help(&[c.name.into(), sub.name.into()]) {
             HelpOut::Entries { entries, .. } => {
                 assert_eq!(entries.len(), 1);
-                assert_eq!(entries[0].summary, sub.summary);
+                assert_eq!(entries[0].summary, sub.summary());
             }
             other => panic!("unexpected {other:?}"),
         }
         let listed = hint(&format!("{cname} ")).expect("subcommand names as a hint");
         assert!(listed.split('|').any(|n| n == sname), "{listed}");
-        let expected = params(sub.syntax, &[c.name, sub.name]);
+        let expected = params(sub.syntax(), &[c.name, sub.name]);
         let got = hint(&format!("{cname} {sname} "));
         if expected.is_empty() {
             assert_eq!(got, None);

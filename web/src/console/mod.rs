@@ -93,6 +93,10 @@ impl Component for Widget {
         });
         let link = ctx.link().clone();
         crate::handover::register(Box::new(move || link.send_message(Msg::Handover)));
+        let link = ctx.link().clone();
+        crate::docs::listen(Box::new(move |ok| {
+            link.send_message(Msg::Do(Action::Docs(ok)));
+        }));
         Widget {
             state: Console::new(preset, t0, wall_ms),
             input_ref: NodeRef::default(),
@@ -254,6 +258,13 @@ impl Component for Widget {
             crate::handover::request();
         }
         let fx = &mut self.state.effects;
+        // The command docs: at once if a command waits for them, otherwise
+        // once the page is idle after its first reply.
+        if std::mem::take(&mut fx.load_docs) {
+            crate::docs::load(false);
+        } else if first_render {
+            crate::docs::load(true);
+        }
         if std::mem::take(&mut fx.scroll_to_end) {
             if let Some(screen) = self.screen_ref.cast::<web_sys::Element>() {
                 screen.set_scroll_top(screen.scroll_height());

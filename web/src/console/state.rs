@@ -59,11 +59,21 @@ pub enum Action {
     /// The clipboard took the link (or refused it).
     Copied(bool),
     CloseShare,
+    /// The command docs arrived (or could not be fetched): held commands run.
+    Docs(bool),
+}
+
+/// A preset's line or pause held, in order, until the command docs arrive.
+enum Held {
+    Line(usize, String, bool),
+    Sleep(u64),
 }
 
 /// What the page should do after the next render.
 #[derive(Default)]
 pub struct Effects {
+    /// A command waits for the command docs: fetch them now.
+    pub load_docs: bool,
     pub scroll_to_end: bool,
     pub focus_input: bool,
     pub reveal_inspector: bool,
@@ -104,6 +114,11 @@ pub struct Console {
     /// A command needs the full engine (set in light builds only): the
     /// widget asks for it, and commands from then on wait for it.
     pub wants_full: bool,
+    /// The engine has its command docs (a light build loads them as data,
+    /// see `crate::docs`); until then HELP and COMMAND DOCS are held, with
+    /// what comes after them.
+    docs_ready: bool,
+    held: Vec<Held>,
     /// The page's clock (wall ms).
     wall: fn() -> f64,
 }
@@ -157,19 +172,11 @@ impl Console {
                 ..Effects::default()
             },
             wants_full: false,
+            docs_ready: redsim_engine::cmd::doctext::installed(),
+            held: Vec::new(),
             wall,
         };
-        for cmd in &preset.commands {
-            // A shared link's pauses: the same virtual instant, the same TTLs.
-            if let Some(ms) = super::share::sleep_ms(cmd) {
-                c.engine.advance_by(ms.saturating_mul(1000));
-                c.deliver_unblocked();
-                continue;
-            }
-            let (num, cmd) = split_target(cmd);
-            let idx = c.session_for(num);
-            c.submit(idx, cmd.to_string(), preset.typed);
-        }
+        c.run_preset(&preset.commands, preset.typed);
         let now = c.engine.now_us();
         c.driver.reanchor(now, wall());
         // Preset commands run in any tab; the first one is shown.
@@ -181,6 +188,27 @@ impl Console {
     }
 
     /// Applies `a`; false when nothing shown changed.
+    /// Runs a preset's lines in order: commands (`@N` for another client)
+    /// and `# sleep <ms>` pauses, which let virtual time pass (held too,
+    /// once a command waits for the docs).
+    fn run_preset(&mut self, commands: &[String], typed: bool) {
+        for cmd in commands {
+            // A shared link's pauses: the same virtual instant, the same TTLs.
+            if let Some(ms) = super::share::sleep_ms(cmd) {
+                if self.held.is_empty() {
+                    self.engine.advance_by(ms.saturating_mul(1000));
+                    self.deliver_unblocked();
+                } else {
+                    self.held.push(Held::Sleep(ms));
+                }
+                continue;
+            }
+            let (num, cmd) = split_target(cmd);
+            let idx = self.session_for(num);
+            self.submit(idx, cmd.to_string(), typed);
+        }
+    }
+
     pub fn apply(&mut self, a: Action) -> bool {
         match a {
             Action::Input(v) => {
@@ -257,6 +285,32 @@ impl Console {
                 }
             }
             Action::CloseShare => self.share = None,
+            Action::Docs(ok) => {
+                self.docs_ready |= ok;
+                let held = std::mem::take(&mut self.held);
+                if held.is_empty() {
+                    return ok;
+                }
+                if !ok {
+                    self.sessions[self.active].push(Line::Note(
+                        "The command docs could not be loaded: HELP and COMMAND DOCS answer without them."
+                            .into(),
+                    ));
+                }
+                self.sync_clock();
+                for h in held {
+                    match h {
+                        Held::Sleep(ms) => {
+                            self.engine.advance_by(ms.saturating_mul(1000));
+                            self.deliver_unblocked();
+                        }
+                        Held::Line(idx, line, typed) => self.run(idx, &line, typed),
+                    }
+                }
+                let now = self.engine.now_us();
+                self.driver.reanchor(now, (self.wall)());
+                self.refresh(true);
+            }
         }
         true
     }
@@ -610,6 +664,22 @@ impl Console {
         if typed {
             s.history.remember(trimmed);
         }
+        if !self.docs_ready && (!self.held.is_empty() || help::wants_docs(trimmed)) {
+            let note = match self.held.is_empty() {
+                true => "Loading the command docs: this command runs once they are here.",
+                false => "Queued: it runs once the command docs are here.",
+            };
+            s.push(Line::Note(note.into()));
+            self.held.push(Held::Line(idx, trimmed.to_string(), typed));
+            self.effects.load_docs = true;
+            return;
+        }
+        self.run(idx, trimmed, typed);
+    }
+
+    /// Runs a line [`Console::submit`] echoed.
+    fn run(&mut self, idx: usize, trimmed: &str, typed: bool) {
+        let s = &mut self.sessions[idx];
         let Some(args) = split_args(trimmed.as_bytes()) else {
             s.push(Line::Note("Invalid argument(s)".into()));
             return;
@@ -780,6 +850,65 @@ mod tests {
     fn type_line(c: &mut Console, line: &str) {
         c.apply(Action::Input(line.into()));
         assert!(c.key("Enter", false, || false).prevent);
+    }
+
+    /// Until the command docs arrive, HELP and COMMAND DOCS wait, and so
+    /// do the lines and pauses after them; then all run in order, at the
+    /// virtual instants the pauses give.
+    #[test]
+    fn help_waits_for_the_docs_with_what_follows() {
+        let mut c = paused(&[]);
+        c.docs_ready = false;
+        let preset: Vec<String> = ["SET k v EX 10", "HELP GET", "# sleep 3000", "@2 TTL k"]
+            .map(String::from)
+            .to_vec();
+        c.run_preset(&preset, false);
+        // Commands take a few virtual microseconds; the pause waits too.
+        assert!(c.engine.now_us() < 1_000, "{}", c.engine.now_us());
+        assert!(std::mem::take(&mut c.effects.load_docs));
+        type_line(&mut c, "COMMAND DOCS get");
+        assert!(screen(&c, 0).iter().all(|l| l != "(help)"));
+        assert!(screen(&c, 0)
+            .iter()
+            .any(|l| l.starts_with("# Loading the command docs")));
+        c.apply(Action::Docs(true));
+        assert!((3_000_000..3_001_000).contains(&c.engine.now_us()));
+        let first = screen(&c, 0);
+        let help = first.iter().position(|l| l == "(help)").expect("HELP ran");
+        let docs = first
+            .iter()
+            .position(|l| l.contains("summary"))
+            .expect("COMMAND DOCS ran");
+        assert!(help < docs, "{first:?}");
+        assert_eq!(
+            screen(&c, 1).last().map(String::as_str),
+            Some("(integer) 7")
+        );
+        // From now on nothing waits.
+        type_line(&mut c, "HELP SET");
+        assert_eq!(screen(&c, 0).last().map(String::as_str), Some("(help)"));
+    }
+
+    /// If the docs cannot be fetched, what waited runs anyway, with a note.
+    #[test]
+    fn commands_held_for_missing_docs_still_run() {
+        let mut c = paused(&[]);
+        c.docs_ready = false;
+        type_line(&mut c, "HELP GET");
+        type_line(&mut c, "PING");
+        c.apply(Action::Docs(false));
+        let lines = screen(&c, 0);
+        assert!(
+            lines.iter().any(|l| l.contains("could not be loaded")),
+            "{lines:?}"
+        );
+        assert_eq!(lines.last().map(String::as_str), Some("PONG"));
+        assert!(!c.docs_ready);
+        type_line(&mut c, "HELP GET");
+        assert!(
+            std::mem::take(&mut c.effects.load_docs),
+            "a later need asks again"
+        );
     }
 
     #[test]

@@ -160,7 +160,7 @@ mod tests {
         for c in REGISTRY.all() {
             assert_eq!(c.name, c.name.to_ascii_lowercase());
             assert!(seen.insert(c.name), "duplicate command {}", c.name);
-            assert!(!c.syntax.is_empty(), "{} has no syntax line", c.name);
+            assert!(!c.syntax().is_empty(), "{} has no syntax line", c.name);
         }
     }
     #[test]

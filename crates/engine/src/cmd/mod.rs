@@ -11,6 +11,7 @@
 
 mod args;
 mod dispatch;
+pub mod doctext;
 mod lookup;
 mod random;
 mod replies;

@@ -189,10 +189,12 @@ pub struct Command {
     /// The categories the table declares; COMMAND adds the ones Redis
     /// implies from the flags (see `server::command::acl_categories`).
     pub acl: Acl,
-    /// Syntax line shown by HELP and the console's hint, e.g. `GET key`.
-    pub syntax: &'static str,
-    /// One-line summary.
-    pub summary: &'static str,
+    /// Syntax line shown by HELP and the console's hint, e.g. `GET key`:
+    /// read it with [`Command::syntax`] (a light build leaves it empty and
+    /// installs the docs as data, see `cmd::doctext`).
+    pub doc_syntax: &'static str,
+    /// One-line summary: read it with [`Command::summary`].
+    pub doc_summary: &'static str,
     /// Redis version that introduced it.
     pub since: &'static str,
     /// Command group (`string`, `generic`, `server`, `connection`).
@@ -207,6 +209,18 @@ pub struct Command {
 }
 
 impl Command {
+    /// The syntax line (`GET key`); empty in a light build until the docs
+    /// are installed (`cmd::doctext::install`).
+    pub fn syntax(&self) -> &'static str {
+        crate::cmd::doctext::syntax(self)
+    }
+
+    /// The one-line summary; empty in a light build until the docs are
+    /// installed.
+    pub fn summary(&self) -> &'static str {
+        crate::cmd::doctext::summary(self)
+    }
+
     /// The subcommand named `name` (case-insensitive).
     pub fn subcommand(&self, name: &[u8]) -> Option<&'static Command> {
         self.subcommands
@@ -313,6 +327,22 @@ macro_rules! heavy_handler {
 }
 pub(crate) use heavy_handler;
 
+/// A syntax line or summary as the table keeps it: itself, or empty in a
+/// light build (outside its tests), which loads the docs as data instead.
+#[cfg(any(not(feature = "light"), test))]
+macro_rules! doc_text {
+    ($text:literal) => {
+        $text
+    };
+}
+#[cfg(all(feature = "light", not(test)))]
+macro_rules! doc_text {
+    ($text:literal) => {
+        ""
+    };
+}
+pub(crate) use doc_text;
+
 /// Placeholder handler for containers, whose dispatch goes to a subcommand.
 pub fn container(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     Frame::err("ERR container command without subcommand")
@@ -335,6 +365,7 @@ macro_rules! commands {
     (@group $default:literal $group:literal) => { $group };
     (@handler false $handler:path) => { $handler };
     (@handler true $handler:path) => { $crate::cmd::table::heavy_handler!($handler) };
+    (@doc $text:literal) => { $crate::cmd::table::doc_text!($text) };
     (heavy; $($rest:tt)*) => { $crate::cmd::table::commands!(@table true; $($rest)*) };
     (group: $($rest:tt)*) => { $crate::cmd::table::commands!(@table false; group: $($rest)*) };
     (@table $heavy:tt; group: $group:literal; $(
@@ -355,8 +386,8 @@ macro_rules! commands {
             flags: $crate::cmd::table::Flags::NONE$(.with($crate::cmd::table::Flags::$flag))*,
             keys: $crate::cmd::table::commands!(@keys $(($first, $last, $step))?),
             acl: $crate::cmd::table::Acl::NONE$(.with($crate::cmd::table::Acl::$acl))*,
-            syntax: $syntax,
-            summary: $summary,
+            doc_syntax: $crate::cmd::table::commands!(@doc $syntax),
+            doc_summary: $crate::cmd::table::commands!(@doc $summary),
             since: $since,
             group: $crate::cmd::table::commands!(@group $group $($own_group)?),
             handler: $crate::cmd::table::commands!(@handler $heavy $handler),

@@ -24,12 +24,12 @@ pub(super) fn command_docs(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 fn docs_frame(parent: Option<&Command>, cmd: &Command) -> Frame {
     let mut m = vec![
-        (Frame::bulk("summary"), Frame::bulk(cmd.summary)),
+        (Frame::bulk("summary"), Frame::bulk(cmd.summary())),
         (Frame::bulk("since"), Frame::bulk(cmd.since)),
         (Frame::bulk("group"), Frame::bulk(cmd.group)),
     ];
     let skip = if parent.is_some() { 2 } else { 1 };
-    let arguments = syntax_args(cmd.syntax, skip);
+    let arguments = syntax_args(cmd.syntax(), skip);
     if !arguments.is_empty() && cmd.subcommands.is_empty() {
         m.push((
             Frame::bulk("arguments"),
