@@ -320,39 +320,6 @@ def run_checks(suite, page, base, shots, page_errors):
         shot(page, shots, "04-help.png")
     suite.check("HELP <command> and HELP", help_output)
 
-    def docs_as_data():
-        # The console module leaves the command docs out and fetches them once the page is idle;
-        # held here, a HELP waits for them, and so does what is typed after it.
-        held = []
-        page.route("**/redsim-docs.txt", lambda route: held.append(route))
-        try:
-            page.goto(base + "index.html?clock=paused&n=docs")
-            c.ready()
-            wait_until(lambda: held, "the docs asked for once the page is idle")
-            early = [e for e in page.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
-                     if e.endswith("redsim-docs.txt")]
-            expect(not early, "the docs are not fetched before the first reply: %r" % early)
-            expect(c.run("HELP GET") == ["Loading the command docs: this command runs once they are here."],
-                   "HELP waits: %r" % c.lines())
-            c.run("SET a 1")
-            inp = c.q(".rs-input")
-            inp.fill("GET a")
-            expect(c.q(".rs-hint").count() == 0 or c.q(".rs-hint").inner_text() == "", "no hint without the docs")
-            inp.fill("")
-            held[0].continue_()
-            wait_until(lambda: c.lines()[-1].startswith(PROMPT) and "OK" in c.lines(), "the held commands to run")
-            out = "\n".join(c.lines())
-            expect(out.index("Returns the string value of a key.") < out.index("OK"),
-                   "HELP GET, then SET, in the order typed: %r" % out)
-            inp.fill("GET a")
-            hint = wait_until(lambda: c.q(".rs-hint").inner_text(), "a hint once the docs are in")
-            expect(hint.strip() == "key", "the hint after GET: %r" % hint)
-            inp.fill("")
-            expect(any("Returns the string value of a key." in l for l in c.run("COMMAND DOCS get")),
-                   "COMMAND DOCS from the docs")
-        finally:
-            page.unroute("**/redsim-docs.txt")
-    suite.check("command docs load as data after the first reply, and HELP waits for them", docs_as_data)
 
     def hints_history_prompt():
         inp = c.q(".rs-input")
@@ -941,6 +908,64 @@ def run_checks(suite, page, base, shots, page_errors):
         print("    next reply: %.0f ms" % reply_ms)
         expect(reply_ms < 500, "the next reply comes quickly: %.0f ms" % reply_ms)
     suite.check("a 20k-key eviction burst keeps the commands lane and redraws fast", eviction_burst_keeps_commands)
+
+    def docs_as_data():
+        # The console module leaves the command docs out and fetches them once the page is idle;
+        # held here, a HELP waits for them, and so does what is typed after it.
+        held = []
+        # Earlier loads cached the docs: this load must ask the network, where the route holds them.
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+        page.route("**/redsim-docs.txt", lambda route: held.append(route))
+        # In-page times of the first reply and of the docs' request (this is the suite's last page).
+        page.add_init_script("""
+            window.__docsAt = null; window.__replyAt = null;
+            const fetch0 = window.fetch;
+            window.fetch = (input, init) => {
+              if (String(input).includes('redsim-docs.txt') && window.__docsAt === null) window.__docsAt = performance.now();
+              return fetch0(input, init);
+            };
+            new MutationObserver(() => {
+              if (window.__replyAt === null && document.querySelector('#redsim .rs-out')) window.__replyAt = performance.now();
+            }).observe(document, { subtree: true, childList: true });
+        """)
+        try:
+            page.goto(base + "index.html?clock=paused&cmd=PING")
+            c.ready()
+            # The route's handler runs while Playwright waits on the page, not while Python sleeps.
+            wait_until(lambda: page.wait_for_timeout(50) or held, "the docs asked for once the page is idle")
+            at = page.evaluate("[window.__replyAt, window.__docsAt]")
+            expect(at[0] is not None and at[1] is not None and at[1] > at[0],
+                   "the docs are fetched after the first reply: %r" % at)
+            expect(c.run("HELP GET") == ["Loading the command docs: this command runs once they are here."],
+                   "HELP waits: %r" % c.lines())
+            c.run("SET a 1")
+            inp = c.q(".rs-input")
+            inp.fill("SET k")
+            page.wait_for_timeout(100)
+            expect(c.q(".rs-hint").count() == 0 or c.q(".rs-hint").inner_text() == "", "no hint without the docs")
+            inp.fill("")
+            held[0].continue_()
+            wait_until(lambda: "OK" in c.lines(), "the held commands to run")
+            out = "\n".join(c.lines())
+            expect(out.index("Returns the string value of a key.") < out.index("OK"),
+                   "HELP GET, then SET, in the order typed: %r" % out)
+            inp.fill("SET k")
+            hint = wait_until(lambda: c.q(".rs-hint").count() and c.q(".rs-hint").inner_text(), "a hint once the docs are in")
+            expect(hint.startswith(" value"), "the hint after 'SET k': %r" % hint)
+            inp.fill("")
+            expect(any("Returns the string value of a key." in l for l in c.run("COMMAND DOCS get")),
+                   "COMMAND DOCS from the docs")
+        finally:
+            page.unroute("**/redsim-docs.txt")
+            cdp.send("Network.setCacheDisabled", {"cacheDisabled": False})
+            cdp.detach()
+        # The page's "Read the docs in place" link: a preset HELP fetches the docs at once.
+        page.goto(base + "index.html?cmd=HELP%20SET")
+        c.ready()
+        wait_until(lambda: any("summary:" in l for l in c.lines()), "HELP SET from the link")
+    suite.check("command docs load as data after the first reply, and HELP waits for them", docs_as_data)
 
     def no_page_errors():
         expect(not page_errors, "page errors: %r" % page_errors)
