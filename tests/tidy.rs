@@ -170,6 +170,89 @@ fn direct_sorts(files: &[(String, String)]) -> Vec<String> {
     out
 }
 
+/// Code the browser's console module runs: the engine but its heavy
+/// families, redsim-viz's inspector drawings, and the page but the lab's
+/// views.
+fn in_console_module(p: &str) -> bool {
+    const HEAVY: [&str; 3] = [
+        "crates/engine/src/script/",
+        "crates/engine/src/cmd/geo/",
+        "crates/engine/src/cmd/debug.rs",
+    ];
+    const LAB: [&str; 6] = [
+        "web/src/scenarios/",
+        "web/src/topology/",
+        "web/src/cluster/",
+        "web/src/lessons/",
+        "web/src/bench",
+        "web/src/lab.rs",
+    ];
+    (p.starts_with("crates/engine/src/") && !HEAVY.iter().any(|h| p.starts_with(h)))
+        || p.starts_with("crates/viz/src/inspect/")
+        || (p.starts_with("web/src/") && !LAB.iter().any(|l| p.starts_with(l)))
+}
+
+/// Floats formatted with a precision (`{:.2}`, `{x:.16e}`) by std in code
+/// the console module runs, outside comments and tests: they go through
+/// `redsim_engine::num::print`, so the module carries no float printing.
+fn std_float_formats(files: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (p, t) in files {
+        if !in_console_module(p) || p.ends_with("tests.rs") || p == "crates/engine/src/num/print.rs"
+        {
+            continue;
+        }
+        let code = t.split("#[cfg(test)]").next().unwrap_or(t);
+        for (n, line) in code.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            if has_float_precision(line) {
+                out.push(format!(
+                    "{p}:{} formats a float with std (use redsim_engine::num::print)",
+                    n + 1
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Whether `line` holds a format spec with a precision: `{`, an optional
+/// argument name, `:`, optional width digits, `.`, digits or `*`, an
+/// optional `e`, `}`.
+fn has_float_precision(line: &str) -> bool {
+    let b = line.as_bytes();
+    let mut i = 0;
+    while let Some(at) = line[i..].find('{') {
+        let mut j = i + at + 1;
+        while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+            j += 1;
+        }
+        if b.get(j) == Some(&b':') {
+            j += 1;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            if b.get(j) == Some(&b'.') {
+                j += 1;
+                let start = j;
+                while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'*') {
+                    j += 1;
+                }
+                if j > start && b.get(j) == Some(&b'e') {
+                    j += 1;
+                }
+                if j > start && b.get(j) == Some(&b'}') {
+                    return true;
+                }
+            }
+        }
+        i += at + 1;
+    }
+    false
+}
+
 /// `std`'s B-trees named in the engine's code (not its comments or tests):
 /// the engine uses `redsim_engine::ordmap`, sorted vectors in the light
 /// console, where each B-tree type cost kilobytes of wasm.
@@ -433,6 +516,11 @@ tree_rule!(
     std_btrees
 );
 tree_rule!(
+    the_console_module_prints_floats_without_std,
+    "std float formatting in the console module",
+    std_float_formats
+);
+tree_rule!(
     drivers_stay_off_server_internals,
     "server internals in web or cli",
     server_internals
@@ -574,6 +662,30 @@ fn each_rule_catches_a_planted_violation() {
     assert!(direct_sorts(&[file("crates/engine/src/sort.rs", direct)]).is_empty());
     let routed = "redsim_engine::sort::sort_by_key(&mut v, |e| e.0);";
     assert!(direct_sorts(&[file("web/src/x.rs", routed)]).is_empty());
+
+    for (line, float) in [
+        ("format!(\"{:.2}\", x)", true),
+        ("format!(\"{x:.16e}\")", true),
+        ("format!(\"{v:8.3}%\")", true),
+        ("format!(\"{:.*}\", p, x)", true),
+        ("format!(\"{x}\")", false),
+        ("format!(\"{:>8}\", s)", false),
+        ("format!(\"{{.2}}\")", false),
+    ] {
+        assert_eq!(has_float_precision(line), float, "{line}");
+    }
+    let fmt2 = "let s = format!(\"{:.2}\", x);";
+    assert_eq!(
+        std_float_formats(&[file("web/src/panels/x.rs", fmt2)]).len(),
+        1
+    );
+    assert!(std_float_formats(&[file("web/src/scenarios/x.rs", fmt2)]).is_empty());
+    assert!(std_float_formats(&[file("crates/engine/src/script/x.rs", fmt2)]).is_empty());
+    assert!(std_float_formats(&[file("crates/viz/src/chart.rs", fmt2)]).is_empty());
+    assert_eq!(
+        std_float_formats(&[file("crates/viz/src/inspect/x.rs", fmt2)]).len(),
+        1
+    );
 
     let btree = "let m: std::collections::BTreeMap<u8, u8> = Default::default();";
     assert_eq!(

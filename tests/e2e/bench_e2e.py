@@ -105,7 +105,7 @@ def wasm(args):
 # What a page downloads before its console answers, gzip -9 over every .wasm fetched: a
 # ratchet on today's console module (the goal is 350 KB; see ARCHITECTURE.md for what
 # the console module holds). Raise it only with a reason.
-CONSOLE_BUDGET_DEFAULT = 390_000
+CONSOLE_BUDGET_DEFAULT = 375_000
 CONSOLE_WASM_GZ_BUDGET = int(os.environ.get("REDSIM_CONSOLE_WASM_GZ_BUDGET", 0))
 LAB_WASM = "redsim-lab_bg.wasm"
 

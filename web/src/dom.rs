@@ -23,7 +23,7 @@ pub fn bar(class: &'static str, pct: f64) -> Html {
     };
     yew::html! {
         <svg class="rs-bar-svg" viewBox="0 0 100 1" preserveAspectRatio="none" aria-hidden="true">
-            <rect class={ class } width={ format!("{w:.1}") } height="1" />
+            <rect class={ class } width={ crate::fmt::fixed(w, 1) } height="1" />
         </svg>
     }
 }

@@ -24,14 +24,23 @@ pub fn fmt_ttl(ms: i64) -> String {
     }
 }
 
+pub use redsim_engine::num::print::fixed;
+
+/// A coordinate or length for a drawing's attribute, as `{}` prints a
+/// simple number (`62`, `55.5`), without std's shortest-float printing
+/// (see `redsim_engine::num::print`).
+pub fn num(x: f64) -> String {
+    redsim_engine::num::trim_fixed(fixed(x, 3))
+}
+
 /// Bytes for people: B, KB, MB.
 pub fn fmt_bytes(n: usize) -> String {
     if n < 1024 {
         format!("{n} B")
     } else if n < 1024 * 1024 {
-        format!("{:.1} KB", n as f64 / 1024.0)
+        format!("{} KB", fixed(n as f64 / 1024.0, 1))
     } else {
-        format!("{:.1} MB", n as f64 / (1024.0 * 1024.0))
+        format!("{} MB", fixed(n as f64 / (1024.0 * 1024.0), 1))
     }
 }
 

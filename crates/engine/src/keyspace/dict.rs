@@ -8,6 +8,7 @@
 //! and value (see [`Link`]). Resizing is done at once rather than
 //! incrementally; SCAN's cursor algorithm is the one for a single table.
 
+use crate::num::print::fixed;
 use crate::rng::Pick;
 
 /// Index of "no node" in a chain.
@@ -634,14 +635,14 @@ impl<V> Dict<V> {
             }
         }
         let mut out = format!(
-            "{head} table size: {size}\n number of elements: {used}\n different slots: {slots}\n max chain length: {max}\n avg chain length (counted): {:.2}\n avg chain length (computed): {:.2}\n Chain length distribution:\n",
-            total as f32 / slots as f32,
-            used as f32 / slots as f32,
+            "{head} table size: {size}\n number of elements: {used}\n different slots: {slots}\n max chain length: {max}\n avg chain length (counted): {}\n avg chain length (computed): {}\n Chain length distribution:\n",
+            fixed((total as f32 / slots as f32) as f64, 2),
+            fixed((used as f32 / slots as f32) as f64, 2),
         );
         for (len, &n) in vector.iter().enumerate().take(VECTLEN - 1) {
             if n > 0 {
                 let pct = (n as f32 / size as f32) * 100.0;
-                out.push_str(&format!("   {len}: {n} ({pct:.2}%)\n"));
+                out.push_str(&format!("   {len}: {n} ({}%)\n", fixed(pct as f64, 2)));
             }
         }
         // Redis writes into a 4096-byte buffer.

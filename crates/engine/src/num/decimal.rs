@@ -140,14 +140,14 @@ pub(crate) fn nearest(digits: Vec<u8>, e10: i64) -> f64 {
 
 /// 0.d1 d2 d3 ... × 10^point, with no leading or trailing zero digit.
 #[cfg(any(feature = "light", test))]
-struct Decimal {
-    digits: Vec<u8>,
-    point: i64,
+pub(super) struct Decimal {
+    pub(super) digits: Vec<u8>,
+    pub(super) point: i64,
 }
 
 #[cfg(any(feature = "light", test))]
 impl Decimal {
-    fn new(mut digits: Vec<u8>, e10: i64) -> Decimal {
+    pub(super) fn new(mut digits: Vec<u8>, e10: i64) -> Decimal {
         let lead = digits.iter().take_while(|&&c| c == 0).count();
         digits.drain(..lead);
         let point = (digits.len() as i64).saturating_add(e10);
@@ -166,7 +166,7 @@ impl Decimal {
     }
 
     /// × 2^k (k <= 60, so a digit times 2^k plus the carry fits in u64).
-    fn shift_left(&mut self, k: u32) {
+    pub(super) fn shift_left(&mut self, k: u32) {
         let mut out = Vec::with_capacity(self.digits.len() + 20);
         let mut carry: u64 = 0;
         for &c in self.digits.iter().rev() {
@@ -187,7 +187,7 @@ impl Decimal {
     /// ÷ 2^k (k <= 60, so the running remainder times 10 fits in u64).
     /// Long division from the top: each quotient digit is the remainder's
     /// bits above k; the division always ends, as 2^k divides 10^k.
-    fn shift_right(&mut self, k: u32) {
+    pub(super) fn shift_right(&mut self, k: u32) {
         let mask = (1u64 << k) - 1;
         let mut rem: u64 = 0;
         let mut read = 0;

@@ -304,8 +304,8 @@ pub fn g17(d: f64) -> String {
     if let Some(text) = non_finite_or_zero(d) {
         return text.into();
     }
-    // Rust's `{:.16e}` is the exact value rounded to 17 significant digits.
-    let sci = format!("{:.16e}", d.abs());
+    // The exact value rounded to 17 significant digits, as `{:.16e}`.
+    let sci = crate::num::print::sci(d.abs(), 16);
     let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let x: i32 = exp.parse().unwrap_or(0);
     let digits: String = mant.chars().filter(char::is_ascii_digit).collect();

@@ -3,6 +3,7 @@
 pub mod decimal;
 pub mod double;
 pub mod longdouble;
+pub mod print;
 
 /// Fixed-point text without the digits that say nothing: the fraction's
 /// trailing zeros, then a bare point, and `-0` written `0`. Redis prints a

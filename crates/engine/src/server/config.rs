@@ -287,7 +287,7 @@ config! {
     /// `latency-tracking-info-percentiles`: what INFO latencystats reports.
     latency_tracking_info_percentiles: Vec<f64> = vec![50.0, 99.0, 99.9] => ["latency-tracking-info-percentiles"] mutable with(
         parse_percentiles,
-        |p: &Vec<f64>| p.iter().map(|v| crate::num::trim_fixed(format!("{v:.6}"))).collect::<Vec<_>>().join(" ")
+        |p: &Vec<f64>| p.iter().map(|v| crate::num::trim_fixed(crate::num::print::fixed(*v, 6))).collect::<Vec<_>>().join(" ")
     );
     /// `cluster-enabled` (immutable): the server is a cluster node.
     cluster_enabled: bool = false => ["cluster-enabled"] immutable bool();

@@ -3,8 +3,9 @@
 use std::fmt::Write;
 
 use redsim_engine::inspect::HllView;
+use redsim_engine::num::{print::fixed, trim_fixed};
 
-use super::titled;
+use super::{f1, titled};
 
 /// One bar of the register histogram.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,11 +45,12 @@ pub fn hll_svg(h: &HllView) -> Option<String> {
     let width = bars.len() as f64 * (w + gap) + 8.0;
     let base: f64 = bh + 14.0;
     let mut out = String::with_capacity(4096);
+    let (width, base_text) = (fixed(width, 0), trim_fixed(f1(base)));
     let _ = write!(
         out,
-        "<svg width=\"{width:.0}\" height=\"{:.0}\" role=\"img\" aria-label=\"Histogram of the 16384 register values\" class=\"rs-hll-svg\">\
-         <line x1=\"0\" x2=\"{width:.0}\" y1=\"{base}\" y2=\"{base}\" class=\"rs-hll-base\"/>",
-        base + 18.0
+        "<svg width=\"{width}\" height=\"{}\" role=\"img\" aria-label=\"Histogram of the 16384 register values\" class=\"rs-hll-svg\">\
+         <line x1=\"0\" x2=\"{width}\" y1=\"{base_text}\" y2=\"{base_text}\" class=\"rs-hll-base\"/>",
+        fixed(base + 18.0, 0)
     );
     for b in &bars {
         let x = 4.0 + b.value as f64 * (w + gap);
@@ -57,7 +59,7 @@ pub fn hll_svg(h: &HllView) -> Option<String> {
         } else {
             (b.frac * bh).max(2.0)
         };
-        let label_x = format!("{:.1}", x + w / 2.0);
+        let label_x = f1(x + w / 2.0);
         let class = if b.count == 0 {
             "rs-hll-bar rs-hll-zero"
         } else {
@@ -76,22 +78,25 @@ pub fn hll_svg(h: &HllView) -> Option<String> {
         );
         let _ = write!(
             out,
-            "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{w}\" height=\"{hgt:.1}\" rx=\"2\"/>",
-            base - hgt
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"2\"/>",
+            f1(x),
+            f1(base - hgt),
+            trim_fixed(f1(w)),
+            f1(hgt)
         );
         if b.count > 0 {
             let _ = write!(
                 out,
-                "<text x=\"{label_x}\" y=\"{:.1}\" text-anchor=\"middle\" class=\"rs-hll-count\">{}</text>",
-                base - hgt - 3.0,
+                "<text x=\"{label_x}\" y=\"{}\" text-anchor=\"middle\" class=\"rs-hll-count\">{}</text>",
+                f1(base - hgt - 3.0),
                 short_count(b.count)
             );
         }
         if b.value % 5 == 0 {
             let _ = write!(
                 out,
-                "<text x=\"{label_x}\" y=\"{:.1}\" text-anchor=\"middle\" class=\"rs-hll-axis\">{}</text>",
-                base + 12.0,
+                "<text x=\"{label_x}\" y=\"{}\" text-anchor=\"middle\" class=\"rs-hll-axis\">{}</text>",
+                f1(base + 12.0),
                 b.value
             );
         }
@@ -106,7 +111,7 @@ fn short_count(n: u64) -> String {
     if n < 1000 {
         n.to_string()
     } else if n < 10_000 {
-        format!("{:.1}k", n as f64 / 1000.0)
+        format!("{}k", f1(n as f64 / 1000.0))
     } else {
         format!("{}k", n / 1000)
     }

@@ -16,7 +16,7 @@ use crate::svg::esc;
 
 /// A coordinate with one decimal.
 fn f1(v: f64) -> String {
-    format!("{v:.1}")
+    redsim_engine::num::print::fixed(v, 1)
 }
 
 /// Opens `<tag {attrs}>` with a `<title>` (the hover text) as its first child.

@@ -11,6 +11,7 @@ use yew::prelude::*;
 
 use super::axis::{fmt_tick, x_pct, AXIS_Y, LANE_CMD, LANE_DEL, LANE_EXP, MEM_H, MEM_TOP};
 use super::{Mark, MarkKind, Wait};
+use crate::fmt::{fixed, num};
 use crate::panels::clients::label;
 
 /// The memory band: used memory and maxmemory (scaled to the larger of
@@ -51,11 +52,11 @@ pub(super) fn memory_band(
         .max(1) as f64
         // Headroom, so a used line at the limit stays visible under its top.
         * 1.15;
-    let y = |v: f64, max: f64| format!("{:.4}", 1.0 - (v / max).min(1.0));
+    let y = |v: f64, max: f64| fixed(1.0 - (v / max).min(1.0), 4);
     let mut used = String::new();
     let mut maxl = String::new();
     for (t, u, m) in &in_view {
-        let x = format!("{:.3}", x_pct(*t, start, end));
+        let x = fixed(x_pct(*t, start, end), 3);
         used.push_str(&format!("{x},{} ", y(*u as f64, top)));
         if *m > 0 {
             maxl.push_str(&format!("{x},{} ", y(*m as f64, top)));
@@ -67,9 +68,9 @@ pub(super) fn memory_band(
     let mut pl = String::new();
     let mut last = 0u64;
     for (t, n) in &pend {
-        let x = x_pct((*t).max(start), start, end);
+        let x = fixed(x_pct((*t).max(start), start, end), 3);
         pl.push_str(&format!(
-            "{x:.3},{} {x:.3},{} ",
+            "{x},{} {x},{} ",
             y(last as f64, pmax),
             y(*n as f64, pmax)
         ));
@@ -80,8 +81,8 @@ pub(super) fn memory_band(
         pl.clear();
     } else {
         pl.push_str(&format!(
-            "{:.3},{} ",
-            x_pct(now_us.min(end), start, end),
+            "{},{} ",
+            fixed(x_pct(now_us.min(end), start, end), 3),
             y(last as f64, pmax)
         ));
     }
@@ -100,7 +101,7 @@ pub(super) fn memory_band(
     );
     let scale = (peak_used > 0).then_some(top as u64);
     let band = html! {
-        <svg class="rs-tl-mem" x="0" y={ MEM_TOP.to_string() } width="100%" height={ MEM_H.to_string() }
+        <svg class="rs-tl-mem" x="0" y={ num(MEM_TOP) } width="100%" height={ num(MEM_H) }
              viewBox="0 0 100 1" preserveAspectRatio="none">
             <title>{ title }</title>
             <polyline class="rs-mem-max" points={ maxl } vector-effect="non-scaling-stroke" />
@@ -120,7 +121,6 @@ pub(super) fn mark(
     more: Option<(usize, u64)>,
     pick: Option<Callback<MouseEvent>>,
 ) -> Html {
-    let dx = 0.0;
     let at = fmt_tick(m.at_us, 1);
     let (y, class, shape, title) = match &m.kind {
         MarkKind::Command {
@@ -136,7 +136,7 @@ pub(super) fn mark(
                 (false, Some(n)) => format!("rs-m-cmd rs-who-{n}"),
                 (false, None) => "rs-m-cmd".to_string(),
             },
-            html! { <circle cx={ dx.to_string() } cy="0" r="4.5" /> },
+            html! { <circle cx="0" cy="0" r="4.5" /> },
             format!(
                 "{at}  {}{text}\n→ {}",
                 who.map(|n| format!("{} · ", label(n))).unwrap_or_default(),
@@ -147,32 +147,32 @@ pub(super) fn mark(
             ExpireHow::Lazy => (
                 LANE_EXP,
                 "rs-m-lazy".to_string(),
-                html! { <circle cx={ dx.to_string() } cy="0" r="5" /> },
+                html! { <circle cx="0" cy="0" r="5" /> },
                 format!("{at}  \"{key}\" expired lazily (found expired on access)"),
             ),
             ExpireHow::Active => (
                 LANE_EXP,
                 "rs-m-active".to_string(),
-                html! { <path d={ format!("M{},-6 L{},0 L{},6 L{},0Z", dx, dx + 6.0, dx, dx - 6.0) } /> },
+                html! { <path d="M0,-6 L6,0 L0,6 L-6,0Z" /> },
                 format!("{at}  \"{key}\" expired by the active expire cycle"),
             ),
         },
         MarkKind::Deleted { key, cause } => (
             LANE_DEL,
             "rs-m-del".to_string(),
-            html! { <path d={ format!("M{},-4 L{},4 M{},-4 L{},4", dx - 4.0, dx + 4.0, dx + 4.0, dx - 4.0) } /> },
+            html! { <path d="M-4,-4 L4,4 M4,-4 L-4,4" /> },
             format!("{at}  \"{key}\" deleted ({cause:?})"),
         ),
         MarkKind::Flushed { keys } => (
             LANE_DEL,
             "rs-m-del rs-m-flush".to_string(),
-            html! { <rect x={ (dx - 5.0).to_string() } y="-5" width="10" height="10" /> },
+            html! { <rect x="-5" y="-5" width="10" height="10" /> },
             format!("{at}  flush: {keys} keys removed"),
         ),
         MarkKind::Evicted { key, policy, .. } => (
             LANE_DEL,
             "rs-m-evict".to_string(),
-            html! { <path d={ format!("M{},-6 L{},5 L{},5Z", dx, dx + 6.0, dx - 6.0) } /> },
+            html! { <path d="M0,-6 L6,5 L-6,5Z" /> },
             format!("{at}  \"{key}\" evicted by {policy} (click to see its pool)"),
         ),
         MarkKind::Step { .. } => return step_line(x, m),
@@ -189,7 +189,7 @@ pub(super) fn mark(
         ),
     };
     html! {
-        <svg class={ classes!("rs-tl-mark", class, pick.is_some().then_some("rs-clickable")) } x={ format!("{x:.3}%") } y={ y.to_string() } overflow="visible"
+        <svg class={ classes!("rs-tl-mark", class, pick.is_some().then_some("rs-clickable")) } x={ format!("{}%", fixed(x, 3)) } y={ num(y) } overflow="visible"
              data-count={ more.map_or(1, |(n, _)| n).to_string() } onclick={ pick }>
             <title>{ title }</title>
             { shape }
@@ -204,7 +204,7 @@ pub(super) fn wait_bar(w: &Wait, start: u64, end: u64, now_us: u64) -> Html {
     let until = w.until_us.unwrap_or(now_us);
     let x1 = x_pct(w.from_us.max(start), start, end);
     let x2 = x_pct(until.min(end), start, end);
-    let y = (LANE_CMD + 9.0).to_string();
+    let y = num(LANE_CMD + 9.0);
     let waited_ms = until.saturating_sub(w.from_us) / 1000;
     let outcome = match w.how {
         None => "still waiting",
@@ -221,7 +221,7 @@ pub(super) fn wait_bar(w: &Wait, start: u64, end: u64, now_us: u64) -> Html {
     let who = w.who.map_or(String::new(), |n| format!("{} ", label(n)));
     html! {
         <line class={ classes!("rs-tl-wait", w.who.map(|n| format!("rs-who-{n}")), w.until_us.is_none().then_some("rs-tl-waiting")) }
-              x1={ format!("{x1:.3}%") } x2={ format!("{:.3}%", x2.max(x1)) } y1={ y.clone() } y2={ y }>
+              x1={ format!("{}%", fixed(x1, 3)) } x2={ format!("{}%", fixed(x2.max(x1), 3)) } y1={ y.clone() } y2={ y }>
             <title>{ format!("{who}blocked on {on} for {}.{:03} s: {outcome}", waited_ms / 1000, waited_ms % 1000) }</title>
         </line>
     }
@@ -233,9 +233,9 @@ pub(super) fn step_line(x: f64, m: &Mark) -> Html {
         MarkKind::Step { by_us } => by_us,
         _ => 0,
     };
-    let x = format!("{x:.3}%");
+    let x = format!("{}%", fixed(x, 3));
     html! {
-        <line class="rs-tl-mark rs-m-step" x1={ x.clone() } x2={ x } y1="6" y2={ (AXIS_Y - 2.0).to_string() }>
+        <line class="rs-tl-mark rs-m-step" x1={ x.clone() } x2={ x } y1="6" y2={ num(AXIS_Y - 2.0) }>
             <title>{ format!("clock stepped +{} ms", by / 1000) }</title>
         </line>
     }

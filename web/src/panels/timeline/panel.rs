@@ -11,6 +11,7 @@ use super::axis::{
 };
 use super::marks::{mark, memory_band, step_line, wait_bar};
 use super::{Mark, MarkKind, Wait};
+use crate::fmt::{fixed, num};
 use crate::panels::clients::label;
 
 #[derive(Properties, PartialEq)]
@@ -41,7 +42,7 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
         use_effect(move || {
             if let Some(svg) = svg_ref.cast::<web_sys::Element>() {
                 let ms = crate::dom::wall_ms() - t0;
-                let _ = svg.set_attribute("data-redraw-ms", &format!("{ms:.2}"));
+                let _ = svg.set_attribute("data-redraw-ms", &fixed(ms, 2));
             }
         });
     }
@@ -108,7 +109,7 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
                 <span class="rs-chips">{ for zoom_buttons }</span>
             </header>
             <div class="rs-tl-body">
-                <svg class="rs-tl-lanes" width="74" height={ HEIGHT.to_string() } aria-hidden="true">
+                <svg class="rs-tl-lanes" width="74" height={ num(HEIGHT) } aria-hidden="true">
                     { for [
                         (MEM_TOP + MEM_H / 2.0, &["memory"][..]),
                         (LANE_CMD, &["commands"][..]),
@@ -118,33 +119,33 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
                         // Lines of 13 px centred on the lane.
                         let first = y - 6.5 * (lines.len() - 1) as f64;
                         html! {
-                            <text x="0" y={ format!("{first}") } dominant-baseline="middle">
+                            <text x="0" y={ num(first) } dominant-baseline="middle">
                                 { for lines.iter().enumerate().map(|(i, l)| html! {
-                                    <tspan x="0" y={ format!("{}", first + 13.0 * i as f64) }>{ *l }</tspan>
+                                    <tspan x="0" y={ num(first + 13.0 * i as f64) }>{ *l }</tspan>
                                 }) }
                             </text>
                         }
                     }) }
                     // The memory band's scale: its top, in bytes, from 0 at its foot.
                     if let Some(top) = scale {
-                        <text class="rs-tl-memaxis" x="0" y={ (MEM_TOP + MEM_H / 2.0 + 12.0).to_string() } dominant-baseline="middle">
+                        <text class="rs-tl-memaxis" x="0" y={ num(MEM_TOP + MEM_H / 2.0 + 12.0) } dominant-baseline="middle">
                             { format!("0–{}", crate::fmt::fmt_bytes(top as usize)) }
                         </text>
                     }
                 </svg>
-                <svg class="rs-tl-svg" ref={ svg_ref } width="100%" height={ HEIGHT.to_string() } role="img"
+                <svg class="rs-tl-svg" ref={ svg_ref } width="100%" height={ num(HEIGHT) } role="img"
                      aria-label="Timeline of memory, commands, expirations, deletions and evictions">
                     { memory }
                     { for [LANE_CMD, LANE_EXP, LANE_DEL].iter().map(|y| html! {
-                        <line class="rs-tl-lane" x1="0" x2="100%" y1={ y.to_string() } y2={ y.to_string() } />
+                        <line class="rs-tl-lane" x1="0" x2="100%" y1={ num(*y) } y2={ num(*y) } />
                     }) }
-                    <line class="rs-tl-axis" x1="0" x2="100%" y1={ AXIS_Y.to_string() } y2={ AXIS_Y.to_string() } />
+                    <line class="rs-tl-axis" x1="0" x2="100%" y1={ num(AXIS_Y) } y2={ num(AXIS_Y) } />
                     { for tick_list.iter().map(|&t| {
-                        let x = format!("{:.3}%", x_pct(t, start, end));
+                        let x = format!("{}%", fixed(x_pct(t, start, end), 3));
                         html! {
                             <g class="rs-tl-tick">
-                                <line x1={ x.clone() } x2={ x.clone() } y1={ (AXIS_Y - 4.0).to_string() } y2={ (AXIS_Y + 4.0).to_string() } />
-                                <text x={ x } y={ (AXIS_Y + 17.0).to_string() } text-anchor="middle">{ fmt_tick(t, step) }</text>
+                                <line x1={ x.clone() } x2={ x.clone() } y1={ num(AXIS_Y - 4.0) } y2={ num(AXIS_Y + 4.0) } />
+                                <text x={ x } y={ num(AXIS_Y + 17.0) } text-anchor="middle">{ fmt_tick(t, step) }</text>
                             </g>
                         }
                     }) }
@@ -152,7 +153,7 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
                     { for waits }
                     { for shapes }
                     if props.now_us >= start && props.now_us <= end {
-                        <line class="rs-tl-now" x1={ format!("{now_x:.3}%") } x2={ format!("{now_x:.3}%") } y1="4" y2={ AXIS_Y.to_string() }>
+                        <line class="rs-tl-now" x1={ format!("{}%", fixed(now_x, 3)) } x2={ format!("{}%", fixed(now_x, 3)) } y1="4" y2={ num(AXIS_Y) }>
                             <title>{ format!("now: {}", fmt_tick(props.now_us, 100_000)) }</title>
                         </line>
                     }

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use crate::cmd::table::Ctx;
+use crate::num::print::fixed;
 use crate::proto::resp::Frame;
 use crate::server::trace::Event;
 use crate::server::Server;
@@ -175,7 +176,7 @@ pub fn bytes_to_human(n: u64) -> String {
     let mut scale = 1024f64;
     for unit in UNITS {
         if (n as f64) < scale * 1024.0 {
-            return format!("{:.2}{unit}", n as f64 / scale);
+            return format!("{}{unit}", fixed(n as f64 / scale, 2));
         }
         scale *= 1024.0;
     }
@@ -270,7 +271,11 @@ fn info_memory(srv: &mut Server) -> String {
     field(&mut o, "used_memory_peak_human", bytes_to_human(peak));
     // Redis computes both percentages in single precision.
     let peak_perc = used as f32 * 100.0 / peak as f32;
-    field(&mut o, "used_memory_peak_perc", format!("{peak_perc:.2}%"));
+    field(
+        &mut o,
+        "used_memory_peak_perc",
+        format!("{}%", fixed(peak_perc as f64, 2)),
+    );
     field(&mut o, "used_memory_overhead", overhead);
     field(&mut o, "used_memory_startup", startup);
     field(&mut o, "used_memory_dataset", dataset);
@@ -278,7 +283,7 @@ fn info_memory(srv: &mut Server) -> String {
     field(
         &mut o,
         "used_memory_dataset_perc",
-        format!("{dataset_perc:.2}%"),
+        format!("{}%", fixed(dataset_perc as f64, 2)),
     );
     script_memory(&mut o, srv);
     field(&mut o, "maxmemory", srv.config.maxmemory);
@@ -328,7 +333,7 @@ fn info_stats(srv: &Server) -> String {
     field(
         &mut o,
         "expired_stale_perc",
-        format!("{:.2}", s.expired_stale_perc * 100.0),
+        fixed(s.expired_stale_perc * 100.0, 2),
     );
     field(
         &mut o,
@@ -377,8 +382,12 @@ fn info_commandstats(srv: &Server) -> String {
         };
         let _ = write!(
             o,
-            "cmdstat_{name}:calls={},usec={},usec_per_call={per_call:.2},rejected_calls={},failed_calls={}\r\n",
-            st.calls, st.usec, st.rejected_calls, st.failed_calls
+            "cmdstat_{name}:calls={},usec={},usec_per_call={},rejected_calls={},failed_calls={}\r\n",
+            st.calls,
+            st.usec,
+            fixed(per_call, 2),
+            st.rejected_calls,
+            st.failed_calls
         );
     }
     o
@@ -415,8 +424,8 @@ fn info_latencystats(srv: &Server) -> String {
         let parts: Vec<String> = pcts
             .iter()
             .map(|p| {
-                let label = crate::num::trim_fixed(format!("{p:.6}"));
-                format!("p{label}={:.3}", st.latency.percentile_us(*p))
+                let label = crate::num::trim_fixed(fixed(*p, 6));
+                format!("p{label}={}", fixed(st.latency.percentile_us(*p), 3))
             })
             .collect();
         let _ = write!(o, "latency_percentiles_usec_{name}:{}\r\n", parts.join(","));
