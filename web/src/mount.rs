@@ -27,6 +27,9 @@ pub fn mount_all(then: fn()) {
     }
 }
 
+/// Not inlined: both paths of [`mount_all`] call it, and a copy inside the
+/// async one would double its code.
+#[inline(never)]
 fn mount_now() {
     let Some(window) = web_sys::window() else {
         return;

@@ -130,18 +130,9 @@ fn set_dark(dark: bool) {
 /// choice is stored, so a reload (and every page of the site) keeps it;
 /// when the system theme changes and nothing was chosen, `redsim.js`
 /// switches the page and tells the button with a `redsim-theme` event.
-#[component]
-pub fn ThemeToggle() -> Html {
-    let dark = use_state(dark_now);
-    {
-        let dark = dark.clone();
-        use_effect_with((), move |_| {
-            let listener = web_sys::window().map(|w| {
-                gloo::events::EventListener::new(&w, "redsim-theme", move |_| dark.set(dark_now()))
-            });
-            move || drop(listener)
-        });
-    }
+/// Its state lives in [`Page`] (`dark`, kept by [`use_dark_theme`]): a
+/// component of its own cost the console module its lifecycle code.
+fn theme_toggle(dark: &UseStateHandle<bool>) -> Html {
     let onclick = {
         let dark = dark.clone();
         Callback::from(move |_: MouseEvent| {
@@ -153,12 +144,28 @@ pub fn ThemeToggle() -> Html {
     html! {
         <button type="button" class="rs-btn rs-theme-toggle" data-action="theme"
                 aria-pressed={ dark.to_string() } aria-label="Dark theme"
-                title={ if *dark { "Dark theme on: switch to the light theme" } else { "Switch to the dark theme" } }
+                title={ if **dark { "Dark theme on: switch to the light theme" } else { "Switch to the dark theme" } }
                 { onclick }>
-            <span class="rs-theme-icon" aria-hidden="true">{ if *dark { "☾" } else { "☀" } }</span>
+            <span class="rs-theme-icon" aria-hidden="true">{ if **dark { "☾" } else { "☀" } }</span>
             <span class="rs-theme-text">{ "Dark theme" }</span>
         </button>
     }
+}
+
+/// Whether the dark theme is on, following the `redsim-theme` event.
+#[hook]
+fn use_dark_theme() -> UseStateHandle<bool> {
+    let dark = use_state(dark_now);
+    {
+        let dark = dark.clone();
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().map(|w| {
+                gloo::events::EventListener::new(&w, "redsim-theme", move |_| dark.set(dark_now()))
+            });
+            move || drop(listener)
+        });
+    }
+    dark
 }
 
 /// What the page shows: the tab selected. A reducer, so every way of
@@ -189,6 +196,7 @@ pub fn Page(props: &PageProps) -> Html {
     let page = use_reducer(|| PageState {
         tab: PageTab::from_url(&props.search, &props.hash),
     });
+    let dark = use_dark_theme();
     let on = |t: PageTab| page.tab == t;
     // The page around the app (its "Things to try" box is about the
     // console) and the lab's views read the tab shown from the body's
@@ -236,7 +244,7 @@ pub fn Page(props: &PageProps) -> Html {
                     { button(PageTab::Topology, "tab-topology", "Topology") }
                     { button(PageTab::Lessons, "tab-lessons", "Lessons") }
                 </div>
-                <ThemeToggle />
+                { theme_toggle(&dark) }
             </div>
             <div class="rs-pageview" hidden={ !on(PageTab::Console) }>
                 <Widget ..props.widget.clone() />
