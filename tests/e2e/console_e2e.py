@@ -940,6 +940,7 @@ def run_checks(suite, page, base, shots, page_errors):
                    "the docs are fetched after the first reply: %r" % at)
             expect(c.run("HELP GET") == ["Loading the command docs: this command runs once they are here."],
                    "HELP waits: %r" % c.lines())
+            c.run("OBJECT HELP")
             c.run("SET a 1")
             inp = c.q(".rs-input")
             inp.fill("SET k")
@@ -949,8 +950,8 @@ def run_checks(suite, page, base, shots, page_errors):
             held[0].continue_()
             wait_until(lambda: "OK" in c.lines(), "the held commands to run")
             out = "\n".join(c.lines())
-            expect(out.index("Returns the string value of a key.") < out.index("OK"),
-                   "HELP GET, then SET, in the order typed: %r" % out)
+            expect(out.index("Returns the string value of a key.") < out.index("ENCODING <key>") < out.index("OK"),
+                   "HELP GET, OBJECT HELP (its text loaded with the docs), then SET, in the order typed: %r" % out)
             inp.fill("SET k")
             hint = wait_until(lambda: c.q(".rs-hint").count() and c.q(".rs-hint").inner_text(), "a hint once the docs are in")
             expect(hint.startswith(" value"), "the hint after 'SET k': %r" % hint)

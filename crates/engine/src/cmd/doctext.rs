@@ -5,10 +5,27 @@
 //! hints. The light console fetches them after its first reply (or when a
 //! command needs them first, holding that command and the ones after it).
 //! One line per command and subcommand: its full name (`config|get`), a
-//! tab, the syntax line, a tab, the summary. Every other build reads its
-//! table's own text, and [`installed`] is always true there.
+//! tab, the syntax line, a tab, the summary; then one line per line of the
+//! containers' HELP replies: `?` and the container's name, a tab, the line.
+//! Every other build reads its table's own text, and [`installed`] is
+//! always true there.
 
 use crate::cmd::table::{full_name, Command, Registry};
+
+/// A HELP reply's lines as the table keeps them: themselves, or none in a
+/// light build (outside its tests), which loads them with the docs.
+#[cfg(any(not(feature = "light"), test))]
+macro_rules! help_text {
+    ($lines:expr) => {
+        $lines
+    };
+}
+#[cfg(all(feature = "light", not(test)))]
+macro_rules! help_text {
+    ($lines:expr) => {
+        &[]
+    };
+}
 
 /// The docs of every command and subcommand of `reg`, one per line.
 pub fn render(reg: &Registry) -> String {
@@ -21,8 +38,174 @@ pub fn render(reg: &Registry) -> String {
         out.push_str(cmd.doc_summary);
         out.push('\n');
     }
+    for (name, lines) in HELP_TEXTS {
+        for line in *lines {
+            out.push('?');
+            out.push_str(name);
+            out.push('\t');
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
     out
 }
+
+/// The lines of `<name> HELP` (before HELP's own two), as
+/// `replies::help_reply` prints them.
+pub(crate) fn help(name: &str) -> Vec<&'static str> {
+    #[cfg(feature = "light")]
+    if let Some(lines) = light::help(name) {
+        return lines;
+    }
+    HELP_TEXTS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, lines)| lines.to_vec())
+        .unwrap_or_default()
+}
+
+/// The HELP replies of the console's containers (Redis' own text, one
+/// array of lines each), kept with the docs: a light build loads them too.
+/// The heavy families keep theirs beside their code.
+static HELP_TEXTS: &[(&str, &[&str])] = &[
+    (
+        "object",
+        help_text!(&[
+            "ENCODING <key>",
+            "    Return the kind of internal representation used in order to store the value",
+            "    associated with a <key>.",
+            "FREQ <key>",
+            "    Return the access frequency index of the <key>. The returned integer is",
+            "    proportional to the logarithm of the recent access frequency of the key.",
+            "IDLETIME <key>",
+            "    Return the idle time of the <key>, that is the approximated number of",
+            "    seconds elapsed since the last access to the key.",
+            "REFCOUNT <key>",
+            "    Return the number of references of the value associated with the specified",
+            "    <key>.",
+        ]),
+    ),
+    (
+        "command",
+        help_text!(&[
+            "(no subcommand)",
+            "    Return details about all Redis commands.",
+            "COUNT",
+            "    Return the total number of commands in this Redis server.",
+            "LIST",
+            "    Return a list of all commands in this Redis server.",
+            "INFO [<command-name> ...]",
+            "    Return details about multiple Redis commands.",
+            "    If no command names are given, documentation details for all",
+            "    commands are returned.",
+            "DOCS [<command-name> ...]",
+            "    Return documentation details about multiple Redis commands.",
+            "    If no command names are given, documentation details for all",
+            "    commands are returned.",
+            "GETKEYS <full-command>",
+            "    Return the keys from a full Redis command.",
+            "GETKEYSANDFLAGS <full-command>",
+            "    Return the keys and the access flags from a full Redis command.",
+        ]),
+    ),
+    (
+        "client",
+        help_text!(&[
+            "CACHING (YES|NO)",
+            "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+            "GETREDIR",
+            "    Return the client ID we are redirecting to when tracking is enabled.",
+            "GETNAME",
+            "    Return the name of the current connection.",
+            "ID",
+            "    Return the ID of the current connection.",
+            "INFO",
+            "    Return information about the current client connection.",
+            "KILL <ip:port>",
+            "    Kill connection made from <ip:port>.",
+            "KILL <option> <value> [<option> <value> [...]]",
+            "    Kill connections. Options are:",
+            "    * ADDR (<ip:port>|<unixsocket>:0)",
+            "      Kill connections made from the specified address",
+            "    * LADDR (<ip:port>|<unixsocket>:0)",
+            "      Kill connections made to specified local address",
+            "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+            "      Kill connections by type.",
+            "    * USER <username>",
+            "      Kill connections authenticated by <username>.",
+            "    * SKIPME (YES|NO)",
+            "      Skip killing current connection (default: yes).",
+            "LIST [options ...]",
+            "    Return information about client connections. Options:",
+            "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+            "      Return clients of specified type.",
+            "REPLY (ON|OFF|SKIP)",
+            "    Control the replies sent to the current connection.",
+            "SETNAME <name>",
+            "    Assign the name <name> to the current connection.",
+            "SETINFO <option> <value>",
+            "    Set client meta attr. Options are:",
+            "    * LIB-NAME: the client lib name.",
+            "    * LIB-VER: the client lib version.",
+            "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+            "    Unblock the specified blocked client.",
+            "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+            "         [OPTIN] [OPTOUT] [NOLOOP]",
+            "    Control server assisted client side caching.",
+            "TRACKINGINFO",
+            "    Report tracking status for the current connection.",
+            "NO-EVICT (ON|OFF)",
+            "    Protect current client connection from eviction.",
+            "NO-TOUCH (ON|OFF)",
+            "    Will not touch LRU/LFU stats when this mode is on.",
+        ]),
+    ),
+    (
+        "config",
+        help_text!(&[
+            "GET <pattern>",
+            "    Return parameters matching the glob-like <pattern> and their values.",
+            "SET <directive> <value>",
+            "    Set the configuration <directive> to <value>.",
+            "RESETSTAT",
+            "    Reset statistics reported by the INFO command.",
+            "REWRITE",
+            "    Rewrite the configuration file.",
+        ]),
+    ),
+    (
+        "memory",
+        help_text!(&[
+            "DOCTOR",
+            "    Return memory problems reports.",
+            "MALLOC-STATS",
+            "    Return internal statistics report from the memory allocator.",
+            "PURGE",
+            "    Attempt to purge dirty pages for reclamation by the allocator.",
+            "STATS",
+            "    Return information about the memory usage of the server.",
+            "USAGE <key> [SAMPLES <count>]",
+            "    Return memory in bytes used by <key> and its value. Nested values are",
+            "    sampled up to <count> times (default: 5, 0 means sample all).",
+        ]),
+    ),
+    (
+        "pubsub",
+        help_text!(&[
+            "CHANNELS [<pattern>]",
+            "    Return the currently active channels matching a <pattern> (default: '*').",
+            "NUMPAT",
+            "    Return number of subscriptions to patterns.",
+            "NUMSUB [<channel> ...]",
+            "    Return the number of subscribers for the specified channels, excluding",
+            "    pattern subscriptions(default: no channels).",
+            "SHARDCHANNELS [<pattern>]",
+            "    Return the currently active shard level channels matching a <pattern> (default: '*').",
+            "SHARDNUMSUB [<shardchannel> ...]",
+            "    Return the number of subscribers for the specified shard level channel(s)",
+        ]),
+    ),
+];
 
 /// Whether [`Command::syntax`] and [`Command::summary`] have their text.
 pub fn installed() -> bool {
@@ -35,10 +218,13 @@ pub fn installed() -> bool {
 /// Whether `args` is a command whose reply needs the docs (COMMAND DOCS)
 /// while they are not installed: a console holds it until they are.
 pub fn needs_docs(args: &[Vec<u8>]) -> bool {
-    !installed()
-        && args.len() >= 2
-        && args[0].eq_ignore_ascii_case(b"command")
-        && args[1].eq_ignore_ascii_case(b"docs")
+    let named = |i: usize, w: &[u8]| args.get(i).is_some_and(|a| a.eq_ignore_ascii_case(w));
+    let help = args.len() == 2
+        && named(1, b"help")
+        && HELP_TEXTS
+            .iter()
+            .any(|(n, _)| args[0].eq_ignore_ascii_case(n.as_bytes()));
+    !installed() && ((named(0, b"command") && named(1, b"docs")) || help)
 }
 
 pub(crate) fn syntax(c: &Command) -> &'static str {
@@ -72,22 +258,42 @@ mod light {
     use crate::cmd::table::{Command, Registry};
     use crate::idmap::IdMap;
 
-    /// Syntax line and summary by the address of their (static) command.
-    pub static DOCS: OnceLock<IdMap<(&'static str, &'static str)>> = OnceLock::new();
+    /// What was installed: syntax line and summary by the address of
+    /// their (static) command, and the HELP replies' lines by container.
+    pub struct Docs {
+        commands: IdMap<(&'static str, &'static str)>,
+        help: Vec<(&'static str, Vec<&'static str>)>,
+    }
+
+    pub static DOCS: OnceLock<Docs> = OnceLock::new();
 
     fn id(c: &Command) -> u64 {
         c as *const Command as usize as u64
     }
 
     pub fn get(c: &Command) -> Option<(&'static str, &'static str)> {
-        DOCS.get()?.get(&id(c)).copied()
+        DOCS.get()?.commands.get(&id(c)).copied()
+    }
+
+    pub fn help(name: &str) -> Option<Vec<&'static str>> {
+        let docs = DOCS.get()?;
+        let found = docs.help.iter().find(|(n, _)| *n == name);
+        Some(found.map(|(_, l)| l.clone()).unwrap_or_default())
     }
 
     pub fn install(reg: &Registry, text: &str) -> usize {
         // Kept for the life of the page, as the table's own text would be.
         let text: &'static str = Box::leak(text.to_owned().into_boxed_str());
         let mut map = IdMap::new();
+        let mut help: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
         for line in text.lines() {
+            if let Some((name, l)) = line.strip_prefix('?').and_then(|r| r.split_once('\t')) {
+                match help.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, lines)) => lines.push(l),
+                    None => help.push((name, vec![l])),
+                }
+                continue;
+            }
             let mut parts = line.splitn(3, '\t');
             let (Some(name), Some(syntax), Some(summary)) =
                 (parts.next(), parts.next(), parts.next())
@@ -99,7 +305,10 @@ mod light {
             }
         }
         let n = map.len();
-        let _ = DOCS.set(map);
+        let _ = DOCS.set(Docs {
+            commands: map,
+            help,
+        });
         n
     }
 }
@@ -114,8 +323,13 @@ mod tests {
     #[test]
     fn the_text_names_every_command_once() {
         let text = render(&REGISTRY);
-        assert_eq!(text.lines().count(), REGISTRY.every_command().count());
-        for line in text.lines() {
+        let (help, commands): (Vec<&str>, Vec<&str>) =
+            text.lines().partition(|l| l.starts_with('?'));
+        assert_eq!(commands.len(), REGISTRY.every_command().count());
+        let lines: usize = HELP_TEXTS.iter().map(|(_, l)| l.len()).sum();
+        assert_eq!(help.len(), lines);
+        assert!(help.contains(&"?client\tCACHING (YES|NO)"));
+        for line in commands {
             let fields: Vec<&str> = line.split('\t').collect();
             assert_eq!(fields.len(), 3, "{line}");
             let (_, cmd) = REGISTRY.lookup_full_name(fields[0].as_bytes()).unwrap();
@@ -133,6 +347,11 @@ mod tests {
             |s: &str| -> Vec<Vec<u8>> { s.split(' ').map(|w| w.as_bytes().to_vec()).collect() };
         assert!(!needs_docs(&line("GET k")));
         assert!(!needs_docs(&line("COMMAND")));
+        assert!(!needs_docs(&line("CLIENT HELP me")));
+        assert!(
+            !needs_docs(&line("XINFO HELP")),
+            "a heavy family keeps its HELP"
+        );
         // A light build's tests may install the docs meanwhile (see below).
         #[cfg(not(feature = "light"))]
         assert!(!needs_docs(&line("command DOCS get")));
@@ -152,5 +371,8 @@ mod tests {
         assert_eq!(get.syntax(), "GET key");
         assert!(light::get(get).is_some());
         assert!(!needs_docs(&[b"COMMAND".to_vec(), b"DOCS".to_vec()]));
+        for (name, lines) in HELP_TEXTS {
+            assert_eq!(light::help(name).as_deref(), Some(*lines), "{name}");
+        }
     }
 }

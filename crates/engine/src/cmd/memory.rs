@@ -33,22 +33,7 @@ static MEMORY_SUBCOMMANDS: &[Command] = commands! { group: "server";
 };
 
 fn help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    help_reply(
-        args,
-        &[
-            "DOCTOR",
-            "    Return memory problems reports.",
-            "MALLOC-STATS",
-            "    Return internal statistics report from the memory allocator.",
-            "PURGE",
-            "    Attempt to purge dirty pages for reclamation by the allocator.",
-            "STATS",
-            "    Return information about the memory usage of the server.",
-            "USAGE <key> [SAMPLES <count>]",
-            "    Return memory in bytes used by <key> and its value. Nested values are",
-            "    sampled up to <count> times (default: 5, 0 means sample all).",
-        ],
-    )
+    help_reply(args, &crate::cmd::doctext::help("memory"))
 }
 
 /// MEMORY USAGE: no expiry check, no touch, no stats (Redis looks the key

@@ -38,23 +38,7 @@ fn object_lru(ctx: &mut Ctx, key: &[u8]) -> Option<u32> {
 }
 
 fn object_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    help_reply(
-        args,
-        &[
-            "ENCODING <key>",
-            "    Return the kind of internal representation used in order to store the value",
-            "    associated with a <key>.",
-            "FREQ <key>",
-            "    Return the access frequency index of the <key>. The returned integer is",
-            "    proportional to the logarithm of the recent access frequency of the key.",
-            "IDLETIME <key>",
-            "    Return the idle time of the <key>, that is the approximated number of",
-            "    seconds elapsed since the last access to the key.",
-            "REFCOUNT <key>",
-            "    Return the number of references of the value associated with the specified",
-            "    <key>.",
-        ],
-    )
+    help_reply(args, &crate::cmd::doctext::help("object"))
 }
 
 fn object_encoding(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {

@@ -198,20 +198,7 @@ fn pubsub_numpat(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
 }
 
 fn pubsub_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let lines = [
-        "CHANNELS [<pattern>]",
-        "    Return the currently active channels matching a <pattern> (default: '*').",
-        "NUMPAT",
-        "    Return number of subscriptions to patterns.",
-        "NUMSUB [<channel> ...]",
-        "    Return the number of subscribers for the specified channels, excluding",
-        "    pattern subscriptions(default: no channels).",
-        "SHARDCHANNELS [<pattern>]",
-        "    Return the currently active shard level channels matching a <pattern> (default: '*').",
-        "SHARDNUMSUB [<shardchannel> ...]",
-        "    Return the number of subscribers for the specified shard level channel(s)",
-    ];
-    help_reply(args, &lines)
+    help_reply(args, &crate::cmd::doctext::help("pubsub"))
 }
 
 #[cfg(test)]

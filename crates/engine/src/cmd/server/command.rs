@@ -210,29 +210,7 @@ fn command_getkeysandflags(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 }
 
 fn command_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    help_reply(
-        args,
-        &[
-            "(no subcommand)",
-            "    Return details about all Redis commands.",
-            "COUNT",
-            "    Return the total number of commands in this Redis server.",
-            "LIST",
-            "    Return a list of all commands in this Redis server.",
-            "INFO [<command-name> ...]",
-            "    Return details about multiple Redis commands.",
-            "    If no command names are given, documentation details for all",
-            "    commands are returned.",
-            "DOCS [<command-name> ...]",
-            "    Return documentation details about multiple Redis commands.",
-            "    If no command names are given, documentation details for all",
-            "    commands are returned.",
-            "GETKEYS <full-command>",
-            "    Return the keys from a full Redis command.",
-            "GETKEYSANDFLAGS <full-command>",
-            "    Return the keys and the access flags from a full Redis command.",
-        ],
-    )
+    help_reply(args, &crate::cmd::doctext::help("command"))
 }
 
 #[cfg(test)]

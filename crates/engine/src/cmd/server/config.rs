@@ -141,17 +141,5 @@ fn config_rewrite(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
 }
 
 fn config_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    help_reply(
-        args,
-        &[
-            "GET <pattern>",
-            "    Return parameters matching the glob-like <pattern> and their values.",
-            "SET <directive> <value>",
-            "    Set the configuration <directive> to <value>.",
-            "RESETSTAT",
-            "    Reset statistics reported by the INFO command.",
-            "REWRITE",
-            "    Rewrite the configuration file.",
-        ],
-    )
+    help_reply(args, &crate::cmd::doctext::help("config"))
 }
