@@ -9,7 +9,7 @@ mod axis;
 mod marks;
 mod panel;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use redsim_engine::server::trace::{
@@ -92,7 +92,7 @@ pub struct Timeline {
     pub marks: Rc<VecDeque<Mark>>,
     pub waits: Rc<VecDeque<Wait>>,
     /// Console client number of each engine client seen connecting.
-    who: HashMap<u64, usize>,
+    who: redsim_engine::idmap::IdMap<usize>,
     /// `(at_us, used, maxmemory)` from the cron's memory samples.
     pub memory: Rc<VecDeque<(u64, u64, u64)>>,
     /// `(at_us, keys)`: how many keys were expired but not yet reclaimed.
