@@ -21,7 +21,7 @@ pub fn listen(f: Listener) {
 }
 
 /// Fetches and installs the docs unless they are in or on their way;
-/// `later` waits until the page is idle (see [`crate::dom::call_loader`]).
+/// `later` lets the loader wait until the page is idle.
 pub fn load(later: bool) {
     if redsim_engine::cmd::doctext::installed() {
         return;

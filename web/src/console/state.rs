@@ -665,6 +665,16 @@ impl Console {
             s.history.remember(trimmed);
         }
         if !self.docs_ready && (!self.held.is_empty() || help::wants_docs(trimmed)) {
+            if self.wants_full {
+                // The full engine is on its way and has the docs: the line
+                // goes there with the rest, not held here to miss the handover.
+                s.push(Line::Note(
+                    "Queued: it runs once the full engine has loaded.".into(),
+                ));
+                let num = s.num;
+                self.record(with_target(num, trimmed));
+                return;
+            }
             let note = match self.held.is_empty() {
                 true => "Loading the command docs: this command runs once they are here.",
                 false => "Queued: it runs once the command docs are here.",
@@ -887,6 +897,18 @@ mod tests {
         // From now on nothing waits.
         type_line(&mut c, "HELP SET");
         assert_eq!(screen(&c, 0).last().map(String::as_str), Some("(help)"));
+    }
+
+    /// A console waiting for the full engine holds nothing for the docs:
+    /// the full engine has them, and a held line would miss the handover.
+    #[test]
+    fn help_after_a_heavy_command_waits_for_the_full_engine() {
+        let mut c = paused(&[]);
+        c.docs_ready = false;
+        c.wants_full = true;
+        type_line(&mut c, "HELP GET");
+        assert!(c.held.is_empty());
+        assert!(c.share_text().contains("HELP GET"), "{}", c.share_text());
     }
 
     /// If the docs cannot be fetched, what waited runs anyway, with a note.
