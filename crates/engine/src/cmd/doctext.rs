@@ -227,20 +227,26 @@ pub fn needs_docs(args: &[Vec<u8>]) -> bool {
     !installed() && ((named(0, b"command") && named(1, b"docs")) || help)
 }
 
-pub(crate) fn syntax(c: &Command) -> &'static str {
-    #[cfg(feature = "light")]
-    if let Some(d) = light::get(c) {
-        return d.0;
+impl Command {
+    /// The syntax line (`GET key`); empty in a light build until the docs
+    /// are installed ([`install`]).
+    pub fn syntax(&self) -> &'static str {
+        #[cfg(feature = "light")]
+        if let Some(d) = light::get(self) {
+            return d.0;
+        }
+        self.doc_syntax
     }
-    c.doc_syntax
-}
 
-pub(crate) fn summary(c: &Command) -> &'static str {
-    #[cfg(feature = "light")]
-    if let Some(d) = light::get(c) {
-        return d.1;
+    /// The one-line summary; empty in a light build until the docs are
+    /// installed.
+    pub fn summary(&self) -> &'static str {
+        #[cfg(feature = "light")]
+        if let Some(d) = light::get(self) {
+            return d.1;
+        }
+        self.doc_summary
     }
-    c.doc_summary
 }
 
 /// Installs the docs [`render`] wrote, for the commands of `reg`; returns

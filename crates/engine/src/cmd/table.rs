@@ -190,10 +190,10 @@ pub struct Command {
     /// implies from the flags (see `server::command::acl_categories`).
     pub acl: Acl,
     /// Syntax line shown by HELP and the console's hint, e.g. `GET key`:
-    /// read it with [`Command::syntax`] (a light build leaves it empty and
-    /// installs the docs as data, see `cmd::doctext`).
+    /// read it with `Command::syntax` (`cmd::doctext`: a light build leaves
+    /// it empty and installs the docs as data).
     pub doc_syntax: &'static str,
-    /// One-line summary: read it with [`Command::summary`].
+    /// One-line summary: read it with `Command::summary`.
     pub doc_summary: &'static str,
     /// Redis version that introduced it.
     pub since: &'static str,
@@ -209,18 +209,6 @@ pub struct Command {
 }
 
 impl Command {
-    /// The syntax line (`GET key`); empty in a light build until the docs
-    /// are installed (`cmd::doctext::install`).
-    pub fn syntax(&self) -> &'static str {
-        crate::cmd::doctext::syntax(self)
-    }
-
-    /// The one-line summary; empty in a light build until the docs are
-    /// installed.
-    pub fn summary(&self) -> &'static str {
-        crate::cmd::doctext::summary(self)
-    }
-
     /// The subcommand named `name` (case-insensitive).
     pub fn subcommand(&self, name: &[u8]) -> Option<&'static Command> {
         self.subcommands
