@@ -1,4 +1,4 @@
-//! The command docs (each command's syntax line and summary) as data: written out by the full table for `dist/`, and installed into a light build, which leaves them out of its module and loads them when a page is idle.
+//! The command docs (each command's syntax line and summary, and the HELP replies of the console's containers) as data: written out by the full table for `dist/`, and installed into a light build, which leaves them out of its module and loads them when a page is idle.
 //!
 //! The syntax lines and summaries are the biggest text of the table, some
 //! 45 KB, which a console needs only for HELP, COMMAND DOCS and its grey
