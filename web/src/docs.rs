@@ -4,7 +4,7 @@
 //! until then, see `console::state`. Builds with the whole engine have the
 //! docs compiled in, and nothing here runs.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 /// A console's callback, called once the docs are in (`true`) or could not
 /// be fetched (`false`).
@@ -12,7 +12,7 @@ type Listener = Box<dyn Fn(bool)>;
 
 thread_local! {
     static LISTENERS: RefCell<Vec<Listener>> = const { RefCell::new(Vec::new()) };
-    static STARTED: RefCell<bool> = const { RefCell::new(false) };
+    static STARTED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Asks to be told when the docs arrive (or fail to).
@@ -44,7 +44,7 @@ pub fn load(later: bool) {
         };
         if !ok {
             // A later need tries again.
-            STARTED.with(|s| *s.borrow_mut() = false);
+            STARTED.with(|s| s.set(false));
         }
         if !crate::panic::is_dead() {
             LISTENERS.with(|l| l.borrow().iter().for_each(|f| f(ok)));

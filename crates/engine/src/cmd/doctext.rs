@@ -10,22 +10,7 @@
 //! Every other build reads its table's own text, and [`installed`] is
 //! always true there.
 
-use crate::cmd::table::{full_name, Command, Registry};
-
-/// A HELP reply's lines as the table keeps them: themselves, or none in a
-/// light build (outside its tests), which loads them with the docs.
-#[cfg(any(not(feature = "light"), test))]
-macro_rules! help_text {
-    ($lines:expr) => {
-        $lines
-    };
-}
-#[cfg(all(feature = "light", not(test)))]
-macro_rules! help_text {
-    ($lines:expr) => {
-        &[]
-    };
-}
+use crate::cmd::table::{doc_text, full_name, Command, Registry};
 
 /// The docs of every command and subcommand of `reg`, one per line.
 pub fn render(reg: &Registry) -> String {
@@ -70,7 +55,7 @@ pub(crate) fn help(name: &str) -> Vec<&'static str> {
 static HELP_TEXTS: &[(&str, &[&str])] = &[
     (
         "object",
-        help_text!(&[
+        doc_text!(&[
             "ENCODING <key>",
             "    Return the kind of internal representation used in order to store the value",
             "    associated with a <key>.",
@@ -83,11 +68,11 @@ static HELP_TEXTS: &[(&str, &[&str])] = &[
             "REFCOUNT <key>",
             "    Return the number of references of the value associated with the specified",
             "    <key>.",
-        ]),
+        ], &[]),
     ),
     (
         "command",
-        help_text!(&[
+        doc_text!(&[
             "(no subcommand)",
             "    Return details about all Redis commands.",
             "COUNT",
@@ -106,11 +91,11 @@ static HELP_TEXTS: &[(&str, &[&str])] = &[
             "    Return the keys from a full Redis command.",
             "GETKEYSANDFLAGS <full-command>",
             "    Return the keys and the access flags from a full Redis command.",
-        ]),
+        ], &[]),
     ),
     (
         "client",
-        help_text!(&[
+        doc_text!(&[
             "CACHING (YES|NO)",
             "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
             "GETREDIR",
@@ -158,11 +143,11 @@ static HELP_TEXTS: &[(&str, &[&str])] = &[
             "    Protect current client connection from eviction.",
             "NO-TOUCH (ON|OFF)",
             "    Will not touch LRU/LFU stats when this mode is on.",
-        ]),
+        ], &[]),
     ),
     (
         "config",
-        help_text!(&[
+        doc_text!(&[
             "GET <pattern>",
             "    Return parameters matching the glob-like <pattern> and their values.",
             "SET <directive> <value>",
@@ -171,11 +156,11 @@ static HELP_TEXTS: &[(&str, &[&str])] = &[
             "    Reset statistics reported by the INFO command.",
             "REWRITE",
             "    Rewrite the configuration file.",
-        ]),
+        ], &[]),
     ),
     (
         "memory",
-        help_text!(&[
+        doc_text!(&[
             "DOCTOR",
             "    Return memory problems reports.",
             "MALLOC-STATS",
@@ -187,11 +172,11 @@ static HELP_TEXTS: &[(&str, &[&str])] = &[
             "USAGE <key> [SAMPLES <count>]",
             "    Return memory in bytes used by <key> and its value. Nested values are",
             "    sampled up to <count> times (default: 5, 0 means sample all).",
-        ]),
+        ], &[]),
     ),
     (
         "pubsub",
-        help_text!(&[
+        doc_text!(&[
             "CHANNELS [<pattern>]",
             "    Return the currently active channels matching a <pattern> (default: '*').",
             "NUMPAT",
@@ -203,7 +188,7 @@ static HELP_TEXTS: &[(&str, &[&str])] = &[
             "    Return the currently active shard level channels matching a <pattern> (default: '*').",
             "SHARDNUMSUB [<shardchannel> ...]",
             "    Return the number of subscribers for the specified shard level channel(s)",
-        ]),
+        ], &[]),
     ),
 ];
 

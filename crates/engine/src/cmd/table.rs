@@ -315,18 +315,20 @@ macro_rules! heavy_handler {
 }
 pub(crate) use heavy_handler;
 
-/// A syntax line or summary as the table keeps it: itself, or empty in a
-/// light build (outside its tests), which loads the docs as data instead.
+/// A piece of the command docs as the table keeps it (a syntax line, a
+/// summary, a HELP reply's lines): `$text` itself, or `$empty` in a light
+/// build (outside its tests), which loads the docs as data instead (see
+/// `cmd::doctext`).
 #[cfg(any(not(feature = "light"), test))]
 macro_rules! doc_text {
-    ($text:literal) => {
+    ($text:expr, $empty:expr) => {
         $text
     };
 }
 #[cfg(all(feature = "light", not(test)))]
 macro_rules! doc_text {
-    ($text:literal) => {
-        ""
+    ($text:expr, $empty:expr) => {
+        $empty
     };
 }
 pub(crate) use doc_text;
@@ -353,7 +355,7 @@ macro_rules! commands {
     (@group $default:literal $group:literal) => { $group };
     (@handler false $handler:path) => { $handler };
     (@handler true $handler:path) => { $crate::cmd::table::heavy_handler!($handler) };
-    (@doc $text:literal) => { $crate::cmd::table::doc_text!($text) };
+    (@doc $text:literal) => { $crate::cmd::table::doc_text!($text, "") };
     (heavy; $($rest:tt)*) => { $crate::cmd::table::commands!(@table true; $($rest)*) };
     (group: $($rest:tt)*) => { $crate::cmd::table::commands!(@table false; group: $($rest)*) };
     (@table $heavy:tt; group: $group:literal; $(

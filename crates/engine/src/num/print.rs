@@ -107,20 +107,31 @@ pub(crate) mod exact {
         }
     }
 
-    pub fn fixed(x: f64, prec: usize) -> String {
+    /// What both forms start from: the sign, then the digits rounded to
+    /// `keep(point)` of them (`zero`'s for 0), and their point; or the text
+    /// of a NaN or an infinity.
+    fn start(
+        x: f64,
+        keep: impl Fn(i64) -> i64,
+        zero: (Vec<u8>, i64),
+    ) -> Result<(String, Vec<u8>, i64), String> {
         if let Some(s) = special(x) {
-            return s;
+            return Err(s);
         }
-        let mut out = String::new();
-        if x.is_sign_negative() {
-            out.push('-');
-        }
+        let sign = if x.is_sign_negative() { "-" } else { "" };
         let (digits, point) = if x == 0.0 {
-            (Vec::new(), 0)
+            zero
         } else {
             let d = expand(x);
-            let keep = d.point + prec as i64;
-            round(&d, keep)
+            round(&d, keep(d.point))
+        };
+        Ok((sign.to_string(), digits, point))
+    }
+
+    pub fn fixed(x: f64, prec: usize) -> String {
+        let (mut out, digits, point) = match start(x, |p| p + prec as i64, (Vec::new(), 0)) {
+            Ok(parts) => parts,
+            Err(text) => return text,
         };
         // `digits` start at 10^(point - 1); print from 10^max(point-1, 0)
         // down to 10^-prec.
@@ -148,18 +159,9 @@ pub(crate) mod exact {
     }
 
     pub fn sci(x: f64, prec: usize) -> String {
-        if let Some(s) = special(x) {
-            return s;
-        }
-        let mut out = String::new();
-        if x.is_sign_negative() {
-            out.push('-');
-        }
-        let (digits, point) = if x == 0.0 {
-            (vec![0; prec + 1], 1)
-        } else {
-            let d = expand(x);
-            round(&d, prec as i64 + 1)
+        let (mut out, digits, point) = match start(x, |_| prec as i64 + 1, (vec![0; prec + 1], 1)) {
+            Ok(parts) => parts,
+            Err(text) => return text,
         };
         out.push((b'0' + digits[0]) as char);
         if prec > 0 {
