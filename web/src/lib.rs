@@ -22,8 +22,9 @@
 //! The console module is built `light` (the `light` feature): its engine
 //! leaves out the heavy command families (scripting, streams, geo, ACL,
 //! cluster, replication, persistence, DUMP/RESTORE, MIGRATE, DEBUG, LATENCY,
-//! SLOWLOG, LOLWUT), about a
-//! third of the module. The first time a console needs one, the page moves
+//! SLOWLOG, LOLWUT) and a few rarely used commands (SORT, LCS, BITFIELD,
+//! PFDEBUG, PFSELFTEST, MEMORY STATS, DOCTOR, MALLOC-STATS), over a third
+//! of the module. The first time a console needs one, the page moves
 //! to the lab module, which then runs the consoles too ([`handover`]).
 
 mod bench;

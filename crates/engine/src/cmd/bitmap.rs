@@ -31,9 +31,9 @@ pub(super) static COMMANDS: &[Command] = commands! { group: "bitmap";
         syntax: "BITPOS key bit [start [end [BYTE | BIT]]]", summary: "Replies with the position of the first set or clear bit, optionally within a range.";
     "bitop" => bitop, arity: -4, flags: [WRITE, DENYOOM], keys: (2, -1, 1), acl: [WRITE, BITMAP, SLOW], since: "2.6.0",
         syntax: "BITOP <AND | OR | XOR | NOT> destkey key [key ...]", summary: "Stores the bitwise AND, OR, XOR or NOT of strings; replies with the result's length (an empty result deletes the destination).";
-    "bitfield" => bitfield, arity: -2, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, BITMAP, SLOW], since: "3.2.0",
+    heavy "bitfield" => bitfield, arity: -2, flags: [WRITE, DENYOOM], keys: (1, 1, 1), acl: [WRITE, BITMAP, SLOW], since: "3.2.0",
         syntax: "BITFIELD key [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> ...]", summary: "Reads, sets and increments signed and unsigned integers of any width at any bit offset of a string.";
-    "bitfield_ro" => bitfield_ro, arity: -2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, BITMAP, FAST], since: "6.0.0",
+    heavy "bitfield_ro" => bitfield_ro, arity: -2, flags: [READONLY, FAST], keys: (1, 1, 1), acl: [READ, BITMAP, FAST], since: "6.0.0",
         syntax: "BITFIELD_RO key [GET encoding offset [GET encoding offset ...]]", summary: "Reads integers at bit offsets of a string (the read-only BITFIELD).";
 };
 

@@ -25,9 +25,9 @@ pub(super) static COMMANDS: &[Command] = commands! { group: "hyperloglog";
         syntax: "PFCOUNT key [key ...]", summary: "Replies with the approximate number of distinct elements added to one HyperLogLog, or to the union of several.";
     "pfmerge" => pfmerge, arity: -2, flags: [WRITE, DENYOOM], keys: (1, -1, 1), acl: [WRITE, HYPERLOGLOG, SLOW], since: "2.8.9",
         syntax: "PFMERGE destkey [sourcekey [sourcekey ...]]", summary: "Merges HyperLogLogs into the destination key (the destination counts as a source).";
-    "pfdebug" => pfdebug, arity: 3, flags: [WRITE, DENYOOM, ADMIN], keys: (2, 2, 1), acl: [WRITE, HYPERLOGLOG, ADMIN, SLOW, DANGEROUS], since: "2.8.9",
+    heavy "pfdebug" => pfdebug, arity: 3, flags: [WRITE, DENYOOM, ADMIN], keys: (2, 2, 1), acl: [WRITE, HYPERLOGLOG, ADMIN, SLOW, DANGEROUS], since: "2.8.9",
         syntax: "PFDEBUG <GETREG | DECODE | ENCODING | TODENSE> key", summary: "Internal HyperLogLog debugging: registers, sparse opcodes, encoding, conversion to dense.";
-    "pfselftest" => pfselftest, arity: 1, flags: [ADMIN], acl: [HYPERLOGLOG, ADMIN, SLOW, DANGEROUS], since: "2.8.9",
+    heavy "pfselftest" => pfselftest, arity: 1, flags: [ADMIN], acl: [HYPERLOGLOG, ADMIN, SLOW, DANGEROUS], since: "2.8.9",
         syntax: "PFSELFTEST", summary: "Runs the HyperLogLog implementation's self-test.";
 };
 
@@ -345,8 +345,9 @@ mod tests {
     use crate::cmd::testing::{engine, run};
     use crate::Frame;
 
+    /// PFSELFTEST runs in the full engine only, like PFDEBUG.
     #[test]
-    fn selftest_passes() {
+    fn pfdebug_selftest_passes() {
         let (mut e, c) = engine(3);
         assert_eq!(run(&mut e, c, &["PFSELFTEST"]), Frame::ok());
     }
@@ -370,6 +371,18 @@ mod tests {
             run(&mut e, c, &["OBJECT", "ENCODING", "h"]),
             Frame::bulk("raw")
         );
+        run(&mut e, c, &["SET", "s", "12"]);
+        assert_eq!(
+            run(&mut e, c, &["PFADD", "s", "x"]),
+            Frame::err(super::NOT_HLL)
+        );
+    }
+
+    /// PFDEBUG runs in the full engine only (a light build sends it there).
+    #[test]
+    fn pfdebug_reads_and_converts_the_encoding() {
+        let (mut e, c) = engine(1);
+        run(&mut e, c, &["PFADD", "h", "a"]);
         assert_eq!(
             run(&mut e, c, &["PFDEBUG", "ENCODING", "h"]),
             Frame::Simple("sparse".into())
@@ -379,10 +392,5 @@ mod tests {
             Frame::Integer(1)
         );
         assert_eq!(run(&mut e, c, &["STRLEN", "h"]), Frame::Integer(12304));
-        run(&mut e, c, &["SET", "s", "12"]);
-        assert_eq!(
-            run(&mut e, c, &["PFADD", "s", "x"]),
-            Frame::err(super::NOT_HLL)
-        );
     }
 }

@@ -10,7 +10,7 @@ use crate::keyspace::object::Value;
 use crate::proto::resp::Frame;
 use crate::server::Lookup;
 
-pub(super) static COMMANDS: &[Command] = commands! { group: "string";
+pub(super) static COMMANDS: &[Command] = commands! { heavy; group: "string";
     "lcs" => lcs, arity: -3, flags: [READONLY], keys: (1, 2, 1), acl: [READ, STRING, SLOW], since: "7.0.0",
         syntax: "LCS key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]", summary: "Finds the longest common substring.";
 };

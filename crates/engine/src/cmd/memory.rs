@@ -18,15 +18,15 @@ pub(super) static COMMANDS: &[Command] = commands! { group: "server";
 
 /// MEMORY's subcommands, as Redis 7.2's command table declares them.
 static MEMORY_SUBCOMMANDS: &[Command] = commands! { group: "server";
-    "doctor" => doctor, arity: 2, flags: [], acl: [SLOW], since: "4.0.0",
+    heavy "doctor" => doctor, arity: 2, flags: [], acl: [SLOW], since: "4.0.0",
         syntax: "MEMORY DOCTOR", summary: "Outputs a memory problems report.";
     "help" => help, arity: 2, flags: [LOADING, STALE], acl: [SLOW], since: "4.0.0",
         syntax: "MEMORY HELP", summary: "Lists MEMORY's subcommands.";
-    "malloc-stats" => malloc_stats, arity: 2, flags: [], acl: [SLOW], since: "4.0.0",
+    heavy "malloc-stats" => malloc_stats, arity: 2, flags: [], acl: [SLOW], since: "4.0.0",
         syntax: "MEMORY MALLOC-STATS", summary: "Replies with the allocator's internal statistics (none here).";
     "purge" => purge, arity: 2, flags: [], acl: [SLOW], since: "4.0.0",
         syntax: "MEMORY PURGE", summary: "Asks the allocator to release dirty pages (nothing to do here).";
-    "stats" => stats, arity: 2, flags: [], acl: [SLOW], since: "4.0.0",
+    heavy "stats" => stats, arity: 2, flags: [], acl: [SLOW], since: "4.0.0",
         syntax: "MEMORY STATS", summary: "Replies with the server's memory usage breakdown.";
     "usage" => usage, arity: -3, flags: [READONLY], keys: (2, 2, 1), acl: [READ, SLOW], since: "4.0.0",
         syntax: "MEMORY USAGE key [SAMPLES count]", summary: "Estimates the bytes a key and its value take.";
@@ -200,6 +200,14 @@ mod tests {
             (&["MEMORY", "PURGE"], Frame::ok()),
         ];
         replies(&mut e, c, script);
+    }
+
+    /// DOCTOR and STATS run in the full engine only (a light build sends
+    /// them there).
+    #[test]
+    fn doctor_and_stats() {
+        let (mut e, c) = engine(1);
+        run(&mut e, c, &["SET", "k", "hello"]);
         let Frame::Verbatim(_, doc) = run(&mut e, c, &["MEMORY", "DOCTOR"]) else {
             panic!("DOCTOR answers verbatim text");
         };

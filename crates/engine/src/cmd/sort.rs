@@ -17,7 +17,7 @@ use crate::server::keyspace_events as ev;
 use crate::server::trace::DeleteCause;
 use crate::server::Lookup;
 
-pub(super) static COMMANDS: &[Command] = commands! { group: "generic";
+pub(super) static COMMANDS: &[Command] = commands! { heavy; group: "generic";
     "sort" => sort, arity: -2, flags: [WRITE, DENYOOM, MOVABLEKEYS], keys: (1, 1, 1), acl: [WRITE, SET, SORTEDSET, LIST, SLOW, DANGEROUS], since: "1.0.0",
         syntax: "SORT key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA] [STORE destination]",
         summary: "Sorts the elements in a list, a set, or a sorted set, optionally storing the result.";
