@@ -102,6 +102,19 @@ def run_checks(run, label):
         type_line(con, "FUNCTION LIST")
         reply_shown(con, "(empty array)")
 
+    def a_rarely_used_subcommand_moves_too():
+        # MEMORY is light, its STATS is not: the console moves on the subcommand, and SORT
+        # (a light family's rarely used command) then runs in the full engine at once.
+        page.goto(base + "index.html?clock=paused&cmd=RPUSH%20l%203%201%202")
+        con.ready()
+        reply_shown(con, "(integer) 3")
+        expect(con.run("MEMORY USAGE l")[-1].startswith("(integer)"), "MEMORY USAGE stays: %s" % con.lines())
+        expect(LAB_WASM not in wasm_fetched(page), "MEMORY USAGE needed no lab")
+        type_line(con, "MEMORY STATS")
+        reply_shown(con, "keys.count")
+        expect(con.run("SORT l")[-1] == '1) "1"\n2) "2"\n3) "3"', "SORT: %s" % con.lines()[-1])
+        expect(wasm_fetched(page).count(LAB_WASM) == 1, "the lab fetched once")
+
     def commands_after_a_heavy_one_keep_their_order():
         page.goto(base + "embed.html?minimal=1&clock=paused&cmd=SET%20a%201"
                   "&cmd=EVAL%20%22return%20redis.call('INCR','a')%22%200&cmd=GET%20a")
@@ -150,6 +163,8 @@ def run_checks(run, label):
                 playground_moves_with_its_session)
     suite.check("[%s] typing a heavy command's name fetches the full engine ahead" % label,
                 typing_a_heavy_name_fetches_ahead)
+    suite.check("[%s] a light container's rarely used subcommand moves the console too" % label,
+                a_rarely_used_subcommand_moves_too)
     suite.check("[%s] commands after a heavy one run in order (iframe mode)" % label,
                 commands_after_a_heavy_one_keep_their_order)
     suite.check("[%s] a documentation page moves every console" % label, a_docs_page_moves_every_console)

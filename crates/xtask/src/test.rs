@@ -104,6 +104,8 @@ pub fn test() -> Result<(), String> {
             "--skip",
             "cmd::hll::tests::pfdebug_",
             "--skip",
+            "cmd::hll::tests::pfselftest_",
+            "--skip",
             "cmd::memory::tests::doctor_and_stats",
         ]))
     });

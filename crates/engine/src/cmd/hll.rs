@@ -347,7 +347,7 @@ mod tests {
 
     /// PFSELFTEST runs in the full engine only, like PFDEBUG.
     #[test]
-    fn pfdebug_selftest_passes() {
+    fn pfselftest_passes() {
         let (mut e, c) = engine(3);
         assert_eq!(run(&mut e, c, &["PFSELFTEST"]), Frame::ok());
     }
