@@ -113,11 +113,12 @@ function start() {
 }
 
 // The console module leaves out Redis' heavy commands (scripting, streams, geo, ACL, cluster,
-// replication, persistence, DEBUG, and a few rarely used ones such as SORT and BITFIELD). The first time a console needs one, the page moves to the lab
-// module, whose engine is whole: it is downloaded and compiled while the consoles stay on screen,
-// then each console writes its session as a link (commands and the virtual time between them,
-// as its Share button does), the console module's apps are unmounted, and the lab module starts
-// as the full console, rebuilding each session from its link (web/src/handover.rs).
+// replication, persistence, DEBUG, and a few rarely used ones such as SORT and BITFIELD). The
+// first time a console needs one, the page moves to the lab module, whose engine is whole: it is
+// downloaded and compiled while the consoles stay on screen, then each console writes its session
+// as a link (commands and the virtual time between them, as its Share button does), the console
+// module's apps are unmounted, and the lab module starts as the full console, rebuilding each
+// session from its link (web/src/handover.rs).
 const LAB = 'redsim-lab';
 let upgrading = null;
 window.redsimPrefetchFull = () => {

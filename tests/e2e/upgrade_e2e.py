@@ -110,6 +110,9 @@ def run_checks(run, label):
         reply_shown(con, "(integer) 3")
         expect(con.run("MEMORY USAGE l")[-1].startswith("(integer)"), "MEMORY USAGE stays: %s" % con.lines())
         expect(LAB_WASM not in wasm_fetched(page), "MEMORY USAGE needed no lab")
+        # Typing the heavy subcommand's name fetches the full engine ahead, as a heavy name does.
+        con.q(".rs-input").fill("MEMORY STATS ")
+        wait_until(lambda: LAB_WASM in wasm_fetched(page), "the lab fetched while typing", 30.0)
         type_line(con, "MEMORY STATS")
         reply_shown(con, "keys.count")
         expect(con.run("SORT l")[-1] == '1) "1"\n2) "2"\n3) "3"', "SORT: %s" % con.lines()[-1])

@@ -286,16 +286,20 @@ impl Component for Widget {
     }
 }
 
-/// Whether the command being typed (its name complete: a space follows
-/// it) is one the full engine runs, so that engine can be fetched already.
+/// Whether the command being typed is one the full engine runs, so that
+/// engine can be fetched already. Only finished words count (a space
+/// follows them): the name, and the subcommand too once typed, since a
+/// light container may have heavy subcommands (MEMORY STATS).
 fn wants_full_engine(input: &str) -> bool {
-    let mut words = input.trim_start().splitn(2, char::is_whitespace);
-    match (words.next(), words.next()) {
-        (Some(name), Some(_)) if !name.is_empty() => {
-            redsim_engine::cmd::needs_full_engine(&[name.as_bytes().to_vec()])
-        }
-        _ => false,
-    }
+    let Some(end) = input.rfind(char::is_whitespace) else {
+        return false;
+    };
+    let words: Vec<Vec<u8>> = input[..end]
+        .split_whitespace()
+        .take(2)
+        .map(|w| w.as_bytes().to_vec())
+        .collect();
+    !words.is_empty() && redsim_engine::cmd::needs_full_engine(&words)
 }
 
 /// Offers `text` as a file download named `name` (a data URL on a
