@@ -71,11 +71,21 @@ class StrictHandler(Handler):
         super().end_headers()
 
 
+class Server(http.server.ThreadingHTTPServer):
+    """A browser closed while a file was still being sent (a test's page is done with it) is
+    not an error worth a traceback; anything else still prints one."""
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def serve(directory, strict=False):
     """Serves `directory` on a free loopback port from a daemon thread; returns (server, base URL).
     `strict` adds a strict Content-Security-Policy header to every response."""
     handler = functools.partial(StrictHandler if strict else Handler, directory=directory)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = Server(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, "http://127.0.0.1:%d/" % server.server_address[1]
 

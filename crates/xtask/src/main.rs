@@ -6,9 +6,11 @@
 //! - `test`: installs what is missing, then fmt, clippy (native and wasm),
 //!   the workspace tests, `dist`, the end-to-end browser tests and Redis'
 //!   own test suite.
+//! - `bench`: the speed benchmark step of `test` on its own.
 //! - `redis-suite [--update] [UNIT...]`: Redis 7.2's test suite against
 //!   `redsim server`, held to a checked-in record.
 
+mod baseline;
 mod dist;
 mod serve;
 mod suite;
@@ -25,6 +27,8 @@ tasks:
   serve [--port N]     build, then serve dist/ on http://127.0.0.1:N (default 8080)
   test                 install missing tools, then fmt, clippy, tests, dist, the browser tests
                        and Redis' own test suite
+  bench                the speed benchmark of `test` alone (needs dist/): native against wasm,
+                       each page's first reply against the build before the split, every scenario
   redis-suite [--update] [UNIT...]
                        run Redis 7.2's test suite against redsim server and check it against
                        tests/redis-suite/results.txt (--update rewrites the record)";
@@ -35,6 +39,7 @@ fn main() -> ExitCode {
         Some("dist") => dist::dist().map(|_| ()),
         Some("serve") => serve_args(&args[1..]).and_then(serve::serve),
         Some("test") => test::test(),
+        Some("bench") => test::bench(),
         Some("redis-suite") => {
             let update = args.iter().any(|a| a == "--update");
             let units: Vec<String> = args[1..]

@@ -158,20 +158,13 @@ pub fn test() -> Result<(), String> {
     // Speed, native against wasm on the same 1M-request trace (ratios
     // printed, only equal hit counts asserted) and on every scenario (the
     // same outcomes, and the browser within 2x native), with one release
-    // `redsim` for both.
+    // `redsim` for both; each console page's first reply against the build
+    // before the split, loaded in turn.
     step("speed benchmark (native vs wasm)", &mut || {
         if !built {
             return Err("skipped: dist failed".into());
         }
-        run(cargo().args(["build", "--release", "-p", "redsim-cli", "--bin", "redsim"]))?;
-        let redsim = crate::util::target_dir()?.join("release/redsim");
-        run(Command::new("python3")
-            .arg(root().join("tests/e2e/bench_e2e.py"))
-            .arg("--dist")
-            .arg(root().join("dist"))
-            .arg("--redsim")
-            .arg(redsim)
-            .current_dir(root()))
+        bench()
     });
 
     println!("\n==> xtask: summary");
@@ -271,4 +264,33 @@ fn is_root() -> bool {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
         .unwrap_or(false)
+}
+
+/// The speed benchmark alone (`cargo xtask bench`, and a step of `test`):
+/// a release `redsim` for the native side, the build before the split for
+/// the time to first reply, then `tests/e2e/bench_e2e.py` on `dist/`.
+pub fn bench() -> Result<(), String> {
+    run(cargo().args(["build", "--release", "-p", "redsim-cli", "--bin", "redsim"]))?;
+    let redsim = crate::util::target_dir()?.join("release/redsim");
+    // The build before the split, for the time to first reply "before and
+    // after"; its failure fails the step but not the rest of the benchmark.
+    let baseline = crate::baseline::dist();
+    let mut bench = Command::new("python3");
+    bench
+        .arg(root().join("tests/e2e/bench_e2e.py"))
+        .arg("--dist")
+        .arg(root().join("dist"))
+        .arg("--redsim")
+        .arg(redsim)
+        .current_dir(root());
+    if let Ok(Some(dir)) = &baseline {
+        bench
+            .arg("--baseline-dist")
+            .arg(dir)
+            .arg("--baseline-label")
+            .arg(&crate::baseline::COMMIT[..7]);
+    }
+    let ran = run(&mut bench);
+    baseline.map_err(|e| format!("baseline build: {e}"))?;
+    ran
 }
