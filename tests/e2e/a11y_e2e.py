@@ -139,7 +139,8 @@ def checks(run, size):
     tallies = {}
 
     def theme():
-        return page.evaluate("document.documentElement.getAttribute('data-theme')")
+        # Light is the default: a page that starts light carries no attribute.
+        return page.evaluate("document.documentElement.getAttribute('data-theme') || 'light'")
 
     def forget_choice():
         page.evaluate("k => localStorage.removeItem(k)", THEME_KEY)
