@@ -75,11 +75,11 @@ static CLUSTER_SUBCOMMANDS: &[Command] = commands! { heavy; group: "cluster";
         syntax: "CLUSTER SET-CONFIG-EPOCH config-epoch", summary: "Sets the configuration epoch for a new node.";
     "setslot" => slots::setslot, arity: -4, flags: [ADMIN, STALE, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "3.0.0",
         syntax: "CLUSTER SETSLOT slot <IMPORTING node-id | MIGRATING node-id | NODE node-id | STABLE>", summary: "Binds a hash slot to a node.";
-    "shards" => nodes::shards, arity: 2, flags: [STALE], acl: [SLOW], since: "7.0.0",
+    "shards" => nodes::shards, arity: 2, flags: [LOADING, STALE], acl: [SLOW], since: "7.0.0",
         syntax: "CLUSTER SHARDS", summary: "Returns the mapping of cluster slots to shards.";
     "slaves" => nodes::replicas, arity: 3, flags: [ADMIN, STALE], acl: [ADMIN, SLOW, DANGEROUS], since: "3.0.0",
         syntax: "CLUSTER SLAVES node-id", summary: "Lists the replica nodes of a master node.";
-    "slots" => nodes::slots, arity: 2, flags: [STALE], acl: [SLOW], since: "3.0.0",
+    "slots" => nodes::slots, arity: 2, flags: [LOADING, STALE], acl: [SLOW], since: "3.0.0",
         syntax: "CLUSTER SLOTS", summary: "Returns the mapping of cluster slots to nodes.";
 };
 
