@@ -300,9 +300,9 @@ fn eventually(what: &str, mut f: impl FnMut() -> bool) {
 
 #[test]
 fn offsets_grow_by_the_commands_resp_length_as_on_a_real_master() {
-    // The replica loads its full sync through an RDB file: keep it out of the tree.
-    let dir = std::env::temp_dir().to_string_lossy().into_owned();
-    let args = ["--repl-ping-replica-period", "3600", "--dir", dir.as_str()];
+    // The replica loads its full sync through an RDB file, each server in
+    // a directory of its own (RedisServer::start).
+    let args = ["--repl-ping-replica-period", "3600"];
     let master = RedisServer::start(&args);
     let replica = RedisServer::start(&args);
     let mut mc = master.conn();

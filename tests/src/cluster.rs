@@ -1,36 +1,8 @@
 //! A real Redis Cluster for tests: N `redis-server --cluster-enabled yes` masters on private ports, each with its own nodes.conf, the slots split evenly, joined with CLUSTER MEET, and ready once every node says `cluster_state:ok`.
 
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::{free_port, Frame, RedisServer};
-
-/// A private directory for nodes' `nodes.conf` files, removed on drop.
-pub struct TempDir(pub std::path::PathBuf);
-
-impl TempDir {
-    pub fn new(what: &str) -> TempDir {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "redsim-{what}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        TempDir(dir)
-    }
-
-    /// A file path inside it.
-    pub fn file(&self, name: &str) -> String {
-        self.0.join(name).display().to_string()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use crate::{free_port, Frame, RedisServer, TempDir};
 
 /// A running real cluster of masters; stopped on drop.
 pub struct RedisCluster {

@@ -4,13 +4,14 @@ use std::fmt::{Debug, Display};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use redsim_engine::proto::clifmt::format_reply;
 use redsim_engine::proto::resp::fmt_double;
 
 pub mod cluster;
-pub use cluster::{RedisCluster, TempDir};
+pub use cluster::RedisCluster;
 pub use redsim_engine::proto::resp::{encode_request, parse_frame, Frame};
 
 mod commands;
@@ -32,14 +33,52 @@ pub fn free_port() -> u16 {
 pub struct RedisServer {
     child: Child,
     pub port: u16,
+    /// Its working directory, unless the test gave one (`--dir`).
+    _dir: Option<TempDir>,
+}
+
+/// A private directory (a reference server's RDB and AOF files, cluster
+/// nodes' `nodes.conf`), removed on drop.
+pub struct TempDir(pub std::path::PathBuf);
+
+impl TempDir {
+    pub fn new(what: &str) -> TempDir {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "redsim-{what}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        TempDir(dir)
+    }
+
+    /// A file path inside it.
+    pub fn file(&self, name: &str) -> String {
+        self.0.join(name).display().to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 impl RedisServer {
-    /// Starts `redis-server` (or `$REDSIM_REDIS_SERVER`) with persistence off.
-    /// Panics with a clear message if the binary is missing: the test command
-    /// (`cargo xtask test`) installs it.
+    /// Starts `redis-server` (or `$REDSIM_REDIS_SERVER`) with persistence off,
+    /// in a directory of its own unless `extra` names one: a SAVE, a full
+    /// sync or a SHUTDOWN writes `dump.rdb` there, and a file shared between
+    /// servers (or left by another server version) would be loaded by the
+    /// next. Panics with a clear message if the binary is missing: the test
+    /// command (`cargo xtask test`) installs it.
     pub fn start(extra: &[&str]) -> RedisServer {
         let bin = std::env::var("REDSIM_REDIS_SERVER").unwrap_or_else(|_| "redis-server".into());
+        let dir = (!extra.contains(&"--dir")).then(|| TempDir::new("redis"));
+        let own_dir: Vec<String> = dir
+            .iter()
+            .flat_map(|d| ["--dir".to_string(), d.0.display().to_string()])
+            .collect();
         // Another test may take the port between `free_port` and the
         // server's bind (a cluster node's bus port is its port + 10000): the
         // server then exits, and whatever else listens there answers. Only a
@@ -57,6 +96,7 @@ impl RedisServer {
                     "--appendonly",
                     "no",
                 ])
+                .args(&own_dir)
                 .args(extra)
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -65,7 +105,11 @@ impl RedisServer {
                     panic!("cannot start {bin} ({e}); run `cargo xtask test`, which installs it")
                 });
             if listening_pid(port, &mut child) == Some(child.id()) {
-                return RedisServer { child, port };
+                return RedisServer {
+                    child,
+                    port,
+                    _dir: dir,
+                };
             }
             let _ = child.kill();
             let _ = child.wait();
