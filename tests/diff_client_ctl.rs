@@ -390,3 +390,34 @@ fn lolwut_and_restore_asking() {
         ",
     );
 }
+
+#[test]
+fn module_answers_as_a_server_without_modules() {
+    // By default MODULE's loaders are protected (enable-module-command no).
+    // MODULE HELP ends with 7.2's "Print this help." (7.0: "Prints"): the
+    // engine's own test holds it to 7.2's text.
+    let mut p = Pair::start(&[]);
+    p.corpus(
+        "MODULE LIST
+MODULE
+MODULE FOO
+MODULE LIST extra
+MODULE LOAD /nonexistent/x.so
+MODULE LOADEX /nonexistent/x.so
+MODULE UNLOAD nosuch
+MODULE UNLOAD
+CONFIG GET enable-module-command",
+    );
+    // Allowed: a library that does not load, a module that is not there.
+    let allow = ["--enable-module-command", "yes"];
+    let mut p = Pair::start_with(&allow, &allow);
+    p.corpus(
+        "MODULE LOAD /nonexistent/x.so
+MODULE LOAD /nonexistent/x.so a b
+MODULE LOADEX /nonexistent/x.so CONFIG a b ARGS c
+MODULE LOADEX /nonexistent/x.so CONFIG a
+MODULE UNLOAD nosuch
+MODULE LIST
+CONFIG GET enable-module-command",
+    );
+}

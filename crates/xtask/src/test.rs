@@ -98,6 +98,8 @@ pub fn test() -> Result<(), String> {
             "cmd::stream::",
             "--skip",
             "cmd::server::lolwut::",
+            "--skip",
+            "cmd::module::",
             // The rarely used commands of light families it sends away too.
             "--skip",
             "cmd::lcs::tests::idx_reply_is_a_map",

@@ -45,10 +45,11 @@ fn sub_of<'a>(parent: &'a Command, cmd: &Command) -> Option<&'a Command> {
     (!std::ptr::eq(parent, cmd)).then_some(parent)
 }
 
-/// `allowProtectedAction` for DEBUG: `yes`, or `local` and a loopback
-/// client (an in-process client, such as the browser console's, is local).
-fn protected_allowed(srv: &Server, client: &Client) -> bool {
-    match srv.config.enable_debug_command.as_str() {
+/// `allowProtectedAction`: `setting` (enable-debug-command or
+/// enable-module-command) is `yes`, or `local` and the client is on
+/// loopback (an in-process client, such as the browser console's, is local).
+fn protected_allowed(setting: &str, srv: &Server, client: &Client) -> bool {
+    match setting {
         "yes" => true,
         "local" => srv.client_list.get(&client.id).is_none_or(|e| {
             e.addr.is_empty() || e.addr.starts_with("127.") || e.addr.starts_with("[::1]")
@@ -81,13 +82,28 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
         ));
         return reject(srv, client, Some(cmd), e);
     }
-    if cmd.flags.contains(Flags::PROTECTED) && !protected_allowed(srv, client) {
-        let e = Frame::err(
-            "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", \
-             you can run it from a local connection, otherwise you need to set this option in the \
-             configuration file, and then restart the server.",
-        );
-        return reject(srv, client, Some(cmd), e);
+    if cmd.flags.contains(Flags::PROTECTED) {
+        // DEBUG and MODULE's loaders, each behind its own setting.
+        let (name, option, setting) = match parent.name {
+            "module" => (
+                "MODULE",
+                "enable-module-command",
+                &srv.config.enable_module_command,
+            ),
+            _ => (
+                "DEBUG",
+                "enable-debug-command",
+                &srv.config.enable_debug_command,
+            ),
+        };
+        if !protected_allowed(setting, srv, client) {
+            let e = Frame::err(format!(
+                "ERR {name} command not allowed. If the {option} option is set to \"local\", \
+                 you can run it from a local connection, otherwise you need to set this option in \
+                 the configuration file, and then restart the server."
+            ));
+            return reject(srv, client, Some(cmd), e);
+        }
     }
     // `authRequired`: only NO_AUTH commands (AUTH, HELLO, QUIT, RESET)
     // before a client authenticates while the default user has a password.

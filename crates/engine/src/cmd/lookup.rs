@@ -41,6 +41,7 @@ pub(super) static FAMILIES: &[&&[Command]] = &[
     &super::repl::COMMANDS,
     &super::persist::COMMANDS,
     &super::acl::COMMANDS,
+    &super::module::COMMANDS,
 ];
 
 /// Longest command name the packed table holds: a name and its length

@@ -39,6 +39,7 @@ pub mod lcs;
 pub mod list;
 pub mod memory;
 pub mod migrate;
+pub mod module;
 pub mod multi;
 pub mod object;
 pub mod persist;

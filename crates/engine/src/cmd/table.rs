@@ -489,8 +489,8 @@ mod tests {
 
     /// The heavy families are the ones the browser console leaves out:
     /// scripting, streams, geo, ACL, cluster, replication, persistence,
-    /// DUMP/RESTORE, MIGRATE, DEBUG and the server's diagnostics (LATENCY,
-    /// SLOWLOG, LOLWUT), with a few rarely used commands of light families
+    /// DUMP/RESTORE, MIGRATE, DEBUG, MODULE and the server's diagnostics
+    /// (LATENCY, SLOWLOG, LOLWUT), with a few rarely used commands of light families
     /// (SORT, LCS, BITFIELD, PFDEBUG, PFSELFTEST, MEMORY STATS, DOCTOR and
     /// MALLOC-STATS). A `light` build (and only it) sends them elsewhere.
     #[test]
@@ -531,6 +531,7 @@ mod tests {
             "MEMORY STATS",
             "MEMORY DOCTOR",
             "MEMORY MALLOC-STATS",
+            "MODULE LIST",
         ];
         let light = [
             "GET k",

@@ -229,6 +229,12 @@ config! {
         parse_protection,
         |s: &String| s.clone()
     );
+    /// `enable-module-command`: MODULE LOAD, LOADEX and UNLOAD alike (no
+    /// module can load here, whatever it says).
+    enable_module_command: String = "no".into() => ["enable-module-command"] immutable with(
+        parse_protection,
+        |s: &String| s.clone()
+    );
     /// `notify-keyspace-events`: the `NOTIFY_*` classes published as
     /// keyspace notifications (none by default), read and shown as notify.c does.
     notify_keyspace_events: u32 = 0 => ["notify-keyspace-events"] mutable with(
