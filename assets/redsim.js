@@ -38,11 +38,12 @@ window.redsimDeflate = async (bytes, inflate, limit) => {
 
 // The theme: the reader's choice (the page's theme button, stored in localStorage under
 // THEME_KEY) or, without one, the system's prefers-color-scheme, followed live. It is set as
-// data-theme="light|dark" on <html> before the wasm starts, so the page never flashes the other
-// one; the button (web/src/page.rs) changes it and listens for the `redsim-theme` event. Light
-// is the stylesheet's default, so a page that starts light is left without the attribute:
-// writing it, even as "light", restyles the whole page just before the console starts (5 to
-// 10 ms of a 2-core machine's time to first reply).
+// data-theme="light|dark" on <html> before the wasm starts; the button (web/src/page.rs)
+// changes it and listens for the `redsim-theme` event. Until this script runs (the browser may
+// draw the page once before it does), the stylesheet shows the system's theme by itself, so a
+// dark system never flashes light. A light page on a light system is left without the
+// attribute: writing it, even as "light", restyles the whole page just before the console
+// starts (5 to 10 ms of a 2-core machine's time to first reply).
 const THEME_KEY = 'redsim-theme';
 const darkQuery = window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
 function storedTheme() {
@@ -54,9 +55,16 @@ function storedTheme() {
   }
 }
 function applyTheme() {
-  const theme = storedTheme() || (darkQuery && darkQuery.matches ? 'dark' : 'light');
+  const systemDark = !!(darkQuery && darkQuery.matches);
+  const theme = storedTheme() || (systemDark ? 'dark' : 'light');
   const root = document.documentElement;
-  if ((root.getAttribute('data-theme') || 'light') !== theme) root.setAttribute('data-theme', theme);
+  // Light on a light system goes without the attribute (the stylesheet alone draws the
+  // system's theme); every other case writes it, which the dark rules also read.
+  const want = theme === 'light' && !systemDark ? null : theme;
+  if (root.getAttribute('data-theme') !== want) {
+    if (want) root.setAttribute('data-theme', want);
+    else root.removeAttribute('data-theme');
+  }
   for (const b of document.querySelectorAll('[data-redsim-theme-toggle]')) {
     b.setAttribute('aria-pressed', String(theme === 'dark'));
   }

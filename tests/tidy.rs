@@ -475,6 +475,46 @@ fn server_internals(files: &[(String, String)]) -> Vec<String> {
     out
 }
 
+/// Where `assets/redsim.css` lists the dark theme's colours: for
+/// `data-theme="dark"`, and for a system that prefers dark before the
+/// loader has set the attribute. Both must say the same.
+const DARK_THEMES: [&str; 2] = [":root[data-theme=\"dark\"] {", ":root:not([data-theme]) {"];
+
+/// The declarations of the block opening with `head`, one per entry,
+/// whitespace folded, in order.
+fn css_block(css: &str, head: &str) -> Option<Vec<String>> {
+    let at = css.find(head)? + head.len();
+    let end = at + css[at..].find('}')?;
+    let mut decls: Vec<String> = css[at..end]
+        .split(';')
+        .map(|d| d.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|d| !d.is_empty())
+        .collect();
+    decls.sort();
+    Some(decls)
+}
+
+/// The ways the stylesheet's two lists of dark colours differ.
+fn dark_themes_differ(css: &str) -> Vec<String> {
+    let [a, b] = DARK_THEMES.map(|head| css_block(css, head));
+    match (a, b) {
+        (Some(a), Some(b)) => a
+            .iter()
+            .filter(|d| !b.contains(d))
+            .map(|d| format!("`{d}` only under {}", DARK_THEMES[0]))
+            .chain(
+                b.iter()
+                    .filter(|d| !a.contains(d))
+                    .map(|d| format!("`{d}` only under {}", DARK_THEMES[1])),
+            )
+            .collect(),
+        _ => vec![format!(
+            "a block opening {} or {} is missing",
+            DARK_THEMES[0], DARK_THEMES[1]
+        )],
+    }
+}
+
 // ---------------------------------------------------------------------------
 // The rules on the tree.
 
@@ -549,6 +589,12 @@ fn crates_keep_their_layers() {
         .collect();
     assert!(dependencies(&manifests[1].1).contains(&"redsim-engine".to_string()));
     assert_clean("crate layering", layering(&manifests));
+}
+
+#[test]
+fn the_two_dark_themes_agree() {
+    let css = std::fs::read_to_string(root().join("assets/redsim.css")).expect("redsim.css");
+    assert_clean("dark colours", dark_themes_differ(&css));
 }
 
 #[test]
@@ -696,4 +742,16 @@ fn each_rule_catches_a_planted_violation() {
     assert!(std_btrees(&[file("crates/sim/src/x.rs", btree)]).is_empty());
     let tested = format!("/// A `BTreeMap` in a comment.\n#[cfg(test)]\nmod tests {{ {btree} }}");
     assert!(std_btrees(&[file("crates/engine/src/x.rs", &tested)]).is_empty());
+
+    let css = ":root[data-theme=\"dark\"] { --a: #111; --b: #222; }\n\
+               @media (prefers-color-scheme: dark) { :root:not([data-theme]) { --b: #222;\n --a: #111; } }";
+    assert!(dark_themes_differ(css).is_empty());
+    assert_eq!(
+        dark_themes_differ(&css.replace("--b: #222; }", "--b: #223; }")).len(),
+        2
+    );
+    assert_eq!(
+        dark_themes_differ(&css.replace(":root:not", ":root:is")).len(),
+        1
+    );
 }

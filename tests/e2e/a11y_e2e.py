@@ -145,6 +145,28 @@ def checks(run, size):
     def forget_choice():
         page.evaluate("k => localStorage.removeItem(k)", THEME_KEY)
 
+    def dark_bg():
+        bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        return sum(int(v) for v in bg[bg.index("(") + 1:bg.index(")")].split(",")[:3]) < 150
+
+    def drawn_in_the_system_theme_before_the_loader():
+        # The browser may draw the page once before the loader (a module script) runs: the
+        # stylesheet alone must already show the system's theme, or a dark system sees a flash
+        # of light. With the loader held back, the page is what that first frame shows.
+        page.route("**/redsim.js", lambda r: r.abort())
+        try:
+            for scheme in ["dark", "light"]:
+                page.emulate_media(color_scheme=scheme)
+                page.goto(base + "index.html")
+                page.wait_for_timeout(300)
+                expect(dark_bg() == (scheme == "dark"), "a %s system is drawn %s before the loader runs"
+                       % (scheme, "dark" if dark_bg() else "light"))
+        finally:
+            page.unroute("**/redsim.js")
+            page.emulate_media(color_scheme="light")
+    suite.check("the page is drawn in the system's theme before its loader runs (%s)" % size,
+                drawn_in_the_system_theme_before_the_loader)
+
     for scheme in ["light", "dark"]:
         def starts_in_the_system_theme(scheme=scheme):
             page.emulate_media(color_scheme=scheme)
@@ -155,9 +177,7 @@ def checks(run, size):
             expect(theme() == scheme, "with prefers-color-scheme %s the page is %s" % (scheme, theme()))
             pressed = page.locator('[data-action="theme"]').get_attribute("aria-pressed")
             expect(pressed == ("true" if scheme == "dark" else "false"), "the theme button says %s" % pressed)
-            bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
-            dark_bg = sum(int(v) for v in bg[bg.index("(") + 1:bg.index(")")].split(",")[:3]) < 150
-            expect(dark_bg == (scheme == "dark"), "the page's background follows: %s" % bg)
+            expect(dark_bg() == (scheme == "dark"), "the page's background follows the system")
             fill_tabs(page, c)
         suite.check("the page starts %s when the system is (%s)" % (scheme, size), starts_in_the_system_theme)
 
@@ -226,6 +246,7 @@ def checks(run, size):
         page.reload()
         button.wait_for(timeout=15000)
         expect(theme() == "light", "light kept over a dark system after a reload: %s" % theme())
+        expect(not dark_bg(), "and drawn light, though the system is dark")
         forget_choice()
         page.emulate_media(color_scheme="light")
     suite.check("the theme button switches the theme and a reload keeps it (%s)" % size, toggle_switches_and_persists)
