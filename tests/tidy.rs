@@ -475,19 +475,22 @@ fn server_internals(files: &[(String, String)]) -> Vec<String> {
     out
 }
 
-/// Where `assets/redsim.css` lists the dark theme's colours: for
-/// `data-theme="dark"`, and for a system that prefers dark before the
-/// loader has set the attribute. Both must say the same.
-const DARK_THEMES: [&str; 2] = [":root[data-theme=\"dark\"] {", ":root:not([data-theme]) {"];
+/// Where `assets/redsim.css` lists the dark theme's colours (whitespace
+/// folded): for `data-theme="dark"`, and for a system that prefers dark
+/// before the loader has set the attribute. Both must say the same.
+const DARK_THEMES: [&str; 2] = [
+    ":root[data-theme=\"dark\"] {",
+    "@media (prefers-color-scheme: dark) { :root:not([data-theme]) {",
+];
 
-/// The declarations of the block opening with `head`, one per entry,
-/// whitespace folded, in order.
+/// The declarations of the block opening with `head` in `css` (both with
+/// whitespace folded), one per entry, sorted.
 fn css_block(css: &str, head: &str) -> Option<Vec<String>> {
     let at = css.find(head)? + head.len();
     let end = at + css[at..].find('}')?;
     let mut decls: Vec<String> = css[at..end]
         .split(';')
-        .map(|d| d.split_whitespace().collect::<Vec<_>>().join(" "))
+        .map(|d| d.trim().to_string())
         .filter(|d| !d.is_empty())
         .collect();
     decls.sort();
@@ -496,7 +499,8 @@ fn css_block(css: &str, head: &str) -> Option<Vec<String>> {
 
 /// The ways the stylesheet's two lists of dark colours differ.
 fn dark_themes_differ(css: &str) -> Vec<String> {
-    let [a, b] = DARK_THEMES.map(|head| css_block(css, head));
+    let css = css.split_whitespace().collect::<Vec<_>>().join(" ");
+    let [a, b] = DARK_THEMES.map(|head| css_block(&css, head));
     match (a, b) {
         (Some(a), Some(b)) => a
             .iter()
@@ -752,6 +756,11 @@ fn each_rule_catches_a_planted_violation() {
     );
     assert_eq!(
         dark_themes_differ(&css.replace(":root:not", ":root:is")).len(),
+        1
+    );
+    // The copy must sit under the system's preference.
+    assert_eq!(
+        dark_themes_differ(&css.replace("prefers-color-scheme: dark", "min-width: 1px")).len(),
         1
     );
 }
