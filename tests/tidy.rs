@@ -519,6 +519,33 @@ fn dark_themes_differ(css: &str) -> Vec<String> {
     }
 }
 
+/// Font weights of `assets/redsim.css` other than 400 and 600: every
+/// weight a page shows is one more font the browser looks up before its
+/// first layout (see the stylesheet's note on weights).
+fn css_weights(css: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (n, line) in css.lines().enumerate() {
+        for decl in line.split(['{', ';', '}']) {
+            let Some((prop, value)) = decl.split_once(':') else {
+                continue;
+            };
+            if !matches!(prop.trim(), "font" | "font-weight") {
+                continue;
+            }
+            let odd = value.split_whitespace().any(|w| {
+                matches!(w, "bold" | "bolder" | "lighter")
+                    || (w.len() == 3
+                        && w.bytes().all(|b| b.is_ascii_digit())
+                        && !matches!(w, "400" | "600"))
+            });
+            if odd {
+                out.push(format!("redsim.css:{}: `{}`", n + 1, decl.trim()));
+            }
+        }
+    }
+    out
+}
+
 // ---------------------------------------------------------------------------
 // The rules on the tree.
 
@@ -593,6 +620,12 @@ fn crates_keep_their_layers() {
         .collect();
     assert!(dependencies(&manifests[1].1).contains(&"redsim-engine".to_string()));
     assert_clean("crate layering", layering(&manifests));
+}
+
+#[test]
+fn the_stylesheet_keeps_two_font_weights() {
+    let css = std::fs::read_to_string(root().join("assets/redsim.css")).expect("redsim.css");
+    assert_clean("font weights other than 400 and 600", css_weights(&css));
 }
 
 #[test]
@@ -756,6 +789,17 @@ fn each_rule_catches_a_planted_violation() {
     );
     assert_eq!(
         dark_themes_differ(&css.replace(":root:not", ":root:is")).len(),
+        1
+    );
+    let weights =
+        ".a { font: 600 12px/1.5 var(--rs-sans); }\n.b { font-weight: 400; font-size: 13px; }";
+    assert!(css_weights(weights).is_empty());
+    assert_eq!(
+        css_weights(&weights.replace("600 12px", "500 12px")).len(),
+        1
+    );
+    assert_eq!(
+        css_weights(&weights.replace("weight: 400", "weight: bold")).len(),
         1
     );
     // The copy must sit under the system's preference.
