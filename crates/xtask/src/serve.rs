@@ -1,4 +1,4 @@
-//! `cargo xtask serve`: builds `dist/`, then serves it with a small static file server (std `TcpListener`, a thread per connection, correct MIME types including `application/wasm`, and the precompressed `.br` / `.gz` copies sent with `Content-Encoding` to browsers that accept them).
+//! `cargo xtask serve`: builds `dist/`, then serves it with a small static file server (std `TcpListener`, a thread per keep-alive connection, correct MIME types including `application/wasm`, and the precompressed `.br` / `.gz` copies sent with `Content-Encoding` to browsers that accept them).
 
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
@@ -27,6 +27,9 @@ pub fn serve(port: u16) -> Result<(), String> {
 /// Answers the requests of one connection (keep-alive) with files of `root`.
 fn handle(stream: TcpStream, root: &Path) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    // Each answer goes out in one write, and at once: with Nagle's algorithm a response split
+    // over writes can wait for the browser's delayed acknowledgement (tens of milliseconds).
+    stream.set_nodelay(true)?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut out = stream;
     loop {
@@ -76,14 +79,15 @@ fn handle(stream: TcpStream, root: &Path) -> std::io::Result<()> {
         println!("{method} {target} -> {status}{shown}");
         let content_encoding =
             encoding.map_or(String::new(), |e| format!("Content-Encoding: {e}\r\n"));
-        write!(
-            out,
+        let mut answer = format!(
             "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\n{content_encoding}Vary: Accept-Encoding\r\nContent-Length: {}\r\nCache-Control: no-cache\r\n\r\n",
             body.len()
-        )?;
+        )
+        .into_bytes();
         if method != "HEAD" {
-            out.write_all(&body)?;
+            answer.extend_from_slice(&body);
         }
+        out.write_all(&answer)?;
         out.flush()?;
     }
 }
