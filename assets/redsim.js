@@ -70,7 +70,6 @@ function applyTheme() {
   }
   window.dispatchEvent(new CustomEvent('redsim-theme', { detail: theme }));
 }
-applyTheme();
 if (darkQuery) darkQuery.addEventListener('change', applyTheme);
 document.addEventListener('DOMContentLoaded', applyTheme);
 // A page embedding widgets can offer the same switch with any element carrying
@@ -87,6 +86,34 @@ document.addEventListener('click', (e) => {
     window.dispatchEvent(new CustomEvent('redsim-theme', { detail: dark ? 'light' : 'dark' }));
   }
 });
+
+// Holding the first paint. A page whose loader tag is render-blocking (index.html:
+// `<script type="module" src="redsim.js" blocking="render">`) has not been drawn when this
+// script runs. Drawing it now, with "Loading the playground…" where the console will be, costs
+// the main thread a full style, layout and paint (some 15 ms on a 2-core machine, most of it
+// looking up fonts), all while the console module's bytes wait for that thread, and shows a
+// placeholder that a fast load replaces a moment later. So such a page stays blank
+// (`.rs-hold`: `content-visibility: hidden` on the body, which skips its style and layout) until
+// its first console or app has drawn, an error shows, or HOLD_MS after navigation, whichever
+// comes first: a slow network still sees the page and its loading note at that moment. Browsers
+// without render-blocking scripts may have drawn the page already, so they are never held.
+const HOLD_MS = 300;
+const loaderTag = [...document.scripts].find((s) => s.src === import.meta.url);
+let holding = !!(loaderTag && loaderTag.blocking && loaderTag.blocking.contains('render'));
+function release() {
+  if (!holding) return;
+  holding = false;
+  drawn.disconnect();
+  document.documentElement.classList.remove('rs-hold');
+}
+const drawn = new MutationObserver(() => {
+  if (document.querySelector('.rs-widget, .rs-pagebar, .rs-load-error, .rs-crash')) release();
+});
+if (holding) {
+  document.documentElement.classList.add('rs-hold');
+  drawn.observe(document.body, { subtree: true, childList: true });
+  setTimeout(release, Math.max(0, HOLD_MS - performance.now()));
+}
 
 // The console module's code is fetched and compiled from the moment this script runs, while the
 // page is still being parsed and styled, rather than after its JavaScript bindings are imported:
@@ -236,6 +263,7 @@ function idle() {
 }
 
 function showLoadError(err) {
+  release();
   for (const host of document.querySelectorAll(HOSTS)) {
     const box = document.createElement('p');
     box.className = 'rs-loading rs-load-error';
@@ -291,6 +319,7 @@ document.addEventListener('click', (e) => {
 // overflow) ends the instance without running the panic hook: draw the same overlay here.
 function showTrap(err) {
   if (!(err instanceof WebAssembly.RuntimeError)) return;
+  release();
   for (const host of document.querySelectorAll(HOSTS)) {
     if (host.querySelector('.rs-crash')) continue;
     const overlay = document.createElement('div');
@@ -321,3 +350,8 @@ start().catch((err) => {
   console.error('Redsim: could not start', err);
   showLoadError(err);
 });
+// The theme is set once the console module is on its way: reading the stored choice is a
+// synchronous round trip to the browser's storage (a few milliseconds on a cold profile) that
+// the module's download and compilation need not wait for. It still comes before anything is
+// drawn from the module, which runs in later tasks.
+applyTheme();

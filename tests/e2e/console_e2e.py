@@ -36,6 +36,23 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 PROMPT = "127.0.0.1:6379>"
+# Notes, from a page's first byte: when the first console widget was added, whether the loader
+# held the page (`rs-hold` on <html>), whether the loading note was ever on screen unheld, and the
+# first contentful paint.
+PAINT_PROBE = """
+window.__rsPaint = { widget: null, held: false, loadingSeen: false, fcp: null };
+new MutationObserver(() => {
+  const n = window.__rsPaint;
+  const root = document.documentElement;
+  if (root.classList.contains('rs-hold')) n.held = true;
+  if (n.widget === null && document.querySelector('.rs-widget')) n.widget = performance.now();
+  if (n.held && n.widget === null && !root.classList.contains('rs-hold') && document.querySelector('#redsim > .rs-loading'))
+    n.loadingSeen = true;
+}).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['class'] });
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) if (e.name === 'first-contentful-paint') window.__rsPaint.fcp = e.startTime;
+}).observe({ type: 'paint', buffered: true });
+"""
 
 
 def shared_session(link):
@@ -140,7 +157,11 @@ class Console:
         return self.page.locator("%s %s" % (self.root, sel))
 
     def ready(self):
-        self.q(".rs-input").wait_for(state="visible", timeout=15000)
+        try:
+            self.q(".rs-input").wait_for(state="visible", timeout=15000)
+        except Exception:
+            print("console not ready:", self.page.url, self.page.evaluate("[document.documentElement.className, document.visibilityState, (document.querySelector('#redsim') || document.body).innerHTML.slice(0, 300), [...document.querySelectorAll('[hidden]')].map(e => e.className)]"))
+            raise
 
     def run(self, line):
         """Types `line`, presses Enter, and returns the reply lines printed after it."""
@@ -272,7 +293,9 @@ def run_checks(suite, page, base, shots, page_errors):
         page.goto(base + "index.html")
         c.ready()
         expect(c.q(".rs-prompt").last.inner_text() == PROMPT, "prompt is %r" % c.q(".rs-prompt").last.inner_text())
-        expect(page.evaluate("document.activeElement.classList.contains('rs-input')"), "console input has focus")
+        # Focused once the first frame is drawn (focusing lays the page out).
+        wait_until(lambda: page.evaluate("document.activeElement.classList.contains('rs-input')"),
+                   "the console input to have focus")
     suite.check("page loads and mounts the console", loads)
 
     def set_get_expire():
@@ -380,6 +403,62 @@ def run_checks(suite, page, base, shots, page_errors):
         page.goto(base + url_cmds)  # the next checks continue this session
         c.ready()
     suite.check("?cmd=… and #cmd=… run commands on load", url_commands)
+
+    def drawn_once(path, route=None):
+        """Loads `path` in a fresh tab that notes when its first console was added, whether the
+        page was held, and its first contentful paint; `route` may hold the console's wasm back.
+        Returns those notes."""
+        tab = page.context.new_page()
+        tab.add_init_script(PAINT_PROBE)
+        if route:
+            tab.route("**/redsim-web_bg.wasm", route)
+        try:
+            tab.goto(base + path)
+            tab.locator(".rs-input").first.wait_for(state="visible", timeout=15000)
+            tab.wait_for_function("window.__rsPaint.fcp !== null", timeout=10000)
+            return tab.evaluate("window.__rsPaint")
+        finally:
+            tab.close()
+
+    def first_paint_held():
+        # The playground page is drawn once, with its console: nothing, not even the loading
+        # note, is painted before the console is there.
+        n = drawn_once("index.html?cmd=PING")
+        expect(n["held"], "the loader held the page: %r" % n)
+        expect(n["widget"] is not None and n["fcp"] >= n["widget"], "first paint after the console: %r" % n)
+        expect(n["loadingSeen"] is False, "the loading note was never painted: %r" % n)
+        # A slow console module does not keep the page blank: the page and its loading note
+        # show after the hold's 300 ms, long before the console.
+        def slow(route):
+            time.sleep(1.5)
+            route.continue_()
+        n = drawn_once("index.html?cmd=PING", route=slow)
+        expect(n["held"] and n["fcp"] < 1200, "a slow module: drawn after the hold, not later: %r" % n)
+        expect(n["widget"] is not None and n["fcp"] < n["widget"], "drawn before the console: %r" % n)
+        expect(n["loadingSeen"] is True, "the loading note was painted: %r" % n)
+        # A documentation page is never held: the widget must not hide the page's own text.
+        n = drawn_once("embed.html")
+        expect(not n["held"], "embed.html was held: %r" % n)
+    suite.check("the playground is drawn once, with its console; a slow module or a docs page is not held",
+                first_paint_held)
+
+    def screen_opens_at_its_end():
+        # A session longer than the screen opens on its last line, a short one at the top.
+        many = "&".join("cmd=ECHO%%20line%d" % i for i in range(40))
+        page.goto(base + "index.html?clock=paused&" + many)
+        c.ready()
+        box = c.q(".rs-screen").bounding_box()
+        last = c.q(".rs-screen .rs-out").last.bounding_box()
+        first = c.q(".rs-screen .rs-line").first.bounding_box()
+        expect(box["y"] <= last["y"] and last["y"] + last["height"] <= box["y"] + box["height"] + 1,
+               "the last reply is in view: %r %r" % (box, last))
+        expect(first["y"] + first["height"] < box["y"], "the first line is scrolled away: %r %r" % (box, first))
+        page.goto(base + url_cmds)
+        c.ready()
+        box = c.q(".rs-screen").bounding_box()
+        first = c.q(".rs-screen .rs-line").first.bounding_box()
+        expect(0 <= first["y"] - box["y"] < 30, "a short session starts at the top: %r %r" % (box, first))
+    suite.check("the console opens on its last line; a short session sits at the top", screen_opens_at_its_end)
 
     def share():
         c.run("INCR n")

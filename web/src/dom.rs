@@ -228,3 +228,18 @@ pub fn set_global(name: &str, value: JsValue) {
         let _ = js_sys::Reflect::set(&w, &name.into(), &value);
     }
 }
+
+/// Runs `f` once the browser has drawn its next frame: an animation-frame
+/// callback runs just before that frame's style, layout and paint, and a
+/// zero timeout set from it runs after them. Work that needs the page laid
+/// out (focusing an element does) waits there rather than forcing a layout
+/// of its own before the page's first frame.
+pub fn after_next_paint(f: impl FnOnce() + 'static) {
+    let Some(w) = web_sys::window() else {
+        return;
+    };
+    let next = wasm_bindgen::closure::Closure::once_into_js(move || {
+        gloo::timers::callback::Timeout::new(0, f).forget();
+    });
+    let _ = w.request_animation_frame(next.unchecked_ref());
+}

@@ -66,6 +66,12 @@ pub const DOCS_FILE: &str = "redsim-docs.txt";
 
 /// Where trunk's tags are replaced by ours.
 const MARKER: &str = "<!-- redsim:assets -->";
+/// The same, for a page that holds its first paint until its console has
+/// drawn: its loader tag is render-blocking, which `assets/redsim.js` reads
+/// as that request ("Holding the first paint" there says why). The
+/// playground page does; the embedding example, like any documentation
+/// page, does not: a widget must not keep the page's own text from showing.
+const MARKER_HOLD: &str = "<!-- redsim:assets hold-first-paint -->";
 /// The console module's bindings and wasm are preloaded: without the hints
 /// their fetches would wait for the loader to run, which waits for the
 /// stylesheet, and the wasm's for the bindings.
@@ -74,6 +80,8 @@ const ASSET_TAGS: &str = "<link rel=\"stylesheet\" href=\"redsim.css\">\n    \
                           <link rel=\"preload\" href=\"redsim-web_bg.wasm\" as=\"fetch\" \
                           type=\"application/wasm\" crossorigin>\n    \
                           <script type=\"module\" src=\"redsim.js\"></script>";
+/// The loader's tag as [`MARKER_HOLD`] writes it.
+const LOADER_HOLD: &str = "<script type=\"module\" src=\"redsim.js\" blocking=\"render\"></script>";
 
 /// What `dist` produced.
 pub struct Built {
@@ -172,9 +180,8 @@ pub fn dist() -> Result<Built, String> {
     Ok(Built { dir: out })
 }
 
-/// `REDSIM_WASM_NAMES=1` keeps function names in the wasm, so a browser
-/// profile of the page names Rust functions (use with `REDSIM_WASM_OPT=off`,
-/// as wasm-opt drops them).
+/// `REDSIM_WASM_NAMES=1` keeps function names in the wasm (wasm-opt runs
+/// with `-g`), so a browser profile of the page names Rust functions.
 fn keep_names() -> bool {
     std::env::var("REDSIM_WASM_NAMES").is_ok_and(|v| v == "1")
 }
@@ -207,6 +214,7 @@ fn optimize(wasm: &Path, passes: &[&str]) -> Result<(), String> {
         .arg("-o")
         .arg(wasm)
         .args(&passes)
+        .args(keep_names().then_some("-g"))
         .args(WASM_FEATURES))?;
     let after = fs::metadata(wasm).map(|m| m.len()).unwrap_or(0);
     println!(
@@ -284,7 +292,7 @@ pub fn ensure_wasm_target() -> Result<(), String> {
 
 /// The template with trunk's tags removed and our asset tags in place of the marker.
 pub fn render_html(template: &str) -> Result<String, String> {
-    if !template.contains(MARKER) {
+    if !template.contains(MARKER) && !template.contains(MARKER_HOLD) {
         return Err(format!("the HTML template has no {MARKER} marker"));
     }
     let mut out = String::with_capacity(template.len());
@@ -305,7 +313,11 @@ pub fn render_html(template: &str) -> Result<String, String> {
         }
     }
     out.push_str(rest);
-    Ok(out.replace(MARKER, ASSET_TAGS))
+    let held = ASSET_TAGS.replace(
+        "<script type=\"module\" src=\"redsim.js\"></script>",
+        LOADER_HOLD,
+    );
+    Ok(out.replace(MARKER, ASSET_TAGS).replace(MARKER_HOLD, &held))
 }
 
 /// Copies the files of `from` (not recursive: assets are flat) into `to`.
@@ -349,6 +361,11 @@ mod tests {
         assert!(html.contains("<link rel=\"modulepreload\" href=\"redsim-web.js\">"));
         assert!(preload < html.find("src=\"redsim.js\"").unwrap());
         assert!(!html.contains("\n\n"), "{html}");
+        // The holding marker gives the same tags with a render-blocking loader.
+        let held = render_html(&t.replace(MARKER, MARKER_HOLD)).unwrap();
+        assert_eq!(held.replace(" blocking=\"render\"", ""), html);
+        assert!(held.contains(LOADER_HOLD) && !html.contains("blocking"));
+        assert!(render_html("<head></head>").is_err());
     }
 
     #[test]
@@ -359,6 +376,9 @@ mod tests {
             assert!(!html.contains("data-trunk"));
             // Paths stay relative so the site works under any sub-path.
             assert!(!html.contains("src=\"/") && !html.contains("href=\"/"));
+            // Only the playground page holds its first paint.
+            assert_eq!(html.contains(LOADER_HOLD), name == "index.html", "{name}");
+            assert!(html.contains("src=\"redsim.js\""), "{name}");
         }
     }
 

@@ -20,7 +20,7 @@ use wasm_bindgen::{closure::Closure, JsValue};
 use web_sys::{HtmlInputElement, KeyboardEvent};
 use yew::prelude::*;
 
-use crate::dom::{input_value, page_has_selection, page_url, wall_ms};
+use crate::dom::{after_next_paint, input_value, page_has_selection, page_url, wall_ms};
 use crate::panels::clients::{client_tabs, TabClick};
 use crate::panels::inspector::InspectorPanel;
 use crate::panels::keyspace::KeyspacePanel;
@@ -227,8 +227,10 @@ impl Component for Widget {
                     <div class="rs-console" onclick={ link.callback(|_| Msg::Focus) }>
                         { client_tabs(&st.tabs(), st.active, st.can_add_client(), &on_tab) }
                         <div class="rs-screen" ref={ self.screen_ref.clone() } aria-live="polite">
-                            <Screen lines={ cur.lines.clone() } />
-                            { input_line(prompt) }
+                            <div class="rs-screen-body">
+                                <Screen lines={ cur.lines.clone() } />
+                                { input_line(prompt) }
+                            </div>
                         </div>
                     </div>
                     <KeyspacePanel rows={ st.keys.rows.clone() } count={ st.keys.count } db={ st.keys.db }
@@ -263,17 +265,38 @@ impl Component for Widget {
         if std::mem::take(&mut fx.load_docs) {
             crate::docs::load(false);
         } else if first_render {
-            crate::docs::load(true);
+            after_next_paint(|| crate::docs::load(true));
         }
-        if std::mem::take(&mut fx.scroll_to_end) {
+        // The screen starts at its end by itself (a reversed flex box, see
+        // `.rs-screen` in redsim.css): measuring it on the first render
+        // would lay the whole page out before its first frame.
+        if std::mem::take(&mut fx.scroll_to_end) && !first_render {
             if let Some(screen) = self.screen_ref.cast::<web_sys::Element>() {
                 screen.set_scroll_top(screen.scroll_height());
             }
         }
-        if (first_render && ctx.props().autofocus) || std::mem::take(&mut fx.focus_input) {
+        if std::mem::take(&mut fx.focus_input) {
             if let Some(input) = self.input_ref.cast::<HtmlInputElement>() {
                 let _ = input.focus();
             }
+        } else if first_render && ctx.props().autofocus {
+            // After the first frame: focusing lays the page out at once,
+            // which would hold back the frame that shows the first reply.
+            // Unless the reader has put the focus somewhere meanwhile.
+            let input = self.input_ref.clone();
+            after_next_paint(move || {
+                let idle = web_sys::window()
+                    .and_then(|w| w.document())
+                    .and_then(|d| d.active_element())
+                    .is_none_or(|e| e.tag_name() == "BODY");
+                if let (false, true, Some(input)) = (
+                    crate::panic::is_dead(),
+                    idle,
+                    input.cast::<HtmlInputElement>(),
+                ) {
+                    let _ = input.focus();
+                }
+            });
         }
         if std::mem::take(&mut fx.reveal_inspector) {
             if let Some(panel) = self.inspector_ref.cast::<web_sys::Element>() {
