@@ -111,7 +111,8 @@ const drawn = new MutationObserver(() => {
 });
 if (holding) {
   document.documentElement.classList.add('rs-hold');
-  drawn.observe(document.body, { subtree: true, childList: true });
+  // The whole document: iframe mode (`?minimal=1`) replaces the body.
+  drawn.observe(document.documentElement, { subtree: true, childList: true });
   setTimeout(release, Math.max(0, HOLD_MS - performance.now()));
 }
 
