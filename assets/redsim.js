@@ -100,15 +100,15 @@ document.addEventListener('click', (e) => {
 const HOLD_MS = 300;
 const loaderTag = [...document.scripts].find((s) => s.src === import.meta.url);
 let holding = !!(loaderTag && loaderTag.blocking && loaderTag.blocking.contains('render'));
+const drawn = new MutationObserver(() => {
+  if (document.querySelector('.rs-widget, .rs-pagebar, .rs-load-error, .rs-crash')) release();
+});
 function release() {
   if (!holding) return;
   holding = false;
   drawn.disconnect();
   document.documentElement.classList.remove('rs-hold');
 }
-const drawn = new MutationObserver(() => {
-  if (document.querySelector('.rs-widget, .rs-pagebar, .rs-load-error, .rs-crash')) release();
-});
 if (holding) {
   document.documentElement.classList.add('rs-hold');
   // The whole document: iframe mode (`?minimal=1`) replaces the body.

@@ -74,12 +74,13 @@ const MARKER: &str = "<!-- redsim:assets -->";
 const MARKER_HOLD: &str = "<!-- redsim:assets hold-first-paint -->";
 /// The console module's bindings and wasm are preloaded: without the hints
 /// their fetches would wait for the loader to run, which waits for the
-/// stylesheet, and the wasm's for the bindings.
-const ASSET_TAGS: &str = "<link rel=\"stylesheet\" href=\"redsim.css\">\n    \
-                          <link rel=\"modulepreload\" href=\"redsim-web.js\">\n    \
-                          <link rel=\"preload\" href=\"redsim-web_bg.wasm\" as=\"fetch\" \
-                          type=\"application/wasm\" crossorigin>\n    \
-                          <script type=\"module\" src=\"redsim.js\"></script>";
+/// stylesheet, and the wasm's for the bindings. The loader's tag follows them.
+const HINT_TAGS: &str = "<link rel=\"stylesheet\" href=\"redsim.css\">\n    \
+                         <link rel=\"modulepreload\" href=\"redsim-web.js\">\n    \
+                         <link rel=\"preload\" href=\"redsim-web_bg.wasm\" as=\"fetch\" \
+                         type=\"application/wasm\" crossorigin>\n    ";
+/// The loader's tag at [`MARKER`].
+const LOADER: &str = "<script type=\"module\" src=\"redsim.js\"></script>";
 /// The loader's tag as [`MARKER_HOLD`] writes it.
 const LOADER_HOLD: &str = "<script type=\"module\" src=\"redsim.js\" blocking=\"render\"></script>";
 
@@ -313,11 +314,9 @@ pub fn render_html(template: &str) -> Result<String, String> {
         }
     }
     out.push_str(rest);
-    let held = ASSET_TAGS.replace(
-        "<script type=\"module\" src=\"redsim.js\"></script>",
-        LOADER_HOLD,
-    );
-    Ok(out.replace(MARKER, ASSET_TAGS).replace(MARKER_HOLD, &held))
+    Ok(out
+        .replace(MARKER, &format!("{HINT_TAGS}{LOADER}"))
+        .replace(MARKER_HOLD, &format!("{HINT_TAGS}{LOADER_HOLD}")))
 }
 
 /// Copies the files of `from` (not recursive: assets are flat) into `to`.

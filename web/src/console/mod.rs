@@ -285,15 +285,14 @@ impl Component for Widget {
             // Unless the reader has put the focus somewhere meanwhile.
             let input = self.input_ref.clone();
             after_next_paint(move || {
-                let idle = web_sys::window()
+                let focus_elsewhere = web_sys::window()
                     .and_then(|w| w.document())
                     .and_then(|d| d.active_element())
-                    .is_none_or(|e| e.tag_name() == "BODY");
-                if let (false, true, Some(input)) = (
-                    crate::panic::is_dead(),
-                    idle,
-                    input.cast::<HtmlInputElement>(),
-                ) {
+                    .is_some_and(|e| e.tag_name() != "BODY");
+                if crate::panic::is_dead() || focus_elsewhere {
+                    return;
+                }
+                if let Some(input) = input.cast::<HtmlInputElement>() {
                     let _ = input.focus();
                 }
             });
