@@ -3,7 +3,8 @@
 seeded Zipf cache-aside trace in headless Chromium (`window.redsimBenchZipf` in the
 built dist/), prints requests/s on both and the wasm/native time ratio per cache.
 Then the pages' weight and start: for index.html and embed.html, the median of --loads
-(5) cold loads of the time from navigation to the first console reply, and the wasm fetched
+(5) cold loads (a fresh profile in a browser left to finish its own start first) of the time
+from navigation to the first console reply, and the wasm fetched
 before it (raw and gzip -9), which must be the console module alone and within its
 budget. With --baseline-dist, the same pages of the build before the split (`cargo xtask
 test` builds it from its commit, crates/xtask/src/baseline.rs) are loaded in turn with ours,
@@ -131,15 +132,26 @@ new MutationObserver((_, seen) => {
 """
 
 
+# A browser just launched is still starting for most of a second: Chromium 156 loads its
+# omnibox popup (a WebUI page with some 200 scripts, in a renderer of its own) from about 150 ms
+# before the first navigation to some 450 ms after it. On a 2-core machine that work shares the
+# cores with the page being timed, and by how much varies from load to load. A reader's browser
+# is already running when they open a page, so each cold load (a fresh profile: empty cache,
+# nothing of the site stored) first lets the browser settle for this long.
+SETTLE_MS = 1500
+
+
 def cold_load(p, base, page_path):
-    """One load of `page_path` in a fresh profile: (ms from navigation to the first console
-    reply, wasm bytes fetched before it, their gzip -9 size, the names of the modules)."""
+    """One load of `page_path` in a fresh profile, once the browser has settled: (ms from
+    navigation to the first console reply, wasm bytes fetched before it, their gzip -9 size,
+    the names of the modules)."""
     profile = tempfile.mkdtemp(prefix="redsim-first-reply-")
     try:
         ctx = p.chromium.launch_persistent_context(
             profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
         )
         page = ctx.pages[0] if ctx.pages else ctx.new_page()
+        page.wait_for_timeout(SETTLE_MS)
         fetched = []
         page.on("response", lambda r: fetched.append(r) if r.url.split("?")[0].endswith(".wasm") else None)
         page.add_init_script(FIRST_REPLY_PROBE)
