@@ -157,8 +157,12 @@ class Console:
         return self.page.locator("%s %s" % (self.root, sel))
 
     def ready(self):
+        """Waits for the console, and for its timeline's chart, which draws in the frame after
+        the first reply (the first frame holds the chart's empty box)."""
         try:
             self.q(".rs-input").wait_for(state="visible", timeout=15000)
+            self.page.wait_for_function(
+                "document.querySelector('.rs-widget') && !document.querySelector('[data-pending]')", timeout=15000)
         except Exception:
             print("console not ready:", self.page.url, self.page.evaluate("[document.documentElement.className, document.visibilityState, (document.querySelector('#redsim') || document.body).innerHTML.slice(0, 300), [...document.querySelectorAll('[hidden]')].map(e => e.className)]"))
             raise
@@ -441,6 +445,38 @@ def run_checks(suite, page, base, shots, page_errors):
         expect(not n["held"], "embed.html was held: %r" % n)
     suite.check("the playground is drawn once, with its console; a slow module or a docs page is not held",
                 first_paint_held)
+
+    # In the frame that first shows a reply: whether the timeline is still its empty box, and
+    # its size; the same once the chart has drawn.
+    CHART_PROBE = """
+    window.__rsChart = [];
+    const box = () => { const t = document.querySelector('.rs-timeline'); const r = t.getBoundingClientRect();
+      return [t.getAttribute('data-pending'), r.top, r.height, document.querySelectorAll('.rs-timeline .rs-tl-mark').length]; };
+    window.__rsChartBox = box;
+    new MutationObserver((_, seen) => {
+      if (document.querySelector('.rs-screen .rs-out')) { seen.disconnect(); requestAnimationFrame(() => window.__rsChart.push(box())); }
+    }).observe(document, { subtree: true, childList: true });
+    """
+
+    def chart_after_first_frame():
+        # The first frame shows the reply and the timeline's box at its full size, empty; the
+        # chart fills it on the next one, and nothing around it moves.
+        for path in ["index.html?cmd=PING", "index.html?cmd=SET%20a%201%20EX%205&cmd=BLPOP%20q%200&cmd=@2%20RPUSH%20q%20x"]:
+            tab = page.context.new_page()
+            tab.add_init_script(CHART_PROBE)
+            try:
+                tab.goto(base + path)
+                tab.wait_for_function("window.__rsChart.length > 0 && !document.querySelector('[data-pending]')", timeout=15000)
+                first = tab.evaluate("window.__rsChart[0]")
+                later = tab.evaluate("window.__rsChartBox()")
+            finally:
+                tab.close()
+            expect(first[0] == "chart" and first[3] == 0, "%s: the first frame holds the chart's empty box: %r" % (path, first))
+            expect(later[0] is None and later[3] >= 1, "%s: the chart drew its marks: %r" % (path, later))
+            expect(abs(first[1] - later[1]) < 0.5 and abs(first[2] - later[2]) < 0.5,
+                   "%s: the timeline kept its place and size: %r then %r" % (path, first, later))
+    suite.check("the timeline's chart fills its box in the frame after the first reply; nothing moves",
+                chart_after_first_frame)
 
     def screen_opens_at_its_end():
         # A session longer than the screen opens on its last line, a short one at the top.

@@ -24,7 +24,7 @@ use crate::dom::{after_next_paint, input_value, page_has_selection, page_url, wa
 use crate::panels::clients::{client_tabs, TabClick};
 use crate::panels::inspector::InspectorPanel;
 use crate::panels::keyspace::KeyspacePanel;
-use crate::panels::timeline::TimelinePanel;
+use crate::panels::timeline::{timeline_frame, TimelinePanel};
 use clock::{clock_controls, ClockClick, Mode};
 use input::{input_line, InputLine};
 use screen::Screen;
@@ -61,6 +61,8 @@ pub enum Msg {
     Focus,
     /// Hand the session over to the full engine, and stop.
     Handover,
+    /// The widget's first frame is on screen: the timeline's chart may draw.
+    Painted,
 }
 
 pub struct Widget {
@@ -72,6 +74,9 @@ pub struct Widget {
     ticker: Option<Interval>,
     /// The full engine was asked for (`crate::handover`).
     asked_full: bool,
+    /// Whether the first frame has been painted; until then the timeline
+    /// is its empty box (see [`timeline_frame`]).
+    painted: bool,
 }
 
 impl Component for Widget {
@@ -104,6 +109,7 @@ impl Component for Widget {
             inspector_ref: NodeRef::default(),
             ticker: Some(ticker),
             asked_full: false,
+            painted: false,
         }
     }
 
@@ -116,6 +122,10 @@ impl Component for Widget {
                 self.state.apply(Action::Input(v))
             }
             Msg::Do(a) => self.state.apply(a),
+            Msg::Painted => {
+                self.painted = true;
+                true
+            }
             Msg::Handover => {
                 let link = self.state.share_link("", &self.state.share_text(), None);
                 crate::handover::offer(ctx.props().host, &link);
@@ -201,6 +211,7 @@ impl Component for Widget {
                 Msg::Do(Action::Cancel)
             }),
         };
+        let on_zoom = link.callback(|z| Msg::Do(Action::Zoom(z)));
         let inspected_here = st
             .inspector
             .target
@@ -246,10 +257,15 @@ impl Component for Widget {
                                         on_close={ link.callback(|_| Msg::Do(Action::CloseInspector)) } />
                     </div>
                 }
-                <TimelinePanel marks={ st.timeline.marks.clone() } waits={ st.timeline.waits.clone() }
-                               clients={ st.sessions.len() } now_us={ st.engine.now_us() }
-                               zoom={ st.zoom } on_zoom={ link.callback(|z| Msg::Do(Action::Zoom(z))) }
-                               memory={ st.timeline.memory.clone() } pending={ st.timeline.pending.clone() } />
+                if self.painted {
+                    <TimelinePanel marks={ st.timeline.marks.clone() } waits={ st.timeline.waits.clone() }
+                                   clients={ st.sessions.len() } now_us={ st.engine.now_us() }
+                                   zoom={ st.zoom } on_zoom={ on_zoom }
+                                   memory={ st.timeline.memory.clone() } pending={ st.timeline.pending.clone() } />
+                } else {
+                    { timeline_frame(st.zoom, &on_zoom, st.sessions.len(),
+                                     st.timeline.pending.iter().any(|(_, n)| *n > 0), !st.timeline.waits.is_empty()) }
+                }
             </div>
         }
     }
@@ -258,6 +274,10 @@ impl Component for Widget {
         if self.state.wants_full && !self.asked_full {
             self.asked_full = true;
             crate::handover::request();
+        }
+        if first_render {
+            let link = ctx.link().clone();
+            after_next_paint(move || link.send_message(Msg::Painted));
         }
         let fx = &mut self.state.effects;
         // The command docs: at once if a command waits for them, otherwise
