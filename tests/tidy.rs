@@ -475,7 +475,28 @@ fn server_internals(files: &[(String, String)]) -> Vec<String> {
     out
 }
 
-/// Where `assets/redsim.css` lists the dark theme's colours (whitespace
+/// The stylesheet's parts (`assets/css/*.css`, which `cargo xtask dist`
+/// joins in the order of their names into `dist/redsim.css`), as
+/// (file name, text) in that order.
+fn stylesheet_parts() -> Vec<(String, String)> {
+    let dir = root().join("assets/css");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("assets/css")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".css"))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| {
+            let text = std::fs::read_to_string(dir.join(&n)).expect("a stylesheet part");
+            (n, text)
+        })
+        .collect()
+}
+
+/// Where the stylesheet lists the dark theme's colours (whitespace
 /// folded): for `data-theme="dark"`, and for a system that prefers dark
 /// before the loader has set the attribute. Both must say the same.
 const DARK_THEMES: [&str; 2] = [
@@ -519,10 +540,10 @@ fn dark_themes_differ(css: &str) -> Vec<String> {
     }
 }
 
-/// Font weights of `assets/redsim.css` other than 400 and 600: every
-/// weight a page shows is one more font the browser looks up before its
-/// first layout (see the stylesheet's note on weights).
-fn css_weights(css: &str) -> Vec<String> {
+/// Font weights of a stylesheet part (`name`) other than 400 and 600:
+/// every weight a page shows is one more font the browser looks up before
+/// its first layout (see the stylesheet's note on weights).
+fn css_weights(name: &str, css: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (n, line) in css.lines().enumerate() {
         for decl in line.split(['{', ';', '}']) {
@@ -539,7 +560,7 @@ fn css_weights(css: &str) -> Vec<String> {
                         && !matches!(w, "400" | "600"))
             });
             if odd {
-                out.push(format!("redsim.css:{}: `{}`", n + 1, decl.trim()));
+                out.push(format!("{name}:{}: `{}`", n + 1, decl.trim()));
             }
         }
     }
@@ -624,13 +645,18 @@ fn crates_keep_their_layers() {
 
 #[test]
 fn the_stylesheet_keeps_two_font_weights() {
-    let css = std::fs::read_to_string(root().join("assets/redsim.css")).expect("redsim.css");
-    assert_clean("font weights other than 400 and 600", css_weights(&css));
+    let parts = stylesheet_parts();
+    assert!(parts.len() >= 2, "the stylesheet's parts");
+    let odd = parts
+        .iter()
+        .flat_map(|(n, css)| css_weights(n, css))
+        .collect();
+    assert_clean("font weights other than 400 and 600", odd);
 }
 
 #[test]
 fn the_two_dark_themes_agree() {
-    let css = std::fs::read_to_string(root().join("assets/redsim.css")).expect("redsim.css");
+    let css: String = stylesheet_parts().into_iter().map(|(_, t)| t).collect();
     assert_clean("dark colours", dark_themes_differ(&css));
 }
 
@@ -793,13 +819,13 @@ fn each_rule_catches_a_planted_violation() {
     );
     let weights =
         ".a { font: 600 12px/1.5 var(--rs-sans); }\n.b { font-weight: 400; font-size: 13px; }";
-    assert!(css_weights(weights).is_empty());
+    assert!(css_weights("w.css", weights).is_empty());
     assert_eq!(
-        css_weights(&weights.replace("600 12px", "500 12px")).len(),
+        css_weights("w.css", &weights.replace("600 12px", "500 12px")).len(),
         1
     );
     assert_eq!(
-        css_weights(&weights.replace("weight: 400", "weight: bold")).len(),
+        css_weights("w.css", &weights.replace("weight: 400", "weight: bold")).len(),
         1
     );
     // The copy must sit under the system's preference.

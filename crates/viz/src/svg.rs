@@ -15,7 +15,7 @@ use redsim_engine::num::trim_fixed;
 /// Drawings carry their colours as presentation attributes, so a file
 /// opened alone looks as on the page's light theme. The page's dark theme
 /// repaints each colour a drawing uses with a CSS rule keyed on the
-/// attribute (`assets/redsim.css`, "themed drawings"); the test
+/// attribute (`assets/css/10-tokens.css`, "themed drawings"); the test
 /// `every_drawing_colour_has_a_dark_rule` keeps the two lists in step.
 pub const PALETTE: &[&str] = &[
     "#1f6fd1", "#e8590c", "#2b8a3e", "#9c36b5", "#c2255c", "#0c8599", "#5c940d", "#845ef7",
@@ -303,7 +303,7 @@ mod tests {
     /// for fills and strokes alike.
     #[test]
     fn every_drawing_colour_has_a_dark_rule() {
-        let css = include_str!("../../../assets/redsim.css");
+        let css = include_str!("../../../assets/css/10-tokens.css");
         let sources = [
             include_str!("svg.rs"),
             include_str!("chart.rs"),

@@ -145,6 +145,7 @@ pub fn dist() -> Result<Built, String> {
         write(&out.join(name), render_html(&html)?.as_bytes())?;
     }
     copy_dir(&root().join("assets"), &out)?;
+    write(&out.join("redsim.css"), stylesheet()?.as_bytes())?;
     // The command docs, which the console module loads as data (the
     // engine's `cmd::doctext`), rendered by the native engine's table.
     let docs = output(cargo().args([
@@ -319,7 +320,49 @@ pub fn render_html(template: &str) -> Result<String, String> {
         .replace(MARKER_HOLD, &format!("{HINT_TAGS}{LOADER_HOLD}")))
 }
 
-/// Copies the files of `from` (not recursive: assets are flat) into `to`.
+/// Where the stylesheet's parts are: one file per part of the page, joined
+/// in the order of their names (`10-tokens.css` first), so that no file
+/// grows past what one reads whole.
+const STYLESHEET_DIR: &str = "assets/css";
+
+/// The stylesheet's parts, as (file name, text), in the order they join.
+fn stylesheet_parts() -> Result<Vec<(String, String)>, String> {
+    let dir = root().join(STYLESHEET_DIR);
+    let entries = fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".css"))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| {
+            let text = fs::read_to_string(dir.join(&n))
+                .map_err(|e| format!("cannot read {STYLESHEET_DIR}/{n}: {e}"))?;
+            Ok((n, text))
+        })
+        .collect()
+}
+
+/// `dist/redsim.css`: the parts joined, each ending its last line.
+fn stylesheet() -> Result<String, String> {
+    let parts = stylesheet_parts()?;
+    if parts.is_empty() {
+        return Err(format!("no stylesheet parts in {STYLESHEET_DIR}"));
+    }
+    let mut css = String::new();
+    for (_, text) in parts {
+        css.push_str(&text);
+        if !css.ends_with('\n') {
+            css.push('\n');
+        }
+    }
+    Ok(css)
+}
+
+/// Copies the files of `from` (not recursive: the stylesheet's parts under
+/// `assets/css/` are joined instead, see [`stylesheet`]) into `to`.
 fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
     let entries = fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
     for entry in entries.flatten() {
@@ -347,7 +390,7 @@ mod tests {
 
     #[test]
     fn trunk_tags_are_dropped_and_assets_inserted() {
-        let t = "<head>\n    <link rel=\"icon\" href=\"x.svg\">\n    <link data-trunk rel=\"rust\"\n          href=\"Cargo.toml\" />\n    <link data-trunk rel=\"css\" href=\"../assets/redsim.css\" />\n    <!-- redsim:assets -->\n</head>";
+        let t = "<head>\n    <link rel=\"icon\" href=\"x.svg\">\n    <link data-trunk rel=\"rust\"\n          href=\"Cargo.toml\" />\n    <link data-trunk rel=\"css\" href=\"../assets/css/10-tokens.css\" />\n    <!-- redsim:assets -->\n</head>";
         let html = render_html(t).unwrap();
         assert!(!html.contains("data-trunk"), "{html}");
         assert!(html.contains("<link rel=\"icon\" href=\"x.svg\">"));
@@ -381,22 +424,48 @@ mod tests {
         }
     }
 
-    /// Every block of the stylesheet is closed: one lost `}` (a merge, say)
-    /// turns every rule after it into part of a media query, and the page
+    /// Every block of each part of the stylesheet is closed within it: one
+    /// lost `}` (a merge, say) turns every rule after it, in that part and
+    /// the parts joined after it, into part of a media query, and the page
     /// silently loses them.
     #[test]
-    fn the_stylesheet_closes_every_block() {
-        let css = fs::read_to_string(root().join("assets/redsim.css")).unwrap();
-        let mut depth = 0i32;
-        for (n, line) in css.lines().enumerate() {
-            depth += line.matches('{').count() as i32 - line.matches('}').count() as i32;
-            assert!(
-                depth >= 0,
-                "a `}}` with no block to close at line {}",
-                n + 1
-            );
+    fn each_stylesheet_part_closes_every_block() {
+        let parts = stylesheet_parts().unwrap();
+        assert!(parts.len() >= 2, "the stylesheet's parts: {parts:?}");
+        for (name, css) in &parts {
+            let mut depth = 0i32;
+            for (n, line) in css.lines().enumerate() {
+                depth += line.matches('{').count() as i32 - line.matches('}').count() as i32;
+                assert!(
+                    depth >= 0,
+                    "{name}:{}: a `}}` with no block to close",
+                    n + 1
+                );
+            }
+            assert_eq!(depth, 0, "blocks left open at the end of {name}");
         }
-        assert_eq!(depth, 0, "blocks left open at the end of redsim.css");
+    }
+
+    /// `dist/redsim.css` is the parts in the order of their names, whole.
+    #[test]
+    fn the_stylesheet_joins_its_parts_in_name_order() {
+        let parts = stylesheet_parts().unwrap();
+        let names: Vec<&str> = parts.iter().map(|(n, _)| n.as_str()).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        assert!(names[0].starts_with("10-"), "{names:?}");
+        let css = stylesheet().unwrap();
+        let mut at = 0;
+        for (name, text) in &parts {
+            let found = css[at..].find(text.as_str());
+            assert_eq!(found, Some(0), "{name} is next, whole");
+            at += text.len();
+            if !css[..at].ends_with('\n') {
+                at += 1;
+            }
+        }
+        assert_eq!(at, css.len());
     }
 
     #[test]
@@ -415,9 +484,17 @@ mod tests {
             "data-cargo-profile-release=\"{}\"",
             console.profile
         )));
-        // The page's own stylesheet reaches trunk's output too.
-        assert!(t.contains("rel=\"css\" href=\"../assets/redsim.css\""));
-        assert!(root().join("assets/redsim.css").is_file());
+        // The page's own stylesheet reaches trunk's output too: every part,
+        // in the order `dist` joins them.
+        let linked: Vec<&str> = t
+            .split("<link")
+            .filter(|tag| tag.contains("data-trunk") && tag.contains("rel=\"css\""))
+            .filter_map(|tag| tag.split("href=\"../assets/css/").nth(1))
+            .filter_map(|rest| rest.split('"').next())
+            .collect();
+        let parts = stylesheet_parts().unwrap();
+        let names: Vec<&str> = parts.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(linked, names);
     }
 
     #[test]

@@ -288,7 +288,7 @@ impl Component for Widget {
             after_next_paint(|| crate::docs::load(true));
         }
         // The screen starts at its end by itself (a reversed flex box, see
-        // `.rs-screen` in redsim.css): measuring it on the first render
+        // `.rs-screen` in the stylesheet): measuring it on the first render
         // would lay the whole page out before its first frame.
         if std::mem::take(&mut fx.scroll_to_end) && !first_render {
             if let Some(screen) = self.screen_ref.cast::<web_sys::Element>() {
