@@ -174,24 +174,36 @@ fn head(zoom: Zoom, on_zoom: &Callback<Zoom>) -> Html {
     }
 }
 
+/// The legend's fixed entries, as markup the browser parses: built element
+/// by element with `html!` they cost the console module 3.6 KB of code
+/// (443 bytes gzipped), against its 350 KB budget. The entries that come
+/// and go (`pending`, `waits`, the clients' colours) stay `html!`.
+const LEGEND_MARKS: &str = concat!(
+    r#"<span><svg width="14" height="14"><circle class="rs-m-cmd" cx="7" cy="7" r="4.5"/></svg>command</span>"#,
+    r#"<span><svg width="14" height="14"><circle class="rs-m-cmd rs-m-err" cx="7" cy="7" r="4.5"/></svg>error reply</span>"#,
+    r#"<span><svg width="14" height="14"><circle class="rs-m-lazy" cx="7" cy="7" r="4.5"/></svg>lazy expiry (on access)</span>"#,
+    r#"<span><svg width="14" height="14"><path class="rs-m-active" d="M7,1 L13,7 L7,13 L1,7Z"/></svg>active expiry (cycle)</span>"#,
+    r#"<span><svg width="14" height="14"><path class="rs-m-del" d="M3,3 L11,11 M11,3 L3,11"/></svg>deleted</span>"#,
+    r#"<span><svg width="14" height="14"><path class="rs-m-evict" d="M7,2 L12,12 L2,12Z"/></svg>evicted (click: its pool)</span>"#,
+    r#"<span><svg width="16" height="14"><line class="rs-mem-used" x1="1" x2="15" y1="7" y2="7"/></svg>used memory</span>"#,
+    r#"<span><svg width="16" height="14"><line class="rs-mem-max" x1="1" x2="15" y1="7" y2="7"/></svg>maxmemory</span>"#,
+);
+/// The fixed entries after the memory's.
+const LEGEND_TIME: &str = concat!(
+    r#"<span><svg width="14" height="14"><line class="rs-tl-now-key" x1="7" x2="7" y1="0" y2="14"/></svg>now</span>"#,
+    r#"<span><svg width="14" height="14"><line class="rs-m-step" x1="7" x2="7" y1="0" y2="14"/></svg>clock step</span>"#,
+);
+
 /// The legend; `pending` and `waits` add the entries of the series shown
 /// only when they have something to show.
 fn legend(clients: usize, pending: bool, waits: bool) -> Html {
     html! {
         <footer class="rs-legend">
-            <span><svg width="14" height="14"><circle class="rs-m-cmd" cx="7" cy="7" r="4.5" /></svg>{ "command" }</span>
-            <span><svg width="14" height="14"><circle class="rs-m-cmd rs-m-err" cx="7" cy="7" r="4.5" /></svg>{ "error reply" }</span>
-            <span><svg width="14" height="14"><circle class="rs-m-lazy" cx="7" cy="7" r="4.5" /></svg>{ "lazy expiry (on access)" }</span>
-            <span><svg width="14" height="14"><path class="rs-m-active" d="M7,1 L13,7 L7,13 L1,7Z" /></svg>{ "active expiry (cycle)" }</span>
-            <span><svg width="14" height="14"><path class="rs-m-del" d="M3,3 L11,11 M11,3 L3,11" /></svg>{ "deleted" }</span>
-            <span><svg width="14" height="14"><path class="rs-m-evict" d="M7,2 L12,12 L2,12Z" /></svg>{ "evicted (click: its pool)" }</span>
-            <span><svg width="16" height="14"><line class="rs-mem-used" x1="1" x2="15" y1="7" y2="7" /></svg>{ "used memory" }</span>
-            <span><svg width="16" height="14"><line class="rs-mem-max" x1="1" x2="15" y1="7" y2="7" /></svg>{ "maxmemory" }</span>
+            { Html::from_html_unchecked(AttrValue::Static(LEGEND_MARKS)) }
             if pending {
                 <span><svg width="16" height="14"><line class="rs-mem-pending" x1="1" x2="15" y1="7" y2="7" /></svg>{ "expired, not yet reclaimed" }</span>
             }
-            <span><svg width="14" height="14"><line class="rs-tl-now-key" x1="7" x2="7" y1="0" y2="14" /></svg>{ "now" }</span>
-            <span><svg width="14" height="14"><line class="rs-m-step" x1="7" x2="7" y1="0" y2="14" /></svg>{ "clock step" }</span>
+            { Html::from_html_unchecked(AttrValue::Static(LEGEND_TIME)) }
             if waits {
                 <span><svg width="16" height="14"><line class="rs-tl-wait" x1="1" x2="15" y1="7" y2="7" /></svg>{ "blocked, waiting" }</span>
             }
