@@ -475,25 +475,14 @@ fn server_internals(files: &[(String, String)]) -> Vec<String> {
     out
 }
 
-/// The stylesheet's parts (`assets/css/*.css`, which `cargo xtask dist`
-/// joins in the order of their names into `dist/redsim.css`), as
-/// (file name, text) in that order.
+/// How `cargo xtask dist` finds the stylesheet's parts, which it joins in
+/// the order of their names into `dist/redsim.css`.
+#[path = "../crates/xtask/src/stylesheet.rs"]
+mod stylesheet;
+
+/// The stylesheet's parts, as (file name, text), in the order they join.
 fn stylesheet_parts() -> Vec<(String, String)> {
-    let dir = root().join("assets/css");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .expect("assets/css")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".css"))
-        .collect();
-    names.sort();
-    names
-        .into_iter()
-        .map(|n| {
-            let text = std::fs::read_to_string(dir.join(&n)).expect("a stylesheet part");
-            (n, text)
-        })
-        .collect()
+    stylesheet::parts(&root()).expect("the stylesheet's parts")
 }
 
 /// Where the stylesheet lists the dark theme's colours (whitespace

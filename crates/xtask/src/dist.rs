@@ -320,36 +320,16 @@ pub fn render_html(template: &str) -> Result<String, String> {
         .replace(MARKER_HOLD, &format!("{HINT_TAGS}{LOADER_HOLD}")))
 }
 
-/// Where the stylesheet's parts are: one file per part of the page, joined
-/// in the order of their names (`10-tokens.css` first), so that no file
-/// grows past what one reads whole.
-const STYLESHEET_DIR: &str = "assets/css";
-
 /// The stylesheet's parts, as (file name, text), in the order they join.
 fn stylesheet_parts() -> Result<Vec<(String, String)>, String> {
-    let dir = root().join(STYLESHEET_DIR);
-    let entries = fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    let mut names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".css"))
-        .collect();
-    names.sort();
-    names
-        .into_iter()
-        .map(|n| {
-            let text = fs::read_to_string(dir.join(&n))
-                .map_err(|e| format!("cannot read {STYLESHEET_DIR}/{n}: {e}"))?;
-            Ok((n, text))
-        })
-        .collect()
+    crate::stylesheet::parts(&root())
 }
 
 /// `dist/redsim.css`: the parts joined, each ending its last line.
 fn stylesheet() -> Result<String, String> {
     let parts = stylesheet_parts()?;
     if parts.is_empty() {
-        return Err(format!("no stylesheet parts in {STYLESHEET_DIR}"));
+        return Err(format!("no stylesheet parts in {}", crate::stylesheet::DIR));
     }
     let mut css = String::new();
     for (_, text) in parts {

@@ -13,6 +13,7 @@
 mod baseline;
 mod dist;
 mod serve;
+mod stylesheet;
 mod suite;
 mod test;
 mod tools;

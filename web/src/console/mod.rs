@@ -24,7 +24,7 @@ use crate::dom::{after_next_paint, input_value, page_has_selection, page_url, wa
 use crate::panels::clients::{client_tabs, TabClick};
 use crate::panels::inspector::InspectorPanel;
 use crate::panels::keyspace::KeyspacePanel;
-use crate::panels::timeline::{timeline_frame, TimelinePanel};
+use crate::panels::timeline::{timeline_frame, TimelinePanel, TimelineProps};
 use clock::{clock_controls, ClockClick, Mode};
 use input::{input_line, InputLine};
 use screen::Screen;
@@ -211,7 +211,21 @@ impl Component for Widget {
                 Msg::Do(Action::Cancel)
             }),
         };
-        let on_zoom = link.callback(|z| Msg::Do(Action::Zoom(z)));
+        let timeline = TimelineProps {
+            marks: st.timeline.marks.clone(),
+            waits: st.timeline.waits.clone(),
+            clients: st.sessions.len(),
+            now_us: st.engine.now_us(),
+            zoom: st.zoom,
+            on_zoom: link.callback(|z| Msg::Do(Action::Zoom(z))),
+            memory: st.timeline.memory.clone(),
+            pending: st.timeline.pending.clone(),
+        };
+        let timeline = if self.painted {
+            html! { <TimelinePanel ..timeline /> }
+        } else {
+            timeline_frame(&timeline)
+        };
         let inspected_here = st
             .inspector
             .target
@@ -257,15 +271,7 @@ impl Component for Widget {
                                         on_close={ link.callback(|_| Msg::Do(Action::CloseInspector)) } />
                     </div>
                 }
-                if self.painted {
-                    <TimelinePanel marks={ st.timeline.marks.clone() } waits={ st.timeline.waits.clone() }
-                                   clients={ st.sessions.len() } now_us={ st.engine.now_us() }
-                                   zoom={ st.zoom } on_zoom={ on_zoom }
-                                   memory={ st.timeline.memory.clone() } pending={ st.timeline.pending.clone() } />
-                } else {
-                    { timeline_frame(st.zoom, &on_zoom, st.sessions.len(),
-                                     st.timeline.pending.iter().any(|(_, n)| *n > 0), !st.timeline.waits.is_empty()) }
-                }
+                { timeline }
             </div>
         }
     }

@@ -18,7 +18,7 @@ use redsim_engine::server::trace::{
 
 use crate::panels::clients::label_num;
 pub use axis::Zoom;
-pub use panel::{timeline_frame, TimelinePanel};
+pub use panel::{timeline_frame, TimelinePanel, TimelineProps};
 
 /// Marks kept per lane (commands, expirations, deletions and evictions,
 /// clock steps); a lane's older ones are dropped, so a burst of evictions

@@ -147,7 +147,7 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
                     }
                 </svg>
             </div>
-            { legend(props.clients, props.pending.iter().any(|(_, n)| *n > 0), !props.waits.is_empty()) }
+            { legend(props) }
             if let Some(m) = (*selected).clone() {
                 { eviction_view(&m, Callback::from(move |_| selected.set(None))) }
             }
@@ -194,17 +194,18 @@ const LEGEND_TIME: &str = concat!(
     r#"<span><svg width="14" height="14"><line class="rs-m-step" x1="7" x2="7" y1="0" y2="14"/></svg>clock step</span>"#,
 );
 
-/// The legend; `pending` and `waits` add the entries of the series shown
-/// only when they have something to show.
-fn legend(clients: usize, pending: bool, waits: bool) -> Html {
+/// The legend; the memory's expired-not-reclaimed series, the waits and
+/// the clients' colours have entries only when they have something to show.
+fn legend(props: &TimelineProps) -> Html {
+    let clients = props.clients;
     html! {
         <footer class="rs-legend">
             { Html::from_html_unchecked(AttrValue::Static(LEGEND_MARKS)) }
-            if pending {
+            if props.pending.iter().any(|(_, n)| *n > 0) {
                 <span><svg width="16" height="14"><line class="rs-mem-pending" x1="1" x2="15" y1="7" y2="7" /></svg>{ "expired, not yet reclaimed" }</span>
             }
             { Html::from_html_unchecked(AttrValue::Static(LEGEND_TIME)) }
-            if waits {
+            if !props.waits.is_empty() {
                 <span><svg width="16" height="14"><line class="rs-tl-wait" x1="1" x2="15" y1="7" y2="7" /></svg>{ "blocked, waiting" }</span>
             }
             if clients > 1 {
@@ -222,21 +223,15 @@ fn legend(clients: usize, pending: bool, waits: bool) -> Html {
 /// component, its axis, marks and memory band) runs once that frame is up,
 /// and a page load spends some 4 ms less before it (issue 17). The box keeps
 /// its size, so nothing moves when the chart fills it.
-pub fn timeline_frame(
-    zoom: Zoom,
-    on_zoom: &Callback<Zoom>,
-    clients: usize,
-    pending: bool,
-    waits: bool,
-) -> Html {
+pub fn timeline_frame(props: &TimelineProps) -> Html {
     html! {
         <section class="rs-panel rs-timeline" aria-label="Timeline" data-pending="chart">
-            { head(zoom, on_zoom) }
+            { head(props.zoom, &props.on_zoom) }
             <div class="rs-tl-body">
                 <svg class="rs-tl-lanes" width="74" height={ num(HEIGHT) } aria-hidden="true"></svg>
                 <svg class="rs-tl-svg" width="100%" height={ num(HEIGHT) } aria-hidden="true"></svg>
             </div>
-            { legend(clients, pending, waits) }
+            { legend(props) }
         </section>
     }
 }
