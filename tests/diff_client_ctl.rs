@@ -264,6 +264,14 @@ fn monitor_shows_commands_as_redis_does() {
     d.check(1, "SET \"a b\" \"line\\nbreak\"");
     d.check(1, "CONFIG GET maxmemory");
     d.check(1, "EVAL \"return redis.call('get', KEYS[1])\" 1 x");
+    // Functions show like scripts: FCALL first, then its commands; an
+    // FCALL_RO refused for calling a write function is still shown.
+    d.check(
+        1,
+        "FUNCTION LOAD \"#!lua name=mon\\nredis.register_function('setfoo', function() return redis.call('set', 'foo', 'bar') end)\"",
+    );
+    d.check(1, "FCALL setfoo 0");
+    d.check(1, "FCALL_RO setfoo 0");
     // One line per command, without its timestamp and port.
     let strip = |f: Frame| -> String {
         let Frame::Simple(s) = f else { panic!("{f:?}") };
@@ -273,7 +281,7 @@ fn monitor_shows_commands_as_redis_does() {
         let lua = who.ends_with("lua");
         format!("{db} {} {args}", if lua { "lua" } else { "client" })
     };
-    for _ in 0..3 {
+    for _ in 0..7 {
         let r = strip(d.redis[0].read_frame().expect("redis"));
         let s = strip(d.sim[0].read_frame().expect("redsim"));
         assert_eq!(r, s);

@@ -94,9 +94,11 @@ pub(crate) fn record_call(
 
 /// `replicationFeedMonitors`: every MONITOR client hears the command as
 /// `+<unix time> [<db> <addr>] "arg" ...` (`lua` for a script's commands).
-/// Commands flagged `skip_monitor` or `admin` are not shown, except EVAL
-/// and EVALSHA, which show themselves before they run (`before`) so the
-/// script's commands follow them.
+/// Commands flagged `skip_monitor` or `admin` are not shown, except the
+/// script runners (EVAL, EVALSHA, FCALL and their `_RO` forms), which show
+/// themselves before they run (`before`) so the script's commands follow
+/// them; one that is then refused (a write function under FCALL_RO) has
+/// still been shown, as in Redis.
 pub(crate) fn feed_monitors(
     srv: &mut Server,
     client: &Client,
@@ -107,7 +109,10 @@ pub(crate) fn feed_monitors(
     if srv.monitors.is_empty() {
         return;
     }
-    let eval = matches!(cmd.name, "eval" | "evalsha" | "eval_ro" | "evalsha_ro");
+    let eval = matches!(
+        cmd.name,
+        "eval" | "evalsha" | "eval_ro" | "evalsha_ro" | "fcall" | "fcall_ro"
+    );
     let hidden = cmd.flags.contains(Flags::SKIP_MONITOR) || cmd.flags.contains(Flags::ADMIN);
     if before != eval || (!eval && hidden) {
         return;
