@@ -10,9 +10,6 @@ const REDSIM_OWN: &[&str] = &[];
 /// 7.2 commands Redsim does not have yet, each answered as an unknown
 /// command or subcommand.
 const NOT_YET: &[&str] = &[
-    // Pausing clients (and, in 7.2, expiry and eviction with them).
-    "client|pause",
-    "client|unpause",
     // Joining nodes by address: the simulated cluster is assembled whole.
     "cluster|meet",
     // A coordinated master/replica switch.

@@ -786,6 +786,27 @@ def run_checks(suite, page, base, shots, page_errors):
         expect(any("timed out" in m for m in marks), "the timeline shows the timed-out waits: %r" % marks)
     suite.check("BLPOP with a 1 s timeout returns (nil) once the stepped clock passes its deadline", blocking_timeout)
 
+    def pause_holds_writes():
+        # Client 1 pauses writes for 2 s of virtual time; client 2's SET waits for the end.
+        expect(c.run("CLIENT PAUSE 2000 WRITE") == ["OK"], "CLIENT PAUSE answers OK")
+        c.q('.rs-tab[data-client="2"] .rs-tab-main').click()
+        expect(c.run("GET paused") == ["(nil)"], "a read is not held")
+        expect(c.run("SET paused yes") == [], "SET prints no reply yet")
+        text = c.q(".rs-waitline").inner_text()
+        expect("CLIENT PAUSE" in text, "the wait line says why: %r" % text)
+        expect(c.q('.rs-tab[data-client="2"].rs-tab-waiting').count() == 1, "tab 2 marked waiting")
+        shot(page, shots, "12d-client-pause.png")
+        c.click("step-1s")
+        expect(c.q(".rs-waitline").count() == 1, "still held after 1 s")
+        c.click("step-1s")
+        wait_until(lambda: c.q(".rs-waitline").count() == 0, "the pause to end")
+        expect(c.lines()[-1] == "OK", "the SET ran once the pause ended: %r" % c.lines()[-2:])
+        marks = c.q(".rs-tl-wait title").all_text_contents()
+        expect(any("CLIENT PAUSE" in m and "the pause ended" in m for m in marks),
+               "the timeline shows the held SET: %r" % marks)
+        c.q('.rs-tab[data-client="1"] .rs-tab-main').click()
+    suite.check("CLIENT PAUSE WRITE in client 1 holds client 2's SET until the stepped clock ends the pause", pause_holds_writes)
+
     def ctrl_c_cancels():
         c.run("SELECT 3")
         expect(c.run("BLPOP never 0") == [], "BLPOP waits")

@@ -54,6 +54,7 @@ pub const UNITS: &[&str] = &[
     "unit/dump",
     "unit/latency-monitor",
     "unit/slowlog",
+    "unit/pause",
     "unit/sort",
     "unit/geo",
     "unit/tracking",

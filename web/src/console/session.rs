@@ -45,6 +45,8 @@ pub struct Waiting {
     pub deadline_us: Option<u64>,
     /// It is a script past busy-reply-threshold, not a blocking command.
     pub script: bool,
+    /// CLIENT PAUSE holds it: it runs once the pause ends.
+    pub paused: bool,
 }
 
 /// One client's console.
@@ -133,6 +135,11 @@ pub fn waiting_text(w: &Waiting, now_us: u64) -> String {
                 ends (SCRIPT KILL from another client stops it if it has not written)"
             .to_string();
     }
+    if w.paused {
+        return "held by CLIENT PAUSE: it runs once the pause ends (its timeout, or CLIENT \
+                UNPAUSE from another client)"
+            .to_string();
+    }
     match w.deadline_us {
         None => "waiting for data (no timeout)".to_string(),
         Some(d) => {
@@ -192,6 +199,7 @@ mod tests {
             command: "BLPOP q 5".into(),
             deadline_us: Some(5_001_000),
             script: false,
+            paused: false,
         };
         assert_eq!(
             waiting_text(&w, 750_000),
@@ -209,12 +217,14 @@ mod tests {
             command: "EVAL \"while true do end\" 0".into(),
             deadline_us: None,
             script: true,
+            paused: false,
         };
         assert!(waiting_text(&script, 0).contains("busy-reply-threshold"));
         let forever = Waiting {
             command: "BLPOP q 0".into(),
             deadline_us: None,
             script: false,
+            paused: false,
         };
         assert_eq!(waiting_text(&forever, 0), "waiting for data (no timeout)");
         assert!(subscribed_text(1).starts_with("Reading messages… 1 subscription ·"));

@@ -60,6 +60,19 @@ pub fn block_for_replicas(srv: &mut Server, timeout_ms: i64) -> Frame {
     Frame::NullArray
 }
 
+/// `blockPostponeClient`: CLIENT PAUSE holds the running command; it is
+/// processed again, from the start, when the pause ends.
+pub fn postpone(srv: &mut Server) -> Frame {
+    srv.blocking.set_request(Request {
+        kind: BlockKind::Postponed,
+        keys: Vec::new(),
+        timeout_ms: 0,
+        args: None,
+        nokey: false,
+    });
+    Frame::NullArray
+}
+
 /// Parks the caller of a script that left the server busy until the
 /// script ends or is killed (`script::busy`); no timeout.
 pub fn block_for_script(srv: &mut Server) -> Frame {

@@ -21,6 +21,9 @@ pub enum BlockKind {
     /// Redis' sense (CLIENT UNBLOCK, INFO and CLIENT LIST do not see it),
     /// it waits for the script to end.
     Script,
+    /// A command held by CLIENT PAUSE (`BLOCKED_POSTPONE`): it runs, from
+    /// the start, once the pause ends.
+    Postponed,
 }
 
 impl BlockKind {
@@ -80,6 +83,8 @@ pub(crate) struct Waiter {
     pub queued: VecDeque<Vec<Vec<u8>>>,
     /// Served when a key it waits on is deleted (see [`Request::nokey`]).
     pub nokey: bool,
+    /// Order of blocking, for clients that blocked at the same instant.
+    pub seq: u64,
 }
 
 /// Kept across a served command's re-run: a command that blocks again
@@ -111,6 +116,8 @@ pub struct Blocking {
     pub(crate) reprocessing: Option<Reprocessing>,
     /// Replies of clients unblocked since the engine's driver last asked.
     outbox: Vec<(ClientId, Frame)>,
+    /// Clients blocked so far (each waiter's [`Waiter::seq`]).
+    blocked_count: u64,
 }
 
 impl Blocking {
@@ -210,6 +217,18 @@ impl Blocking {
         self.waiters.get(&client).is_some_and(|w| w.nokey)
     }
 
+    /// Clients CLIENT PAUSE holds, in the order it held them.
+    pub(crate) fn postponed(&self) -> Vec<ClientId> {
+        let mut v: Vec<(u64, ClientId)> = self
+            .waiters
+            .iter()
+            .filter(|(_, w)| w.kind == BlockKind::Postponed)
+            .map(|(id, w)| (w.seq, *id))
+            .collect();
+        crate::sort::sort_by_key(&mut v, |&(seq, _)| seq);
+        v.into_iter().map(|(_, id)| id).collect()
+    }
+
     /// Clients blocked in WAIT, oldest first, with the command they sent.
     pub(crate) fn waiting_for_replicas(&self) -> Vec<(ClientId, Vec<Vec<u8>>)> {
         let mut v: Vec<(u64, ClientId, Vec<Vec<u8>>)> = self
@@ -281,6 +300,7 @@ impl Blocking {
         if req.timeout_ms != 0 {
             self.timeouts.insert((req.timeout_ms, client));
         }
+        self.blocked_count += 1;
         self.waiters.insert(
             client,
             Waiter {
@@ -292,6 +312,7 @@ impl Blocking {
                 timeout_ms: req.timeout_ms,
                 queued: VecDeque::new(),
                 nokey: req.nokey,
+                seq: self.blocked_count,
             },
         );
     }

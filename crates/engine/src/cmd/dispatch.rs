@@ -1,4 +1,4 @@
-//! Dispatch with Redis 7.2's exact rejection errors: resolution of the command and subcommand, arity, MULTI rules, cluster redirection, eviction and OOM, replication gates, the subscribed-RESP2 context and queueing (`processCommand`), then `call`.
+//! Dispatch with Redis 7.2's exact rejection errors: resolution of the command and subcommand, arity, MULTI rules, cluster redirection, eviction and OOM, replication gates, the subscribed-RESP2 context, CLIENT PAUSE and queueing (`processCommand`), then `call`.
 
 use super::args::preview;
 use super::lookup::{lookup, FAMILIES};
@@ -194,6 +194,21 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
     if let Some(e) = srv.scripts.refuse(cmd.flags.contains(Flags::ALLOW_BUSY)) {
         return reject(srv, client, Some(cmd), e);
     }
+    // CLIENT PAUSE (`blockPostponeClient`): an ALL pause holds every
+    // command, a WRITE pause those that may write or replicate. Queueing
+    // inside MULTI is held too, as in Redis; the commands EXEC runs are not.
+    #[cfg(not(feature = "light"))]
+    if let Some(p) = srv.pause {
+        if p.all || may_replicate(srv, cmd, client, args) {
+            if srv.blocking.deny {
+                let e = Frame::err(
+                    "ERR the server is paused (CLIENT PAUSE): a command can wait for the pause to end only when submitted",
+                );
+                return reject(srv, client, Some(cmd), e);
+            }
+            return crate::blocking::postpone(srv);
+        }
+    }
     if let Some(m) = client.multi.as_mut() {
         if !matches!(
             cmd.name,
@@ -204,6 +219,23 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
         }
     }
     call(srv, client, cmd, args)
+}
+
+/// `is_may_replicate_command`: the command, with the flags its script or
+/// function declares, may write or replicate, or it is an EXEC whose queue
+/// holds such a command (`c->mstate.cmd_flags`). A WRITE pause holds it.
+#[cfg(not(feature = "light"))]
+fn may_replicate(srv: &Server, cmd: &Command, client: &Client, args: &[Vec<u8>]) -> bool {
+    let writes = |c: &Command, a: &[Vec<u8>]| {
+        super::script::command_flags(srv, c, a).intersects(Flags::WRITE.with(Flags::MAY_REPLICATE))
+    };
+    writes(cmd, args)
+        || (cmd.name == "exec"
+            && client.multi.as_ref().is_some_and(|m| {
+                m.queued
+                    .iter()
+                    .any(|a| REGISTRY.resolve_command(a).is_some_and(|c| writes(c, a)))
+            }))
 }
 
 /// `is_write_command`: the command writes, or it is an EXEC whose queue holds a write.

@@ -21,7 +21,7 @@ use crate::server::lossy;
 pub(super) static COMMANDS: &[Command] = commands! { group: "hyperloglog";
     "pfadd" => pfadd, arity: -2, flags: [WRITE, DENYOOM, FAST], keys: (1, 1, 1), acl: [WRITE, HYPERLOGLOG, FAST], since: "2.8.9",
         syntax: "PFADD key [element [element ...]]", summary: "Adds elements to a HyperLogLog key, creating it if missing; replies 1 if an internal register changed.";
-    "pfcount" => pfcount, arity: -2, flags: [READONLY], keys: (1, -1, 1), acl: [READ, HYPERLOGLOG, SLOW], since: "2.8.9",
+    "pfcount" => pfcount, arity: -2, flags: [READONLY, MAY_REPLICATE], keys: (1, -1, 1), acl: [READ, HYPERLOGLOG, SLOW], since: "2.8.9",
         syntax: "PFCOUNT key [key ...]", summary: "Replies with the approximate number of distinct elements added to one HyperLogLog, or to the union of several.";
     "pfmerge" => pfmerge, arity: -2, flags: [WRITE, DENYOOM], keys: (1, -1, 1), acl: [WRITE, HYPERLOGLOG, SLOW], since: "2.8.9",
         syntax: "PFMERGE destkey [sourcekey [sourcekey ...]]", summary: "Merges HyperLogLogs into the destination key (the destination counts as a source).";

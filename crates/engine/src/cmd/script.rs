@@ -17,6 +17,51 @@ use crate::script::Host;
 use crate::server::client::Client;
 use crate::server::Server;
 
+/// `getCommandFlags` for the script runners (`evalGetCommandFlags`,
+/// `fcallGetCommandFlags`): EVAL and FCALL, their `_RO` and SHA forms, take
+/// the flags their script or function declares (`scriptFlagsToCmdFlags`).
+/// A script without a shebang, an EVALSHA of a script not cached, an
+/// unknown function and every other command keep the table's flags. CLIENT
+/// PAUSE WRITE reads them: a `no-writes` script does not wait.
+#[cfg(not(feature = "light"))]
+pub(crate) fn command_flags(srv: &Server, cmd: &Command, args: &[Vec<u8>]) -> Flags {
+    use Flags as F;
+    let scripts = &srv.scripts;
+    let declared = match (cmd.name, args.get(1)) {
+        ("eval" | "eval_ro", Some(body)) => {
+            match scripts.get(crate::script::api::sha1hex(body).as_bytes()) {
+                Some(s) => Some(s.flags),
+                None => crate::script::shebang(body).ok().map(|(f, _)| f),
+            }
+        }
+        ("evalsha" | "evalsha_ro", Some(sha)) if sha.len() == 40 => {
+            scripts.get(sha).map(|s| s.flags)
+        }
+        ("fcall" | "fcall_ro", Some(name)) => scripts.functions.find(name).map(|(_, f)| f.flags),
+        _ => None,
+    };
+    let Some(declared) = declared.filter(|f| !f.compat) else {
+        return cmd.flags;
+    };
+    // The script's own flags replace the command's write, OOM and stale
+    // ones; with them known, "may replicate" goes.
+    let dropped = F::STALE
+        .with(F::DENYOOM)
+        .with(F::WRITE)
+        .with(F::MAY_REPLICATE);
+    let mut flags = cmd.flags.without(dropped);
+    if !declared.allow_oom && !declared.no_writes {
+        flags = flags.with(F::DENYOOM);
+    }
+    if !declared.no_writes {
+        flags = flags.with(F::WRITE);
+    }
+    if declared.allow_stale {
+        flags = flags.with(F::STALE);
+    }
+    flags
+}
+
 pub(super) static COMMANDS: &[Command] = commands! { heavy; group: "scripting";
     "eval" => eval, arity: -3, flags: [NOSCRIPT, STALE, SKIP_MONITOR, MAY_REPLICATE, NO_MANDATORY_KEYS, MOVABLEKEYS], acl: [SLOW, SCRIPTING], since: "2.6.0",
         syntax: "EVAL script numkeys [key [key ...]] [arg [arg ...]]", summary: "Runs a Lua script on the server, atomically.";

@@ -48,6 +48,11 @@ macro_rules! named_bits {
                 $ty(self.0 & other.0)
             }
 
+            /// The bits of `self` that `other` does not have.
+            pub const fn without(self, other: $ty) -> $ty {
+                $ty(self.0 & !other.0)
+            }
+
             /// The names of the set bits, in bit order.
             pub fn names(self) -> impl Iterator<Item = &'static str> {
                 Self::ALL

@@ -91,6 +91,49 @@ impl Engine {
         }
     }
 
+    /// `checkClientPauseTimeoutAndReturnIfPaused`: a CLIENT PAUSE whose
+    /// end the clock has reached is over, and the clients it held run.
+    pub(super) fn end_pause_if_due(&mut self) {
+        if !cfg!(feature = "light")
+            && self
+                .srv
+                .pause
+                .is_some_and(|p| self.srv.now_ms() >= p.end_ms)
+        {
+            self.srv.pause = None;
+            self.release_postponed();
+        }
+    }
+
+    /// `unblockPostponedClients`: the clients CLIENT PAUSE held, in the
+    /// order it held them, process their commands from the start (a pause
+    /// one of them sets again holds the rest anew), then what they sent
+    /// meanwhile.
+    pub(super) fn release_postponed(&mut self) {
+        if cfg!(feature = "light") {
+            return;
+        }
+        for id in self.srv.blocking.postponed() {
+            let Some(w) = self.srv.blocking.unblock(id) else {
+                continue;
+            };
+            self.srv.actor = Actor::Client(id);
+            self.srv.emit(Event::Unblocked {
+                how: UnblockHow::Unpaused,
+                key: None,
+            });
+            let reply = self.run(id, &w.args, true, false);
+            crate::tracking::flush_before_reply(&mut self.srv);
+            if let Some(reply) = reply {
+                crate::output::deliver(&mut self.srv, id, reply);
+            }
+            crate::pubsub::after_reply(&mut self.srv, id);
+            self.run_queued(id, w.queued);
+            self.handle_client_ops();
+            self.handle_blocked_clients();
+        }
+    }
+
     /// `handleBlockedClientsTimeout`: clients whose deadline has passed get
     /// the null reply (`*-1`, or `_` in RESP3) and go on with their queue.
     pub(super) fn handle_block_timeouts(&mut self) {

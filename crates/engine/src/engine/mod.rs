@@ -220,6 +220,7 @@ impl Engine {
             match op {
                 crate::server::ClientOp::Unblock(id, error) => self.unblock_now(id, error),
                 crate::server::ClientOp::Reply(id, reply) => self.end_script_wait(id, reply),
+                crate::server::ClientOp::Unpause => self.release_postponed(),
             }
         }
     }
@@ -322,6 +323,17 @@ impl Engine {
             .blocking
             .next_deadline_ms()
             .map(|t| crate::blocking::deadline_us(t, base));
+        // A CLIENT PAUSE's end, once the clock reaches it, releases the
+        // clients it held.
+        let pause_end = self
+            .srv
+            .pause
+            .filter(|_| !cfg!(feature = "light"))
+            .map(|p| (p.end_ms.max(0) as u64 * 1000).saturating_sub(base));
+        let deadline = match pause_end {
+            Some(end) => Some(deadline.map_or(end, |d| d.min(end))),
+            None => deadline,
+        };
         // A busy script's end is due like a deadline.
         match self.srv.scripts.busy_ends_at() {
             Some(end) => Some(deadline.map_or(end, |d| d.min(end))),
@@ -413,9 +425,13 @@ impl Engine {
         // (and the next one starts) that much later.
         srv.settle_stall();
         if let Some(mut req) = srv.blocking.take_request() {
-            // Counted once, when it completes (served or timed out).
-            srv.stats.total_commands_processed =
-                srv.stats.total_commands_processed.saturating_sub(1);
+            let paused = req.kind == crate::blocking::BlockKind::Postponed;
+            // Counted once, when it completes (served or timed out); a
+            // command CLIENT PAUSE held has not run at all.
+            if !paused {
+                srv.stats.total_commands_processed =
+                    srv.stats.total_commands_processed.saturating_sub(1);
+            }
             let mut since = srv.clock.now_us();
             if let Some(r) = srv.blocking.reprocessing {
                 req.timeout_ms = r.timeout_ms;
@@ -427,6 +443,7 @@ impl Engine {
                 keys: req.keys.iter().map(|k| lossy(k)).collect(),
                 deadline_us: (req.timeout_ms != 0)
                     .then(|| crate::blocking::deadline_us(req.timeout_ms, base)),
+                paused,
             });
             srv.blocking.block(client, c.db, args, req, since);
             srv.actor = Actor::Server;
@@ -467,6 +484,7 @@ impl Engine {
         crate::tracking::flush_before_reply(&mut self.srv);
         // Expirations and evictions since the last command go out as DELs.
         crate::repl::propagate(&mut self.srv, None);
+        self.end_pause_if_due();
         self.handle_block_timeouts();
         self.handle_blocked_clients();
         active_expire_cycle(&mut self.srv, CycleKind::Fast);
@@ -511,6 +529,7 @@ impl Engine {
                 if wake < self.srv.next_cron_us && wake <= t_us {
                     let now = self.srv.clock.now_us();
                     self.srv.clock.set(wake.max(now));
+                    self.end_pause_if_due();
                     self.handle_block_timeouts();
                     self.handle_blocked_clients();
                     continue;

@@ -173,6 +173,11 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
         srv.evict.proc_running = false;
         return EvictResult::Ok;
     }
+    // `isSafeToPerformEvictions`: a CLIENT PAUSE holds eviction, as if the
+    // memory were within the limit.
+    if srv.paused_now() {
+        return EvictResult::Ok;
+    }
     let used = srv.used_memory();
     if used <= maxmemory {
         srv.evict.proc_running = false;

@@ -70,6 +70,10 @@ pub struct CycleReport {
 /// Runs one active expire cycle and reports its time (its own and the
 /// synchronous freeing it did) to the latency monitor as `expire-cycle`.
 pub fn active_expire_cycle(srv: &mut Server, kind: CycleKind) -> CycleReport {
+    // A CLIENT PAUSE holds expiry: keys past their time stay until it ends.
+    if srv.paused_now() {
+        return CycleReport::default();
+    }
     let stall_before = srv.lazyfree.stall_ns;
     let report = expire_cycle(srv, kind);
     let ns = report.elapsed_ns + srv.lazyfree.stall_ns.saturating_sub(stall_before);

@@ -185,6 +185,9 @@ pub struct Server {
     /// What CLIENT UNBLOCK asked of other connections; the engine carries
     /// it out once the command returns.
     pub(crate) client_ops: Vec<ClientOp>,
+    /// The CLIENT PAUSE in effect, until CLIENT UNPAUSE or the first
+    /// `beforeSleep` past its end (`client_pause_per_purpose[PAUSE_BY_CLIENT_COMMAND]`).
+    pub(crate) pause: Option<Pause>,
     /// The slow log, latency events and busy time (SLOWLOG, LATENCY, INFO cpu).
     pub(crate) observe: crate::observe::Observe,
     /// Clients in MONITOR mode, in the order they asked.
@@ -211,6 +214,18 @@ pub struct Server {
     pub(crate) links: std::sync::Arc<dyn crate::cluster::link::MigrateLinks>,
 }
 
+/// A CLIENT PAUSE: until when, and which commands wait. A WRITE pause
+/// holds the commands that may write or replicate, an ALL pause every
+/// command; both hold expiry and eviction, so that nothing changes the
+/// data while it lasts (what a failover or a migration needs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pause {
+    /// Absolute Unix ms; the pause ends once the clock reaches it.
+    pub end_ms: i64,
+    /// ALL (every command waits), not WRITE.
+    pub all: bool,
+}
+
 /// A command's request about another connection.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientOp {
@@ -219,6 +234,8 @@ pub enum ClientOp {
     Unblock(crate::server::client::ClientId, bool),
     /// SCRIPT KILL: the waiting caller of the killed script gets this reply.
     Reply(crate::server::client::ClientId, crate::proto::resp::Frame),
+    /// CLIENT UNPAUSE: the clients the pause held run their commands.
+    Unpause,
 }
 
 impl Server {
@@ -267,6 +284,7 @@ impl Server {
             tracking: Default::default(),
             no_touch: false,
             client_ops: Vec::new(),
+            pause: None,
             observe: Default::default(),
             monitors: Vec::new(),
             in_script: false,
@@ -329,6 +347,14 @@ impl Server {
         lfu_decayed(&self.config, &self.clock, lru)
     }
 
+    /// `isPausedActionsWithUpdate(PAUSE_ACTION_EXPIRE | PAUSE_ACTION_EVICT)`:
+    /// a CLIENT PAUSE (WRITE or ALL) whose time has not run out holds
+    /// expiry and eviction.
+    pub fn paused_now(&self) -> bool {
+        // A light engine has no CLIENT PAUSE (the page moves to the full one).
+        !cfg!(feature = "light") && self.pause.is_some_and(|p| self.now_ms() < p.end_ms)
+    }
+
     /// `keyIsExpired`: true once the clock is strictly past the key's expiry.
     pub fn key_is_expired(&self, db: usize, key: &[u8]) -> bool {
         match self.dbs[db].expire_at(key) {
@@ -343,6 +369,10 @@ impl Server {
             return false;
         }
         if self.repl.is_replica() && !self.repl.applying {
+            return true;
+        }
+        // Paused: logically gone, reclaimed once the pause ends.
+        if self.paused_now() {
             return true;
         }
         self.delete_expired(db, key, ExpireHow::Lazy);

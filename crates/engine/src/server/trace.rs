@@ -54,6 +54,8 @@ pub enum UnblockHow {
     Disconnected,
     /// Its script, past `busy-reply-threshold`, ended or was killed.
     ScriptEnded,
+    /// The CLIENT PAUSE that held it ended; its command runs now.
+    Unpaused,
 }
 
 /// Which Pub/Sub namespace a subscription belongs to.
@@ -193,11 +195,14 @@ pub enum Event {
         by_us: u64,
     },
     /// The client's command blocked (BLPOP & co.) waiting for data on one
-    /// of `keys`, until the virtual instant `deadline_us` if it has a timeout.
+    /// of `keys`, until the virtual instant `deadline_us` if it has a timeout;
+    /// or, `paused`, CLIENT PAUSE holds it until the pause ends.
     Blocked {
         db: u32,
         keys: Vec<String>,
         deadline_us: Option<u64>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        paused: bool,
     },
     /// A blocked client stopped waiting: served because `key` got data (its
     /// command then runs again and replies), or timed out, or went away.

@@ -769,14 +769,16 @@ impl Console {
                     .into_iter()
                     .find(|b| b.client == id);
                 let deadline_us = blocked.as_ref().and_then(|b| b.deadline_us);
-                let script =
-                    blocked.is_some_and(|b| b.kind == redsim_engine::blocking::BlockKind::Script);
+                let kind = blocked.map(|b| b.kind);
+                let script = kind == Some(redsim_engine::blocking::BlockKind::Script);
+                let paused = kind == Some(redsim_engine::blocking::BlockKind::Postponed);
                 let s = &mut self.sessions[idx];
                 if s.waiting.is_none() {
                     s.waiting = Some(Waiting {
                         command: trimmed.to_string(),
                         deadline_us,
                         script,
+                        paused,
                     });
                 }
             }

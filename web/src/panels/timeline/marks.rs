@@ -212,11 +212,13 @@ pub(super) fn wait_bar(w: &Wait, start: u64, end: u64, now_us: u64) -> Html {
         Some(UnblockHow::Timeout) => "timed out",
         Some(UnblockHow::Disconnected) => "disconnected",
         Some(UnblockHow::ScriptEnded) => "its script ended",
+        Some(UnblockHow::Unpaused) => "the pause ended",
     };
-    // A busy script's caller waits on no key.
-    let on = match w.keys.is_empty() {
-        true => "its script (past busy-reply-threshold)".to_string(),
-        false => w.keys.join(", "),
+    // A busy script's caller and a paused command wait on no key.
+    let on = match (w.paused, w.keys.is_empty()) {
+        (true, _) => "CLIENT PAUSE".to_string(),
+        (false, true) => "its script (past busy-reply-threshold)".to_string(),
+        (false, false) => w.keys.join(", "),
     };
     let who = w.who.map_or(String::new(), |n| format!("{} ", label(n)));
     html! {

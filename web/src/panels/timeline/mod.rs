@@ -79,6 +79,8 @@ pub struct Wait {
     pub client: u64,
     pub who: Option<usize>,
     pub keys: Vec<String>,
+    /// Held by CLIENT PAUSE rather than waiting for data.
+    pub paused: bool,
     pub from_us: u64,
     /// `None` while it still waits.
     pub until_us: Option<u64>,
@@ -166,12 +168,13 @@ impl Timeline {
                     }
                     continue;
                 }
-                Event::Blocked { keys, .. } => {
+                Event::Blocked { keys, paused, .. } => {
                     let waits = Rc::make_mut(&mut self.waits);
                     waits.push_back(Wait {
                         client,
                         who: self.who.get(&client).copied(),
                         keys: keys.clone(),
+                        paused: *paused,
                         from_us: ev.at_us,
                         until_us: None,
                         how: None,
@@ -423,6 +426,7 @@ mod tests {
                 db: 0,
                 keys: vec!["q".into()],
                 deadline_us: None,
+                paused: false,
             },
         );
         assert!(tl.ingest(&trace));

@@ -1,12 +1,12 @@
-//! CLIENT's subcommands that set a connection's modes or act on another one: REPLY, NO-TOUCH, NO-EVICT and UNBLOCK.
+//! CLIENT's subcommands that set a connection's modes or act on other ones: REPLY, NO-TOUCH, NO-EVICT, UNBLOCK, PAUSE and UNPAUSE.
 //!
-//! A handler only holds its own client, so UNBLOCK leaves a [`ClientOp`]
-//! that the engine carries out once the command returns.
+//! A handler only holds its own client, so UNBLOCK and UNPAUSE leave a
+//! [`ClientOp`] that the engine carries out once the command returns.
 
 use crate::cmd::args::{arg_i64, is, SYNTAX};
 use crate::cmd::table::Ctx;
 use crate::proto::resp::Frame;
-use crate::server::ClientOp;
+use crate::server::{ClientOp, Pause};
 
 /// CLIENT REPLY ON|OFF|SKIP. OFF and SKIP have no reply of their own.
 pub(super) fn client_reply(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -76,7 +76,11 @@ pub(super) fn client_unblock(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         Err(e) => return e,
     };
     let id = id as u64;
+    // A command CLIENT PAUSE holds is not waiting for anything UNBLOCK can
+    // answer: 0, as Valkey answers (Redis 7.0 crashes on it).
+    let held = ctx.srv.blocking.kind_of(id) == Some(crate::blocking::BlockKind::Postponed);
     if ctx.srv.blocking.in_blocking_command(id)
+        && !held
         && !ctx.srv.client_ops.contains(&ClientOp::Unblock(id, true))
         && !ctx.srv.client_ops.contains(&ClientOp::Unblock(id, false))
     {
@@ -85,4 +89,43 @@ pub(super) fn client_unblock(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     } else {
         Frame::Integer(0)
     }
+}
+
+/// CLIENT PAUSE timeout [WRITE | ALL] (`pauseClients`): from now until
+/// `timeout` ms have passed, other clients' commands wait (all of them, or
+/// with WRITE those that may write or replicate), and keys neither expire
+/// nor get evicted. A pause already running keeps the later end and the
+/// stricter mode. Timeout 0 pauses nothing.
+pub(super) fn client_pause(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    if args.len() > 4 {
+        return crate::cmd::replies::subcommand_syntax_error(args);
+    }
+    let all = match args.get(3) {
+        None => true,
+        Some(a) if is(a, "write") => false,
+        Some(a) if is(a, "all") => true,
+        Some(_) => return Frame::err("ERR CLIENT PAUSE mode must be WRITE or ALL"),
+    };
+    let end_ms = match crate::blocking::timeout_ms_arg(&args[2], ctx.srv.now_ms()) {
+        Ok(end) => end,
+        Err(e) => return e,
+    };
+    ctx.srv.pause = Some(match ctx.srv.pause {
+        Some(p) => Pause {
+            end_ms: p.end_ms.max(end_ms),
+            all: all || p.all,
+        },
+        None => Pause { end_ms, all },
+    });
+    Frame::ok()
+}
+
+/// CLIENT UNPAUSE (`unpauseActions`): ends the pause; the clients it held
+/// run their commands, in the order they were held, once this one returns.
+pub(super) fn client_unpause(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    ctx.srv.pause = None;
+    if !ctx.srv.client_ops.contains(&ClientOp::Unpause) {
+        ctx.srv.client_ops.push(ClientOp::Unpause);
+    }
+    Frame::ok()
 }
