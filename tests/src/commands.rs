@@ -26,8 +26,10 @@ pub fn assert_command_info(info: &[Frame], cmd: &redsim_engine::cmd::Command, fu
     );
     assert_eq!(info[0], Frame::bulk(full), "{full} name");
     assert_eq!(info[1], Frame::Integer(cmd.arity as i64), "{full} arity");
+    // COMMAND INFO hides `may_replicate` and the other internal flags.
     let flags: Vec<Frame> = cmd
         .flags
+        .and(redsim_engine::cmd::Flags::SHOWN)
         .names()
         .map(|f| Frame::simple(f.to_string()))
         .collect();
