@@ -40,7 +40,7 @@ pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "connection";
         syntax: "CLIENT NO-TOUCH <ON | OFF>", summary: "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.";
     "no-evict" => super::client_ctl::client_no_evict, arity: 3, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS, CONNECTION], since: "7.0.0",
         syntax: "CLIENT NO-EVICT <ON | OFF>", summary: "Sets the client eviction mode of the connection.";
-    heavy "pause" => super::client_ctl::client_pause, arity: -3, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS, CONNECTION], since: "3.0.0",
+    heavy "pause" => super::client_ctl::client_pause, arity: -3, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS, CONNECTION], since: "2.9.50",
         syntax: "CLIENT PAUSE timeout [WRITE | ALL]", summary: "Suspends commands processing.";
     heavy "unpause" => super::client_ctl::client_unpause, arity: 2, flags: [ADMIN, NOSCRIPT, LOADING, STALE], acl: [ADMIN, SLOW, DANGEROUS, CONNECTION], since: "6.2.0",
         syntax: "CLIENT UNPAUSE", summary: "Resumes processing commands from paused clients.";
