@@ -199,6 +199,10 @@ fn line(e: &mut Engine, c: ClientId, l: &str) -> Option<Frame> {
 fn the_pause_ends_at_its_virtual_time_and_releases_in_order() {
     let mut e = Engine::new(1);
     let (a, b, c) = (e.connect("a"), e.connect("b"), e.connect("c"));
+    // Timeout 0 pauses nothing: the next write runs at once.
+    let args = |l: &str| redsim_engine::proto::resp::split_args(l.as_bytes()).expect("line");
+    assert_eq!(e.submit(a, &args("CLIENT PAUSE 0 ALL")), Some(Frame::ok()));
+    assert_eq!(e.submit(b, &args("SET k 0")), Some(Frame::ok()));
     assert_eq!(
         line(&mut e, a, "CLIENT PAUSE 1000 WRITE"),
         Some(Frame::ok())

@@ -110,13 +110,18 @@ pub(super) fn client_pause(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         Ok(end) => end,
         Err(e) => return e,
     };
-    ctx.srv.pause = Some(match ctx.srv.pause {
+    let pause = match ctx.srv.pause {
         Some(p) => Pause {
             end_ms: p.end_ms.max(end_ms),
             all: all || p.all,
         },
         None => Pause { end_ms, all },
-    });
+    };
+    // A pause already over (timeout 0) holds nothing, not even until the
+    // next `beforeSleep`.
+    if pause.end_ms > ctx.srv.now_ms() {
+        ctx.srv.pause = Some(pause);
+    }
     Frame::ok()
 }
 
