@@ -15,8 +15,8 @@ mod timeout;
 pub mod waiters;
 
 pub use timeout::{timeout_arg, timeout_ms_arg};
-pub(crate) use waiters::Reprocessing;
 pub use waiters::{deadline_us, BlockKind, BlockedInfo, Blocking, Request};
+pub(crate) use waiters::{Reprocessing, Waiter};
 
 use crate::proto::resp::Frame;
 use crate::server::Server;

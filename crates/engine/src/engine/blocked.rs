@@ -4,6 +4,7 @@
 //! client means dispatching its command again (`unblockClientOnKey`).
 
 use super::{reply_event, Engine};
+use crate::blocking::{Reprocessing, Waiter};
 use crate::proto::resp::Frame;
 use crate::server::client::ClientId;
 use crate::server::lossy;
@@ -50,15 +51,31 @@ impl Engine {
         let Some(w) = self.srv.blocking.unblock(id) else {
             return;
         };
-        self.srv.actor = Actor::Client(id);
-        self.srv.emit_with(|| Event::Unblocked {
-            how: UnblockHow::Served,
-            key: Some(lossy(key)),
-        });
-        self.srv.blocking.reprocessing = Some(crate::blocking::Reprocessing {
+        let again = Reprocessing {
             timeout_ms: w.timeout_ms,
             since_us: w.since_us,
+        };
+        self.rerun(id, w, UnblockHow::Served, Some(key), Some(again));
+    }
+
+    /// Runs a released client's command (`w.args`) and then what it sent
+    /// while it waited: the part `serve` and `release_postponed` share.
+    /// `again` is set for a command that blocked and runs once more, so it
+    /// keeps its first timeout; a command CLIENT PAUSE held runs as new.
+    fn rerun(
+        &mut self,
+        id: ClientId,
+        w: Waiter,
+        how: UnblockHow,
+        key: Option<&[u8]>,
+        again: Option<Reprocessing>,
+    ) {
+        self.srv.actor = Actor::Client(id);
+        self.srv.emit_with(|| Event::Unblocked {
+            how,
+            key: key.map(lossy),
         });
+        self.srv.blocking.reprocessing = again;
         let reply = self.run(id, &w.args, true, false);
         self.srv.blocking.reprocessing = None;
         // What is due ahead of its reply (evictions before it ran) goes first.
@@ -117,18 +134,7 @@ impl Engine {
             let Some(w) = self.srv.blocking.unblock(id) else {
                 continue;
             };
-            self.srv.actor = Actor::Client(id);
-            self.srv.emit(Event::Unblocked {
-                how: UnblockHow::Unpaused,
-                key: None,
-            });
-            let reply = self.run(id, &w.args, true, false);
-            crate::tracking::flush_before_reply(&mut self.srv);
-            if let Some(reply) = reply {
-                crate::output::deliver(&mut self.srv, id, reply);
-            }
-            crate::pubsub::after_reply(&mut self.srv, id);
-            self.run_queued(id, w.queued);
+            self.rerun(id, w, UnblockHow::Unpaused, None, None);
             self.handle_client_ops();
             self.handle_blocked_clients();
         }

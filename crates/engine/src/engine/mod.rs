@@ -330,15 +330,9 @@ impl Engine {
             .pause
             .filter(|_| !cfg!(feature = "light"))
             .map(|p| (p.end_ms.max(0) as u64 * 1000).saturating_sub(base));
-        let deadline = match pause_end {
-            Some(end) => Some(deadline.map_or(end, |d| d.min(end))),
-            None => deadline,
-        };
         // A busy script's end is due like a deadline.
-        match self.srv.scripts.busy_ends_at() {
-            Some(end) => Some(deadline.map_or(end, |d| d.min(end))),
-            None => deadline,
-        }
+        let busy_end = self.srv.scripts.busy_ends_at();
+        [deadline, pause_end, busy_end].into_iter().flatten().min()
     }
 
     /// Runs one command: `None` if it blocked. `may_block` is false for
