@@ -151,7 +151,89 @@ async function instantiate(name) {
   if (generation > 0) js.searchParams.set('instance', String(generation));
   const [bindings, module] = await Promise.all([import(js.href), compiledModule(name)]);
   await bindings.default({ module_or_path: module || new URL(name + '_bg.wasm', here) });
+  // The start has run and drawn (Yew renders in a microtask queued by it): the rest of a split
+  // module can come once the page is idle.
+  if (unlinked.length) idle().then(linkRest);
 }
+
+// The console module's rest. `cargo xtask dist` splits the console module by a profile of what
+// its pages run at startup (crates/xtask/src/split.rs): `redsim-web_bg.wasm` holds those
+// functions and `redsim-web_rest.wasm` the others, each of which the first part imports as a
+// placeholder. Once the page is idle after its start, the rest is fetched, compiled and
+// instantiated against the first part's exports (its memory, tables, globals and functions),
+// which puts the rest's functions in the shared function table, where the first part's calls
+// find them. A placeholder called before that (a reader or a test typing at once) links the rest
+// on the spot, synchronously, and then calls the function it stands for. The bindings of a split
+// module ask for their placeholders here (`redsimPlaceholders`), once per instance; a module
+// built whole has none and never fetches the rest.
+const REST = 'redsim-web_rest.wasm';
+// Instances of the first part still without their rest: { exportsOf, linked }.
+const unlinked = [];
+let restCompile = null;
+let restCompiled = null;
+// How many instances had to link their rest synchronously, before it was fetched (tests read it).
+window.redsimRestEarly = 0;
+function restModule() {
+  if (!restCompile) {
+    const url = new URL(REST, here);
+    const whole = () => fetch(url).then((r) => {
+      if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + REST);
+      return r.arrayBuffer();
+    }).then((b) => WebAssembly.compile(b));
+    restCompile = (WebAssembly.compileStreaming ? WebAssembly.compileStreaming(fetch(url)).catch(whole) : whole())
+      .then((m) => (restCompiled = m))
+      .catch((err) => {
+        restCompile = null;
+        throw err;
+      });
+  }
+  return restCompile;
+}
+// The compiled rest, now: as compiled ahead, or fetched and compiled synchronously.
+function restModuleNow() {
+  if (restCompiled) return restCompiled;
+  const xhr = new XMLHttpRequest();
+  xhr.open('GET', new URL(REST, here), false);
+  // Synchronous requests cannot ask for an ArrayBuffer: the bytes come as a binary string.
+  xhr.overrideMimeType('text/plain; charset=x-user-defined');
+  xhr.send();
+  if (xhr.status !== 200) throw new Error('HTTP ' + xhr.status + ' for ' + REST);
+  const text = xhr.responseText;
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
+  restCompiled = new WebAssembly.Module(bytes);
+  return restCompiled;
+}
+function link(instance, module) {
+  if (instance.linked) return;
+  new WebAssembly.Instance(module, { primary: instance.exportsOf() });
+  instance.linked = true;
+  const at = unlinked.indexOf(instance);
+  if (at >= 0) unlinked.splice(at, 1);
+}
+function linkRest() {
+  if (!unlinked.length) return;
+  restModule().then((m) => {
+    for (const instance of [...unlinked]) link(instance, m);
+  }).catch((err) => console.error('Redsim: the console module\'s rest could not load (it is tried again when needed)', err));
+}
+globalThis.redsimPlaceholders = (exportsOf) => {
+  const instance = { exportsOf, linked: false };
+  unlinked.push(instance);
+  return new Proxy({}, {
+    get: (_, key) => {
+      if (typeof key !== 'string') return undefined;
+      const slot = Number(key);
+      return (...args) => {
+        if (!instance.linked) {
+          window.redsimRestEarly += 1;
+          link(instance, restModuleNow());
+        }
+        return exportsOf()['%table'].get(slot)(...args);
+      };
+    },
+  });
+};
 
 // After an upgrade the lab module runs the consoles too (see below), and restarts start it.
 let full = false;
@@ -295,6 +377,8 @@ function freshHosts() {
 // Unmounts the apps of the instances running (the console module's, or the lab's beside it), so
 // none keeps its timers on a page that replaced it. A crashed instance cannot answer: skipped.
 function retireAll() {
+  // A retired instance needs no rest.
+  unlinked.length = 0;
   for (const name of ['redsimRetire', 'redsimRetireLab']) {
     try {
       if (window[name]) window[name]();

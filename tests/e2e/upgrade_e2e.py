@@ -5,6 +5,9 @@ over every console on the page with its session (keys, TTLs at the same virtual 
 the lines on screen) and runs the command. Checked on the playground, on a documentation page with
 two consoles and a topology widget, and in iframe mode with a heavy command in the link.
 
+Also the console module's own split (crates/xtask/src/split.rs): its rest is fetched once the page
+is idle, and a command typed before that links it at once.
+
 Usage: python3 tests/e2e/upgrade_e2e.py [--dist DIR] [--shots DIR]
 Prints "N passed, M failed" and exits non-zero on any failure. Screenshots go to target/e2e/.
 """
@@ -17,6 +20,7 @@ from console_e2e import Console, expect, run_at_sizes, wait_until  # noqa: E402
 
 CONSOLE_WASM = "redsim-web_bg.wasm"
 LAB_WASM = "redsim-lab_bg.wasm"
+REST_WASM = "redsim-web_rest.wasm"
 
 DOC_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Two consoles</title>
@@ -162,6 +166,41 @@ def run_checks(run, label):
         finally:
             page.unroute("**/redsim-lab_bg.wasm")
 
+    def the_rest_comes_when_idle():
+        page.goto(base + "index.html?cmd=PING")
+        con.ready()
+        reply_shown(con, "PONG")
+        wait_until(lambda: REST_WASM in wasm_fetched(page), "the rest fetched once idle", 30.0)
+        expect(page.evaluate("window.redsimRestEarly") == 0, "no placeholder ran before it")
+        # Commands whose code is in the rest (sorted sets, hashes, the keyspace's rows).
+        expect(con.run("ZADD z 1 a 2 b")[-1] == "(integer) 2", "ZADD: %s" % con.lines())
+        expect(con.run("HSET h f v")[-1] == "(integer) 1", "HSET: %s" % con.lines())
+        expect(con.run("ZRANGE z 0 -1 WITHSCORES")[-1].startswith('1) "a"'), "ZRANGE: %s" % con.lines())
+        expect(wasm_fetched(page).count(REST_WASM) == 1, "the rest fetched once")
+
+    def a_command_before_the_rest_links_it_at_once():
+        # A page that is never idle (its requestIdleCallback never calls back) does not fetch
+        # the rest ahead: the first command that needs it fetches and links it synchronously.
+        busy = run.ctx.new_page()
+        try:
+            busy.add_init_script("window.requestIdleCallback = () => 0;")
+            busy.goto(base + "index.html?clock=paused&cmd=SET%20k%20v")
+            early = Console(busy)
+            early.ready()
+            reply_shown(early, "OK")
+            expect(REST_WASM not in wasm_fetched(busy), "the rest waited: %s" % wasm_fetched(busy))
+            expect(early.run("ZADD z 3 c")[-1] == "(integer) 1", "ZADD: %s" % early.lines())
+            expect(busy.evaluate("window.redsimRestEarly") == 1, "linked at once, by the command")
+            expect(early.run("ZSCORE z c")[-1] == "(double) 3", "ZSCORE: %s" % early.lines())
+            expect(early.run("GET k")[-1] == '"v"', "the session is intact: %s" % early.lines())
+            expect(wasm_fetched(busy).count(REST_WASM) == 1, "the rest fetched once")
+        finally:
+            busy.close()
+
+    suite.check("[%s] the console module's rest is fetched once the page is idle" % label,
+                the_rest_comes_when_idle)
+    suite.check("[%s] a command typed before the rest has come links it at once" % label,
+                a_command_before_the_rest_links_it_at_once)
     suite.check("[%s] the playground moves to the full engine with its session" % label,
                 playground_moves_with_its_session)
     suite.check("[%s] typing a heavy command's name fetches the full engine ahead" % label,

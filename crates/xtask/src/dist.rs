@@ -32,6 +32,8 @@ struct Module {
     /// then shrinks 1.5 KB further gzipped. The lab's speed counts
     /// (scenario runs), so it keeps `-Oz` alone.
     wasm_opt: &'static [&'static str],
+    /// Split in two by its startup profile (see `split.rs`).
+    split: bool,
 }
 
 /// The console module first (what a page with one console downloads),
@@ -42,12 +44,14 @@ const MODULES: [Module; 2] = [
         profile: "wasm-console",
         features: "light",
         wasm_opt: &["--flatten", "--rereloop", "-Oz"],
+        split: true,
     },
     Module {
         bin: "redsim-lab",
         profile: "wasm-release",
         features: "",
         wasm_opt: &["-Oz"],
+        split: false,
     },
 ];
 /// The modules to build: all, or with `REDSIM_DIST_MODULE=<bin>` only that
@@ -132,7 +136,8 @@ pub fn dist() -> Result<Built, String> {
             .web(true)
             .map_err(|e| format!("wasm-bindgen: {e:#}"))?
             .typescript(false)
-            .remove_name_section(!keep_names())
+            // A module to split keeps its names until it is split.
+            .remove_name_section(!keep_names() && !splits(m))
             .remove_producers_section(true)
             .generate(&out)
             .map_err(|e| format!("wasm-bindgen: {e:#}"))?;
@@ -164,15 +169,29 @@ pub fn dist() -> Result<Built, String> {
     let mut sizes = Vec::new();
     for m in &modules {
         let wasm_out = out.join(format!("{}_bg.wasm", m.bin));
-        optimize(&wasm_out, m.wasm_opt)?;
-        let bytes =
-            fs::read(&wasm_out).map_err(|e| format!("cannot read the generated wasm: {e}"))?;
-        sizes.push((m.bin, bytes.len() as u64, gzip_len(&bytes)?));
+        optimize(&wasm_out, m.wasm_opt, keep_names() || splits(m))?;
+        let mut files = vec![wasm_out.clone()];
+        if splits(m) {
+            let js = out.join(format!("{}.js", m.bin));
+            match crate::split::split(&wasm_out, &js)? {
+                Some(rest) => files.push(rest),
+                None => crate::split::strip_names_in_place(&wasm_out)?,
+            }
+        }
+        for file in files {
+            let bytes = fs::read(&file)
+                .map_err(|e| format!("cannot read the generated wasm {}: {e}", file.display()))?;
+            let name = file
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            sizes.push((name.to_string(), bytes.len() as u64, gzip_len(&bytes)?));
+        }
     }
     compress_all(&out)?;
-    for (bin, raw, gz) in sizes {
+    for (file, raw, gz) in sizes {
         println!(
-            "dist: {bin}_bg.wasm {} raw, {} gzipped ({raw} bytes, {gz} bytes)",
+            "dist: {file} {} raw, {} gzipped ({raw} bytes, {gz} bytes)",
             kib(raw),
             kib(gz),
         );
@@ -180,6 +199,13 @@ pub fn dist() -> Result<Built, String> {
     println!("dist: built in {:.1} s", started.elapsed().as_secs_f64());
     println!("dist: wrote {}", out.display());
     Ok(Built { dir: out })
+}
+
+/// Whether `m` is split: it asks to be, splitting is on
+/// (`REDSIM_WASM_SPLIT`), and names are not kept (a profile is recorded
+/// from the whole module, with its names).
+fn splits(m: &Module) -> bool {
+    m.split && crate::split::enabled() && !keep_names()
 }
 
 /// `REDSIM_WASM_NAMES=1` keeps function names in the wasm (wasm-opt runs
@@ -192,7 +218,7 @@ fn keep_names() -> bool {
 /// (`REDSIM_WASM_OPT` names one level instead, `Oz` say, to compare; `off`
 /// skips it, to measure what it saves). Without npm it says so and leaves
 /// the wasm as built.
-fn optimize(wasm: &Path, passes: &[&str]) -> Result<(), String> {
+fn optimize(wasm: &Path, passes: &[&str], names: bool) -> Result<(), String> {
     let level = std::env::var("REDSIM_WASM_OPT").ok();
     if level.as_deref() == Some("off") {
         println!("dist: wasm-opt off (REDSIM_WASM_OPT=off)");
@@ -216,7 +242,7 @@ fn optimize(wasm: &Path, passes: &[&str]) -> Result<(), String> {
         .arg("-o")
         .arg(wasm)
         .args(&passes)
-        .args(keep_names().then_some("-g"))
+        .args(names.then_some("-g"))
         .args(WASM_FEATURES))?;
     let after = fs::metadata(wasm).map(|m| m.len()).unwrap_or(0);
     println!(

@@ -13,6 +13,7 @@
 mod baseline;
 mod dist;
 mod serve;
+mod split;
 mod stylesheet;
 mod suite;
 mod test;
@@ -30,6 +31,8 @@ tasks:
                        and Redis' own test suite
   bench                the speed benchmark of `test` alone (needs dist/): native against wasm,
                        each page's first reply against the build before the split, every scenario
+  split-profile        record which functions the console module's pages run at startup
+                       (web/console-startup.txt, which dist splits the module by)
   redis-suite [--update] [UNIT...]
                        run Redis 7.2's test suite against redsim server and check it against
                        tests/redis-suite/results.txt (--update rewrites the record)";
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
         Some("serve") => serve_args(&args[1..]).and_then(serve::serve),
         Some("test") => test::test(),
         Some("bench") => test::bench(),
+        Some("split-profile") => split::record_profile(),
         Some("redis-suite") => {
             let update = args.iter().any(|a| a == "--update");
             let units: Vec<String> = args[1..]

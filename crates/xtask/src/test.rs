@@ -185,7 +185,8 @@ pub fn test() -> Result<(), String> {
 }
 
 /// Installs what is missing: the wasm target, Debian's redis-server,
-/// chromium and npm, binaryen's wasm-opt and axe-core from npm, and the Python packages
+/// chromium, npm and binaryen (for its wasm-split), binaryen's wasm-opt
+/// and axe-core from npm, and the Python packages
 /// the browser and client tests use.
 fn install() -> Result<(), String> {
     let mut problems = Vec::new();
@@ -207,6 +208,11 @@ fn install() -> Result<(), String> {
     if which("tclsh").is_none() {
         apt.push("tcl");
     }
+    // `dist` splits the console module with binaryen's wasm-split, which
+    // npm's binaryen lacks and Debian's has (crates/xtask/src/split.rs).
+    if which("wasm-split").is_none() {
+        apt.push("binaryen");
+    }
     if !apt.is_empty() {
         let sudo = !is_root() && which("sudo").is_some();
         let apt_get = |args: &[&str]| {
@@ -226,7 +232,7 @@ fn install() -> Result<(), String> {
             problems.push(e);
         }
     } else {
-        println!("redis-server, chromium, npm and tcl are installed");
+        println!("redis-server, chromium, npm, tcl and wasm-split are installed");
     }
     if let Err(e) = crate::tools::wasm_opt() {
         problems.push(format!("wasm-opt: {e}"));

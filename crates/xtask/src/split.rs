@@ -1,0 +1,436 @@
+//! Splits the console module in two by its startup profile: the functions a page runs until its consoles have answered and gone idle stay in `redsim-web_bg.wasm`; the rest move to `redsim-web_rest.wasm`, which the loader fetches once the page is idle (see "The console module's rest" in `assets/redsim.js`).
+//!
+//! Why: every byte of the console module costs its first reply time
+//! before any of it runs (download, then validation and the handover to the
+//! compiler on the page's main thread), and a page's first reply runs a
+//! third of its code. Splitting is binaryen's `wasm-split`, given the
+//! functions to keep; the profile (`web/console-startup.txt`) lists them by
+//! name and is recorded in a browser by `cargo xtask split-profile`.
+//!
+//! The only `wasm-split` this machine can install is Debian's (binaryen
+//! 108; npm's binaryen package ships no `wasm-split`). It cannot read two
+//! things today's wasm-bindgen writes, and it mislabels one export, so the
+//! module is mended on both sides with walrus (which wasm-bindgen itself
+//! uses): before, `table.fill` of one slot becomes `table.set`; after, the
+//! externref table's export points at that table again. Without
+//! `wasm-split` the module stays whole and the page works as before.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use walrus::ir::{Instr, InstrSeqId, TableSet, Value};
+use walrus::{ExportItem, ModuleConfig, RefType};
+
+use crate::tools::WASM_FEATURES;
+use crate::util::{kib, root, run, target_dir, which};
+
+/// The profile: one function name per line, as the name section has it.
+pub const PROFILE: &str = "web/console-startup.txt";
+/// The file stem suffix of the second part, beside `<bin>_bg.wasm`.
+pub const REST_SUFFIX: &str = "_rest.wasm";
+/// The import module of the placeholders `wasm-split` puts where a moved
+/// function was; the bindings give it the loader's (see [`patch_bindings`]).
+const PLACEHOLDERS: &str = "placeholder";
+/// The import module under which the second part imports the first's
+/// memory, tables, globals and functions.
+const PRIMARY: &str = "primary";
+/// wasm-bindgen's table of JavaScript values.
+const EXTERNREFS: &str = "__wbindgen_externrefs";
+
+/// Whether the console module is split: `REDSIM_WASM_SPLIT=off` keeps it
+/// whole (the profile is recorded from a whole module with names).
+pub fn enabled() -> bool {
+    std::env::var("REDSIM_WASM_SPLIT").map_or(true, |v| v != "off")
+}
+
+/// Splits `wasm` (with its name section) in place into itself and
+/// `<stem>_rest.wasm`, keeping the profile's functions, and patches the
+/// bindings `js`; returns the second part's path. `Ok(None)`: not split,
+/// and why was printed; the module is left as it was.
+pub fn split(wasm: &Path, js: &Path) -> Result<Option<PathBuf>, String> {
+    let Some(tool) = which("wasm-split") else {
+        println!("dist: wasm-split not found (Debian's binaryen package has it): the console module stays whole");
+        return Ok(None);
+    };
+    let profile_path = root().join(PROFILE);
+    let profile = fs::read_to_string(&profile_path)
+        .map_err(|e| format!("cannot read {}: {e}", profile_path.display()))?;
+    let wanted: BTreeSet<&str> = profile
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let t = Instant::now();
+    let bytes = fs::read(wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
+    let mended = match mend_table_fills(&bytes)? {
+        Some(m) => m,
+        None => return Ok(None),
+    };
+    let names = function_names(&mended)?;
+    let keep = kept(&names, &wanted);
+    if keep.len() < wanted.len() / 2 {
+        println!(
+            "dist: only {} of the profile's {} functions are in the console module: it stays whole (run cargo xtask split-profile)",
+            keep.len(),
+            wanted.len()
+        );
+        return Ok(None);
+    }
+    let work = target_dir()?.join("wasm-split");
+    fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    let input = work.join("whole.wasm");
+    let list = work.join("keep.txt");
+    let primary = work.join("primary.wasm");
+    let secondary = work.join("rest.wasm");
+    // Without names binaryen calls each defined function by its index.
+    write(&input, &strip_names(&mended)?)?;
+    let list_text: String = keep.iter().map(|i| format!("{i}\n")).collect();
+    write(&list, list_text.as_bytes())?;
+    run(Command::new(tool)
+        .arg(&input)
+        .args(WASM_FEATURES)
+        .arg(format!("--keep-funcs=@{}", list.display()))
+        .arg("-o1")
+        .arg(&primary)
+        .arg("-o2")
+        .arg(&secondary)
+        .arg("--export-prefix=%")
+        .arg(format!("--placeholder-namespace={PLACEHOLDERS}"))
+        .arg(format!("--import-namespace={PRIMARY}")))?;
+    let first = mend_primary(&fs::read(&primary).map_err(|e| e.to_string())?)?;
+    let rest = reemit(&fs::read(&secondary).map_err(|e| e.to_string())?)?;
+    let rest_path = rest_path(wasm);
+    write(wasm, &first)?;
+    write(&rest_path, &rest)?;
+    let bindings =
+        fs::read_to_string(js).map_err(|e| format!("cannot read {}: {e}", js.display()))?;
+    write(js, patch_bindings(&bindings)?.as_bytes())?;
+    let _ = fs::remove_dir_all(&work);
+    println!(
+        "dist: split the console module by its startup profile: {} kept ({} functions of {}), {} moved to {} in {:.1} s",
+        kib(first.len() as u64),
+        keep.len(),
+        names.len(),
+        kib(rest.len() as u64),
+        rest_path.file_name().and_then(|n| n.to_str()).unwrap_or(""),
+        t.elapsed().as_secs_f64()
+    );
+    Ok(Some(rest_path))
+}
+
+/// `cargo xtask split-profile`: builds the console module whole, with its
+/// names and without the lab (a trace cannot tell the two modules'
+/// functions apart), and records in a browser which functions its pages
+/// run (`tests/e2e/split_profile.py`) into [`PROFILE`]. `dist` afterwards
+/// builds the split page again.
+pub fn record_profile() -> Result<(), String> {
+    let me = std::env::current_exe().map_err(|e| e.to_string())?;
+    run(Command::new(me)
+        .arg("dist")
+        .env("REDSIM_WASM_NAMES", "1")
+        .env("REDSIM_WASM_SPLIT", "off")
+        .env("REDSIM_DIST_MODULE", "redsim-web"))?;
+    run(Command::new("python3")
+        .arg(root().join("tests/e2e/split_profile.py"))
+        .arg(root().join("dist"))
+        .arg(root().join(PROFILE)))?;
+    println!("split-profile: wrote {PROFILE}; cargo xtask dist builds the split page with it");
+    Ok(())
+}
+
+/// The functions to keep: those the profile names exactly, and for a
+/// profiled name not found (another toolchain's symbol hashes, say), every
+/// function with the same name once normalized. Functions without a name
+/// cannot be profiled by name, so all are kept: they are the bindings'
+/// few small shims, some of which every start runs.
+fn kept(names: &[(usize, Option<String>)], profile: &BTreeSet<&str>) -> Vec<usize> {
+    let present: BTreeSet<&str> = names.iter().filter_map(|(_, n)| n.as_deref()).collect();
+    let missing: BTreeSet<String> = profile
+        .iter()
+        .filter(|n| !present.contains(*n))
+        .map(|n| normalize(n))
+        .collect();
+    names
+        .iter()
+        .filter(|(_, n)| match n {
+            Some(n) => profile.contains(n.as_str()) || missing.contains(&normalize(n)),
+            None => true,
+        })
+        .map(|(i, _)| *i)
+        .collect()
+}
+
+/// `dist/<bin>_bg.wasm` → `dist/<bin>_rest.wasm`.
+fn rest_path(wasm: &Path) -> PathBuf {
+    let name = wasm.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let stem = name.strip_suffix("_bg.wasm").unwrap_or(name);
+    wasm.with_file_name(format!("{stem}{REST_SUFFIX}"))
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// A function's name without what changes from build to build: the
+/// symbol hash (`::h0123…`), crate disambiguators (`core[0123…]`) and
+/// LLVM's numeric suffixes (`.123`). Generic instances share a name, so a
+/// profile keeps them all.
+pub fn normalize(name: &str) -> String {
+    if !name.is_ascii() {
+        return name.to_string();
+    }
+    let mut out = String::with_capacity(name.len());
+    let b = name.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'[' && i + 18 <= b.len() && b[i + 17] == b']' && is_hex(&b[i + 1..i + 17]) {
+            i += 18;
+            continue;
+        }
+        if b[i..].starts_with(b"::h")
+            && i + 19 <= b.len()
+            && is_hex(&b[i + 3..i + 19])
+            && (i + 19 == b.len() || !b[i + 19].is_ascii_alphanumeric())
+        {
+            i += 19;
+            continue;
+        }
+        out.push(b[i] as char);
+        i += 1;
+    }
+    if let Some(dot) = out.rfind('.') {
+        if dot + 1 < out.len() && out[dot + 1..].bytes().all(|c| c.is_ascii_digit()) {
+            out.truncate(dot);
+        }
+    }
+    out
+}
+
+fn is_hex(b: &[u8]) -> bool {
+    b.iter()
+        .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+}
+
+/// Rewrites each `i32.const 1; table.fill` as `table.set` (the same: one
+/// slot set to the value), which binaryen 108 can read. `None`, said
+/// why, when some other `table.fill` is there.
+fn mend_table_fills(bytes: &[u8]) -> Result<Option<Vec<u8>>, String> {
+    let mut module = ModuleConfig::new()
+        .parse(bytes)
+        .map_err(|e| format!("walrus cannot read the console module: {e}"))?;
+    let mut other = 0;
+    for (_, func) in module.funcs.iter_local_mut() {
+        let mut seqs: Vec<InstrSeqId> = vec![func.entry_block()];
+        while let Some(id) = seqs.pop() {
+            let seq = func.block_mut(id);
+            let mut i = 0;
+            while i < seq.instrs.len() {
+                match &seq.instrs[i].0 {
+                    Instr::Block(b) => seqs.push(b.seq),
+                    Instr::Loop(l) => seqs.push(l.seq),
+                    Instr::IfElse(e) => {
+                        seqs.push(e.consequent);
+                        seqs.push(e.alternative);
+                    }
+                    Instr::TableFill(fill) => {
+                        let one = i > 0
+                            && matches!(&seq.instrs[i - 1].0, Instr::Const(c) if matches!(c.value, Value::I32(1)));
+                        if one {
+                            let table = fill.table;
+                            seq.instrs[i].0 = Instr::TableSet(TableSet { table });
+                            seq.instrs.remove(i - 1);
+                            continue;
+                        }
+                        other += 1;
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+        }
+    }
+    if other > 0 {
+        println!("dist: the console module fills {other} table ranges, which binaryen 108 cannot read: it stays whole");
+        return Ok(None);
+    }
+    Ok(Some(module.emit_wasm()))
+}
+
+/// Each defined function's index (binaryen's name for a function without
+/// one) and name, from the name section. wasm-bindgen's generated shims
+/// have none (its start among them).
+fn function_names(bytes: &[u8]) -> Result<Vec<(usize, Option<String>)>, String> {
+    let mut imported = 0usize;
+    let mut names: HashMap<u32, String> = HashMap::new();
+    let mut count = 0usize;
+    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
+        match payload.map_err(|e| e.to_string())? {
+            wasmparser::Payload::ImportSection(r) => {
+                for imp in r.into_imports() {
+                    if matches!(
+                        imp.map_err(|e| e.to_string())?.ty,
+                        wasmparser::TypeRef::Func(_)
+                    ) {
+                        imported += 1;
+                    }
+                }
+            }
+            wasmparser::Payload::FunctionSection(r) => count = r.count() as usize,
+            wasmparser::Payload::CustomSection(c) if c.name() == "name" => {
+                let reader = wasmparser::NameSectionReader::new(wasmparser::BinaryReader::new(
+                    c.data(),
+                    c.data_offset(),
+                ));
+                for sub in reader {
+                    if let wasmparser::Name::Function(map) = sub.map_err(|e| e.to_string())? {
+                        for n in map {
+                            let n = n.map_err(|e| e.to_string())?;
+                            names.insert(n.index, n.name.to_string());
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if names.is_empty() {
+        return Err("the console module has no function names to split it by".into());
+    }
+    Ok((0..count)
+        .map(|i| (i, names.get(&((i + imported) as u32)).cloned()))
+        .collect())
+}
+
+/// The module without its custom sections' names (binaryen then names
+/// each defined function by its index).
+fn strip_names(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut module = ModuleConfig::new()
+        .generate_name_section(false)
+        .parse(bytes)
+        .map_err(|e| e.to_string())?;
+    module.producers.clear();
+    Ok(module.emit_wasm())
+}
+
+/// Drops the name section of the module at `path` (a module that was to
+/// be split but stays whole).
+pub fn strip_names_in_place(path: &Path) -> Result<(), String> {
+    let bytes = fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    write(path, &strip_names(&bytes)?)
+}
+
+/// The first part as the page needs it: binaryen 108 exports the
+/// externref table under wasm-bindgen's name but as the function table;
+/// the export is pointed at the externref table again.
+fn mend_primary(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut module = ModuleConfig::new()
+        .generate_name_section(false)
+        .parse(bytes)
+        .map_err(|e| format!("walrus cannot read the split's first part: {e}"))?;
+    let externrefs = module
+        .tables
+        .iter()
+        .filter(|t| t.element_ty == RefType::EXTERNREF)
+        .map(|t| t.id())
+        .collect::<Vec<_>>();
+    let [table] = externrefs[..] else {
+        return Err(format!(
+            "the split's first part has {} externref tables, not one",
+            externrefs.len()
+        ));
+    };
+    let export = module
+        .exports
+        .iter_mut()
+        .find(|e| e.name == EXTERNREFS)
+        .ok_or_else(|| format!("the split's first part does not export {EXTERNREFS}"))?;
+    export.item = ExportItem::Table(table);
+    module.producers.clear();
+    Ok(module.emit_wasm())
+}
+
+/// The second part, read and written again: proof that it parses, and
+/// no names or producers.
+fn reemit(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    strip_names(bytes).map_err(|e| format!("walrus cannot read the split's second part: {e}"))
+}
+
+/// The bindings give the first part its placeholders: the loader's
+/// `redsimPlaceholders` makes them for this instance, from a getter of its
+/// exports (set before the Rust start runs).
+fn patch_bindings(js: &str) -> Result<String, String> {
+    let anchor = "\"./redsim-web_bg.js\": import0,\n";
+    if js.matches(anchor).count() != 1 {
+        return Err("the console module's bindings have changed shape: cannot give them the split's placeholders".into());
+    }
+    Ok(js.replacen(
+        anchor,
+        &format!("{anchor}        {PLACEHOLDERS}: globalThis.redsimPlaceholders(() => wasm),\n"),
+        1,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_drops_what_changes_between_builds() {
+        assert_eq!(
+            normalize("redsim_web::mount::mount_now::hee923eb8b39d1f52"),
+            "redsim_web::mount::mount_now"
+        );
+        assert_eq!(
+            normalize("<alloc[3ca501edff3f0c7c]::string::String as core[c5930c85a12de822]::fmt::Write>::write_str.708"),
+            "<alloc::string::String as core::fmt::Write>::write_str"
+        );
+        assert_eq!(
+            normalize("yew::scheduler::arch::start::{{closure}}::h3afbe57b7ca8be4f"),
+            "yew::scheduler::arch::start::{{closure}}"
+        );
+        // Not a hash: kept.
+        assert_eq!(normalize("a::hello"), "a::hello");
+        assert_eq!(normalize("f32.v2"), "f32.v2");
+    }
+
+    #[test]
+    fn kept_prefers_exact_names_and_falls_back_to_normalized_ones() {
+        let names: Vec<(usize, Option<String>)> = [
+            Some("a::f::h0000000000000001"),
+            Some("a::f::h0000000000000002"),
+            Some("b::g::h0000000000000003"),
+            Some("b::g::h0000000000000004"),
+            Some("c::h::h0000000000000005"),
+            None,
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (i, n.map(String::from)))
+        .collect();
+        // a::f is found exactly: only that instance. b::g's hash is another
+        // build's: both instances. c::h is not profiled; a shim has no name.
+        let profile: BTreeSet<&str> = ["a::f::h0000000000000001", "b::g::h00000000000000ff"]
+            .into_iter()
+            .collect();
+        assert_eq!(kept(&names, &profile), vec![0, 2, 3, 5]);
+    }
+
+    #[test]
+    fn rest_sits_beside_the_module() {
+        assert_eq!(
+            rest_path(Path::new("dist/redsim-web_bg.wasm")),
+            Path::new("dist/redsim-web_rest.wasm")
+        );
+    }
+
+    #[test]
+    fn bindings_get_the_placeholders_once() {
+        let js = "    return {\n        __proto__: null,\n        \"./redsim-web_bg.js\": import0,\n    };\n";
+        let out = patch_bindings(js).unwrap();
+        assert!(out.contains("placeholder: globalThis.redsimPlaceholders(() => wasm),"));
+        assert!(patch_bindings("no anchor").is_err());
+    }
+}
