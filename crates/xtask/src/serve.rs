@@ -6,17 +6,24 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
-/// Builds, then serves `dist/` on 127.0.0.1:`port` until interrupted.
-pub fn serve(port: u16) -> Result<(), String> {
-    let built = crate::dist::dist()?;
+/// Builds, then serves `dist/` on 127.0.0.1:`port` until interrupted; with
+/// `dir`, serves that directory as it is. Port 0 takes a free port; the line
+/// printed says which (the browser benchmark reads it).
+pub fn serve(port: u16, dir: Option<PathBuf>) -> Result<(), String> {
+    let dir = match dir {
+        Some(d) if d.join("index.html").is_file() => d,
+        Some(d) => return Err(format!("{} has no index.html", d.display())),
+        None => crate::dist::dist()?.dir,
+    };
     let listener = TcpListener::bind(("127.0.0.1", port))
         .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     println!(
         "serving {} on http://127.0.0.1:{port}/ (Ctrl+C to stop)",
-        built.dir.display()
+        dir.display()
     );
     for stream in listener.incoming().flatten() {
-        let dir = built.dir.clone();
+        let dir = dir.clone();
         std::thread::spawn(move || {
             let _ = handle(stream, &dir);
         });

@@ -291,6 +291,11 @@ pub fn bench() -> Result<(), String> {
         .arg("--redsim")
         .arg(redsim)
         .current_dir(root());
+    // The pages it times are served as `cargo xtask serve` serves them:
+    // by this binary's server, with the precompressed copies.
+    if let Ok(me) = std::env::current_exe() {
+        bench.env("REDSIM_XTASK", me);
+    }
     if let Ok(Some(dir)) = &baseline {
         bench
             .arg("--baseline-dist")
