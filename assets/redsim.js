@@ -167,33 +167,47 @@ async function instantiate(name) {
 // module ask for their placeholders here (`redsimPlaceholders`), once per instance; a module
 // built whole has none and never fetches the rest.
 const REST = 'redsim-web_rest.wasm';
-// Instances of the first part still without their rest: { exportsOf, linked }.
+// Instances of the first part still without their rest: { exportsOf, url, pair, linked }.
 const unlinked = [];
-let restCompile = null;
-let restCompiled = null;
+// Per rest URL: { compile (promise), compiled (the module, once it has come) }.
+const rests = new Map();
 // How many instances had to link their rest synchronously, before it was fetched (tests read it).
 window.redsimRestEarly = 0;
-function restModule() {
-  if (!restCompile) {
-    const url = new URL(REST, here);
+// The two parts are fetched apart, and a cache or a half-done deploy can give a page one file
+// of another build. `dist` names each pair (the bindings pass its id; the rest carries it in its
+// `redsim-pair` custom section): the rest is fetched under the id, and linked only to the first
+// part of its own pair, since a rest of another build may link and then call wrong functions.
+class PairMismatch extends Error {}
+function restOf(url) {
+  let rest = rests.get(url);
+  if (!rest) {
+    rest = { compile: null, compiled: null };
+    rests.set(url, rest);
+  }
+  return rest;
+}
+function restModule(url) {
+  const rest = restOf(url);
+  if (!rest.compile) {
     const whole = () => fetch(url).then((r) => {
       if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + REST);
       return r.arrayBuffer();
     }).then((b) => WebAssembly.compile(b));
-    restCompile = (WebAssembly.compileStreaming ? WebAssembly.compileStreaming(fetch(url)).catch(whole) : whole())
-      .then((m) => (restCompiled = m))
+    rest.compile = (WebAssembly.compileStreaming ? WebAssembly.compileStreaming(fetch(url)).catch(whole) : whole())
+      .then((m) => (rest.compiled = m))
       .catch((err) => {
-        restCompile = null;
+        rest.compile = null;
         throw err;
       });
   }
-  return restCompile;
+  return rest.compile;
 }
 // The compiled rest, now: as compiled ahead, or fetched and compiled synchronously.
-function restModuleNow() {
-  if (restCompiled) return restCompiled;
+function restModuleNow(url) {
+  const rest = restOf(url);
+  if (rest.compiled) return rest.compiled;
   const xhr = new XMLHttpRequest();
-  xhr.open('GET', new URL(REST, here), false);
+  xhr.open('GET', url, false);
   // Synchronous requests cannot ask for an ArrayBuffer: the bytes come as a binary string.
   xhr.overrideMimeType('text/plain; charset=x-user-defined');
   xhr.send();
@@ -201,24 +215,55 @@ function restModuleNow() {
   const text = xhr.responseText;
   const bytes = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
-  restCompiled = new WebAssembly.Module(bytes);
-  return restCompiled;
+  rest.compiled = new WebAssembly.Module(bytes);
+  return rest.compiled;
 }
 function link(instance, module) {
   if (instance.linked) return;
-  new WebAssembly.Instance(module, { primary: instance.exportsOf() });
+  try {
+    if (instance.pair) {
+      const [section] = WebAssembly.Module.customSections(module, 'redsim-pair');
+      const pair = section ? new TextDecoder().decode(section) : 'none';
+      if (pair !== instance.pair) {
+        throw new PairMismatch(REST + ' is of build ' + pair + ', the page\'s first part of build ' + instance.pair);
+      }
+    }
+    new WebAssembly.Instance(module, { primary: instance.exportsOf() });
+  } catch (err) {
+    if (err instanceof PairMismatch || err instanceof WebAssembly.LinkError) mismatched(err);
+    throw err;
+  }
   instance.linked = true;
   const at = unlinked.indexOf(instance);
   if (at >= 0) unlinked.splice(at, 1);
 }
-function linkRest() {
-  if (!unlinked.length) return;
-  restModule().then((m) => {
-    for (const instance of [...unlinked]) link(instance, m);
-  }).catch((err) => console.error('Redsim: the console module\'s rest could not load (it is tried again when needed)', err));
+// A rest that does not fit: no retry mends that, so every console says so, once.
+function mismatched(err) {
+  console.error('Redsim: the console module\'s two parts come from different builds', err);
+  const hosts = [...document.querySelectorAll('[data-redsim], #redsim')];
+  for (const host of hosts.length ? hosts : [document.body]) {
+    if (host.querySelector(':scope > .rs-rest-error')) continue;
+    const note = document.createElement('p');
+    note.className = 'rs-loading rs-load-error rs-rest-error';
+    note.setAttribute('role', 'alert');
+    note.textContent = 'Part of the console could not load: its two wasm files come from different '
+      + 'builds (' + err.message + '). Reload the page; if this stays, the site serves an old copy of '
+      + 'one of them: deploy the files of one build together.';
+    host.prepend(note);
+  }
 }
-globalThis.redsimPlaceholders = (exportsOf) => {
-  const instance = { exportsOf, linked: false };
+function linkRest() {
+  for (const instance of [...unlinked]) {
+    restModule(instance.url).then((m) => link(instance, m)).catch((err) => {
+      if (err instanceof PairMismatch || err instanceof WebAssembly.LinkError) return;
+      console.error('Redsim: the console module\'s rest could not load (it is tried again when needed)', err);
+    });
+  }
+}
+globalThis.redsimPlaceholders = (exportsOf, pair) => {
+  const url = new URL(REST, here);
+  if (pair) url.searchParams.set('v', pair);
+  const instance = { exportsOf, url: url.href, pair, linked: false };
   unlinked.push(instance);
   return new Proxy({}, {
     get: (_, key) => {
@@ -227,7 +272,7 @@ globalThis.redsimPlaceholders = (exportsOf) => {
       return (...args) => {
         if (!instance.linked) {
           window.redsimRestEarly += 1;
-          link(instance, restModuleNow());
+          link(instance, restModuleNow(instance.url));
         }
         return exportsOf()['%table'].get(slot)(...args);
       };

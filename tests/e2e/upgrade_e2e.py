@@ -6,7 +6,8 @@ the lines on screen) and runs the command. Checked on the playground, on a docum
 two consoles and a topology widget, and in iframe mode with a heavy command in the link.
 
 Also the console module's own split (crates/xtask/src/split.rs): its rest is fetched once the page
-is idle, and a command typed before that links it at once.
+is idle, a command typed before that links it at once, and a rest of another build is refused
+with a note that says why.
 
 Usage: python3 tests/e2e/upgrade_e2e.py [--dist DIR] [--shots DIR]
 Prints "N passed, M failed" and exits non-zero on any failure. Screenshots go to target/e2e/.
@@ -21,6 +22,11 @@ from console_e2e import Console, expect, run_at_sizes, wait_until  # noqa: E402
 CONSOLE_WASM = "redsim-web_bg.wasm"
 LAB_WASM = "redsim-lab_bg.wasm"
 REST_WASM = "redsim-web_rest.wasm"
+# A rest of another build: the smallest module, with the custom section that names the pair its
+# first part belongs to (crates/xtask/src/split.rs), naming another one.
+OTHER_PAIR = b"0000000000000000"
+OTHER_REST = (b"\0asm\x01\0\0\0" + b"\x00" + bytes([1 + len(b"redsim-pair") + len(OTHER_PAIR)])
+              + bytes([len(b"redsim-pair")]) + b"redsim-pair" + OTHER_PAIR)
 
 DOC_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Two consoles</title>
@@ -197,10 +203,31 @@ def run_checks(run, label):
         finally:
             busy.close()
 
+    def a_rest_of_another_build_is_refused():
+        # A cache or a half-done deploy hands the page the rest of another build: it is not
+        # linked (it could call the wrong functions), and the console says why.
+        other = run.ctx.new_page()
+        try:
+            other.route("**/%s*" % REST_WASM, lambda route: route.fulfill(
+                status=200, content_type="application/wasm", body=OTHER_REST))
+            other.goto(base + "index.html?cmd=PING")
+            mixed = Console(other)
+            mixed.ready()
+            reply_shown(mixed, "PONG")
+            other.wait_for_selector("#redsim .rs-rest-error", timeout=30000)
+            note = other.inner_text("#redsim .rs-rest-error")
+            expect("different builds" in note and OTHER_PAIR.decode() in note, "the note: %r" % note)
+            expect(other.locator(".rs-rest-error").count() == 1, "one note")
+            expect(any("PONG" in t for t in mixed.lines()), "the console stays: %s" % mixed.lines())
+        finally:
+            other.close()
+
     suite.check("[%s] the console module's rest is fetched once the page is idle" % label,
                 the_rest_comes_when_idle)
     suite.check("[%s] a command typed before the rest has come links it at once" % label,
                 a_command_before_the_rest_links_it_at_once)
+    suite.check("[%s] a rest of another build is refused, and the console says why" % label,
+                a_rest_of_another_build_is_refused)
     suite.check("[%s] the playground moves to the full engine with its session" % label,
                 playground_moves_with_its_session)
     suite.check("[%s] typing a heavy command's name fetches the full engine ahead" % label,

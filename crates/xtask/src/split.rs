@@ -39,6 +39,10 @@ const PLACEHOLDERS: &str = "placeholder";
 const PRIMARY: &str = "primary";
 /// wasm-bindgen's table of JavaScript values.
 const EXTERNREFS: &str = "__wbindgen_externrefs";
+/// The custom section of the second part that names the pair it belongs
+/// to; the bindings of the first part name the same pair, and the loader
+/// links the two only when they agree (see [`pair_id`]).
+pub const PAIR_SECTION: &str = "redsim-pair";
 
 /// Whether the console module is split: `REDSIM_WASM_SPLIT=off` keeps it
 /// whole (the profile is recorded from a whole module with names).
@@ -101,13 +105,15 @@ pub fn split(wasm: &Path, js: &Path) -> Result<Option<PathBuf>, String> {
         .arg(format!("--placeholder-namespace={PLACEHOLDERS}"))
         .arg(format!("--import-namespace={PRIMARY}")))?;
     let first = mend_primary(&fs::read(&primary).map_err(|e| e.to_string())?)?;
-    let rest = reemit(&fs::read(&secondary).map_err(|e| e.to_string())?)?;
+    let mut rest = reemit(&fs::read(&secondary).map_err(|e| e.to_string())?)?;
+    let pair = pair_id(&first, &rest);
+    append_custom_section(&mut rest, PAIR_SECTION, pair.as_bytes());
     let rest_path = rest_path(wasm);
     write(wasm, &first)?;
     write(&rest_path, &rest)?;
     let bindings =
         fs::read_to_string(js).map_err(|e| format!("cannot read {}: {e}", js.display()))?;
-    write(js, patch_bindings(&bindings)?.as_bytes())?;
+    write(js, patch_bindings(&bindings, &pair)?.as_bytes())?;
     let _ = fs::remove_dir_all(&work);
     println!(
         "dist: split the console module by its startup profile: {} kept ({} functions of {}), {} moved to {} in {:.1} s",
@@ -360,17 +366,57 @@ fn reemit(bytes: &[u8]) -> Result<Vec<u8>, String> {
 
 /// The bindings give the first part its placeholders: the loader's
 /// `redsimPlaceholders` makes them for this instance, from a getter of its
-/// exports (set before the Rust start runs).
-fn patch_bindings(js: &str) -> Result<String, String> {
+/// exports (set before the Rust start runs) and the id of the pair the
+/// instance belongs to, which the loader asks of the rest it links.
+fn patch_bindings(js: &str, pair: &str) -> Result<String, String> {
     let anchor = "\"./redsim-web_bg.js\": import0,\n";
     if js.matches(anchor).count() != 1 {
         return Err("the console module's bindings have changed shape: cannot give them the split's placeholders".into());
     }
     Ok(js.replacen(
         anchor,
-        &format!("{anchor}        {PLACEHOLDERS}: globalThis.redsimPlaceholders(() => wasm),\n"),
+        &format!(
+            "{anchor}        {PLACEHOLDERS}: globalThis.redsimPlaceholders(() => wasm, \"{pair}\"),\n"
+        ),
         1,
     ))
+}
+
+/// The id of a first part and its rest: a hash of both (FNV-1a, 64 bits).
+/// The two files are fetched apart, at different moments, and a cache or a
+/// half-finished deploy can hand a page one file of another build; the
+/// loader fetches the rest under this id (`?v=`) and links it only if its
+/// [`PAIR_SECTION`] says the same, since a rest of another build may link
+/// and then call the wrong functions.
+fn pair_id(first: &[u8], rest: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in first.iter().chain(rest) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// Appends a custom section (id 0) to a module: allowed after any section.
+fn append_custom_section(module: &mut Vec<u8>, name: &str, data: &[u8]) {
+    fn leb(out: &mut Vec<u8>, mut v: usize) {
+        loop {
+            let byte = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                out.push(byte);
+                return;
+            }
+            out.push(byte | 0x80);
+        }
+    }
+    let mut body = Vec::new();
+    leb(&mut body, name.len());
+    body.extend_from_slice(name.as_bytes());
+    body.extend_from_slice(data);
+    module.push(0);
+    leb(module, body.len());
+    module.extend_from_slice(&body);
 }
 
 #[cfg(test)]
@@ -429,8 +475,36 @@ mod tests {
     #[test]
     fn bindings_get_the_placeholders_once() {
         let js = "    return {\n        __proto__: null,\n        \"./redsim-web_bg.js\": import0,\n    };\n";
-        let out = patch_bindings(js).unwrap();
-        assert!(out.contains("placeholder: globalThis.redsimPlaceholders(() => wasm),"));
-        assert!(patch_bindings("no anchor").is_err());
+        let out = patch_bindings(js, "00ff").unwrap();
+        assert!(out.contains("placeholder: globalThis.redsimPlaceholders(() => wasm, \"00ff\"),"));
+        assert!(patch_bindings("no anchor", "00ff").is_err());
+    }
+
+    #[test]
+    fn a_pair_is_named_by_both_parts() {
+        let id = pair_id(b"first", b"rest");
+        assert_eq!(id.len(), 16);
+        assert_ne!(id, pair_id(b"first", b"rest2"));
+        assert_ne!(id, pair_id(b"first2", b"rest"));
+        assert_eq!(id, pair_id(b"first", b"rest"));
+    }
+
+    #[test]
+    fn the_pair_section_reads_back() {
+        // The smallest module, then the section: walrus reads it as a custom section.
+        let mut m = b"\0asm\x01\0\0\0".to_vec();
+        let data = "0123456789abcdef".repeat(10);
+        append_custom_section(&mut m, PAIR_SECTION, data.as_bytes());
+        let module = walrus::Module::from_buffer(&m).unwrap();
+        let found: Vec<(String, Vec<u8>)> = module
+            .customs
+            .iter()
+            .filter_map(|(_, c)| {
+                let any: &dyn std::any::Any = c.as_any();
+                any.downcast_ref::<walrus::RawCustomSection>()
+                    .map(|r| (r.name.clone(), r.data.clone()))
+            })
+            .collect();
+        assert_eq!(found, vec![(PAIR_SECTION.to_string(), data.into_bytes())]);
     }
 }
