@@ -178,6 +178,7 @@ window.redsimRestEarly = 0;
 // `redsim-pair` custom section): the rest is fetched under the id, and linked only to the first
 // part of its own pair, since a rest of another build may link and then call wrong functions.
 class PairMismatch extends Error {}
+const isMismatch = (err) => err instanceof PairMismatch || err instanceof WebAssembly.LinkError;
 function restOf(url) {
   let rest = rests.get(url);
   if (!rest) {
@@ -221,16 +222,14 @@ function restModuleNow(url) {
 function link(instance, module) {
   if (instance.linked) return;
   try {
-    if (instance.pair) {
-      const [section] = WebAssembly.Module.customSections(module, 'redsim-pair');
-      const pair = section ? new TextDecoder().decode(section) : 'none';
-      if (pair !== instance.pair) {
-        throw new PairMismatch(REST + ' is of build ' + pair + ', the page\'s first part of build ' + instance.pair);
-      }
+    const [section] = WebAssembly.Module.customSections(module, 'redsim-pair');
+    const pair = section ? new TextDecoder().decode(section) : 'none';
+    if (pair !== instance.pair) {
+      throw new PairMismatch(REST + ' is of build ' + pair + ', the page\'s first part of build ' + instance.pair);
     }
     new WebAssembly.Instance(module, { primary: instance.exportsOf() });
   } catch (err) {
-    if (err instanceof PairMismatch || err instanceof WebAssembly.LinkError) mismatched(err);
+    if (isMismatch(err)) mismatched(err);
     throw err;
   }
   instance.linked = true;
@@ -255,14 +254,14 @@ function mismatched(err) {
 function linkRest() {
   for (const instance of [...unlinked]) {
     restModule(instance.url).then((m) => link(instance, m)).catch((err) => {
-      if (err instanceof PairMismatch || err instanceof WebAssembly.LinkError) return;
+      if (isMismatch(err)) return;
       console.error('Redsim: the console module\'s rest could not load (it is tried again when needed)', err);
     });
   }
 }
 globalThis.redsimPlaceholders = (exportsOf, pair) => {
   const url = new URL(REST, here);
-  if (pair) url.searchParams.set('v', pair);
+  url.searchParams.set('v', pair);
   const instance = { exportsOf, url: url.href, pair, linked: false };
   unlinked.push(instance);
   return new Proxy({}, {

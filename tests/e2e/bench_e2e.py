@@ -208,7 +208,8 @@ def first_reply(dists, page_path, runs):
     """`runs` cold loads of `page_path` from each of `dists`, taking turns so a busy moment of
     the machine falls on every build: per dist, (median ms from navigation to the first console
     reply, the most wasm bytes fetched before it and gzip -9 size of a load, the names of the
-    modules any load fetched before it, the fastest and slowest load's ms)."""
+    modules any load fetched before it, the fastest and slowest load's ms, the Content-Encodings
+    they came with)."""
     loads = [[] for _ in dists]
     with contextlib.ExitStack() as stack:
         bases = [stack.enter_context(served(d)) for d in dists]

@@ -105,9 +105,9 @@ pub fn split(wasm: &Path, js: &Path) -> Result<Option<PathBuf>, String> {
         .arg(format!("--placeholder-namespace={PLACEHOLDERS}"))
         .arg(format!("--import-namespace={PRIMARY}")))?;
     let first = mend_primary(&fs::read(&primary).map_err(|e| e.to_string())?)?;
-    let mut rest = reemit(&fs::read(&secondary).map_err(|e| e.to_string())?)?;
-    let pair = pair_id(&first, &rest);
-    append_custom_section(&mut rest, PAIR_SECTION, pair.as_bytes());
+    let secondary = fs::read(&secondary).map_err(|e| e.to_string())?;
+    let pair = pair_id(&first, &secondary);
+    let rest = reemit(&secondary, &pair)?;
     let rest_path = rest_path(wasm);
     write(wasm, &first)?;
     write(&rest_path, &rest)?;
@@ -358,10 +358,19 @@ fn mend_primary(bytes: &[u8]) -> Result<Vec<u8>, String> {
     Ok(module.emit_wasm())
 }
 
-/// The second part, read and written again: proof that it parses, and
-/// no names or producers.
-fn reemit(bytes: &[u8]) -> Result<Vec<u8>, String> {
-    strip_names(bytes).map_err(|e| format!("walrus cannot read the split's second part: {e}"))
+/// The second part, read and written again: proof that it parses, no
+/// names or producers, and the [`PAIR_SECTION`] naming its pair.
+fn reemit(bytes: &[u8], pair: &str) -> Result<Vec<u8>, String> {
+    let mut module = ModuleConfig::new()
+        .generate_name_section(false)
+        .parse(bytes)
+        .map_err(|e| format!("walrus cannot read the split's second part: {e}"))?;
+    module.producers.clear();
+    module.customs.add(walrus::RawCustomSection {
+        name: PAIR_SECTION.to_string(),
+        data: pair.as_bytes().to_vec(),
+    });
+    Ok(module.emit_wasm())
 }
 
 /// The bindings give the first part its placeholders: the loader's
@@ -395,28 +404,6 @@ fn pair_id(first: &[u8], rest: &[u8]) -> String {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     format!("{h:016x}")
-}
-
-/// Appends a custom section (id 0) to a module: allowed after any section.
-fn append_custom_section(module: &mut Vec<u8>, name: &str, data: &[u8]) {
-    fn leb(out: &mut Vec<u8>, mut v: usize) {
-        loop {
-            let byte = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                out.push(byte);
-                return;
-            }
-            out.push(byte | 0x80);
-        }
-    }
-    let mut body = Vec::new();
-    leb(&mut body, name.len());
-    body.extend_from_slice(name.as_bytes());
-    body.extend_from_slice(data);
-    module.push(0);
-    leb(module, body.len());
-    module.extend_from_slice(&body);
 }
 
 #[cfg(test)]
@@ -491,10 +478,9 @@ mod tests {
 
     #[test]
     fn the_pair_section_reads_back() {
-        // The smallest module, then the section: walrus reads it as a custom section.
-        let mut m = b"\0asm\x01\0\0\0".to_vec();
+        // The smallest module, written again with the section: it reads back.
         let data = "0123456789abcdef".repeat(10);
-        append_custom_section(&mut m, PAIR_SECTION, data.as_bytes());
+        let m = reemit(b"\0asm\x01\0\0\0", &data).unwrap();
         let module = walrus::Module::from_buffer(&m).unwrap();
         let found: Vec<(String, Vec<u8>)> = module
             .customs
