@@ -151,9 +151,29 @@ async function instantiate(name) {
   if (generation > 0) js.searchParams.set('instance', String(generation));
   const [bindings, module] = await Promise.all([import(js.href), compiledModule(name)]);
   await bindings.default({ module_or_path: module || new URL(name + '_bg.wasm', here) });
-  // The start has run and drawn (Yew renders in a microtask queued by it): the rest of a split
-  // module can come once the page is idle.
-  if (unlinked.length) idle().then(linkRest);
+  // The start has run and drawn: the rest of a split module can come once the page is idle.
+  // A module built whole has no rest to wait for, and reaches the rest's time then.
+  idle().then(() => (unlinked.length ? linkRest() : restCame()));
+}
+
+// What a console draws once the module's rest has come (the timeline's chart, a Yew component):
+// it waits, so that none of its code runs, and so is compiled, before the first reply. A module
+// built whole has no rest, and its parts come once the page is idle after the start, when the
+// rest would be fetched. The functions that run before then are the split's profile, which
+// `split_profile.py` records with `redsimHoldRest` set: those parts never come in that run.
+const afterRest = [];
+let restTime = false;
+globalThis.redsimAfterRest = (fn) => {
+  afterRest.push(fn);
+  if (restTime) restCame();
+};
+function restCame() {
+  restTime = true;
+  if (window.redsimHoldRest) return;
+  // In a task of its own: a rest linked synchronously is linked inside a call into the wasm.
+  setTimeout(() => {
+    for (const fn of afterRest.splice(0)) fn();
+  }, 0);
 }
 
 // The console module's rest. `cargo xtask dist` splits the console module by a profile of what
@@ -235,6 +255,7 @@ function link(instance, module) {
   instance.linked = true;
   const at = unlinked.indexOf(instance);
   if (at >= 0) unlinked.splice(at, 1);
+  if (!unlinked.length) restCame();
 }
 // A rest that does not fit: no retry mends that, so every console says so, once.
 function mismatched(err) {
@@ -421,8 +442,10 @@ function freshHosts() {
 // Unmounts the apps of the instances running (the console module's, or the lab's beside it), so
 // none keeps its timers on a page that replaced it. A crashed instance cannot answer: skipped.
 function retireAll() {
-  // A retired instance needs no rest.
+  // A retired instance needs no rest, and its parts waiting for it never come.
   unlinked.length = 0;
+  afterRest.length = 0;
+  restTime = false;
   for (const name of ['redsimRetire', 'redsimRetireLab']) {
     try {
       if (window[name]) window[name]();

@@ -156,13 +156,15 @@ class Console:
     def q(self, sel):
         return self.page.locator("%s %s" % (self.root, sel))
 
-    def ready(self):
-        """Waits for the console, and for its timeline's chart, which draws in the frame after
-        the first reply (the first frame holds the chart's empty box)."""
+    def ready(self, chart=True):
+        """Waits for the console, and for its timeline's chart unless `chart` is false: the first
+        frame holds the chart's empty box, which the chart fills once that frame is up and the
+        console module's rest has come."""
         try:
             self.q(".rs-input").wait_for(state="visible", timeout=15000)
             self.page.wait_for_function(
-                "document.querySelector('.rs-widget') && !document.querySelector('[data-pending]')", timeout=15000)
+                "document.querySelector('.rs-widget') && !(%s && document.querySelector('[data-pending]'))"
+                % ("true" if chart else "false"), timeout=15000)
         except Exception:
             print("console not ready:", self.page.url, self.page.evaluate("[document.documentElement.className, document.visibilityState, (document.querySelector('#redsim') || document.body).innerHTML.slice(0, 300), [...document.querySelectorAll('[hidden]')].map(e => e.className)]"))
             raise

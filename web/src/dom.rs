@@ -221,6 +221,26 @@ pub fn call_loader(name: &'static str, arg: bool) {
     .forget();
 }
 
+/// Runs `f` once the console module's rest has come (or, for a module
+/// built whole, once the page is idle after its start): see
+/// `redsimAfterRest` in `assets/redsim.js`. A page without the loader
+/// (a development server's) runs it after the next paint.
+pub fn after_rest(f: impl FnOnce() + 'static) {
+    let Some(w) = web_sys::window() else {
+        return;
+    };
+    let hook = js_sys::Reflect::get(&w, &JsValue::from_str("redsimAfterRest"));
+    match hook
+        .ok()
+        .and_then(|h| h.dyn_into::<js_sys::Function>().ok())
+    {
+        Some(hook) => {
+            let _ = hook.call1(&w, &wasm_bindgen::closure::Closure::once_into_js(f));
+        }
+        None => after_next_paint(f),
+    }
+}
+
 /// Sets `window.<name>`: how a module offers the page (the loader, a
 /// benchmark) a function of its own.
 pub fn set_global(name: &str, value: JsValue) {

@@ -56,6 +56,12 @@ where
 
 /// Installs the loader's calls into the console module: `redsimRetire`
 /// and, in light builds, `redsimAskHandover`.
+/// Keeps a view drawn without Yew until the module retires: `retire`
+/// stops it (its timers and listeners).
+pub fn keep(retire: Box<dyn FnOnce()>) {
+    APPS.with(|a| a.borrow_mut().push(retire));
+}
+
 pub fn install_console() {
     if LIGHT {
         let ask = Closure::<dyn Fn()>::new(|| {

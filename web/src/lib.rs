@@ -46,6 +46,7 @@ mod panels;
 mod panic;
 mod scenarios;
 mod topology;
+mod ui;
 mod url;
 
 /// The console module's start: widgets, the page shell, and the lab

@@ -10,7 +10,7 @@
 use wasm_bindgen::JsCast;
 
 use crate::console::share::Preset;
-use crate::console::{Widget, WidgetProps};
+use crate::console::WidgetProps;
 use crate::url::parse_query;
 
 /// The widget an iframe URL asks for.
@@ -124,7 +124,7 @@ pub fn mount(doc: &web_sys::Document, kind: Minimal, search: &str, hash: &str) {
             shareable: false,
             host: 0,
         };
-        crate::handover::mount::<Widget>(host, props);
+        crate::console::mount(&host, props);
         return;
     }
     // The other widgets are the lab module's: leave it their parameters.

@@ -1,9 +1,9 @@
 //! Mounts the console module's widgets: one per host element of the page, each with its own state, configured by the element's `data-*` attributes and, for the playground element, by the page URL. Lab views are left to the lab module, which is requested when the page has any.
 
 use crate::console::share::Preset;
-use crate::console::{Widget, WidgetProps};
+use crate::console::WidgetProps;
 use crate::dom::{hosts, is_lab_host, load_lab_later};
-use crate::page::{build_lab_places, Page, PageProps};
+use crate::page::build_lab_places;
 
 /// Mounts one widget per host element, then calls `then`. A page opened
 /// from a Share link first unpacks its session, which the browser's
@@ -87,15 +87,10 @@ fn mount_now() {
             host.set_inner_html("");
             let _ = host.append_child(&shell);
             build_lab_places(&doc, &host, &search, &hash);
-            let props = PageProps {
-                widget: props,
-                search: search.clone().into(),
-                hash: hash.clone().into(),
-            };
-            crate::handover::mount::<Page>(shell, props);
+            crate::page::mount(&shell, props, &search, &hash);
             continue;
         }
-        crate::handover::mount::<Widget>(host, props);
+        crate::console::mount(&host, props);
     }
     if lab {
         load_lab_later();

@@ -4,21 +4,15 @@
 //! beside it ([`build_lab_places`]) that the lab module fills (`lab.rs`),
 //! requested the first time one is shown.
 
+use std::cell::Cell;
 use std::rc::Rc;
 
-use yew::prelude::*;
+use gloo::events::EventListener;
+use web_sys::Element;
 
-use crate::console::{Widget, WidgetProps};
+use crate::console::WidgetProps;
 use crate::dom::{announce_tab, load_lab};
-
-#[derive(Properties, PartialEq, Clone)]
-pub struct PageProps {
-    pub widget: WidgetProps,
-    /// The page's query string and fragment as loaded: they name the tab,
-    /// and the lab tabs read their presets from them.
-    pub search: AttrValue,
-    pub hash: AttrValue,
-}
+use crate::ui::{set_text, toggle, El};
 
 /// The page's tabs, in their order on screen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,134 +124,174 @@ fn set_dark(dark: bool) {
 /// choice is stored, so a reload (and every page of the site) keeps it;
 /// when the system theme changes and nothing was chosen, `redsim.js`
 /// switches the page and tells the button with a `redsim-theme` event.
-/// Its state lives in [`Page`] (`dark`, kept by [`use_dark_theme`]): a
-/// component of its own cost the console module its lifecycle code.
-fn theme_toggle(dark: &UseStateHandle<bool>) -> Html {
-    let onclick = {
-        let dark = dark.clone();
-        Callback::from(move |_: MouseEvent| {
-            let next = !*dark;
-            set_dark(next);
-            dark.set(next);
-        })
-    };
-    html! {
-        <button type="button" class="rs-btn rs-theme-toggle" data-action="theme"
-                aria-pressed={ dark.to_string() } aria-label="Dark theme"
-                title={ if **dark { "Dark theme on: switch to the light theme" } else { "Switch to the dark theme" } }
-                { onclick }>
-            <span class="rs-theme-icon" aria-hidden="true">{ if **dark { "☾" } else { "☀" } }</span>
-            <span class="rs-theme-text">{ "Dark theme" }</span>
-        </button>
+fn theme_toggle() -> Element {
+    El::new("button")
+        .attr("type", "button")
+        .cls("rs-btn rs-theme-toggle")
+        .attr("data-action", "theme")
+        .attr("aria-label", "Dark theme")
+        .child(
+            El::new("span")
+                .cls("rs-theme-icon")
+                .attr("aria-hidden", "true"),
+        )
+        .child(El::new("span").cls("rs-theme-text").text("Dark theme"))
+        .el()
+}
+
+/// Shows on the theme button whether the dark theme is on.
+fn show_theme(button: &Element, dark: bool) {
+    let _ = button.set_attribute("aria-pressed", if dark { "true" } else { "false" });
+    let _ = button.set_attribute(
+        "title",
+        if dark {
+            "Dark theme on: switch to the light theme"
+        } else {
+            "Switch to the dark theme"
+        },
+    );
+    if let Some(icon) = button.first_element_child() {
+        set_text(&icon, if dark { "☾" } else { "☀" });
     }
 }
 
-/// Whether the dark theme is on, following the `redsim-theme` event.
-#[hook]
-fn use_dark_theme() -> UseStateHandle<bool> {
-    let dark = use_state(dark_now);
-    {
-        let dark = dark.clone();
-        use_effect_with((), move |_| {
-            let listener = web_sys::window().map(|w| {
-                gloo::events::EventListener::new(&w, "redsim-theme", move |_| dark.set(dark_now()))
-            });
-            move || drop(listener)
-        });
-    }
-    dark
+/// The tabs, with their `data-action` and label.
+const TABS: [(PageTab, &str, &str); 5] = [
+    (PageTab::Console, "tab-console", "Console"),
+    (PageTab::Scenarios, "tab-scenarios", "Scenarios"),
+    (PageTab::Cluster, "tab-cluster", "Cluster"),
+    (PageTab::Topology, "tab-topology", "Topology"),
+    (PageTab::Lessons, "tab-lessons", "Lessons"),
+];
+
+/// The shell's elements and the tab it shows.
+struct Shell {
+    tab: Cell<Option<PageTab>>,
+    buttons: Vec<(PageTab, Element)>,
+    view: Element,
+    theme: Element,
 }
 
-/// What the page shows: the tab selected. A reducer, so every way of
-/// changing it (the tab buttons now, links later) goes through one place.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PageState {
-    pub tab: PageTab,
-}
-
-/// A change of the page.
-pub enum PageAction {
-    Show(PageTab),
-}
-
-impl Reducible for PageState {
-    type Action = PageAction;
-
-    fn reduce(self: Rc<Self>, action: PageAction) -> Rc<Self> {
-        match action {
-            PageAction::Show(tab) if tab == self.tab => self,
-            PageAction::Show(tab) => Rc::new(PageState { tab }),
+impl Shell {
+    /// Shows `tab`: every way of changing it (the tab buttons, Back and
+    /// Forward) goes through here. The page around the app (its "Things to
+    /// try" box is about the console) and the lab's views read the tab
+    /// shown from the body's `data-redsim-tab`; the first lab tab shown
+    /// brings the lab module.
+    fn show(&self, tab: PageTab) {
+        if self.tab.replace(Some(tab)) == Some(tab) {
+            return;
         }
-    }
-}
-
-#[component]
-pub fn Page(props: &PageProps) -> Html {
-    let page = use_reducer(|| PageState {
-        tab: PageTab::from_url(&props.search, &props.hash),
-    });
-    let dark = use_dark_theme();
-    let on = |t: PageTab| page.tab == t;
-    // The page around the app (its "Things to try" box is about the
-    // console) and the lab's views read the tab shown from the body's
-    // `data-redsim-tab`; the first lab tab shown brings the lab module.
-    use_effect_with(page.tab, |tab| {
+        for (t, b) in &self.buttons {
+            toggle(b, "rs-on", *t == tab);
+            let _ = b.set_attribute("aria-selected", if *t == tab { "true" } else { "false" });
+        }
+        let _ = if tab == PageTab::Console {
+            self.view.remove_attribute("hidden")
+        } else {
+            self.view.set_attribute("hidden", "")
+        };
         announce_tab(tab.name());
-        show_lab_place(*tab);
+        show_lab_place(tab);
         if tab.is_lab() {
             load_lab();
         }
-    });
-    // Back and Forward move between the tabs the user opened.
-    {
-        let dispatch = page.dispatcher();
-        use_effect_with((), move |_| {
-            let listener = web_sys::window().map(|w| {
-                gloo::events::EventListener::new(&w, "popstate", move |_| {
-                    let search = web_sys::window()
-                        .and_then(|w| w.location().search().ok())
-                        .unwrap_or_default();
-                    dispatch.dispatch(PageAction::Show(PageTab::from_query(&search)));
-                })
-            });
-            move || drop(listener)
-        });
-    }
-    let button = |t: PageTab, action: &'static str, label: &'static str| {
-        let dispatch = page.dispatcher();
-        html! {
-            <button class={ classes!("rs-pagetab", on(t).then_some("rs-on")) } role="tab"
-                    aria-selected={ on(t).to_string() } data-action={ action }
-                    onclick={ Callback::from(move |_: MouseEvent| {
-                        push_tab(t);
-                        dispatch.dispatch(PageAction::Show(t));
-                    }) }>{ label }</button>
-        }
-    };
-    html! {
-        <>
-            <div class="rs-pagebar">
-                <div class="rs-pagetabs" role="tablist" aria-label="Playground views">
-                    { button(PageTab::Console, "tab-console", "Console") }
-                    { button(PageTab::Scenarios, "tab-scenarios", "Scenarios") }
-                    { button(PageTab::Cluster, "tab-cluster", "Cluster") }
-                    { button(PageTab::Topology, "tab-topology", "Topology") }
-                    { button(PageTab::Lessons, "tab-lessons", "Lessons") }
-                </div>
-                { theme_toggle(&dark) }
-            </div>
-            <div class="rs-pageview" hidden={ !on(PageTab::Console) }>
-                <Widget ..props.widget.clone() />
-            </div>
-        </>
     }
 }
 
+/// Draws the playground page's shell into `root` (the tab bar, the theme
+/// button, and the console's view with its widget), showing the tab the
+/// page's URL names.
+pub fn mount(root: &Element, widget: WidgetProps, search: &str, hash: &str) {
+    let buttons: Vec<(PageTab, Element)> = TABS
+        .iter()
+        .map(|&(t, action, label)| {
+            let b = El::new("button")
+                .cls("rs-pagetab")
+                .attr("role", "tab")
+                .attr("aria-selected", "false")
+                .attr("data-action", action)
+                .text(label)
+                .el();
+            (t, b)
+        })
+        .collect();
+    let theme = theme_toggle();
+    show_theme(&theme, dark_now());
+    let view = El::new("div").cls("rs-pageview").el();
+    let bar = El::new("div")
+        .cls("rs-pagebar")
+        .child(
+            El::new("div")
+                .cls("rs-pagetabs")
+                .attr("role", "tablist")
+                .attr("aria-label", "Playground views")
+                .children(buttons.iter().map(|(_, b)| El(b.clone()))),
+        )
+        .child(El(theme.clone()))
+        .el();
+    let _ = root.append_child(&bar);
+    let _ = root.append_child(&view);
+    let shell = Rc::new(Shell {
+        tab: Cell::new(None),
+        buttons,
+        view: view.clone(),
+        theme,
+    });
+    shell.show(PageTab::from_url(search, hash));
+    crate::console::mount(&view, widget);
+    let listeners = listen(&bar, &shell);
+    crate::handover::keep(Box::new(move || drop(listeners)));
+}
+
+/// The shell's listeners: its buttons, Back and Forward, and the theme
+/// changed elsewhere (the system's, or another toggle on the page).
+fn listen(bar: &Element, shell: &Rc<Shell>) -> Vec<EventListener> {
+    let Some(window) = web_sys::window() else {
+        return Vec::new();
+    };
+    let on_bar = {
+        let (shell, bar2) = (shell.clone(), bar.clone());
+        EventListener::new(bar, "click", move |e| {
+            if crate::panic::is_dead() {
+                return;
+            }
+            let Some(b) = crate::ui::closest(e, "[data-action]", &bar2) else {
+                return;
+            };
+            let action = b.get_attribute("data-action").unwrap_or_default();
+            if action == "theme" {
+                let dark = !dark_now();
+                set_dark(dark);
+                show_theme(&shell.theme, dark);
+            } else if let Some(&(t, _, _)) = TABS.iter().find(|(_, a, _)| *a == action) {
+                push_tab(t);
+                shell.show(t);
+            }
+        })
+    };
+    let on_back = {
+        let shell = shell.clone();
+        EventListener::new(&window, "popstate", move |_| {
+            let search = web_sys::window()
+                .and_then(|w| w.location().search().ok())
+                .unwrap_or_default();
+            shell.show(PageTab::from_query(&search));
+        })
+    };
+    let on_theme = {
+        let shell = shell.clone();
+        EventListener::new(&window, "redsim-theme", move |_| {
+            show_theme(&shell.theme, dark_now())
+        })
+    };
+    vec![on_bar, on_back, on_theme]
+}
+
 /// The lab tabs' places, built beside the shell's own root inside `host`
-/// (`#redsim`). They are plain elements, outside the console module's Yew
-/// tree on purpose: each Yew instance delegates events from its root and
-/// tags elements with listener ids of its own, so a lab tree nested inside
-/// the console's would have its clicks read as the console's. Each holds a
+/// (`#redsim`). They are beside the shell, not in it, on purpose: each Yew
+/// instance (the lab's) delegates events from its root, and the shell
+/// reads clicks from its own bar only. Each holds a
 /// note while the lab loads and the root the lab mounts into (the note is
 /// hidden once it has, by `.rs-lab-ready`); the page's first URL rides along
 /// for the lab's presets.
@@ -338,18 +372,5 @@ mod tests {
         ] {
             assert!(PageTab::from_query(&format!("?tab={}", t.name())) == t);
         }
-    }
-
-    #[test]
-    fn showing_the_same_tab_keeps_the_state() {
-        let s = Rc::new(PageState {
-            tab: PageTab::Console,
-        });
-        let same = s.clone().reduce(PageAction::Show(PageTab::Console));
-        assert!(Rc::ptr_eq(&s, &same));
-        assert_eq!(
-            s.reduce(PageAction::Show(PageTab::Cluster)).tab,
-            PageTab::Cluster
-        );
     }
 }

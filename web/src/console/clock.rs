@@ -5,9 +5,10 @@
 //! stepping and resuming re-anchor, so virtual time never jumps back and a
 //! step taken while running is kept.
 
-use yew::prelude::*;
+use web_sys::Element;
 
 use crate::fmt::fmt_clock;
+use crate::ui::{set_text, toggle, El};
 
 /// How virtual time moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,44 +64,67 @@ impl Driver {
 }
 
 /// A click on the clock controls.
-pub enum ClockClick {
-    Mode(Mode),
-    /// Advance virtual time by this many µs.
-    Step(u64),
+/// The clock's step buttons: (virtual µs, label, `data-action`).
+pub const STEPS: [(u64, &str, &str); 3] = [
+    (100_000, "100 ms", "step-100ms"),
+    (1_000_000, "1 s", "step-1s"),
+    (60_000_000, "1 min", "step-1min"),
+];
+
+/// The clock's buttons: Pause or Real time, then the steps. Clicks are
+/// read by the widget from their `data-action`.
+pub fn clock_buttons(paused: bool) -> Vec<El> {
+    let mode = if paused {
+        El::new("button")
+            .cls("rs-btn rs-play")
+            .attr("data-action", "play")
+            .attr("title", "Follow wall time")
+            .child(El::new("span").cls("rs-icon").text("▶"))
+            .text("Real time")
+    } else {
+        El::new("button")
+            .cls("rs-btn rs-pause")
+            .attr("data-action", "pause")
+            .attr("title", "Stop the virtual clock")
+            .child(El::new("span").cls("rs-icon").text("❚❚"))
+            .text("Pause")
+    };
+    std::iter::once(mode)
+        .chain(STEPS.iter().map(|(_, label, action)| {
+            El::new("button")
+                .cls("rs-btn")
+                .attr("data-action", action)
+                .attr("title", &format!("Advance virtual time by {label}"))
+                .text(&format!("+{label}"))
+        }))
+        .collect()
 }
 
-/// The play/pause button, the step buttons and the virtual time now.
-pub fn clock_controls(paused: bool, now_us: u64, on: &Callback<ClockClick>) -> Html {
-    let step = |us: u64, label: &'static str, action: &'static str| {
-        html! {
-            <button class="rs-btn" data-action={action} title={ format!("Advance virtual time by {label}") }
-                    onclick={ on.reform(move |_| ClockClick::Step(us)) }>{ format!("+{label}") }</button>
-        }
-    };
-    html! {
-        <>
-            <div class="rs-clock" role="group" aria-label="Virtual clock">
-                if paused {
-                    <button class="rs-btn rs-play" data-action="play" title="Follow wall time"
-                            onclick={ on.reform(|_| ClockClick::Mode(Mode::RealTime)) }>
-                        <span class="rs-icon">{ "▶" }</span>{ "Real time" }
-                    </button>
-                } else {
-                    <button class="rs-btn rs-pause" data-action="pause" title="Stop the virtual clock"
-                            onclick={ on.reform(|_| ClockClick::Mode(Mode::Paused)) }>
-                        <span class="rs-icon">{ "❚❚" }</span>{ "Pause" }
-                    </button>
-                }
-                { step(100_000, "100 ms", "step-100ms") }
-                { step(1_000_000, "1 s", "step-1s") }
-                { step(60_000_000, "1 min", "step-1min") }
-            </div>
-            <div class={ classes!("rs-time", paused.then_some("rs-time-paused")) } title="Virtual time since start">
-                <span class="rs-dot"></span>
-                <span class="rs-time-label">{ if paused { "paused" } else { "live" } }</span>
-                <span class="rs-clock-time">{ fmt_clock(now_us) }</span>
-            </div>
-        </>
+/// The virtual time shown beside the buttons, and whether it runs.
+pub struct TimeView {
+    pub root: Element,
+    label: Element,
+    time: Element,
+}
+
+impl TimeView {
+    pub fn new() -> TimeView {
+        let label = El::new("span").cls("rs-time-label").el();
+        let time = El::new("span").cls("rs-clock-time").el();
+        let root = El::new("div")
+            .cls("rs-time")
+            .attr("title", "Virtual time since start")
+            .child(El::new("span").cls("rs-dot"))
+            .child(El(label.clone()))
+            .child(El(time.clone()))
+            .el();
+        TimeView { root, label, time }
+    }
+
+    pub fn show(&self, paused: bool, now_us: u64) {
+        toggle(&self.root, "rs-time-paused", paused);
+        set_text(&self.label, if paused { "paused" } else { "live" });
+        set_text(&self.time, &fmt_clock(now_us));
     }
 }
 

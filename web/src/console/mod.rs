@@ -1,12 +1,20 @@
 //! One playground widget: a redis-cli-like console with one tab per client over its own engine, the clock bar, the keyspace panel, the key inspector and the timeline.
 //!
 //! The widget's state is a [`state::Console`] changed only through its
-//! actions; this component adds the page's side: the clock's timer, the
-//! clipboard, focus, scrolling and the DOM events. Panels get plain data
-//! behind `Rc`s, so a tick that changed nothing they show does not
-//! re-render them.
+//! actions; this module adds the page's side: the clock's timer, the
+//! clipboard, focus, scrolling and the DOM events. It draws with plain DOM
+//! calls (see `crate::ui` for why): each part keeps the elements it
+//! changes, and after every action [`Inner::render`] brings them up to the
+//! state, touching only what differs. Events are read where they bubble to
+//! the widget's root, from the `data-*` attributes of what was clicked.
+//!
+//! The timeline's chart and the key inspector stay Yew components, each
+//! mounted in its own box: the inspector when a key is opened, the chart
+//! once the first frame is up and the console module's rest has come
+//! (`assets/redsim.js`), so neither runs before the first reply.
 
 mod clock;
+mod events;
 mod help;
 mod history;
 mod input;
@@ -15,26 +23,33 @@ mod session;
 pub mod share;
 mod state;
 
-use gloo::timers::callback::Interval;
-use wasm_bindgen::{closure::Closure, JsValue};
-use web_sys::{HtmlInputElement, KeyboardEvent};
-use yew::prelude::*;
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::{Rc, Weak};
 
-use crate::dom::{after_next_paint, input_value, page_has_selection, page_url, wall_ms};
-use crate::panels::clients::{client_tabs, TabClick};
-use crate::panels::inspector::InspectorPanel;
-use crate::panels::keyspace::KeyspacePanel;
-use crate::panels::timeline::{timeline_frame, TimelinePanel, TimelineProps};
-use clock::{clock_controls, ClockClick, Mode};
-use input::{input_line, InputLine};
-use screen::Screen;
-use share::{share_popover, Preset};
+use gloo::events::EventListener;
+use gloo::timers::callback::Interval;
+use wasm_bindgen::{closure::Closure, JsCast, JsValue};
+use web_sys::{Element, HtmlInputElement, KeyboardEvent};
+use yew::{AppHandle, Callback};
+
+use crate::dom::{after_next_paint, page_has_selection, page_url, wall_ms};
+use crate::panels::clients::{client_tabs, ClientTab};
+use crate::panels::inspector::{ConvNote, InspectorPanel, InspectorProps, Target};
+use crate::panels::keyspace::{KeyspacePanel, PanelView};
+use crate::panels::timeline::{timeline_frame, Mark, TimelinePanel, TimelineProps, Wait, Zoom};
+use crate::ui::{replace, El};
+use clock::{clock_buttons, Mode, TimeView};
+use input::{InputArea, InputView};
+use redsim_engine::inspect::KeyView;
+use screen::Scrollback;
+use share::{share_popover, Preset, ShareState};
 use state::{Action, Console};
 
 /// Clock tick period in real-time mode, ms.
 const TICK_MS: u32 = 50;
 
-#[derive(Properties, PartialEq, Clone)]
+#[derive(PartialEq, Clone)]
 pub struct WidgetProps {
     pub preset: Preset,
     /// Focus the console on load (the playground page, not docs widgets).
@@ -46,7 +61,7 @@ pub struct WidgetProps {
     pub host: usize,
 }
 
-pub enum Msg {
+enum Msg {
     Do(Action),
     Key(KeyboardEvent),
     /// Pack the session for a Share link (the browser compresses it
@@ -61,60 +76,180 @@ pub enum Msg {
     Focus,
     /// Hand the session over to the full engine, and stop.
     Handover,
-    /// The widget's first frame is on screen: the timeline's chart may draw.
+    /// The widget's first frame is on screen.
     Painted,
+    /// The console module's rest has come: Yew's code is here.
+    RestLinked,
 }
 
-pub struct Widget {
+/// Mounts a widget into `host` (emptied first); it lives until the page
+/// retires the console module (`crate::handover`).
+pub fn mount(host: &Element, props: WidgetProps) {
+    let shared = Rc::new(Shared {
+        inner: RefCell::new(None),
+        queue: RefCell::new(VecDeque::new()),
+    });
+    let me = Rc::downgrade(&shared);
+    let mut inner = Inner::new(host, props, me.clone());
+    inner.render();
+    inner.after_render(true);
+    *shared.inner.borrow_mut() = Some(inner);
+    // Messages sent while it was built (none are expected) run now.
+    send(&me, None);
+    crate::handover::keep(Box::new(move || {
+        // Dropping the state stops its timer and listeners.
+        let inner = shared.inner.borrow_mut().take();
+        if let Some(inner) = inner {
+            inner.retire();
+        }
+    }));
+}
+
+/// The widget, and the messages waiting for it: a message sent while one
+/// is handled (a focus that fires an event, say) is queued, not nested.
+struct Shared {
+    inner: RefCell<Option<Inner>>,
+    queue: RefCell<VecDeque<Msg>>,
+}
+
+/// Queues `msg` and handles the queue, unless a message is being handled
+/// already (that one's loop handles it next).
+fn send(me: &Weak<Shared>, msg: Option<Msg>) {
+    let Some(shared) = me.upgrade() else {
+        return;
+    };
+    if let Some(msg) = msg {
+        shared.queue.borrow_mut().push_back(msg);
+    }
+    let Ok(mut inner) = shared.inner.try_borrow_mut() else {
+        return;
+    };
+    loop {
+        let next = shared.queue.borrow_mut().pop_front();
+        let (Some(msg), Some(w)) = (next, inner.as_mut()) else {
+            break;
+        };
+        if crate::panic::is_dead() {
+            break;
+        }
+        w.handle(msg);
+    }
+}
+
+fn sender(me: &Weak<Shared>) -> impl Fn(Msg) + Clone + 'static {
+    let me = me.clone();
+    move |msg| send(&me, Some(msg))
+}
+
+/// The widget's elements.
+struct Dom {
+    root: Element,
+    toolbar: Element,
+    clock: Element,
+    time: TimeView,
+    share: Option<Element>,
+    tabs: Element,
+    screen: Element,
+    lines: Scrollback,
+    input: InputArea,
+    keys: KeyspacePanel,
+    /// The inspector's box, when a key is inspected.
+    inspector: Option<(Element, AppHandle<InspectorPanel>)>,
+    timeline: Element,
+}
+
+/// What was drawn, where a part is redrawn whole when it changes.
+#[derive(Default)]
+struct Shown {
+    paused: Option<bool>,
+    share: Option<Option<ShareState>>,
+    tabs: Option<(Vec<ClientTab>, usize, bool)>,
+    inspector: Option<InspectorShown>,
+    timeline: Option<TimelineShown>,
+}
+
+type InspectorShown = (Target, Option<Rc<KeyView>>, Option<i64>, Rc<Vec<ConvNote>>);
+type TimelineShown = (
+    Rc<VecDeque<Mark>>,
+    Rc<VecDeque<Wait>>,
+    usize,
+    u64,
+    Zoom,
+    Rc<VecDeque<(u64, u64, u64)>>,
+    Rc<Vec<(u64, u64)>>,
+);
+
+struct Inner {
     state: Console,
-    input_ref: NodeRef,
-    screen_ref: NodeRef,
-    inspector_ref: NodeRef,
+    props: WidgetProps,
+    me: Weak<Shared>,
+    dom: Dom,
+    shown: Shown,
     /// The clock's timer; dropped once the session is handed over.
     ticker: Option<Interval>,
+    listeners: Vec<EventListener>,
     /// The full engine was asked for (`crate::handover`).
     asked_full: bool,
-    /// Whether the first frame has been painted; until then the timeline
-    /// is its empty box (see [`timeline_frame`]).
     painted: bool,
+    rest: bool,
+    chart: Option<AppHandle<TimelinePanel>>,
+    on_zoom: Callback<Zoom>,
+    on_close_inspector: Callback<()>,
 }
 
-impl Component for Widget {
-    type Message = Msg;
-    type Properties = WidgetProps;
-
-    fn create(ctx: &Context<Self>) -> Self {
-        let preset = &ctx.props().preset;
+impl Inner {
+    fn new(host: &Element, props: WidgetProps, me: Weak<Shared>) -> Inner {
+        let preset = &props.preset;
         // Virtual instant 0 is "now" unless the link pins it (wall time may be
         // read here, in the driver; the engine itself never reads it).
         let t0 = preset
             .t0
             .unwrap_or_else(|| (js_sys::Date::now() / 1000.0).floor() as u64);
-        let link = ctx.link().clone();
-        let ticker = Interval::new(TICK_MS, move || {
-            if !crate::panic::is_dead() {
-                link.send_message(Msg::Do(Action::Tick));
-            }
-        });
-        let link = ctx.link().clone();
-        crate::handover::register(Box::new(move || link.send_message(Msg::Handover)));
-        let link = ctx.link().clone();
-        crate::docs::listen(Box::new(move |ok| {
-            link.send_message(Msg::Do(Action::Docs(ok)));
-        }));
-        Widget {
-            state: Console::new(preset, t0, wall_ms),
-            input_ref: NodeRef::default(),
-            screen_ref: NodeRef::default(),
-            inspector_ref: NodeRef::default(),
+        let state = Console::new(preset, t0, wall_ms);
+        let dom = Dom::build(host, props.shareable, state.zoom);
+        let send = sender(&me);
+        let tick = send.clone();
+        let ticker = Interval::new(TICK_MS, move || tick(Msg::Do(Action::Tick)));
+        let handover = send.clone();
+        crate::handover::register(Box::new(move || handover(Msg::Handover)));
+        let docs = send.clone();
+        crate::docs::listen(Box::new(move |ok| docs(Msg::Do(Action::Docs(ok)))));
+        let linked = send.clone();
+        crate::dom::after_rest(move || linked(Msg::RestLinked));
+        let zoom = send.clone();
+        let close = send.clone();
+        let listeners = events::listen(&dom.root, &send);
+        Inner {
+            state,
+            props,
+            me,
+            dom,
+            shown: Shown::default(),
             ticker: Some(ticker),
+            listeners,
             asked_full: false,
             painted: false,
+            rest: false,
+            chart: None,
+            on_zoom: Callback::from(move |z| zoom(Msg::Do(Action::Zoom(z)))),
+            on_close_inspector: Callback::from(move |()| close(Msg::Do(Action::CloseInspector))),
         }
     }
 
-    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
-        match msg {
+    /// Stops the widget: its timer, listeners and Yew parts.
+    fn retire(mut self) {
+        self.ticker = None;
+        self.listeners.clear();
+        if let Some(chart) = self.chart.take() {
+            chart.destroy();
+        }
+        if let Some((_, app)) = self.dom.inspector.take() {
+            app.destroy();
+        }
+    }
+
+    fn handle(&mut self, msg: Msg) {
+        let render = match msg {
             Msg::Do(Action::Input(v)) => {
                 if crate::handover::LIGHT && wants_full_engine(&v) {
                     crate::handover::prefetch();
@@ -126,17 +261,21 @@ impl Component for Widget {
                 self.painted = true;
                 true
             }
+            Msg::RestLinked => {
+                self.rest = true;
+                true
+            }
             Msg::Handover => {
                 let link = self.state.share_link("", &self.state.share_text(), None);
-                crate::handover::offer(ctx.props().host, &link);
+                crate::handover::offer(self.props.host, &link);
                 self.ticker = None;
                 false
             }
             Msg::Key(e) => {
-                let input = self.input_ref.clone();
+                let input = &self.dom.input.input;
                 let out = self
                     .state
-                    .key(&e.key(), e.ctrl_key(), || text_selected(&input));
+                    .key(&e.key(), e.ctrl_key(), || text_selected(input));
                 if out.prevent {
                     e.prevent_default();
                 }
@@ -148,188 +287,330 @@ impl Component for Widget {
             }
             Msg::Share => {
                 let text = self.state.share_text();
-                let scope = ctx.link().clone();
+                let send = sender(&self.me);
                 wasm_bindgen_futures::spawn_local(async move {
                     let packed = crate::links::pack(&text).await;
-                    if !crate::panic::is_dead() {
-                        scope.send_message(Msg::Packed(text, packed));
-                    }
+                    send(Msg::Packed(text, packed));
                 });
                 false
             }
             Msg::Packed(text, packed) => {
-                self.open_share(ctx, &text, packed.as_deref());
+                self.open_share(&text, packed.as_deref());
                 true
             }
             Msg::Focus => {
                 // Clicking the console focuses the prompt, unless the click
                 // ended a text selection the user wants to copy.
-                if let (false, Some(input)) = (
-                    page_has_selection(),
-                    self.input_ref.cast::<HtmlInputElement>(),
-                ) {
-                    let _ = input.focus();
+                if !page_has_selection() {
+                    let _ = self.dom.input.input.focus();
                 }
                 false
             }
+        };
+        if render {
+            self.render();
+            self.after_render(false);
         }
     }
 
-    fn view(&self, ctx: &Context<Self>) -> Html {
-        let link = ctx.link();
+    /// Brings the elements up to the state.
+    fn render(&mut self) {
         let st = &self.state;
+        let dom = &mut self.dom;
+        let shown = &mut self.shown;
         let paused = st.driver.mode == Mode::Paused;
+        let now_us = st.engine.now_us();
+        if shown.paused != Some(paused) {
+            replace(&dom.clock, clock_buttons(paused));
+            shown.paused = Some(paused);
+        }
+        dom.time.show(paused, now_us);
+        if shown.share.as_ref() != Some(&st.share) {
+            if let Some(old) = dom.share.take() {
+                old.remove();
+            }
+            if let Some(s) = &st.share {
+                let popover = share_popover(s).el();
+                let _ = dom.toolbar.after_with_node_1(&popover);
+                dom.share = Some(popover);
+            }
+            shown.share = Some(st.share.clone());
+        }
+        let tabs = (st.tabs(), st.active, st.can_add_client());
+        if shown.tabs.as_ref() != Some(&tabs) {
+            replace(&dom.tabs, client_tabs(&tabs.0, tabs.1, tabs.2));
+            shown.tabs = Some(tabs);
+        }
         let cur = st.current();
         let hint = if cur.waiting.is_some() {
             None
         } else {
             help::hint(&cur.input)
         };
-        let on_clock = link.callback(|c| {
-            Msg::Do(match c {
-                ClockClick::Mode(m) => Action::SetMode(m),
-                ClockClick::Step(us) => Action::Step(us),
-            })
-        });
-        let on_tab = link.callback(|t| {
-            Msg::Do(match t {
-                TabClick::Select(i) => Action::SelectClient(i),
-                TabClick::Close(i) => Action::CloseClient(i),
-                TabClick::Add => Action::AddClient,
-            })
-        });
-        let prompt = InputLine {
+        dom.input.show(&InputView {
             session: cur,
             prompt: st.prompt(st.active),
             hint,
-            now_us: st.engine.now_us(),
-            input_ref: self.input_ref.clone(),
-            on_input: link.callback(|e: InputEvent| Msg::Do(Action::Input(input_value(&e)))),
-            on_key: link.callback(Msg::Key),
-            on_cancel: link.callback(|e: MouseEvent| {
-                e.stop_propagation();
-                Msg::Do(Action::Cancel)
-            }),
-        };
-        let timeline = TimelineProps {
-            marks: st.timeline.marks.clone(),
-            waits: st.timeline.waits.clone(),
-            clients: st.sessions.len(),
-            now_us: st.engine.now_us(),
-            zoom: st.zoom,
-            on_zoom: link.callback(|z| Msg::Do(Action::Zoom(z))),
-            memory: st.timeline.memory.clone(),
-            pending: st.timeline.pending.clone(),
-        };
-        let timeline = if self.painted {
-            html! { <TimelinePanel ..timeline /> }
-        } else {
-            timeline_frame(&timeline)
-        };
+            now_us,
+        });
+        dom.lines.show(&cur.lines, dom.input.first());
         let inspected_here = st
             .inspector
             .target
             .as_ref()
             .filter(|t| t.db == st.keys.db)
             .map(|t| t.key.clone());
-        html! {
-            <div class="rs-widget">
-                <div class="rs-toolbar">
-                    { clock_controls(paused, st.engine.now_us(), &on_clock) }
-                    <span class="rs-spacer"></span>
-                    if ctx.props().shareable {
-                        <button class="rs-btn" data-action="export"
-                                title="Download this session as a script: redsim replay runs it against a real Redis"
-                                onclick={ link.callback(|_| Msg::Export) }>{ "Export" }</button>
-                        <button class="rs-btn" data-action="share" title="Copy a link that replays this session"
-                                onclick={ link.callback(|_| Msg::Share) }>{ "Share" }</button>
-                    }
-                </div>
-                if let Some(s) = &st.share {
-                    { share_popover(s, link.callback(|_| Msg::Do(Action::CloseShare))) }
-                }
-                <div class="rs-main">
-                    <div class="rs-console" onclick={ link.callback(|_| Msg::Focus) }>
-                        { client_tabs(&st.tabs(), st.active, st.can_add_client(), &on_tab) }
-                        <div class="rs-screen" ref={ self.screen_ref.clone() } aria-live="polite">
-                            <div class="rs-screen-body">
-                                <Screen lines={ cur.lines.clone() } />
-                                { input_line(prompt) }
-                            </div>
-                        </div>
-                    </div>
-                    <KeyspacePanel rows={ st.keys.rows.clone() } count={ st.keys.count } db={ st.keys.db }
-                                   pattern={ st.keys.pattern.clone() } matched={ st.keys.matched }
-                                   on_filter={ link.callback(|p| Msg::Do(Action::FilterKeys(p))) }
-                                   selected={ inspected_here }
-                                   on_select={ link.callback(|k| Msg::Do(Action::Inspect(k))) } />
-                </div>
-                if let Some(t) = &st.inspector.target {
-                    <div ref={ self.inspector_ref.clone() }>
-                        <InspectorPanel target={ t.clone() } view={ st.inspector.view.clone() }
-                                        ttl_ms={ st.inspector_ttl } notes={ st.inspector.notes.clone() }
-                                        on_close={ link.callback(|_| Msg::Do(Action::CloseInspector)) } />
-                    </div>
-                }
-                { timeline }
-            </div>
-        }
+        dom.keys.show(&PanelView {
+            rows: st.keys.rows.clone(),
+            count: st.keys.count,
+            db: st.keys.db,
+            pattern: st.keys.pattern.clone(),
+            matched: st.keys.matched,
+            selected: inspected_here,
+        });
+        self.render_inspector();
+        self.render_chart();
     }
 
-    fn rendered(&mut self, ctx: &Context<Self>, first_render: bool) {
+    fn render_inspector(&mut self) {
+        let st = &self.state;
+        let Some(target) = &st.inspector.target else {
+            if let Some((host, app)) = self.dom.inspector.take() {
+                app.destroy();
+                host.remove();
+            }
+            self.shown.inspector = None;
+            return;
+        };
+        let now: InspectorShown = (
+            target.clone(),
+            st.inspector.view.clone(),
+            st.inspector_ttl,
+            st.inspector.notes.clone(),
+        );
+        if self.shown.inspector.as_ref() == Some(&now) {
+            return;
+        }
+        let props = InspectorProps {
+            target: now.0.clone(),
+            view: now.1.clone(),
+            ttl_ms: now.2,
+            notes: now.3.clone(),
+            on_close: self.on_close_inspector.clone(),
+        };
+        match &mut self.dom.inspector {
+            Some((_, app)) => app.update(props),
+            None => {
+                let host = El::new("div").cls("rs-inspector-host").el();
+                let _ = self.dom.timeline.before_with_node_1(&host);
+                let app = yew::Renderer::<InspectorPanel>::with_root_and_props(host.clone(), props)
+                    .render();
+                self.dom.inspector = Some((host, app));
+            }
+        }
+        self.shown.inspector = Some(now);
+    }
+
+    /// The timeline's chart, once it may run (see the module's doc).
+    fn render_chart(&mut self) {
+        if !(self.painted && self.rest) {
+            return;
+        }
+        let st = &self.state;
+        let t = &st.timeline;
+        let now: TimelineShown = (
+            t.marks.clone(),
+            t.waits.clone(),
+            st.sessions.len(),
+            st.engine.now_us(),
+            st.zoom,
+            t.memory.clone(),
+            t.pending.clone(),
+        );
+        if self.shown.timeline.as_ref() == Some(&now) {
+            return;
+        }
+        let props = TimelineProps {
+            marks: now.0.clone(),
+            waits: now.1.clone(),
+            clients: now.2,
+            now_us: now.3,
+            zoom: now.4,
+            on_zoom: self.on_zoom.clone(),
+            memory: now.5.clone(),
+            pending: now.6.clone(),
+        };
+        match &mut self.chart {
+            Some(app) => app.update(props),
+            None => {
+                let app = yew::Renderer::<TimelinePanel>::with_root_and_props(
+                    self.dom.timeline.clone(),
+                    props,
+                )
+                .render();
+                self.chart = Some(app);
+            }
+        }
+        self.shown.timeline = Some(now);
+    }
+
+    /// What the page does after drawing: the docs, scrolling, focus.
+    fn after_render(&mut self, first: bool) {
         if self.state.wants_full && !self.asked_full {
             self.asked_full = true;
             crate::handover::request();
         }
-        if first_render {
-            let link = ctx.link().clone();
-            after_next_paint(move || link.send_message(Msg::Painted));
+        if first {
+            let send = sender(&self.me);
+            after_next_paint(move || send(Msg::Painted));
         }
         let fx = &mut self.state.effects;
         // The command docs: at once if a command waits for them, otherwise
         // once the page is idle after its first reply.
         if std::mem::take(&mut fx.load_docs) {
             crate::docs::load(false);
-        } else if first_render {
+        } else if first {
             after_next_paint(|| crate::docs::load(true));
         }
         // The screen starts at its end by itself (a reversed flex box, see
         // `.rs-screen` in the stylesheet): measuring it on the first render
         // would lay the whole page out before its first frame.
-        if std::mem::take(&mut fx.scroll_to_end) && !first_render {
-            if let Some(screen) = self.screen_ref.cast::<web_sys::Element>() {
-                screen.set_scroll_top(screen.scroll_height());
-            }
+        if std::mem::take(&mut fx.scroll_to_end) && !first {
+            let screen = &self.dom.screen;
+            screen.set_scroll_top(screen.scroll_height());
         }
         if std::mem::take(&mut fx.focus_input) {
-            if let Some(input) = self.input_ref.cast::<HtmlInputElement>() {
-                let _ = input.focus();
-            }
-        } else if first_render && ctx.props().autofocus {
+            let _ = self.dom.input.input.focus();
+        } else if first && self.props.autofocus {
             // After the first frame: focusing lays the page out at once,
             // which would hold back the frame that shows the first reply.
             // Unless the reader has put the focus somewhere meanwhile.
-            let input = self.input_ref.clone();
+            let input = self.dom.input.input.clone();
             after_next_paint(move || {
                 let focus_elsewhere = web_sys::window()
                     .and_then(|w| w.document())
                     .and_then(|d| d.active_element())
                     .is_some_and(|e| e.tag_name() != "BODY");
-                if crate::panic::is_dead() || focus_elsewhere {
-                    return;
-                }
-                if let Some(input) = input.cast::<HtmlInputElement>() {
+                if !crate::panic::is_dead() && !focus_elsewhere {
                     let _ = input.focus();
                 }
             });
         }
         if std::mem::take(&mut fx.reveal_inspector) {
-            if let Some(panel) = self.inspector_ref.cast::<web_sys::Element>() {
+            if let Some((host, _)) = &self.dom.inspector {
                 let opts = web_sys::ScrollIntoViewOptions::new();
                 opts.set_block(web_sys::ScrollLogicalPosition::Nearest);
                 opts.set_behavior(web_sys::ScrollBehavior::Smooth);
-                panel.scroll_into_view_with_scroll_into_view_options(&opts);
+                host.scroll_into_view_with_scroll_into_view_options(&opts);
             }
+        }
+    }
+
+    /// Builds the Share link of `session`, shows it and tries to copy it.
+    fn open_share(&mut self, session: &str, packed: Option<&str>) {
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let link = self.state.share_link(&page_url(), session, packed);
+        let promise = window.navigator().clipboard().write_text(&link);
+        let copied = |ok: bool| {
+            let send = sender(&self.me);
+            Closure::<dyn FnMut(JsValue)>::once(move |_: JsValue| {
+                send(Msg::Do(Action::Copied(ok)));
+            })
+        };
+        let (ok, err) = (copied(true), copied(false));
+        let _ = promise.then2(&ok, &err);
+        // The promise calls one of them later; they must outlive this call.
+        // One small closure per Share click is leaked.
+        ok.forget();
+        err.forget();
+        self.state.apply(Action::Shared(link));
+    }
+}
+
+impl Dom {
+    /// The widget's frame, in `host` (emptied first).
+    fn build(host: &Element, shareable: bool, zoom: Zoom) -> Dom {
+        let clock = El::new("div")
+            .cls("rs-clock")
+            .attr("role", "group")
+            .attr("aria-label", "Virtual clock")
+            .el();
+        let time = TimeView::new();
+        let mut toolbar = El::new("div")
+            .cls("rs-toolbar")
+            .child(El(clock.clone()))
+            .child(El(time.root.clone()))
+            .child(El::new("span").cls("rs-spacer"));
+        if shareable {
+            toolbar = toolbar
+                .child(
+                    El::new("button")
+                        .cls("rs-btn")
+                        .attr("data-action", "export")
+                        .attr(
+                            "title",
+                            "Download this session as a script: redsim replay runs it against a real Redis",
+                        )
+                        .text("Export"),
+                )
+                .child(
+                    El::new("button")
+                        .cls("rs-btn")
+                        .attr("data-action", "share")
+                        .attr("title", "Copy a link that replays this session")
+                        .text("Share"),
+                );
+        }
+        let toolbar = toolbar.el();
+        let tabs = El::new("div")
+            .cls("rs-tabs")
+            .attr("role", "group")
+            .attr("aria-label", "Clients")
+            .el();
+        let body = El::new("div").cls("rs-screen-body").el();
+        let screen = El::new("div")
+            .cls("rs-screen")
+            .attr("aria-live", "polite")
+            .child(El(body.clone()))
+            .el();
+        let console = El::new("div")
+            .cls("rs-console")
+            .child(El(tabs.clone()))
+            .child(El(screen.clone()));
+        let keys = KeyspacePanel::new();
+        let timeline = El::new("div")
+            .cls("rs-timeline-host")
+            .markup(&timeline_frame(zoom))
+            .el();
+        let root = El::new("div")
+            .cls("rs-widget")
+            .child(El(toolbar.clone()))
+            .child(
+                El::new("div")
+                    .cls("rs-main")
+                    .child(console)
+                    .child(El(keys.root.clone())),
+            )
+            .child(El(timeline.clone()))
+            .el();
+        let input = InputArea::new(&body);
+        host.set_text_content(None);
+        let _ = host.append_child(&root);
+        Dom {
+            root,
+            toolbar,
+            clock,
+            time,
+            share: None,
+            tabs,
+            screen,
+            lines: Scrollback::new(body),
+            input,
+            keys,
+            inspector: None,
+            timeline,
         }
     }
 }
@@ -353,57 +634,21 @@ fn wants_full_engine(input: &str) -> bool {
 /// Offers `text` as a file download named `name` (a data URL on a
 /// temporary link, so no Blob API is needed).
 fn download(name: &str, text: &str) {
-    use wasm_bindgen::JsCast;
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
-    let Ok(a) = doc.create_element("a") else {
-        return;
-    };
     let href = format!(
         "data:text/plain;charset=utf-8,{}",
         crate::url::encode_component(text)
     );
-    let _ = a.set_attribute("href", &href);
-    let _ = a.set_attribute("download", name);
-    if let Ok(a) = a.dyn_into::<web_sys::HtmlElement>() {
+    let a = El::new("a").attr("href", &href).attr("download", name).el();
+    if let Some(a) = a.dyn_ref::<web_sys::HtmlElement>() {
         a.click();
     }
 }
 
 /// True when the page or the prompt has a text selection (Ctrl+C copies it).
-fn text_selected(input: &NodeRef) -> bool {
-    let in_prompt = input.cast::<HtmlInputElement>().is_some_and(|i| {
-        matches!(
-            (i.selection_start(), i.selection_end()),
-            (Ok(Some(a)), Ok(Some(b))) if a != b
-        )
-    });
+fn text_selected(input: &HtmlInputElement) -> bool {
+    let in_prompt = matches!(
+        (input.selection_start(), input.selection_end()),
+        (Ok(Some(a)), Ok(Some(b))) if a != b
+    );
     page_has_selection() || in_prompt
-}
-
-impl Widget {
-    /// Builds the Share link of `session`, shows it and tries to copy it.
-    fn open_share(&mut self, ctx: &Context<Self>, session: &str, packed: Option<&str>) {
-        let Some(window) = web_sys::window() else {
-            return;
-        };
-        let link = self.state.share_link(&page_url(), session, packed);
-        let promise = window.navigator().clipboard().write_text(&link);
-        let copied = |ok: bool| {
-            let scope = ctx.link().clone();
-            Closure::<dyn FnMut(JsValue)>::once(move |_: JsValue| {
-                if !crate::panic::is_dead() {
-                    scope.send_message(Msg::Do(Action::Copied(ok)));
-                }
-            })
-        };
-        let (ok, err) = (copied(true), copied(false));
-        let _ = promise.then2(&ok, &err);
-        // The promise calls one of them later; they must outlive this call.
-        // One small closure per Share click is leaked.
-        ok.forget();
-        err.forget();
-        self.state.apply(Action::Shared(link));
-    }
 }

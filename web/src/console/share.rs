@@ -6,9 +6,8 @@
 //! pages.
 
 use redsim_sim::params::parse_seed;
-use web_sys::HtmlInputElement;
-use yew::prelude::*;
 
+use crate::ui::El;
 use crate::url::parse_query;
 
 /// What a page URL (or a widget's attributes) asks a widget to start with.
@@ -141,29 +140,36 @@ pub fn share_link(
 }
 
 /// The Share popover.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ShareState {
     pub link: String,
     /// `None` while the clipboard write is pending.
     pub copied: Option<bool>,
 }
 
-/// The link (selected when focused), whether it was copied, and a close button.
-pub fn share_popover(s: &ShareState, on_close: Callback<MouseEvent>) -> Html {
-    html! {
-        <div class="rs-share">
-            <input class="rs-share-link" readonly=true value={ s.link.clone() }
-                   onfocus={ Callback::from(|e: FocusEvent| {
-                       let i: HtmlInputElement = e.target_unchecked_into();
-                       i.select();
-                   }) } />
-            <span class="rs-share-status">{ match s.copied {
-                Some(true) => "Link copied to the clipboard.",
-                Some(false) => "Copy the link above (the clipboard is not available here).",
-                None => "Copying…",
-            } }</span>
-            <button class="rs-btn rs-ghost-btn" aria-label="Close" onclick={ on_close }>{ "✕" }</button>
-        </div>
-    }
+/// The link (selected when focused, by the widget), whether it was copied,
+/// and a close button (`close-share`).
+pub fn share_popover(s: &ShareState) -> El {
+    El::new("div")
+        .cls("rs-share")
+        .child(
+            El::new("input")
+                .cls("rs-share-link")
+                .attr("readonly", "")
+                .attr("value", &s.link),
+        )
+        .child(El::new("span").cls("rs-share-status").text(match s.copied {
+            Some(true) => "Link copied to the clipboard.",
+            Some(false) => "Copy the link above (the clipboard is not available here).",
+            None => "Copying…",
+        }))
+        .child(
+            El::new("button")
+                .cls("rs-btn rs-ghost-btn")
+                .attr("aria-label", "Close")
+                .attr("data-action", "close-share")
+                .text("✕"),
+        )
 }
 
 #[cfg(test)]

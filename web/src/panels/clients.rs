@@ -1,7 +1,7 @@
 //! The client tabs above the console: one tab per connection with its state (waiting in a blocking command, subscribed, unread replies), a close button, and "+ client"; and the names clients connect with.
 
+use crate::ui::El;
 use redsim_engine::ClientId;
-use yew::prelude::*;
 
 /// A client's label by number.
 pub fn label(num: usize) -> String {
@@ -14,6 +14,7 @@ pub fn label_num(label: &str) -> Option<usize> {
 }
 
 /// What a tab shows of its client.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ClientTab {
     pub num: usize,
     pub id: ClientId,
@@ -23,52 +24,78 @@ pub struct ClientTab {
     pub unread: usize,
 }
 
-/// A click on the tabs.
-pub enum TabClick {
-    Select(usize),
-    Close(usize),
-    Add,
-}
-
-/// The tabs, `active` shown as selected; "+ client" when `can_add`.
-pub fn client_tabs(
-    tabs: &[ClientTab],
-    active: usize,
-    can_add: bool,
-    on: &Callback<TabClick>,
-) -> Html {
+/// The client tabs. Clicks are read by the widget: a tab's `data-client`
+/// index, its close button (`.rs-tab-close`), and `add-client`.
+pub fn client_tabs(tabs: &[ClientTab], active: usize, can_add: bool) -> Vec<El> {
     let closable = tabs.len() > 1;
-    html! {
-        <div class="rs-tabs" role="group" aria-label="Clients">
-            { for tabs.iter().enumerate().map(|(i, s)| {
-                let on_tab = i == active;
-                let name = label(s.num);
-                html! {
-                    <div class={ classes!("rs-tab", format!("rs-who-{}", s.num), on_tab.then_some("rs-on"), s.waiting.then_some("rs-tab-waiting"), s.subscribed.then_some("rs-tab-subscribed")) }
-                         data-client={ s.num.to_string() }>
-                        <button class="rs-tab-main" aria-pressed={ on_tab.to_string() }
-                                title={ format!("{name} (connection id {}){}", s.id, if s.waiting { ": waiting in a blocking command" } else { "" }) }
-                                onclick={ on.reform(move |_| TabClick::Select(i)) }>
-                            <span class="rs-tab-dot"></span>
-                            { name.clone() }
-                            if s.unread > 0 {
-                                <span class="rs-tab-badge" title="New replies">{ s.unread }</span>
-                            }
-                        </button>
-                        if closable {
-                            <button class="rs-tab-close" aria-label={ format!("Disconnect {name}") }
-                                    title="Disconnect this client"
-                                    onclick={ on.reform(move |e: MouseEvent| { e.stop_propagation(); TabClick::Close(i) }) }>{ "×" }</button>
-                        }
-                    </div>
+    let mut out: Vec<El> = tabs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let on_tab = i == active;
+            let name = label(s.num);
+            let mut class = format!("rs-tab rs-who-{}", s.num);
+            for (on, c) in [
+                (on_tab, " rs-on"),
+                (s.waiting, " rs-tab-waiting"),
+                (s.subscribed, " rs-tab-subscribed"),
+            ] {
+                if on {
+                    class.push_str(c);
                 }
-            }) }
-            if can_add {
-                <button class="rs-tab-add" data-action="add-client" title="Connect another client, with its own console"
-                        onclick={ on.reform(|_| TabClick::Add) }>{ "+ client" }</button>
             }
-        </div>
+            let mut main = El::new("button")
+                .cls("rs-tab-main")
+                .attr("aria-pressed", if on_tab { "true" } else { "false" })
+                .attr(
+                    "title",
+                    &format!(
+                        "{name} (connection id {}){}",
+                        s.id,
+                        if s.waiting {
+                            ": waiting in a blocking command"
+                        } else {
+                            ""
+                        }
+                    ),
+                )
+                .child(El::new("span").cls("rs-tab-dot"))
+                .text(&name);
+            if s.unread > 0 {
+                main = main.child(
+                    El::new("span")
+                        .cls("rs-tab-badge")
+                        .attr("title", "New replies")
+                        .text(&s.unread.to_string()),
+                );
+            }
+            let mut tab = El::new("div")
+                .cls(&class)
+                .attr("data-client", &s.num.to_string())
+                .attr("data-index", &i.to_string())
+                .child(main);
+            if closable {
+                tab = tab.child(
+                    El::new("button")
+                        .cls("rs-tab-close")
+                        .attr("aria-label", &format!("Disconnect {name}"))
+                        .attr("title", "Disconnect this client")
+                        .text("×"),
+                );
+            }
+            tab
+        })
+        .collect();
+    if can_add {
+        out.push(
+            El::new("button")
+                .cls("rs-tab-add")
+                .attr("data-action", "add-client")
+                .attr("title", "Connect another client, with its own console")
+                .text("+ client"),
+        );
     }
+    out
 }
 
 #[cfg(test)]

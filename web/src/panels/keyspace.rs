@@ -9,9 +9,11 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use redsim_engine::{Engine, KeyInfo};
-use yew::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlInputElement};
 
 use crate::fmt::fmt_ttl;
+use crate::ui::{bar, set_text, El};
 
 /// Most keys the panel lists; the header says how many there are in all.
 pub const LIMIT: usize = 200;
@@ -80,107 +82,242 @@ impl Keyspace {
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct PanelProps {
+/// What the panel shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PanelView {
     pub rows: Rc<Vec<Row>>,
     pub count: usize,
     pub db: usize,
-    /// The filter and how many keys match it.
-    #[prop_or_default]
     pub pattern: String,
-    #[prop_or_default]
     pub matched: usize,
-    /// Called with the filter as it is typed; `None`: no filter box.
-    #[prop_or_default]
-    pub on_filter: Option<Callback<String>>,
-    /// The key open in the inspector, highlighted.
-    #[prop_or_default]
+    /// The key the inspector shows, if it is in this database.
     pub selected: Option<String>,
-    /// Called with a key's name when it is clicked.
-    pub on_select: Callback<String>,
 }
 
-/// The panel. Re-renders only when a row changed (every tick while a TTL runs).
-#[component]
-pub fn KeyspacePanel(props: &PanelProps) -> Html {
-    let shown = props.rows.len();
-    let filtered = !props.pattern.is_empty();
-    let listed = if filtered { props.matched } else { props.count };
-    let filter = props.on_filter.clone().map(|on_filter| {
-        let oninput = Callback::from(move |e: InputEvent| on_filter.emit(crate::dom::input_value(&e)));
-        html! {
-            <input class="rs-key-filter" type="search" placeholder="filter: user:*" aria-label="Filter keys by pattern"
-                   value={ props.pattern.clone() } {oninput} spellcheck="false" autocomplete="off" />
+/// The keyspace panel's elements. The filter box stays while the list
+/// changes (it keeps its focus and caret); rows are patched in place while
+/// the same keys are listed, so a row keeps its focus as its TTL counts
+/// down. Clicks and keys are read by the widget: a row's `data-key`, the
+/// filter's `input` events.
+pub struct KeyspacePanel {
+    pub root: Element,
+    summary: Element,
+    filter: HtmlInputElement,
+    /// The list, or the line saying there is none, after the header.
+    content: Option<Element>,
+    list: Option<Element>,
+    rows: Vec<(Row, bool, Element)>,
+    shown: Option<PanelView>,
+}
+
+impl KeyspacePanel {
+    pub fn new() -> KeyspacePanel {
+        let summary = El::new("span").cls("rs-muted").el();
+        let filter = El::new("input")
+            .cls("rs-key-filter")
+            .attr("type", "search")
+            .attr("placeholder", "filter: user:*")
+            .attr("aria-label", "Filter keys by pattern")
+            .attr("spellcheck", "false")
+            .attr("autocomplete", "off")
+            .el();
+        let root = El::new("section")
+            .cls("rs-panel rs-keys")
+            .attr("aria-label", "Keyspace")
+            .child(
+                El::new("header")
+                    .cls("rs-panel-head")
+                    .child(El::new("h3").text("Keyspace"))
+                    .child(El(summary.clone()))
+                    .child(El(filter.clone())),
+            )
+            .el();
+        KeyspacePanel {
+            root,
+            summary,
+            filter: filter.unchecked_into(),
+            content: None,
+            list: None,
+            rows: Vec::new(),
+            shown: None,
         }
-    });
-    html! {
-        <section class="rs-panel rs-keys" aria-label="Keyspace">
-            <header class="rs-panel-head">
-                <h3>{ "Keyspace" }</h3>
-                <span class="rs-muted">
-                    { format!("db{} · {} key{}", props.db, props.count, if props.count == 1 { "" } else { "s" }) }
-                    if filtered { { format!(" · {} match", props.matched) } }
-                    if shown < listed { { format!(" · first {shown} shown") } }
-                </span>
-                { for filter }
-            </header>
-            if props.rows.is_empty() && filtered {
-                <p class="rs-empty">{ format!("No key matches {}.", props.pattern) }</p>
-            } else if props.rows.is_empty() {
-                <p class="rs-empty">{ "No keys. Try " }<code>{ "SET greeting hello EX 5" }</code></p>
+    }
+
+    pub fn show(&mut self, v: &PanelView) {
+        if self.shown.as_ref() == Some(v) {
+            return;
+        }
+        let shown = v.rows.len();
+        let filtered = !v.pattern.is_empty();
+        let listed = if filtered { v.matched } else { v.count };
+        let mut summary = format!(
+            "db{} · {} key{}",
+            v.db,
+            v.count,
+            if v.count == 1 { "" } else { "s" }
+        );
+        if filtered {
+            summary.push_str(&format!(" · {} match", v.matched));
+        }
+        if shown < listed {
+            summary.push_str(&format!(" · first {shown} shown"));
+        }
+        set_text(&self.summary, &summary);
+        if self.filter.value() != v.pattern {
+            self.filter.set_value(&v.pattern);
+        }
+        if v.rows.is_empty() {
+            self.list = None;
+            self.rows.clear();
+            let empty = if filtered {
+                El::new("p")
+                    .cls("rs-empty")
+                    .text(&format!("No key matches {}.", v.pattern))
             } else {
-                <ul class="rs-keylist" role="group" aria-label="Keys">
-                    { for props.rows.iter().map(|r| row(r, props.selected.as_deref() == Some(r.info.key.as_str()), &props.on_select)) }
-                </ul>
+                El::new("p")
+                    .cls("rs-empty")
+                    .text("No keys. Try ")
+                    .child(El::new("code").text("SET greeting hello EX 5"))
+            };
+            self.set_content(empty.el());
+        } else {
+            self.show_rows(&v.rows, v.selected.as_deref());
+        }
+        self.shown = Some(v.clone());
+    }
+
+    fn show_rows(&mut self, rows: &[Row], selected: Option<&str>) {
+        let same_keys = self.list.is_some()
+            && self.rows.len() == rows.len()
+            && self
+                .rows
+                .iter()
+                .zip(rows)
+                .all(|((r, _, _), n)| r.info.key == n.info.key);
+        if same_keys {
+            for ((old, was, el), new) in self.rows.iter_mut().zip(rows) {
+                let sel = selected == Some(new.info.key.as_str());
+                if *old != *new || *was != sel {
+                    patch_row(el, new, sel);
+                    *old = new.clone();
+                    *was = sel;
+                }
             }
-        </section>
+            return;
+        }
+        let list = El::new("ul")
+            .cls("rs-keylist")
+            .attr("role", "group")
+            .attr("aria-label", "Keys")
+            .el();
+        self.rows = rows
+            .iter()
+            .map(|r| {
+                let sel = selected == Some(r.info.key.as_str());
+                let el = row(r, sel);
+                let _ = list.append_child(&el);
+                (r.clone(), sel, el)
+            })
+            .collect();
+        self.set_content(list.clone());
+        self.list = Some(list);
+    }
+
+    fn set_content(&mut self, new: Element) {
+        match self.content.replace(new.clone()) {
+            Some(old) => {
+                let _ = self.root.replace_child(&new, &old);
+            }
+            None => {
+                let _ = self.root.append_child(&new);
+            }
+        }
     }
 }
 
-fn row(r: &Row, selected: bool, on_select: &Callback<String>) -> Html {
+fn row_class(r: &Row, selected: bool) -> String {
+    let mut class = String::from("rs-key");
+    if r.info.expired_pending {
+        class.push_str(" rs-key-expired");
+    }
+    if selected {
+        class.push_str(" rs-key-sel");
+    }
+    class
+}
+
+fn row(r: &Row, selected: bool) -> Element {
     let k = &r.info;
-    let ttl = match (k.ttl_ms, r.total_ms) {
-        (Some(ttl), _) if k.expired_pending => html! {
-            <span class="rs-ttl rs-ttl-expired" title="Logically expired: still in memory until a lookup (lazy) or the active expire cycle reclaims it">
-                <span class="rs-bar">{ crate::dom::bar("rs-bar-fill", 0.0) }</span>
-                <span class="rs-ttl-text">{ format!("expired {} ago · not reclaimed yet", fmt_ttl(-ttl)) }</span>
-            </span>
-        },
+    El::new("li")
+        .cls(&row_class(r, selected))
+        .attr("data-key", &k.key)
+        .attr("role", "button")
+        .attr("tabindex", "0")
+        .attr("aria-pressed", if selected { "true" } else { "false" })
+        .attr("title", &format!("Inspect {}", k.key))
+        .child(
+            El::new("span")
+                .cls("rs-keyname")
+                .attr("title", &k.key)
+                .text(&k.key),
+        )
+        .child(
+            El::new("span")
+                .cls(&format!("rs-type rs-type-{}", k.kind))
+                .text(k.kind),
+        )
+        .child(El::new("span").cls("rs-enc").text(k.encoding))
+        .child(ttl(r))
+        .el()
+}
+
+/// Brings a drawn row up to `r` (same key).
+fn patch_row(el: &Element, r: &Row, selected: bool) {
+    el.set_class_name(&row_class(r, selected));
+    let _ = el.set_attribute("aria-pressed", if selected { "true" } else { "false" });
+    let children = el.children();
+    if let (Some(kind), Some(enc)) = (children.item(1), children.item(2)) {
+        kind.set_class_name(&format!("rs-type rs-type-{}", r.info.kind));
+        set_text(&kind, r.info.kind);
+        set_text(&enc, r.info.encoding);
+    }
+    if let Some(old) = children.item(3) {
+        let _ = el.replace_child(&ttl(r).el(), &old);
+    }
+}
+
+fn ttl(r: &Row) -> El {
+    let k = &r.info;
+    match (k.ttl_ms, r.total_ms) {
+        (Some(ttl), _) if k.expired_pending => El::new("span")
+            .cls("rs-ttl rs-ttl-expired")
+            .attr(
+                "title",
+                "Logically expired: still in memory until a lookup (lazy) or the active expire cycle reclaims it",
+            )
+            .child(El::new("span").cls("rs-bar").child(bar("rs-bar-fill", 0.0)))
+            .child(
+                El::new("span")
+                    .cls("rs-ttl-text")
+                    .text(&format!("expired {} ago · not reclaimed yet", fmt_ttl(-ttl))),
+            ),
         (Some(ttl), Some(total)) => {
             let pct = (ttl as f64 / total as f64 * 100.0).clamp(0.0, 100.0);
-            let urgent = if ttl < 3000 {
+            let fill = if ttl < 3000 {
                 "rs-bar-fill rs-urgent"
             } else {
                 "rs-bar-fill"
             };
-            html! {
-                <span class="rs-ttl" title={ format!("TTL {ttl} ms of {total} ms") }>
-                    <span class="rs-bar">{ crate::dom::bar(urgent, pct) }</span>
-                    <span class="rs-ttl-text">{ fmt_ttl(ttl) }</span>
-                </span>
-            }
+            El::new("span")
+                .cls("rs-ttl")
+                .attr("title", &format!("TTL {ttl} ms of {total} ms"))
+                .child(El::new("span").cls("rs-bar").child(bar(fill, pct)))
+                .child(El::new("span").cls("rs-ttl-text").text(&fmt_ttl(ttl)))
         }
-        _ => html! { <span class="rs-ttl rs-ttl-none" title="No expire set">{ "no TTL" }</span> },
-    };
-    let key = k.key.clone();
-    let onclick = on_select.reform(move |_: MouseEvent| key.clone());
-    let key = k.key.clone();
-    let select = on_select.clone();
-    let onkeydown = Callback::from(move |e: KeyboardEvent| {
-        if e.key() == "Enter" || e.key() == " " {
-            e.prevent_default();
-            select.emit(key.clone());
-        }
-    });
-    html! {
-        <li class={ classes!("rs-key", k.expired_pending.then_some("rs-key-expired"), selected.then_some("rs-key-sel")) }
-            data-key={ k.key.clone() } role="button" tabindex="0" aria-pressed={ selected.to_string() }
-            title={ format!("Inspect {}", k.key) } {onclick} {onkeydown}>
-            <span class="rs-keyname" title={ k.key.clone() }>{ &k.key }</span>
-            <span class={ format!("rs-type rs-type-{}", k.kind) }>{ k.kind }</span>
-            <span class="rs-enc">{ k.encoding }</span>
-            { ttl }
-        </li>
+        _ => El::new("span")
+            .cls("rs-ttl rs-ttl-none")
+            .attr("title", "No expire set")
+            .text("no TTL"),
     }
 }
 

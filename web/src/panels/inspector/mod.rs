@@ -15,7 +15,7 @@ use redsim_engine::inspect::{self, KeyView};
 use redsim_engine::server::trace::Event;
 use redsim_engine::Engine;
 
-pub use panel::InspectorPanel;
+pub use panel::{InspectorPanel, InspectorProps};
 
 /// Conversion notes kept per selected key.
 const MAX_NOTES: usize = 5;

@@ -217,23 +217,37 @@ fn legend(props: &TimelineProps) -> Html {
     }
 }
 
-/// The panel as its first frame draws it: the same box (header, legend,
-/// the chart's area at its height), without the chart. The console's first
-/// reply is drawn a frame sooner for it: the chart's code (the panel as a
-/// component, its axis, marks and memory band) runs once that frame is up,
-/// and a page load spends some 4 ms less before it (issue 17). The box keeps
-/// its size, so nothing moves when the chart fills it.
-pub fn timeline_frame(props: &TimelineProps) -> Html {
-    html! {
-        <section class="rs-panel rs-timeline" aria-label="Timeline" data-pending="chart">
-            { head(props.zoom, &props.on_zoom) }
-            <div class="rs-tl-body">
-                <svg class="rs-tl-lanes" width="74" height={ num(HEIGHT) } aria-hidden="true"></svg>
-                <svg class="rs-tl-svg" width="100%" height={ num(HEIGHT) } aria-hidden="true"></svg>
-            </div>
-            { legend(props) }
-        </section>
-    }
+/// The panel as a console's first frame draws it, as markup: the same box
+/// (header, legend, the chart's area at its height) without the chart.
+/// The chart is this module's Yew component, which the widget mounts in
+/// its place once that frame is up and the console module's rest has
+/// come: it runs none of its code before the first reply (issue 17). The
+/// box keeps its size, so nothing moves when the chart fills it.
+pub fn timeline_frame(zoom: Zoom) -> String {
+    let chips: String = Zoom::ALL
+        .iter()
+        .map(|&z| {
+            format!(
+                r#"<button class="rs-chip{}">{}</button>"#,
+                if z == zoom { " rs-on" } else { "" },
+                z.label()
+            )
+        })
+        .collect();
+    format!(
+        concat!(
+            r#"<section class="rs-panel rs-timeline" aria-label="Timeline" data-pending="chart">"#,
+            r#"<header class="rs-panel-head"><h3>Timeline</h3><span class="rs-muted">virtual time</span>"#,
+            r#"<span class="rs-spacer"></span><span class="rs-chips">{chips}</span></header>"#,
+            r#"<div class="rs-tl-body"><svg class="rs-tl-lanes" width="74" height="{h}" aria-hidden="true"></svg>"#,
+            r#"<svg class="rs-tl-svg" width="100%" height="{h}" aria-hidden="true"></svg></div>"#,
+            r#"<footer class="rs-legend">{marks}{time}</footer></section>"#
+        ),
+        chips = chips,
+        h = num(HEIGHT),
+        marks = LEGEND_MARKS,
+        time = LEGEND_TIME,
+    )
 }
 
 /// One eviction: the pool it was picked from (ascending score, the victim
