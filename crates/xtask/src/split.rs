@@ -75,6 +75,17 @@ pub fn split(wasm: &Path, js: &Path) -> Result<Option<PathBuf>, String> {
     };
     let names = function_names(&mended)?;
     let keep = kept(&names, &wanted);
+    let stale = missing(&names, &wanted);
+    if !stale.is_empty() {
+        // Code renamed or changed since the profile was recorded: what a
+        // page starts with may now be in the rest, which it then links
+        // early (the browser benchmark and upgrade test fail on that).
+        println!(
+            "dist: {} of the profile's names are in no function of this build, even without hashes (first: {}): record it again with cargo xtask split-profile",
+            stale.len(),
+            stale[0]
+        );
+    }
     if keep.len() < wanted.len() / 2 {
         println!(
             "dist: only {} of the profile's {} functions are in the console module: it stays whole (run cargo xtask split-profile)",
@@ -166,6 +177,17 @@ fn kept(names: &[(usize, Option<String>)], profile: &BTreeSet<&str>) -> Vec<usiz
             None => true,
         })
         .map(|(i, _)| *i)
+        .collect()
+}
+
+/// The profile's names that match no function, exactly or normalized.
+fn missing<'a>(names: &[(usize, Option<String>)], profile: &BTreeSet<&'a str>) -> Vec<&'a str> {
+    let present: BTreeSet<&str> = names.iter().filter_map(|(_, n)| n.as_deref()).collect();
+    let normalized: BTreeSet<String> = present.iter().map(|n| normalize(n)).collect();
+    profile
+        .iter()
+        .filter(|n| !present.contains(*n) && !normalized.contains(&normalize(n)))
+        .copied()
         .collect()
 }
 
@@ -449,6 +471,12 @@ mod tests {
             .into_iter()
             .collect();
         assert_eq!(kept(&names, &profile), vec![0, 2, 3, 5]);
+        assert!(missing(&names, &profile).is_empty());
+        let renamed: BTreeSet<&str> = ["a::moved::f::h0000000000000001"].into_iter().collect();
+        assert_eq!(
+            missing(&names, &renamed),
+            ["a::moved::f::h0000000000000001"]
+        );
     }
 
     #[test]

@@ -94,8 +94,8 @@ pub fn mount(host: &Element, props: WidgetProps) {
     inner.render();
     inner.after_render(true);
     *shared.inner.borrow_mut() = Some(inner);
-    // Messages sent while it was built (none are expected) run now.
-    send(&me, None);
+    // No message comes while it is built: they come from events and
+    // timers, in later tasks.
     crate::handover::keep(Box::new(move || {
         // Dropping the state stops its timer and listeners.
         let inner = shared.inner.borrow_mut().take();
@@ -114,13 +114,11 @@ struct Shared {
 
 /// Queues `msg` and handles the queue, unless a message is being handled
 /// already (that one's loop handles it next).
-fn send(me: &Weak<Shared>, msg: Option<Msg>) {
+fn send(me: &Weak<Shared>, msg: Msg) {
     let Some(shared) = me.upgrade() else {
         return;
     };
-    if let Some(msg) = msg {
-        shared.queue.borrow_mut().push_back(msg);
-    }
+    shared.queue.borrow_mut().push_back(msg);
     let Ok(mut inner) = shared.inner.try_borrow_mut() else {
         return;
     };
@@ -138,7 +136,7 @@ fn send(me: &Weak<Shared>, msg: Option<Msg>) {
 
 fn sender(me: &Weak<Shared>) -> impl Fn(Msg) + Clone + 'static {
     let me = me.clone();
-    move |msg| send(&me, Some(msg))
+    move |msg| send(&me, msg)
 }
 
 /// The widget's elements.
@@ -368,10 +366,17 @@ impl Inner {
             matched: st.keys.matched,
             selected: inspected_here,
         });
-        self.render_inspector();
-        self.render_chart();
+        // The Yew parts' code is compiled only once they show (neither
+        // does in a first frame), so it is kept out of this function.
+        if self.state.inspector.target.is_some() || self.dom.inspector.is_some() {
+            self.render_inspector();
+        }
+        if self.painted && self.rest {
+            self.render_chart();
+        }
     }
 
+    #[inline(never)]
     fn render_inspector(&mut self) {
         let st = &self.state;
         let Some(target) = &st.inspector.target else {
@@ -412,10 +417,8 @@ impl Inner {
     }
 
     /// The timeline's chart, once it may run (see the module's doc).
+    #[inline(never)]
     fn render_chart(&mut self) {
-        if !(self.painted && self.rest) {
-            return;
-        }
         let st = &self.state;
         let t = &st.timeline;
         let now: TimelineShown = (
