@@ -35,13 +35,12 @@ use yew::{AppHandle, Callback};
 
 use crate::dom::{after_next_paint, page_has_selection, page_url, wall_ms};
 use crate::panels::clients::{client_tabs, ClientTab};
-use crate::panels::inspector::{ConvNote, InspectorPanel, InspectorProps, Target};
+use crate::panels::inspector::{InspectorPanel, InspectorProps};
 use crate::panels::keyspace::{KeyspacePanel, PanelView};
-use crate::panels::timeline::{timeline_frame, Mark, TimelinePanel, TimelineProps, Wait, Zoom};
+use crate::panels::timeline::{timeline_frame, TimelinePanel, TimelineProps, Zoom};
 use crate::ui::{replace, El};
 use clock::{clock_buttons, Mode, TimeView};
 use input::{InputArea, InputView};
-use redsim_engine::inspect::KeyView;
 use screen::Scrollback;
 use share::{share_popover, Preset, ShareState};
 use state::{Action, Console};
@@ -162,20 +161,9 @@ struct Shown {
     paused: Option<bool>,
     share: Option<Option<ShareState>>,
     tabs: Option<(Vec<ClientTab>, usize, bool)>,
-    inspector: Option<InspectorShown>,
-    timeline: Option<TimelineShown>,
+    inspector: Option<InspectorProps>,
+    timeline: Option<TimelineProps>,
 }
-
-type InspectorShown = (Target, Option<Rc<KeyView>>, Option<i64>, Rc<Vec<ConvNote>>);
-type TimelineShown = (
-    Rc<VecDeque<Mark>>,
-    Rc<VecDeque<Wait>>,
-    usize,
-    u64,
-    Zoom,
-    Rc<VecDeque<(u64, u64, u64)>>,
-    Rc<Vec<(u64, u64)>>,
-);
 
 struct Inner {
     state: Console,
@@ -387,22 +375,17 @@ impl Inner {
             self.shown.inspector = None;
             return;
         };
-        let now: InspectorShown = (
-            target.clone(),
-            st.inspector.view.clone(),
-            st.inspector_ttl,
-            st.inspector.notes.clone(),
-        );
-        if self.shown.inspector.as_ref() == Some(&now) {
-            return;
-        }
         let props = InspectorProps {
-            target: now.0.clone(),
-            view: now.1.clone(),
-            ttl_ms: now.2,
-            notes: now.3.clone(),
+            target: target.clone(),
+            view: st.inspector.view.clone(),
+            ttl_ms: st.inspector_ttl,
+            notes: st.inspector.notes.clone(),
             on_close: self.on_close_inspector.clone(),
         };
+        if self.shown.inspector.as_ref() == Some(&props) {
+            return;
+        }
+        self.shown.inspector = Some(props.clone());
         match &mut self.dom.inspector {
             Some((_, app)) => app.update(props),
             None => {
@@ -413,7 +396,6 @@ impl Inner {
                 self.dom.inspector = Some((host, app));
             }
         }
-        self.shown.inspector = Some(now);
     }
 
     /// The timeline's chart, once it may run (see the module's doc).
@@ -421,28 +403,22 @@ impl Inner {
     fn render_chart(&mut self) {
         let st = &self.state;
         let t = &st.timeline;
-        let now: TimelineShown = (
-            t.marks.clone(),
-            t.waits.clone(),
-            st.sessions.len(),
-            st.engine.now_us(),
-            st.zoom,
-            t.memory.clone(),
-            t.pending.clone(),
-        );
-        if self.shown.timeline.as_ref() == Some(&now) {
+        let props = TimelineProps {
+            marks: t.marks.clone(),
+            waits: t.waits.clone(),
+            clients: st.sessions.len(),
+            now_us: st.engine.now_us(),
+            zoom: st.zoom,
+            on_zoom: self.on_zoom.clone(),
+            memory: t.memory.clone(),
+            pending: t.pending.clone(),
+        };
+        // The callbacks are made once, so props compare equal when nothing
+        // the component shows changed.
+        if self.shown.timeline.as_ref() == Some(&props) {
             return;
         }
-        let props = TimelineProps {
-            marks: now.0.clone(),
-            waits: now.1.clone(),
-            clients: now.2,
-            now_us: now.3,
-            zoom: now.4,
-            on_zoom: self.on_zoom.clone(),
-            memory: now.5.clone(),
-            pending: now.6.clone(),
-        };
+        self.shown.timeline = Some(props.clone());
         match &mut self.chart {
             Some(app) => app.update(props),
             None => {
@@ -454,7 +430,6 @@ impl Inner {
                 self.chart = Some(app);
             }
         }
-        self.shown.timeline = Some(now);
     }
 
     /// What the page does after drawing: the docs, scrolling, focus.

@@ -49,7 +49,7 @@ fn fmt_measure(unit: Unit, v: u64) -> String {
     }
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties, PartialEq, Clone)]
 pub struct InspectorProps {
     pub target: Target,
     pub view: Option<Rc<KeyView>>,

@@ -14,7 +14,7 @@ use super::{Mark, MarkKind, Wait};
 use crate::fmt::{fixed, num};
 use crate::panels::clients::label;
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties, PartialEq, Clone)]
 pub struct TimelineProps {
     pub marks: Rc<VecDeque<Mark>>,
     pub waits: Rc<VecDeque<Wait>>,
