@@ -131,6 +131,13 @@ def expect(cond, msg):
         raise AssertionError(msg)
 
 
+def address(page):
+    """The page's address as the page itself reads it. Playwright's `page.url` follows
+    same-document moves (pushState, replaceState) only as its event loop handles their events,
+    which a Python loop polling it never lets happen: the page is the one to ask."""
+    return page.evaluate("location.href")
+
+
 def wait_until(fn, what, timeout=5.0):
     """Polls `fn` until it returns a truthy value or `timeout` seconds pass."""
     deadline = time.time() + timeout
@@ -162,9 +169,12 @@ class Console:
         console module's rest has come."""
         try:
             self.q(".rs-input").wait_for(state="visible", timeout=15000)
-            self.page.wait_for_function(
-                "document.querySelector('.rs-widget') && !(%s && document.querySelector('[data-pending]'))"
-                % ("true" if chart else "false"), timeout=15000)
+            # Polled from here: `wait_for_function` polls with an eval, which a page under a
+            # strict Content-Security-Policy refuses once the first try is false.
+            expr = ("!!document.querySelector('.rs-widget') && !(%s && document.querySelector('[data-pending]'))"
+                    % ("true" if chart else "false"))
+            wait_until(lambda: self.page.evaluate(expr), "the console's first frame%s" % (
+                " and its chart" if chart else ""), timeout=15)
         except Exception:
             print("console not ready:", self.page.url, self.page.evaluate("[document.documentElement.className, document.visibilityState, (document.querySelector('#redsim') || document.body).innerHTML.slice(0, 300), [...document.querySelectorAll('[hidden]')].map(e => e.className)]"))
             raise

@@ -13,7 +13,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from console_e2e import Console, expect, run_at_sizes, shot, wait_until  # noqa: E402
+from console_e2e import address, Console, expect, run_at_sizes, shot, wait_until  # noqa: E402
 
 COLLECT = """
 window.__csp = [];
@@ -80,15 +80,15 @@ def checks(run, label):
     def back_and_forward():
         # After the walk the address names the Lessons tab; Back steps through
         # the tabs opened, in reverse, Forward again, and the app stays put.
-        expect("tab=lessons" in page.url, "the address names the tab shown: %s" % page.url)
+        expect("tab=lessons" in address(page), "the address names the tab shown: %s" % address(page))
         for want in ["tab-topology", "tab-cluster", "tab-scenarios"]:
             page.go_back()
             wait_until(lambda: selected() == want, "Back shows %s (shows %s)" % (want, selected()))
         # The library names its scenario in the address (which shows that tab).
-        expect("tab=scenarios" in page.url or "scenario=" in page.url, "the address follows Back: %s" % page.url)
+        expect("tab=scenarios" in address(page) or "scenario=" in address(page), "the address follows Back: %s" % address(page))
         page.go_forward()
         wait_until(lambda: selected() == "tab-cluster", "Forward shows the Cluster tab again")
-        expect(page.url.startswith(base), "Back never left the app: %s" % page.url)
+        expect(address(page).startswith(base), "Back never left the app: %s" % address(page))
     suite.check("the address follows the tab, and Back/Forward move between tabs (%s)" % label, back_and_forward)
 
     def every_tab_shares():
@@ -105,7 +105,7 @@ def checks(run, label):
         status = q(".rs-slotmap-status").first.inner_text()
         link = q(".rs-slotmap .rs-sharefield-link").first.input_value()
         expect("tab=cluster#c=" in link, "the cluster's link: %s" % link)
-        expect("#c=" in page.url, "the address names the cluster view: %s" % page.url)
+        expect("#c=" in address(page), "the address names the cluster view: %s" % address(page))
         page.goto(link)
         q(".rs-slotmap-status").first.wait_for(timeout=15000)
         wait_until(lambda: q(".rs-slotmap-status").first.inner_text() == status,

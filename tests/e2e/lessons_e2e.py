@@ -12,7 +12,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from console_e2e import expect, run_site_suite, wait_until  # noqa: E402
+from console_e2e import address, expect, run_site_suite, wait_until  # noqa: E402
 
 EMBED_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Lesson embed</title>
@@ -113,7 +113,7 @@ def run_checks(suite, page, base, site, shots, page_errors):
     def predicts_a_reply():
         q('.rs-step-pill[data-step="2"]').click()
         q('.rs-step[data-step-id="ttl-missing"]').wait_for(state="visible")
-        expect("step=2" in page.url, "the address bar follows the step: %s" % page.url)
+        expect("step=2" in address(page), "the address bar follows the step: %s" % address(page))
         q('.rs-choice[data-choice="1"]').click()
         q('[data-action="lesson-check"]').click()
         wait_until(lambda: verdict() == "false", "-1 refused")

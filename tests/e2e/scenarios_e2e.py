@@ -16,7 +16,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from console_e2e import expect, run_at_sizes, wait_until  # noqa: E402
+from console_e2e import address, expect, run_at_sizes, wait_until  # noqa: E402
 
 EMBED_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Scenario embed</title>
@@ -146,9 +146,9 @@ def run_checks(suite, page, base, site, shots_dir, page_errors, label):
             shown = value
         state["param"] = (name, value, shown)
         # The run happens on change and the address bar becomes the share link.
-        wait_until(lambda: "scenario=%s" % state["id"] in page.url, "the URL names the scenario")
-        qs = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
-        expect(qs.get(name) == [shown], "the URL carries %s=%s: %s" % (name, shown, page.url))
+        wait_until(lambda: "scenario=%s" % state["id"] in address(page), "the URL names the scenario")
+        qs = urllib.parse.parse_qs(urllib.parse.urlparse(address(page)).query)
+        expect(qs.get(name) == [shown], "the URL carries %s=%s: %s" % (name, shown, address(page)))
         wait_until(lambda: q(".rs-metric").count() > 0, "metrics after the change")
     suite.check("changing a parameter re-runs and updates the share URL", changes_a_parameter)
 
@@ -156,7 +156,7 @@ def run_checks(suite, page, base, site, shots_dir, page_errors, label):
         seed = q(".rs-scen-seed")
         seed.fill("7")
         seed.dispatch_event("change")
-        wait_until(lambda: "seed=7" in page.url, "the seed in the URL")
+        wait_until(lambda: "seed=7" in address(page), "the seed in the URL")
         q('[data-action="run-scenario"]').click()
         wait_until(lambda: q(".rs-metric").count() > 0 and q(".rs-scen-svg svg").count() > 0, "a fresh run")
         expect(q(".rs-scen-error").count() == 0, "no error: %s" % (q(".rs-scen-error").all_inner_texts(),))
@@ -275,15 +275,15 @@ def run_checks(suite, page, base, site, shots_dir, page_errors, label):
         on = lambda: q(".rs-scen-item.rs-on").get_attribute("data-scenario")
         for sid in ids[1:]:
             q('.rs-scen-item[data-scenario="%s"]' % sid).click()
-            wait_until(lambda: on() == sid and ("scenario=%s" % sid) in page.url, "%s shown and in the address" % sid)
+            wait_until(lambda: on() == sid and ("scenario=%s" % sid) in address(page), "%s shown and in the address" % sid)
         for sid in [ids[1], ids[0]]:
             page.go_back()
-            wait_until(lambda: on() == sid, "Back shows %s (shows %s, %s)" % (sid, on(), page.url))
-            expect(("scenario=%s" % sid) in page.url, "the address names %s: %s" % (sid, page.url))
+            wait_until(lambda: on() == sid, "Back shows %s (shows %s, %s)" % (sid, on(), address(page)))
+            expect(("scenario=%s" % sid) in address(page), "the address names %s: %s" % (sid, address(page)))
             wait_until(lambda: q(".rs-metric").count() > 0, "%s ran again" % sid)
         page.go_forward()
         wait_until(lambda: on() == ids[1], "Forward shows %s again" % ids[1])
-        expect(page.url.startswith(base), "Back never left the app: %s" % page.url)
+        expect(address(page).startswith(base), "Back never left the app: %s" % address(page))
     suite.check("Back and Forward move between the scenarios chosen", back_moves_between_scenarios)
 
     run_layout_checks(suite, page, base, shots, label, shot)
@@ -340,8 +340,8 @@ def run_layout_checks(suite, page, base, shots, label, shot):
         target = lo if cur != lo else hi
         num.fill(("%d" % target) if target == int(target) else str(target))
         num.press("Tab")
-        wait_until(lambda: ("%s=" % name) in page.url, "the run with the new %s (%s, field %s)" % (
-            name, page.url, num.input_value()), timeout=15)
+        wait_until(lambda: ("%s=" % name) in address(page), "the run with the new %s (%s, field %s)" % (
+            name, address(page), num.input_value()), timeout=15)
         expect(playing(), "still playing after the parameter changed")
         t = shown_us()
         wait_until(lambda: shown_us() > t, "the cursor goes on")
@@ -400,7 +400,7 @@ def run_layout_checks(suite, page, base, shots, label, shot):
         expect(q(".rs-check.rs-pass .rs-check-expected").count() == 0, "passing checks carry no note")
         shot(page, shots, "scenarios-expected.png")
         q('.rs-scen-form select[data-param="guard"]').select_option("breaker")
-        wait_until(lambda: "guard=breaker" in page.url, "the protected run")
+        wait_until(lambda: "guard=breaker" in address(page), "the protected run")
         wait_until(lambda: q(".rs-check-expected").count() == 0, "no note for the protected variant")
         expect(q(".rs-check.rs-fail").count() == 0, "the breaker passes")
     suite.check("a variant meant to show the bug says so beside its failing check (%s)" % label,

@@ -20,7 +20,7 @@ import urllib.parse
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from console_e2e import SIZES, expect, run_at_sizes, wait_until  # noqa: E402
+from console_e2e import address, SIZES, expect, run_at_sizes, wait_until  # noqa: E402
 
 
 def crc16_xmodem(data):
@@ -204,10 +204,21 @@ def run_checks(run, label, viewport, dpr):
         page.set_viewport_size(narrower)
         if dpr != 1:
             cdp.send("Emulation.setDeviceMetricsOverride", dict(narrower, deviceScaleFactor=dpr, mobile=True))
-        after = wait_until(lambda: (lambda s: s if s["w"] != before["w"] else None)(page.evaluate(CANVAS_STATS)),
-                           "the canvas to follow the resize")
-        expect(abs(after["css_w"] - after["parent_w"]) <= 1 and after["css_w"] < before["css_w"], "%r" % after)
-        expect(abs(after["w"] - after["css_w"] * dpr) <= dpr and after["inked"] > after["total"] * 0.9, "redrawn: %r" % after)
+
+        # Setting the size and then the ratio are two steps, and the canvas may be drawn between
+        # them: wait for the state both lead to, a narrower canvas at the device's ratio.
+        def settled(s):
+            return (s["w"] != before["w"] and abs(s["css_w"] - s["parent_w"]) <= 1 and s["css_w"] < before["css_w"]
+                    and abs(s["w"] - s["css_w"] * dpr) <= dpr and s["inked"] > s["total"] * 0.9)
+        seen = {}
+
+        def now():
+            seen["last"] = page.evaluate(CANVAS_STATS)
+            return settled(seen["last"])
+        try:
+            wait_until(now, "the canvas to follow the resize")
+        except AssertionError:
+            raise AssertionError("the canvas did not follow the resize at ratio %s: %r" % (dpr, seen.get("last")))
         page.set_viewport_size(viewport)
         if dpr != 1:
             cdp.send("Emulation.setDeviceMetricsOverride", dict(viewport, deviceScaleFactor=dpr, mobile=True))
@@ -317,7 +328,7 @@ def run_checks(run, label, viewport, dpr):
     suite.check("Migrate moves the slot, and the console shows ASK meanwhile (%s)" % label, migration_shows_ask)
 
     def link_replays_console():
-        url = wait_until(lambda: page.url if "#c=" in page.url else None, "the address to carry the log")
+        url = wait_until(lambda: address(page) if "#c=" in address(page) else None, "the address to carry the log")
         lines = packed_lines(url)
         for want in ("cmd GET user:{42}:cart", "cmd GET {tenant:42}:gone", "migrate"):
             expect(want in lines, "%r in %r" % (want, lines))

@@ -15,7 +15,7 @@ import sys
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from console_e2e import expect, run_at_sizes, wait_until  # noqa: E402
+from console_e2e import address, expect, run_at_sizes, wait_until  # noqa: E402
 
 # Everything the tab shows about the world, read from the drawings' data attributes.
 STATE = """() => {
@@ -201,7 +201,7 @@ def run_checks(suite, ctx, page, base, shots, page_errors, label="desktop"):
                 labels_overlap_nothing)
 
     def share_link_replays_the_same_state():
-        url = wait_until(lambda: page.url if "do=" in page.url else None, "the address bar to carry the script")
+        url = wait_until(lambda: address(page) if "do=" in address(page) else None, "the address bar to carry the script")
         query = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)
         expect(query.get("tab") == ["topology"], url)
         expect("kill.0" in query["do"][0] and "pause.1" in query["do"][0], url)
@@ -236,7 +236,7 @@ def run_checks(suite, ctx, page, base, shots, page_errors, label="desktop"):
         q('[data-action="heal"][data-node="1"]').click()
         wait_until(lambda: state()["nodes"][1].split("/")[3] == "false", "node 1 healed")
         q('.rs-topo-fsyncsel[data-node="1"]').select_option("always")
-        wait_until(lambda: "fsync.1.always" in page.url, "the fsync change in the link")
+        wait_until(lambda: "fsync.1.always" in address(page), "the fsync change in the link")
         q('[data-action="restart"][data-node="0"]').click()
         wait_until(lambda: state()["nodes"][0].split("/")[2] == "true", "node 0 restarted")
         expect(q(".rs-topo-lanes [data-kind=restart]").count() == 1, "the restart is marked")
@@ -259,7 +259,7 @@ def run_checks(suite, ctx, page, base, shots, page_errors, label="desktop"):
             if len(m) == 1 and m != old and state()["client"] == m[0]:
                 break
         expect(len(master()) == 1 and master() != old, "a manual failover moved the master: %r -> %r" % (old, master()))
-        expect("failover" in page.url, "the failover is in the link: %s" % page.url)
+        expect("failover" in address(page), "the failover is in the link: %s" % address(page))
         q('[data-action="topo-play"]').click()
         before = now_us()
         wait_until(lambda: now_us() > before + 200_000, "play to run time")
@@ -268,7 +268,7 @@ def run_checks(suite, ctx, page, base, shots, page_errors, label="desktop"):
         seed = q('.rs-topo-opt input[data-option="seed"]')
         seed.fill("42")
         seed.dispatch_event("change")
-        wait_until(lambda: "seed=42" in page.url and "do=" not in page.url, "a fresh world with seed 42")
+        wait_until(lambda: "seed=42" in address(page) and "do=" not in address(page), "a fresh world with seed 42")
         expect(state()["lost"] == "0", "nothing lost in a fresh world")
     suite.check("partition, heal, appendfsync, restart, manual failover, play and reset", controls_change_the_world)
 
@@ -282,7 +282,7 @@ def run_checks(suite, ctx, page, base, shots, page_errors, label="desktop"):
         roles = [nodes.nth(i).get_attribute("data-role") for i in range(nodes.count())]
         expect(roles[0] == "master" and roles[1:].count("master") == 1, "a replica took over: %r" % roles)
         expect(host.locator(".rs-topo-sharelink").count() == 0, "no share box on a documentation page")
-        expect(page.url.endswith("embed.html"), "the page's address is left alone: %s" % page.url)
+        expect(address(page).endswith("embed.html"), "the page's address is left alone: %s" % address(page))
         # The other widgets on the page still work.
         expect(q("[data-redsim] .rs-input").count() >= 1, "console widgets mounted too")
     suite.check("a [data-redsim-topology] element replays its data-params", embedded_element_replays_its_params)
