@@ -86,6 +86,16 @@ pub fn split(wasm: &Path, js: &Path) -> Result<Option<PathBuf>, String> {
             stale[0]
         );
     }
+    let inexact = wanted.len() - stale.len() - exact(&names, &wanted);
+    if inexact * 10 > wanted.len() {
+        // Every hash changed (a dependency's features or version, say):
+        // the names still match, but each now keeps all generic instances
+        // of its function, and the first part grows.
+        println!(
+            "dist: {inexact} of the profile's {} names match only without their hashes: record it again with cargo xtask split-profile",
+            wanted.len()
+        );
+    }
     if keep.len() < wanted.len() / 2 {
         println!(
             "dist: only {} of the profile's {} functions are in the console module: it stays whole (run cargo xtask split-profile)",
@@ -178,6 +188,12 @@ fn kept(names: &[(usize, Option<String>)], profile: &BTreeSet<&str>) -> Vec<usiz
         })
         .map(|(i, _)| *i)
         .collect()
+}
+
+/// How many of the profile's names some function has exactly.
+fn exact(names: &[(usize, Option<String>)], profile: &BTreeSet<&str>) -> usize {
+    let present: BTreeSet<&str> = names.iter().filter_map(|(_, n)| n.as_deref()).collect();
+    profile.iter().filter(|n| present.contains(*n)).count()
 }
 
 /// The profile's names that match no function, exactly or normalized.
@@ -472,6 +488,7 @@ mod tests {
             .collect();
         assert_eq!(kept(&names, &profile), vec![0, 2, 3, 5]);
         assert!(missing(&names, &profile).is_empty());
+        assert_eq!(exact(&names, &profile), 1, "b::g matched without its hash");
         let renamed: BTreeSet<&str> = ["a::moved::f::h0000000000000001"].into_iter().collect();
         assert_eq!(
             missing(&names, &renamed),
