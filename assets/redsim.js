@@ -182,8 +182,9 @@ function restCame() {
 // placeholder. Once the page is idle after its start, the rest is fetched, compiled and
 // instantiated against the first part's exports (its memory, tables, globals and functions),
 // which puts the rest's functions in the shared function table, where the first part's calls
-// find them. A placeholder called before that (a reader or a test typing at once) links the rest
-// on the spot, synchronously, and then calls the function it stands for. The bindings of a split
+// find them. Until then each of the table's slots holds a stub of the first part; one called
+// before that (a reader or a test typing at once) has the rest linked on the spot,
+// synchronously (`link` below), and then calls the function it stands for. The bindings of a split
 // module ask for their placeholders here (`redsimPlaceholders`), once per instance; a module
 // built whole has none and never fetches the rest.
 const REST = 'redsim-web_rest.wasm';
@@ -285,15 +286,21 @@ globalThis.redsimPlaceholders = (exportsOf, pair) => {
   url.searchParams.set('v', pair);
   const instance = { exportsOf, url: url.href, pair, linked: false };
   unlinked.push(instance);
+  const linkNow = () => {
+    if (!instance.linked) {
+      window.redsimRestEarly += 1;
+      link(instance, restModuleNow(instance.url));
+    }
+  };
+  // `link`: the first part's own stubs stand in for the moved functions and call it first.
+  // A number: a first part that imports one function per table slot (a build before the stubs).
   return new Proxy({}, {
     get: (_, key) => {
+      if (key === 'link') return linkNow;
       if (typeof key !== 'string') return undefined;
       const slot = Number(key);
       return (...args) => {
-        if (!instance.linked) {
-          window.redsimRestEarly += 1;
-          link(instance, restModuleNow(instance.url));
-        }
+        linkNow();
         return exportsOf()['%table'].get(slot)(...args);
       };
     },

@@ -12,8 +12,9 @@
 //! things today's wasm-bindgen writes, and it mislabels one export, so the
 //! module is mended on both sides with walrus (which wasm-bindgen itself
 //! uses): before, `table.fill` of one slot becomes `table.set`; after, the
-//! externref table's export points at that table again. Without
-//! `wasm-split` the module stays whole and the page works as before.
+//! externref table's export points at that table again, and its placeholder
+//! imports become stubs of the first part (see [`stubs_for_placeholders`]).
+//! Without `wasm-split` the module stays whole and the page works as before.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs;
@@ -32,7 +33,8 @@ pub const PROFILE: &str = "web/console-startup.txt";
 /// The file stem suffix of the second part, beside `<bin>_bg.wasm`.
 pub const REST_SUFFIX: &str = "_rest.wasm";
 /// The import module of the placeholders `wasm-split` puts where a moved
-/// function was; the bindings give it the loader's (see [`patch_bindings`]).
+/// function was (stubs once mended, which import its `link` alone); the
+/// bindings give it the loader's (see [`patch_bindings`]).
 const PLACEHOLDERS: &str = "placeholder";
 /// The import module under which the second part imports the first's
 /// memory, tables, globals and functions.
@@ -368,7 +370,8 @@ pub fn strip_names_in_place(path: &Path) -> Result<(), String> {
 
 /// The first part as the page needs it: binaryen 108 exports the
 /// externref table under wasm-bindgen's name but as the function table;
-/// the export is pointed at the externref table again.
+/// the export is pointed at the externref table again. Its placeholders
+/// become stubs.
 fn mend_primary(bytes: &[u8]) -> Result<Vec<u8>, String> {
     let mut module = ModuleConfig::new()
         .generate_name_section(false)
@@ -392,8 +395,63 @@ fn mend_primary(bytes: &[u8]) -> Result<Vec<u8>, String> {
         .find(|e| e.name == EXTERNREFS)
         .ok_or_else(|| format!("the split's first part does not export {EXTERNREFS}"))?;
     export.item = ExportItem::Table(table);
+    stubs_for_placeholders(&mut module)?;
     module.producers.clear();
     Ok(module.emit_wasm())
+}
+
+/// The name under which the first part imports the loader's one linking
+/// function (the rest of the placeholder module's imports are numbers).
+const LINK: &str = "link";
+
+/// Turns each placeholder import into a small function of the first part:
+/// it asks the loader to link the rest (`placeholder.link`, which returns
+/// at once when it is linked), then calls through the function table at
+/// the slot the placeholder held, which the rest's instantiation has
+/// filled with the function it stands for.
+///
+/// `wasm-split` names each placeholder by its table slot and makes the
+/// loader give one JavaScript function per slot: a thousand imports the
+/// browser decodes, resolves and wraps at every instantiation, before the
+/// first reply, though a start calls none of them. One import and wasm
+/// stubs, compiled only if called, cost that once.
+fn stubs_for_placeholders(module: &mut walrus::Module) -> Result<(), String> {
+    let table = match module.exports.iter().find(|e| e.name == "%table") {
+        Some(e) => match e.item {
+            ExportItem::Table(t) => t,
+            _ => return Err("the split's first part exports %table, but not as a table".into()),
+        },
+        None => {
+            return Err("the split's first part does not export its function table (%table)".into())
+        }
+    };
+    let placeholders: Vec<(walrus::FunctionId, i32)> = module
+        .imports
+        .iter()
+        .filter(|i| i.module == PLACEHOLDERS)
+        .map(|i| match (i.kind.clone(), i.name.parse::<i32>()) {
+            (walrus::ImportKind::Function(f), Ok(slot)) => Ok((f, slot)),
+            _ => Err(format!("the split's first part imports {PLACEHOLDERS}.{}, not a function named by its slot", i.name)),
+        })
+        .collect::<Result<_, _>>()?;
+    if placeholders.is_empty() {
+        return Ok(());
+    }
+    let link_ty = module.types.add(&[], &[]);
+    let (link, _) = module.add_import_func(PLACEHOLDERS, LINK, link_ty);
+    for (f, slot) in placeholders {
+        let ty = module.funcs.get(f).ty();
+        module
+            .replace_imported_func(f, |(body, args)| {
+                body.call(link);
+                for a in args {
+                    body.local_get(*a);
+                }
+                body.i32_const(slot).call_indirect(ty, table);
+            })
+            .map_err(|e| format!("cannot replace placeholder {slot}: {e}"))?;
+    }
+    Ok(())
 }
 
 /// The second part, read and written again: proof that it parses, no
@@ -411,8 +469,8 @@ fn reemit(bytes: &[u8], pair: &str) -> Result<Vec<u8>, String> {
     Ok(module.emit_wasm())
 }
 
-/// The bindings give the first part its placeholders: the loader's
-/// `redsimPlaceholders` makes them for this instance, from a getter of its
+/// The bindings give the first part its placeholder import (`link`): the
+/// loader's `redsimPlaceholders` makes it for this instance, from a getter of its
 /// exports (set before the Rust start runs) and the id of the pair the
 /// instance belongs to, which the loader asks of the rest it links.
 fn patch_bindings(js: &str, pair: &str) -> Result<String, String> {
@@ -537,5 +595,52 @@ mod tests {
             })
             .collect();
         assert_eq!(found, vec![(PAIR_SECTION.to_string(), data.into_bytes())]);
+    }
+
+    #[test]
+    fn placeholders_become_stubs_that_link_then_call_their_slot() {
+        use walrus::ir::{Call, CallIndirect, Const, Value};
+        use walrus::{FunctionKind, ImportKind, ValType};
+        let mut m = walrus::Module::default();
+        let table = m.tables.add_local(false, 8, None, RefType::FUNCREF);
+        m.exports.add("%table", table);
+        let ty = m.types.add(&[ValType::I32, ValType::I64], &[ValType::I32]);
+        let (p3, _) = m.add_import_func(PLACEHOLDERS, "3", ty);
+        let (p5, _) = m.add_import_func(PLACEHOLDERS, "5", ty);
+        stubs_for_placeholders(&mut m).unwrap();
+        // One import is left, the loader's link.
+        let imports: Vec<(String, String)> = m
+            .imports
+            .iter()
+            .map(|i| (i.module.clone(), i.name.clone()))
+            .collect();
+        assert_eq!(imports, [(PLACEHOLDERS.to_string(), LINK.to_string())]);
+        let link = match m.imports.iter().next().unwrap().kind {
+            ImportKind::Function(f) => f,
+            _ => panic!("link is a function"),
+        };
+        // Each stub (same id, same type) links, passes its arguments on and
+        // calls its own slot of %table.
+        for (f, slot) in [(p3, 3), (p5, 5)] {
+            let func = m.funcs.get(f);
+            assert_eq!(func.ty(), ty);
+            let FunctionKind::Local(local) = &func.kind else {
+                panic!("placeholder {slot} is still imported");
+            };
+            let body = local.block(local.entry_block());
+            let instrs: Vec<&Instr> = body.instrs.iter().map(|(i, _)| i).collect();
+            assert_eq!(instrs.len(), 5, "{instrs:?}");
+            assert!(matches!(instrs[0], Instr::Call(Call { func }) if *func == link));
+            assert!(matches!(instrs[1], Instr::LocalGet(g) if g.local == local.args[0]));
+            assert!(matches!(instrs[2], Instr::LocalGet(g) if g.local == local.args[1]));
+            assert!(
+                matches!(instrs[3], Instr::Const(Const { value: Value::I32(s) }) if *s == slot)
+            );
+            assert!(
+                matches!(instrs[4], Instr::CallIndirect(CallIndirect { ty: t, table: tb }) if *t == ty && *tb == table)
+            );
+        }
+        // And the module is valid wasm.
+        walrus::Module::from_buffer(&m.emit_wasm()).unwrap();
     }
 }
