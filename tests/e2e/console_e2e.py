@@ -403,6 +403,25 @@ def run_checks(suite, page, base, shots, page_errors):
         expect(c.run("GET rt") == ["(nil)"], "GET rt is (nil)")
     suite.check("real-time clock expires a key", real_time_expiry)
 
+    def focused_row_kept_while_its_ttl_counts():
+        # While the same keys are listed, their rows are patched in place as the TTLs count
+        # down, not drawn anew: a row the reader has tabbed to (to open it with Enter) keeps
+        # the focus.
+        if c.q('[data-action="play"]').count():
+            c.set_clock("play", then="pause")
+        expect(c.run("SET focus:row v EX 50") == ["OK"], "SET focus:row")
+        row = c.q('.rs-key[data-key="focus:row"]')
+        row.focus()
+        row.evaluate("e => { e.dataset.kept = 'yes'; }")
+        first = row.locator(".rs-ttl-text").inner_text()
+        wait_until(lambda: row.locator(".rs-ttl-text").inner_text() != first,
+                   "the TTL to count down from %s" % first, timeout=6)
+        focused = page.evaluate("() => { const a = document.activeElement;"
+                                " return a ? [a.dataset.key || a.tagName, a.dataset.kept || ''] : null; }")
+        expect(focused == ["focus:row", "yes"], "the row drawn first keeps the focus: %r" % (focused,))
+        c.run("DEL focus:row")
+    suite.check("a focused keyspace row keeps the focus while its TTL counts down", focused_row_kept_while_its_ttl_counts)
+
     url_cmds = "index.html?clock=paused&seed=9&cmd=SET%20u%20hello&cmd=GET%20u"
 
     def url_commands():
