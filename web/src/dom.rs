@@ -16,14 +16,9 @@ pub const HOST_SELECTOR: &str =
 /// (`style-src 'self'`) allows where an inline `style` is dropped. The
 /// fill's colour comes from `class` in the stylesheet.
 pub fn bar(class: &'static str, pct: f64) -> Html {
-    let w = if pct.is_finite() {
-        pct.clamp(0.0, 100.0)
-    } else {
-        0.0
-    };
     yew::html! {
         <svg class="rs-bar-svg" viewBox="0 0 100 1" preserveAspectRatio="none" aria-hidden="true">
-            <rect class={ class } width={ crate::fmt::fixed(w, 1) } height="1" />
+            <rect class={ class } width={ crate::ui::bar_width(pct) } height="1" />
         </svg>
     }
 }

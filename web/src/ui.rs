@@ -113,11 +113,6 @@ pub fn closest(e: &web_sys::Event, selector: &str, root: &Element) -> Option<Ele
 /// for the lab's views): its width is a presentation attribute, which a
 /// strict Content-Security-Policy allows where an inline style is dropped.
 pub fn bar(class: &str, pct: f64) -> El {
-    let w = if pct.is_finite() {
-        pct.clamp(0.0, 100.0)
-    } else {
-        0.0
-    };
     El::svg("svg")
         .attr("class", "rs-bar-svg")
         .attr("viewBox", "0 0 100 1")
@@ -126,7 +121,32 @@ pub fn bar(class: &str, pct: f64) -> El {
         .child(
             El::svg("rect")
                 .attr("class", class)
-                .attr("width", &crate::fmt::fixed(w, 1))
+                .attr("width", &bar_width(pct))
                 .attr("height", "1"),
         )
+}
+
+/// The width of a bar's rectangle filled to `pct` percent, in its
+/// `0 0 100 1` view box: clamped, and empty for a value that is no number.
+pub fn bar_width(pct: f64) -> String {
+    let w = if pct.is_finite() {
+        pct.clamp(0.0, 100.0)
+    } else {
+        0.0
+    };
+    crate::fmt::fixed(w, 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bar_width;
+
+    #[test]
+    fn a_bar_is_clamped_to_its_box_and_never_nan() {
+        assert_eq!(bar_width(42.0), "42.0");
+        assert_eq!(bar_width(-5.0), "0.0");
+        assert_eq!(bar_width(250.0), "100.0");
+        assert_eq!(bar_width(f64::NAN), "0.0");
+        assert_eq!(bar_width(f64::INFINITY), "0.0");
+    }
 }
