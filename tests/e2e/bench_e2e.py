@@ -3,7 +3,7 @@
 seeded Zipf cache-aside trace in headless Chromium (`window.redsimBenchZipf` in the
 built dist/), prints requests/s on both and the wasm/native time ratio per cache.
 Then the pages' weight and start: for index.html and embed.html, served as `cargo xtask serve`
-serves them (its server, with the precompressed copies), the median of --loads (9) cold loads
+serves them (its server, with the precompressed copies), the median of --loads (10) cold loads
 (a fresh profile in a browser left to finish its own start first) of the time from navigation
 to the first console reply, and the wasm fetched before it (raw and gzip -9), which must be
 the console module alone, within its budget and sent as brotli. With --baseline-dist, the
@@ -210,7 +210,9 @@ def served(directory):
 
 def first_reply(dists, page_path, runs):
     """`runs` cold loads of `page_path` from each of `dists`, taking turns so a busy moment of
-    the machine falls on every build: per dist, (median ms from navigation to the first console
+    the machine falls on every build, and each round in the other order: the load that opens a
+    round is the slower one (the same dist/ in both places took 4 to 8 ms longer first, in three
+    runs of 11 rounds), so no build may always go first. Per dist, (median ms from navigation to the first console
     reply, the most wasm bytes fetched before it and gzip -9 size of a load, the names of the
     modules any load fetched before it, the fastest and slowest load's ms, the Content-Encodings
     they came with, the most times a load linked the rest synchronously before it)."""
@@ -218,8 +220,9 @@ def first_reply(dists, page_path, runs):
     with contextlib.ExitStack() as stack:
         bases = [stack.enter_context(served(d)) for d in dists]
         with sync_playwright() as p:
-            for _ in range(runs):
-                for i, base in enumerate(bases):
+            for r in range(runs):
+                order = list(enumerate(bases))
+                for i, base in (order if r % 2 == 0 else order[::-1]):
                     loads[i].append(cold_load(p, base, page_path))
     # The weight is every load's worst, so one load that fetched more fails the budget.
     return [(statistics.median(l[0] for l in ls), max(l[1] for l in ls), max(l[2] for l in ls),
@@ -469,8 +472,9 @@ def main():
                     help="runs of the catalogue per side and turn (1 to 20)")
     ap.add_argument("--scenario-turns", type=int, default=3,
                     help="turns, native then browser, each scenario's figure its fastest over all")
-    # Nine: a median of five moved by 0.15x between runs of the same build on a 2-core machine.
-    ap.add_argument("--loads", type=int, default=9,
+    # Ten: a median of five moved by 0.15x between runs of the same build on a 2-core machine,
+    # and an even number lets each build open half the rounds.
+    ap.add_argument("--loads", type=int, default=10,
                     help="cold loads per page and build for the time to first reply (median)")
     ap.add_argument("--baseline-dist",
                     help="a dist/ of the build before the split: its pages are loaded in turn with "
