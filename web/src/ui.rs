@@ -127,7 +127,7 @@ pub fn bar(class: &str, pct: f64) -> El {
 }
 
 /// The width of a bar's rectangle filled to `pct` percent, in its
-/// `0 0 100 1` view box: clamped, and empty for a value that is no number.
+/// `0 0 100 1` view box: clamped, and zero for a value that is no number.
 pub fn bar_width(pct: f64) -> String {
     let w = if pct.is_finite() {
         pct.clamp(0.0, 100.0)

@@ -76,8 +76,11 @@ pub fn split(wasm: &Path, js: &Path) -> Result<Option<PathBuf>, String> {
         None => return Ok(None),
     };
     let names = function_names(&mended)?;
-    let keep = kept(&names, &wanted);
-    let stale = missing(&names, &wanted);
+    let Matched {
+        keep,
+        exact,
+        missing: stale,
+    } = matched(&names, &wanted);
     if !stale.is_empty() {
         // Code renamed or changed since the profile was recorded: what a
         // page starts with may now be in the rest, which it then links
@@ -88,7 +91,7 @@ pub fn split(wasm: &Path, js: &Path) -> Result<Option<PathBuf>, String> {
             stale[0]
         );
     }
-    let inexact = wanted.len() - stale.len() - exact(&names, &wanted);
+    let inexact = wanted.len() - stale.len() - exact;
     if inexact * 10 > wanted.len() {
         // Every hash changed (a dependency's features or version, say):
         // the names still match, but each now keeps all generic instances
@@ -170,43 +173,45 @@ pub fn record_profile() -> Result<(), String> {
     Ok(())
 }
 
-/// The functions to keep: those the profile names exactly, and for a
-/// profiled name not found (another toolchain's symbol hashes, say), every
-/// function with the same name once normalized. Functions without a name
-/// cannot be profiled by name, so all are kept: they are the bindings'
-/// few small shims, some of which every start runs.
-fn kept(names: &[(usize, Option<String>)], profile: &BTreeSet<&str>) -> Vec<usize> {
+/// How a build's functions meet the profile's names.
+struct Matched<'a> {
+    /// The functions to keep: those the profile names exactly, and for a
+    /// profiled name not found (another toolchain's symbol hashes, say),
+    /// every function with the same name once normalized. Functions
+    /// without a name cannot be profiled by name, so all are kept: they
+    /// are the bindings' few small shims, some of which every start runs.
+    keep: Vec<usize>,
+    /// How many of the profile's names some function has exactly.
+    exact: usize,
+    /// The profile's names that match no function, exactly or normalized.
+    missing: Vec<&'a str>,
+}
+
+fn matched<'a>(names: &[(usize, Option<String>)], profile: &BTreeSet<&'a str>) -> Matched<'a> {
     let present: BTreeSet<&str> = names.iter().filter_map(|(_, n)| n.as_deref()).collect();
-    let missing: BTreeSet<String> = profile
+    let normalized: BTreeSet<String> = present.iter().map(|n| normalize(n)).collect();
+    let absent: Vec<&'a str> = profile
         .iter()
         .filter(|n| !present.contains(*n))
-        .map(|n| normalize(n))
+        .copied()
         .collect();
-    names
+    let wanted_loosely: BTreeSet<String> = absent.iter().map(|n| normalize(n)).collect();
+    let keep = names
         .iter()
         .filter(|(_, n)| match n {
-            Some(n) => profile.contains(n.as_str()) || missing.contains(&normalize(n)),
+            Some(n) => profile.contains(n.as_str()) || wanted_loosely.contains(&normalize(n)),
             None => true,
         })
         .map(|(i, _)| *i)
-        .collect()
-}
-
-/// How many of the profile's names some function has exactly.
-fn exact(names: &[(usize, Option<String>)], profile: &BTreeSet<&str>) -> usize {
-    let present: BTreeSet<&str> = names.iter().filter_map(|(_, n)| n.as_deref()).collect();
-    profile.iter().filter(|n| present.contains(*n)).count()
-}
-
-/// The profile's names that match no function, exactly or normalized.
-fn missing<'a>(names: &[(usize, Option<String>)], profile: &BTreeSet<&'a str>) -> Vec<&'a str> {
-    let present: BTreeSet<&str> = names.iter().filter_map(|(_, n)| n.as_deref()).collect();
-    let normalized: BTreeSet<String> = present.iter().map(|n| normalize(n)).collect();
-    profile
-        .iter()
-        .filter(|n| !present.contains(*n) && !normalized.contains(&normalize(n)))
-        .copied()
-        .collect()
+        .collect();
+    Matched {
+        keep,
+        exact: profile.len() - absent.len(),
+        missing: absent
+            .into_iter()
+            .filter(|n| !normalized.contains(&normalize(n)))
+            .collect(),
+    }
 }
 
 /// `dist/<bin>_bg.wasm` → `dist/<bin>_rest.wasm`.
@@ -544,12 +549,13 @@ mod tests {
         let profile: BTreeSet<&str> = ["a::f::h0000000000000001", "b::g::h00000000000000ff"]
             .into_iter()
             .collect();
-        assert_eq!(kept(&names, &profile), vec![0, 2, 3, 5]);
-        assert!(missing(&names, &profile).is_empty());
-        assert_eq!(exact(&names, &profile), 1, "b::g matched without its hash");
+        let m = matched(&names, &profile);
+        assert_eq!(m.keep, vec![0, 2, 3, 5]);
+        assert!(m.missing.is_empty());
+        assert_eq!(m.exact, 1, "b::g matched without its hash");
         let renamed: BTreeSet<&str> = ["a::moved::f::h0000000000000001"].into_iter().collect();
         assert_eq!(
-            missing(&names, &renamed),
+            matched(&names, &renamed).missing,
             ["a::moved::f::h0000000000000001"]
         );
     }
