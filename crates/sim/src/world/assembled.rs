@@ -387,7 +387,7 @@ impl World {
     fn transmit(&mut self, id: ReqId, step: Step, args: Vec<String>) {
         let now = self.k.now();
         let d = self.cfg.net.sample(&mut self.k.rng);
-        self.draw_msg(id, now, now + d, true, args.join(" "));
+        self.draw_msg(id, now, now + d, true, || args.join(" "));
         self.k.after(d, Ev::AtRedis(id, step_code(step), args));
     }
 
@@ -415,15 +415,14 @@ impl World {
             .reqs
             .get(&id)
             .and_then(|r| self.pods.get(r.pod))
-            .map(|p| p.name.clone())
-            .unwrap_or_default();
+            .map_or("", |p| p.name.as_str());
         let reply = match self.nodes.get_mut(self.active) {
-            Some(n) => n.exec(now, &who, &refs),
+            Some(n) => n.exec(now, who, &refs),
             None => Frame::err("ERR no node"),
         };
         self.m.redis.add(now, 1.0);
         let d = self.cfg.net.sample(&mut self.k.rng);
-        self.draw_msg(id, now, now + d, false, reply_text(&reply));
+        self.draw_msg(id, now, now + d, false, || reply_text(&reply));
         self.k.after(d, Ev::Reply(id, step_code(step), reply));
     }
 
@@ -743,10 +742,20 @@ impl World {
         pods.get(r.pod).copied().flatten()
     }
 
-    fn draw_msg(&mut self, id: ReqId, at: Micros, until: Micros, out: bool, label: String) {
+    /// Draws a message if `id` is drawn; `label` runs only then, as most requests of a run
+    /// fall outside the diagram's window and formatting every command showed in profiles.
+    fn draw_msg(
+        &mut self,
+        id: ReqId,
+        at: Micros,
+        until: Micros,
+        out: bool,
+        label: impl FnOnce() -> String,
+    ) {
         let (Some(p), Some(&(_, redis, _))) = (self.drawn(id), self.lanes.as_ref()) else {
             return;
         };
+        let label = label();
         if out {
             self.k.rec.msg(at, until, p, redis, label);
         } else {
