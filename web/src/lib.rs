@@ -49,6 +49,14 @@ mod topology;
 mod ui;
 mod url;
 
+/// Both modules allocate with talc, not the target's default dlmalloc: the
+/// scenarios allocate on every event, and dlmalloc's malloc and free took some
+/// 15% of the browser's scenario time in profiles; with talc the catalogue ran
+/// 6% faster (stampede 11%), and the module is smaller.
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 /// The console module's start: widgets, the page shell, and the lab
 /// requested when the page has views of it.
 pub fn start_console() {
