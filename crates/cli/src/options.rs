@@ -58,6 +58,11 @@ impl ServerOptions {
     /// to print before exiting non-zero.
     pub fn from_args(args: &[String]) -> Result<ServerOptions, String> {
         let mut opts = ServerOptions::default();
+        // CONFIG GET dir: Redis' working directory, which a server started
+        // here has too (`--dir` names another).
+        if let Ok(cwd) = std::env::current_dir() {
+            opts.config.dir = cwd.display().to_string();
+        }
         for (name, values) in directives(args)? {
             opts.apply(&name, &values)
                 .map_err(|reason| fatal(&name, &values, &reason))?;
@@ -68,12 +73,12 @@ impl ServerOptions {
     /// Applies one directive, or says why it is rejected (Redis' wording).
     fn apply(&mut self, name: &str, values: &[String]) -> Result<(), String> {
         let lower = name.to_ascii_lowercase();
-        if lower == "bind" {
-            // The only list-valued parameter: CONFIG GET shows it space-separated.
+        if config::MULTI_ARG.contains(&lower.as_str()) {
+            // `MULTI_ARG_CONFIG`: the words are one value, as CONFIG GET shows it.
             if values.is_empty() {
                 return Err("wrong number of arguments".into());
             }
-            return self.config.set_initial("bind", &values.join(" "));
+            return self.config.set_initial(&lower, &values.join(" "));
         }
         let [value] = values else {
             return Err(

@@ -185,6 +185,7 @@ pub(super) async fn connection(
         // then its input waits, as in Redis, until it is served or times out.
         if !blocked(&shared) && !buf.is_empty() {
             let (out, closing) = process(&shared, node, id, &mut buf, &mut scan);
+            super::move_port(&shared).await;
             if !out.is_empty() && tx.send((shared.reply_due(node, id), out)).is_err() {
                 break;
             }

@@ -11,6 +11,7 @@
 mod conn;
 mod control;
 mod host;
+mod port;
 mod sentinel;
 
 use std::cell::{Cell, RefCell};
@@ -51,11 +52,15 @@ struct Shared {
     /// Each node's addresses and the accept loops serving them while it is
     /// up; a killed cluster node's loops stop, so connecting is refused.
     listening: RefCell<Vec<NodeListeners>>,
+    /// A standalone server's port as CONFIG SET moves it (a cluster's or
+    /// topology's nodes keep the ports their simulation announces).
+    port_mover: Option<std::sync::Arc<port::PortMover>>,
 }
 
 struct NodeListeners {
     addrs: Vec<SocketAddr>,
-    accepting: Vec<JoinHandle<()>>,
+    /// Each accept loop and the address it serves.
+    accepting: Vec<(SocketAddr, JoinHandle<()>)>,
 }
 
 /// How to reach a connection's task from elsewhere.
@@ -173,8 +178,23 @@ fn unix_now_us() -> u64 {
         .unwrap_or(0)
 }
 
-fn new_shared(host: Host, clock: ClockMode, addrs: Vec<Vec<SocketAddr>>) -> Rc<Shared> {
+fn new_shared(mut host: Host, clock: ClockMode, addrs: Vec<Vec<SocketAddr>>) -> Rc<Shared> {
     let ahead = host.now_us();
+    let port_mover = match (&mut host, addrs.first()) {
+        (Host::Single(engine), Some(node)) => {
+            let (bind, port) = (engine.config().bind.clone(), engine.config().port);
+            let mover = std::sync::Arc::new(port::PortMover::new(&bind, port, node));
+            engine.set_listener(mover.clone());
+            Some(mover)
+        }
+        _ => {
+            for node in 0..host.nodes() {
+                host.engine_mut(node)
+                    .set_listener(std::sync::Arc::new(port::Fixed));
+            }
+            None
+        }
+    };
     Rc::new(Shared {
         host: RefCell::new(host),
         clock: ServerClock {
@@ -195,7 +215,49 @@ fn new_shared(host: Host, clock: ClockMode, addrs: Vec<Vec<SocketAddr>>) -> Rc<S
                 })
                 .collect(),
         ),
+        port_mover,
     })
+}
+
+/// Carries out what a CONFIG SET of `bind` or `port` asked for, before its
+/// reply goes out: the accept loops of addresses no longer served stop and
+/// their sockets are closed (a client told OK finds them refused, as after
+/// Redis' `changeListener`), and the sockets the command bound are served.
+async fn move_port(shared: &Rc<Shared>) {
+    let Some(moved) = shared.port_mover.as_ref().and_then(|p| p.take()) else {
+        return;
+    };
+    let mut stopped = Vec::new();
+    {
+        let mut listening = shared.listening.borrow_mut();
+        let Some(node) = listening.first_mut() else {
+            return;
+        };
+        let (kept, gone): (Vec<_>, Vec<_>) = std::mem::take(&mut node.accepting)
+            .into_iter()
+            .partition(|(addr, _)| moved.keep.contains(addr));
+        for (_, task) in gone {
+            task.abort();
+            stopped.push(task);
+        }
+        node.accepting = kept;
+        for socket in moved.new {
+            let addr = socket.local_addr();
+            match (addr, TcpListener::from_std(socket)) {
+                (Ok(addr), Ok(l)) => {
+                    let task = tokio::task::spawn_local(accept_loop(shared.clone(), l, 0));
+                    node.accepting.push((addr, task));
+                }
+                (Err(e), _) | (_, Err(e)) => eprintln!("redsim: cannot serve a new address: {e}"),
+            }
+        }
+        // What a node back up (after SHUTDOWN in a test) would listen on again.
+        node.addrs = node.accepting.iter().map(|(a, _)| *a).collect();
+    }
+    // An aborted accept loop drops its socket when the runtime next reaches it.
+    for task in stopped {
+        let _ = task.await;
+    }
 }
 
 /// The one engine of `redsim server`, its Unix epoch set from the wall clock.
@@ -256,26 +318,33 @@ fn bind_all(opts: &ServerOptions) -> io::Result<Vec<StdListener>> {
     bind_port(&opts.config.bind, opts.config.port)
 }
 
+/// One address of `bind` at `port`: whether it may be missing (a leading
+/// `-`), and the socket address (`*` is every IPv4 interface, `::*` every
+/// IPv6 one).
+fn resolve(spec: &str, port: u16) -> (bool, io::Result<SocketAddr>) {
+    let (optional, host) = match spec.strip_prefix('-') {
+        Some(h) => (true, h),
+        None => (false, spec),
+    };
+    let host = match host {
+        "*" => "0.0.0.0",
+        "::*" => "::",
+        h => h,
+    };
+    let addr = (host, port).to_socket_addrs().and_then(|mut addrs| {
+        addrs
+            .next()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::AddrNotAvailable, "no address"))
+    });
+    (optional, addr)
+}
+
 fn bind_port(bind: &str, mut port: u16) -> io::Result<Vec<StdListener>> {
     let mut listeners = Vec::new();
     for spec in bind.split_whitespace() {
-        let (optional, host) = match spec.strip_prefix('-') {
-            Some(h) => (true, h),
-            None => (false, spec),
-        };
-        let host = match host {
-            "*" => "0.0.0.0",
-            "::*" => "::",
-            h => h,
-        };
-        let bound = (host, port)
-            .to_socket_addrs()
-            .and_then(|mut addrs| {
-                addrs
-                    .next()
-                    .ok_or_else(|| io::Error::new(io::ErrorKind::AddrNotAvailable, "no address"))
-            })
-            .and_then(StdListener::bind);
+        let (optional, addr) = resolve(spec, port);
+        let host = spec.trim_start_matches('-');
+        let bound = addr.and_then(StdListener::bind);
         match bound {
             Ok(l) => {
                 l.set_nonblocking(true)?;
@@ -308,19 +377,22 @@ async fn serve(
 ) -> io::Result<()> {
     for (node, ls) in listeners.into_iter().enumerate() {
         for l in ls {
+            let addr = l.local_addr()?;
             let task = tokio::task::spawn_local(accept_loop(
                 shared.clone(),
                 TcpListener::from_std(l)?,
                 node,
             ));
-            shared.listening.borrow_mut()[node].accepting.push(task);
+            shared.listening.borrow_mut()[node]
+                .accepting
+                .push((addr, task));
         }
     }
     let ticker = tokio::task::spawn_local(cron_ticker(shared.clone()));
     stop.await;
     ticker.abort();
     for node in shared.listening.borrow_mut().iter_mut() {
-        for a in node.accepting.drain(..) {
+        for (_, a) in node.accepting.drain(..) {
             a.abort();
         }
     }
@@ -370,7 +442,7 @@ fn sync_listeners(
     for (node, l) in listening.iter_mut().enumerate() {
         let down = host.is_down(node);
         if down && !l.accepting.is_empty() {
-            for a in l.accepting.drain(..) {
+            for (_, a) in l.accepting.drain(..) {
                 a.abort();
                 stopped.push(a);
             }
@@ -386,11 +458,10 @@ fn sync_listeners(
                     TcpListener::from_std(s)
                 });
                 match bound {
-                    Ok(listener) => l.accepting.push(tokio::task::spawn_local(accept_loop(
-                        shared.clone(),
-                        listener,
-                        node,
-                    ))),
+                    Ok(listener) => l.accepting.push((
+                        *addr,
+                        tokio::task::spawn_local(accept_loop(shared.clone(), listener, node)),
+                    )),
                     Err(e) => eprintln!("redsim: node {node} cannot listen on {addr} again: {e}"),
                 }
             }

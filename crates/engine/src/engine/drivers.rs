@@ -149,7 +149,7 @@ impl Engine {
     /// (the text after `ERR`) and side effects.
     pub fn config_set(&mut self, name: &str, value: &str) -> Result<(), String> {
         let pair = (name.as_bytes(), value.as_bytes());
-        crate::cmd::server::set_params(&mut self.srv, &[pair]).map_err(|e| match e {
+        crate::cmd::server::set_params(&mut self.srv, &[pair], true).map_err(|e| match e {
             Frame::Error(text) => text.strip_prefix("ERR ").unwrap_or(&text).to_string(),
             other => format!("{other:?}"),
         })
@@ -177,6 +177,15 @@ impl Engine {
         links: std::sync::Arc<dyn crate::cluster::link::MigrateLinks>,
     ) {
         self.srv.links = links;
+    }
+
+    /// Installs the listener CONFIG SET port moves (a driver with sockets
+    /// passes its own; without, the port is only kept).
+    pub fn set_listener(
+        &mut self,
+        listener: std::sync::Arc<dyn crate::server::listener::Listener>,
+    ) {
+        self.srv.listener = listener;
     }
 
     /// `acceptCommonHandler`'s protected mode: with `protected-mode yes`

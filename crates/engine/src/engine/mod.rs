@@ -67,6 +67,15 @@ impl Engine {
     pub fn with_options(opts: Options) -> Engine {
         let mut srv = Server::new(opts.seed, opts.config, opts.trace_capacity);
         srv.next_cron_us = cron_period_us(&srv);
+        // `replicaof host port` given at start: a replica from the outset, as
+        // REPLICAOF would make it (the link starts down).
+        let master = srv.config.replicaof.clone();
+        let mut words = master.split_ascii_whitespace();
+        if let (Some(host), Some(port), None) = (words.next(), words.next(), words.next()) {
+            if let Ok(port) = port.parse::<u16>() {
+                crate::repl::demote(&mut srv, host, port);
+            }
+        }
         Engine {
             srv,
             clients: crate::idmap::IdMap::new(),
@@ -345,14 +354,8 @@ impl Engine {
         may_block: bool,
         announce: bool,
     ) -> Option<Frame> {
-        if let Some(prev) = self.unsynced.take() {
-            if prev != client {
-                if let (Some(p), Some(e)) =
-                    (self.clients.get(&prev), self.srv.client_list.get_mut(&prev))
-                {
-                    e.sync(p, self.srv.last_cmd);
-                }
-            }
+        if self.unsynced.is_some_and(|prev| prev != client) {
+            self.sync_entry();
         }
         if !self.srv.tracking.before_reply.is_empty() {
             crate::tracking::flush_before_reply(&mut self.srv);
@@ -558,8 +561,23 @@ impl Engine {
         self.advance_to(t);
     }
 
+    /// Brings the CLIENT LIST entry of the client that ran the last command
+    /// up to date (done lazily: a client running command after command
+    /// does not pay for it each time).
+    fn sync_entry(&mut self) {
+        if let Some(prev) = self.unsynced.take() {
+            if let (Some(p), Some(e)) =
+                (self.clients.get(&prev), self.srv.client_list.get_mut(&prev))
+            {
+                e.sync(p, self.srv.last_cmd);
+            }
+        }
+    }
+
     /// `serverCron`, minus what later features add.
     fn cron(&mut self) {
+        // The idle timeout reads every client's last interaction.
+        self.sync_entry();
         let srv = &mut self.srv;
         if srv.debug.pause_cron {
             return;
@@ -578,6 +596,7 @@ impl Engine {
         crate::repl::propagate(srv, None);
         crate::persist::cron(srv);
         crate::output::cron(srv);
+        crate::server::idle::close_idle_clients(srv);
         cmd::server::cron_memory_sample(srv);
         srv.settle_stall();
     }

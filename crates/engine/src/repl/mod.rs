@@ -260,6 +260,8 @@ pub fn promote(srv: &mut Server) {
     r.replid = new_replid(&mut rng);
     srv.repl.role = Role::Master;
     srv.repl.start_capturing();
+    // CONFIG GET replicaof names the master, and nothing once there is none.
+    srv.config.replicaof.clear();
 }
 
 /// `REPLICAOF host port`: becomes a replica of that address; the link
@@ -277,6 +279,7 @@ pub fn demote(srv: &mut Server, host: &str, port: u16) {
         down_since_ms: now_ms,
         last_io_ms: now_ms,
     };
+    srv.config.replicaof = format!("{host} {port}");
 }
 
 /// INFO's `# Replication` body.

@@ -5,6 +5,12 @@
 //! read, so a parameter cannot be added to one and forgotten in another.
 //! Redis registers an alias (`hash-max-ziplist-entries`) as a parameter of
 //! its own; here it is one more name on the same declaration.
+//!
+//! Every parameter of Redis 7.2.6's `static_configs[]` is here (but the two
+//! of a `LOG_REQ_RES` build), with its names, default, bounds and errors, so
+//! CONFIG GET * lists what Redis lists. Many tune what Redsim does not model
+//! (threads, logs, TLS, files on disk): those are accepted and reported, kept
+//! for CONFIG only, and their field's doc says so.
 
 pub use super::memunits::parse_memory;
 
@@ -32,10 +38,10 @@ pub enum Policy {
 }
 
 /// How many of `POLICIES` Redis 7.2 knows (and its error message lists).
-const REDIS_72_POLICIES: usize = 8;
+pub(super) const REDIS_72_POLICIES: usize = 8;
 
 /// Policy names in the order Redis' error message lists them.
-const POLICIES: &[(&str, Policy)] = &[
+pub(super) const POLICIES: &[(&str, Policy)] = &[
     ("volatile-lru", Policy::VolatileLru),
     ("volatile-lfu", Policy::VolatileLfu),
     ("volatile-random", Policy::VolatileRandom),
@@ -86,19 +92,31 @@ impl Policy {
 pub struct Param {
     pub name: &'static str,
     pub mutable: bool,
+    /// `HIDDEN_CONFIG`: a test knob CONFIG GET shows for its exact name,
+    /// never for a pattern.
+    pub hidden: bool,
+    /// `PROTECTED_CONFIG`: CONFIG SET changes it only where
+    /// `enable-protected-configs` allows (a path Redis would write files to).
+    pub protected: bool,
     pub get: fn(&Config) -> String,
     pub set: fn(&mut Config, &str) -> Result<(), String>,
 }
 
-/// Declares every parameter once: `field: type = default => [names] mutable|immutable kind(args);`.
-/// The kinds: `int(min, max)` (`string2ll` within bounds, cast to the field's
-/// type), `size_t()` (an integer in 0..=LONG_MAX), `memory()` (`memtoull`),
-/// `memory_in(min, max)`, `bool()` (yes/no), `text()`, `with(parse, show)`, and
+/// Declares every parameter once: `field: type = default => [names] access kind(args);`.
+///
+/// `access` is `mutable`, `immutable` (start-up only), `hidden` (mutable,
+/// `HIDDEN_CONFIG`) or `protected` (mutable, `PROTECTED_CONFIG`): in Redis
+/// 7.2's table both flags only ever come with `MODIFIABLE_CONFIG`.
+/// The kinds: `int(min, max)` (`string2ll` within bounds, cast to the
+/// field's type), `size_t()` (an integer in 0..=LONG_MAX), `memory()`
+/// (`memtoull`), `memory_in(min, max)`, `bool()` (yes/no), `text()`,
+/// `text(check)` (refused when `check(&config, value)` says why),
+/// `choice(CHOICES)` (a one-word enum), `with(parse, show)`, and
 /// `update(update, show)` for a value CONFIG SET changes in part.
 macro_rules! config {
     ($(
         $(#[doc = $doc:literal])*
-        $field:ident: $ty:ty = $default:expr => [$($name:literal),+] $mutable:ident $kind:ident $args:tt;
+        $field:ident: $ty:ty = $default:expr => [$($name:literal),+] $access:ident $kind:ident $args:tt;
     )*) => {
         /// Every tunable the engine reads. Field docs give the Redis parameter.
         #[derive(Clone, Debug)]
@@ -116,28 +134,45 @@ macro_rules! config {
         pub static PARAMS: &[Param] = &[$($(
             Param {
                 name: $name,
-                mutable: config!(@mutable $mutable),
+                mutable: config!(@mutable $access),
+                hidden: config!(@hidden $access),
+                protected: config!(@protected $access),
                 get: |c| config!(@show $kind, &c.$field, $args),
-                set: |c, v| config!(@set $kind, c.$field, $ty, v, $args),
+                set: |c, v| config!(@set $kind, c, $field, $ty, v, $args),
             },
         )+)*];
     };
-    (@set update, $f:expr, $ty:ty, $v:ident, ($update:expr, $show:expr)) => { ($update)(&mut $f, $v) };
-    (@set $kind:ident, $f:expr, $ty:ty, $v:ident, $args:tt) => {{
-        $f = config!(@parse $kind, $ty, $v, $args)?;
-        Ok(())
-    }};
     (@mutable mutable) => { true };
     (@mutable immutable) => { false };
+    (@mutable hidden) => { true };
+    (@mutable protected) => { true };
+    (@hidden hidden) => { true };
+    (@hidden $access:ident) => { false };
+    (@protected protected) => { true };
+    (@protected $access:ident) => { false };
+    (@set update, $c:ident, $field:ident, $ty:ty, $v:ident, ($update:expr, $show:expr)) => {
+        ($update)(&mut $c.$field, $v)
+    };
+    (@set text, $c:ident, $field:ident, $ty:ty, $v:ident, ($check:expr)) => {{
+        ($check)(&*$c, $v)?;
+        $c.$field = $v.to_string();
+        Ok(())
+    }};
+    (@set $kind:ident, $c:ident, $field:ident, $ty:ty, $v:ident, $args:tt) => {{
+        $c.$field = config!(@parse $kind, $ty, $v, $args)?;
+        Ok(())
+    }};
     (@parse int, $ty:ty, $v:ident, ($min:expr, $max:expr)) => { int_in($v, $min, $max).map(|n| n as $ty) };
     (@parse size_t, $ty:ty, $v:ident, ()) => { int_in($v, 0, i64::MAX).map(|n| n as u64) };
     (@parse memory, $ty:ty, $v:ident, ()) => { parse_memory($v).ok_or_else(not_memory) };
     (@parse memory_in, $ty:ty, $v:ident, ($min:expr, $max:expr)) => { memory_in($v, $min, $max).map(|n| n as $ty) };
     (@parse bool, $ty:ty, $v:ident, ()) => { parse_bool($v) };
     (@parse text, $ty:ty, $v:ident, ()) => { Ok::<String, String>($v.to_string()) };
+    (@parse choice, $ty:ty, $v:ident, ($choices:expr)) => { choose($v, $choices) };
     (@parse with, $ty:ty, $v:ident, ($parse:expr, $show:expr)) => { ($parse)($v) };
     (@show bool, $x:expr, ()) => { if *$x { "yes" } else { "no" }.to_string() };
-    (@show text, $x:expr, ()) => { $x.clone() };
+    (@show text, $x:expr, $args:tt) => { $x.clone() };
+    (@show choice, $x:expr, $args:tt) => { $x.clone() };
     (@show with, $x:expr, ($parse:expr, $show:expr)) => { ($show)($x) };
     (@show update, $x:expr, ($update:expr, $show:expr)) => { ($show)($x) };
     (@show $kind:ident, $x:expr, $args:tt) => { $x.to_string() };
@@ -147,7 +182,7 @@ macro_rules! config {
 const INT_MAX: i64 = i32::MAX as i64;
 /// `INT_MIN`, the lower bound of signed `int` parameters.
 const INT_MIN: i64 = i32::MIN as i64;
-/// `LONG_MAX`, the upper bound of `size_t` and `long long` parameters.
+/// `LONG_MAX` (= `LLONG_MAX` on 64 bits), the upper bound of `size_t` and `long long` parameters.
 const LONG_MAX: i64 = i64::MAX;
 /// `UINT_MAX`, the upper bound of `unsigned int` parameters.
 const UINT_MAX: i64 = u32::MAX as i64;
@@ -210,9 +245,9 @@ config! {
     /// `aof-use-rdb-preamble`: rewrites here always start with an RDB
     /// preamble (Redis' default); `no` is kept for CONFIG only.
     aof_use_rdb_preamble: bool = true => ["aof-use-rdb-preamble"] mutable bool();
-    /// `rdb-key-save-delay`: a test knob slowing Redis' RDB child per key;
-    /// the modelled child's duration ignores it.
-    rdb_key_save_delay: i64 = 0 => ["rdb-key-save-delay"] mutable int(INT_MIN, INT_MAX);
+    /// `rdb-key-save-delay` (hidden): a test knob slowing Redis' RDB child
+    /// per key; the modelled child's duration ignores it.
+    rdb_key_save_delay: i64 = 0 => ["rdb-key-save-delay"] hidden int(INT_MIN, INT_MAX);
     /// `proto-max-bulk-len`.
     proto_max_bulk_len: i64 = crate::proto::resp::PROTO_MAX_BULK_LEN => ["proto-max-bulk-len"] mutable memory_in(1024 * 1024, LONG_MAX);
     /// `hll-sparse-max-bytes`: longest sparse HyperLogLog before it turns dense.
@@ -221,20 +256,17 @@ config! {
     zset_max_listpack_entries: u64 = 128 => ["zset-max-listpack-entries", "zset-max-ziplist-entries"] mutable size_t();
     /// `zset-max-listpack-value` (alias `zset-max-ziplist-value`), a memory value.
     zset_max_listpack_value: u64 = 64 => ["zset-max-listpack-value", "zset-max-ziplist-value"] mutable memory_in(0, LONG_MAX);
-    /// `port`, reported by the native server (immutable here).
-    port: u16 = 6379 => ["port"] immutable int(0, 65535);
+    /// `port`: the TCP port. CONFIG SET moves the driver's listener
+    /// (`server::listener`, Redis' `changeListener`) once every value of the
+    /// command has parsed; a port it cannot listen on fails the command and
+    /// restores every parameter it set.
+    port: u16 = 6379 => ["port"] mutable int(0, 65535);
     /// `enable-debug-command`: DEBUG is refused (`no`, Redis' default),
     /// allowed (`yes`) or allowed from loopback clients only (`local`).
-    enable_debug_command: String = "no".into() => ["enable-debug-command"] immutable with(
-        parse_protection,
-        |s: &String| s.clone()
-    );
+    enable_debug_command: String = "no".into() => ["enable-debug-command"] immutable choice(PROTECTION);
     /// `enable-module-command`: MODULE LOAD, LOADEX and UNLOAD alike (no
     /// module can load here, whatever it says).
-    enable_module_command: String = "no".into() => ["enable-module-command"] immutable with(
-        parse_protection,
-        |s: &String| s.clone()
-    );
+    enable_module_command: String = "no".into() => ["enable-module-command"] immutable choice(PROTECTION);
     /// `notify-keyspace-events`: the `NOTIFY_*` classes published as
     /// keyspace notifications (none by default), read and shown as notify.c does.
     notify_keyspace_events: u32 = 0 => ["notify-keyspace-events"] mutable with(
@@ -252,12 +284,11 @@ config! {
     /// `acllog-max-len`: entries ACL LOG keeps.
     acllog_max_len: u64 = 128 => ["acllog-max-len"] mutable size_t();
     /// `acl-pubsub-default`: channels a new user starts with.
-    acl_pubsub_default: String = "resetchannels".into() => ["acl-pubsub-default"] mutable with(
-        parse_pubsub_default,
-        |s: &String| s.clone()
-    );
-    /// `bind`, reported by the native server (immutable here).
-    bind: String = "127.0.0.1".into() => ["bind"] immutable text();
+    acl_pubsub_default: String = "resetchannels".into() => ["acl-pubsub-default"] mutable choice(ACL_PUBSUB_DEFAULT);
+    /// `bind`: the addresses the driver's listener serves (`*` and `::*` for
+    /// any, `-` before one that may be missing; none: no TCP). CONFIG SET
+    /// moves the listener (`applyBind`), as it does for `port`.
+    bind: String = "127.0.0.1".into() => ["bind"] mutable with(parse_bind, |s: &String| s.clone());
     /// `maxclients`: a connection past this many is told "ERR max number of
     /// clients reached" and closed (by the native server, which owns sockets).
     maxclients: u32 = 10000 => ["maxclients"] mutable int(1, UINT_MAX);
@@ -335,20 +366,20 @@ config! {
     /// `auto-aof-rewrite-percentage`: rewrite when the AOF grew this much over its base (0: never).
     auto_aof_rewrite_percentage: u64 = 100 => ["auto-aof-rewrite-percentage"] mutable int(0, INT_MAX);
     /// `auto-aof-rewrite-min-size`: no automatic rewrite below this many bytes.
-    auto_aof_rewrite_min_size: u64 = 64 << 20 => ["auto-aof-rewrite-min-size"] mutable memory();
+    auto_aof_rewrite_min_size: u64 = 64 << 20 => ["auto-aof-rewrite-min-size"] mutable memory_in(0, LONG_MAX);
     /// `repl-backlog-size`, in bytes: how much stream a master keeps for
     /// partial resyncs (`createSizeTConfig(..., 1, LLONG_MAX, ..., MEMORY_CONFIG)`).
     repl_backlog_size: u64 = 1024 * 1024 => ["repl-backlog-size"] mutable memory_in(1, LONG_MAX);
     /// `min-replicas-to-write`: refuse writes with fewer good replicas (0: off).
-    min_replicas_to_write: i64 = 0 => ["min-replicas-to-write"] mutable int(0, INT_MAX);
+    min_replicas_to_write: i64 = 0 => ["min-replicas-to-write", "min-slaves-to-write"] mutable int(0, INT_MAX);
     /// `min-replicas-max-lag`, in seconds: a good replica acked this recently.
-    min_replicas_max_lag: i64 = 10 => ["min-replicas-max-lag"] mutable int(0, INT_MAX);
+    min_replicas_max_lag: i64 = 10 => ["min-replicas-max-lag", "min-slaves-max-lag"] mutable int(0, INT_MAX);
     /// `replica-read-only`: replicas refuse client writes.
-    replica_read_only: bool = true => ["replica-read-only"] mutable bool();
+    replica_read_only: bool = true => ["replica-read-only", "slave-read-only"] mutable bool();
     /// `replica-ignore-maxmemory`: replicas never evict (the master's DELs do it).
-    replica_ignore_maxmemory: bool = true => ["replica-ignore-maxmemory"] mutable bool();
+    replica_ignore_maxmemory: bool = true => ["replica-ignore-maxmemory", "slave-ignore-maxmemory"] mutable bool();
     /// `replica-priority`: lower is preferred in a failover; 0 never.
-    replica_priority: i64 = 100 => ["replica-priority"] mutable int(0, INT_MAX);
+    replica_priority: i64 = 100 => ["replica-priority", "slave-priority"] mutable int(0, INT_MAX);
     /// `rdbcompression`: strings over 20 bytes in RDB files and DUMP
     /// payloads are LZF-compressed when that saves space.
     rdbcompression: bool = true => ["rdbcompression"] mutable bool();
@@ -356,16 +387,7 @@ config! {
     /// checks a RESTORE payload. Redsim decodes every payload fully (it
     /// rebuilds each value element by element), so it always validates as
     /// `yes` does; the setting is kept for CONFIG's sake.
-    sanitize_dump_payload: String = "no".into() => ["sanitize-dump-payload"] mutable with(
-        |v: &str| {
-            let v = v.to_ascii_lowercase();
-            match v.as_str() {
-                "no" | "yes" | "clients" => Ok(v),
-                _ => Err("argument(s) must be one of the following: no, yes, clients"),
-            }
-        },
-        |s: &String| s.clone()
-    );
+    sanitize_dump_payload: String = "no".into() => ["sanitize-dump-payload"] mutable choice(SANITIZE_DUMP_PAYLOAD);
     /// `client-output-buffer-limit`: per class (normal, replica, pubsub),
     /// the output buffer size that closes a client at once (hard) or after
     /// staying above it for soft_seconds (soft); see `output/`.
@@ -375,119 +397,261 @@ config! {
     );
     /// `appendonly`: keep an AOF (simulated files, see `persist.rs`).
     appendonly: bool = false => ["appendonly"] mutable bool();
+
+    // The rest of Redis 7.2.6's table, in its order. Most tune what Redsim
+    // does not model (threads, logging, TLS, files on disk, the cluster
+    // bus...): accepted and reported, for CONFIG only.
+
+    /// `rdbchecksum` (immutable): RDB files end with a CRC64. Accepted and reported.
+    rdbchecksum: bool = true => ["rdbchecksum"] immutable bool();
+    /// `daemonize` (immutable): fork into the background. Accepted and reported.
+    daemonize: bool = false => ["daemonize"] immutable bool();
+    /// `io-threads-do-reads` (immutable): I/O threads also read and parse requests. Accepted and reported.
+    io_threads_do_reads: bool = false => ["io-threads-do-reads"] immutable bool();
+    /// `always-show-logo` (immutable): the ASCII logo in every log. Accepted and reported.
+    always_show_logo: bool = false => ["always-show-logo"] immutable bool();
+    /// `rdb-del-sync-files`: delete the RDB file a sync wrote, without persistence. Accepted and reported.
+    rdb_del_sync_files: bool = false => ["rdb-del-sync-files"] mutable bool();
+    /// `activerehashing`: the cron helps rehashing along. Accepted and reported: tables here rehash at once.
+    activerehashing: bool = true => ["activerehashing"] mutable bool();
+    /// `stop-writes-on-bgsave-error`: refuse writes after a failed BGSAVE (none fails here). Accepted and reported.
+    stop_writes_on_bgsave_error: bool = true => ["stop-writes-on-bgsave-error"] mutable bool();
+    /// `set-proc-title` (immutable): rewrite the process title. Accepted and reported.
+    set_proc_title: bool = true => ["set-proc-title"] immutable bool();
+    /// `dynamic-hz`: raise the cron frequency with many clients. Accepted and reported: the cron runs at `hz`.
+    dynamic_hz: bool = true => ["dynamic-hz"] mutable bool();
+    /// `repl-disable-tcp-nodelay`: batch the replication stream (Nagle). Accepted and reported.
+    repl_disable_tcp_nodelay: bool = false => ["repl-disable-tcp-nodelay"] mutable bool();
+    /// `repl-diskless-sync`: a full sync streams the RDB to replicas, not through a file. Accepted and reported.
+    repl_diskless_sync: bool = true => ["repl-diskless-sync"] mutable bool();
+    /// `aof-rewrite-incremental-fsync`: fsync the rewritten AOF every 4 MB. Accepted and reported.
+    aof_rewrite_incremental_fsync: bool = true => ["aof-rewrite-incremental-fsync"] mutable bool();
+    /// `no-appendfsync-on-rewrite`: skip AOF fsyncs while a child saves or rewrites. Accepted and reported.
+    no_appendfsync_on_rewrite: bool = false => ["no-appendfsync-on-rewrite"] mutable bool();
+    /// `rdb-save-incremental-fsync`: fsync the RDB being saved every 4 MB. Accepted and reported.
+    rdb_save_incremental_fsync: bool = true => ["rdb-save-incremental-fsync"] mutable bool();
+    /// `aof-load-truncated`: start from an AOF whose last command is cut short. Accepted and reported.
+    aof_load_truncated: bool = true => ["aof-load-truncated"] mutable bool();
+    /// `aof-timestamp-enabled`: timestamp annotations in the AOF. Accepted and reported.
+    aof_timestamp_enabled: bool = false => ["aof-timestamp-enabled"] mutable bool();
+    /// `cluster-replica-no-failover` (alias `cluster-slave-no-failover`): no automatic failover. Accepted and reported.
+    cluster_replica_no_failover: bool = false => ["cluster-replica-no-failover", "cluster-slave-no-failover"] mutable bool();
+    /// `replica-lazy-flush` (alias `slave-lazy-flush`): flush for a full sync in the background. Accepted and reported.
+    replica_lazy_flush: bool = false => ["replica-lazy-flush", "slave-lazy-flush"] mutable bool();
+    /// `replica-serve-stale-data` (alias `slave-serve-stale-data`): answer while the link is down. Accepted and reported.
+    replica_serve_stale_data: bool = true => ["replica-serve-stale-data", "slave-serve-stale-data"] mutable bool();
+    /// `jemalloc-bg-thread`: jemalloc purges in a thread of its own. Accepted and reported.
+    jemalloc_bg_thread: bool = true => ["jemalloc-bg-thread"] mutable bool();
+    /// `activedefrag`: active defragmentation. Accepted and reported (`yes` too, as Redis built with its jemalloc).
+    activedefrag: bool = false => ["activedefrag"] mutable bool();
+    /// `syslog-enabled` (immutable): log to syslog. Accepted and reported.
+    syslog_enabled: bool = false => ["syslog-enabled"] immutable bool();
+    /// `cluster-allow-pubsubshard-when-down`: shard channels work while the cluster is down. Accepted and reported.
+    cluster_allow_pubsubshard_when_down: bool = true => ["cluster-allow-pubsubshard-when-down"] mutable bool();
+    /// `crash-log-enabled`: a crash report in the log. Accepted and reported.
+    crash_log_enabled: bool = true => ["crash-log-enabled"] mutable bool();
+    /// `crash-memcheck-enabled`: a memory test after a crash. Accepted and reported.
+    crash_memcheck_enabled: bool = true => ["crash-memcheck-enabled"] mutable bool();
+    /// `use-exit-on-panic` (hidden): exit, not abort, on a panic (for tests). Accepted and reported.
+    use_exit_on_panic: bool = false => ["use-exit-on-panic"] hidden bool();
+    /// `disable-thp` (immutable): turn transparent huge pages off for the process. Accepted and reported.
+    disable_thp: bool = true => ["disable-thp"] immutable bool();
+    /// `cluster-allow-replica-migration`: replicas move to orphaned masters. Accepted and reported.
+    cluster_allow_replica_migration: bool = true => ["cluster-allow-replica-migration"] mutable bool();
+    /// `replica-announced`: a replica shows in its master's INFO for Sentinel. Accepted and reported.
+    replica_announced: bool = true => ["replica-announced"] mutable bool();
+    /// `aof-disable-auto-gc` (hidden): keep old AOF files after a rewrite (for tests). Accepted and reported.
+    aof_disable_auto_gc: bool = false => ["aof-disable-auto-gc"] hidden bool();
+    /// `replica-ignore-disk-write-errors`: go on after a failed disk write. Accepted and reported.
+    replica_ignore_disk_write_errors: bool = false => ["replica-ignore-disk-write-errors"] mutable bool();
+
+    /// `unixsocket` (immutable): a Unix socket to listen on too. Accepted and reported (TCP only here).
+    unixsocket: String = String::new() => ["unixsocket"] immutable text();
+    /// `pidfile` (immutable): where the process id is written. Accepted and reported.
+    pidfile: String = String::new() => ["pidfile"] immutable text();
+    /// `replica-announce-ip` (alias `slave-announce-ip`): the address given to the master. Accepted and reported.
+    replica_announce_ip: String = String::new() => ["replica-announce-ip", "slave-announce-ip"] mutable text();
+    /// `masteruser`: the user a replica authenticates as. Accepted and reported (links do not authenticate).
+    masteruser: String = String::new() => ["masteruser"] mutable text();
+    /// `cluster-announce-ip`: the address a node gives the cluster bus. Accepted and reported.
+    cluster_announce_ip: String = String::new() => ["cluster-announce-ip"] mutable text();
+    /// `cluster-announce-hostname`: a node's hostname for clients (checked). Accepted and reported.
+    cluster_announce_hostname: String = String::new() => ["cluster-announce-hostname"] mutable text(check_hostname);
+    /// `cluster-announce-human-nodename`: a node's name for logs (checked). Accepted and reported.
+    cluster_announce_human_nodename: String = String::new() => ["cluster-announce-human-nodename"] mutable text(check_nodename);
+    /// `syslog-ident` (immutable): the syslog identity. Accepted and reported.
+    syslog_ident: String = "redis".into() => ["syslog-ident"] immutable text();
+    /// `dbfilename` (protected): the RDB file's name, without a path. Accepted and reported.
+    dbfilename: String = "dump.rdb".into() => ["dbfilename"] protected text(check_dbfilename);
+    /// `appendfilename` (immutable): the AOF files' base name. Accepted and reported.
+    appendfilename: String = "appendonly.aof".into() => ["appendfilename"] immutable text(check_appendfilename);
+    /// `appenddirname` (immutable): the AOF files' directory. Accepted and reported.
+    appenddirname: String = "appendonlydir".into() => ["appenddirname"] immutable text(check_appenddirname);
+    /// `server_cpulist` (immutable): CPU affinity of the main and I/O threads. Accepted and reported.
+    server_cpulist: String = String::new() => ["server_cpulist"] immutable text();
+    /// `bio_cpulist` (immutable): CPU affinity of the background threads. Accepted and reported.
+    bio_cpulist: String = String::new() => ["bio_cpulist"] immutable text();
+    /// `aof_rewrite_cpulist` (immutable): CPU affinity of the AOF rewrite child. Accepted and reported.
+    aof_rewrite_cpulist: String = String::new() => ["aof_rewrite_cpulist"] immutable text();
+    /// `bgsave_cpulist` (immutable): CPU affinity of the BGSAVE child. Accepted and reported.
+    bgsave_cpulist: String = String::new() => ["bgsave_cpulist"] immutable text();
+    /// `ignore-warnings`: start-up warnings not to print. Accepted and reported.
+    ignore_warnings: String = String::new() => ["ignore-warnings"] mutable text();
+    /// `proc-title-template`: the process title (checked: known `{variables}`, not blank). Accepted and reported.
+    proc_title_template: String = "{title} {listen-addr} {server-mode}".into() => ["proc-title-template"] mutable text(check_proc_title);
+    /// `bind-source-addr`: the source address of outgoing connections. Accepted and reported.
+    bind_source_addr: String = String::new() => ["bind-source-addr"] mutable text();
+    /// `logfile` (immutable): the log file (empty: standard output). Accepted and reported.
+    logfile: String = String::new() => ["logfile"] immutable text();
+    /// `locale-collate`: SORT ... ALPHA's collation (`strcoll`). Accepted and reported: strings compare
+    /// byte by byte (the C locale), and any name is accepted where Redis refuses one its system
+    /// lacks ("Invalid locale name").
+    locale_collate: String = String::new() => ["locale-collate"] mutable text();
+    /// `masterauth`: the password a replica authenticates with. Accepted and reported.
+    masterauth: String = String::new() => ["masterauth"] mutable text();
+
+    /// `supervised` (immutable): talk to upstart or systemd. Accepted and reported.
+    supervised: String = "no".into() => ["supervised"] immutable choice(SUPERVISED);
+    /// `syslog-facility` (immutable). Accepted and reported.
+    syslog_facility: String = "local0".into() => ["syslog-facility"] immutable choice(SYSLOG_FACILITY);
+    /// `repl-diskless-load`: how a replica loads a full sync's RDB. Accepted and reported.
+    repl_diskless_load: String = "disabled".into() => ["repl-diskless-load"] mutable choice(REPL_DISKLESS_LOAD);
+    /// `loglevel`. Accepted and reported: Redsim writes no log.
+    loglevel: String = "notice".into() => ["loglevel"] mutable choice(LOGLEVEL);
+    /// `oom-score-adj`: set the Linux OOM killer's score from `oom-score-adj-values`. Accepted and reported.
+    oom_score_adj: String = "no".into() => ["oom-score-adj"] mutable choice(OOM_SCORE_ADJ);
+    /// `enable-protected-configs` (immutable): CONFIG SET of `dir` and `dbfilename` is refused
+    /// (`no`, Redis' default), allowed (`yes`) or allowed from loopback clients only (`local`).
+    enable_protected_configs: String = "no".into() => ["enable-protected-configs"] immutable choice(PROTECTION);
+    /// `cluster-preferred-endpoint-type`: what redirections name a node by. Accepted and reported.
+    cluster_preferred_endpoint_type: String = "ip".into() => ["cluster-preferred-endpoint-type"] mutable choice(CLUSTER_PREFERRED_ENDPOINT_TYPE);
+    /// `propagation-error-behavior`: a replica's answer to a failing replicated command. Accepted and reported.
+    propagation_error_behavior: String = "ignore".into() => ["propagation-error-behavior"] mutable choice(PROPAGATION_ERROR_BEHAVIOR);
+    /// `shutdown-on-sigint`: SHUTDOWN's flags on SIGINT, bits of `SHUTDOWN_ON_SIG`. Accepted and reported.
+    shutdown_on_sigint: u32 = 0 => ["shutdown-on-sigint"] mutable with(parse_shutdown_flags, show_shutdown_flags);
+    /// `shutdown-on-sigterm`: the same for SIGTERM. Accepted and reported.
+    shutdown_on_sigterm: u32 = 0 => ["shutdown-on-sigterm"] mutable with(parse_shutdown_flags, show_shutdown_flags);
+
+    /// `io-threads` (immutable). Accepted and reported: one thread here.
+    io_threads: i32 = 1 => ["io-threads"] immutable int(1, 128);
+    /// `cluster-replica-validity-factor` (alias `cluster-slave-validity-factor`). Accepted and reported.
+    cluster_replica_validity_factor: i32 = 10 => ["cluster-replica-validity-factor", "cluster-slave-validity-factor"] mutable int(0, INT_MAX);
+    /// `tcp-keepalive`, seconds (0: off). Accepted and reported.
+    tcp_keepalive: i32 = 300 => ["tcp-keepalive"] mutable int(0, INT_MAX);
+    /// `cluster-migration-barrier`: replicas a master keeps before one may migrate. Accepted and reported.
+    cluster_migration_barrier: i32 = 1 => ["cluster-migration-barrier"] mutable int(0, INT_MAX);
+    /// `active-defrag-cycle-min`, % CPU. Accepted and reported.
+    active_defrag_cycle_min: i32 = 1 => ["active-defrag-cycle-min"] mutable int(1, 99);
+    /// `active-defrag-cycle-max`, % CPU. Accepted and reported.
+    active_defrag_cycle_max: i32 = 25 => ["active-defrag-cycle-max"] mutable int(1, 99);
+    /// `active-defrag-threshold-lower`, % fragmentation. Accepted and reported.
+    active_defrag_threshold_lower: i32 = 10 => ["active-defrag-threshold-lower"] mutable int(0, 1000);
+    /// `active-defrag-threshold-upper`, % fragmentation. Accepted and reported.
+    active_defrag_threshold_upper: i32 = 100 => ["active-defrag-threshold-upper"] mutable int(0, 1000);
+    /// `repl-diskless-sync-delay`, seconds a diskless sync waits for replicas. Accepted and reported.
+    repl_diskless_sync_delay: i32 = 5 => ["repl-diskless-sync-delay"] mutable int(0, INT_MAX);
+    /// `timeout`: the cron closes a client idle more than this many seconds (0: never; `server::idle`).
+    timeout: i64 = 0 => ["timeout"] mutable int(0, INT_MAX);
+    /// `replica-announce-port` (alias `slave-announce-port`). Accepted and reported.
+    replica_announce_port: u16 = 0 => ["replica-announce-port", "slave-announce-port"] mutable int(0, 65535);
+    /// `tcp-backlog` (immutable): the listen backlog. Accepted and reported.
+    tcp_backlog: i32 = 511 => ["tcp-backlog"] immutable int(0, INT_MAX);
+    /// `cluster-port` (immutable): the cluster bus port (0: port + 10000). Accepted and reported.
+    cluster_port: u16 = 0 => ["cluster-port"] immutable int(0, 65535);
+    /// `cluster-announce-bus-port`. Accepted and reported.
+    cluster_announce_bus_port: u16 = 0 => ["cluster-announce-bus-port"] mutable int(0, 65535);
+    /// `cluster-announce-port`. Accepted and reported.
+    cluster_announce_port: u16 = 0 => ["cluster-announce-port"] mutable int(0, 65535);
+    /// `cluster-announce-tls-port`. Accepted and reported.
+    cluster_announce_tls_port: u16 = 0 => ["cluster-announce-tls-port"] mutable int(0, 65535);
+    /// `repl-timeout`, seconds before a silent replication link is dropped. Accepted and reported.
+    repl_timeout: i32 = 60 => ["repl-timeout"] mutable int(1, INT_MAX);
+    /// `key-load-delay` (hidden): a test knob slowing loading per key. Accepted and reported.
+    key_load_delay: i32 = 0 => ["key-load-delay"] hidden int(INT_MIN, INT_MAX);
+    /// `watchdog-period` (hidden), ms: the software watchdog (0: off). Accepted and reported.
+    watchdog_period: i32 = 0 => ["watchdog-period"] hidden int(0, INT_MAX);
+    /// `shutdown-timeout`, seconds SHUTDOWN waits for replicas to catch up. Accepted and reported.
+    shutdown_timeout: i32 = 10 => ["shutdown-timeout"] mutable int(0, INT_MAX);
+    /// `repl-diskless-sync-max-replicas`: a diskless sync starts once this many wait. Accepted and reported.
+    repl_diskless_sync_max_replicas: i32 = 0 => ["repl-diskless-sync-max-replicas"] mutable int(0, INT_MAX);
+    /// `unixsocketperm` (immutable): the socket's mode, read and shown in octal. Accepted and reported.
+    unixsocketperm: u32 = 0 => ["unixsocketperm"] immutable with(parse_unixsocketperm, |p: &u32| format!("{p:o}"));
+    /// `socket-mark-id` (immutable): SO_MARK of listening sockets. Accepted and reported.
+    socket_mark_id: u32 = 0 => ["socket-mark-id"] immutable int(0, UINT_MAX);
+    /// `active-defrag-max-scan-fields`. Accepted and reported.
+    active_defrag_max_scan_fields: u64 = 1000 => ["active-defrag-max-scan-fields"] mutable int(1, LONG_MAX);
+    /// `cluster-ping-interval` (hidden), ms. Accepted and reported.
+    cluster_ping_interval: i64 = 0 => ["cluster-ping-interval"] hidden int(0, LONG_MAX);
+    /// `cluster-link-sendbuf-limit`, bytes a cluster bus link may queue (0: no limit). Accepted and reported.
+    cluster_link_sendbuf_limit: u64 = 0 => ["cluster-link-sendbuf-limit"] mutable memory();
+    /// `active-defrag-ignore-bytes`. Accepted and reported.
+    active_defrag_ignore_bytes: u64 = 100 << 20 => ["active-defrag-ignore-bytes"] mutable memory_in(1, LONG_MAX);
+    /// `maxmemory-clients`: client eviction's limit, in bytes or as `N%` of `maxmemory` (stored as -N;
+    /// 0: none). Accepted and reported: client eviction is not modelled.
+    maxmemory_clients: i64 = 0 => ["maxmemory-clients"] mutable with(parse_memory_or_percent, show_memory_or_percent);
+    /// `repl-backlog-ttl`, seconds a master without replicas keeps its backlog. Accepted and reported.
+    repl_backlog_ttl: i64 = 3600 => ["repl-backlog-ttl"] mutable int(0, LONG_MAX);
+    /// `loading-process-events-interval-bytes` (hidden): loading's event period. Accepted and reported.
+    loading_process_events_interval_bytes: i64 = 2 << 20 => ["loading-process-events-interval-bytes"] hidden int(1024, INT_MAX);
+
+    /// `tls-port` (0: none). Redsim has no TLS: CONFIG SET fails to apply a new one, as Redis
+    /// does when it cannot load a certificate, and so does a change of the TLS parameters that
+    /// `applyTlsCfg` applies while TLS is on (`tls-port`, `tls-replication` or `tls-cluster`).
+    tls_port: u16 = 0 => ["tls-port"] mutable int(0, 65535);
+    /// `tls-session-cache-size` (see `tls_port`).
+    tls_session_cache_size: i32 = 20 * 1024 => ["tls-session-cache-size"] mutable int(0, INT_MAX);
+    /// `tls-session-cache-timeout`, seconds (see `tls_port`).
+    tls_session_cache_timeout: i32 = 300 => ["tls-session-cache-timeout"] mutable int(0, INT_MAX);
+    /// `tls-cluster`: TLS on the cluster bus (see `tls_port`).
+    tls_cluster: bool = false => ["tls-cluster"] mutable bool();
+    /// `tls-replication`: TLS on replication links (see `tls_port`).
+    tls_replication: bool = false => ["tls-replication"] mutable bool();
+    /// `tls-auth-clients`: whether clients need a certificate. Accepted and reported.
+    tls_auth_clients: String = "yes".into() => ["tls-auth-clients"] mutable choice(TLS_AUTH_CLIENTS);
+    /// `tls-prefer-server-ciphers` (see `tls_port`).
+    tls_prefer_server_ciphers: bool = false => ["tls-prefer-server-ciphers"] mutable bool();
+    /// `tls-session-caching` (see `tls_port`).
+    tls_session_caching: bool = true => ["tls-session-caching"] mutable bool();
+    /// `tls-cert-file` (see `tls_port`).
+    tls_cert_file: String = String::new() => ["tls-cert-file"] mutable text();
+    /// `tls-key-file` (see `tls_port`).
+    tls_key_file: String = String::new() => ["tls-key-file"] mutable text();
+    /// `tls-key-file-pass` (see `tls_port`).
+    tls_key_file_pass: String = String::new() => ["tls-key-file-pass"] mutable text();
+    /// `tls-client-cert-file` (see `tls_port`).
+    tls_client_cert_file: String = String::new() => ["tls-client-cert-file"] mutable text();
+    /// `tls-client-key-file` (see `tls_port`).
+    tls_client_key_file: String = String::new() => ["tls-client-key-file"] mutable text();
+    /// `tls-client-key-file-pass` (see `tls_port`).
+    tls_client_key_file_pass: String = String::new() => ["tls-client-key-file-pass"] mutable text();
+    /// `tls-dh-params-file` (see `tls_port`).
+    tls_dh_params_file: String = String::new() => ["tls-dh-params-file"] mutable text();
+    /// `tls-ca-cert-file` (see `tls_port`).
+    tls_ca_cert_file: String = String::new() => ["tls-ca-cert-file"] mutable text();
+    /// `tls-ca-cert-dir` (see `tls_port`).
+    tls_ca_cert_dir: String = String::new() => ["tls-ca-cert-dir"] mutable text();
+    /// `tls-protocols` (see `tls_port`).
+    tls_protocols: String = String::new() => ["tls-protocols"] mutable text();
+    /// `tls-ciphers` (see `tls_port`).
+    tls_ciphers: String = String::new() => ["tls-ciphers"] mutable text();
+    /// `tls-ciphersuites` (see `tls_port`).
+    tls_ciphersuites: String = String::new() => ["tls-ciphersuites"] mutable text();
+
+    /// `dir` (protected): the working directory, which `redsim server` starts at its own. CONFIG
+    /// SET changes only what is reported (Redis `chdir`s, so a missing path fails there): RDB
+    /// and AOF files are simulated, and `aclfile` is read as given.
+    dir: String = "/".into() => ["dir"] protected text();
+    /// `oom-score-adj-values`: OOM scores of a master, a replica and a child. Accepted and reported.
+    oom_score_adj_values: [i32; 3] = [0, 200, 800] => ["oom-score-adj-values"] mutable with(
+        parse_oom_score_adj_values,
+        |v: &[i32; 3]| format!("{} {} {}", v[0], v[1], v[2])
+    );
+    /// `replicaof` (alias `slaveof`; immutable): the master as `host port`, or empty (`no one`).
+    replicaof: String = String::new() => ["replicaof", "slaveof"] immutable with(parse_replicaof, |s: &String| s.clone());
 }
 
-/// `latency-tracking-info-percentiles`: numbers in 0..=100 separated by
-/// spaces (an empty string: none).
-fn parse_percentiles(v: &str) -> Result<Vec<f64>, String> {
-    v.split_ascii_whitespace()
-        .map(|w| {
-            let p = crate::num::double::string2d(w.as_bytes())
-                .ok_or("Invalid latency-tracking-info-percentiles parameters")?;
-            if !(0.0..=100.0).contains(&p) {
-                return Err(
-                    "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]",
-                );
-            }
-            Ok(p)
-        })
-        .collect::<Result<Vec<f64>, &str>>()
-        .map_err(str::to_string)
-}
-
-/// `maxmemory-policy` by name (any case), or Redis 7.2's error listing its policies.
-fn parse_policy(v: &str) -> Result<Policy, String> {
-    let v = v.to_ascii_lowercase();
-    POLICIES
-        .iter()
-        .find(|(n, _)| *n == v)
-        .map(|(_, p)| *p)
-        .ok_or_else(|| {
-            let names: Vec<&str> = POLICIES
-                .iter()
-                .take(REDIS_72_POLICIES)
-                .map(|(n, _)| *n)
-                .collect();
-            format!(
-                "argument(s) must be one of the following: {}",
-                names.join(", ")
-            )
-        })
-}
-
-/// An integer parameter as Redis parses it (`string2ll`: no sign but `-`, no
-/// leading zeros or spaces), checked against its bounds.
-fn int_in(v: &str, min: i64, max: i64) -> Result<i64, String> {
-    let n = crate::proto::resp::parse_i64(v.as_bytes())
-        .ok_or_else(|| "argument couldn't be parsed into an integer".to_string())?;
-    if n < min || n > max {
-        return Err(format!(
-            "argument must be between {min} and {max} inclusive"
-        ));
-    }
-    Ok(n)
-}
-
-fn not_memory() -> String {
-    "argument must be a memory value".into()
-}
-
-/// A `MEMORY_CONFIG` parameter (`64`, `1kb`) checked against its bounds.
-fn memory_in(v: &str, min: i64, max: i64) -> Result<u64, String> {
-    let n = parse_memory(v).ok_or_else(not_memory)?;
-    if n < min as u64 || n > max as u64 {
-        return Err(format!(
-            "argument must be between {min} and {max} inclusive"
-        ));
-    }
-    Ok(n)
-}
-
-/// `yesnotoi` for a `BOOL_CONFIG`: `yes` or `no` in any case, else Redis' error.
-fn parse_bool(v: &str) -> Result<bool, String> {
-    if v.eq_ignore_ascii_case("yes") {
-        Ok(true)
-    } else if v.eq_ignore_ascii_case("no") {
-        Ok(false)
-    } else {
-        Err("argument must be 'yes' or 'no'".into())
-    }
-}
-
-/// Parses `save`: pairs of "seconds changes", or "" for none.
-pub fn parse_save(v: &str) -> Result<Vec<(i64, i64)>, String> {
-    let parts: Vec<&str> = v.split_whitespace().collect();
-    if !parts.len().is_multiple_of(2) {
-        return Err("Invalid save parameters".into());
-    }
-    parts
-        .chunks(2)
-        .map(|p| {
-            let s = crate::proto::resp::parse_i64(p[0].as_bytes()).filter(|n| *n >= 1);
-            let c = crate::proto::resp::parse_i64(p[1].as_bytes()).filter(|n| *n >= 0);
-            match (s, c) {
-                (Some(s), Some(c)) => Ok((s, c)),
-                _ => Err("Invalid save parameters".to_string()),
-            }
-        })
-        .collect()
-}
-
-/// `acl_pubsub_default_enum`.
-fn parse_pubsub_default(v: &str) -> Result<String, String> {
-    match v.to_ascii_lowercase().as_str() {
-        s @ ("allchannels" | "resetchannels") => Ok(s.to_string()),
-        _ => Err("argument(s) must be one of the following: allchannels, resetchannels".into()),
-    }
-}
-
-/// `protected_action_enum`: the values of `enable-debug-command`.
-fn parse_protection(v: &str) -> Result<String, String> {
-    match v.to_ascii_lowercase().as_str() {
-        s @ ("no" | "yes" | "local") => Ok(s.to_string()),
-        _ => Err("argument(s) must be one of the following: no, yes, local".into()),
-    }
-}
+use super::config_values::*;
+pub use super::config_values::{parse_save, Choices, SHUTDOWN_ON_SIG};
 
 /// `appendfsync`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -518,9 +682,19 @@ impl Fsync {
     }
 }
 
-/// `HIDDEN_CONFIG`: test knobs CONFIG GET shows by exact name only, never
-/// for a pattern.
-pub const HIDDEN: &[&str] = &["rdb-key-save-delay"];
+/// `MULTI_ARG_CONFIG`: parameters whose value is several words, which a
+/// command line (`--save 3600 1 300 100`) gives as separate arguments.
+pub const MULTI_ARG: &[&str] = &[
+    "bind",
+    "save",
+    "client-output-buffer-limit",
+    "oom-score-adj-values",
+    "shutdown-on-sigint",
+    "shutdown-on-sigterm",
+    "replicaof",
+    "slaveof",
+    "latency-tracking-info-percentiles",
+];
 
 /// The parameter called `name` (case-insensitive).
 pub fn param(name: &str) -> Option<&'static Param> {
@@ -564,52 +738,6 @@ mod tests {
         assert!(c.set_initial("appendonly", "maybe").is_err());
     }
 
-    /// CONFIG GET * lists every declared name once, and each value read
-    /// back through CONFIG SET is accepted and unchanged (the declaration's
-    /// parse and show agree).
-    #[test]
-    fn config_get_lists_every_parameter_and_values_round_trip() {
-        let mut e = crate::Engine::new(1);
-        let c = e.connect("c");
-        e.execute_line(c, "HELLO 3");
-        let crate::Frame::Map(all) = e.execute_line(c, "CONFIG GET *") else {
-            panic!("CONFIG GET * is a map in RESP3")
-        };
-        let mut listed: Vec<String> = all
-            .iter()
-            .map(|(k, _)| match k {
-                crate::Frame::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
-                other => panic!("{other:?}"),
-            })
-            .collect();
-        crate::sort::sort(&mut listed);
-        // Hidden parameters answer by exact name only.
-        let mut declared: Vec<String> = PARAMS
-            .iter()
-            .filter(|p| !HIDDEN.contains(&p.name))
-            .map(|p| p.name.to_string())
-            .collect();
-        crate::sort::sort(&mut declared);
-        let before = declared.len();
-        declared.dedup();
-        assert_eq!(declared.len(), before, "a name is declared twice");
-        assert_eq!(listed, declared);
-        for p in PARAMS.iter().filter(|p| p.mutable) {
-            let value = (p.get)(e.config());
-            let reply = e.execute(
-                c,
-                &[
-                    b"CONFIG".to_vec(),
-                    b"SET".to_vec(),
-                    p.name.as_bytes().to_vec(),
-                    value.clone().into_bytes(),
-                ],
-            );
-            assert_eq!(reply, crate::Frame::ok(), "{} {value:?}", p.name);
-            assert_eq!((p.get)(e.config()), value, "{}", p.name);
-        }
-    }
-
     #[test]
     fn save_rules_parse_as_redis_reads_them() {
         assert_eq!(parse_save(""), Ok(vec![]));
@@ -620,5 +748,26 @@ mod tests {
         assert!(parse_save("3600").is_err());
         assert!(parse_save("x 1").is_err());
         assert!(parse_save("0 1").is_err());
+        // `strtoll` to the end on single-space arguments, as config.c reads them.
+        assert_eq!(parse_save("+60 1"), Ok(vec![(60, 1)]));
+        assert!(
+            parse_save("60  1").is_err(),
+            "two spaces make an empty third argument"
+        );
+        assert!(parse_save("60 1x").is_err());
+    }
+
+    /// `strtoll` as config.c calls it: white space and a sign first, digits
+    /// to the end, nothing but an empty string without digits.
+    #[test]
+    fn strtoll_reads_as_c_does() {
+        assert_eq!(strtoll("", 10), Some((0, false)));
+        assert_eq!(strtoll(" \t-12", 10), Some((-12, false)));
+        assert_eq!(strtoll("+0777", 8), Some((511, false)));
+        for bad in [" ", "-", "12 ", "8", "0x1"] {
+            assert_eq!(strtoll(bad, 8), None, "{bad:?}");
+        }
+        assert_eq!(strtoll("99999999999999999999", 10), Some((i64::MAX, true)));
+        assert_eq!(strtoll("-99999999999999999999", 10), Some((i64::MIN, true)));
     }
 }

@@ -3,7 +3,10 @@
 pub mod client;
 pub mod clock;
 pub mod config;
+mod config_values;
+pub(crate) mod idle;
 pub mod keyspace_events;
+pub mod listener;
 pub mod memunits;
 pub mod obuf_limits;
 mod replay;
@@ -212,6 +215,8 @@ pub struct Server {
     /// MIGRATE's connections to other servers (the driver's network; none
     /// otherwise).
     pub(crate) links: std::sync::Arc<dyn crate::cluster::link::MigrateLinks>,
+    /// The socket `port` names (the driver's listener; none otherwise).
+    pub(crate) listener: std::sync::Arc<dyn listener::Listener>,
 }
 
 /// A CLIENT PAUSE: until when, and which commands wait. A WRITE pause
@@ -295,6 +300,7 @@ impl Server {
             output: Default::default(),
             files: std::sync::Arc::new(crate::acl::MemoryFiles::default()),
             links: std::sync::Arc::new(crate::cluster::link::NoLinks),
+            listener: std::sync::Arc::new(listener::NoListener),
         };
         s.acl = crate::acl::AclState::new(&s.config.requirepass);
         s.lruclock = s.lru_clock_now();

@@ -219,8 +219,10 @@ impl Console {
             Action::Tick => {
                 let running = self.sync_clock();
                 let delivered = self.deliver_unblocked();
+                // The cron may close clients too (`timeout`, output limits).
+                let closed = self.reconnect_killed();
                 let changed = self.refresh(false);
-                return running || changed || delivered;
+                return running || changed || delivered || closed;
             }
             Action::SetMode(m) => {
                 self.sync_clock();
@@ -234,6 +236,7 @@ impl Console {
                 let now = self.engine.now_us();
                 self.driver.reanchor(now, (self.wall)());
                 self.deliver_unblocked();
+                self.reconnect_killed();
                 self.refresh(true);
             }
             Action::Zoom(z) => self.zoom = z,
@@ -789,9 +792,11 @@ impl Console {
         self.inspector.refresh(&self.engine, false);
     }
 
-    /// Sessions whose client CLIENT KILL closed reconnect, as redis-cli
-    /// does on its next command, and say so.
-    fn reconnect_killed(&mut self) {
+    /// Sessions whose client the server closed (CLIENT KILL, `timeout`, an
+    /// output buffer limit) reconnect, as redis-cli does on its next
+    /// command, and say so. True if any did.
+    fn reconnect_killed(&mut self) -> bool {
+        let mut any = false;
         for id in self.engine.take_killed() {
             let Some(s) = self.sessions.iter_mut().find(|s| s.id == id) else {
                 continue;
@@ -799,9 +804,11 @@ impl Console {
             s.id = self.engine.connect(&s.label());
             s.waiting = None;
             s.push(Line::Note(
-                "Connection closed by CLIENT KILL; the console reconnected as a new client.".into(),
+                "The server closed this connection (CLIENT KILL, the idle timeout or an output buffer limit); the console reconnected as a new client.".into(),
             ));
+            any = true;
         }
+        any
     }
 
     /// `INSPECT key`: shows the key in the inspector (a console command,

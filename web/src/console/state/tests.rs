@@ -374,3 +374,26 @@ fn closing_a_tab_keeps_a_valid_active_tab() {
     assert_eq!(c.tabs()[0].num, 2);
     assert!(c.can_add_client());
 }
+
+/// `timeout` closes an idle tab's client as the clock passes (Redis' cron);
+/// the tab says so and goes on as a new client, as redis-cli reconnects.
+#[test]
+fn an_idle_client_closed_by_timeout_reconnects() {
+    let mut c = paused(&["CONFIG SET timeout 1"]);
+    let before = c.sessions[0].id;
+    c.apply(Action::Step(1_000_000));
+    assert_eq!(
+        c.sessions[0].id, before,
+        "idle for a second is not more than the timeout"
+    );
+    c.apply(Action::Step(2_000_000));
+    assert_ne!(
+        c.sessions[0].id, before,
+        "closed once idle for more than a second"
+    );
+    assert!(screen(&c, 0)
+        .last()
+        .is_some_and(|l| l.contains("reconnected as a new client")));
+    type_line(&mut c, "CONFIG SET timeout 0");
+    assert_eq!(screen(&c, 0).last().map(String::as_str), Some("OK"));
+}
