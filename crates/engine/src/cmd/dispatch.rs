@@ -45,21 +45,6 @@ fn sub_of<'a>(parent: &'a Command, cmd: &Command) -> Option<&'a Command> {
     (!std::ptr::eq(parent, cmd)).then_some(parent)
 }
 
-/// `connIsLocal`: a client on loopback, or one without an address (in
-/// process: the browser console's, a test's).
-pub(crate) fn is_local(srv: &Server, client: &Client) -> bool {
-    srv.client_list.get(&client.id).is_none_or(|e| {
-        e.addr.is_empty() || e.addr.starts_with("127.") || e.addr.starts_with("[::1]")
-    })
-}
-
-/// `allowProtectedAction`: `setting` (enable-debug-command,
-/// enable-module-command or enable-protected-configs) is `yes`, or `local`
-/// and the client is local ([`is_local`]).
-pub(crate) fn protected_allowed(setting: &str, local: bool) -> bool {
-    setting == "yes" || (setting == "local" && local)
-}
-
 /// Checks and runs one command: the parts of Redis' `processCommand` that
 /// exist so far (resolution, arity, MULTI rules, eviction and OOM, queueing).
 pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Frame {
@@ -98,7 +83,10 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
                 &srv.config.enable_debug_command,
             ),
         };
-        if !protected_allowed(setting, is_local(srv, client)) {
+        if !crate::server::client::protected_allowed(
+            setting,
+            crate::server::client::is_local(&srv.client_list, client.id),
+        ) {
             let e = Frame::err(format!(
                 "ERR {name} command not allowed. If the {option} option is set to \"local\", \
                  you can run it from a local connection, otherwise you need to set this option in \

@@ -178,3 +178,18 @@ impl ClientEntry {
         }
     }
 }
+
+/// `connIsLocal`: a client on loopback, or one without an address (in
+/// process: the browser console's, a test's).
+pub(crate) fn is_local(entries: &crate::idmap::IdMap<ClientEntry>, id: ClientId) -> bool {
+    entries.get(&id).is_none_or(|e| {
+        e.addr.is_empty() || e.addr.starts_with("127.") || e.addr.starts_with("[::1]")
+    })
+}
+
+/// `allowProtectedAction`: `setting` (enable-debug-command,
+/// enable-module-command or enable-protected-configs) is `yes`, or `local`
+/// and the client is local ([`is_local`]).
+pub(crate) fn protected_allowed(setting: &str, local: bool) -> bool {
+    setting == "yes" || (setting == "local" && local)
+}

@@ -14,80 +14,6 @@
 
 pub use super::memunits::parse_memory;
 
-/// `maxmemory-policy`. The `*-lrm` policies are Redis 8.6's (evict by last write).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Policy {
-    NoEviction,
-    AllKeysLru,
-    AllKeysLfu,
-    AllKeysRandom,
-    VolatileLru,
-    VolatileLfu,
-    VolatileRandom,
-    VolatileTtl,
-    /// Redis 8.6: approximated LRM (least recently *modified*) over all keys.
-    AllKeysLrm,
-    /// Redis 8.6: approximated LRM over keys with a TTL.
-    VolatileLrm,
-    /// Redsim only, not a Redis policy: evicts the true least recently used
-    /// key (exact access order), the baseline the approximation is measured against.
-    ExactLru,
-    /// Redsim only, not a Redis policy: evicts the key with the fewest
-    /// accesses (exact counts, no decay; ties to the least recent).
-    ExactLfu,
-}
-
-/// How many of `POLICIES` Redis 7.2 knows (and its error message lists).
-pub(super) const REDIS_72_POLICIES: usize = 8;
-
-/// Policy names in the order Redis' error message lists them.
-pub(super) const POLICIES: &[(&str, Policy)] = &[
-    ("volatile-lru", Policy::VolatileLru),
-    ("volatile-lfu", Policy::VolatileLfu),
-    ("volatile-random", Policy::VolatileRandom),
-    ("volatile-ttl", Policy::VolatileTtl),
-    ("allkeys-lru", Policy::AllKeysLru),
-    ("allkeys-lfu", Policy::AllKeysLfu),
-    ("allkeys-random", Policy::AllKeysRandom),
-    ("noeviction", Policy::NoEviction),
-    // Redis 8.6 adds these two (7.2 refuses them). The CONFIG SET error
-    // lists only the first `REDIS_72_POLICIES` names, byte for byte 7.2's
-    // message; 8.6's message would name these too (its order is not
-    // verified: no 8.6 source is at hand).
-    ("volatile-lrm", Policy::VolatileLrm),
-    ("allkeys-lrm", Policy::AllKeysLrm),
-    // Redsim-only reference policies (see `Policy::ExactLru`).
-    ("exact-lru", Policy::ExactLru),
-    ("exact-lfu", Policy::ExactLfu),
-];
-
-impl Policy {
-    /// True for the LFU policies, which turn the `lru` field into a frequency counter.
-    pub fn is_lfu(self) -> bool {
-        matches!(self, Policy::AllKeysLfu | Policy::VolatileLfu)
-    }
-
-    /// True for the 8.6 LRM policies: the `lru` field holds the LRU clock
-    /// of the last write, and reads leave it alone.
-    pub fn is_lrm(self) -> bool {
-        matches!(self, Policy::AllKeysLrm | Policy::VolatileLrm)
-    }
-
-    /// True for the redsim-only exact reference policies.
-    pub fn is_exact(self) -> bool {
-        matches!(self, Policy::ExactLru | Policy::ExactLfu)
-    }
-
-    /// The policy's config name.
-    pub fn name(self) -> &'static str {
-        POLICIES
-            .iter()
-            .find(|(_, p)| *p == self)
-            .map(|(n, _)| *n)
-            .expect("every policy is listed")
-    }
-}
-
 /// A parameter's name, whether CONFIG SET may change it, and its accessors.
 pub struct Param {
     pub name: &'static str,
@@ -651,7 +577,93 @@ config! {
 }
 
 use super::config_values::*;
-pub use super::config_values::{parse_save, Choices, SHUTDOWN_ON_SIG};
+pub use super::config_values::{parse_save, Choices, Policy, SHUTDOWN_ON_SIG};
+
+/// `isValidDBfilename`.
+fn check_dbfilename(_: &Config, v: &str) -> Result<(), &'static str> {
+    match is_base_name(v) {
+        true => Ok(()),
+        false => Err("dbfilename can't be a path, just a filename"),
+    }
+}
+
+/// `isValidAOFfilename`.
+fn check_appendfilename(_: &Config, v: &str) -> Result<(), &'static str> {
+    match (v.is_empty(), is_base_name(v)) {
+        (true, _) => Err("appendfilename can't be empty"),
+        (false, false) => Err("appendfilename can't be a path, just a filename"),
+        _ => Ok(()),
+    }
+}
+
+/// `isValidAOFdirname`.
+fn check_appenddirname(_: &Config, v: &str) -> Result<(), &'static str> {
+    match (v.is_empty(), is_base_name(v)) {
+        (true, _) => Err("appenddirname can't be empty"),
+        (false, false) => Err("appenddirname can't be a path, just a dirname"),
+        _ => Ok(()),
+    }
+}
+
+/// `isValidAnnouncedHostname`: shorter than `NET_HOST_STR_LEN` (256),
+/// letters, digits, `-` and `.` only.
+fn check_hostname(_: &Config, v: &str) -> Result<(), &'static str> {
+    if v.len() >= 256 {
+        return Err("Hostnames must be less than 256 characters");
+    }
+    match v
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'.')
+    {
+        true => Ok(()),
+        false => Err("Hostnames may only contain alphanumeric characters, hyphens or dots"),
+    }
+}
+
+/// `isValidAuxString`: none of the bytes cluster.c keeps for its own syntax.
+fn check_nodename(_: &Config, v: &str) -> Result<(), &'static str> {
+    match v.bytes().any(|c| b"!#$%&()*+:;<>?@[]^{|}~\0".contains(&c)) {
+        true => Err("Announced human node name contained invalid character"),
+        false => Ok(()),
+    }
+}
+
+/// `validateProcTitleTemplate`: every `{variable}` known (`{{` is a brace)
+/// and the expansion with an empty title not blank once spaces are trimmed.
+/// Only blankness matters, so variables that never expand empty count as one
+/// character.
+fn check_proc_title(c: &Config, v: &str) -> Result<(), &'static str> {
+    const INVALID: &str = "template format is invalid or contains unknown variables";
+    let mut out = String::new();
+    let mut rest = v;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        if after.is_empty() {
+            return Err(INVALID);
+        }
+        if let Some(r) = after.strip_prefix('{') {
+            out.push('{');
+            rest = r;
+            continue;
+        }
+        let close = after.find('}').ok_or(INVALID)?;
+        out.push_str(match &after[..close] {
+            "title" => "",
+            "listen-addr" | "config-file" | "port" | "tls-port" => "x",
+            "server-mode" if c.cluster_enabled => "[cluster]",
+            "server-mode" => "",
+            "unixsocket" => &c.unixsocket,
+            _ => return Err(INVALID),
+        });
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    match out.trim_matches(' ').is_empty() {
+        true => Err(INVALID),
+        false => Ok(()),
+    }
+}
 
 /// `appendfsync`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

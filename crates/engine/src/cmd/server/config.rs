@@ -66,7 +66,7 @@ fn config_set(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         .chunks_exact(2)
         .map(|p| (p[0].as_slice(), p[1].as_slice()))
         .collect();
-    let local = crate::cmd::dispatch::is_local(ctx.srv, ctx.client);
+    let local = crate::server::client::is_local(&ctx.srv.client_list, ctx.client.id);
     match set_params(ctx.srv, &pairs, local) {
         Ok(()) => Frame::ok(),
         Err(e) => e,
@@ -93,7 +93,10 @@ pub fn set_params(srv: &mut Server, pairs: &[(&[u8], &[u8])], local: bool) -> Re
             return Err(set_failed(&typed, "can't set immutable config"));
         }
         if p.protected
-            && !crate::cmd::dispatch::protected_allowed(&srv.config.enable_protected_configs, local)
+            && !crate::server::client::protected_allowed(
+                &srv.config.enable_protected_configs,
+                local,
+            )
         {
             return Err(set_failed(&typed, "can't set protected config"));
         }
