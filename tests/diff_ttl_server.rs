@@ -630,13 +630,20 @@ fn command_count_list_docs_and_help() {
 }
 
 /// Parameters whose CONFIG GET differs from Redis 7.0's by design: where
-/// the server listens, the listpack sets 7.0 lacks (diff_set.rs checks
-/// those), and Redsim's own (the page's memory budget, the CPU cost model).
-const UNLIKE_REDIS_7_0: [&str; 6] = [
+/// the server listens and runs (each server has its own working directory),
+/// the parameters 7.2 added (the listpack sets, which diff_set.rs checks,
+/// the collation locale, the cluster's human node names and its hidden ping
+/// interval), and Redsim's
+/// own (the page's memory budget, the CPU cost model).
+const UNLIKE_REDIS_7_0: [&str; 10] = [
     "port",
     "bind",
+    "dir",
     "set-max-listpack-entries",
     "set-max-listpack-value",
+    "locale-collate",
+    "cluster-announce-human-nodename",
+    "cluster-ping-interval",
     "redsim-memory-budget",
     "redsim-cpu-model",
 ];

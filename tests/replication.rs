@@ -236,12 +236,21 @@ fn a_short_disconnect_resyncs_partially_and_a_long_one_fully() {
     assert_eq!(p.replica.repl().offset, p.master.repl().offset);
     assert_eq!(p.on_replica("GET k9"), Frame::bulk("9"));
 
-    // A backlog smaller than what was missed forces a full sync.
+    // A backlog smaller than what was missed forces a full sync. CONFIG SET
+    // raises a backlog below 16 KB to 16 KB, as Redis' resize does: 20 KB is missed.
     p.on_master("CONFIG SET repl-backlog-size 200");
+    assert_eq!(
+        p.on_master("CONFIG GET repl-backlog-size"),
+        Frame::Map(vec![(
+            Frame::bulk("repl-backlog-size"),
+            Frame::bulk("16384")
+        )])
+    );
     p.replica.master_link_down();
     let _ = p.master.take_repl_stream();
+    let big = "v".repeat(1000);
     for i in 0..20 {
-        p.on_master(&format!("SET x{i} {i}"));
+        p.on_master(&format!("SET x{i} {big}{i}"));
     }
     let (id, off) = p.replica.psync_request();
     let s = p.master.psync("127.0.0.1:6380", &id, off);
@@ -250,7 +259,7 @@ fn a_short_disconnect_resyncs_partially_and_a_long_one_fully() {
         "backlog overwritten: full resync"
     );
     p.replica.finish_sync(&s);
-    assert_eq!(p.on_replica("GET x19"), Frame::bulk("19"));
+    assert_eq!(p.on_replica("GET x19"), Frame::bulk(format!("{big}19")));
     assert_eq!(p.on_replica("DBSIZE"), p.on_master("DBSIZE"));
 }
 
