@@ -92,6 +92,9 @@ const LOADER_HOLD: &str = "<script type=\"module\" src=\"redsim.js\" blocking=\"
 pub struct Built {
     /// The `dist/` directory.
     pub dir: PathBuf,
+    /// Where the console module's startup profile no longer fits the build
+    /// (see [`crate::split::Split::stale_profile`]).
+    pub stale_profile: Vec<String>,
 }
 
 /// Builds `dist/` and prints the wasm size raw and gzipped.
@@ -167,13 +170,16 @@ pub fn dist() -> Result<Built, String> {
     write(&out.join(DOCS_FILE), &docs)?;
 
     let mut sizes = Vec::new();
+    let mut stale_profile = Vec::new();
     for m in &modules {
         let wasm_out = out.join(format!("{}_bg.wasm", m.bin));
         optimize(&wasm_out, m.wasm_opt, keep_names() || splits(m))?;
         let mut files = vec![wasm_out.clone()];
         if splits(m) {
             let js = out.join(format!("{}.js", m.bin));
-            match crate::split::split(&wasm_out, &js)? {
+            let split = crate::split::split(&wasm_out, &js)?;
+            stale_profile.extend(split.stale_profile);
+            match split.rest {
                 Some(rest) => files.push(rest),
                 None => crate::split::strip_names_in_place(&wasm_out)?,
             }
@@ -198,7 +204,10 @@ pub fn dist() -> Result<Built, String> {
     }
     println!("dist: built in {:.1} s", started.elapsed().as_secs_f64());
     println!("dist: wrote {}", out.display());
-    Ok(Built { dir: out })
+    Ok(Built {
+        dir: out,
+        stale_profile,
+    })
 }
 
 /// Whether `m` is split: it asks to be, splitting is on

@@ -52,14 +52,27 @@ pub fn enabled() -> bool {
     std::env::var("REDSIM_WASM_SPLIT").map_or(true, |v| v != "off")
 }
 
+/// What [`split`] did.
+#[derive(Default)]
+pub struct Split {
+    /// The second part, `None` where the module stayed whole.
+    pub rest: Option<PathBuf>,
+    /// How the profile no longer fits this build (code renamed, moved or
+    /// rehashed since it was recorded). `dist` builds anyway, but a page
+    /// may then link its rest before its first reply, which the browser
+    /// benchmark reports only at the end of `cargo xtask test`; the test
+    /// command fails on these at once.
+    pub stale_profile: Vec<String>,
+}
+
 /// Splits `wasm` (with its name section) in place into itself and
 /// `<stem>_rest.wasm`, keeping the profile's functions, and patches the
 /// bindings `js`; returns the second part's path. `Ok(None)`: not split,
 /// and why was printed; the module is left as it was.
-pub fn split(wasm: &Path, js: &Path) -> Result<Option<PathBuf>, String> {
+pub fn split(wasm: &Path, js: &Path) -> Result<Split, String> {
     let Some(tool) = which("wasm-split") else {
         println!("dist: wasm-split not found (Debian's binaryen package has it): the console module stays whole");
-        return Ok(None);
+        return Ok(Split::default());
     };
     let profile_path = root().join(PROFILE);
     let profile = fs::read_to_string(&profile_path)
@@ -73,9 +86,10 @@ pub fn split(wasm: &Path, js: &Path) -> Result<Option<PathBuf>, String> {
     let bytes = fs::read(wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
     let mended = match mend_table_fills(&bytes)? {
         Some(m) => m,
-        None => return Ok(None),
+        None => return Ok(Split::default()),
     };
     let names = function_names(&mended)?;
+    let mut stale_profile = Vec::new();
     let Matched {
         keep,
         exact,
@@ -85,29 +99,37 @@ pub fn split(wasm: &Path, js: &Path) -> Result<Option<PathBuf>, String> {
         // Code renamed or changed since the profile was recorded: what a
         // page starts with may now be in the rest, which it then links
         // early (the browser benchmark and upgrade test fail on that).
-        println!(
-            "dist: {} of the profile's names are in no function of this build, even without hashes (first: {}): record it again with cargo xtask split-profile",
+        stale_profile.push(format!(
+            "{} of the profile's names are in no function of this build, even without hashes (first: {}): record it again with cargo xtask split-profile",
             stale.len(),
             stale[0]
-        );
+        ));
     }
     let inexact = wanted.len() - stale.len() - exact;
     if inexact * 10 > wanted.len() {
         // Every hash changed (a dependency's features or version, say):
         // the names still match, but each now keeps all generic instances
         // of its function, and the first part grows.
-        println!(
-            "dist: {inexact} of the profile's {} names match only without their hashes: record it again with cargo xtask split-profile",
+        stale_profile.push(format!(
+            "{inexact} of the profile's {} names match only without their hashes: record it again with cargo xtask split-profile",
             wanted.len()
-        );
+        ));
+    }
+    for problem in &stale_profile {
+        println!("dist: {problem}");
     }
     if keep.len() < wanted.len() / 2 {
-        println!(
-            "dist: only {} of the profile's {} functions are in the console module: it stays whole (run cargo xtask split-profile)",
+        let whole = format!(
+            "only {} of the profile's {} functions are in the console module: it stays whole (run cargo xtask split-profile)",
             keep.len(),
             wanted.len()
         );
-        return Ok(None);
+        println!("dist: {whole}");
+        stale_profile.push(whole);
+        return Ok(Split {
+            rest: None,
+            stale_profile,
+        });
     }
     let work = target_dir()?.join("wasm-split");
     fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
@@ -150,7 +172,10 @@ pub fn split(wasm: &Path, js: &Path) -> Result<Option<PathBuf>, String> {
         rest_path.file_name().and_then(|n| n.to_str()).unwrap_or(""),
         t.elapsed().as_secs_f64()
     );
-    Ok(Some(rest_path))
+    Ok(Split {
+        rest: Some(rest_path),
+        stale_profile,
+    })
 }
 
 /// `cargo xtask split-profile`: builds the console module whole, with its
