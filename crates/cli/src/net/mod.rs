@@ -182,8 +182,7 @@ fn new_shared(mut host: Host, clock: ClockMode, addrs: Vec<Vec<SocketAddr>>) -> 
     let ahead = host.now_us();
     let port_mover = match (&mut host, addrs.first()) {
         (Host::Single(engine), Some(node)) => {
-            let (bind, port) = (engine.config().bind.clone(), engine.config().port);
-            let mover = std::sync::Arc::new(port::PortMover::new(&bind, port, node));
+            let mover = std::sync::Arc::new(port::PortMover::new(node));
             engine.set_listener(mover.clone());
             Some(mover)
         }

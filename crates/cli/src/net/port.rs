@@ -11,13 +11,10 @@ pub(super) struct PortMover {
 }
 
 struct State {
-    /// What the sockets serve, once the pending move is carried out.
-    bind: String,
-    port: u16,
     /// The addresses the server's accept loops serve now.
     serving: Vec<SocketAddr>,
-    /// Sockets bound for the pending move, not yet served.
-    pending: Option<Vec<StdListener>>,
+    /// The move the last CONFIG SET bound sockets for, not yet carried out.
+    pending: Option<Move>,
 }
 
 /// What the server does after a command moved the listener: stop serving
@@ -28,12 +25,10 @@ pub(super) struct Move {
 }
 
 impl PortMover {
-    /// Serving `addrs`, which `bind` at `port` gave.
-    pub(super) fn new(bind: &str, port: u16, addrs: &[SocketAddr]) -> PortMover {
+    /// Serving `addrs`.
+    pub(super) fn new(addrs: &[SocketAddr]) -> PortMover {
         PortMover {
             state: Mutex::new(State {
-                bind: bind.to_string(),
-                port,
                 serving: addrs.to_vec(),
                 pending: None,
             }),
@@ -43,18 +38,11 @@ impl PortMover {
     /// The move the last CONFIG SET asked for, if any.
     pub(super) fn take(&self) -> Option<Move> {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let new = s.pending.take()?;
-        let wanted = wanted(&s.bind, s.port);
-        let keep: Vec<SocketAddr> = s
-            .serving
-            .iter()
-            .copied()
-            .filter(|a| wanted.iter().any(|(_, w)| w.as_ref().ok() == Some(a)))
-            .collect();
-        s.serving = keep.clone();
+        let moved = s.pending.take()?;
+        s.serving = moved.keep.clone();
         s.serving
-            .extend(new.iter().filter_map(|l| l.local_addr().ok()));
-        Some(Move { keep, new })
+            .extend(moved.new.iter().filter_map(|l| l.local_addr().ok()));
+        Some(moved)
     }
 }
 
@@ -74,8 +62,8 @@ impl Listener for PortMover {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         // Sockets already bound for a move not yet carried out, or served
         // now, are kept: an address listened on cannot be bound twice.
-        let bound: &[StdListener] = s.pending.as_deref().unwrap_or_default();
-        let mut new = Vec::new();
+        let bound: &[StdListener] = s.pending.as_ref().map_or(&[], |m| &m.new);
+        let (mut keep, mut new) = (Vec::new(), Vec::new());
         for (optional, addr) in wanted(bind, port) {
             let addr = match addr {
                 Ok(a) => a,
@@ -83,6 +71,9 @@ impl Listener for PortMover {
                 Err(e) => return Err(super::os_error_text(&e)),
             };
             if s.serving.contains(&addr) {
+                if !keep.contains(&addr) {
+                    keep.push(addr);
+                }
                 continue;
             }
             if let Some(l) = bound.iter().find(|l| l.local_addr().ok() == Some(addr)) {
@@ -103,9 +94,7 @@ impl Listener for PortMover {
                 }
             }
         }
-        s.bind = bind.to_string();
-        s.port = port;
-        s.pending = Some(new);
+        s.pending = Some(Move { keep, new });
         Ok(())
     }
 }

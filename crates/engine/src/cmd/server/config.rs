@@ -181,16 +181,13 @@ fn apply(
         };
         let c = &srv.config;
         let failure = match f {
-            Apply::Port => srv
-                .listener
-                .listen(&c.bind, c.port)
-                .err()
-                .map(|_| "Unable to listen on this port. Check server logs."),
-            Apply::Bind => srv
-                .listener
-                .listen(&c.bind, c.port)
-                .err()
-                .map(|_| "Failed to bind to specified addresses."),
+            Apply::Port | Apply::Bind => srv.listener.listen(&c.bind, c.port).err().map(|_| {
+                if f == Apply::Port {
+                    "Unable to listen on this port. Check server logs."
+                } else {
+                    "Failed to bind to specified addresses."
+                }
+            }),
             Apply::TlsPort => Some("Unable to update TLS configuration. Check server logs."),
             Apply::Tls => (c.tls_port != 0 || c.tls_replication || c.tls_cluster)
                 .then_some("Unable to update TLS configuration. Check server logs."),
