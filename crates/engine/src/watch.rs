@@ -33,6 +33,11 @@ impl Watches {
         self.by_key.is_empty()
     }
 
+    /// How many keys `client` watches (`listLength(c->watched_keys)`).
+    pub fn watched_count(&self, client: ClientId) -> usize {
+        self.by_client.get(&client).map_or(0, Vec::len)
+    }
+
     /// `watchForKey`: adds a key unless already watched by this client.
     pub fn watch(&mut self, client: ClientId, db: usize, key: &[u8], expired: bool) {
         let list = self.by_client.get_or_default(client);

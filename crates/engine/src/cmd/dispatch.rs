@@ -204,7 +204,10 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
             cmd.name,
             "exec" | "discard" | "multi" | "watch" | "quit" | "reset"
         ) {
-            m.queued.push(args.to_vec());
+            // An aborted transaction stores nothing more (`queueMultiCommand`).
+            if !m.dirty_exec && !srv.watches.is_dirty(client.id) {
+                m.queue(args);
+            }
             return Frame::Simple("QUEUED".into());
         }
     }

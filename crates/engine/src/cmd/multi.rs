@@ -2,7 +2,9 @@
 
 use super::table::{commands, Command, Ctx};
 use crate::proto::resp::Frame;
+use crate::server::client::ExecView;
 use crate::server::client::{Client, MultiState};
+use crate::server::client_bufs::{array_header_len, reply_len_upto, REPLY_CHUNK};
 use crate::server::Server;
 
 pub(super) static COMMANDS: &[Command] = commands! { group: "transactions";
@@ -77,7 +79,17 @@ fn exec(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     }
     ctx.srv.watches.unwatch_all(id);
     let mut replies = Vec::with_capacity(state.queued.len());
+    // Meanwhile CLIENT LIST shows the transaction, the replies so far, and
+    // each queued command's arguments in place of EXEC's (`c->argc`).
+    let resp = ctx.client.resp;
+    let exec_bytes = ctx.client.current;
+    let mut view = ExecView {
+        queue: (state.queued.len(), state.argv_len_sums, state.alloc_count()),
+        replied: array_header_len(state.queued.len()),
+    };
     for args in &state.queued {
+        ctx.client.exec = Some(view);
+        ctx.client.current.argc = args.len();
         // Every queued command resolved and passed arity at queue time.
         let reply = match (ctx.reg.resolve)(args) {
             Ok((parent, cmd)) => match exec_acl_check(ctx, parent, cmd, args) {
@@ -86,12 +98,15 @@ fn exec(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
             },
             Err(e) => e,
         };
+        view.replied += reply_len_upto(&reply, resp, REPLY_CHUNK);
         replies.push(reply);
         // A queued SUBSCRIBE of several names writes one confirmation per
         // name: Redis lays them in the EXEC reply one after the other, so
         // the array's count runs out early and the last frames follow it.
         replies.extend(ctx.srv.pubsub.take_reply_tail());
     }
+    ctx.client.exec = None;
+    ctx.client.current = exec_bytes;
     let overflow = replies.split_off(state.queued.len().min(replies.len()));
     ctx.srv.pubsub.push_reply_tail(overflow);
     discard_transaction(ctx.srv, ctx.client);

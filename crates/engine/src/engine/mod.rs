@@ -10,6 +10,7 @@ use crate::cmd;
 use crate::expire::{active_expire_cycle, CycleKind};
 use crate::proto::resp::Frame;
 pub use crate::server::client::{Client, ClientEntry, ClientId};
+use crate::server::client_bufs::{reply_len_upto, CommandBytes};
 use crate::server::config::Config;
 use crate::server::trace::{Actor, Event, UnblockHow};
 use crate::server::{lossy, Server};
@@ -376,6 +377,7 @@ impl Engine {
             });
         }
         c.last_interaction_us = srv.clock.now_us();
+        c.current = CommandBytes::of(args);
         srv.lazyfree_drain();
         srv.blocking.deny = !may_block;
         srv.tracking.current = Some(client);
@@ -402,6 +404,11 @@ impl Engine {
         // Tracking reads any client's protocol and Pub/Sub state: keep them current.
         if let Some(e) = srv.client_list.get_mut(&client) {
             e.sync_proto(c);
+            e.bufs.read(&c.current);
+            if !c.modes.silenced {
+                let cap = e.bufs.rbs;
+                e.bufs.wrote(reply_len_upto(&reply, c.resp, cap));
+            }
         }
         // `afterCommand` and `resetClient`: what became due to the client
         // follows its reply; CLIENT CACHING lasts one command (or transaction).
@@ -597,6 +604,7 @@ impl Engine {
         crate::persist::cron(srv);
         crate::output::cron(srv);
         crate::server::idle::close_idle_clients(srv);
+        crate::server::client_bufs::clients_cron(srv);
         cmd::server::cron_memory_sample(srv);
         srv.settle_stall();
     }

@@ -22,8 +22,10 @@
 //! tick and reports it through [`crate::Engine::take_killed`].
 //!
 //! Not modelled: the direct reply of a command (the driver takes it at
-//! once), the static buffer's resizing by `clientsCronResizeOutputBuffer`,
-//! and replica links (the engine has no replica connections).
+//! once), the static buffer's resizing by `clientsCronResizeOutputBuffer`
+//! (CLIENT LIST's `rbs` follows it, see `crate::server::client_bufs`, but
+//! frames held here fill 16 KB first), and replica links (the engine has no
+//! replica connections).
 
 pub mod state;
 
@@ -54,6 +56,9 @@ pub(crate) fn deliver(srv: &mut Server, client: ClientId, frame: Frame) {
     out.scratch.clear();
     frame.encode(resp, &mut out.scratch);
     let len = out.scratch.len();
+    if let Some(e) = srv.client_list.get_mut(&client) {
+        e.bufs.wrote(len);
+    }
     let buf = out.bufs.get_or_default(client);
     if buf.closing {
         return;

@@ -36,6 +36,21 @@ pub struct Client {
     /// `c->authenticated`: set on connect when the default user needs no
     /// password, and by a successful AUTH or HELLO AUTH.
     pub authenticated: bool,
+    /// The command it runs now, as read off the wire (CLIENT LIST's
+    /// `qbuf`, `argv-mem`).
+    pub current: super::client_bufs::CommandBytes,
+    /// The transaction EXEC is running, as CLIENT LIST shows it meanwhile.
+    pub exec: Option<ExecView>,
+}
+
+/// A transaction while EXEC runs it: Redis keeps `mstate` (and the `x`
+/// flag) until EXEC ends, and the replies so far wait in the reply buffer.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExecView {
+    /// `mstate.count`, `argv_len_sums` and `alloc_count`.
+    pub queue: (usize, usize, usize),
+    /// Bytes of EXEC's reply written so far (`bufpos`).
+    pub replied: usize,
 }
 
 impl Client {
@@ -57,6 +72,8 @@ impl Client {
             modes: ClientModes::default(),
             user: Some("default".into()),
             authenticated,
+            current: Default::default(),
+            exec: None,
         }
     }
 
@@ -94,6 +111,25 @@ pub struct MultiState {
     pub queued: Vec<Vec<Vec<u8>>>,
     /// A command was rejected while queueing (`CLIENT_DIRTY_EXEC`): EXEC aborts.
     pub dirty_exec: bool,
+    /// `mstate.argv_len_sums`: each queued command's argument bytes plus a
+    /// pointer per argument (CLIENT LIST's `multi-mem`).
+    pub argv_len_sums: usize,
+}
+
+impl MultiState {
+    /// `queueMultiCommand`.
+    pub fn queue(&mut self, args: &[Vec<u8>]) {
+        self.argv_len_sums += args.iter().map(Vec::len).sum::<usize>() + 8 * args.len();
+        self.queued.push(args.to_vec());
+    }
+
+    /// `mstate.alloc_count`: room for 2 commands at first, doubled when full.
+    pub fn alloc_count(&self) -> usize {
+        match self.queued.len() {
+            0 => 0,
+            n => n.next_power_of_two().max(2),
+        }
+    }
 }
 
 /// What CLIENT LIST shows of one connection. The engine creates it on
@@ -123,6 +159,15 @@ pub struct ClientEntry {
     pub modes: ClientModes,
     /// In MULTI (flag `x`).
     pub multi: bool,
+    /// Commands queued in MULTI, `multi-mem` and the queue's allocated
+    /// slots (`mstate.count`, `argv_len_sums`, `alloc_count`).
+    pub multi_queue: (usize, usize, usize),
+    /// Bytes of a running EXEC's reply written so far (part of `obl`).
+    pub exec_replied: usize,
+    /// Channels, patterns and shard channels subscribed to (`sub`, `psub`, `ssub`).
+    pub subs: [usize; 3],
+    /// Its query and reply buffers.
+    pub bufs: super::client_bufs::ClientBufs,
     /// The ACL user (`user=`).
     pub user: String,
 }
@@ -134,6 +179,11 @@ impl ClientEntry {
     pub fn sync_proto(&mut self, c: &Client) {
         self.resp = c.resp;
         self.subscribed = c.subs.active();
+        self.subs = [
+            c.subs.channels.len(),
+            c.subs.patterns.len(),
+            c.subs.shard.len(),
+        ];
     }
 
     /// A new connection's entry.
@@ -153,7 +203,15 @@ impl ClientEntry {
             subscribed: c.subs.active(),
             last_cmd: ("NULL", ""),
             modes: c.modes,
-            multi: c.multi.is_some(),
+            multi: c.multi.is_some() || c.exec.is_some(),
+            multi_queue: multi_queue(c),
+            exec_replied: c.exec.map_or(0, |x| x.replied),
+            subs: [
+                c.subs.channels.len(),
+                c.subs.patterns.len(),
+                c.subs.shard.len(),
+            ],
+            bufs: Default::default(),
             user: c.user.clone().unwrap_or_default(),
         }
     }
@@ -167,7 +225,14 @@ impl ClientEntry {
         self.subscribed = c.subs.active();
         self.last_cmd = last_cmd;
         self.modes = c.modes;
-        self.multi = c.multi.is_some();
+        self.multi = c.multi.is_some() || c.exec.is_some();
+        self.multi_queue = multi_queue(c);
+        self.exec_replied = c.exec.map_or(0, |x| x.replied);
+        self.subs = [
+            c.subs.channels.len(),
+            c.subs.patterns.len(),
+            c.subs.shard.len(),
+        ];
         if self.name != c.name {
             self.name.clone_from(&c.name);
         }
@@ -176,6 +241,14 @@ impl ClientEntry {
                 self.user.clone_from(u);
             }
         }
+    }
+}
+
+fn multi_queue(c: &Client) -> (usize, usize, usize) {
+    match (&c.multi, c.exec) {
+        (Some(m), _) => (m.queued.len(), m.argv_len_sums, m.alloc_count()),
+        (None, Some(x)) => x.queue,
+        (None, None) => (0, 0, 0),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The server state every command sees: databases, clock, RNG, config, stats and trace, with Redis' key lookup rules (lazy expiry, LRU/LFU touch, hit/miss stats).
 
 pub mod client;
+pub mod client_bufs;
 pub mod clock;
 pub mod config;
 mod config_values;
@@ -156,6 +157,9 @@ pub struct Server {
     /// What CLIENT LIST shows of every connection, by id; the engine keeps
     /// it in step after each command (handlers only see their own client).
     pub(crate) client_list: crate::idmap::IdMap<crate::server::client::ClientEntry>,
+    /// The client `clientsCron` visits next (it goes round the list a few
+    /// clients per tick).
+    pub(crate) clients_cron_next: u64,
     /// The command being dispatched as (name, subcommand or ""), for `cmd=` in CLIENT LIST.
     pub(crate) last_cmd: (&'static str, &'static str),
     /// Clients blocked on keys, keys ready to serve them, their timeouts.
@@ -272,6 +276,7 @@ impl Server {
             expire_state: Default::default(),
             evict: Default::default(),
             watches: Default::default(),
+            clients_cron_next: 0,
             connected_clients: 0,
             seed,
             client_list: Default::default(),

@@ -9,6 +9,7 @@ use crate::cmd::replies::help_reply;
 use crate::cmd::table::{commands, Command, Ctx};
 use crate::proto::resp::Frame;
 use crate::server::client::{Client, ClientEntry};
+use crate::server::client_bufs::CommandBytes;
 use crate::server::Server;
 
 pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "connection";
@@ -50,8 +51,9 @@ pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "connection";
         syntax: "CLIENT HELP", summary: "Returns helpful text about the different subcommands.";
 };
 
-/// `catClientInfoString` for one connection (without the newline).
-fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
+/// `catClientInfoString` for one connection (without the newline);
+/// `running` is the command it is running, for the caller's own line.
+fn client_line(srv: &Server, id: u64, e: &ClientEntry, running: Option<&CommandBytes>) -> String {
     let base_us = srv.clock.unix_us() - srv.clock.now_us();
     let secs = |us: u64| (base_us + us) / 1_000_000;
     let now_s = secs(srv.clock.now_us());
@@ -81,14 +83,39 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
     if flags.is_empty() {
         flags.push('N');
     }
+    // The running command has been read into the query buffer.
+    let mut bufs = e.bufs.clone();
+    let (qbuf, qbuf_free) = match running {
+        Some(c) => {
+            bufs.read(c);
+            bufs.query_while(c)
+        }
+        None => (0, bufs.query_free()),
+    };
+    let (queued, multi_mem, multi_alloc) = e.multi_queue;
+    // `multiStateMemOverhead` (with 80 bytes per watched key) and
+    // `pubsubMemOverhead` (each dict's entries and buckets).
+    let dict = |n: usize| {
+        if n == 0 {
+            0
+        } else {
+            24 * n + 8 * n.next_power_of_two().max(4)
+        }
+    };
+    let others = multi_mem
+        + 24 * multi_alloc
+        + 80 * srv.watches.watched_count(id)
+        + e.subs.iter().map(|&n| dict(n)).sum::<usize>();
+    let tot_mem = bufs.total(out.omem as usize, running, others);
     let cmd = match e.last_cmd {
         (n, "") => n.to_string(),
         (n, s) => format!("{n}|{s}"),
     };
     format!(
-        "id={id} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub=0 psub=0 ssub=0 \
-         multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl={} oll={} omem={} \
-         tot-mem={} events=r cmd={cmd} user={} redir={redir} resp={} lib-name={} lib-ver={}",
+        "id={id} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} \
+         multi={} qbuf={qbuf} qbuf-free={qbuf_free} argv-mem={} multi-mem={multi_mem} rbs={} rbp={} \
+         obl={} oll={} omem={} tot-mem={tot_mem} events=r cmd={cmd} user={} redir={redir} resp={} \
+         lib-name={} lib-ver={}",
         e.addr,
         e.laddr,
         e.fd,
@@ -97,9 +124,15 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry) -> String {
         now_s.saturating_sub(secs(e.last_interaction_us)),
         flags,
         e.db,
-        out.obl,
+        e.subs[0],
+        e.subs[1],
+        e.subs[2],
+        if e.multi { queued as i64 } else { -1 },
+        running.map_or(0, |c| c.argv),
+        e.bufs.rbs,
+        e.bufs.rbp,
+        (out.obl as usize + e.exec_replied).min(e.bufs.rbs.max(out.obl as usize)),
         out.oll,
-        out.omem,
         out.omem,
         e.user,
         e.resp,
@@ -117,7 +150,7 @@ pub(crate) fn info_line(srv: &Server, c: &Client) -> String {
         .cloned()
         .unwrap_or_else(|| ClientEntry::of(c));
     e.sync(c, srv.last_cmd);
-    client_line(srv, c.id, &e)
+    client_line(srv, c.id, &e, Some(&c.current))
 }
 
 fn own_entry(ctx: &Ctx) -> ClientEntry {
@@ -204,7 +237,7 @@ fn client_setinfo(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 fn client_info(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     let e = own_entry(ctx);
-    let mut line = client_line(ctx.srv, ctx.client.id, &e);
+    let mut line = client_line(ctx.srv, ctx.client.id, &e, Some(&ctx.client.current));
     line.push('\n');
     Frame::Verbatim(*b"txt", line.into_bytes())
 }
@@ -215,12 +248,12 @@ fn client_list(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let own = own_entry(ctx);
     let line_for = |id: u64| -> Option<String> {
         if id == me {
-            Some(client_line(ctx.srv, id, &own))
+            Some(client_line(ctx.srv, id, &own, Some(&ctx.client.current)))
         } else {
             ctx.srv
                 .client_list
                 .get(&id)
-                .map(|e| client_line(ctx.srv, id, e))
+                .map(|e| client_line(ctx.srv, id, e, None))
         }
     };
     let mut ids: Vec<u64> = Vec::new();
