@@ -175,8 +175,8 @@ pub(crate) fn clients_cron(srv: &mut Server) {
     let now_us = srv.clock.unix_us();
     let now_s = (now_us / 1_000_000) as i64;
     let base_us = now_us - srv.clock.now_us();
-    let mut ids: Vec<u64> = srv.client_list.keys().copied().collect();
-    ids.sort_unstable();
+    // In id order, as the list keeps them.
+    let ids: Vec<u64> = srv.client_list.keys().copied().collect();
     let start = ids.partition_point(|&id| id < srv.clients_cron_next);
     for k in 0..visits {
         let id = ids[(start + k) % n];
