@@ -211,7 +211,8 @@ pub(super) async fn connection(
                 _ = wake.notified() => {}
                 r = reader.read_buf(&mut buf) => match r {
                     Ok(0) | Err(_) => break,
-                    Ok(_) => {}
+                    // What it sends meanwhile waits in its query buffer.
+                    Ok(_) => shared.host.borrow_mut().engine_mut(node).set_pending_input(id, buf.len()),
                 },
             }
         } else {
@@ -280,7 +281,11 @@ fn process(
             host.catch_up(node, now);
             let reply = match host.intercept(node, &req.args) {
                 Some(own) => Some(own),
-                None => host.engine_mut(node).submit(id, &req.args),
+                None => {
+                    let engine = host.engine_mut(node);
+                    engine.set_pending_input(id, buf.len() - used);
+                    engine.submit(id, &req.args)
+                }
             };
             host.served(node, &req.args);
             reply

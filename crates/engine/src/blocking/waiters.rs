@@ -347,6 +347,12 @@ impl Blocking {
         }
     }
 
+    /// The wait of `client`: the command it waits in and what it sent
+    /// meanwhile (CLIENT LIST's `argv-mem` and `qbuf`).
+    pub(crate) fn waiter(&self, client: ClientId) -> Option<&Waiter> {
+        self.waiters.get(&client)
+    }
+
     /// True while `client` waits.
     pub fn is_blocked(&self, client: ClientId) -> bool {
         self.waiters.contains_key(&client)

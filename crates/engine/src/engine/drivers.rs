@@ -206,6 +206,19 @@ impl Engine {
         }
     }
 
+    /// How many bytes connection `id` has read and not yet handed over: the
+    /// rest of a pipeline while its command runs, or what a blocked client
+    /// sent meanwhile. CLIENT LIST counts them in `qbuf`, as Redis' query
+    /// buffer holds them.
+    pub fn set_pending_input(&mut self, id: crate::server::client::ClientId, bytes: usize) {
+        if let Some(c) = self.clients.get_mut(&id) {
+            c.pending_input = bytes;
+        }
+        if let Some(entry) = self.srv.client_list.get_mut(&id) {
+            entry.pending_input = bytes;
+        }
+    }
+
     /// `replicationUnsetMaster`: a replica becomes a master (a failover's promotion).
     pub fn promote(&mut self) {
         crate::repl::promote(&mut self.srv);

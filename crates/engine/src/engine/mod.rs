@@ -378,6 +378,7 @@ impl Engine {
         }
         c.last_interaction_us = srv.clock.now_us();
         c.current = CommandBytes::of(args);
+        c.current.query += c.pending_input;
         srv.lazyfree_drain();
         srv.blocking.deny = !may_block;
         srv.tracking.current = Some(client);

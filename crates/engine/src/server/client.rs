@@ -41,6 +41,8 @@ pub struct Client {
     pub current: super::client_bufs::CommandBytes,
     /// The transaction EXEC is running, as CLIENT LIST shows it meanwhile.
     pub exec: Option<ExecView>,
+    /// Bytes its driver read after the running command (a pipeline's rest).
+    pub pending_input: usize,
 }
 
 /// A transaction while EXEC runs it: Redis keeps `mstate` (and the `x`
@@ -74,6 +76,7 @@ impl Client {
             authenticated,
             current: Default::default(),
             exec: None,
+            pending_input: 0,
         }
     }
 
@@ -164,6 +167,8 @@ pub struct ClientEntry {
     pub multi_queue: (usize, usize, usize),
     /// Bytes of a running EXEC's reply written so far (part of `obl`).
     pub exec_replied: usize,
+    /// Bytes read and not yet handed to the engine (see `Engine::set_pending_input`).
+    pub pending_input: usize,
     /// Channels, patterns and shard channels subscribed to (`sub`, `psub`, `ssub`).
     pub subs: [usize; 3],
     /// Its query and reply buffers.
@@ -206,6 +211,7 @@ impl ClientEntry {
             multi: c.multi.is_some() || c.exec.is_some(),
             multi_queue: multi_queue(c),
             exec_replied: c.exec.map_or(0, |x| x.replied),
+            pending_input: c.pending_input,
             subs: [
                 c.subs.channels.len(),
                 c.subs.patterns.len(),
@@ -228,6 +234,7 @@ impl ClientEntry {
         self.multi = c.multi.is_some() || c.exec.is_some();
         self.multi_queue = multi_queue(c);
         self.exec_replied = c.exec.map_or(0, |x| x.replied);
+        self.pending_input = c.pending_input;
         self.subs = [
             c.subs.channels.len(),
             c.subs.patterns.len(),

@@ -83,6 +83,20 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry, running: Option<&CommandB
     if flags.is_empty() {
         flags.push('N');
     }
+    // A blocked client keeps its command's arguments, and what it sent
+    // since waits in its query buffer.
+    let blocked = match running {
+        Some(_) => None,
+        None => srv.blocking.waiter(id).map(|w| CommandBytes {
+            query: w
+                .queued
+                .iter()
+                .map(|a| CommandBytes::of(a).query)
+                .sum::<usize>()
+                + e.pending_input,
+            ..CommandBytes::of(&w.args)
+        }),
+    };
     // The running command has been read into the query buffer.
     let mut bufs = e.bufs.clone();
     let (qbuf, qbuf_free) = match running {
@@ -90,8 +104,16 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry, running: Option<&CommandB
             bufs.read(c);
             bufs.query_while(c)
         }
-        None => (0, bufs.query_free()),
+        None => match &blocked {
+            Some(b) => bufs.query_while(b),
+            None if e.pending_input > 0 => bufs.query_while(&CommandBytes {
+                query: e.pending_input,
+                ..CommandBytes::default()
+            }),
+            None => (0, bufs.query_free()),
+        },
     };
+    let running = running.or(blocked.as_ref());
     let (queued, multi_mem, multi_alloc) = e.multi_queue;
     // `multiStateMemOverhead` (with 80 bytes per watched key) and
     // `pubsubMemOverhead` (each dict's entries and buckets).
