@@ -9,11 +9,13 @@
 //! CLIENT LIST, and tests written against Redis match on them, so they are
 //! modelled here from the bytes a command takes on the wire and its reply.
 //!
-//! Not modelled: a pipeline's later commands waiting in the query buffer
-//! (each command is counted alone), the buffer growth of very big arguments
-//! beyond one allocation, and the reply list's blocks taking part of a
-//! reply that does not fit (`crate::output` keeps its own 16 KB for held
-//! clients).
+//! A pipeline's later commands and a blocked client's input count too: the
+//! driver reports what it has read and not handed over
+//! (`Engine::set_pending_input`). Not modelled: an inline command's exact
+//! bytes (each command counts as its multibulk form), the buffer growth of
+//! very big arguments beyond one allocation, and the reply list's blocks
+//! taking part of a reply that does not fit (`crate::output` keeps its own
+//! 16 KB for held clients).
 
 use super::Server;
 use crate::keyspace::memory::alloc_size;
