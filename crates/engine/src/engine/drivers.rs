@@ -211,9 +211,6 @@ impl Engine {
     /// sent meanwhile. CLIENT LIST counts them in `qbuf`, as Redis' query
     /// buffer holds them.
     pub fn set_pending_input(&mut self, id: crate::server::client::ClientId, bytes: usize) {
-        if let Some(c) = self.clients.get_mut(&id) {
-            c.pending_input = bytes;
-        }
         if let Some(entry) = self.srv.client_list.get_mut(&id) {
             entry.pending_input = bytes;
         }

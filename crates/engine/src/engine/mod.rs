@@ -378,7 +378,8 @@ impl Engine {
         }
         c.last_interaction_us = srv.clock.now_us();
         c.current = CommandBytes::of(args);
-        c.current.query += c.pending_input;
+        // A pipeline's rest sits in the query buffer behind this command.
+        c.current.query += srv.client_list.get(&client).map_or(0, |e| e.pending_input);
         srv.lazyfree_drain();
         srv.blocking.deny = !may_block;
         srv.tracking.current = Some(client);

@@ -39,7 +39,7 @@ use crate::server::Server;
 /// The class a client's limits come from: `pubsub` while it is subscribed.
 fn class_of(srv: &Server, id: ClientId) -> ObufClass {
     match srv.client_list.get(&id) {
-        Some(e) if e.subscribed => ObufClass::PubSub,
+        Some(e) if e.subscribed() => ObufClass::PubSub,
         _ => ObufClass::Normal,
     }
 }

@@ -77,6 +77,12 @@ impl Subscriptions {
         self.count() + self.shard.len() > 0
     }
 
+    /// Channels, patterns and shard channels apart (CLIENT LIST's `sub`,
+    /// `psub` and `ssub`).
+    pub fn counts(&self) -> [usize; 3] {
+        [self.channels.len(), self.patterns.len(), self.shard.len()]
+    }
+
     /// The count a confirmation of `kind` reports: shard subscriptions are
     /// counted apart from the others.
     pub fn count_for(&self, kind: PubSubKind) -> usize {

@@ -41,8 +41,6 @@ pub struct Client {
     pub current: super::client_bufs::CommandBytes,
     /// The transaction EXEC is running, as CLIENT LIST shows it meanwhile.
     pub exec: Option<ExecView>,
-    /// Bytes its driver read after the running command (a pipeline's rest).
-    pub pending_input: usize,
 }
 
 /// A transaction while EXEC runs it: Redis keeps `mstate` (and the `x`
@@ -76,7 +74,6 @@ impl Client {
             authenticated,
             current: Default::default(),
             exec: None,
-            pending_input: 0,
         }
     }
 
@@ -152,10 +149,6 @@ pub struct ClientEntry {
     pub created_us: u64,
     pub last_interaction_us: u64,
     pub closing: bool,
-    /// In Pub/Sub mode (`CLIENT_PUBSUB`): a RESP2 redirection target of
-    /// client-side caching hears invalidations only then. Kept current after
-    /// every command, as is `resp`, since tracking reads both for any client.
-    pub subscribed: bool,
     /// Last command as (name, subcommand or ""); "NULL" before the first.
     pub last_cmd: (&'static str, &'static str),
     /// CLIENT NO-EVICT and NO-TOUCH, for the `e` and `T` flags.
@@ -167,9 +160,13 @@ pub struct ClientEntry {
     pub multi_queue: (usize, usize, usize),
     /// Bytes of a running EXEC's reply written so far (part of `obl`).
     pub exec_replied: usize,
-    /// Bytes read and not yet handed to the engine (see `Engine::set_pending_input`).
+    /// Bytes its driver read and has not handed to the engine: a
+    /// pipeline's rest while a command runs ([`crate::Engine::set_pending_input`]
+    /// writes it; this is its only copy).
     pub pending_input: usize,
-    /// Channels, patterns and shard channels subscribed to (`sub`, `psub`, `ssub`).
+    /// Channels, patterns and shard channels subscribed to (`sub`, `psub`,
+    /// `ssub`). Kept current after every command, as is `resp`, since
+    /// tracking reads both for any client.
     pub subs: [usize; 3],
     /// Its query and reply buffers.
     pub bufs: super::client_bufs::ClientBufs,
@@ -178,17 +175,18 @@ pub struct ClientEntry {
 }
 
 impl ClientEntry {
+    /// In Pub/Sub mode (`CLIENT_PUBSUB`): a RESP2 redirection target of
+    /// client-side caching hears invalidations only then.
+    pub fn subscribed(&self) -> bool {
+        self.subs.iter().any(|&n| n > 0)
+    }
+
     /// Brings the protocol and Pub/Sub state up to date after each command
     /// (the rest waits for [`ClientEntry::sync`]).
     #[inline]
     pub fn sync_proto(&mut self, c: &Client) {
         self.resp = c.resp;
-        self.subscribed = c.subs.active();
-        self.subs = [
-            c.subs.channels.len(),
-            c.subs.patterns.len(),
-            c.subs.shard.len(),
-        ];
+        self.subs = c.subs.counts();
     }
 
     /// A new connection's entry.
@@ -205,18 +203,13 @@ impl ClientEntry {
             created_us: c.created_us,
             last_interaction_us: c.last_interaction_us,
             closing: c.close_after_reply,
-            subscribed: c.subs.active(),
             last_cmd: ("NULL", ""),
             modes: c.modes,
             multi: c.multi.is_some() || c.exec.is_some(),
             multi_queue: multi_queue(c),
             exec_replied: c.exec.map_or(0, |x| x.replied),
-            pending_input: c.pending_input,
-            subs: [
-                c.subs.channels.len(),
-                c.subs.patterns.len(),
-                c.subs.shard.len(),
-            ],
+            pending_input: 0,
+            subs: c.subs.counts(),
             bufs: Default::default(),
             user: c.user.clone().unwrap_or_default(),
         }
@@ -228,18 +221,12 @@ impl ClientEntry {
         self.resp = c.resp;
         self.last_interaction_us = c.last_interaction_us;
         self.closing = c.close_after_reply;
-        self.subscribed = c.subs.active();
         self.last_cmd = last_cmd;
         self.modes = c.modes;
         self.multi = c.multi.is_some() || c.exec.is_some();
         self.multi_queue = multi_queue(c);
         self.exec_replied = c.exec.map_or(0, |x| x.replied);
-        self.pending_input = c.pending_input;
-        self.subs = [
-            c.subs.channels.len(),
-            c.subs.patterns.len(),
-            c.subs.shard.len(),
-        ];
+        self.subs = c.subs.counts();
         if self.name != c.name {
             self.name.clone_from(&c.name);
         }

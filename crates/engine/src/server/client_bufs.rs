@@ -32,6 +32,24 @@ const PEAK_RESET_MS: u64 = 5000;
 /// `zmalloc_size(c)`: the client struct itself, as jemalloc rounds it.
 const CLIENT_STRUCT: usize = 768;
 
+/// What a client's transaction, watched keys and subscriptions take, as
+/// Redis 7.2 counts them in `tot-mem`: `multiStateMemOverhead` (the queued
+/// commands' argument bytes, 24 per allocated queue slot, 80 per watched
+/// key) and `pubsubMemOverhead` (each non-empty dict's 24-byte entries and
+/// 8-byte buckets, at least 4). `queue` is (commands, argument bytes,
+/// allocated slots); `subs` the channel, pattern and shard channel counts.
+pub fn state_overhead(queue: (usize, usize, usize), watched: usize, subs: [usize; 3]) -> usize {
+    let dict = |n: usize| {
+        if n == 0 {
+            0
+        } else {
+            24 * n + 8 * n.next_power_of_two().max(4)
+        }
+    };
+    let (_, argv_bytes, slots) = queue;
+    argv_bytes + 24 * slots + 80 * watched + subs.iter().map(|&n| dict(n)).sum::<usize>()
+}
+
 /// The bytes of the command a client is running, as its connection read it.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CommandBytes {
@@ -134,6 +152,13 @@ impl ClientBufs {
         let room = if self.fresh { 0 } else { self.query_alloc };
         let argv = cmd.map_or(0, |c| c.argv + 8 * c.argc);
         omem + self.query_mem(room) + CLIENT_STRUCT + self.rbs + argv + others
+    }
+
+    /// `obl`: the reply buffer's bytes in use. While EXEC runs, the replies
+    /// of its commands so far (`exec_replied`) wait there too, as far as the
+    /// buffer, or the reply being written, holds them.
+    pub fn used(&self, obl: usize, exec_replied: usize) -> usize {
+        (obl + exec_replied).min(self.rbs.max(obl))
     }
 
     /// One visit of `clientsCron`: `clientsCronResizeQueryBuffer` (an idle
@@ -351,5 +376,26 @@ mod tests {
         }
         let big = Frame::Array(vec![Frame::Bulk(vec![b'x'; 1000]); 1000]);
         assert_eq!(reply_len_upto(&big, 2, 16384), 16384);
+    }
+
+    #[test]
+    fn state_overhead_counts_queue_watches_and_each_pubsub_dict() {
+        assert_eq!(state_overhead((0, 0, 0), 0, [0, 0, 0]), 0);
+        // Two queued commands of 10 argument bytes in 4 slots, 3 watched keys.
+        assert_eq!(state_overhead((2, 10, 4), 3, [0, 0, 0]), 10 + 96 + 240);
+        // A dict has at least 4 buckets; 5 entries need 8.
+        assert_eq!(
+            state_overhead((0, 0, 0), 0, [1, 5, 0]),
+            (24 + 32) + (120 + 64)
+        );
+    }
+
+    #[test]
+    fn used_reply_buffer_holds_execs_replies_up_to_its_size() {
+        let b = ClientBufs::default();
+        assert_eq!(b.used(0, 100), 100);
+        assert_eq!(b.used(10, 1 << 20), b.rbs);
+        // A reply larger than the buffer shows whole.
+        assert_eq!(b.used(1 << 20, 5), 1 << 20);
     }
 }

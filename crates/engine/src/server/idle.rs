@@ -18,7 +18,7 @@ pub(crate) fn close_idle_clients(srv: &mut Server) {
         .iter()
         .filter(|(id, e)| {
             let last_s = ((base_us + e.last_interaction_us) / 1_000_000) as i64;
-            !e.subscribed
+            !e.subscribed()
                 && !e.closing
                 && now_s - last_s > timeout
                 && !srv.blocking.is_blocked(**id)

@@ -331,7 +331,7 @@ fn send(srv: &mut Server, id: ClientId, payload: Payload) {
 /// A connection's protocol and whether it is subscribed (`CLIENT_PUBSUB`),
 /// or `None` if it is gone.
 fn conn(srv: &Server, id: ClientId) -> Option<(u8, bool)> {
-    srv.client_list.get(&id).map(|e| (e.resp, e.subscribed))
+    srv.client_list.get(&id).map(|e| (e.resp, e.subscribed()))
 }
 
 /// Hands `frame` to `to`: after the reply if `to` is running a command

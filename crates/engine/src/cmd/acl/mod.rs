@@ -186,7 +186,7 @@ fn kill_pubsub_clients(srv: &mut Server, me: &mut Client, new: &User) {
             let subscribed = if id == me.id {
                 me.subs.active()
             } else {
-                e.subscribed
+                e.subscribed()
             };
             user == Some(new.name.as_str()) && subscribed
         })

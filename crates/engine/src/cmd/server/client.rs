@@ -9,7 +9,7 @@ use crate::cmd::replies::help_reply;
 use crate::cmd::table::{commands, Command, Ctx};
 use crate::proto::resp::Frame;
 use crate::server::client::{Client, ClientEntry};
-use crate::server::client_bufs::CommandBytes;
+use crate::server::client_bufs::{state_overhead, CommandBytes};
 use crate::server::Server;
 
 pub(super) static SUBCOMMANDS: &[Command] = commands! { group: "connection";
@@ -61,7 +61,7 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry, running: Option<&CommandB
     let out = crate::output::info(srv, id);
     // `catClientInfoString`'s letters, in its order.
     let mut flags = String::new();
-    if e.subscribed {
+    if e.subscribed() {
         flags.push('P');
     }
     if e.multi {
@@ -114,20 +114,8 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry, running: Option<&CommandB
         },
     };
     let running = running.or(blocked.as_ref());
-    let (queued, multi_mem, multi_alloc) = e.multi_queue;
-    // `multiStateMemOverhead` (with 80 bytes per watched key) and
-    // `pubsubMemOverhead` (each dict's entries and buckets).
-    let dict = |n: usize| {
-        if n == 0 {
-            0
-        } else {
-            24 * n + 8 * n.next_power_of_two().max(4)
-        }
-    };
-    let others = multi_mem
-        + 24 * multi_alloc
-        + 80 * srv.watches.watched_count(id)
-        + e.subs.iter().map(|&n| dict(n)).sum::<usize>();
+    let (queued, multi_mem, _) = e.multi_queue;
+    let others = state_overhead(e.multi_queue, srv.watches.watched_count(id), e.subs);
     let tot_mem = bufs.total(out.omem as usize, running, others);
     let cmd = match e.last_cmd {
         (n, "") => n.to_string(),
@@ -153,7 +141,7 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry, running: Option<&CommandB
         running.map_or(0, |c| c.argv),
         e.bufs.rbs,
         e.bufs.rbp,
-        (out.obl as usize + e.exec_replied).min(e.bufs.rbs.max(out.obl as usize)),
+        e.bufs.used(out.obl as usize, e.exec_replied),
         out.oll,
         out.omem,
         e.user,
@@ -329,7 +317,7 @@ impl KillFilter {
         !self.no_match
             && self.addr.as_ref().is_none_or(|a| a == e.addr.as_bytes())
             && self.laddr.as_ref().is_none_or(|a| a == e.laddr.as_bytes())
-            && self.pubsub.is_none_or(|p| p == e.subscribed)
+            && self.pubsub.is_none_or(|p| p == e.subscribed())
             && self.id.is_none_or(|want| want == id)
             && self.user.as_ref().is_none_or(|u| *u == e.user)
     }
