@@ -76,13 +76,17 @@ const MARKER: &str = "<!-- redsim:assets -->";
 /// playground page does; the embedding example, like any documentation
 /// page, does not: a widget must not keep the page's own text from showing.
 const MARKER_HOLD: &str = "<!-- redsim:assets hold-first-paint -->";
-/// The console module's bindings and wasm are preloaded: without the hints
-/// their fetches would wait for the loader to run, which waits for the
-/// stylesheet, and the wasm's for the bindings. The loader's tag follows them.
+/// The console module's wasm is preloaded: without the hint its fetch would
+/// wait for the loader to run. The loader carries the module's bindings
+/// (see [`inline_console_bindings`]). Its tag follows the hint.
 const HINT_TAGS: &str = "<link rel=\"stylesheet\" href=\"redsim.css\">\n    \
-                         <link rel=\"modulepreload\" href=\"redsim-web.js\">\n    \
                          <link rel=\"preload\" href=\"redsim-web_bg.wasm\" as=\"fetch\" \
                          type=\"application/wasm\" crossorigin>\n    ";
+/// The loader's line that [`inline_console_bindings`] replaces.
+const BINDINGS_LINE: &str = "const inlinedConsole = null; // redsim:console-bindings\n";
+/// How wasm-bindgen's bindings end: their exports, which the loader takes
+/// from the function that runs them instead.
+const BINDINGS_EXPORT: &str = "export { initSync, __wbg_init as default };";
 /// The loader's tag at [`MARKER`].
 const LOADER: &str = "<script type=\"module\" src=\"redsim.js\"></script>";
 /// The loader's tag as [`MARKER_HOLD`] writes it.
@@ -194,6 +198,15 @@ pub fn dist() -> Result<Built, String> {
             sizes.push((name.to_string(), bytes.len() as u64, gzip_len(&bytes)?));
         }
     }
+    let bindings = out.join("redsim-web.js");
+    if bindings.exists() {
+        let loader = out.join("redsim.js");
+        let read = |p: &Path| {
+            fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+        };
+        let merged = inline_console_bindings(&read(&loader)?, &read(&bindings)?)?;
+        write(&loader, merged.as_bytes())?;
+    }
     compress_all(&out)?;
     for (file, raw, gz) in sizes {
         println!(
@@ -262,6 +275,34 @@ fn optimize(wasm: &Path, passes: &[&str], names: bool) -> Result<(), String> {
         t.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The loader with the console module's bindings in it: they run, as a
+/// function's body, where the loader declares `inlinedConsole`, which holds
+/// what they export. A page then fetches one script before its first reply
+/// instead of two (the loader's comment there says what that saves).
+/// `redsim-web.js` stays in `dist/`: a restart after a crash imports a fresh
+/// copy of it.
+fn inline_console_bindings(loader: &str, bindings: &str) -> Result<String, String> {
+    if loader.matches(BINDINGS_LINE).count() != 1 {
+        return Err("assets/redsim.js has no line for the console module's bindings".into());
+    }
+    if bindings.matches(BINDINGS_EXPORT).count() != 1
+        || !bindings.trim_end().ends_with(BINDINGS_EXPORT)
+    {
+        return Err(
+            "the console module's bindings have changed shape: cannot put them in the loader"
+                .into(),
+        );
+    }
+    let body = bindings
+        .trim_end()
+        .strip_suffix(BINDINGS_EXPORT)
+        .unwrap_or(bindings);
+    let carried = format!(
+        "const inlinedConsole = (() => {{\n{body}return {{ default: __wbg_init, initSync }};\n}})();\n"
+    );
+    Ok(loader.replacen(BINDINGS_LINE, &carried, 1))
 }
 
 /// Writes `name.br` and `name.gz` beside every file of `dir`, for servers
@@ -411,11 +452,12 @@ mod tests {
         assert!(html.contains("<link rel=\"icon\" href=\"x.svg\">"));
         assert!(html.contains("<script type=\"module\" src=\"redsim.js\"></script>"));
         assert!(html.contains("href=\"redsim.css\""));
-        // The console module is preloaded, and the loader comes after its hints.
+        // The console module is preloaded, and the loader comes after its hint;
+        // its bindings come in the loader, so nothing preloads them.
         let preload = html
             .find("<link rel=\"preload\" href=\"redsim-web_bg.wasm\" as=\"fetch\"")
             .expect("the wasm is preloaded");
-        assert!(html.contains("<link rel=\"modulepreload\" href=\"redsim-web.js\">"));
+        assert!(!html.contains("modulepreload"), "{html}");
         assert!(preload < html.find("src=\"redsim.js\"").unwrap());
         assert!(!html.contains("\n\n"), "{html}");
         // The holding marker gives the same tags with a render-blocking loader.
@@ -459,6 +501,24 @@ mod tests {
             }
             assert_eq!(depth, 0, "blocks left open at the end of {name}");
         }
+    }
+
+    #[test]
+    fn the_loader_carries_the_console_bindings_in_place_of_its_line() {
+        let loader = format!("const here = 1;\n{BINDINGS_LINE}start();\n");
+        let bindings = format!("let wasm;\nasync function __wbg_init() {{}}\nfunction initSync() {{}}\n\n{BINDINGS_EXPORT}\n");
+        let out = inline_console_bindings(&loader, &bindings).unwrap();
+        assert_eq!(
+            out,
+            "const here = 1;\nconst inlinedConsole = (() => {\nlet wasm;\nasync function __wbg_init() {}\n\
+             function initSync() {}\n\nreturn { default: __wbg_init, initSync };\n})();\nstart();\n"
+        );
+        // No line to replace, or bindings of another shape: refused, not guessed.
+        assert!(inline_console_bindings("start();\n", &bindings).is_err());
+        assert!(inline_console_bindings(&loader, "export default 1;\n").is_err());
+        // The real loader has the line once.
+        let real = fs::read_to_string(root().join("assets/redsim.js")).unwrap();
+        assert_eq!(real.matches(BINDINGS_LINE).count(), 1);
     }
 
     /// `dist/redsim.css` is the parts in the order of their names, whole.
