@@ -209,6 +209,8 @@ pub fn mount(root: &Element, widget: WidgetProps, search: &str, hash: &str) {
             let b = El::new("button")
                 .cls("rs-pagetab")
                 .attr("role", "tab")
+                .attr("id", &tab_id(t))
+                .attr("aria-controls", &view_id(t))
                 .attr("aria-selected", "false")
                 .attr("data-action", action)
                 .text(label)
@@ -218,7 +220,12 @@ pub fn mount(root: &Element, widget: WidgetProps, search: &str, hash: &str) {
         .collect();
     let theme = theme_toggle();
     show_theme(&theme, dark_now());
-    let view = El::new("div").cls("rs-pageview").el();
+    // The console's view: its heading, then the widget (which clears its
+    // own host).
+    let widget_host = El::new("div").el();
+    let view = tab_panel(El::new("div").cls("rs-pageview"), PageTab::Console)
+        .child(El(widget_host.clone()))
+        .el();
     let bar = El::new("div")
         .cls("rs-pagebar")
         .child(
@@ -239,7 +246,7 @@ pub fn mount(root: &Element, widget: WidgetProps, search: &str, hash: &str) {
         theme,
     });
     shell.show(PageTab::from_url(search, hash));
-    crate::console::mount(&view, widget);
+    crate::console::mount(&widget_host, widget);
     let listeners = listen(&bar, &shell);
     crate::handover::keep(Box::new(move || drop(listeners)));
 }
@@ -288,6 +295,31 @@ fn listen(bar: &Element, shell: &Rc<Shell>) -> Vec<EventListener> {
     vec![on_bar, on_back, on_theme]
 }
 
+/// The id of `tab`'s button, which labels its view.
+fn tab_id(tab: PageTab) -> String {
+    format!("rs-tab-{}", tab.name())
+}
+
+/// The id of `tab`'s view, which its button controls.
+fn view_id(tab: PageTab) -> String {
+    format!("rs-view-{}", tab.name())
+}
+
+/// `view` as `tab`'s panel: labelled by its tab's button, and headed by the
+/// tab's name for screen readers (`.rs-vh`), so that the headings inside a
+/// view (the keyspace's, a scenario group's) sit under a second level, as
+/// they do under a documentation page's sections.
+fn tab_panel(view: El, tab: PageTab) -> El {
+    let label = TABS
+        .iter()
+        .find(|(t, _, _)| *t == tab)
+        .map_or("", |(_, _, label)| *label);
+    view.attr("id", &view_id(tab))
+        .attr("role", "tabpanel")
+        .attr("aria-labelledby", &tab_id(tab))
+        .child(El::new("h2").cls("rs-vh").text(label))
+}
+
 /// The lab tabs' places, built beside the shell's own root inside `host`
 /// (`#redsim`). They are beside the shell, not in it, on purpose: each Yew
 /// instance (the lab's) delegates events from its root, and the shell
@@ -307,10 +339,7 @@ pub fn build_lab_places(
         PageTab::Topology,
         PageTab::Lessons,
     ] {
-        let Ok(place) = doc.create_element("div") else {
-            return;
-        };
-        place.set_class_name("rs-pageview rs-labslot");
+        let place = tab_panel(El::new("div").cls("rs-pageview rs-labslot"), tab).el();
         let _ = place.set_attribute("data-redsim-lab-tab", tab.name());
         let _ = place.set_attribute("data-search", search);
         let _ = place.set_attribute("data-hash", hash);

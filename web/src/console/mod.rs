@@ -31,7 +31,7 @@ use gloo::events::EventListener;
 use gloo::timers::callback::Interval;
 use wasm_bindgen::{closure::Closure, JsCast, JsValue};
 use web_sys::{Element, HtmlInputElement, KeyboardEvent};
-use yew::{AppHandle, Callback};
+use yew::{AppHandle, AttrValue, Callback};
 
 use crate::dom::{after_next_paint, page_has_selection, page_url, wall_ms};
 use crate::panels::clients::{client_tabs, ClientTab};
@@ -179,6 +179,7 @@ struct Inner {
     painted: bool,
     rest: bool,
     chart: Option<AppHandle<TimelinePanel>>,
+    timeline_label: AttrValue,
     on_zoom: Callback<Zoom>,
     on_close_inspector: Callback<()>,
 }
@@ -192,7 +193,8 @@ impl Inner {
             .t0
             .unwrap_or_else(|| (js_sys::Date::now() / 1000.0).floor() as u64);
         let state = Console::new(preset, t0, wall_ms);
-        let dom = Dom::build(host, props.shareable, state.zoom);
+        let timeline_label = AttrValue::from(panel_name("Timeline", props.host));
+        let dom = Dom::build(host, props.shareable, state.zoom, props.host);
         let send = sender(&me);
         let tick = send.clone();
         let ticker = Interval::new(TICK_MS, move || tick(Msg::Do(Action::Tick)));
@@ -217,6 +219,7 @@ impl Inner {
             painted: false,
             rest: false,
             chart: None,
+            timeline_label,
             on_zoom: Callback::from(move |z| zoom(Msg::Do(Action::Zoom(z)))),
             on_close_inspector: Callback::from(move |()| close(Msg::Do(Action::CloseInspector))),
         }
@@ -412,6 +415,7 @@ impl Inner {
             on_zoom: self.on_zoom.clone(),
             memory: t.memory.clone(),
             pending: t.pending.clone(),
+            label: self.timeline_label.clone(),
         };
         // The callbacks are made once, so props compare equal when nothing
         // the component shows changed.
@@ -509,7 +513,7 @@ impl Inner {
 
 impl Dom {
     /// The widget's frame, in `host` (emptied first).
-    fn build(host: &Element, shareable: bool, zoom: Zoom) -> Dom {
+    fn build(host: &Element, shareable: bool, zoom: Zoom, host_index: usize) -> Dom {
         let clock = El::new("div")
             .cls("rs-clock")
             .attr("role", "group")
@@ -557,10 +561,10 @@ impl Dom {
             .cls("rs-console")
             .child(El(tabs.clone()))
             .child(El(screen.clone()));
-        let keys = KeyspacePanel::new();
+        let keys = KeyspacePanel::new(&panel_name("Keyspace", host_index));
         let timeline = El::new("div")
             .cls("rs-timeline-host")
-            .markup(&timeline_frame(zoom))
+            .markup(&timeline_frame(zoom, &panel_name("Timeline", host_index)))
             .el();
         let root = El::new("div")
             .cls("rs-widget")
@@ -590,6 +594,17 @@ impl Dom {
             inspector: None,
             timeline,
         }
+    }
+}
+
+/// The accessible name of a widget's panel (`base`: "Keyspace",
+/// "Timeline"): with the widget's number after the page's first, since the
+/// landmarks of a page with several consoles must be told apart.
+pub fn panel_name(base: &str, host: usize) -> String {
+    if host == 0 {
+        base.to_string()
+    } else {
+        format!("{base}, console {}", host + 1)
     }
 }
 
@@ -629,4 +644,16 @@ fn text_selected(input: &HtmlInputElement) -> bool {
         (Ok(Some(a)), Ok(Some(b))) if a != b
     );
     page_has_selection() || in_prompt
+}
+
+#[cfg(test)]
+mod tests {
+    use super::panel_name;
+
+    #[test]
+    fn panels_of_later_consoles_carry_their_number() {
+        assert_eq!(panel_name("Keyspace", 0), "Keyspace");
+        assert_eq!(panel_name("Timeline", 1), "Timeline, console 2");
+        assert_ne!(panel_name("Keyspace", 1), panel_name("Keyspace", 2));
+    }
 }

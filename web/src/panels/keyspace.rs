@@ -111,7 +111,8 @@ pub struct KeyspacePanel {
 }
 
 impl KeyspacePanel {
-    pub fn new() -> KeyspacePanel {
+    /// `label`: its accessible name (see [`crate::console::panel_name`]).
+    pub fn new(label: &str) -> KeyspacePanel {
         let summary = El::new("span").cls("rs-muted").el();
         let filter = El::new("input")
             .cls("rs-key-filter")
@@ -123,7 +124,7 @@ impl KeyspacePanel {
             .el();
         let root = El::new("section")
             .cls("rs-panel rs-keys")
-            .attr("aria-label", "Keyspace")
+            .attr("aria-label", label)
             .child(
                 El::new("header")
                     .cls("rs-panel-head")
@@ -205,7 +206,9 @@ impl KeyspacePanel {
             }
             return;
         }
-        let list = El::new("ul")
+        // Plain boxes, not a list: each row is a button, a role a list
+        // item may not take.
+        let list = El::new("div")
             .cls("rs-keylist")
             .attr("role", "group")
             .attr("aria-label", "Keys")
@@ -248,7 +251,7 @@ fn row_class(r: &Row, selected: bool) -> String {
 
 fn row(r: &Row, selected: bool) -> Element {
     let k = &r.info;
-    El::new("li")
+    El::new("div")
         .cls(&row_class(r, selected))
         .attr("data-key", &k.key)
         .attr("role", "button")

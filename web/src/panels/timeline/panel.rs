@@ -27,6 +27,10 @@ pub struct TimelineProps {
     pub memory: Rc<VecDeque<(u64, u64, u64)>>,
     #[prop_or_default]
     pub pending: Rc<Vec<(u64, u64)>>,
+    /// The panel's accessible name (see [`crate::console::panel_name`]);
+    /// "Timeline" when empty.
+    #[prop_or_default]
+    pub label: AttrValue,
 }
 
 /// The chart, its lane labels, zoom buttons and legend.
@@ -94,7 +98,8 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
         .map(|w| wait_bar(w, start, end, props.now_us));
     let now_x = x_pct(props.now_us, start, end);
     html! {
-        <section class="rs-panel rs-timeline" aria-label="Timeline">
+        <section class="rs-panel rs-timeline"
+            aria-label={ if props.label.is_empty() { AttrValue::Static("Timeline") } else { props.label.clone() } }>
             { head(props.zoom, &props.on_zoom) }
             <div class="rs-tl-body">
                 <svg class="rs-tl-lanes" width="74" height={ num(HEIGHT) } aria-hidden="true">
@@ -223,7 +228,7 @@ fn legend(props: &TimelineProps) -> Html {
 /// its place once that frame is up and the console module's rest has
 /// come: it runs none of its code before the first reply (issue 17). The
 /// box keeps its size, so nothing moves when the chart fills it.
-pub fn timeline_frame(zoom: Zoom) -> String {
+pub fn timeline_frame(zoom: Zoom, label: &str) -> String {
     let chips: String = Zoom::ALL
         .iter()
         .map(|&z| {
@@ -236,13 +241,14 @@ pub fn timeline_frame(zoom: Zoom) -> String {
         .collect();
     format!(
         concat!(
-            r#"<section class="rs-panel rs-timeline" aria-label="Timeline" data-pending="chart">"#,
+            r#"<section class="rs-panel rs-timeline" aria-label="{label}" data-pending="chart">"#,
             r#"<header class="rs-panel-head"><h3>Timeline</h3><span class="rs-muted">virtual time</span>"#,
             r#"<span class="rs-spacer"></span><span class="rs-chips">{chips}</span></header>"#,
             r#"<div class="rs-tl-body"><svg class="rs-tl-lanes" width="74" height="{h}" aria-hidden="true"></svg>"#,
             r#"<svg class="rs-tl-svg" width="100%" height="{h}" aria-hidden="true"></svg></div>"#,
             r#"<footer class="rs-legend">{marks}{time}</footer></section>"#
         ),
+        label = label,
         chips = chips,
         h = num(HEIGHT),
         marks = LEGEND_MARKS,
