@@ -480,8 +480,8 @@ def main():
     ap.add_argument("--scenario-turns", type=int, default=3,
                     help="turns, native then browser, each scenario's figure its fastest over all")
     # Thirty: a median of five moved by 0.15x between runs of the same build on a 2-core
-    # machine, and the ratio of two medians of ten by 0.44x to 0.54x (nine runs of the same two
-    # builds); a load's time swings by some 30 ms with what the browser's other processes do
+    # machine, and the ratio of two medians of ten by 0.42x to 0.54x (eight runs, on both pages,
+    # of the same two builds); a load's time swings by some 30 ms with what the browser's other processes do
     # meanwhile. An even number lets each build open half the rounds.
     ap.add_argument("--loads", type=int, default=30,
                     help="cold loads per page and build for the time to first reply (median)")
