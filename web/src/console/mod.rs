@@ -194,7 +194,13 @@ impl Inner {
             .unwrap_or_else(|| (js_sys::Date::now() / 1000.0).floor() as u64);
         let state = Console::new(preset, t0, wall_ms);
         let timeline_label = AttrValue::from(panel_name("Timeline", props.host));
-        let dom = Dom::build(host, props.shareable, state.zoom, props.host);
+        let dom = Dom::build(
+            host,
+            props.shareable,
+            state.zoom,
+            props.host,
+            &timeline_label,
+        );
         let send = sender(&me);
         let tick = send.clone();
         let ticker = Interval::new(TICK_MS, move || tick(Msg::Do(Action::Tick)));
@@ -512,8 +518,15 @@ impl Inner {
 }
 
 impl Dom {
-    /// The widget's frame, in `host` (emptied first).
-    fn build(host: &Element, shareable: bool, zoom: Zoom, host_index: usize) -> Dom {
+    /// The widget's frame, in `host` (emptied first); `timeline_label` is
+    /// the timeline's accessible name, which its chart keeps.
+    fn build(
+        host: &Element,
+        shareable: bool,
+        zoom: Zoom,
+        host_index: usize,
+        timeline_label: &str,
+    ) -> Dom {
         let clock = El::new("div")
             .cls("rs-clock")
             .attr("role", "group")
@@ -564,7 +577,7 @@ impl Dom {
         let keys = KeyspacePanel::new(&panel_name("Keyspace", host_index));
         let timeline = El::new("div")
             .cls("rs-timeline-host")
-            .markup(&timeline_frame(zoom, &panel_name("Timeline", host_index)))
+            .markup(&timeline_frame(zoom, timeline_label))
             .el();
         let root = El::new("div")
             .cls("rs-widget")

@@ -27,9 +27,7 @@ pub struct TimelineProps {
     pub memory: Rc<VecDeque<(u64, u64, u64)>>,
     #[prop_or_default]
     pub pending: Rc<Vec<(u64, u64)>>,
-    /// The panel's accessible name (see [`crate::console::panel_name`]);
-    /// "Timeline" when empty.
-    #[prop_or_default]
+    /// The panel's accessible name (see [`crate::console::panel_name`]).
     pub label: AttrValue,
 }
 
@@ -99,7 +97,7 @@ pub fn TimelinePanel(props: &TimelineProps) -> Html {
     let now_x = x_pct(props.now_us, start, end);
     html! {
         <section class="rs-panel rs-timeline"
-            aria-label={ if props.label.is_empty() { AttrValue::Static("Timeline") } else { props.label.clone() } }>
+            aria-label={ props.label.clone() }>
             { head(props.zoom, &props.on_zoom) }
             <div class="rs-tl-body">
                 <svg class="rs-tl-lanes" width="74" height={ num(HEIGHT) } aria-hidden="true">
