@@ -77,7 +77,8 @@ function applyTheme() {
   window.dispatchEvent(new CustomEvent('redsim-theme', { detail: theme }));
 }
 if (darkQuery) darkQuery.addEventListener('change', applyTheme);
-document.addEventListener('DOMContentLoaded', applyTheme);
+// Toggles parsed after this script ran, where it runs before the document is parsed.
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', applyTheme);
 // A page embedding widgets can offer the same switch with any element carrying
 // data-redsim-theme-toggle (a <button>, say): a click flips the theme and stores the choice.
 document.addEventListener('click', (e) => {
@@ -171,6 +172,9 @@ async function instantiate(name) {
 // `split_profile.py` records with `redsimHoldRest` set: those parts never come in that run.
 const afterRest = [];
 let restTime = false;
+// What the console module does once the next frame is drawn (`dom::after_next_paint`): the
+// frame's callback only sets a zero timeout, so no wasm runs before that frame is drawn.
+globalThis.redsimAfterPaint = (fn) => requestAnimationFrame(() => setTimeout(fn, 0));
 globalThis.redsimAfterRest = (fn) => {
   afterRest.push(fn);
   if (restTime) restCame();

@@ -169,13 +169,17 @@ pub fn shown_tab() -> Option<String> {
         .and_then(|b| b.get_attribute("data-redsim-tab"))
 }
 
-/// Records the tab shown on the body and tells the lab module.
-pub fn announce_tab(name: &str) {
+/// Records the tab shown on the body and, with `tell`, tells the lab
+/// module's views by a [`TAB_EVENT`].
+pub fn announce_tab(name: &str, tell: bool) {
     let Some(w) = web_sys::window() else {
         return;
     };
     if let Some(body) = w.document().and_then(|d| d.body()) {
         let _ = body.set_attribute("data-redsim-tab", name);
+    }
+    if !tell {
+        return;
     }
     if let Ok(e) = web_sys::Event::new(TAB_EVENT) {
         let _ = w.dispatch_event(&e);
@@ -244,17 +248,51 @@ pub fn set_global(name: &str, value: JsValue) {
     }
 }
 
+thread_local! {
+    /// What waits for the next paint ([`after_next_paint`]), run together.
+    static AFTER_PAINT: std::cell::RefCell<Vec<Box<dyn FnOnce()>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Runs `f` once the browser has drawn its next frame: an animation-frame
 /// callback runs just before that frame's style, layout and paint, and a
 /// zero timeout set from it runs after them. Work that needs the page laid
 /// out (focusing an element does) waits there rather than forcing a layout
 /// of its own before the page's first frame.
+///
+/// Everything asked for before that frame shares one request, made through
+/// the loader's `redsimAfterPaint` (`assets/redsim.js`), whose frame
+/// callback only sets the timeout: the frame that shows a console's first
+/// reply runs no wasm before it is drawn (a start asks for three things).
 pub fn after_next_paint(f: impl FnOnce() + 'static) {
-    let Some(w) = web_sys::window() else {
+    let first = AFTER_PAINT.with(|q| {
+        let mut q = q.borrow_mut();
+        q.push(Box::new(f));
+        q.len() == 1
+    });
+    let Some(w) = web_sys::window().filter(|_| first) else {
         return;
     };
-    let next = wasm_bindgen::closure::Closure::once_into_js(move || {
-        gloo::timers::callback::Timeout::new(0, f).forget();
-    });
-    let _ = w.request_animation_frame(next.unchecked_ref());
+    let run = || {
+        let due = AFTER_PAINT.with(|q| std::mem::take(&mut *q.borrow_mut()));
+        for f in due {
+            f();
+        }
+    };
+    let hook = js_sys::Reflect::get(&w, &JsValue::from_str("redsimAfterPaint"));
+    match hook
+        .ok()
+        .and_then(|h| h.dyn_into::<js_sys::Function>().ok())
+    {
+        Some(hook) => {
+            let _ = hook.call1(&w, &wasm_bindgen::closure::Closure::once_into_js(run));
+        }
+        // A page without the loader (a development server's).
+        None => {
+            let next = wasm_bindgen::closure::Closure::once_into_js(move || {
+                gloo::timers::callback::Timeout::new(0, run).forget();
+            });
+            let _ = w.request_animation_frame(next.unchecked_ref());
+        }
+    }
 }

@@ -179,7 +179,8 @@ impl Shell {
     /// shown from the body's `data-redsim-tab`; the first lab tab shown
     /// brings the lab module.
     fn show(&self, tab: PageTab) {
-        if self.tab.replace(Some(tab)) == Some(tab) {
+        let before = self.tab.replace(Some(tab));
+        if before == Some(tab) {
             return;
         }
         for (t, b) in &self.buttons {
@@ -191,7 +192,9 @@ impl Shell {
         } else {
             self.view.set_attribute("hidden", "")
         };
-        announce_tab(tab.name());
+        // The first tab shown is told by the body alone: no lab view can
+        // listen yet (in every start, the lab's views mount after the shell).
+        announce_tab(tab.name(), before.is_some());
         show_lab_place(tab);
         if tab.is_lab() {
             load_lab();
