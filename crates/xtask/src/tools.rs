@@ -1,4 +1,4 @@
-//! Tools fetched on first use into the target directory, each from npm at a pinned version: binaryen's `wasm-opt` (Debian's binaryen 108 cannot read what today's rustc emits; npm's 132 can) and axe-core, the accessibility checker the page tests inject.
+//! Tools fetched on first use into the target directory, each from npm at a pinned version: binaryen's `wasm-opt` (Debian's binaryen 108 cannot read what today's rustc emits; npm's 132 can), esbuild, which minifies the page's scripts, and axe-core, the accessibility checker the page tests inject.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,6 +21,16 @@ pub fn wasm_opt() -> Result<PathBuf, String> {
         BINARYEN,
         Path::new("node_modules/.bin/wasm-opt"),
     )
+}
+
+/// The esbuild release that minifies the page's scripts. Pinned, like
+/// binaryen.
+pub const ESBUILD: &str = "0.24.2";
+
+/// `esbuild`, installed with npm under `target/tools/` when missing (its
+/// package brings the binary for this platform).
+pub fn esbuild() -> Result<PathBuf, String> {
+    npm_tool("esbuild", ESBUILD, Path::new("node_modules/.bin/esbuild"))
 }
 
 /// axe-core's `axe.min.js`, installed with npm under `target/tools/` when
