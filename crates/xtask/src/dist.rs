@@ -308,8 +308,8 @@ fn inline_console_bindings(loader: &str, bindings: &str) -> Result<String, Strin
 
 /// Minifies every script of `dir` in place with esbuild: the loader (with
 /// the console module's bindings) is what a page parses before its first
-/// reply, and its comments are most of it (71 KB raw, 30 KB minified; 17
-/// and 9 KB gzipped). `assets/redsim.js` stays the readable source. Without
+/// reply, and its comments are most of it (71 KB raw, 31 KB minified; 17
+/// and 10 KB gzipped). `assets/redsim.js` stays the readable source. Without
 /// npm the scripts stay as written, and dist says so.
 fn minify_scripts(dir: &Path) -> Result<(), String> {
     let bin = match crate::tools::esbuild() {
