@@ -18,13 +18,12 @@ mod events;
 mod help;
 mod history;
 mod input;
+mod mailbox;
 mod screen;
 mod session;
 pub mod share;
 mod state;
 
-use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
 
 use gloo::events::EventListener;
@@ -41,6 +40,7 @@ use crate::panels::timeline::{timeline_frame, TimelinePanel, TimelineProps, Zoom
 use crate::ui::{replace, El};
 use clock::{clock_buttons, Mode, TimeView};
 use input::{InputArea, InputView};
+use mailbox::Mailbox;
 use screen::Scrollback;
 use share::{share_popover, Preset, ShareState};
 use state::{Action, Console};
@@ -84,52 +84,26 @@ enum Msg {
 /// Mounts a widget into `host` (emptied first); it lives until the page
 /// retires the console module (`crate::handover`).
 pub fn mount(host: &Element, props: WidgetProps) {
-    let shared = Rc::new(Shared {
-        inner: RefCell::new(None),
-        queue: RefCell::new(VecDeque::new()),
-    });
+    let shared: Rc<Shared> = Rc::new(Mailbox::new());
     let me = Rc::downgrade(&shared);
     let mut inner = Inner::new(host, props, me.clone());
     inner.render();
     inner.after_render(true);
-    *shared.inner.borrow_mut() = Some(inner);
-    // No message comes while it is built: they come from events and
-    // timers, in later tasks.
+    shared.set(inner);
     crate::handover::keep(Box::new(move || {
         // Dropping the state stops its timer and listeners.
-        let inner = shared.inner.borrow_mut().take();
-        if let Some(inner) = inner {
+        if let Some(inner) = shared.take() {
             inner.retire();
         }
     }));
 }
 
-/// The widget, and the messages waiting for it: a message sent while one
-/// is handled (a focus that fires an event, say) is queued, not nested.
-struct Shared {
-    inner: RefCell<Option<Inner>>,
-    queue: RefCell<VecDeque<Msg>>,
-}
+/// The widget and the messages waiting for it (see [`mailbox`]).
+type Shared = Mailbox<Inner, Msg>;
 
-/// Queues `msg` and handles the queue, unless a message is being handled
-/// already (that one's loop handles it next).
 fn send(me: &Weak<Shared>, msg: Msg) {
-    let Some(shared) = me.upgrade() else {
-        return;
-    };
-    shared.queue.borrow_mut().push_back(msg);
-    let Ok(mut inner) = shared.inner.try_borrow_mut() else {
-        return;
-    };
-    loop {
-        let next = shared.queue.borrow_mut().pop_front();
-        let (Some(msg), Some(w)) = (next, inner.as_mut()) else {
-            break;
-        };
-        if crate::panic::is_dead() {
-            break;
-        }
-        w.handle(msg);
+    if let Some(shared) = me.upgrade() {
+        shared.send(msg, Inner::handle, crate::panic::is_dead);
     }
 }
 
