@@ -208,16 +208,36 @@ fn request_lab(later: bool) {
 /// current task has finished, so the call never runs inside a render.
 pub fn call_loader(name: &'static str, arg: bool) {
     gloo::timers::callback::Timeout::new(0, move || {
-        let Some(w) = web_sys::window() else {
-            return;
-        };
-        if let Ok(f) = js_sys::Reflect::get(&w, &JsValue::from_str(name)) {
-            if let Some(f) = f.dyn_ref::<js_sys::Function>() {
-                let _ = f.call1(&w, &JsValue::from_bool(arg));
-            }
+        if let Some(f) = loader_fn(name) {
+            let _ = f.call1(&JsValue::UNDEFINED, &JsValue::from_bool(arg));
         }
     })
     .forget();
+}
+
+/// The loader's function `window.<name>` (`assets/redsim.js`), if the page
+/// has it (a development server's page has no loader).
+fn loader_fn(name: &str) -> Option<js_sys::Function> {
+    let w = web_sys::window()?;
+    js_sys::Reflect::get(&w, &JsValue::from_str(name))
+        .ok()?
+        .dyn_into()
+        .ok()
+}
+
+/// Gives `f` to the loader's `window.<name>`, which calls it later; gives it
+/// back where the page has no such function.
+fn hand_to_loader<F: FnOnce() + 'static>(name: &str, f: F) -> Option<F> {
+    match loader_fn(name) {
+        Some(hook) => {
+            let _ = hook.call1(
+                &JsValue::UNDEFINED,
+                &wasm_bindgen::closure::Closure::once_into_js(f),
+            );
+            None
+        }
+        None => Some(f),
+    }
 }
 
 /// Runs `f` once the console module's rest has come (or, for a module
@@ -225,18 +245,8 @@ pub fn call_loader(name: &'static str, arg: bool) {
 /// `redsimAfterRest` in `assets/redsim.js`. A page without the loader
 /// (a development server's) runs it after the next paint.
 pub fn after_rest(f: impl FnOnce() + 'static) {
-    let Some(w) = web_sys::window() else {
-        return;
-    };
-    let hook = js_sys::Reflect::get(&w, &JsValue::from_str("redsimAfterRest"));
-    match hook
-        .ok()
-        .and_then(|h| h.dyn_into::<js_sys::Function>().ok())
-    {
-        Some(hook) => {
-            let _ = hook.call1(&w, &wasm_bindgen::closure::Closure::once_into_js(f));
-        }
-        None => after_next_paint(f),
+    if let Some(f) = hand_to_loader("redsimAfterRest", f) {
+        after_next_paint(f);
     }
 }
 
@@ -270,29 +280,21 @@ pub fn after_next_paint(f: impl FnOnce() + 'static) {
         q.push(Box::new(f));
         q.len() == 1
     });
-    let Some(w) = web_sys::window().filter(|_| first) else {
+    if !first {
         return;
-    };
+    }
     let run = || {
         let due = AFTER_PAINT.with(|q| std::mem::take(&mut *q.borrow_mut()));
         for f in due {
             f();
         }
     };
-    let hook = js_sys::Reflect::get(&w, &JsValue::from_str("redsimAfterPaint"));
-    match hook
-        .ok()
-        .and_then(|h| h.dyn_into::<js_sys::Function>().ok())
-    {
-        Some(hook) => {
-            let _ = hook.call1(&w, &wasm_bindgen::closure::Closure::once_into_js(run));
-        }
-        // A page without the loader (a development server's).
-        None => {
-            let next = wasm_bindgen::closure::Closure::once_into_js(move || {
-                gloo::timers::callback::Timeout::new(0, run).forget();
-            });
-            let _ = w.request_animation_frame(next.unchecked_ref());
-        }
-    }
+    // A page without the loader (a development server's) asks itself.
+    let (Some(run), Some(w)) = (hand_to_loader("redsimAfterPaint", run), web_sys::window()) else {
+        return;
+    };
+    let next = wasm_bindgen::closure::Closure::once_into_js(move || {
+        gloo::timers::callback::Timeout::new(0, run).forget();
+    });
+    let _ = w.request_animation_frame(next.unchecked_ref());
 }
