@@ -308,19 +308,10 @@ globalThis.redsimPlaceholders = (exportsOf, pair) => {
       link(instance, restModuleNow(instance.url));
     }
   };
-  // `link`: the first part's own stubs stand in for the moved functions and call it first.
-  // A number: a first part that imports one function per table slot (a build before the stubs).
-  return new Proxy({}, {
-    get: (_, key) => {
-      if (key === 'link') return linkNow;
-      if (typeof key !== 'string') return undefined;
-      const slot = Number(key);
-      return (...args) => {
-        linkNow();
-        return exportsOf()['%table'].get(slot)(...args);
-      };
-    },
-  });
+  // The first part's own stubs stand in for the moved functions and call `link` first; `dist`
+  // leaves no other placeholder import (crates/xtask/src/split.rs), and a first part of another
+  // build could not use a rest fetched under this page's pair anyway.
+  return { link: linkNow };
 };
 
 // After an upgrade the lab module runs the consoles too (see below), and restarts start it.
