@@ -38,6 +38,7 @@ Prints "N passed, M failed" and exits non-zero on any failure.
 """
 
 import argparse
+import collections
 import contextlib
 import gzip
 import statistics
@@ -177,12 +178,20 @@ new MutationObserver((_, seen) => {
 SETTLE_MS = 1500
 
 
+# One cold load: ms from navigation to the frame that shows the first console reply (`frame`)
+# and to that frame's presentation (`drawn`); the wasm fetched before it (bytes, their gzip -9
+# size, the modules' names, the Content-Encodings they came with); how many times the rest was
+# linked synchronously before it; the scripts fetched before it.
+Load = collections.namedtuple("Load", "frame drawn raw gz names sent linked scripts")
+# A page's loads from one build: the medians of `frame` and `drawn` with their (fastest,
+# slowest); the most wasm a load fetched before its reply (raw, gzip -9; the weight is every
+# load's worst, so one load that fetched more fails the budget); the modules, encodings and
+# scripts any load fetched before it; the most times a load linked the rest synchronously.
+Timed = collections.namedtuple("Timed", "frame frame_span drawn drawn_span raw gz names sent linked scripts")
+
+
 def cold_load(p, base, page_path):
-    """One load of `page_path` in a fresh profile, once the browser has settled: (ms from
-    navigation to the frame that shows the first console reply, wasm bytes fetched before it,
-    their gzip -9 size, the names of the modules, the Content-Encodings they came with, how many
-    times the rest was linked synchronously before it, the scripts fetched before it, ms from
-    navigation to that frame's presentation: the reply drawn)."""
+    """One load of `page_path` in a fresh profile, once the browser has settled: a `Load`."""
     profile = tempfile.mkdtemp(prefix="redsim-first-reply-")
     try:
         ctx = p.chromium.launch_persistent_context(
@@ -214,8 +223,9 @@ def cold_load(p, base, page_path):
         names = sorted(wasm_name(r) for r in before)
         sent = {r.headers.get("content-encoding", "identity") for r in before}
         ctx.close()
-        return (at, sum(len(b) for b in bodies), sum(len(gzip.compress(b, 9)) for b in bodies), names,
-                sent, linked, scripts, drawn)
+        return Load(frame=at, drawn=drawn, raw=sum(len(b) for b in bodies),
+                    gz=sum(len(gzip.compress(b, 9)) for b in bodies), names=names, sent=sent,
+                    linked=linked, scripts=scripts)
     finally:
         shutil.rmtree(profile, ignore_errors=True)
 
@@ -246,11 +256,7 @@ def first_reply(dists, page_path, runs):
     """`runs` cold loads of `page_path` from each of `dists`, taking turns so a busy moment of
     the machine falls on every build, and each round in the other order: the load that opens a
     round is the slower one (the same dist/ in both places took 4 to 8 ms longer first, in three
-    runs of 11 rounds), so no build may always go first. Per dist, (median ms from navigation to the first console
-    reply, the most wasm bytes fetched before it and gzip -9 size of a load, the names of the
-    modules any load fetched before it, the fastest and slowest load's ms, the Content-Encodings
-    they came with, the most times a load linked the rest synchronously before it, the scripts
-    any load fetched before it, the median ms to the reply drawn and its fastest and slowest)."""
+    runs of 11 rounds), so no build may always go first. A `Timed` per dist."""
     loads = [[] for _ in dists]
     with contextlib.ExitStack() as stack:
         bases = [stack.enter_context(served(d)) for d in dists]
@@ -259,13 +265,16 @@ def first_reply(dists, page_path, runs):
                 order = list(enumerate(bases))
                 for i, base in (order if r % 2 == 0 else order[::-1]):
                     loads[i].append(cold_load(p, base, page_path))
-    # The weight is every load's worst, so one load that fetched more fails the budget.
-    return [(statistics.median(l[0] for l in ls), max(l[1] for l in ls), max(l[2] for l in ls),
-             sorted(set().union(*(l[3] for l in ls))), (min(l[0] for l in ls), max(l[0] for l in ls)),
-             sorted(set().union(*(l[4] for l in ls))), max(l[5] for l in ls),
-             sorted(set().union(*(l[6] for l in ls))),
-             statistics.median(l[7] for l in ls), (min(l[7] for l in ls), max(l[7] for l in ls)))
-            for ls in loads]
+    def timed(ls):
+        frames, drawn = [l.frame for l in ls], [l.drawn for l in ls]
+        return Timed(frame=statistics.median(frames), frame_span=(min(frames), max(frames)),
+                     drawn=statistics.median(drawn), drawn_span=(min(drawn), max(drawn)),
+                     raw=max(l.raw for l in ls), gz=max(l.gz for l in ls),
+                     names=sorted(set().union(*(l.names for l in ls))),
+                     sent=sorted(set().union(*(l.sent for l in ls))),
+                     linked=max(l.linked for l in ls),
+                     scripts=sorted(set().union(*(l.scripts for l in ls))))
+    return [timed(ls) for ls in loads]
 
 
 def lab_on_demand(args):
@@ -453,26 +462,26 @@ def check_first_reply(args):
             failed += 1
             print("FAIL %s: no first reply: %s" % (page_path, e))
             continue
-        ms, raw, gz, names, (fast, slow), sent, linked, scripts, drawn, (dfast, dslow) = timed[0]
+        ours = timed[0]
         line = ("%s: first reply drawn %.0f ms after navigation (median of %d cold loads, %.0f to %.0f), "
                 "its frame begun at %.0f ms (%.0f to %.0f); wasm before it %d bytes, %d gzip -9 (%s, "
                 "sent as %s; budget %d, goal 350000)"
-                % (page_path, drawn, args.loads, dfast, dslow, ms, fast, slow, raw, gz, ", ".join(names),
-                   "/".join(sent), budget))
+                % ((page_path, ours.drawn, args.loads) + ours.drawn_span + (ours.frame,) + ours.frame_span
+                   + (ours.raw, ours.gz, ", ".join(ours.names), "/".join(ours.sent), budget)))
         why = []
-        if sent != ["br"]:
+        if ours.sent != ["br"]:
             why.append("the wasm did not come as brotli, as dist/'s .br copy and the server should "
                        "send it to Chromium")
-        if LAB_WASM in names:
+        if LAB_WASM in ours.names:
             why.append("the lab was fetched")
-        if gz > budget:
+        if ours.gz > budget:
             why.append("over budget")
         if not os.path.exists(os.path.join(args.dist, REST_WASM)):
             why.append("the console module was not split (is binaryen's wasm-split installed?)")
-        if scripts != ["redsim.js"]:
+        if ours.scripts != ["redsim.js"]:
             why.append("scripts fetched before the first reply: %s, where the loader alone (which "
-                       "carries the console module's bindings) should be" % ", ".join(scripts))
-        if REST_WASM in names or linked:
+                       "carries the console module's bindings) should be" % ", ".join(ours.scripts))
+        if REST_WASM in ours.names or ours.linked:
             why.append("the console module's rest was fetched or linked before the first reply: a start runs "
                        "functions its profile lacks (record it again: cargo xtask split-profile)")
         if why:
@@ -487,16 +496,15 @@ def check_first_reply(args):
         # of the drawn replies is the issue's figure (goal: half or less); that of the frames'
         # beginnings is reported beside it. Only "faster than before" is held, on both, each a
         # ratio of two medians of the same run.
-        base_ms, base_raw, base_gz, base_names, (base_fast, base_slow), _, _, _, base_drawn, \
-            (base_dfast, base_dslow) = timed[1]
-        ratio = drawn / max(base_drawn, 1e-9)
-        frame_ratio = ms / max(base_ms, 1e-9)
+        base = timed[1]
+        ratio = ours.drawn / max(base.drawn, 1e-9)
+        frame_ratio = ours.frame / max(base.frame, 1e-9)
         line = ("%s: before the split (%s, loaded in turn) drawn at %.0f ms (%.0f to %.0f), frame "
                 "begun at %.0f ms (%.0f to %.0f), wasm %d bytes, %d gzip -9 (%s); now drawn in %.2fx of "
                 "it, %+.0f%% (goal 0.50x), the frame begun in %.2fx"
-                % (page_path, args.baseline_label, base_drawn, base_dfast, base_dslow, base_ms, base_fast,
-                   base_slow, base_raw, base_gz, ", ".join(base_names), ratio, 100 * (ratio - 1),
-                   frame_ratio))
+                % ((page_path, args.baseline_label, base.drawn) + base.drawn_span + (base.frame,)
+                   + base.frame_span + (base.raw, base.gz, ", ".join(base.names), ratio,
+                                        100 * (ratio - 1), frame_ratio)))
         if ratio < 1 and frame_ratio < 1:
             passed += 1
             print("ok   " + line)
