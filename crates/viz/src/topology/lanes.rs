@@ -564,6 +564,65 @@ mod tests {
         }
     }
 
+    /// The failover's story is labelled whenever the master dies: the
+    /// instant of a kill decides how close its marks fall and how many
+    /// refused writes crowd the master's lane, and at some instants the
+    /// ODOWN label once found no spot. Every 20 ms of a 1.6 s sweep, both
+    /// windows, once the client follows the new master and 2 s later.
+    #[test]
+    fn failover_labels_are_drawn_whenever_the_master_dies() {
+        use redsim_sim::topology::{Control, TopoOptions, Topology};
+        let mut missing = Vec::new();
+        for kill in (6_000_000..7_600_000).step_by(20_000) {
+            let mut topo = Topology::new(TopoOptions::default());
+            topo.advance_to(kill - 1_000_000);
+            let replicas = topo.view().nodes.len() - 1;
+            for r in 1..=replicas {
+                topo.control(Control::PauseLink { replica: r }).unwrap();
+            }
+            topo.advance_to(kill);
+            topo.control(Control::Kill {
+                node: 0,
+                power_loss: false,
+            })
+            .unwrap();
+            for r in 1..=replicas {
+                topo.control(Control::ResumeLink { replica: r }).unwrap();
+            }
+            let mut t = kill;
+            while topo.view().client_master == 0 && t < kill + 30_000_000 {
+                t += 100_000;
+                topo.advance_to(t);
+            }
+            assert_ne!(topo.view().client_master, 0, "kill at {kill}: no failover");
+            for at in [t, t + 2_000_000] {
+                topo.advance_to(at);
+                let v = topo.view();
+                let writes = topo.writes();
+                let lost: BTreeMap<u64, u64> = writes
+                    .iter()
+                    .filter_map(|w| w.lost_us.map(|l| (w.id, l)))
+                    .collect();
+                for window in [10_000_000, 30_000_000] {
+                    let (_, singles) = draw(&v, topo.events(), writes, window, &lost);
+                    let seen = singles.texts.join("|");
+                    for word in ["crash", "SDOWN", "ODOWN", "+switch-master", "LOST"] {
+                        if !seen.contains(word) {
+                            missing.push(format!(
+                                "kill {kill}, at {at}, window {window}: {word} ({seen})"
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "labels left out:\n{}",
+            missing.join("\n")
+        );
+    }
+
     /// The texts of the axis and the lane names.
     fn axis_texts(svg: &str, v: &TopoView) -> usize {
         svg.matches("class=\"rs-topo-tick\"").count() + 2 * v.nodes.len()

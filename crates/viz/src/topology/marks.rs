@@ -58,19 +58,34 @@ const ROW_STEP: f64 = 6.0;
 const ROW_TOP: f64 = 1.0;
 /// Gap between a mark and its label.
 const GAP: f64 = 3.0;
+/// Gap above or below a mark or label when a label lines up with its edge.
+const EDGE_GAP: f64 = 0.5;
 /// Marks of one kind on one lane closer than this share one label.
 const MERGE_PX: f64 = 36.0;
 /// How far from its mark a label may go (px), past other marks.
 const REACH: f64 = 140.0;
 
-/// The tops a label's box may have in a lane starting at `y`.
-fn row_tops(y: f64) -> impl Iterator<Item = f64> {
+/// The tops a label's box may have in a lane starting at `y`: a grid, and
+/// just below or above each of `edges` (the marks and labels near), so two
+/// labels can stack in a gap between bands of marks that the grid would
+/// straddle (the master's lane after a crash has one row of room below its
+/// refused writes on the grid, two this way).
+fn row_tops(y: f64, edges: &[&Bbox]) -> Vec<f64> {
     let last = LANE_H - 1.0 - LABEL_H;
     let steps = (last / ROW_STEP).floor() as usize;
-    (0..=steps)
+    let mut tops: Vec<f64> = (0..=steps)
         .map(|k| ROW_TOP + ROW_STEP * k as f64)
         .chain(std::iter::once(last))
-        .map(move |t| y + t)
+        .map(|t| y + t)
+        .collect();
+    for b in edges {
+        tops.push(b.y1 + EDGE_GAP);
+        tops.push(b.y0 - EDGE_GAP - LABEL_H);
+    }
+    tops.retain(|t| *t >= y + ROW_TOP && *t <= y + last);
+    redsim_engine::sort::sort_by(&mut tops, f64::total_cmp);
+    tops.dedup_by(|a, b| (*a - *b).abs() < 0.25);
+    tops
 }
 
 /// The width of a label in the marks' 10 px bold font, generous: wider
@@ -251,6 +266,7 @@ impl<'a> Singles<'a> {
             xs.push((e.x1 + GAP, false));
             xs.push((e.x0 - GAP - w, true));
         }
+        let tops = row_tops(p.lane_y, &[&marks[..], &labels[..]].concat());
         // Cost: px away from the mark, plus px away from the preferred row.
         let mut candidates: Vec<(f64, f64, f64, bool)> = Vec::new();
         for (x0, end) in xs {
@@ -258,7 +274,7 @@ impl<'a> Singles<'a> {
             if away > REACH || x0 < self.x_min || x0 + w > self.x_max {
                 continue;
             }
-            for top in row_tops(p.lane_y) {
+            for &top in &tops {
                 let off = (top - p.lane_y - p.pref_top).abs();
                 let cost = away + off + if end { 0.5 } else { 0.0 };
                 candidates.push((cost, x0, top, end));
