@@ -151,19 +151,22 @@ fn sentinel(s: &mut String, st: &SentinelView, x: f64) {
         "class=\"rs-topo-epoch\"",
         &format!("epoch {}", st.epoch),
     );
+    // Wide enough for SDOWN in a bold fallback font with room either side:
+    // at 44 px the text met the box's edges and two badges read as one word.
+    const BADGE_W: f64 = 52.0;
     for (k, (label, class)) in badges.iter().enumerate() {
-        let bx = x + 18.0 + k as f64 * 46.0;
+        let bx = x + 18.0 + k as f64 * (BADGE_W + 4.0);
         svg::rect(
             s,
             bx,
             SENT_Y,
-            44.0,
+            BADGE_W,
             14.0,
             &format!("rx=\"3\" class=\"rs-topo-badge {class}\""),
         );
         svg::text(
             s,
-            bx + 22.0,
+            bx + BADGE_W / 2.0,
             SENT_Y + 11.0,
             "middle",
             "class=\"rs-topo-badgetext\"",
