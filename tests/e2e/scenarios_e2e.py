@@ -53,13 +53,20 @@ DIAGRAM_GEOMETRY = """() => {
           notes: svg.querySelectorAll('.rsv-note').length, hits: hits.slice(0, 4), outside: outside.slice(0, 4)};
 }"""
 
-# Where the playback cursor is in the diagram's box: its y, and the part of the drawing in view.
+# Where the playback cursor is in the diagram's box: its y, and the part of the drawing in view
+# (null while it is hidden, the whole run shown).
 CURSOR_VIEW = """() => {
   const box = document.querySelector('.rs-scen-diagram');
-  const c = box && box.querySelector('.rsv-cursor');
+  const c = box && box.querySelector('.rsv-cursor-g:not([display=none]) .rsv-cursor');
   if (!c) return null;
   return {y: parseFloat(c.getAttribute('y1')), top: box.scrollTop, h: box.clientHeight, full: box.scrollHeight};
 }"""
+
+# The diagram's drawing, marked to tell whether a later one is the same element; how many of its
+# elements are dimmed.
+MARK_DRAWING = "() => { document.querySelector('.rs-scen-diagram svg').rsMarked = true; }"
+SAME_DRAWING = "() => document.querySelector('.rs-scen-diagram svg').rsMarked === true"
+DIMMED = "() => document.querySelectorAll('.rs-scen-diagram [opacity=\"0.16\"]').length"
 
 
 def main():
@@ -176,7 +183,8 @@ def run_checks(suite, page, base, site, shots_dir, page_errors, label):
         start = time_text()
         if q(".rs-scen-diagram").count():
             svg = q(".rs-scen-diagram").inner_html()
-            expect("rsv-cursor" in svg, "the diagram shows the cursor")
+            expect(q(".rs-scen-diagram .rsv-cursor-g:not([display=none])").count() == 1,
+                   "the diagram shows the cursor")
             expect('opacity="0.16"' in svg, "the diagram dims what has not happened yet")
         else:
             expect(q(".rs-scen-chart .rsv-cursor").count() + q(".rs-scen-strip").count() > 0, "charts show the cursor")
@@ -356,6 +364,8 @@ def run_layout_checks(suite, page, base, shots, label, shot):
         wait_until(lambda: page.evaluate(DIAGRAM_GEOMETRY) is not None, "a diagram")
         scrub_to(0)
         first = wait_until(lambda: page.evaluate(CURSOR_VIEW), "the cursor")
+        page.evaluate(MARK_DRAWING)
+        first_dimmed = page.evaluate(DIMMED)
         expect(first["full"] > first["h"] * 1.5, "%s's diagram is taller than its box: %r" % (sid, first))
         q(".rs-scen-speed").select_option(label="1× real time")
         q('[data-action="play-scenario"]').click()
@@ -369,6 +379,11 @@ def run_layout_checks(suite, page, base, shots, label, shot):
                 expect(v["top"] - 1 <= v["y"] <= v["top"] + v["h"] + 1, "the cursor is in view: %r" % v)
             time.sleep(0.15)
         expect(seen >= 5, "sampled the cursor while playing (%d)" % seen)
+        # Played in place: the same drawing all along, its dimmed part shrinking.
+        expect(page.evaluate(SAME_DRAWING), "playback kept the diagram's drawing rather than redrawing it")
+        dimmed = page.evaluate(DIMMED)
+        expect(dimmed < first_dimmed, "less is dimmed as the cursor moves on: %d, then %d"
+               % (first_dimmed, dimmed))
         expect(len(tops) >= 2 and max(tops) > 0, "the box scrolled along: %r" % sorted(tops))
         shot(page, shots, "scenarios-followed.png")
     suite.check("the diagram scrolls to follow the playhead (%s)" % label, the_cursor_is_followed)

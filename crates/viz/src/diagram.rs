@@ -44,7 +44,20 @@ const ARROW_ROOM: f64 = 50.0;
 /// Room kept between two labels.
 const GAP: f64 = 3.0;
 /// Opacity of everything after the cursor.
-const DIM: &str = "0.16";
+pub const FUTURE_OPACITY: &str = "0.16";
+/// A message's stroke while it is in flight at the cursor.
+pub const IN_FLIGHT_DASH: &str = "5 3";
+
+/// Whatever happens at `at_us` is dimmed with the cursor at `cursor_us`.
+pub fn is_future(at_us: u64, cursor_us: u64) -> bool {
+    at_us > cursor_us
+}
+
+/// A message sent at `at_us` and received at `until_us` is on its way with
+/// the cursor at `cursor_us` (drawn dashed).
+pub fn in_flight(at_us: u64, until_us: u64, cursor_us: u64) -> bool {
+    at_us <= cursor_us && cursor_us < until_us
+}
 
 /// Fill and stroke of a lane header by the actor's kind.
 fn kind_colours(kind: &str) -> (&'static str, &'static str, &'static str) {
@@ -469,6 +482,38 @@ pub fn diagram_cursor_y(d: &Diagram, cursor_us: u64, width: f64) -> f64 {
     .cursor_y(cursor_us)
 }
 
+/// The playback cursor as [`diagram_svg_fit`] draws it: its line's `y` in
+/// the drawing, and the tag that names the instant with its width.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiagramCursor {
+    pub y: f64,
+    pub label: String,
+    pub tag_w: f64,
+}
+
+/// Where and how [`diagram_svg_fit`] draws the cursor at `cursor_us` for
+/// this width, for a page that moves it over [`diagram_svg_live`].
+pub fn diagram_cursor(d: &Diagram, cursor_us: u64, width: f64) -> DiagramCursor {
+    let lay = Layout::new(
+        d,
+        if width.is_finite() {
+            width
+        } else {
+            DEFAULT_WIDTH
+        },
+    );
+    cursor_mark(&lay, cursor_us)
+}
+
+fn cursor_mark(lay: &Layout, c: u64) -> DiagramCursor {
+    let label = svg::time_exact(c);
+    DiagramCursor {
+        y: lay.cursor_y(c),
+        tag_w: label_width(&label, 10.0, false) + 8.0,
+        label,
+    }
+}
+
 /// Draws `d` at the default width; see [`diagram_svg_fit`].
 pub fn diagram_svg(d: &Diagram, cursor_us: Option<u64>) -> String {
     diagram_svg_fit(d, cursor_us, DEFAULT_WIDTH)
@@ -478,6 +523,23 @@ pub fn diagram_svg(d: &Diagram, cursor_us: Option<u64>) -> String {
 /// `cursor_us`, steps and marks after the cursor are dimmed, messages in
 /// flight are dashed, and a line shows where the cursor is.
 pub fn diagram_svg_fit(d: &Diagram, cursor_us: Option<u64>, width: f64) -> String {
+    draw(d, cursor_us, width, false)
+}
+
+/// [`diagram_svg_fit`] with no cursor, for a page that plays it back by
+/// itself: every dimmable element carries `data-at` (its instant), every
+/// message `data-until`, and a hidden `rsv-cursor-g` group waits to be moved
+/// to [`diagram_cursor`]'s place. Setting [`FUTURE_OPACITY`] on the
+/// elements [`is_future`] names, [`IN_FLIGHT_DASH`] on the `rsv-msg` of
+/// those [`in_flight`] names, and showing the group gives the drawing
+/// [`diagram_svg_fit`] makes at that cursor; the string stays the same all
+/// through playback, so the page parses and lays it out once rather than
+/// at every tick.
+pub fn diagram_svg_live(d: &Diagram, width: f64) -> String {
+    draw(d, None, width, true)
+}
+
+fn draw(d: &Diagram, cursor_us: Option<u64>, width: f64, live: bool) -> String {
     let lay = Layout::new(
         d,
         if width.is_finite() {
@@ -516,12 +578,12 @@ pub fn diagram_svg_fit(d: &Diagram, cursor_us: Option<u64>, width: f64) -> Strin
         out.push_str("</svg>");
         return out;
     }
-    let future = |t: u64| cursor_us.is_some_and(|c| t > c);
+    // Each dimmable element's instant, and its opacity at the cursor.
     let dim = |t: u64| {
-        if future(t) {
-            format!(" opacity=\"{DIM}\"")
+        if cursor_us.is_some_and(|c| is_future(t, c)) {
+            format!(" data-at=\"{t}\" opacity=\"{FUTURE_OPACITY}\"")
         } else {
-            String::new()
+            format!(" data-at=\"{t}\"")
         }
     };
 
@@ -543,7 +605,7 @@ pub fn diagram_svg_fit(d: &Diagram, cursor_us: Option<u64>, width: f64) -> Strin
     lane_heads(&mut out, d, &lay);
     // The time of every row.
     for (i, &t) in lay.times.iter().enumerate() {
-        let _ = write!(out, "<g{}>", dim(t));
+        let _ = write!(out, "<g class=\"rsv-row\"{}>", dim(t));
         svg::text(
             &mut out,
             lay.tw - 6.0,
@@ -567,36 +629,55 @@ pub fn diagram_svg_fit(d: &Diagram, cursor_us: Option<u64>, width: f64) -> Strin
     for (m, n) in d.marks.iter().zip(&lay.notes) {
         note(&mut out, m, n, &lay, &dim(m.at_us));
     }
-    if let Some(c) = cursor_us {
-        let y = lay.cursor_y(c);
-        svg::line(
-            &mut out,
-            4.0,
-            y,
-            lay.lanes_end(),
-            y,
-            &format!("class=\"rsv-cursor\" stroke=\"{INK}\" stroke-width=\"1.2\""),
-        );
-        let label = svg::time_exact(c);
-        svg::rect(
-            &mut out,
-            2.0,
-            y - 8.0,
-            label_width(&label, 10.0, false) + 8.0,
-            15.0,
-            &format!("class=\"rsv-cursor-tag\" fill=\"{INK}\" rx=\"3\""),
-        );
-        svg::text(
-            &mut out,
-            6.0,
-            y + 3.5,
-            "start",
-            "class=\"rsv-cursor-time\" fill=\"#fff\" font-size=\"10\"",
-            &label,
-        );
+    match cursor_us {
+        Some(c) => cursor_group(&mut out, &lay, Some(&cursor_mark(&lay, c))),
+        None if live => cursor_group(&mut out, &lay, None),
+        None => {}
     }
     out.push_str("</svg>");
     out
+}
+
+/// The cursor's line across the lanes and its tag naming the instant, in a
+/// `rsv-cursor-g` group; without `at`, the group hidden (`display="none"`)
+/// for a page to show and move (see [`diagram_svg_live`]).
+fn cursor_group(out: &mut String, lay: &Layout, at: Option<&DiagramCursor>) {
+    let hidden = DiagramCursor {
+        y: lay.head,
+        label: String::new(),
+        tag_w: 8.0,
+    };
+    let m = at.unwrap_or(&hidden);
+    out.push_str(if at.is_some() {
+        "<g class=\"rsv-cursor-g\">"
+    } else {
+        "<g class=\"rsv-cursor-g\" display=\"none\">"
+    });
+    svg::line(
+        out,
+        4.0,
+        m.y,
+        lay.lanes_end(),
+        m.y,
+        &format!("class=\"rsv-cursor\" stroke=\"{INK}\" stroke-width=\"1.2\""),
+    );
+    svg::rect(
+        out,
+        2.0,
+        m.y - 8.0,
+        m.tag_w,
+        15.0,
+        &format!("class=\"rsv-cursor-tag\" fill=\"{INK}\" rx=\"3\""),
+    );
+    svg::text(
+        out,
+        6.0,
+        m.y + 3.5,
+        "start",
+        "class=\"rsv-cursor-time\" fill=\"#fff\" font-size=\"10\"",
+        &m.label,
+    );
+    out.push_str("</g>");
 }
 
 /// Room for a name in a lane header, px.
@@ -765,12 +846,7 @@ fn place_labels(d: &Diagram, lay: &Layout) -> Vec<Option<Placed>> {
 fn note(out: &mut String, m: &redsim_sim::Mark, n: &Note, lay: &Layout, dim: &str) {
     let (fill, stroke) = tone_colours(&m.tone);
     let y = lay.y_of(m.at_us);
-    let _ = write!(
-        out,
-        "<g class=\"rsv-mark rsv-mark-{}\" data-at=\"{}\"{dim}>",
-        esc(&m.tone),
-        m.at_us,
-    );
+    let _ = write!(out, "<g class=\"rsv-mark rsv-mark-{}\"{dim}>", esc(&m.tone));
     if m.lane < lay.lanes {
         let x = lay.lane_x(m.lane);
         let (ex, ey) = if lay.side {
@@ -839,13 +915,16 @@ fn step(
 ) {
     let colour = if s.error { RED } else { "#495057" };
     let (ya, yb) = (lay.y_of(s.at_us), lay.y_of(s.until_us.max(s.at_us)));
-    let in_flight = cursor_us.is_some_and(|c| s.at_us <= c && c < s.until_us);
+    let in_flight = cursor_us.is_some_and(|c| in_flight(s.at_us, s.until_us, c));
     let _ = write!(
         out,
-        "<g class=\"rsv-step{}\" data-at=\"{}\"{dim}>",
-        if s.error { " rsv-error" } else { "" },
-        s.at_us
+        "<g class=\"rsv-step{}\"",
+        if s.error { " rsv-error" } else { "" }
     );
+    if s.from != s.to {
+        let _ = write!(out, " data-until=\"{}\"", s.until_us);
+    }
+    let _ = write!(out, "{dim}>");
     if s.from == s.to {
         // A local action: a box on the lane as long as it lasts.
         let x = lay.lane_x(s.from);
@@ -865,9 +944,9 @@ fn step(
             "rsv-arrow"
         };
         let dash = if in_flight {
-            " stroke-dasharray=\"5 3\""
+            format!(" stroke-dasharray=\"{IN_FLIGHT_DASH}\"")
         } else {
-            ""
+            String::new()
         };
         svg::line(
             out,
@@ -956,13 +1035,84 @@ mod tests {
         (lay, b)
     }
 
+    /// What a page does to [`diagram_svg_live`]'s drawing at cursor `c`,
+    /// done to its text: opacity after each future `data-at`, the dash on an
+    /// in-flight message's line, the cursor group shown at its place.
+    fn played_at(live: &str, lay: &Layout, c: u64) -> String {
+        let mut out = String::new();
+        let mut dash_next = false;
+        for (i, tag) in live.split('<').enumerate() {
+            if i > 0 {
+                out.push('<');
+            }
+            let num = |name: &str| {
+                let k = tag.find(name)? + name.len();
+                tag[k..].split('"').next()?.parse::<u64>().ok()
+            };
+            let mut tag = tag.to_string();
+            if let Some(at) = num(" data-at=\"") {
+                let name = " data-at=\"";
+                let end = tag.find(name).unwrap() + name.len() + at.to_string().len() + 1;
+                if is_future(at, c) {
+                    tag.insert_str(end, &format!(" opacity=\"{FUTURE_OPACITY}\""));
+                }
+                if let Some(until) = num(" data-until=\"") {
+                    dash_next = in_flight(at, until, c);
+                }
+            }
+            if dash_next && tag.starts_with("line ") && tag.contains("class=\"rsv-msg\"") {
+                let end = tag.rfind("/>").unwrap();
+                tag.insert_str(end, &format!(" stroke-dasharray=\"{IN_FLIGHT_DASH}\""));
+                dash_next = false;
+            }
+            out.push_str(&tag);
+        }
+        let mut hidden = String::new();
+        cursor_group(&mut hidden, lay, None);
+        let mut shown = String::new();
+        cursor_group(&mut shown, lay, Some(&cursor_mark(lay, c)));
+        out.replacen(&hidden, &shown, 1)
+    }
+
+    /// A page that plays [`diagram_svg_live`]'s drawing back by its
+    /// attributes shows what [`diagram_svg_fit`] draws, at some 40 cursors:
+    /// on events, just after them, and both ends.
+    fn live_drawing_plays_back(d: &Diagram, id: &str) {
+        let width = 600.0;
+        let live = diagram_svg_live(d, width);
+        assert_eq!(live.matches("rsv-cursor-g").count(), 1);
+        let lay = Layout::new(d, width);
+        let times = event_times(d);
+        let mut cursors = vec![0, u64::MAX];
+        let every = (times.len() / 20).max(1);
+        cursors.extend(times.iter().step_by(every).flat_map(|&t| [t, t + 1]));
+        for c in cursors {
+            let (played, drawn) = (
+                played_at(&live, &lay, c),
+                diagram_svg_fit(d, Some(c), width),
+            );
+            let at = played
+                .bytes()
+                .zip(drawn.bytes())
+                .position(|(a, b)| a != b)
+                .unwrap_or(played.len().min(drawn.len()));
+            assert!(
+                played == drawn,
+                "{id} at {c}: {:?} against {:?}",
+                &played[at.saturating_sub(80)..(at + 80).min(played.len())],
+                &drawn[at.saturating_sub(80)..(at + 80).min(drawn.len())]
+            );
+        }
+    }
+
     #[test]
-    fn every_scenario_fits_wide_and_narrow_boxes_without_collisions() {
+    fn every_scenario_fits_wide_and_narrow_boxes_and_plays_back_live() {
         let mut drawn = 0;
         for info in redsim_sim::catalog() {
             let o = redsim_sim::run(info.id, 1, &[]).unwrap();
             let Some(d) = &o.diagram else { continue };
             drawn += 1;
+            live_drawing_plays_back(d, info.id);
             for width in [954.0, 600.0, 330.0, 286.0] {
                 let (lay, b) = boxes(d, width);
                 assert!(lay.width <= width, "{} at {width}: {}", info.id, lay.width);

@@ -16,7 +16,9 @@ pub mod topology;
 
 pub use chart::chart_svg;
 pub use diagram::{
-    diagram_cursor_y, diagram_svg, diagram_svg_fit, event_times, DEFAULT_WIDTH as DIAGRAM_WIDTH,
+    diagram_cursor, diagram_cursor_y, diagram_svg, diagram_svg_fit, diagram_svg_live, event_times,
+    in_flight, is_future, DiagramCursor, DEFAULT_WIDTH as DIAGRAM_WIDTH, FUTURE_OPACITY,
+    IN_FLIGHT_DASH,
 };
 pub use strip::{state_colour, strip_svg};
 

@@ -7,6 +7,7 @@
 
 mod form;
 mod list;
+mod live;
 mod playback;
 mod preset;
 mod results;
@@ -46,6 +47,8 @@ pub struct Library {
     /// Window resizes re-measure the diagram's box.
     _resize: Option<EventListener>,
     diagram_ref: NodeRef,
+    /// The diagram's markup and its playback in place.
+    live: live::LiveDiagram,
     title_ref: NodeRef,
     keys_ref: NodeRef,
     /// The list of shortcuts was open at the last render.
@@ -172,6 +175,7 @@ impl Component for Library {
             keys: None,
             _resize: resize,
             diagram_ref,
+            live: live::LiveDiagram::default(),
             title_ref: NodeRef::default(),
             keys_ref: NodeRef::default(),
             keys_shown: false,
@@ -189,6 +193,13 @@ impl Component for Library {
             if (w - self.state.diagram_w).abs() >= 1.0 {
                 ctx.link().send_message(Action::Width(w));
             }
+        }
+        if let (Some(o), Some(el)) = (
+            self.state.outcome.as_ref(),
+            self.diagram_ref.cast::<web_sys::Element>(),
+        ) {
+            let cursor = self.state.playback.cursor();
+            self.live.apply(&el, o, cursor, self.state.diagram_w);
         }
         self.follow();
         if std::mem::take(&mut self.state.title_due) {
@@ -259,7 +270,7 @@ impl Component for Library {
                         <p class="rs-scen-error" role="alert">{ e }</p>
                     }
                     if let Some(o) = &st.outcome {
-                        { results::results(o, st, &self.diagram_ref, &link.callback(Action::Play)) }
+                        { results::results(o, st, self.live.markup(o, st.diagram_w), &self.diagram_ref, &link.callback(Action::Play)) }
                     }
                     if st.keys_open {
                         { keys::help_dialog(keys::PLAYBACK_KEYS, &self.keys_ref, link.callback(|_| Action::CloseKeys)) }

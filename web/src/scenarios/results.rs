@@ -26,11 +26,13 @@ fn fmt_metric(v: f64) -> String {
 /// What a failing check says when the run is the variant meant to show the bug.
 pub const EXPECTED: &str = "expected: this variant shows the bug";
 
-/// The outcome with the pictures drawn at the playback cursor, the
-/// diagram laid out to its box (`diagram_ref`, measured by the library).
+/// The outcome with the pictures drawn at the playback cursor: the
+/// diagram's markup (`diagram`, laid out to its box, `diagram_ref`, and moved
+/// to the cursor in place by the library: see `live.rs`), the charts here.
 pub fn results(
     o: &Outcome,
     st: &LibraryState,
+    diagram: Option<Html>,
     diagram_ref: &NodeRef,
     on_play: &Callback<PlayClick>,
 ) -> Html {
@@ -64,9 +66,9 @@ pub fn results(
                 <ul class="rs-scen-notes">{ for o.notes.iter().map(|n| html! { <li>{ n }</li> }) }</ul>
             }
             { playback_bar(pb, o, st.took_ms, on_play) }
-            if let Some(d) = &o.diagram {
+            if let Some(d) = diagram {
                 <div class="rs-scen-svg rs-scen-diagram" ref={ diagram_ref.clone() } tabindex="0" role="group" aria-label="Race diagram (scrolls)">
-                    { raw_html(redsim_viz::diagram_svg_fit(d, cursor, st.diagram_w)) }
+                    { d }
                 </div>
             }
             <div class="rs-scen-charts">
