@@ -120,23 +120,30 @@ def zipf_both(args):
 
 
 def merge_zipf(reports):
-    """Turns of one side as one report: each cache's fastest elapsed time (and its requests/s);
-    its hits, misses and keys held from the first turn, or None where a later turn differed
-    (the same trace must give the same counts every time)."""
+    """Turns of one side as one report: each cache's fastest elapsed time (and its requests/s),
+    marked `changed` where a later turn's hits, misses or keys held differed (the same trace
+    must give the same counts every time)."""
+    first, results = fastest_of(reports, "cache", "elapsed_ms",
+                                ("hits", "misses", "keys_held", "requests"), ("requests_per_sec",))
+    return dict(first, results=results)
+
+
+def fastest_of(reports, key, time, same, with_time=()):
+    """Rows of several turns' reports as one per `key`: the row of the first turn with the fastest
+    `time` of all (and the `with_time` fields of the turn that ran it), marked `changed` when a
+    later turn's `same` fields differ. The first report, and the rows in its order."""
     first = reports[0]
-    rows = {r["cache"]: dict(r) for r in first["results"]}
+    rows = {r[key]: dict(r) for r in first["results"]}
     for rep in reports[1:]:
         for r in rep["results"]:
-            row = rows.get(r["cache"])
+            row = rows.get(r[key])
             if row is None:
                 continue
-            for k in ("hits", "misses", "keys_held", "requests"):
-                if r[k] != row[k]:
-                    row[k] = None
-            if r["elapsed_ms"] < row["elapsed_ms"]:
-                row["elapsed_ms"] = r["elapsed_ms"]
-                row["requests_per_sec"] = r["requests_per_sec"]
-    return dict(first, results=[rows[r["cache"]] for r in first["results"]])
+            if any(r[k] != row[k] for k in same):
+                row["changed"] = True
+            if r[time] < row[time]:
+                row.update({k: r[k] for k in (time,) + tuple(with_time)})
+    return first, [rows[r[key]] for r in first["results"]]
 
 
 # What a page downloads before its console answers, gzip -9 over every .wasm fetched: the
@@ -384,19 +391,9 @@ def native_scenarios(args):
 
 def merge(reports):
     """Reports of several turns as one: each scenario's fastest over all of them; the rest
-    (outcome, digest) from the first, with a scenario whose outcome changed reported as an
-    error in that row."""
-    first = reports[0]
-    rows = {r["id"]: dict(r) for r in first["results"]}
-    for rep in reports[1:]:
-        for r in rep["results"]:
-            row = rows.get(r["id"])
-            if row is None:
-                continue
-            if r["digest"] != row["digest"]:
-                row["changed"] = True
-            row["ms"] = min(row["ms"], r["ms"])
-    results = [rows[r["id"]] for r in first["results"]]
+    (outcome, digest) from the first, with a scenario whose outcome changed marked `changed`,
+    reported as an error in that row."""
+    first, results = fastest_of(reports, "id", "ms", ("digest",))
     runs = sum(rep["runs"] for rep in reports)
     return dict(first, results=results, runs=runs, total_ms=sum(r["ms"] for r in results))
 
@@ -650,7 +647,8 @@ def main():
         ratio = w["elapsed_ms"] / max(n["elapsed_ms"], 1e-9)
         print("%-12s %14.0f %14.0f %11.2fx %9.2f%%"
               % (n["cache"], n["requests_per_sec"], w["requests_per_sec"], ratio, 100 * n["hit_ratio"]))
-        same = (n["hits"], n["misses"], n["keys_held"]) == (w["hits"], w["misses"], w["keys_held"])
+        same = (not n.get("changed") and not w.get("changed")
+                and (n["hits"], n["misses"], n["keys_held"]) == (w["hits"], w["misses"], w["keys_held"]))
         if same and n["requests"] == w["requests"] == args.requests:
             passed += 1
             print("ok   %s: same hits (%d), misses and keys held natively and in wasm" % (n["cache"], n["hits"]))

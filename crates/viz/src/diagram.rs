@@ -342,6 +342,19 @@ impl Layout {
             .unwrap_or(self.head + 22.0)
     }
 
+    /// [`Layout::new`] at `width`, or at the default width when it is not a
+    /// number (a box not measured yet).
+    fn fit(d: &Diagram, width: f64) -> Layout {
+        Layout::new(
+            d,
+            if width.is_finite() {
+                width
+            } else {
+                DEFAULT_WIDTH
+            },
+        )
+    }
+
     /// Where the cursor line goes: on a row at an event's instant, in
     /// between rows proportionally to time otherwise.
     fn cursor_y(&self, c: u64) -> f64 {
@@ -471,15 +484,7 @@ fn shortenings(label: &str, room: f64) -> Vec<String> {
 /// Where [`diagram_svg_fit`] draws the cursor line at `cursor_us` for this
 /// width (px from the top), so a page can scroll it into view.
 pub fn diagram_cursor_y(d: &Diagram, cursor_us: u64, width: f64) -> f64 {
-    Layout::new(
-        d,
-        if width.is_finite() {
-            width
-        } else {
-            DEFAULT_WIDTH
-        },
-    )
-    .cursor_y(cursor_us)
+    Layout::fit(d, width).cursor_y(cursor_us)
 }
 
 /// The playback cursor as [`diagram_svg_fit`] draws it: its line's `y` in
@@ -494,14 +499,7 @@ pub struct DiagramCursor {
 /// Where and how [`diagram_svg_fit`] draws the cursor at `cursor_us` for
 /// this width, for a page that moves it over [`diagram_svg_live`].
 pub fn diagram_cursor(d: &Diagram, cursor_us: u64, width: f64) -> DiagramCursor {
-    let lay = Layout::new(
-        d,
-        if width.is_finite() {
-            width
-        } else {
-            DEFAULT_WIDTH
-        },
-    );
+    let lay = Layout::fit(d, width);
     cursor_mark(&lay, cursor_us)
 }
 
@@ -540,14 +538,7 @@ pub fn diagram_svg_live(d: &Diagram, width: f64) -> String {
 }
 
 fn draw(d: &Diagram, cursor_us: Option<u64>, width: f64, live: bool) -> String {
-    let lay = Layout::new(
-        d,
-        if width.is_finite() {
-            width
-        } else {
-            DEFAULT_WIDTH
-        },
-    );
+    let lay = Layout::fit(d, width);
     let lanes = d.lanes.len();
     let (width, height) = (lay.width, lay.height);
     let mut out = String::new();

@@ -60,11 +60,15 @@ pub fn lanes_svg(
     writes: &[WriteRecord],
     window_us: u64,
 ) -> String {
-    let lost: BTreeMap<u64, u64> = writes
+    draw(v, events, writes, window_us, &lost_at(writes)).0
+}
+
+/// Each lost acknowledged write's id and the instant it was lost.
+fn lost_at(writes: &[WriteRecord]) -> BTreeMap<u64, u64> {
+    writes
         .iter()
         .filter_map(|w| w.lost_us.map(|l| (w.id, l)))
-        .collect();
-    draw(v, events, writes, window_us, &lost).0
+        .collect()
 }
 
 /// [`lanes_svg`], and the single marks with their labels placed.
@@ -520,16 +524,13 @@ mod tests {
     /// any mark, at every step of the failover.
     #[test]
     fn failover_labels_overlap_no_label_and_no_mark() {
-        let mut topo = super::super::failover_after_held_links();
+        let mut topo = super::super::failover_after_held_links(6_000_000);
         let mut seen = String::new();
         for t in (6_100_000..=16_000_000).step_by(100_000) {
             topo.advance_to(t);
             let v = topo.view();
             let writes = topo.writes();
-            let lost: BTreeMap<u64, u64> = writes
-                .iter()
-                .filter_map(|w| w.lost_us.map(|l| (w.id, l)))
-                .collect();
+            let lost = lost_at(writes);
             for window in [10_000_000, 30_000_000] {
                 let (svg, singles) = draw(&v, topo.events(), writes, window, &lost);
                 assert_eq!(
@@ -571,24 +572,9 @@ mod tests {
     /// windows, once the client follows the new master and 2 s later.
     #[test]
     fn failover_labels_are_drawn_whenever_the_master_dies() {
-        use redsim_sim::topology::{Control, TopoOptions, Topology};
         let mut missing = Vec::new();
         for kill in (6_000_000..7_600_000).step_by(20_000) {
-            let mut topo = Topology::new(TopoOptions::default());
-            topo.advance_to(kill - 1_000_000);
-            let replicas = topo.view().nodes.len() - 1;
-            for r in 1..=replicas {
-                topo.control(Control::PauseLink { replica: r }).unwrap();
-            }
-            topo.advance_to(kill);
-            topo.control(Control::Kill {
-                node: 0,
-                power_loss: false,
-            })
-            .unwrap();
-            for r in 1..=replicas {
-                topo.control(Control::ResumeLink { replica: r }).unwrap();
-            }
+            let mut topo = super::super::failover_after_held_links(kill);
             let mut t = kill;
             while topo.view().client_master == 0 && t < kill + 30_000_000 {
                 t += 100_000;
@@ -599,10 +585,7 @@ mod tests {
                 topo.advance_to(at);
                 let v = topo.view();
                 let writes = topo.writes();
-                let lost: BTreeMap<u64, u64> = writes
-                    .iter()
-                    .filter_map(|w| w.lost_us.map(|l| (w.id, l)))
-                    .collect();
+                let lost = lost_at(writes);
                 for window in [10_000_000, 30_000_000] {
                     let (_, singles) = draw(&v, topo.events(), writes, window, &lost);
                     let seen = singles.texts.join("|");

@@ -49,19 +49,20 @@ fn detail_rect(s: &mut String, xywh: [&str; 4], attrs: &str, detail: &str) {
     );
 }
 
-/// The world the failover tests draw: at 5 s every replica's link is
-/// held, at 6 s the master is killed and the links resume, so Sentinel
-/// fails over and the writes only the old master had are lost.
+/// The world the failover tests draw: a second before `kill_us` every
+/// replica's link is held, at `kill_us` the master is killed and the links
+/// resume, so Sentinel fails over and the writes only the old master had
+/// are lost.
 #[cfg(test)]
-pub(crate) fn failover_after_held_links() -> redsim_sim::topology::Topology {
+pub(crate) fn failover_after_held_links(kill_us: u64) -> redsim_sim::topology::Topology {
     use redsim_sim::topology::{Control, TopoOptions, Topology};
     let mut topo = Topology::new(TopoOptions::default());
-    topo.advance_to(5_000_000);
+    topo.advance_to(kill_us - 1_000_000);
     let replicas = topo.view().nodes.len() - 1;
     for r in 1..=replicas {
         topo.control(Control::PauseLink { replica: r }).unwrap();
     }
-    topo.advance_to(6_000_000);
+    topo.advance_to(kill_us);
     topo.control(Control::Kill {
         node: 0,
         power_loss: false,
@@ -134,7 +135,7 @@ mod tests {
     /// only the old master had are lost, in red.
     #[test]
     fn a_failover_after_held_links_draws_lost_writes() {
-        let mut topo = failover_after_held_links();
+        let mut topo = failover_after_held_links(6_000_000);
         let mut t = 6_000_000;
         while topo.view().client_master == 0 && t < 60_000_000 {
             t += 1_000_000;
