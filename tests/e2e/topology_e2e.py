@@ -17,6 +17,10 @@ import urllib.parse
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from console_e2e import address, expect, run_at_sizes, wait_until  # noqa: E402
 
+# The graph's and the timelines' markup as the page holds it.
+DRAWINGS = """() => ['.rs-topo-graphbox', '.rs-topo-lanebox'].map(
+    b => document.querySelector('#redsim ' + b + ' svg').innerHTML)"""
+
 # Everything the tab shows about the world, read from the drawings' data attributes.
 STATE = """() => {
   const root = document.querySelector('#redsim .rs-topo');
@@ -200,6 +204,34 @@ def run_checks(suite, ctx, page, base, shots, page_errors, label="desktop"):
     suite.check("SDOWN, ODOWN, LOST and +switch-master labels overlap no label and no mark",
                 labels_overlap_nothing)
 
+    def playing_patches_the_drawings_in_place():
+        # Playing, the drawings are changed in place at each tick (web/src/live_svg.rs): the
+        # same <svg> elements stay, and what they hold must be what a drawing put in whole holds.
+        page.evaluate("""() => { for (const s of document.querySelectorAll('#redsim .rs-topo svg'))
+                                   s.dataset.probe = 'kept'; }""")
+        before = now_us()
+        q('[data-action="topo-play"]').click()
+        wait_until(lambda: now_us() >= before + 1_500_000, "1.5 s of virtual time to play")
+        q('[data-action="topo-pause"]').click()
+        kept = page.evaluate("""() => [...document.querySelectorAll('#redsim .rs-topo svg')]
+                                  .map(s => s.dataset.probe || null)""")
+        expect(kept == ["kept", "kept"], "the graph's and the timelines' <svg> stayed while playing: %r" % kept)
+        read = DRAWINGS
+        patched = page.evaluate(read)
+        expect(patched[1].count("data-kind") > 100, "a busy timeline was played")
+        # Another window and back: the lanes are drawn anew, the graph is left alone.
+        window = q(".rs-topo-window")
+        shown = window.input_value()
+        window.select_option("30" if shown != "30" else "60")
+        wait_until(lambda: page.evaluate(read)[1] != patched[1], "the other window to be drawn")
+        window.select_option(shown)
+        wait_until(lambda: page.evaluate(read)[1] == patched[1],
+                   "the same timelines drawn anew as were patched tick by tick", timeout=5)
+        # The graph (and the lanes again) are compared with a page that draws them whole: the
+        # share link's, opened next at this instant.
+    suite.check("playing changes the drawings in place, to what a whole drawing shows",
+                playing_patches_the_drawings_in_place)
+
     def share_link_replays_the_same_state():
         url = wait_until(lambda: address(page) if "do=" in address(page) else None, "the address bar to carry the script")
         query = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)
@@ -219,6 +251,10 @@ def run_checks(suite, ctx, page, base, shots, page_errors, label="desktop"):
         expect(state(other)["now"] == here["now"], "the shared session is paused")
         for k in ("acked", "lost", "nodes", "sentinels", "links", "client"):
             expect(there[k] == here[k], "%s: %r != %r" % (k, there[k], here[k]))
+        # Drawn whole on a fresh page, the drawings are those this page patched tick by tick.
+        mine, fresh = page.evaluate(DRAWINGS), other.evaluate(DRAWINGS)
+        expect(fresh[0] == mine[0], "the same graph drawn whole as patched")
+        expect(fresh[1] == mine[1], "the same timelines drawn whole as patched")
         expect(other.locator(".rs-topo-lanes .rs-topo-lostw, .rs-topo-lanes [data-kind=lost]").count() > 0,
                "the replay highlights the lost writes too")
         other.screenshot(path=os.path.join(shots, "topology-shared.png"), full_page=True)

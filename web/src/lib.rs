@@ -39,6 +39,7 @@ mod keys;
 mod lab;
 mod lessons;
 mod links;
+mod live_svg;
 mod minimal;
 mod mount;
 mod page;

@@ -10,6 +10,7 @@
 mod chart;
 mod diagram;
 pub mod inspect;
+pub mod parts;
 mod strip;
 pub mod svg;
 pub mod topology;

@@ -205,13 +205,19 @@ pub fn clip(text: &str, max: usize) -> String {
 
 /// Opens a standalone `<svg>` of the given size with the shared font.
 pub fn open(out: &mut String, w: f64, h: f64, class: &str, label: &str) {
+    open_at(out, 0.0, w, h, class, label);
+}
+
+/// [`open`] for a drawing whose view starts at `x` of its coordinates.
+pub fn open_at(out: &mut String, x: f64, w: f64, h: f64, class: &str, label: &str) {
     let _ = write!(
         out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"{}\" width=\"{}\" height=\"{}\" \
-         viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\" font-family=\"{}\" font-size=\"12\">",
+         viewBox=\"{} 0 {} {}\" role=\"img\" aria-label=\"{}\" font-family=\"{}\" font-size=\"12\">",
         esc(class),
         px(w),
         px(h),
+        px(x),
         px(w),
         px(h),
         esc(label),

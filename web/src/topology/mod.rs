@@ -24,7 +24,8 @@ use redsim_viz::topology::{graph_svg, lanes_svg};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::dom::{self, input_value, keep_ticking, raw_html, select_value, wall_ms};
+use crate::dom::{self, input_value, keep_ticking, select_value, wall_ms};
+use crate::live_svg::LiveSvg;
 pub use link::TopoPreset;
 use link::{topo_link, MAX_REPLAY_US};
 use state::{Action, TopoState, SPEEDS, TICK_MS};
@@ -51,8 +52,15 @@ pub struct TopologyTab {
     keys_ref: NodeRef,
     /// The list of shortcuts was open at the last render.
     keys_shown: bool,
-    /// Wall ms the last drawing took (measured while rendering).
+    /// Wall ms the last drawing took, with putting it in the page.
     draw_ms: Cell<f64>,
+    /// The graph's and the timelines' boxes, which Yew leaves empty: the
+    /// drawings are put in after each render, changing only what changed
+    /// (`live_svg.rs`), since the tab redraws them at every tick.
+    graph_ref: NodeRef,
+    lanes_ref: NodeRef,
+    graph: LiveSvg,
+    lanes: LiveSvg,
 }
 
 impl TopologyTab {
@@ -103,6 +111,31 @@ impl TopologyTab {
     }
 }
 
+impl TopologyTab {
+    /// Draws the graph and the timelines at the world's instant into their
+    /// boxes, after a render.
+    fn draw(&mut self) {
+        let Some(topo) = self.state.topo.as_ref() else {
+            return;
+        };
+        let (Some(graph_box), Some(lanes_box)) = (
+            self.graph_ref.cast::<web_sys::Element>(),
+            self.lanes_ref.cast::<web_sys::Element>(),
+        ) else {
+            return;
+        };
+        let drawing = wall_ms();
+        let v = topo.view();
+        let window_us = self.state.window_s * 1_000_000;
+        self.graph.show(&graph_box, &graph_svg(&v));
+        self.lanes.show(
+            &lanes_box,
+            &lanes_svg(&v, topo.events(), topo.writes(), window_us),
+        );
+        self.draw_ms.set(wall_ms() - drawing);
+    }
+}
+
 impl Component for TopologyTab {
     type Message = Action;
     type Properties = TopoProps;
@@ -115,6 +148,10 @@ impl Component for TopologyTab {
             keys_ref: NodeRef::default(),
             keys_shown: false,
             draw_ms: Cell::new(0.0),
+            graph_ref: NodeRef::default(),
+            lanes_ref: NodeRef::default(),
+            graph: LiveSvg::default(),
+            lanes: LiveSvg::default(),
         };
         if ctx.props().active {
             t.state.show();
@@ -137,6 +174,7 @@ impl Component for TopologyTab {
     }
 
     fn rendered(&mut self, _ctx: &Context<Self>, _first_render: bool) {
+        self.draw();
         if self.state.keys_open && !self.keys_shown {
             if let Some(d) = self.keys_ref.cast::<web_sys::HtmlElement>() {
                 let _ = d.focus();
@@ -164,12 +202,7 @@ impl Component for TopologyTab {
         let Some(topo) = st.topo.as_ref() else {
             return html! { <div class="rs-topo" data-view="topology"></div> };
         };
-        let drawing = wall_ms();
         let v = topo.view();
-        let window_us = st.window_s * 1_000_000;
-        let graph = graph_svg(&v);
-        let lanes = lanes_svg(&v, topo.events(), topo.writes(), window_us);
-        self.draw_ms.set(wall_ms() - drawing);
         let on_detail = link.callback(|e: MouseEvent| {
             let d = e
                 .target()
@@ -244,8 +277,7 @@ impl Component for TopologyTab {
                     <p class="rs-scen-error rs-topo-error" role="alert">{ e }</p>
                 }
                 <div class="rs-topo-main">
-                    <div class="rs-topo-svg rs-topo-graphbox" onclick={ on_detail.clone() } tabindex="0" role="group" aria-label="Replication topology (scrolls sideways on a narrow screen)">
-                        { raw_html(graph) }
+                    <div class="rs-topo-svg rs-topo-graphbox" ref={ self.graph_ref.clone() } onclick={ on_detail.clone() } tabindex="0" role="group" aria-label="Replication topology (scrolls sideways on a narrow screen)">
                     </div>
                     { controls::node_controls(&v, &link.callback(Action::Control)) }
                 </div>
@@ -271,8 +303,7 @@ impl Component for TopologyTab {
                     <button class="rs-btn" data-action="topo-failover" onclick={ link.callback(|_| Action::Control(Control::Failover)) }
                             title="SENTINEL FAILOVER: promote a replica without agreement from the others">{ "Trigger failover" }</button>
                 </div>
-                <div class="rs-topo-svg rs-topo-lanebox" onclick={ on_detail } tabindex="0" role="group" aria-label="Per-node timelines (scroll sideways on a narrow screen)">
-                    { raw_html(lanes) }
+                <div class="rs-topo-svg rs-topo-lanebox" ref={ self.lanes_ref.clone() } onclick={ on_detail } tabindex="0" role="group" aria-label="Per-node timelines (scroll sideways on a narrow screen)">
                 </div>
                 <p class="rs-topo-detail" aria-live="polite">
                     { st.detail.clone().unwrap_or_else(|| "Click a node, link, sentinel or mark for its details (pause first to inspect a busy moment).".into()) }

@@ -21,21 +21,36 @@ pub const BIN_PX: f64 = 3.0;
 const LANE_LABEL: f64 = 96.0;
 const AXIS_H: f64 = 22.0;
 
+/// Windows between two moves of the drawing's origin (see [`Frame`]).
+const ORIGIN_WINDOWS: u64 = 64;
+
 /// The window shown and where an instant or a node lands in it.
+///
+/// Instants are placed from a fixed origin rather than from the window's
+/// start, and the window is shown by moving the drawing's `viewBox`: as
+/// time runs, a mark keeps its coordinates and so its markup, and the page
+/// (`web/src/topology/live.rs`) only adds the new marks and drops the old
+/// ones instead of parsing the whole drawing at every tick. The origin
+/// moves on by [`ORIGIN_WINDOWS`] windows at a time, so coordinates stay
+/// small enough for the browser's single-precision geometry.
 struct Frame {
     t0: u64,
     t1: u64,
     window_us: u64,
+    origin_us: u64,
 }
 
 impl Frame {
     /// `[now - window, now]`, or `[0, window]` early on.
     fn new(now_us: u64, window_us: u64) -> Frame {
+        let window_us = window_us.max(1);
         let t1 = now_us.max(window_us);
+        let t0 = t1 - window_us;
         Frame {
-            t0: t1 - window_us,
+            t0,
             t1,
             window_us,
+            origin_us: t0 - t0 % (window_us * ORIGIN_WINDOWS),
         }
     }
 
@@ -43,9 +58,16 @@ impl Frame {
         t >= self.t0 && t <= self.t1
     }
 
+    /// Where `t` lands in the drawing's coordinates.
     fn x(&self, t: u64) -> f64 {
         let plot_w = LANES_W - LANE_LABEL - 12.0;
-        LANE_LABEL + (t.saturating_sub(self.t0)) as f64 / self.window_us.max(1) as f64 * plot_w
+        LANE_LABEL + (t.saturating_sub(self.origin_us)) as f64 / self.window_us as f64 * plot_w
+    }
+
+    /// The drawing's left edge (its `viewBox` x): what is fixed on screen
+    /// (lanes, names, the now line) is drawn from here.
+    fn left(&self) -> f64 {
+        self.x(self.t0) - LANE_LABEL
     }
 }
 
@@ -83,13 +105,20 @@ fn draw<'a>(
     let h = AXIS_H + LANE_H * n as f64 + 8.0;
     let f = Frame::new(v.now_us, window_us);
     let mut s = String::with_capacity(32 * 1024);
-    svg::open(&mut s, LANES_W, h, "rs-topo-lanes", "Per-node timelines");
+    svg::open_at(
+        &mut s,
+        f.left(),
+        LANES_W,
+        h,
+        "rs-topo-lanes",
+        "Per-node timelines",
+    );
     lanes_and_axis(&mut s, v, &f, h);
     // Spans (a node down, a snapshot) open before the window are found by
     // walking every event: `events()` is bounded, so this stays cheap.
     let mut spans = Spans::default();
     let mut bins: BTreeMap<(usize, Dense, i64), Bin> = BTreeMap::new();
-    let mut singles = Singles::new(lost, LANE_LABEL, LANES_W - 2.0);
+    let mut singles = Singles::new(lost, f.left() + LANE_LABEL, f.left() + LANES_W - 2.0);
     for e in events {
         if e.node >= n {
             continue;
@@ -131,11 +160,12 @@ fn draw<'a>(
 
 /// The lane backgrounds with each node's name and role, and the time axis.
 fn lanes_and_axis(s: &mut String, v: &TopoView, f: &Frame, h: f64) {
+    let left = f.left();
     for nd in &v.nodes {
         let y = lane_y(nd.id);
         svg::rect(
             s,
-            0.0,
+            left,
             y,
             LANES_W,
             LANE_H,
@@ -150,7 +180,7 @@ fn lanes_and_axis(s: &mut String, v: &TopoView, f: &Frame, h: f64) {
         );
         svg::text(
             s,
-            6.0,
+            left + 6.0,
             y + 20.0,
             "start",
             "class=\"rs-topo-lanename\"",
@@ -159,7 +189,7 @@ fn lanes_and_axis(s: &mut String, v: &TopoView, f: &Frame, h: f64) {
         let role = if nd.alive { nd.role.as_str() } else { "dead" };
         svg::text(
             s,
-            6.0,
+            left + 6.0,
             y + 36.0,
             "start",
             "class=\"rs-topo-lanerole\"",
@@ -204,9 +234,9 @@ fn dropped_note(s: &mut String, events: &[NodeEvent], writes: &[WriteRecord], f:
         detail_rect(
             s,
             [
-                &px(LANE_LABEL),
+                &px(f.left() + LANE_LABEL),
                 &px(AXIS_H),
-                &px((x - LANE_LABEL).max(0.0)),
+                &px((x - f.left() - LANE_LABEL).max(0.0)),
                 &px(LANE_H * n as f64),
             ],
             "class=\"rs-topo-dropped\"",
@@ -489,11 +519,21 @@ mod tests {
     fn the_window_fills_from_zero_then_scrolls() {
         let f = Frame::new(3_000_000, 10_000_000);
         assert_eq!((f.t0, f.t1), (0, 10_000_000));
-        assert_eq!(f.x(0), LANE_LABEL);
+        assert_eq!((f.left(), f.x(0)), (0.0, LANE_LABEL));
         assert_eq!(f.x(10_000_000), LANES_W - 12.0);
         let f = Frame::new(25_000_000, 10_000_000);
         assert_eq!((f.t0, f.t1), (15_000_000, 25_000_000));
         assert!(f.contains(15_000_000) && !f.contains(14_999_999));
+        // The window is shown by moving the left edge; an instant keeps its
+        // place while the window moves, until the origin moves on.
+        assert_eq!(f.x(f.t0) - f.left(), LANE_LABEL);
+        assert_eq!(f.x(f.t1) - f.left(), LANES_W - 12.0);
+        let later = Frame::new(25_050_000, 10_000_000);
+        assert_eq!(later.x(20_000_000), f.x(20_000_000));
+        assert!(later.left() > f.left());
+        let far = Frame::new(10_000_000 * (ORIGIN_WINDOWS + 1) + 1, 10_000_000);
+        assert_eq!(far.origin_us, 10_000_000 * ORIGIN_WINDOWS);
+        assert!(far.left() < LANES_W, "coordinates stay small");
     }
 
     #[test]
@@ -540,7 +580,11 @@ mod tests {
                 for (lane, boxes) in &singles.placed {
                     let marks = &singles.obstacles[lane];
                     for (i, a) in boxes.iter().enumerate() {
-                        assert!(a.x0 >= LANE_LABEL && a.x1 <= LANES_W, "{a:?} at {t}");
+                        let left = Frame::new(v.now_us, window).left();
+                        assert!(
+                            a.x0 >= left + LANE_LABEL && a.x1 <= left + LANES_W,
+                            "{a:?} at {t}"
+                        );
                         for b in &boxes[i + 1..] {
                             assert!(!a.overlaps(b), "labels {a:?} {b:?} at {t}");
                         }

@@ -160,4 +160,57 @@ mod tests {
             l
         );
     }
+
+    /// Playing, the tab redraws at every 50 ms tick and the page keeps the
+    /// parts two drawings share (`crate::parts`): both drawings cut into
+    /// parts, and at a tick most of them stay, while and after a failover,
+    /// in every window.
+    #[test]
+    fn a_tick_keeps_most_of_the_drawings() {
+        let mut topo = failover_after_held_links(8_000_000);
+        let mut worst = [(1.0f64, String::new()), (1.0, String::new())];
+        for t in (2_000_000..20_000_000).step_by(450_000) {
+            for window in [5_000_000, 10_000_000, 60_000_000] {
+                topo.advance_to(t);
+                let (g0, l0) = drawn(&topo, window);
+                topo.advance_to(t + 50_000);
+                let (g1, l1) = drawn(&topo, window);
+                for (w, (what, a, b)) in [("graph", &g0, &g1), ("lanes", &l0, &l1)]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let (a, b) = (
+                        crate::parts::split(a).expect("a drawing cuts into parts"),
+                        crate::parts::split(b).expect("a drawing cuts into parts"),
+                    );
+                    let kept = crate::parts::plan(&a.parts, &b.parts)
+                        .iter()
+                        .flatten()
+                        .count();
+                    let share = kept as f64 / b.parts.len() as f64;
+                    if share < worst[w].0 {
+                        worst[w] = (
+                            share,
+                            format!("at {t}, window {window}: kept {kept} of {}", b.parts.len()),
+                        );
+                    }
+                    let at_least = if what == "lanes" { 0.9 } else { 0.5 };
+                    assert!(
+                        share >= at_least,
+                        "{what} at {t} µs, window {window}: kept {kept} of {}",
+                        b.parts.len()
+                    );
+                }
+            }
+        }
+        println!("fewest parts kept, graph then lanes: {worst:?}");
+    }
+
+    fn drawn(topo: &Topology, window: u64) -> (String, String) {
+        let v = topo.view();
+        (
+            graph_svg(&v),
+            lanes_svg(&v, topo.events(), topo.writes(), window),
+        )
+    }
 }
