@@ -401,8 +401,9 @@ def merge(reports):
 def both_sides(args):
     """Native and browser scenario times, taken in alternating turns (--scenario-turns of
     them, each side running the catalogue --scenario-runs times per turn), so a busy moment
-    of the machine falls on both sides rather than one; then the frame rate while a scenario
-    plays at 1x: (native report, browser report, fps, virtual ms played, the scenario played)."""
+    of the machine falls on both sides rather than one; then the frame rates while a scenario
+    and the Topology tab play at 1x: (native report, browser report, (fps, virtual ms played,
+    the scenario played), (the Topology tab's fps, virtual ms played))."""
     played = "redis-outage"
     nat, web = [], []
     with fresh_page(args, "redsim-scen-bench-e2e-") as (page, base, errors):
@@ -421,28 +422,41 @@ def both_sides(args):
         page.click('[data-action="play-scenario"]')
         page.wait_for_function(
             "Number(document.querySelector('.rs-scen-time').dataset.us) > 0", timeout=10000)
-        fps, played_ms = page.evaluate("""() => new Promise(done => {
-            const us = () => Number(document.querySelector('.rs-scen-time').dataset.us);
-            const u0 = us();
-            let frames = 0;
-            const t0 = performance.now();
-            const tick = (t) => {
-                if (t - t0 >= 2000) { done([frames * 1000 / (t - t0), (us() - u0) / 1000]); return; }
-                frames++;
-                requestAnimationFrame(tick);
-            };
-            requestAnimationFrame(tick);
-        })""")
+        fps, played_ms = frames_per_second(page, ".rs-scen-time", "us")
+        # The Topology tab plays a fresh session by itself at 1x, redrawing its graph and
+        # timelines at every tick: timed once its timelines are full (5 s of virtual time).
+        page.goto(base + "index.html?tab=topology")
+        page.wait_for_function(
+            "Number((document.querySelector('[data-now-us]') || {dataset: {}}).dataset.nowUs) >= 5000000",
+            timeout=30000)
+        topo_fps, topo_ms = frames_per_second(page, "[data-now-us]", "nowUs")
     if errors:
         raise RuntimeError("page errors: %s" % errors)
-    return merge(nat), merge(web), fps, played_ms, played
+    return merge(nat), merge(web), (fps, played_ms, played), (topo_fps, topo_ms)
+
+
+def frames_per_second(page, selector, key):
+    """Animation frames per second over 2 s while a view plays, and the ms of virtual time
+    played meanwhile, read from `selector`'s `data-*` attribute `key` (in µs)."""
+    return page.evaluate("""([selector, key]) => new Promise(done => {
+        const us = () => Number(document.querySelector(selector).dataset[key]);
+        const u0 = us();
+        let frames = 0;
+        const t0 = performance.now();
+        const tick = (t) => {
+            if (t - t0 >= 2000) { done([frames * 1000 / (t - t0), (us() - u0) / 1000]); return; }
+            frames++;
+            requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+    })""", [selector, key])
 
 
 def check_scenarios(args):
     """The scenario table and its checks: (passed, failed)."""
     passed = failed = 0
     try:
-        nat, web, fps, played_ms, played = both_sides(args)
+        nat, web, (fps, played_ms, played), (topo_fps, topo_ms) = both_sides(args)
     except Exception as e:  # noqa: BLE001 - reported as one failure
         print("FAIL running the scenario benchmark: %s" % e)
         return 0, 1
@@ -483,6 +497,8 @@ def check_scenarios(args):
         print("     slowest %s: %s, %.1f ms" % (side, slow["id"], slow["ms"]))
     print("     playback of %s at 1x: %.1f frames/s over 2 s (%.0f ms of virtual time played; reported only)"
           % (played, fps, played_ms))
+    print("     playback of the Topology tab at 1x: %.1f frames/s over 2 s (%.0f ms of virtual time "
+          "played; reported only)" % (topo_fps, topo_ms))
     if same:
         failed += 1
         print("FAIL scenarios: native and browser ran differently: %s" % same)
