@@ -15,6 +15,8 @@ use std::io::Read;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::util::{cargo, root, run, target_dir};
@@ -63,6 +65,12 @@ pub const UNITS: &[&str] = &[
 /// A test that hangs (waiting for a reply that never comes) fails after
 /// this many seconds instead of holding up CI.
 const TEST_TIMEOUT_S: &str = "60";
+/// Units run at once, each against its own server from its own copy of the
+/// suite. A unit mostly waits (on its sleeps and timeouts: a whole run took
+/// 2 min of CPU in 7 of wall time on a 2-core machine), so two at a time
+/// shorten the step without loading the machine enough to upset the
+/// suite's timing-sensitive tests.
+const JOBS: usize = 2;
 /// A whole unit is stopped after this long.
 const UNIT_DEADLINE: Duration = Duration::from_secs(600);
 
@@ -70,6 +78,9 @@ const UNIT_DEADLINE: Duration = Duration::from_secs(600);
 const RESULTS: &str = "tests/redis-suite/results.txt";
 /// Why each recorded failure fails, relative to the workspace root.
 const WHY: &str = "tests/redis-suite/why.txt";
+
+/// A unit's results, or why it could not run.
+type UnitRun = Result<Vec<TestResult>, String>;
 
 /// Reasons by (unit, test name).
 type Reasons = BTreeMap<(String, String), String>;
@@ -138,35 +149,61 @@ pub fn redis_suite(update: bool, only: &[String]) -> Result<(), String> {
     run(cargo().args(["build", "--release", "-p", "redsim-cli", "--bin", "redsim"]))?;
     let target = target_dir()?;
     let redsim = target.join("release/redsim");
-    // shared/ is read-only in CI and the suite writes tests/tmp: a copy.
-    let suite = target.join("redis-tests");
-    if suite.exists() {
-        std::fs::remove_dir_all(&suite).map_err(|e| format!("{}: {e}", suite.display()))?;
+    // shared/ is read-only in CI and the suite writes tests/tmp: a copy for
+    // each unit run at once.
+    let mut suites = Vec::new();
+    for job in 0..JOBS {
+        let suite = target.join(if job == 0 {
+            "redis-tests".to_string()
+        } else {
+            format!("redis-tests-{job}")
+        });
+        if suite.exists() {
+            std::fs::remove_dir_all(&suite).map_err(|e| format!("{}: {e}", suite.display()))?;
+        }
+        run(Command::new("cp").arg("-r").arg(&source).arg(&suite))?;
+        suites.push(suite);
     }
-    run(Command::new("cp").arg("-r").arg(&source).arg(&suite))?;
 
     let expected = read_results(&root().join(RESULTS))?;
     let why = read_why(&root().join(WHY))?;
     if !update {
         unexplained(&expected, &why)?;
     }
+    // Each job takes the next unit until none is left; results are kept in
+    // the units' order.
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<Option<UnitRun>>> = Mutex::new(vec![None; units.len()]);
+    std::thread::scope(|scope| {
+        for (job, suite) in suites.iter().enumerate() {
+            let (next, done, units, expected, redsim) = (&next, &done, &units, &expected, &redsim);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(unit) = units.get(i) else {
+                    break;
+                };
+                let started = Instant::now();
+                let got = run_unit_checked(redsim, suite, unit, job, expected.get(*unit), update);
+                if let Ok(results) = &got {
+                    let (ok, err, ign) = counts(results);
+                    let was = expected.get(*unit).map(|r| counts(r).0).unwrap_or(0);
+                    println!(
+                        "{unit:<28} ok {ok:>4} (recorded {was:>4})  err {err:>4}  ignored {ign:>3}  {:>4.0} s",
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+                if let Ok(mut d) = done.lock() {
+                    d[i] = Some(got);
+                }
+            });
+        }
+    });
     let mut got: Results = BTreeMap::new();
     let mut regressions: Vec<String> = Vec::new();
-    for unit in &units {
-        let mut results = run_unit(&redsim, &suite, unit)?;
-        let mut lost = lost_passes(expected.get(*unit), &results);
-        if !lost.is_empty() && !update {
-            println!(
-                "{unit}: {} recorded passes lost; running it once more",
-                lost.len()
-            );
-            results = run_unit(&redsim, &suite, unit)?;
-            lost = lost_passes(expected.get(*unit), &results);
-        }
-        let (ok, err, ign) = counts(&results);
-        let was = expected.get(*unit).map(|r| counts(r).0).unwrap_or(0);
-        println!("{unit:<28} ok {ok:>4} (recorded {was:>4})  err {err:>4}  ignored {ign:>3}");
-        for name in &lost {
+    let done = done.into_inner().map_err(|_| "a unit's run panicked")?;
+    for (unit, results) in units.iter().zip(done) {
+        let results = results.ok_or_else(|| format!("{unit} did not run"))??;
+        for name in lost_passes(expected.get(*unit), &results) {
             regressions.push(format!("{unit}: {name}"));
         }
         got.insert(unit.to_string(), results);
@@ -210,15 +247,50 @@ pub fn redis_suite(update: bool, only: &[String]) -> Result<(), String> {
     }
 }
 
-/// Runs one unit against a fresh server and parses its results.
-fn run_unit(redsim: &Path, suite: &Path, unit: &str) -> Result<Vec<TestResult>, String> {
-    let port = free_port()?;
-    let mut server = Server::start(redsim, port)?;
+/// Runs one unit, once more if it lost recorded passes (unless updating the
+/// record): a few of the suite's tests are timing-sensitive.
+fn run_unit_checked(
+    redsim: &Path,
+    suite: &Path,
+    unit: &str,
+    job: usize,
+    expected: Option<&Vec<TestResult>>,
+    update: bool,
+) -> Result<Vec<TestResult>, String> {
+    let results = run_unit(redsim, suite, unit, job)?;
+    let lost = lost_passes(expected, &results);
+    if lost.is_empty() || update {
+        return Ok(results);
+    }
+    println!(
+        "{unit}: {} recorded passes lost; running it once more",
+        lost.len()
+    );
+    run_unit(redsim, suite, unit, job)
+}
+
+/// Runs one unit against a fresh server and parses its results; `job`
+/// tells the units run at once apart.
+fn run_unit(
+    redsim: &Path,
+    suite: &Path,
+    unit: &str,
+    job: usize,
+) -> Result<Vec<TestResult>, String> {
+    // A free port is one no listener holds: taken and started one job at a
+    // time, so two jobs never pick the same.
+    static STARTING: Mutex<()> = Mutex::new(());
+    let (port, mut server) = {
+        let _one = STARTING.lock().map_err(|_| "a server's start panicked")?;
+        let port = free_port()?;
+        (port, Server::start(redsim, port)?)
+    };
     let started = Instant::now();
     // runtest listens for its test clients below `--baseport`; a base of
     // our own keeps two runs on one machine apart (its own probe for a free
     // port misses a listener bound to 127.0.0.1 only).
-    let baseport = (22_000 + 64 * (std::process::id() % 100)).to_string();
+    let slot = (std::process::id() as usize % 50) * JOBS + job;
+    let baseport = (22_000 + 64 * slot).to_string();
     let mut child = Command::new("./runtest")
         .args(["--baseport", &baseport])
         .args([
