@@ -101,6 +101,16 @@ def run_checks(suite, ctx, page, base, shots, page_errors, label="desktop"):
         expect(len(s["sentinels"]) >= 3, "three or more sentinels: %r" % s["sentinels"])
         expect(len(s["links"]) == len(roles) - 1, "one link per replica: %r" % s["links"])
         expect(s["client"] == "0", "the client writes to node 0: %r" % s["client"])
+        # Every node is in view in the graph's box, at any size: a row scaled to a wide box, a
+        # column at a narrow box's own width (redsim_viz::topology::graph_svg_fit).
+        fit = page.evaluate("""() => { const box = document.querySelector('#redsim .rs-topo-graphbox');
+            const b = box.getBoundingClientRect();
+            return {scroll: box.scrollWidth - box.clientWidth,
+                    out: [...box.querySelectorAll('.rs-topo-node')].filter(n => {
+                        const r = n.getBoundingClientRect();
+                        return r.left < b.left - 1 || r.right > b.right + 1; }).length}; }""")
+        expect(fit["scroll"] <= 1 and fit["out"] == 0,
+               "the graph fits its box (%s): %r" % (label, fit))
     suite.check("the Topology tab opens and runs virtual time", opens_the_topology_tab)
 
     def time_runs_and_writes_are_drawn():

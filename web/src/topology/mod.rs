@@ -20,7 +20,7 @@ use gloo::timers::callback::Interval;
 use redsim_sim::params::fmt_num;
 use redsim_sim::topology::Control;
 use redsim_viz::svg::time_exact;
-use redsim_viz::topology::{graph_svg, lanes_svg};
+use redsim_viz::topology::{graph_svg_fit, lanes_svg};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -61,6 +61,9 @@ pub struct TopologyTab {
     lanes_ref: NodeRef,
     graph: LiveSvg,
     lanes: LiveSvg,
+    /// Window resizes lay the graph out again for its box (a row, or a
+    /// column on a narrow screen).
+    _resize: Option<gloo::events::EventListener>,
 }
 
 impl TopologyTab {
@@ -127,7 +130,12 @@ impl TopologyTab {
         let drawing = wall_ms();
         let v = topo.view();
         let window_us = self.state.window_s * 1_000_000;
-        self.graph.show(&graph_box, &graph_svg(&v));
+        // A hidden box measures 0: it gets the row, laid out again once shown.
+        let width = match graph_box.client_width() {
+            0 => f64::INFINITY,
+            w => f64::from(w),
+        };
+        self.graph.show(&graph_box, &graph_svg_fit(&v, width));
         self.lanes.show(
             &lanes_box,
             &lanes_svg(&v, topo.events(), topo.writes(), window_us),
@@ -152,6 +160,12 @@ impl Component for TopologyTab {
             lanes_ref: NodeRef::default(),
             graph: LiveSvg::default(),
             lanes: LiveSvg::default(),
+            _resize: web_sys::window().map(|w| {
+                let link = ctx.link().clone();
+                gloo::events::EventListener::new(&w, "resize", move |_| {
+                    link.send_message(Action::Redraw)
+                })
+            }),
         };
         if ctx.props().active {
             t.state.show();

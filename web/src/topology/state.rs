@@ -41,6 +41,8 @@ pub enum Action {
     Invalid(String),
     /// A shortcut key (Space, →, [ and ], ?, Escape).
     Key(Shortcut),
+    /// The window was resized: the graph is laid out again for its box.
+    Redraw,
 }
 
 /// A link's script and instant, waiting for the view to be shown.
@@ -199,6 +201,7 @@ impl TopoState {
             }
             Action::Speed(s) => self.speed = s,
             Action::Key(k) => return self.key(k),
+            Action::Redraw => {}
             Action::Window(w) => self.window_s = w,
             Action::Control(c) => {
                 let Some(topo) = self.topo.as_mut() else {

@@ -10,7 +10,7 @@ mod graph;
 mod lanes;
 mod marks;
 
-pub use graph::graph_svg;
+pub use graph::{graph_svg, graph_svg_fit};
 pub use lanes::{lanes_svg, BIN_PX, LANES_W};
 
 use std::fmt::Write;
