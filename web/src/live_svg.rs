@@ -6,6 +6,8 @@
 //! frames/s. The host element is left empty by Yew, so Yew never touches
 //! what is drawn here.
 
+use std::ops::Range;
+
 use redsim_viz::parts::{attributes, plan, split, Parts};
 use web_sys::Element;
 
@@ -17,8 +19,11 @@ pub struct LiveSvg {
 
 struct Drawn {
     svg: Element,
-    open: String,
-    parts: Vec<String>,
+    /// The drawing's markup, kept whole: its root tag and parts are ranges
+    /// of it, so a tick copies one string rather than a thousand.
+    markup: String,
+    open: Range<usize>,
+    parts: Vec<Range<usize>>,
     /// The element each part became, in order.
     els: Vec<Element>,
 }
@@ -36,7 +41,7 @@ impl LiveSvg {
         let ours = self.drawn.as_ref().is_some_and(|d| {
             host.child_element_count() == 1 && host.first_element_child().as_ref() == Some(&d.svg)
         });
-        let patched = ours && self.drawn.as_mut().is_some_and(|d| d.patch(&p));
+        let patched = ours && self.drawn.as_mut().is_some_and(|d| d.patch(markup, &p));
         if !patched {
             self.drawn = whole(host, markup, &p);
         }
@@ -47,9 +52,10 @@ impl Drawn {
     /// Turns the drawing into `p`: the root's changed attributes set, the
     /// parts no longer drawn removed, the new ones inserted where they go.
     /// `false` if the page's copy no longer matches (then it is redrawn).
-    fn patch(&mut self, p: &Parts) -> bool {
-        if self.open != p.open {
-            let (was, now) = (attributes(&self.open), attributes(p.open));
+    fn patch(&mut self, markup: &str, p: &Parts) -> bool {
+        let was_open = &self.markup[self.open.clone()];
+        if was_open != p.open {
+            let (was, now) = (attributes(was_open), attributes(p.open));
             for (name, value) in &now {
                 if !was.iter().any(|(n, v)| n == name && v == value) {
                     let _ = self.svg.set_attribute(name, value);
@@ -60,10 +66,9 @@ impl Drawn {
                     let _ = self.svg.remove_attribute(name);
                 }
             }
-            self.open = p.open.to_string();
         }
         let keep = {
-            let old: Vec<&str> = self.parts.iter().map(String::as_str).collect();
+            let old: Vec<&str> = self.parts.iter().map(|r| &self.markup[r.clone()]).collect();
             plan(&old, &p.parts)
         };
         let mut kept = vec![false; self.els.len()];
@@ -119,7 +124,8 @@ impl Drawn {
             return false;
         };
         self.els = els;
-        self.parts = p.parts.iter().map(|s| s.to_string()).collect();
+        (self.open, self.parts) = ranges(markup, p);
+        self.markup = markup.to_string();
         true
     }
 }
@@ -133,10 +139,23 @@ fn whole(host: &Element, markup: &str, p: &Parts) -> Option<Drawn> {
     let els: Vec<Element> = (0..children.length())
         .filter_map(|i| children.item(i))
         .collect();
-    (els.len() == p.parts.len()).then(|| Drawn {
-        svg,
-        open: p.open.to_string(),
-        parts: p.parts.iter().map(|s| s.to_string()).collect(),
-        els,
+    (els.len() == p.parts.len()).then(|| {
+        let (open, parts) = ranges(markup, p);
+        Drawn {
+            svg,
+            markup: markup.to_string(),
+            open,
+            parts,
+            els,
+        }
     })
+}
+
+/// Where `p`'s root tag and parts lie in `markup`, which they were cut from.
+fn ranges(markup: &str, p: &Parts) -> (Range<usize>, Vec<Range<usize>>) {
+    let at = |s: &str| {
+        let start = s.as_ptr() as usize - markup.as_ptr() as usize;
+        start..start + s.len()
+    };
+    (at(p.open), p.parts.iter().map(|s| at(s)).collect())
 }

@@ -14,8 +14,6 @@ mod link;
 mod setup;
 mod state;
 
-use std::cell::Cell;
-
 use gloo::timers::callback::Interval;
 use redsim_sim::params::fmt_num;
 use redsim_sim::topology::Control;
@@ -53,7 +51,7 @@ pub struct TopologyTab {
     /// The list of shortcuts was open at the last render.
     keys_shown: bool,
     /// Wall ms the last drawing took, with putting it in the page.
-    draw_ms: Cell<f64>,
+    draw_ms: f64,
     /// The graph's and the timelines' boxes, which Yew leaves empty: the
     /// drawings are put in after each render, changing only what changed
     /// (`live_svg.rs`), since the tab redraws them at every tick.
@@ -112,9 +110,7 @@ impl TopologyTab {
             topo.now_us(),
         )
     }
-}
 
-impl TopologyTab {
     /// Draws the graph and the timelines at the world's instant into their
     /// boxes, after a render.
     fn draw(&mut self) {
@@ -140,7 +136,7 @@ impl TopologyTab {
             &lanes_box,
             &lanes_svg(&v, topo.events(), topo.writes(), window_us),
         );
-        self.draw_ms.set(wall_ms() - drawing);
+        self.draw_ms = wall_ms() - drawing;
     }
 }
 
@@ -155,7 +151,7 @@ impl Component for TopologyTab {
             keys: None,
             keys_ref: NodeRef::default(),
             keys_shown: false,
-            draw_ms: Cell::new(0.0),
+            draw_ms: 0.0,
             graph_ref: NodeRef::default(),
             lanes_ref: NodeRef::default(),
             graph: LiveSvg::default(),
@@ -248,7 +244,7 @@ impl Component for TopologyTab {
         let timings = setup::Timings {
             built_ms: st.took_ms,
             step_ms: st.step_ms,
-            draw_ms: self.draw_ms.get(),
+            draw_ms: self.draw_ms,
         };
         html! {
             <div class="rs-topo" data-view="topology">
@@ -291,7 +287,7 @@ impl Component for TopologyTab {
                     <p class="rs-scen-error rs-topo-error" role="alert">{ e }</p>
                 }
                 <div class="rs-topo-main">
-                    <div class="rs-topo-svg rs-topo-graphbox" ref={ self.graph_ref.clone() } onclick={ on_detail.clone() } tabindex="0" role="group" aria-label="Replication topology (scrolls sideways on a narrow screen)">
+                    <div class="rs-topo-svg rs-topo-graphbox" ref={ self.graph_ref.clone() } onclick={ on_detail.clone() } tabindex="0" role="group" aria-label="Replication topology">
                     </div>
                     { controls::node_controls(&v, &link.callback(Action::Control)) }
                 </div>
