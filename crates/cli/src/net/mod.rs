@@ -277,6 +277,8 @@ fn single_host(opts: &ServerOptions) -> Host {
     engine.set_migrate_links(std::sync::Arc::new(
         crate::migrate_links::TcpLinks::default(),
     ));
+    // SYNC and PSYNC: real replicas, `redis-cli --rdb` and `--replica`.
+    engine.accept_socket_replicas(true);
     Host::Single(Box::new(engine))
 }
 

@@ -45,6 +45,7 @@ pub mod object;
 pub mod persist;
 pub mod pubsub;
 pub mod repl;
+mod repl_proto;
 pub mod script;
 pub mod server;
 pub mod set;

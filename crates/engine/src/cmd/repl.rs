@@ -1,4 +1,4 @@
-//! Replication commands: REPLICAOF (and its old name SLAVEOF), ROLE, WAIT and WAITAOF, over the engine's replication state (`crate::repl`).
+//! Replication commands: REPLICAOF (and its old name SLAVEOF), ROLE, WAIT and WAITAOF, over the engine's replication state (`crate::repl`); the protocol's own (SYNC, PSYNC, REPLCONF, FAILOVER) are in `repl_proto`.
 
 use super::args::{is, NOT_INTEGER};
 use super::table::{commands, Command, Ctx};
@@ -12,6 +12,14 @@ pub(super) static COMMANDS: &[Command] = commands! { heavy; group: "server";
         syntax: "SLAVEOF <host port | NO ONE>", summary: "REPLICAOF's old name (deprecated).";
     "role" => role, arity: 1, flags: [NOSCRIPT, LOADING, STALE, FAST, SENTINEL], acl: [ADMIN, FAST, DANGEROUS], since: "2.8.12",
         syntax: "ROLE", summary: "Replies with this server's replication role, offset and peers.";
+    "sync" => super::repl_proto::sync, arity: 1, flags: [ADMIN, NOSCRIPT, NO_ASYNC_LOADING, NO_MULTI], acl: [ADMIN, SLOW, DANGEROUS], since: "1.0.0",
+        syntax: "SYNC", summary: "An internal command used in replication.";
+    "psync" => super::repl_proto::sync, arity: -3, flags: [ADMIN, NOSCRIPT, NO_ASYNC_LOADING, NO_MULTI], acl: [ADMIN, SLOW, DANGEROUS], since: "2.8.0",
+        syntax: "PSYNC replicationid offset", summary: "An internal command used in replication.";
+    "replconf" => super::repl_proto::replconf, arity: -1, flags: [ADMIN, NOSCRIPT, LOADING, STALE, ALLOW_BUSY], acl: [ADMIN, SLOW, DANGEROUS], since: "3.0.0",
+        syntax: "REPLCONF", summary: "An internal command for configuring the replication stream.";
+    "failover" => super::repl_proto::failover, arity: -1, flags: [ADMIN, NOSCRIPT, STALE], acl: [ADMIN, SLOW, DANGEROUS], since: "6.2.0",
+        syntax: "FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT milliseconds]", summary: "Starts a coordinated failover from a server to one of its replicas.";
     "wait" => wait, arity: 3, flags: [], acl: [SLOW, CONNECTION], group: "generic", since: "3.0.0",
         syntax: "WAIT numreplicas timeout", summary: "Waits until numreplicas replicas acknowledged this client's writes, or timeout ms (0: forever); replies how many did.";
     "waitaof" => waitaof, arity: 4, flags: [NOSCRIPT], acl: [SLOW, CONNECTION], group: "generic", since: "7.2.0",

@@ -115,6 +115,29 @@ impl Engine {
         self.serve_replica_waits();
     }
 
+    /// The keyspace and function libraries as an RDB file, as SAVE would
+    /// write `dump.rdb` (Redis 7.2's version 11, which Redis 7.2 and later
+    /// and Valkey load): a dataset to take to a real server.
+    pub fn rdb_file(&self) -> Vec<u8> {
+        crate::persist::rdb::file::write(&self.srv, crate::persist::rdb::file::Parts::ALL, None)
+    }
+
+    /// Lets clients become replicas with SYNC or PSYNC (a driver with sockets:
+    /// the native server). Their stream then comes from
+    /// [`Engine::take_socket_writes`], so the driver must not also take
+    /// [`Engine::take_repl_stream`].
+    pub fn accept_socket_replicas(&mut self, on: bool) {
+        self.srv.repl.sockets.allowed = on;
+    }
+
+    /// Bytes due to socket replicas' connections, in order: the RDB file
+    /// after a full sync's reply, then the stream as commands, pings and
+    /// `REPLCONF GETACK`s. A driver calls it after every command and tick.
+    pub fn take_socket_writes(&mut self) -> Vec<(crate::server::client::ClientId, Vec<u8>)> {
+        crate::repl::socket::feed(&mut self.srv);
+        std::mem::take(&mut self.srv.repl.sockets.out)
+    }
+
     /// True once since a WAIT blocked: the driver should ask replicas for an
     /// ACK (`REPLCONF GETACK`) instead of waiting for their next periodic one.
     pub fn take_ack_request(&mut self) -> bool {

@@ -146,6 +146,7 @@ impl Engine {
             crate::output::forget(&mut self.srv, id);
             self.srv.watches.reset(id);
             self.srv.monitors.retain(|&m| m != id);
+            crate::repl::socket::gone(&mut self.srv, id);
             self.srv.connected_clients = self.clients.len();
             self.srv.client_list.remove(&id);
             self.srv.actor = Actor::Client(id);
@@ -231,6 +232,9 @@ impl Engine {
                 crate::server::ClientOp::Unblock(id, error) => self.unblock_now(id, error),
                 crate::server::ClientOp::Reply(id, reply) => self.end_script_wait(id, reply),
                 crate::server::ClientOp::Unpause => self.release_postponed(),
+                crate::server::ClientOp::ReplicaAck(addr, offset) => {
+                    self.replica_ack(&addr, offset)
+                }
             }
         }
     }

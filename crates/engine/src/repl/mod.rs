@@ -22,6 +22,7 @@
 //! [`crate::Engine::apply_repl`] with whatever delay its links have, and
 //! acknowledgements back through [`crate::Engine::replica_ack`].
 
+pub mod socket;
 pub mod state;
 
 use state::{new_replid, Dirty};

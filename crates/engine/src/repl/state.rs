@@ -112,6 +112,8 @@ pub struct Repl {
     /// A WAIT blocked: the driver should ask replicas for an ACK now
     /// (`replicationRequestAckFromSlaves`).
     pub ack_requested: bool,
+    /// Replicas on sockets (a native server's SYNC and PSYNC).
+    pub sockets: super::socket::Sockets,
 }
 
 impl Repl {
@@ -139,6 +141,7 @@ impl Repl {
             sync_partial_err: 0,
             applying: false,
             ack_requested: false,
+            sockets: Default::default(),
         }
     }
 

@@ -41,6 +41,29 @@ pub struct Client {
     pub current: super::client_bufs::CommandBytes,
     /// The transaction EXEC is running, as CLIENT LIST shows it meanwhile.
     pub exec: Option<ExecView>,
+    /// What REPLCONF announced, and whether SYNC or PSYNC made it a replica.
+    pub replconf: ReplConf,
+}
+
+/// A connection's replication settings (`c->slave_listening_port`,
+/// `slave_addr`, `slave_capa`, `CLIENT_REPL_RDBONLY`, `CLIENT_SLAVE`).
+#[derive(Clone, Debug, Default)]
+pub struct ReplConf {
+    /// REPLCONF listening-port (0 when never announced).
+    pub listening_port: i64,
+    /// REPLCONF ip-address.
+    pub ip: Option<String>,
+    /// REPLCONF capa eof / psync2.
+    pub capa_eof: bool,
+    pub capa_psync2: bool,
+    /// REPLCONF rdb-only 1: the RDB file, then the connection closes.
+    pub rdb_only: bool,
+    /// REPLCONF rdb-filter-only: what the RDB file leaves out (everything
+    /// but the filters named, of which only `functions` exists).
+    pub rdb_exclude_data: bool,
+    pub rdb_exclude_functions: bool,
+    /// SYNC or PSYNC ran: the connection is a replica (`CLIENT_SLAVE`).
+    pub replica: bool,
 }
 
 /// A transaction while EXEC runs it: Redis keeps `mstate` (and the `x`
@@ -74,6 +97,7 @@ impl Client {
             authenticated,
             current: Default::default(),
             exec: None,
+            replconf: ReplConf::default(),
         }
     }
 

@@ -245,6 +245,9 @@ pub enum ClientOp {
     Reply(crate::server::client::ClientId, crate::proto::resp::Frame),
     /// CLIENT UNPAUSE: the clients the pause held run their commands.
     Unpause,
+    /// REPLCONF ACK from a socket replica (its name, the engine offset it
+    /// reached): WAITs may now have enough acknowledgements.
+    ReplicaAck(String, u64),
 }
 
 impl Server {

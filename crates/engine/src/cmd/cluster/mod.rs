@@ -57,6 +57,8 @@ static CLUSTER_SUBCOMMANDS: &[Command] = commands! { heavy; group: "cluster";
         syntax: "CLUSTER KEYSLOT key", summary: "Returns the hash slot for a key.";
     "links" => nodes::links, arity: 2, flags: [STALE], acl: [SLOW], since: "7.0.0",
         syntax: "CLUSTER LINKS", summary: "Returns a list of all TCP links to and from peer nodes.";
+    "meet" => nodes::meet, arity: -4, flags: [ADMIN, STALE, NO_ASYNC_LOADING], acl: [ADMIN, SLOW, DANGEROUS], since: "3.0.0",
+        syntax: "CLUSTER MEET ip port [cluster-bus-port]", summary: "Forces a node to handshake with another node.";
     "myid" => nodes::myid, arity: 2, flags: [STALE], acl: [SLOW], since: "3.0.0",
         syntax: "CLUSTER MYID", summary: "Returns the ID of a node.";
     "myshardid" => nodes::myshardid, arity: 2, flags: [STALE], acl: [SLOW], since: "7.2.0",

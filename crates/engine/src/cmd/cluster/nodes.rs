@@ -1,4 +1,4 @@
-//! The node and topology subcommands of CLUSTER: INFO, NODES, SLOTS, SHARDS, LINKS, MYID, MYSHARDID, REPLICAS, REPLICATE, FORGET, FAILOVER, the epochs, COUNT-FAILURE-REPORTS, SAVECONFIG and HELP.
+//! The node and topology subcommands of CLUSTER: INFO, NODES, SLOTS, SHARDS, LINKS, MYID, MYSHARDID, REPLICAS, REPLICATE, MEET, FORGET, FAILOVER, the epochs, COUNT-FAILURE-REPORTS, SAVECONFIG and HELP.
 
 use super::state::{change, refresh, state, state_and_node, unknown_node};
 use crate::cluster::{ClusterState, ManualFailover};
@@ -249,6 +249,45 @@ pub(super) fn failover(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 /// `CLUSTER_MF_TIMEOUT`: how long a manual failover may take.
 pub const MF_TIMEOUT_MS: i64 = 5000;
+
+/// `CLUSTER MEET ip port [bus-port]`: Redis' checks and replies
+/// (`clusterStartHandshake`). A simulated cluster is assembled whole, so a
+/// node it already has is met at once; an address outside it would never
+/// answer the handshake, which Redis lists as a `handshake` node for one
+/// node timeout and then drops: that passing entry is not shown.
+pub(super) fn meet(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    if let Err(e) = state(ctx) {
+        return e;
+    }
+    if args.len() > 5 {
+        return subcommand_syntax_error(args);
+    }
+    let text = |a: &[u8]| String::from_utf8_lossy(a).into_owned();
+    let Some(port) = crate::proto::resp::parse_i64(&args[3]) else {
+        return Frame::err(format!(
+            "ERR Invalid base port specified: {}",
+            text(&args[3])
+        ));
+    };
+    let cport = match args.get(4) {
+        Some(a) => match crate::proto::resp::parse_i64(a) {
+            Some(c) => c,
+            None => return Frame::err(format!("ERR Invalid bus port specified: {}", text(a))),
+        },
+        None => port + 10000,
+    };
+    let ip = text(&args[2]);
+    // `inet_pton`: parsing only (`core::net` does no I/O).
+    let valid_ip = ip.parse::<core::net::IpAddr>().is_ok();
+    let valid_ports = (1..=65535).contains(&port) && (1..=65535).contains(&cport);
+    if !valid_ip || !valid_ports {
+        return Frame::err(format!(
+            "ERR Invalid node address specified: {ip}:{}",
+            text(&args[3])
+        ));
+    }
+    Frame::ok()
+}
 
 pub(super) fn forget(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let (cl, n) = match state_and_node(ctx, &args[2]) {

@@ -61,6 +61,12 @@ fn client_line(srv: &Server, id: u64, e: &ClientEntry, running: Option<&CommandB
     let out = crate::output::info(srv, id);
     // `catClientInfoString`'s letters, in its order.
     let mut flags = String::new();
+    // `CLIENT_SLAVE`: a MONITOR (O) or a replica on this connection (S).
+    if srv.monitors.contains(&id) {
+        flags.push('O');
+    } else if srv.repl.sockets.links.iter().any(|l| l.client == id) {
+        flags.push('S');
+    }
     if e.subscribed() {
         flags.push('P');
     }

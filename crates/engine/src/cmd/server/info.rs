@@ -329,6 +329,10 @@ fn info_stats(srv: &Server) -> String {
         "total_commands_processed",
         s.total_commands_processed,
     );
+    // Resyncs served: full, and partial ones accepted or refused.
+    field(&mut o, "sync_full", srv.repl.sync_full);
+    field(&mut o, "sync_partial_ok", srv.repl.sync_partial_ok);
+    field(&mut o, "sync_partial_err", srv.repl.sync_partial_err);
     field(&mut o, "expired_keys", s.expired_keys);
     field(
         &mut o,

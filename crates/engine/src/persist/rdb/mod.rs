@@ -7,6 +7,7 @@
 //! doubles, stream formats 1 and 2), validating everything it decodes, and
 //! gives the loaded value the encoding Redis would.
 
+pub mod file;
 mod load;
 mod save;
 mod stream;
