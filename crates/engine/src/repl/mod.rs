@@ -26,7 +26,9 @@ pub mod socket;
 pub mod state;
 
 use state::{new_replid, Dirty};
-pub use state::{resp_len, Effect, LinkState, Repl, ReplOp, ReplicaLink, Role, Sync};
+pub use state::{
+    resp_len, Effect, Link, LinkState, Repl, ReplOp, ReplicaLink, Role, Sockets, Sync,
+};
 
 use crate::server::Server;
 

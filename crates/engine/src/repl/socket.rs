@@ -15,40 +15,11 @@
 
 use std::collections::VecDeque;
 
-use super::state::{Effect, ReplOp, ReplicaLink};
+use super::state::{Effect, Link, ReplOp, ReplicaLink};
 use crate::persist::rdb;
 use crate::proto::resp::Frame;
 use crate::server::client::{Client, ClientId};
 use crate::server::Server;
-
-/// The socket replicas of a server and what is due to them.
-#[derive(Clone, Debug, Default)]
-pub struct Sockets {
-    /// Set by a driver with sockets (the native server); elsewhere SYNC and
-    /// PSYNC answer with an error, since no connection could carry the stream.
-    pub allowed: bool,
-    pub links: Vec<Link>,
-    /// Bytes for replicas' connections, in order, until the driver takes them.
-    pub out: Vec<(ClientId, Vec<u8>)>,
-}
-
-/// One replica connection.
-#[derive(Clone, Debug)]
-pub struct Link {
-    pub client: ClientId,
-    /// Its name in INFO and ROLE (`ip:listening-port`).
-    pub addr: String,
-    /// The database the wire's commands apply to.
-    selected: Option<usize>,
-    /// Wire offset: the offset announced at the sync plus every byte sent since.
-    wire: u64,
-    /// (wire offset, engine offset) where each op sent ends, oldest first.
-    marks: VecDeque<(u64, u64)>,
-    /// The engine offset of the last op sent, and of the last one acknowledged.
-    engine: u64,
-    acked: u64,
-    last_sent_ms: i64,
-}
 
 /// `syncCommand`'s full resynchronisation for a connection: registers it
 /// as a replica (unless it asked for the RDB file only), counts the sync,

@@ -113,7 +113,7 @@ pub struct Repl {
     /// (`replicationRequestAckFromSlaves`).
     pub ack_requested: bool,
     /// Replicas on sockets (a native server's SYNC and PSYNC).
-    pub sockets: super::socket::Sockets,
+    pub sockets: Sockets,
 }
 
 impl Repl {
@@ -264,4 +264,33 @@ pub enum Sync {
         offset: u64,
         snapshot: Vec<ReplOp>,
     },
+}
+
+/// The socket replicas of a server and what is due to them.
+#[derive(Clone, Debug, Default)]
+pub struct Sockets {
+    /// Set by a driver with sockets (the native server); elsewhere SYNC and
+    /// PSYNC answer with an error, since no connection could carry the stream.
+    pub allowed: bool,
+    pub links: Vec<Link>,
+    /// Bytes for replicas' connections, in order, until the driver takes them.
+    pub out: Vec<(crate::server::client::ClientId, Vec<u8>)>,
+}
+
+/// One replica connection.
+#[derive(Clone, Debug)]
+pub struct Link {
+    pub client: crate::server::client::ClientId,
+    /// Its name in INFO and ROLE (`ip:listening-port`).
+    pub addr: String,
+    /// The database the wire's commands apply to.
+    pub(super) selected: Option<usize>,
+    /// Wire offset: the offset announced at the sync plus every byte sent since.
+    pub(super) wire: u64,
+    /// (wire offset, engine offset) where each op sent ends, oldest first.
+    pub(super) marks: VecDeque<(u64, u64)>,
+    /// The engine offset of the last op sent, and of the last one acknowledged.
+    pub(super) engine: u64,
+    pub(super) acked: u64,
+    pub(super) last_sent_ms: i64,
 }
