@@ -525,9 +525,19 @@ pub fn parse_output(out: &str) -> Vec<TestResult> {
     results
 }
 
-/// At most `max` characters, tabs as spaces (the file is tab-separated).
+/// At most `max` characters, tabs as spaces (the file is tab-separated) and other control
+/// characters escaped as Rust writes them, `\u{12}`: a test that fails on a DUMP payload
+/// prints its bytes raw, which made the record a binary file to grep and to git.
 fn one_line(s: &str, max: usize) -> String {
-    s.replace('\t', " ").chars().take(max).collect()
+    let mut out = String::new();
+    for c in s.chars().take(max) {
+        match c {
+            '\t' => out.push(' '),
+            c if c.is_control() => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// (passed, failed, ignored).
@@ -691,6 +701,15 @@ mod tests {
         ERR unknown command 'debug'\n\
         [ignore]: GETDEL propagate as DEL command to replica: Tag: needs:repl denied\n\
         [exception]: Executing test client: I/O error reading reply\n";
+
+    #[test]
+    fn control_bytes_in_what_a_test_observed_are_escaped() {
+        let out =
+            "[err]: restore in tests/unit/dump.tcl\nExpected '{\u{12}\u{1}\0\thello\u{7f}}'\n";
+        let r = parse_output(out);
+        assert_eq!(r[0].detail, "Expected '{\\u{12}\\u{1}\\u{0} hello\\u{7f}}'");
+        assert!(r[0].detail.chars().all(|c| !c.is_control()));
+    }
 
     #[test]
     fn isolated_tests_are_picked_out_of_units_that_run() {
