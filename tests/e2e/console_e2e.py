@@ -176,7 +176,20 @@ class Console:
             wait_until(lambda: self.page.evaluate(expr), "the console's first frame%s" % (
                 " and its chart" if chart else ""), timeout=15)
         except Exception:
-            print("console not ready:", self.page.url, self.page.evaluate("[document.documentElement.className, document.visibilityState, (document.querySelector('#redsim') || document.body).innerHTML.slice(0, 300), [...document.querySelectorAll('[hidden]')].map(e => e.className)]"))
+            # What a reader would see, and why the prompt is not visible: a client that waits
+            # hides its input line (`.rs-locked`), the hold hides the page (`rs-hold`).
+            print("console not ready:", self.page.url, self.page.evaluate(
+                "[document.documentElement.className, document.visibilityState,"
+                " (document.querySelector('#redsim') || document.body).innerHTML.slice(0, 300),"
+                " [...document.querySelectorAll('[hidden]')].map(e => e.className),"
+                " [...document.querySelectorAll('.rs-inputline')].map(e => e.className + ' '"
+                " + JSON.stringify(e.getBoundingClientRect())),"
+                " [...document.querySelectorAll('.rs-wait-text, .rs-load-error, .rs-crash')].map(e => e.textContent),"
+                " [...document.querySelectorAll('.rs-screen')].map(e => e.innerText.slice(-300))]"))
+            path = os.path.join(ROOT, "target", "e2e", "console-not-ready.png")
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            self.page.screenshot(path=path, full_page=True)
+            print("console not ready: screenshot in", path)
             raise
 
     def run(self, line):
