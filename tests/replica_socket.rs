@@ -1,12 +1,12 @@
 //! The replication protocol over a socket: `redsim server` serves a real Valkey 8.1 replica (full sync by RDB file, then the stream, ACKs read back into WAIT and INFO) and `redis-cli --rdb`; the RDB file frames every key as DUMP does; SYNC, PSYNC, REPLCONF, FAILOVER and CLUSTER MEET answer as a real redis-server does.
 
 use std::collections::BTreeMap;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use redsim_engine::persist::payload::{crc64, Reader};
 use redsim_engine::{Engine, Frame};
-use redsim_tests::{free_port, Conn, Differ, RedsimServer, TempDir};
+use redsim_tests::{eventually, Conn, Differ, RedisServer, RedsimServer, TempDir};
 
 /// The keys of every type the tests replicate: db 0 and db 3, some volatile.
 const DATASET: &[&str] = &[
@@ -124,63 +124,22 @@ fn valkey_server() -> String {
 }
 
 /// A real Valkey 8.1 replica of `master`, killed on drop.
-struct Replica {
-    child: Child,
-    port: u16,
-    _dir: TempDir,
-}
+struct Replica(RedisServer);
 
 impl Replica {
     fn start(master: u16) -> Replica {
-        let dir = TempDir::new("valkey-replica");
-        let port = free_port();
-        let child = Command::new(valkey_server())
-            .args([
-                "--port",
-                &port.to_string(),
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .args(["--dir", &dir.0.to_string_lossy()])
-            .args(["--replicaof", "127.0.0.1", &master.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("valkey-server starts");
-        let started = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                started.elapsed() < Duration::from_secs(10),
-                "valkey-server did not listen"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Replica {
-            child,
-            port,
-            _dir: dir,
-        }
+        let master = master.to_string();
+        Replica(RedisServer::start_bin(
+            &valkey_server(),
+            &["--replicaof", "127.0.0.1", &master],
+        ))
     }
 
     fn wait_link_up(&self) {
-        let mut c = Conn::connect(self.port);
-        let started = Instant::now();
-        while info_field(&mut c, "replication", "master_link_status").as_deref() != Some("up") {
-            assert!(
-                started.elapsed() < Duration::from_secs(10),
-                "the replica never synced"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Replica {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let mut c = self.0.conn();
+        eventually("the replica to sync", Duration::from_secs(10), || {
+            info_field(&mut c, "replication", "master_link_status").as_deref() == Some("up")
+        });
     }
 }
 
@@ -193,7 +152,7 @@ fn a_real_replica_syncs_and_follows_the_stream() {
     }
     let replica = Replica::start(master.port);
     replica.wait_link_up();
-    let mut r = Conn::connect(replica.port);
+    let mut r = replica.0.conn();
     assert_eq!(contents(&mut r), contents(&mut m), "after the full sync");
     assert_eq!(
         text(&r.cmd(&["FUNCTION", "LIST"])),
@@ -254,14 +213,11 @@ fn a_real_replica_syncs_and_follows_the_stream() {
 
     // The replica goes: the master forgets it.
     drop(replica);
-    let started = Instant::now();
-    while info_field(&mut m, "replication", "connected_slaves").as_deref() != Some("0") {
-        assert!(
-            started.elapsed() < Duration::from_secs(5),
-            "the master kept the replica"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    eventually(
+        "the master to forget the replica",
+        Duration::from_secs(5),
+        || info_field(&mut m, "replication", "connected_slaves").as_deref() == Some("0"),
+    );
 }
 
 #[test]
@@ -289,33 +245,17 @@ fn redis_cli_rdb_saves_a_file_a_real_server_loads() {
     );
 
     // Valkey loads it to the same keyspace.
-    let port = free_port();
-    let mut child = Command::new(valkey_server())
-        .args([
-            "--port",
-            &port.to_string(),
-            "--save",
-            "",
+    let loaded = RedisServer::start_bin(
+        &valkey_server(),
+        &[
+            "--dir",
+            &dir.0.to_string_lossy(),
             "--dbfilename",
             "dump.rdb",
-        ])
-        .args(["--dir", &dir.0.to_string_lossy()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("valkey-server starts");
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "valkey-server did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let mut v = Conn::connect(port);
-    let same = contents(&mut v) == contents(&mut m);
-    let _ = child.kill();
-    let _ = child.wait();
+        ],
+    );
+    let same = contents(&mut loaded.conn()) == contents(&mut m);
+    drop(loaded);
     assert!(same, "the loaded file differs from the keyspace");
 }
 

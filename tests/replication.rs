@@ -2,8 +2,8 @@
 
 use redsim_engine::repl::Sync;
 use redsim_engine::{ClientId, Engine, Frame};
-use redsim_tests::{Conn, RedisServer};
-use std::time::{Duration, Instant};
+use redsim_tests::{eventually, Conn, RedisServer};
+use std::time::Duration;
 
 fn cmd(e: &mut Engine, c: ClientId, line: &str) -> Frame {
     e.execute_line(c, line)
@@ -295,18 +295,6 @@ fn a_promoted_replica_keeps_the_old_history_for_the_other_replicas() {
     assert_eq!(info_field(&i, "connected_slaves").as_deref(), Some("1"));
 }
 
-/// Waits (wall clock, real servers) until `f` holds.
-fn eventually(what: &str, mut f: impl FnMut() -> bool) {
-    let t = Instant::now();
-    while !f() {
-        assert!(
-            t.elapsed() < Duration::from_secs(20),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn offsets_grow_by_the_commands_resp_length_as_on_a_real_master() {
     // The replica loads its full sync through an RDB file, each server in
@@ -317,7 +305,7 @@ fn offsets_grow_by_the_commands_resp_length_as_on_a_real_master() {
     let mut mc = master.conn();
     let mut rc = replica.conn();
     rc.cmd(&["REPLICAOF", "127.0.0.1", &master.port.to_string()]);
-    eventually("the replica to sync", || {
+    eventually("the replica to sync", Duration::from_secs(20), || {
         info_field(&conn_info(&mut rc), "master_link_status").as_deref() == Some("up")
     });
     let mut sim = Pair::new();
@@ -357,7 +345,7 @@ fn offsets_grow_by_the_commands_resp_length_as_on_a_real_master() {
     // both count it once, then only on a change of database.
     assert_eq!(ours, real, "offset after each command: redsim vs redis");
     // ROLE and INFO's shape on a real replica and ours.
-    eventually("the replica to catch up", || {
+    eventually("the replica to catch up", Duration::from_secs(20), || {
         info_field(&conn_info(&mut rc), "slave_repl_offset")
             == info_field(&conn_info(&mut mc), "master_repl_offset")
     });

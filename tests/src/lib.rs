@@ -74,6 +74,11 @@ impl RedisServer {
     /// command (`cargo xtask test`) installs it.
     pub fn start(extra: &[&str]) -> RedisServer {
         let bin = std::env::var("REDSIM_REDIS_SERVER").unwrap_or_else(|_| "redis-server".into());
+        RedisServer::start_bin(&bin, extra)
+    }
+
+    /// [`RedisServer::start`] with another server binary (Valkey's).
+    pub fn start_bin(bin: &str, extra: &[&str]) -> RedisServer {
         let dir = (!extra.contains(&"--dir")).then(|| TempDir::new("redis"));
         let own_dir: Vec<String> = dir
             .iter()
@@ -85,7 +90,7 @@ impl RedisServer {
         // listener reporting our child's pid counts; otherwise try again.
         for _ in 0..8 {
             let port = free_port();
-            let mut child = Command::new(&bin)
+            let mut child = Command::new(bin)
                 .args([
                     "--port",
                     &port.to_string(),
@@ -213,6 +218,15 @@ pub fn non_loopback_ip() -> Option<std::net::IpAddr> {
         }
     }
     None
+}
+
+/// Waits (wall clock, real servers) until `f` holds, for at most `within`.
+pub fn eventually(what: &str, within: Duration, mut f: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !f() {
+        assert!(t.elapsed() < within, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 fn wait_for_port(port: u16) {

@@ -3,7 +3,7 @@
 use super::args::{arg_i64, is, SYNTAX};
 use super::table::{commands, Command, Ctx};
 use crate::persist::{payload, rdb};
-use crate::proto::resp::Frame;
+use crate::proto::resp::{push_request, Frame};
 use crate::server::keyspace_events as ev;
 use crate::server::trace::DeleteCause;
 
@@ -69,16 +69,6 @@ fn options(args: &[Vec<u8>]) -> Result<Options<'_>, Frame> {
         j += 1;
     }
     Ok(o)
-}
-
-/// Appends one command in RESP to `out`.
-fn push_command(out: &mut Vec<u8>, parts: &[&[u8]]) {
-    out.extend_from_slice(format!("*{}\r\n", parts.len()).as_bytes());
-    for p in parts {
-        out.extend_from_slice(format!("${}\r\n", p.len()).as_bytes());
-        out.extend_from_slice(p);
-        out.extend_from_slice(b"\r\n");
-    }
 }
 
 /// How an attempt ended when it did not end with a reply.
@@ -159,13 +149,13 @@ fn attempt(
     let mut out = Vec::new();
     if let Some(pw) = o.password {
         match o.user {
-            Some(user) => push_command(&mut out, &[b"AUTH", user, pw]),
-            None => push_command(&mut out, &[b"AUTH", pw]),
+            Some(user) => push_request(&mut out, &[&b"AUTH"[..], user, pw]),
+            None => push_request(&mut out, &[&b"AUTH"[..], pw]),
         }
     }
     let select = last_db != dbid;
     if select {
-        push_command(&mut out, &[b"SELECT", dbid.to_string().as_bytes()]);
+        push_request(&mut out, &[&b"SELECT"[..], dbid.to_string().as_bytes()]);
     }
     let restore: &[u8] = if ctx.srv.cluster.is_some() {
         b"RESTORE-ASKING"
@@ -190,7 +180,7 @@ fn attempt(
         if o.replace {
             parts.push(b"REPLACE");
         }
-        push_command(&mut out, &parts);
+        push_request(&mut out, &parts);
         sent.push(key);
     }
     if let Err(timed_out) = links.write(host, port, &out, timeout) {

@@ -555,11 +555,18 @@ pub fn parse_frame(buf: &[u8]) -> Result<Option<(Frame, usize)>, String> {
 /// Encodes a command as a RESP multibulk request.
 pub fn encode_request(args: &[impl AsRef<[u8]>]) -> Vec<u8> {
     let mut out = Vec::new();
-    line(&mut out, b'*', itoa(args.len() as i64).as_bytes());
-    for a in args {
-        bulk(&mut out, a.as_ref());
-    }
+    push_request(&mut out, args);
     out
+}
+
+/// Appends a command as a RESP multibulk request to `out`: what a server
+/// sends as a client (MIGRATE's AUTH and SELECT) or as a master (the
+/// replication stream).
+pub fn push_request(out: &mut Vec<u8>, args: &[impl AsRef<[u8]>]) {
+    line(out, b'*', itoa(args.len() as i64).as_bytes());
+    for a in args {
+        bulk(out, a.as_ref());
+    }
 }
 
 #[cfg(test)]

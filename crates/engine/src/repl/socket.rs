@@ -204,12 +204,7 @@ fn encode(link: &mut Link, op: &ReplOp, compress: bool, out: &mut Vec<u8>) {
 
 /// A command as RESP: an array of bulk strings.
 fn command(out: &mut Vec<u8>, args: &[&[u8]]) {
-    out.extend_from_slice(format!("*{}\r\n", args.len()).as_bytes());
-    for a in args {
-        out.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
-        out.extend_from_slice(a);
-        out.extend_from_slice(b"\r\n");
-    }
+    crate::proto::resp::push_request(out, args);
 }
 
 #[cfg(test)]
