@@ -16,7 +16,7 @@ pub mod cost;
 pub mod engine;
 pub(crate) mod evict;
 pub(crate) mod expire;
-pub(crate) mod glob;
+pub mod glob;
 pub mod idmap;
 pub mod inspect;
 pub mod keyspace;

@@ -433,6 +433,49 @@ impl AclState {
     }
 }
 
+/// `ACLDescribeSelectorCommandRules`.
+pub fn describe_commands(s: &Selector) -> String {
+    let mut out = String::from(if s.future { "+@all" } else { "-@all" });
+    if !s.rules.is_empty() {
+        out.push(' ');
+        out.push_str(&s.rules);
+    }
+    out
+}
+
+/// `ACLDescribeUser`: flags, password hashes, the root selector, then each
+/// other selector in parentheses.
+pub fn describe_user(u: &User) -> String {
+    let mut out = String::new();
+    for f in u.flag_names() {
+        out.push_str(f);
+        out.push(' ');
+    }
+    for p in &u.passwords {
+        out.push('#');
+        out.push_str(p);
+        out.push(' ');
+    }
+    for (i, s) in u.selectors.iter().enumerate() {
+        let d = format!("{}{}", s.describe_keys_channels(), describe_commands(s));
+        if i == 0 {
+            out.push_str(&d);
+        } else {
+            out.push_str(&format!(" ({d})"));
+        }
+    }
+    out
+}
+
+/// `user <name> <rules>` for every user, in name order (ACL LIST, ACL SAVE,
+/// CONFIG REWRITE).
+pub fn user_lines(acl: &AclState) -> Vec<String> {
+    acl.users
+        .values()
+        .map(|u| format!("user {} {}", u.name, describe_user(u)))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -164,6 +164,7 @@ impl Engine {
         // The loaded files are the new AOF's base / the last RDB.
         e.srv.persist.rdb = self.srv.persist.rdb.clone();
         e.srv.files = self.srv.files.clone();
+        e.srv.config_file = self.srv.config_file.clone();
         crate::persist::sync_config(&mut e.srv);
         e
     }
@@ -191,6 +192,20 @@ impl Engine {
             return Ok(());
         }
         crate::cmd::acl::load_file(&crate::cmd::REGISTRY, &mut self.srv)
+    }
+
+    /// Names the configuration file the server was started with (an
+    /// absolute path, read and written through the file store): INFO shows
+    /// it, and CONFIG REWRITE updates it instead of refusing.
+    pub fn set_config_file(&mut self, path: &str) {
+        self.srv.config_file = path.to_string();
+    }
+
+    /// Sets the users a configuration file declares (`user alice on >pw
+    /// ~* +@all`: the words after `user`), as Redis does at startup. The
+    /// error gives the failing line's index and ACL SETUSER's reason.
+    pub fn load_config_users(&mut self, users: &[Vec<Vec<u8>>]) -> Result<(), (usize, String)> {
+        crate::cmd::acl::load_config_users(&crate::cmd::REGISTRY, &mut self.srv, users)
     }
 
     /// Installs the connections MIGRATE makes to other servers (a driver

@@ -17,6 +17,11 @@ pub use super::memunits::parse_memory;
 /// A parameter's name, whether CONFIG SET may change it, and its accessors.
 pub struct Param {
     pub name: &'static str,
+    /// The parameter this name is another name of (`slave-read-only` for
+    /// `replica-read-only`); `None` for the name CONFIG REWRITE writes.
+    pub alias_of: Option<&'static str>,
+    /// How redis.conf writes its value (CONFIG REWRITE).
+    pub kind: Kind,
     pub mutable: bool,
     /// `HIDDEN_CONFIG`: a test knob CONFIG GET shows for its exact name,
     /// never for a pattern.
@@ -26,6 +31,15 @@ pub struct Param {
     pub protected: bool,
     pub get: fn(&Config) -> String,
     pub set: fn(&mut Config, &str) -> Result<(), String>,
+}
+
+/// What a parameter's value is, where redis.conf writes it differently
+/// from CONFIG GET: sizes with units, strings quoted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Memory,
+    Text,
+    Other,
 }
 
 /// Declares every parameter once: `field: type = default => [names] access kind(args);`.
@@ -42,7 +56,7 @@ pub struct Param {
 macro_rules! config {
     ($(
         $(#[doc = $doc:literal])*
-        $field:ident: $ty:ty = $default:expr => [$($name:literal),+] $access:ident $kind:ident $args:tt;
+        $field:ident: $ty:ty = $default:expr => [$name:literal $(, $alias:literal)*] $access:ident $kind:ident $args:tt;
     )*) => {
         /// Every tunable the engine reads. Field docs give the Redis parameter.
         #[derive(Clone, Debug)]
@@ -57,17 +71,27 @@ macro_rules! config {
         }
 
         /// Every parameter by every name Redis knows it by, in CONFIG GET's order.
-        pub static PARAMS: &[Param] = &[$($(
-            Param {
-                name: $name,
-                mutable: config!(@mutable $access),
-                hidden: config!(@hidden $access),
-                protected: config!(@protected $access),
-                get: |c| config!(@show $kind, &c.$field, $args),
-                set: |c, v| config!(@set $kind, c, $field, $ty, v, $args),
-            },
-        )+)*];
+        pub static PARAMS: &[Param] = &[$(
+            config!(@param $name, None, $field, $ty, $access, $kind, $args),
+            $(config!(@param $alias, Some($name), $field, $ty, $access, $kind, $args),)*
+        )*];
     };
+    (@param $name:literal, $alias_of:expr, $field:ident, $ty:ty, $access:ident, $kind:ident, $args:tt) => {
+        Param {
+            name: $name,
+            alias_of: $alias_of,
+            kind: config!(@kind $kind),
+            mutable: config!(@mutable $access),
+            hidden: config!(@hidden $access),
+            protected: config!(@protected $access),
+            get: |c| config!(@show $kind, &c.$field, $args),
+            set: |c, v| config!(@set $kind, c, $field, $ty, v, $args),
+        }
+    };
+    (@kind memory) => { Kind::Memory };
+    (@kind memory_in) => { Kind::Memory };
+    (@kind text) => { Kind::Text };
+    (@kind $kind:ident) => { Kind::Other };
     (@mutable mutable) => { true };
     (@mutable immutable) => { false };
     (@mutable hidden) => { true };

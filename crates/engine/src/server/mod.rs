@@ -4,6 +4,7 @@ pub mod client;
 pub mod client_bufs;
 pub mod clock;
 pub mod config;
+pub mod config_file;
 mod config_values;
 pub(crate) mod idle;
 pub mod keyspace_events;
@@ -216,6 +217,9 @@ pub struct Server {
     /// Where ACL LOAD and SAVE read and write `aclfile` (the driver's
     /// files natively; memory otherwise).
     pub(crate) files: std::sync::Arc<dyn crate::acl::FileStore>,
+    /// The configuration file the server was started with (absolute), which
+    /// CONFIG REWRITE updates through `files`; empty without one.
+    pub(crate) config_file: String,
     /// MIGRATE's connections to other servers (the driver's network; none
     /// otherwise).
     pub(crate) links: std::sync::Arc<dyn crate::cluster::link::MigrateLinks>,
@@ -307,6 +311,7 @@ impl Server {
             killed_out: Vec::new(),
             output: Default::default(),
             files: std::sync::Arc::new(crate::acl::MemoryFiles::default()),
+            config_file: String::new(),
             links: std::sync::Arc::new(crate::cluster::link::NoLinks),
             listener: std::sync::Arc::new(listener::NoListener),
         };

@@ -11,7 +11,7 @@ use crate::proto::resp::Frame;
 use crate::rng::Pick;
 use crate::server::client::Client;
 use crate::server::Server;
-use rules::{describe_commands, describe_user, has_spaces, merge_selectors, set_user};
+use rules::{describe_commands, has_spaces, merge_selectors, set_user};
 
 pub(super) static COMMANDS: &[Command] = commands! { heavy; group: "connection";
     "auth" => auth, arity: -2, flags: [NOSCRIPT, LOADING, STALE, FAST, NO_AUTH, SENTINEL, ALLOW_BUSY], acl: [FAST, CONNECTION], since: "1.0.0",
@@ -108,6 +108,31 @@ fn pubsub_all(srv: &Server) -> bool {
 }
 
 /// `ACLStringSetUser`: every rule applied to a copy, kept only if all pass.
+/// `ACLLoadConfiguredUsers`: a configuration file's `user <name> <rules...>`
+/// lines (their words after `user`), set as ACL SETUSER sets them before any
+/// client connects. The error says which line failed and why.
+pub fn load_config_users(
+    reg: &'static Registry,
+    srv: &mut Server,
+    users: &[Vec<Vec<u8>>],
+) -> Result<(), (usize, String)> {
+    let mut me = Client::new(0, srv.clock.now_us(), true);
+    for (i, argv) in users.iter().enumerate() {
+        let Some(name) = argv.first() else {
+            return Err((i, "wrong number of arguments".into()));
+        };
+        if has_spaces(name) {
+            return Err((
+                i,
+                "Usernames can't contain spaces or null characters".into(),
+            ));
+        }
+        let name = String::from_utf8_lossy(name).into_owned();
+        set_user_rules(reg, srv, &mut me, &name, &argv[1..]).map_err(|e| (i, e))?;
+    }
+    Ok(())
+}
+
 fn set_user_rules(
     reg: &'static Registry,
     srv: &mut Server,
@@ -281,11 +306,7 @@ fn acl_getuser(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 /// `user <name> <rules>` for every user, in name order (ACL LIST, ACL SAVE).
 fn user_lines(srv: &Server) -> Vec<String> {
-    srv.acl
-        .users
-        .values()
-        .map(|u| format!("user {} {}", u.name, describe_user(u)))
-        .collect()
+    crate::acl::user_lines(&srv.acl)
 }
 
 fn acl_list(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {

@@ -2,6 +2,7 @@
 
 use std::sync::OnceLock;
 
+pub use crate::acl::{describe_commands, describe_user};
 use crate::acl::{hash_password, valid_hash, KeyPattern, Selector, User, PERM_ALL};
 use crate::acl::{PERM_READ, PERM_WRITE};
 use crate::cmd::server::acl_categories;
@@ -386,40 +387,6 @@ pub fn merge_selectors(args: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, usize> {
 /// quotes group; `None` for unbalanced quotes.
 pub fn split_args(s: &[u8]) -> Option<Vec<Vec<u8>>> {
     crate::proto::resp::split_args(s)
-}
-
-/// `ACLDescribeSelectorCommandRules`.
-pub fn describe_commands(s: &Selector) -> String {
-    let mut out = String::from(if s.future { "+@all" } else { "-@all" });
-    if !s.rules.is_empty() {
-        out.push(' ');
-        out.push_str(&s.rules);
-    }
-    out
-}
-
-/// `ACLDescribeUser`: flags, password hashes, the root selector, then each
-/// other selector in parentheses.
-pub fn describe_user(u: &User) -> String {
-    let mut out = String::new();
-    for f in u.flag_names() {
-        out.push_str(f);
-        out.push(' ');
-    }
-    for p in &u.passwords {
-        out.push('#');
-        out.push_str(p);
-        out.push(' ');
-    }
-    for (i, s) in u.selectors.iter().enumerate() {
-        let d = format!("{}{}", s.describe_keys_channels(), describe_commands(s));
-        if i == 0 {
-            out.push_str(&d);
-        } else {
-            out.push_str(&format!(" ({d})"));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -223,11 +223,27 @@ fn config_resetstat(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     Frame::ok()
 }
 
-/// CONFIG REWRITE: redsim reads no config file (settings come from the
-/// command line or CONFIG SET), so it answers as redis-server started
-/// without one does.
-fn config_rewrite(_: &mut Ctx, _: &[Vec<u8>]) -> Frame {
-    Frame::err("ERR The server is running without a config file")
+/// CONFIG REWRITE: the configuration file brought up to the running
+/// values (`crate::server::config_file`), read and written through the
+/// driver's files; a server started without one refuses, as Redis does. A
+/// file that is not there yet is written anew, as Redis' `fopen` failing
+/// with ENOENT reads as an empty file.
+fn config_rewrite(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
+    let path = ctx.srv.config_file.clone();
+    if path.is_empty() {
+        return Frame::err("ERR The server is running without a config file");
+    }
+    let old = match ctx.srv.files.read(&path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) if e == "No such file or directory" => String::new(),
+        Err(e) => return Frame::err(format!("ERR Rewriting config file: {e}")),
+    };
+    let users = crate::acl::user_lines(&ctx.srv.acl);
+    let new = crate::server::config_file::rewrite(&old, &ctx.srv.config, &users);
+    match ctx.srv.files.write(&path, new.as_bytes()) {
+        Ok(()) => Frame::ok(),
+        Err(e) => Frame::err(format!("ERR Rewriting config file: {e}")),
+    }
 }
 
 fn config_help(_: &mut Ctx, args: &[Vec<u8>]) -> Frame {

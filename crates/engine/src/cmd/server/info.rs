@@ -136,7 +136,7 @@ fn info_server(srv: &Server) -> String {
     field(&mut o, "hz", hz);
     field(&mut o, "configured_hz", hz);
     field(&mut o, "lru_clock", srv.lruclock);
-    field(&mut o, "config_file", "");
+    field(&mut o, "config_file", &srv.config_file);
     field(&mut o, "io_threads_active", 0);
     let _ = write!(
         o,
