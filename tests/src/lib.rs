@@ -77,8 +77,14 @@ impl RedisServer {
         RedisServer::start_bin(&bin, extra)
     }
 
-    /// [`RedisServer::start`] with another server binary (Valkey's).
+    /// [`RedisServer::start`] with another server binary (Valkey's). A
+    /// first `extra` that is not an option is a configuration file, which
+    /// goes first, as redis-server wants it.
     pub fn start_bin(bin: &str, extra: &[&str]) -> RedisServer {
+        let (file, extra) = match extra {
+            [f, rest @ ..] if !f.starts_with('-') => (Some(*f), rest),
+            _ => (None, extra),
+        };
         let dir = (!extra.contains(&"--dir")).then(|| TempDir::new("redis"));
         let own_dir: Vec<String> = dir
             .iter()
@@ -91,6 +97,7 @@ impl RedisServer {
         for _ in 0..8 {
             let port = free_port();
             let mut child = Command::new(bin)
+                .args(file)
                 .args([
                     "--port",
                     &port.to_string(),
@@ -142,14 +149,20 @@ pub struct RedsimServer {
 }
 
 impl RedsimServer {
-    /// Starts a server with `--name value` style options (e.g. `["--hz", "100"]`).
+    /// Starts a server with `--name value` style options (e.g. `["--hz", "100"]`),
+    /// after a configuration file if the first of them is not an option.
     pub fn start(extra: &[&str]) -> RedsimServer {
+        let (file, extra) = match extra {
+            [f, rest @ ..] if !f.starts_with('-') => (Some(f.to_string()), rest),
+            _ => (None, extra),
+        };
         // As for redis-server, the free port may be taken before the bind:
         // a failed start tries another one.
         let mut last_err = String::new();
         for _ in 0..8 {
             let port = free_port();
-            let mut args: Vec<String> = vec!["--port".into(), port.to_string()];
+            let mut args: Vec<String> = file.iter().cloned().collect();
+            args.extend(["--port".into(), port.to_string()]);
             args.extend(extra.iter().map(|s| s.to_string()));
             let opts = redsim_cli::ServerOptions::from_args(&args).expect("valid server options");
             match redsim_cli::spawn(opts) {

@@ -6,6 +6,7 @@
 //! clock: this crate is where wall time enters, once per request and on
 //! every cron tick.
 
+pub mod conffile;
 pub mod framing;
 pub mod lessons;
 mod migrate_links;

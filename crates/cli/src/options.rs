@@ -1,11 +1,13 @@
 //! `redsim server` arguments: Redis-style `--name value...` directives for every engine CONFIG parameter, plus Redsim's own options, and the usage texts.
 //!
 //! redis-server turns its command line into config-file lines (`--port 7777`
-//! becomes `port 7777`) and rejects a bad one with a "FATAL CONFIG" banner
-//! quoting the directive. We follow the same grammar, so a command line that
-//! works for `redis-server` works here for every parameter the engine has,
-//! and we fail the same visible way for one it does not.
+//! becomes `port 7777`, read after the configuration file if one is named:
+//! `crate::conffile`) and rejects a bad one with a "FATAL CONFIG FILE ERROR"
+//! banner quoting the line. We follow the same grammar, so a command line or
+//! redis.conf that works for `redis-server` works here for every parameter
+//! the engine has, and we fail the same visible way for one it does not.
 
+use crate::conffile;
 use redsim_engine::server::config::{self, Config};
 
 /// Options parsed from `redsim server` arguments.
@@ -20,6 +22,22 @@ pub struct ServerOptions {
     pub trace_capacity: usize,
     /// Where the engine's time comes from (tests may want a manual clock).
     pub clock: ClockMode,
+    /// The configuration file read at start (absolute), which INFO names
+    /// and CONFIG REWRITE updates; `None` when started without one.
+    pub config_file: Option<String>,
+    /// The file's `user` lines, set once the engine exists (Redis loads
+    /// them after the rest of the configuration too).
+    pub users: Vec<UserLine>,
+}
+
+/// A `user <name> <rules...>` line of a configuration file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UserLine {
+    /// The words after `user`.
+    pub words: Vec<String>,
+    /// The line and its number, for the error if a rule is refused.
+    pub text: String,
+    pub linenum: usize,
 }
 
 /// The server's clock.
@@ -49,13 +67,16 @@ const OWN_OPTIONS: &[(&str, &str, &str)] = &[
 
 impl ServerOptions {
     /// Parses the arguments after the `server` word, e.g.
-    /// `--port 7000 --bind 127.0.0.1 ::1 --hz 100 --seed 7`.
+    /// `--port 7000 --bind 127.0.0.1 ::1 --hz 100 --seed 7`, or
+    /// `/etc/redis/redis.conf --port 7000`: as with redis-server, a first
+    /// argument that is not an option names a configuration file, and `-`
+    /// first or last reads one from standard input (`crate::conffile`).
     ///
     /// As in redis-server, the argument right after `--name` is always its
     /// value (so `--bind --x` binds to `--x`), later ones are more values
     /// until the next `--`, and `"--port 7000"` as a single argument works
-    /// too. A later directive overrides an earlier one. The error is the text
-    /// to print before exiting non-zero.
+    /// too. A later directive overrides an earlier one, and the command
+    /// line the file. The error is the text to print before exiting non-zero.
     pub fn from_args(args: &[String]) -> Result<ServerOptions, String> {
         let mut opts = ServerOptions::default();
         // CONFIG GET dir: Redis' working directory, which a server started
@@ -63,11 +84,91 @@ impl ServerOptions {
         if let Ok(cwd) = std::env::current_dir() {
             opts.config.dir = cwd.display().to_string();
         }
-        for (name, values) in directives(args)? {
-            opts.apply(&name, &values)
-                .map_err(|reason| fatal(&name, &values, &reason))?;
+        let (source, rest) = config_source(args);
+        let options: Vec<String> = directives(rest)?
+            .iter()
+            .map(|(name, values)| {
+                let mut line = name.clone();
+                for v in values {
+                    line.push(' ');
+                    line.push_str(&repr(v));
+                }
+                line
+            })
+            .collect();
+        for line in conffile::read(source.as_ref(), &options.join("\n"))? {
+            opts.directive(&line).map_err(|reason| {
+                format!(
+                    "{}\n{}",
+                    conffile::fatal(line.linenum, &line.text, &reason),
+                    see_help()
+                )
+            })?;
+        }
+        // `ACLAppendUserForLoading` checks each line's rules as it reads it.
+        let mut scratch = redsim_engine::Engine::new(0);
+        if let Err((i, e)) = scratch.load_config_users(&opts.user_words()) {
+            let line = &opts.users[i];
+            // Redis names the user, and gives the rule's error without the rule.
+            let why = match e.strip_prefix("Error in ACL SETUSER modifier '") {
+                Some(rest) => rest.split_once("': ").map_or(rest, |(_, why)| why),
+                None => &e,
+            };
+            let e = format!("Error in user declaration '{}': {why}", line.words[0]);
+            return Err(format!(
+                "{}\n{}",
+                conffile::fatal(line.linenum, &line.text, &e),
+                see_help()
+            ));
+        }
+        if !opts.users.is_empty() && !opts.config.aclfile.is_empty() {
+            return Err(
+                "Configuring Redis with users defined in redis.conf and at the same setting an \
+                 ACL file path is invalid. This setup is very likely to lead to configuration \
+                 errors and security holes, please define either an ACL file or declare users \
+                 directly in your redis.conf, but not both."
+                    .into(),
+            );
+        }
+        if let Some(conffile::Source::File(path)) = source {
+            let path = std::path::absolute(&path).unwrap_or(path);
+            opts.config_file = Some(path.display().to_string());
         }
         Ok(opts)
+    }
+
+    /// The `user` lines' words, as the engine takes them.
+    pub fn user_words(&self) -> Vec<Vec<Vec<u8>>> {
+        self.users
+            .iter()
+            .map(|u| u.words.iter().map(|w| w.as_bytes().to_vec()).collect())
+            .collect()
+    }
+
+    /// One line of the configuration: a parameter, a Redsim option, or one
+    /// of the directives only a file has.
+    fn directive(&mut self, line: &conffile::Line) -> Result<(), String> {
+        let (name, values) = (&line.argv[0], &line.argv[1..]);
+        match name.as_str() {
+            "user" if !values.is_empty() => {
+                self.users.push(UserLine {
+                    words: values.to_vec(),
+                    text: line.text.clone(),
+                    linenum: line.linenum,
+                });
+                Ok(())
+            }
+            "sentinel" if !values.is_empty() => {
+                Err("sentinel directive while not in sentinel mode".into())
+            }
+            "loadmodule" if !values.is_empty() => {
+                Err("Redsim loads no modules: it has no module API".into())
+            }
+            "rename-command" if values.len() == 2 => {
+                Err("Redsim cannot rename commands: remove the line to start".into())
+            }
+            _ => self.apply(name, values),
+        }
     }
 
     /// Applies one directive, or says why it is rejected (Redis' wording).
@@ -111,6 +212,20 @@ impl ServerOptions {
     }
 }
 
+/// The configuration file the arguments name, if any, and the options
+/// after it: a first argument that does not start with `-` (redis-server's
+/// rule), or `-` as the first or last argument for standard input.
+fn config_source(args: &[String]) -> (Option<conffile::Source>, &[String]) {
+    match args {
+        [first, rest @ ..] if !first.starts_with('-') => {
+            (Some(conffile::Source::File(first.into())), rest)
+        }
+        [first, rest @ ..] if first == "-" => (Some(conffile::Source::Stdin), rest),
+        [rest @ .., last] if last == "-" => (Some(conffile::Source::Stdin), rest),
+        _ => (None, args),
+    }
+}
+
 /// Groups arguments into `(name, values)` directives.
 fn directives(args: &[String]) -> Result<Vec<(String, Vec<String>)>, String> {
     let mut out: Vec<(String, Vec<String>)> = Vec::new();
@@ -134,7 +249,7 @@ fn directives(args: &[String]) -> Result<Vec<(String, Vec<String>)>, String> {
                 let Some((_, values)) = out.last_mut() else {
                     return Err(format!(
                         "redsim server: unexpected argument '{arg}': options are given as \
-                         --name value (redsim reads no config file)\n{}",
+                         --name value, after the configuration file if there is one\n{}",
                         see_help()
                     ));
                 };
@@ -144,21 +259,6 @@ fn directives(args: &[String]) -> Result<Vec<(String, Vec<String>)>, String> {
         }
     }
     Ok(out)
-}
-
-/// redis-server's banner for a rejected directive, naming Redsim instead.
-fn fatal(name: &str, values: &[String], reason: &str) -> String {
-    let mut line = name.to_string();
-    for v in values {
-        line.push(' ');
-        line.push_str(&repr(v));
-    }
-    format!(
-        "\n*** FATAL CONFIG ERROR (redsim {}, Redis {} semantics) ***\n>>> '{line}'\n{reason}\n{}",
-        env!("CARGO_PKG_VERSION"),
-        redsim_engine::REDIS_VERSION,
-        see_help()
-    )
 }
 
 fn see_help() -> &'static str {
@@ -327,7 +427,7 @@ pub fn usage() -> String {
         "redsim {} - a Redis {} playground on a deterministic engine\n\
          \n\
          Usage:\n  \
-           redsim server [--port N] [--bind ADDR...] [--seed N] [--<config-name> <value> ...]\n  \
+           redsim server [redis.conf] [--port N] [--bind ADDR...] [--seed N] [--<config-name> <value> ...]\n  \
            redsim cluster [--masters N] [--replicas N] [--port N] [--<config-name> <value> ...]\n  \
            redsim sentinel [--replicas N] [--sentinels N] [--port N] [--sentinel-port N] ...\n  \
            redsim scenarios [--json] [<id>]\n  \
@@ -381,14 +481,17 @@ pub fn cluster_usage() -> String {
 pub fn server_usage() -> String {
     let defaults = Config::default();
     let mut s = String::from(
-        "Usage: redsim server [--<name> <value> ...]\n\
+        "Usage: redsim server [/path/to/redis.conf | -] [--<name> <value> ...]\n\
          \n\
          Serves the engine over TCP, speaking RESP2 and RESP3 (HELLO 3), with its\n\
          clock following the wall clock. As with redis-server, any CONFIG parameter\n\
-         can be given as --name value; an unknown one is a fatal error.\n\
+         can be given as --name value, after a configuration file (- reads it from\n\
+         standard input) whose lines the options override; an unknown one is a fatal\n\
+         error, and CONFIG REWRITE updates the file.\n\
          \n\
          Examples:\n  \
            redsim server\n  \
+           redsim server /etc/redis/redis.conf --port 6380\n  \
            redsim server --port 7777 --hz 100 --maxmemory 100mb --maxmemory-policy allkeys-lru\n  \
            redsim server --bind 127.0.0.1 ::1 --seed 42\n\
          \n\
@@ -471,7 +574,11 @@ mod tests {
     #[test]
     fn unknown_directive_is_fatal_and_quoted_like_redis() {
         let e = parse(&["--foo", "bar"]).unwrap_err();
-        assert!(e.contains("*** FATAL CONFIG ERROR"), "{e}");
+        assert!(e.contains("*** FATAL CONFIG FILE ERROR"), "{e}");
+        assert!(
+            e.contains("Reading the configuration file, at line 2\n"),
+            "{e}"
+        );
         assert!(
             e.contains(">>> 'foo \"bar\"'\nBad directive or wrong number of arguments"),
             "{e}"
@@ -497,8 +604,13 @@ mod tests {
         assert!(e.contains("wrong number of arguments"), "{e}");
         let e = parse(&["--seed", "-1"]).unwrap_err();
         assert!(e.contains("couldn't be parsed"), "{e}");
-        let e = parse(&["stray"]).unwrap_err();
+        let e = parse(&["x.conf", "stray"]).unwrap_err();
         assert!(e.contains("unexpected argument 'stray'"), "{e}");
+        let e = parse(&["no-such.conf"]).unwrap_err();
+        assert_eq!(
+            e,
+            "Fatal error, can't open config file 'no-such.conf': No such file or directory"
+        );
     }
 
     #[test]

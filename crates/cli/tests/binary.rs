@@ -11,7 +11,10 @@ use common::{fails, succeeds};
 #[test]
 fn help_and_version() {
     let text = succeeds(&["--help"]);
-    assert!(text.contains("redsim server [--port N]"), "{text}");
+    assert!(
+        text.contains("redsim server [redis.conf] [--port N]"),
+        "{text}"
+    );
 
     let text = succeeds(&["server", "--help"]);
     for p in redsim_engine::server::config::PARAMS {
@@ -31,7 +34,11 @@ fn help_and_version() {
 
 #[test]
 fn bad_options_exit_non_zero_with_redis_style_message() {
-    let out = fails(&["server", "--foo", "bar"], 1, "*** FATAL CONFIG ERROR");
+    let out = fails(
+        &["server", "--foo", "bar"],
+        1,
+        "*** FATAL CONFIG FILE ERROR",
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(">>> 'foo \"bar\"'\nBad directive or wrong number of arguments"),
@@ -80,4 +87,36 @@ fn foreground_server_announces_its_address_and_serves() {
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(want));
+}
+
+/// `redsim server -` reads its configuration from standard input, and the
+/// command line's options come after it: here the file's `hz` stands and
+/// its port is overridden.
+#[test]
+fn configuration_from_standard_input_then_the_options() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_redsim"))
+        .args(["server", "-", "--port", "0"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("redsim server starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"# from a pipe\nport 1\nhz 25\n")
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(line.contains("ready to accept connections"), "{line}");
+    assert!(line.contains("hz 25"), "{line}");
+    assert!(
+        !line.contains(":1,") && !line.contains(":1 "),
+        "the command line's port wins: {line}"
+    );
 }

@@ -273,6 +273,18 @@ fn single_host(opts: &ServerOptions) -> Host {
         eprintln!("Aborting Redis startup.");
         std::process::exit(1);
     }
+    // The configuration file CONFIG REWRITE updates, and its users (their
+    // rules were checked as the file was read).
+    if let Some(path) = &opts.config_file {
+        engine.set_config_file(path);
+    }
+    if let Err((i, e)) = engine.load_config_users(&opts.user_words()) {
+        eprintln!(
+            "Error loading the users of line {}: {e}",
+            opts.users[i].linenum
+        );
+        std::process::exit(1);
+    }
     // MIGRATE's sockets to other servers.
     engine.set_migrate_links(std::sync::Arc::new(
         crate::migrate_links::TcpLinks::default(),
