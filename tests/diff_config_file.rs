@@ -55,6 +55,11 @@ fn a_bad_line_is_refused_at_the_same_line_for_the_same_reason() {
         ("size", "maxmemory 12xb\n".into(), vec![]),
         ("user", "user alice on badrule\n".into(), vec![]),
         ("user-alone", "user\n".into(), vec![]),
+        (
+            "user-twice",
+            "user bob on >pw ~* +@all\nuser bob off\n".into(),
+            vec![],
+        ),
         ("sentinel", "sentinel monitor a b\n".into(), vec![]),
         ("included", format!("hz 10\ninclude {inc}\n"), vec![]),
         ("command-line", "port 7000\n".into(), vec!["--foo", "bar"]),
@@ -212,4 +217,38 @@ fn without_a_file_config_rewrite_refuses_as_redis_does() {
         want,
         Frame::Error("ERR The server is running without a config file".into())
     );
+}
+
+/// A file's users: the default user is reset before its line's rules (so
+/// the line says all it may do), another user is created by its line.
+#[test]
+fn a_files_users_are_what_their_lines_say() {
+    let dir = TempDir::new("conf-users");
+    let conf = dir.file("users.conf");
+    std::fs::write(
+        &conf,
+        "user default on nopass ~app:* +info\nuser alice on >pw2 ~* +@all\n",
+    )
+    .unwrap();
+    let list = |mut c: Conn| {
+        assert_eq!(c.cmd(&["AUTH", "alice", "pw2"]), Frame::Simple("OK".into()));
+        match c.cmd(&["ACL", "LIST"]) {
+            Frame::Array(users) => users
+                .iter()
+                .map(|u| match u {
+                    // Redis 7.2 lists `sanitize-payload` among a user's flags; 7.0 leaves it out.
+                    Frame::Bulk(b) => String::from_utf8_lossy(b).replace(" sanitize-payload", ""),
+                    other => panic!("{other:?}"),
+                })
+                .collect::<Vec<_>>(),
+            other => panic!("ACL LIST: {other:?}"),
+        }
+    };
+    let redis = RedisServer::start(&[&conf]);
+    let redsim = RedsimServer::start(&[&conf]);
+    assert_eq!(list(redsim.conn()), list(redis.conn()));
+    // Without the reset the default user would keep `~* &* +@all`.
+    let mut c = redsim.conn();
+    assert!(matches!(c.cmd(&["INFO", "server"]), Frame::Bulk(_)));
+    assert!(matches!(c.cmd(&["GET", "app:x"]), Frame::Error(e) if e.starts_with("NOPERM")));
 }

@@ -106,8 +106,11 @@ impl ServerOptions {
             })?;
         }
         // `ACLAppendUserForLoading` checks each line's rules as it reads it.
-        let mut scratch = redsim_engine::Engine::new(0);
-        if let Err((i, e)) = scratch.load_config_users(&opts.user_words()) {
+        let checked = match opts.users.is_empty() {
+            true => Ok(()),
+            false => redsim_engine::Engine::new(0).load_config_users(&opts.user_words()),
+        };
+        if let Err((i, e)) = checked {
             let line = &opts.users[i];
             // Redis names the user, and gives the rule's error without the rule.
             let why = match e.strip_prefix("Error in ACL SETUSER modifier '") {
@@ -151,6 +154,13 @@ impl ServerOptions {
         let (name, values) = (&line.argv[0], &line.argv[1..]);
         match name.as_str() {
             "user" if !values.is_empty() => {
+                if self.users.iter().any(|u| u.words[0] == values[0]) {
+                    return Err(format!(
+                        "Error in user declaration '{}': Duplicate user found. A user can only \
+                         be defined once in config files",
+                        values[0]
+                    ));
+                }
                 self.users.push(UserLine {
                     words: values.to_vec(),
                     text: line.text.clone(),

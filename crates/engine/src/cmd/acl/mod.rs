@@ -128,7 +128,14 @@ pub fn load_config_users(
             ));
         }
         let name = String::from_utf8_lossy(name).into_owned();
-        set_user_rules(reg, srv, &mut me, &name, &argv[1..]).map_err(|e| (i, e))?;
+        // The default user exists already: Redis resets it first, so the
+        // line says all it may do, as it does for a user the line creates.
+        let mut rules = Vec::with_capacity(argv.len());
+        if name == "default" {
+            rules.push(b"reset".to_vec());
+        }
+        rules.extend_from_slice(&argv[1..]);
+        set_user_rules(reg, srv, &mut me, &name, &rules).map_err(|e| (i, e))?;
     }
     Ok(())
 }
