@@ -54,7 +54,7 @@ impl ClusterBuilder {
         if self.masters == 0 {
             return Err("a cluster needs at least one master".into());
         }
-        let opts = crate::server_options(self.seed, self.clock, &self.config)?;
+        let opts = crate::server_options(self.seed, self.clock, None, &self.config)?;
         let server = redsim_cli::spawn_cluster(opts, self.masters, self.replicas)
             .map_err(|e| format!("redsim cluster: {e}"))?;
         Ok(TestCluster { server })

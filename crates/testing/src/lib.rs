@@ -46,6 +46,8 @@ pub struct Builder {
     clock: Clock,
     /// CONFIG parameters as redis-server's command line takes them.
     config: Vec<(String, String)>,
+    /// A redis.conf read before them.
+    config_file: Option<std::path::PathBuf>,
 }
 
 impl Builder {
@@ -67,9 +69,20 @@ impl Builder {
         self
     }
 
-    /// Starts the server, or says why it cannot (a bad parameter, no port).
+    /// A redis.conf to start from, as `redis-server /path/to/redis.conf`
+    /// does: the same file a real server will use. Its `port` and `bind`
+    /// give way to the test's free loopback port, and [`Builder::config`]
+    /// parameters override its lines. CONFIG REWRITE updates the file.
+    pub fn config_file(mut self, path: impl Into<std::path::PathBuf>) -> Builder {
+        self.config_file = Some(path.into());
+        self
+    }
+
+    /// Starts the server, or says why it cannot (a bad parameter or line
+    /// of the file, no port).
     pub fn try_start(self) -> Result<TestServer, String> {
-        let opts = server_options(self.seed, self.clock, &self.config)?;
+        let file = self.config_file.as_deref();
+        let opts = server_options(self.seed, self.clock, file, &self.config)?;
         let server = redsim_cli::spawn(opts).map_err(|e| format!("redsim server: {e}"))?;
         let addr = *server.addrs().first().ok_or("redsim server: no address")?;
         Ok(TestServer { server, addr })
@@ -155,11 +168,11 @@ impl TestServer {
 fn server_options(
     seed: u64,
     clock: Clock,
+    file: Option<&std::path::Path>,
     config: &[(String, String)],
 ) -> Result<ServerOptions, String> {
-    let mut args = ["--port", "0", "--bind", "127.0.0.1", "--seed"]
-        .map(String::from)
-        .to_vec();
+    let mut args: Vec<String> = file.map(|f| f.display().to_string()).into_iter().collect();
+    args.extend(["--port", "0", "--bind", "127.0.0.1", "--seed"].map(String::from));
     args.push(seed.to_string());
     for (name, value) in config {
         args.push(format!("--{name}"));

@@ -78,7 +78,7 @@ impl SentinelBuilder {
 
     /// Starts the nodes and the sentinels, or says why it cannot.
     pub fn try_start(self) -> Result<TestSentinel, String> {
-        let opts = crate::server_options(self.seed, self.clock, &[])?;
+        let opts = crate::server_options(self.seed, self.clock, None, &[])?;
         let nodes = self.topology.replicas.clamp(1, 4) + 1;
         let setup = SentinelSetup {
             master_name: self.master_name.clone(),

@@ -184,3 +184,51 @@ fn the_same_seed_gives_the_same_random_picks() {
     assert_eq!(picks(7), picks(7));
     assert_ne!(picks(7), picks(8));
 }
+
+/// The redis.conf a real server will use starts a test's server too: its
+/// lines apply (but the test's free port), the builder's parameters override
+/// them, and CONFIG REWRITE writes the running values back into it.
+#[test]
+fn a_config_file_starts_the_server_and_config_rewrite_updates_it() {
+    let dir = std::env::temp_dir().join(format!("redsim-testing-conf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let conf = dir.join("redis.conf");
+    std::fs::write(
+        &conf,
+        "# production settings\nport 6379\nmaxmemory 1mb\nmaxmemory-policy allkeys-lru\nhz 10\n",
+    )
+    .unwrap();
+    let server = TestServer::builder()
+        .config_file(&conf)
+        .config("hz", "50")
+        .start();
+    assert_ne!(server.port(), 6379, "the test's own free port");
+    let mut c = connect(&server);
+    let get = |c: &mut Connection, name: &str| -> String {
+        let kv: Vec<String> = redis::cmd("CONFIG").arg("GET").arg(name).query(c).unwrap();
+        kv[1].clone()
+    };
+    assert_eq!(get(&mut c, "maxmemory"), "1048576");
+    assert_eq!(get(&mut c, "maxmemory-policy"), "allkeys-lru");
+    assert_eq!(get(&mut c, "hz"), "50", "the builder's parameter wins");
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("maxmemory-policy")
+        .arg("volatile-ttl")
+        .query(&mut c)
+        .unwrap();
+    let _: () = redis::cmd("CONFIG").arg("REWRITE").query(&mut c).unwrap();
+    let text = std::fs::read_to_string(&conf).unwrap();
+    assert!(text.starts_with("# production settings\n"), "{text}");
+    assert!(text.contains("\nmaxmemory-policy volatile-ttl\n"), "{text}");
+    assert!(text.contains("\nmaxmemory 1mb\n"), "{text}");
+    let bad = TestServer::builder()
+        .config_file(dir.join("missing.conf"))
+        .try_start();
+    assert!(
+        bad.err()
+            .is_some_and(|e| e.contains("can't open config file")),
+        "a missing file is an error"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
