@@ -105,8 +105,7 @@ fn load(path: &Path) -> Result<String, String> {
 }
 
 fn cannot_open(path: &str, e: &std::io::Error) -> String {
-    let text = e.to_string();
-    let text = text.split(" (os error").next().unwrap_or(&text);
+    let text = crate::net::os_error_text(e);
     format!("Fatal error, can't open config file '{path}': {text}")
 }
 

@@ -105,13 +105,23 @@ impl ServerOptions {
                 )
             })?;
         }
-        // `ACLAppendUserForLoading` checks each line's rules as it reads it.
-        let checked = match opts.users.is_empty() {
-            true => Ok(()),
-            false => redsim_engine::Engine::new(0).load_config_users(&opts.user_words()),
-        };
-        if let Err((i, e)) = checked {
-            let line = &opts.users[i];
+        opts.check_users()?;
+        if let Some(conffile::Source::File(path)) = source {
+            let path = std::path::absolute(&path).unwrap_or(path);
+            opts.config_file = Some(path.display().to_string());
+        }
+        Ok(opts)
+    }
+
+    /// The file's users as Redis checks them while reading it
+    /// (`ACLAppendUserForLoading`): each line's rules on a scratch engine,
+    /// then that no ACL file is configured beside them.
+    fn check_users(&self) -> Result<(), String> {
+        if self.users.is_empty() {
+            return Ok(());
+        }
+        if let Err((i, e)) = redsim_engine::Engine::new(0).load_config_users(&self.user_words()) {
+            let line = &self.users[i];
             // Redis names the user, and gives the rule's error without the rule.
             let why = match e.strip_prefix("Error in ACL SETUSER modifier '") {
                 Some(rest) => rest.split_once("': ").map_or(rest, |(_, why)| why),
@@ -124,7 +134,7 @@ impl ServerOptions {
                 see_help()
             ));
         }
-        if !opts.users.is_empty() && !opts.config.aclfile.is_empty() {
+        if !self.config.aclfile.is_empty() {
             return Err(
                 "Configuring Redis with users defined in redis.conf and at the same setting an \
                  ACL file path is invalid. This setup is very likely to lead to configuration \
@@ -133,11 +143,7 @@ impl ServerOptions {
                     .into(),
             );
         }
-        if let Some(conffile::Source::File(path)) = source {
-            let path = std::path::absolute(&path).unwrap_or(path);
-            opts.config_file = Some(path.display().to_string());
-        }
-        Ok(opts)
+        Ok(())
     }
 
     /// The `user` lines' words, as the engine takes them.

@@ -316,7 +316,7 @@ impl redsim_engine::acl::FileStore for DiskFiles {
 }
 
 /// `strerror`'s text of an I/O error, without Rust's " (os error N)".
-fn os_error_text(e: &io::Error) -> String {
+pub(crate) fn os_error_text(e: &io::Error) -> String {
     let s = e.to_string();
     match s.find(" (os error") {
         Some(i) => s[..i].to_string(),

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod rules;
 
+use crate::acl::describe_commands;
 use crate::acl::{Denied, LogContext, User};
 use crate::cmd::args::{arg_i64, is, NOT_INTEGER, SYNTAX};
 use crate::cmd::replies::{help_reply, subcommand_syntax_error};
@@ -11,7 +12,7 @@ use crate::proto::resp::Frame;
 use crate::rng::Pick;
 use crate::server::client::Client;
 use crate::server::Server;
-use rules::{describe_commands, has_spaces, merge_selectors, set_user};
+use rules::{has_spaces, merge_selectors, set_user};
 
 pub(super) static COMMANDS: &[Command] = commands! { heavy; group: "connection";
     "auth" => auth, arity: -2, flags: [NOSCRIPT, LOADING, STALE, FAST, NO_AUTH, SENTINEL, ALLOW_BUSY], acl: [FAST, CONNECTION], since: "1.0.0",
@@ -107,7 +108,6 @@ fn pubsub_all(srv: &Server) -> bool {
     srv.config.acl_pubsub_default == "allchannels"
 }
 
-/// `ACLStringSetUser`: every rule applied to a copy, kept only if all pass.
 /// `ACLLoadConfiguredUsers`: a configuration file's `user <name> <rules...>`
 /// lines (their words after `user`), set as ACL SETUSER sets them before any
 /// client connects. The error says which line failed and why.
@@ -140,6 +140,7 @@ pub fn load_config_users(
     Ok(())
 }
 
+/// `ACLStringSetUser`: every rule applied to a copy, kept only if all pass.
 fn set_user_rules(
     reg: &'static Registry,
     srv: &mut Server,

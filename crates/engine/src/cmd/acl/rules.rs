@@ -2,7 +2,6 @@
 
 use std::sync::OnceLock;
 
-pub use crate::acl::{describe_commands, describe_user};
 use crate::acl::{hash_password, valid_hash, KeyPattern, Selector, User, PERM_ALL};
 use crate::acl::{PERM_READ, PERM_WRITE};
 use crate::cmd::server::acl_categories;
@@ -392,6 +391,7 @@ pub fn split_args(s: &[u8]) -> Option<Vec<Vec<u8>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::acl::describe_commands;
     use crate::cmd::REGISTRY;
 
     fn user(rules: &[&str]) -> Result<User, RuleError> {

@@ -229,18 +229,18 @@ fn config_resetstat(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
 /// file that is not there yet is written anew, as Redis' `fopen` failing
 /// with ENOENT reads as an empty file.
 fn config_rewrite(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
-    let path = ctx.srv.config_file.clone();
+    let path = &ctx.srv.config_file;
     if path.is_empty() {
         return Frame::err("ERR The server is running without a config file");
     }
-    let old = match ctx.srv.files.read(&path) {
+    let old = match ctx.srv.files.read(path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) if e == "No such file or directory" => String::new(),
         Err(e) => return Frame::err(format!("ERR Rewriting config file: {e}")),
     };
     let users = crate::acl::user_lines(&ctx.srv.acl);
     let new = crate::server::config_file::rewrite(&old, &ctx.srv.config, &users);
-    match ctx.srv.files.write(&path, new.as_bytes()) {
+    match ctx.srv.files.write(path, new.as_bytes()) {
         Ok(()) => Frame::ok(),
         Err(e) => Frame::err(format!("ERR Rewriting config file: {e}")),
     }
