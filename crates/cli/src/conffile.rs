@@ -105,7 +105,7 @@ fn load(path: &Path) -> Result<String, String> {
 }
 
 fn cannot_open(path: &str, e: &std::io::Error) -> String {
-    let text = crate::net::os_error_text(e);
+    let text = crate::oserror::os_error_text(e);
     format!("Fatal error, can't open config file '{path}': {text}")
 }
 

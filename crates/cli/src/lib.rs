@@ -12,6 +12,7 @@ pub mod lessons;
 mod migrate_links;
 mod net;
 pub mod options;
+mod oserror;
 pub mod remote;
 pub mod replay;
 pub mod run;

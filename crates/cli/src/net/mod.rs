@@ -22,6 +22,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use crate::oserror::os_error_text;
 use redsim_engine::{ClientId, Engine, Options};
 use redsim_sim::cluster::{Cluster, SimOptions};
 use tokio::net::TcpListener;
@@ -312,15 +313,6 @@ impl redsim_engine::acl::FileStore for DiskFiles {
                 let _ = std::fs::remove_file(&tmp);
                 os_error_text(&e)
             })
-    }
-}
-
-/// `strerror`'s text of an I/O error, without Rust's " (os error N)".
-pub(crate) fn os_error_text(e: &io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
     }
 }
 

@@ -68,7 +68,7 @@ impl Listener for PortMover {
             let addr = match addr {
                 Ok(a) => a,
                 Err(_) if optional => continue,
-                Err(e) => return Err(super::os_error_text(&e)),
+                Err(e) => return Err(crate::oserror::os_error_text(&e)),
             };
             if s.serving.contains(&addr) {
                 if !keep.contains(&addr) {
@@ -77,7 +77,10 @@ impl Listener for PortMover {
                 continue;
             }
             if let Some(l) = bound.iter().find(|l| l.local_addr().ok() == Some(addr)) {
-                new.push(l.try_clone().map_err(|e| super::os_error_text(&e))?);
+                new.push(
+                    l.try_clone()
+                        .map_err(|e| crate::oserror::os_error_text(&e))?,
+                );
                 continue;
             }
             match StdListener::bind(addr).and_then(|l| {
@@ -90,7 +93,7 @@ impl Listener for PortMover {
                 Err(e) => {
                     // Redis logs why; the client is told to look there.
                     eprintln!("redsim: could not create server TCP listening socket {addr}: {e}");
-                    return Err(super::os_error_text(&e));
+                    return Err(crate::oserror::os_error_text(&e));
                 }
             }
         }
