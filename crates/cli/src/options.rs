@@ -28,6 +28,8 @@ pub struct ServerOptions {
     /// The file's `user` lines, set once the engine exists (Redis loads
     /// them after the rest of the configuration too).
     pub users: Vec<UserLine>,
+    /// The `rename-command` lines, checked as they are read.
+    pub renames: redsim_engine::server::renames::Renames,
 }
 
 /// A `user <name> <rules...>` line of a configuration file.
@@ -180,9 +182,14 @@ impl ServerOptions {
             "loadmodule" if !values.is_empty() => {
                 Err("Redsim loads no modules: it has no module API".into())
             }
-            "rename-command" if values.len() == 2 => {
-                Err("Redsim cannot rename commands: remove the line to start".into())
-            }
+            "rename-command" if values.len() == 2 => self
+                .renames
+                .rename(
+                    redsim_engine::cmd::lookup,
+                    values[0].as_bytes(),
+                    values[1].as_bytes(),
+                )
+                .map_err(str::to_string),
             _ => self.apply(name, values),
         }
     }

@@ -279,6 +279,7 @@ fn single_host(opts: &ServerOptions) -> Host {
     if let Some(path) = &opts.config_file {
         engine.set_config_file(path);
     }
+    engine.set_renames(opts.renames.clone());
     if let Err((i, e)) = engine.load_config_users(&opts.user_words()) {
         eprintln!(
             "Error loading the users of line {}: {e}",

@@ -14,6 +14,7 @@ mod dispatch;
 pub mod doctext;
 mod lookup;
 mod random;
+pub mod rename;
 mod replies;
 mod scan;
 pub mod table;

@@ -90,7 +90,8 @@ fn exec(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
     for args in &state.queued {
         ctx.client.exec = Some(view);
         ctx.client.current.argc = args.len();
-        // Every queued command resolved and passed arity at queue time.
+        // Every queued command resolved and passed arity at queue time, and
+        // was queued under its own name (`Renames::own_args`).
         let reply = match (ctx.reg.resolve)(args) {
             Ok((parent, cmd)) => match exec_acl_check(ctx, parent, cmd, args) {
                 Some(denied) => denied,

@@ -194,6 +194,14 @@ impl Engine {
         crate::cmd::acl::load_file(&crate::cmd::REGISTRY, &mut self.srv)
     }
 
+    /// The configuration's `rename-command` lines, checked as they were
+    /// read ([`Renames::rename`](crate::server::renames::Renames::rename)): from now on
+    /// clients, MULTI and scripts call the renamed commands by their new
+    /// names only.
+    pub fn set_renames(&mut self, renames: crate::server::renames::Renames) {
+        self.srv.renames = renames;
+    }
+
     /// Names the configuration file the server was started with (an
     /// absolute path, read and written through the file store): INFO shows
     /// it, and CONFIG REWRITE updates it instead of refusing.

@@ -11,6 +11,7 @@ pub mod keyspace_events;
 pub mod listener;
 pub mod memunits;
 pub mod obuf_limits;
+pub mod renames;
 mod replay;
 pub mod trace;
 
@@ -163,6 +164,8 @@ pub struct Server {
     pub(crate) clients_cron_next: u64,
     /// The command being dispatched as (name, subcommand or ""), for `cmd=` in CLIENT LIST.
     pub(crate) last_cmd: (&'static str, &'static str),
+    /// The names commands are called by, after `rename-command`.
+    pub(crate) renames: renames::Renames,
     /// Clients blocked on keys, keys ready to serve them, their timeouts.
     pub(crate) blocking: crate::blocking::waiters::Blocking,
     /// Pub/Sub subscribers by channel, pattern and shard channel.
@@ -288,6 +291,7 @@ impl Server {
             seed,
             client_list: Default::default(),
             last_cmd: ("", ""),
+            renames: Default::default(),
             blocking: Default::default(),
             pubsub: Default::default(),
             scripts: Default::default(),

@@ -92,12 +92,21 @@ pub fn command_info_frame(parent: Option<&Command>, cmd: &Command) -> Frame {
 
 /// COMMAND without arguments: every command's info.
 pub(super) fn command_all(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
-    Frame::Array(ctx.reg.all().map(|c| command_info_frame(None, c)).collect())
+    let names = &ctx.srv.renames;
+    Frame::Array(
+        ctx.reg
+            .all()
+            .filter(|c| names.called(c))
+            .map(|c| command_info_frame(None, c))
+            .collect(),
+    )
 }
 
-/// COMMAND COUNT: the size of our table (not of Redis').
+/// COMMAND COUNT: the size of our table (not of Redis'), less the commands
+/// renamed to nothing.
 fn command_count(ctx: &mut Ctx, _: &[Vec<u8>]) -> Frame {
-    Frame::Integer(ctx.reg.all().count() as i64)
+    let names = &ctx.srv.renames;
+    Frame::Integer(ctx.reg.all().filter(|c| names.called(c)).count() as i64)
 }
 
 fn command_info(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -107,10 +116,12 @@ fn command_info(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     Frame::Array(
         args[2..]
             .iter()
-            .map(|n| match ctx.reg.lookup_full_name(n) {
-                Some((parent, cmd)) => command_info_frame(parent, cmd),
-                None => Frame::Null,
-            })
+            .map(
+                |n| match ctx.srv.renames.lookup_full_name(ctx.reg.lookup, n) {
+                    Some((parent, cmd)) => command_info_frame(parent, cmd),
+                    None => Frame::Null,
+                },
+            )
             .collect(),
     )
 }
@@ -142,9 +153,11 @@ fn command_list(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         };
         i += 3;
     }
+    let called = &ctx.srv.renames;
     let names = ctx
         .reg
         .every_command()
+        .filter(|(parent, cmd)| called.called(parent.unwrap_or(cmd)))
         .filter(|(parent, cmd)| match &filter {
             Filter::All => true,
             // No modules can be loaded, so no command belongs to one.
@@ -163,6 +176,12 @@ fn command_list(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 /// with their key spec flags for GETKEYSANDFLAGS.
 fn getkeys(ctx: &mut Ctx, args: &[Vec<u8>], with_flags: bool) -> Frame {
     let target = &args[2..];
+    let names = &ctx.srv.renames;
+    if names.resolve_command(ctx.reg.lookup, target).is_none() {
+        return Frame::err("ERR Invalid command specified");
+    }
+    let own = names.own_args(ctx.reg.lookup, target);
+    let target = &own[..];
     let Some(cmd) = ctx.reg.resolve_command(target) else {
         return Frame::err("ERR Invalid command specified");
     };

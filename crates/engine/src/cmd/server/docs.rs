@@ -7,12 +7,17 @@ use crate::proto::resp::Frame;
 /// line) and subcommands, shaped as Redis replies them so that redis-cli
 /// can build its hints.
 pub(super) fn command_docs(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let names = &ctx.srv.renames;
     let pick: Vec<(Option<&Command>, &Command)> = if args.len() == 2 {
-        ctx.reg.all().map(|c| (None, c)).collect()
+        ctx.reg
+            .all()
+            .filter(|c| names.called(c))
+            .map(|c| (None, c))
+            .collect()
     } else {
         args[2..]
             .iter()
-            .filter_map(|n| ctx.reg.lookup_full_name(n))
+            .filter_map(|n| names.lookup_full_name(ctx.reg.lookup, n))
             .collect()
     };
     Frame::Map(
