@@ -153,13 +153,10 @@ pub fn dist() -> Result<Built, String> {
     }
 
     let web = root().join("web");
-    let icon = fs::read_to_string(root().join("assets").join(ICON_FILE))
-        .map_err(|e| format!("cannot read assets/{ICON_FILE}: {e}"))?;
     for (template, name) in [("index.html", "index.html"), ("embed.html", "embed.html")] {
         let html = fs::read_to_string(web.join(template))
             .map_err(|e| format!("cannot read web/{template}: {e}"))?;
-        let html = inline_icon(&render_html(&html)?, &icon)?;
-        write(&out.join(name), html.as_bytes())?;
+        write(&out.join(name), render_html(&html)?.as_bytes())?;
     }
     copy_dir(&root().join("assets"), &out)?;
     write(&out.join("redsim.css"), stylesheet()?.as_bytes())?;
@@ -442,41 +439,6 @@ pub fn render_html(template: &str) -> Result<String, String> {
         .replace(MARKER_HOLD, &format!("{HINT_TAGS}{LOADER_HOLD}")))
 }
 
-/// The pages' icon, in `assets/`.
-const ICON_FILE: &str = "favicon.svg";
-/// The pages' icon tag, which [`inline_icon`] rewrites.
-const ICON_TAG: &str = "<link rel=\"icon\" href=\"favicon.svg\" type=\"image/svg+xml\">";
-
-/// `html` with its icon carried in its icon tag, as a `data:` URL. A browser
-/// asks for a page's icon as it draws the page's first frame, and on a
-/// 2-core machine that request and its answer held a console's first reply
-/// back by some 4 ms (paired cold loads of index.html); an icon in the page
-/// costs no request. `dist/favicon.svg` stays, for pages that link it.
-fn inline_icon(html: &str, svg: &str) -> Result<String, String> {
-    if !html.contains(ICON_TAG) {
-        return Err(format!("a page template lacks its icon tag {ICON_TAG}"));
-    }
-    let url = format!(
-        "<link rel=\"icon\" href=\"data:image/svg+xml,{}\" type=\"image/svg+xml\">",
-        data_url_text(svg.trim_end())
-    );
-    Ok(html.replace(ICON_TAG, &url))
-}
-
-/// `text` percent-encoded for a `data:` URL in a double-quoted attribute:
-/// all but letters, digits and the marks that mean nothing to either.
-fn data_url_text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() * 3 / 2);
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~!$'()*+,;=:/@".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// The stylesheet's parts, as (file name, text), in the order they join.
 fn stylesheet_parts() -> Result<Vec<(String, String)>, String> {
     crate::stylesheet::parts(&root())
@@ -559,40 +521,7 @@ mod tests {
             // Only the playground page holds its first paint.
             assert_eq!(html.contains(LOADER_HOLD), name == "index.html", "{name}");
             assert!(html.contains("src=\"redsim.js\""), "{name}");
-            assert!(html.contains(ICON_TAG), "{name}");
         }
-    }
-
-    /// The icon goes into the page whole: decoding its `data:` URL gives the
-    /// file back, and nothing in it can close the attribute or start a
-    /// character reference.
-    #[test]
-    fn the_icon_is_carried_in_the_page() {
-        let svg = fs::read_to_string(root().join("assets").join(ICON_FILE)).unwrap();
-        let page =
-            "<head>\n    <link rel=\"icon\" href=\"favicon.svg\" type=\"image/svg+xml\">\n</head>";
-        let html = inline_icon(page, &svg).unwrap();
-        let url = html
-            .split("href=\"data:image/svg+xml,")
-            .nth(1)
-            .and_then(|r| r.split('"').next())
-            .expect("a data: URL");
-        assert!(!url.contains(['<', '>', '&', '#', ' ', '\n']), "{url}");
-        let mut bytes = Vec::new();
-        let mut rest = url.as_bytes();
-        while let Some((&b, tail)) = rest.split_first() {
-            if b == b'%' {
-                bytes.push(
-                    u8::from_str_radix(std::str::from_utf8(&tail[..2]).unwrap(), 16).unwrap(),
-                );
-                rest = &tail[2..];
-            } else {
-                bytes.push(b);
-                rest = tail;
-            }
-        }
-        assert_eq!(String::from_utf8(bytes).unwrap(), svg.trim_end());
-        assert!(inline_icon("<head></head>", &svg).is_err());
     }
 
     /// Every block of each part of the stylesheet is closed within it: one
