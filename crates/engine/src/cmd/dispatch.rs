@@ -21,16 +21,7 @@ pub static REGISTRY: Registry = Registry {
 /// Finds the command (or subcommand) `args` names; the parent is returned
 /// too, for the `parent|sub` full name. Errors are Redis' rejections.
 fn resolve(args: &[Vec<u8>]) -> Result<Resolved, Frame> {
-    resolve_by(lookup, args)
-}
-
-/// [`resolve`] with top-level names found by `find`: the server's names
-/// after `rename-command` ([`Renames::find`](crate::server::renames::Renames::find)).
-fn resolve_by(
-    find: impl Fn(&[u8]) -> Option<&'static Command>,
-    args: &[Vec<u8>],
-) -> Result<Resolved, Frame> {
-    let Some(parent) = find(&args[0]) else {
+    let Some(parent) = lookup(&args[0]) else {
         return Err(unknown_command(args));
     };
     let mut cmd = parent;
@@ -62,14 +53,16 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
     }
     // `c->lastcmd`, which CLIENT LIST shows: "NULL" unless the command resolves.
     srv.last_cmd = ("NULL", "");
-    let (parent, cmd) = match resolve_by(|n| srv.renames.find(lookup, n), args) {
+    // After `rename-command` the command goes on under its own name: key
+    // specs, ACL key checks, MULTI's queue and the handlers read the first word.
+    let Some(own) = srv.renames.own_args(lookup, args) else {
+        return reject(srv, client, None, unknown_command(args));
+    };
+    let args: &[Vec<u8>] = &own;
+    let (parent, cmd) = match resolve(args) {
         Ok(found) => found,
         Err(e) => return reject(srv, client, None, e),
     };
-    // Under a new name the command goes on under its own: key specs, ACL
-    // key checks, MULTI's queue and the handlers read the first word.
-    let own = srv.renames.own_args(lookup, args);
-    let args: &[Vec<u8>] = &own;
     srv.last_cmd = match std::ptr::eq(parent, cmd) {
         true => (cmd.name, ""),
         false => (parent.name, cmd.name),

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::table::{lookup_full_name_by, resolve_command_by, Command};
+use super::table::{lookup_full_name_by, Command};
 pub use crate::server::renames::Renames;
 
 /// The table's own lookup (`Registry::lookup`), which the names in force
@@ -69,15 +69,6 @@ impl Renames {
         !self.removed.contains(&cmd.name) || self.added.iter().any(|(_, own)| *own == cmd.name)
     }
 
-    /// [`Registry::resolve_command`](super::Registry::resolve_command) by the names in force.
-    pub fn resolve_command(
-        &self,
-        table: TableLookup,
-        args: &[Vec<u8>],
-    ) -> Option<&'static Command> {
-        resolve_command_by(|n| self.find(table, n), args)
-    }
-
     /// [`Registry::lookup_full_name`](super::Registry::lookup_full_name) by the names in force.
     pub fn lookup_full_name(
         &self,
@@ -87,23 +78,29 @@ impl Renames {
         lookup_full_name_by(|n| self.find(table, n), name)
     }
 
-    /// `args` as the command's code reads them: under a new name, the
-    /// first word becomes the command's own, so that key specs (which tell
-    /// a subcommand by that word), ACL key checks and handlers shared by
-    /// several commands see what they would without the rename. Borrowed
-    /// unchanged when nothing was renamed.
-    pub fn own_args<'a>(&self, table: TableLookup, args: &'a [Vec<u8>]) -> Cow<'a, [Vec<u8>]> {
+    /// `args` as the command's code reads them, to be resolved by the
+    /// table's own names from here on: under a new name, the first word
+    /// becomes the command's own, so that key specs (which tell a
+    /// subcommand by that word), ACL key checks, MULTI's queue and handlers
+    /// shared by several commands see what they would without the rename.
+    /// `None` when the first word calls no command under the names in force
+    /// (the caller's unknown-command error); borrowed unchanged, and
+    /// unlooked-at, when nothing was renamed.
+    pub fn own_args<'a>(
+        &self,
+        table: TableLookup,
+        args: &'a [Vec<u8>],
+    ) -> Option<Cow<'a, [Vec<u8>]>> {
         if self.removed.is_empty() {
-            return Cow::Borrowed(args);
+            return Some(Cow::Borrowed(args));
         }
-        match args.first().and_then(|n| self.find(table, n)) {
-            Some(cmd) if !args[0].eq_ignore_ascii_case(cmd.name.as_bytes()) => {
-                let mut own = args.to_vec();
-                own[0] = cmd.name.as_bytes().to_vec();
-                Cow::Owned(own)
-            }
-            _ => Cow::Borrowed(args),
+        let cmd = self.find(table, args.first()?)?;
+        if args[0].eq_ignore_ascii_case(cmd.name.as_bytes()) {
+            return Some(Cow::Borrowed(args));
         }
+        let mut own = args.to_vec();
+        own[0] = cmd.name.as_bytes().to_vec();
+        Some(Cow::Owned(own))
     }
 }
 
@@ -137,21 +134,24 @@ mod tests {
         assert_eq!(name(r.find(lookup, b"keys")), Some("get"));
         r.rename(lookup, b"set", b"set").unwrap();
         assert_eq!(name(r.find(lookup, b"set")), Some("set"));
-        assert_eq!(
-            name(r.resolve_command(lookup, &[b"CONFIG".to_vec(), b"get".to_vec()])),
-            Some("get")
-        );
         assert!(r.lookup_full_name(lookup, b"config|get").is_some());
         let args = |w: &[&str]| w.iter().map(|a| a.as_bytes().to_vec()).collect::<Vec<_>>();
-        assert_eq!(*r.own_args(lookup, &args(&["OTTER"])), args(&["flushdb"]));
         assert_eq!(
-            *r.own_args(lookup, &args(&["keys", "k"])),
+            *r.own_args(lookup, &args(&["OTTER"])).unwrap(),
+            args(&["flushdb"])
+        );
+        assert_eq!(
+            *r.own_args(lookup, &args(&["keys", "k"])).unwrap(),
             args(&["get", "k"])
         );
         assert!(matches!(
             r.own_args(lookup, &args(&["set", "k", "v"])),
-            Cow::Borrowed(_)
+            Some(Cow::Borrowed(_))
         ));
+        assert!(r.own_args(lookup, &args(&["badger"])).is_none());
+        assert!(Renames::default()
+            .own_args(lookup, &args(&["nosuch"]))
+            .is_some());
     }
 
     #[test]

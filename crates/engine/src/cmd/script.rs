@@ -346,11 +346,9 @@ impl Host for ScriptHost<'_> {
         // `lookupCommand`: a container's subcommand when one is named, the
         // container itself when called alone; by the names in force, after
         // which the command goes on under its own (`Renames::own_args`).
-        let names = &self.srv.renames;
-        if names.resolve_command(self.reg.lookup, args).is_none() {
+        let Some(own) = self.srv.renames.own_args(self.reg.lookup, args) else {
             return self.reject(None, "ERR Unknown Redis command called from script");
-        }
-        let own = names.own_args(self.reg.lookup, args);
+        };
         let args = &own[..];
         let Some(cmd) = self.reg.resolve_command(args) else {
             return self.reject(None, "ERR Unknown Redis command called from script");
@@ -434,9 +432,7 @@ impl Host for ScriptHost<'_> {
     }
 
     fn acl_allows(&self, args: &[Vec<u8>]) -> Option<bool> {
-        let names = &self.srv.renames;
-        names.resolve_command(self.reg.lookup, args)?;
-        let own = names.own_args(self.reg.lookup, args);
+        let own = self.srv.renames.own_args(self.reg.lookup, args)?;
         let args = &own[..];
         let (parent, cmd) = resolve_with_parent(self.reg, args)?;
         let Some(name) = self.client.user.as_deref() else {

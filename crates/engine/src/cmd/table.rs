@@ -270,7 +270,11 @@ impl Registry {
     /// The command `args` names with its subcommand resolved (a container
     /// called alone is itself); `None` if the name or the subcommand is unknown.
     pub fn resolve_command(&self, args: &[Vec<u8>]) -> Option<&'static Command> {
-        resolve_command_by(self.lookup, args)
+        let parent = (self.lookup)(args.first()?)?;
+        match args.get(1) {
+            Some(word) if !parent.subcommands.is_empty() => parent.subcommand(word),
+            _ => Some(parent),
+        }
     }
 
     /// `lookupCommandBySds`: `name` or `container|sub`, any case.
@@ -282,20 +286,8 @@ impl Registry {
     }
 }
 
-/// [`Registry::resolve_command`] with top-level names found by `lookup`
+/// [`Registry::lookup_full_name`] with top-level names found by `lookup`
 /// (the table's own, or the server's after `rename-command`).
-pub fn resolve_command_by(
-    lookup: impl Fn(&[u8]) -> Option<&'static Command>,
-    args: &[Vec<u8>],
-) -> Option<&'static Command> {
-    let parent = lookup(args.first()?)?;
-    match args.get(1) {
-        Some(word) if !parent.subcommands.is_empty() => parent.subcommand(word),
-        _ => Some(parent),
-    }
-}
-
-/// [`Registry::lookup_full_name`] with top-level names found by `lookup`.
 pub fn lookup_full_name_by(
     lookup: impl Fn(&[u8]) -> Option<&'static Command>,
     name: &[u8],

@@ -176,11 +176,9 @@ fn command_list(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 /// with their key spec flags for GETKEYSANDFLAGS.
 fn getkeys(ctx: &mut Ctx, args: &[Vec<u8>], with_flags: bool) -> Frame {
     let target = &args[2..];
-    let names = &ctx.srv.renames;
-    if names.resolve_command(ctx.reg.lookup, target).is_none() {
+    let Some(own) = ctx.srv.renames.own_args(ctx.reg.lookup, target) else {
         return Frame::err("ERR Invalid command specified");
-    }
-    let own = names.own_args(ctx.reg.lookup, target);
+    };
     let target = &own[..];
     let Some(cmd) = ctx.reg.resolve_command(target) else {
         return Frame::err("ERR Invalid command specified");
