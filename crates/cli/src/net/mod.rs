@@ -171,12 +171,19 @@ pub fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
 }
 
 /// The wall clock in Unix µs: what the engines' virtual time 0 (or, for a
-/// cluster, its time once booted) stands for.
-fn unix_now_us() -> u64 {
-    SystemTime::now()
+/// cluster, its time once booted) stands for. Under a manual clock it is
+/// taken at a whole second, so a test's run replays exactly: with the wall's
+/// odd microseconds, the small CPU costs commands add would cross a
+/// millisecond (and change a PTTL or an expiry) in some runs and not others.
+fn unix_now_us(clock: ClockMode) -> u64 {
+    let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_micros() as u64)
-        .unwrap_or(0)
+        .unwrap_or(0);
+    match clock {
+        ClockMode::Manual => now - now % 1_000_000,
+        ClockMode::Wall => now,
+    }
 }
 
 fn new_shared(mut host: Host, clock: ClockMode, addrs: Vec<Vec<SocketAddr>>) -> Rc<Shared> {
@@ -267,7 +274,7 @@ fn single_host(opts: &ServerOptions) -> Host {
         config: opts.config.clone(),
         trace_capacity: opts.trace_capacity,
     });
-    engine.set_unix_base_us(unix_now_us());
+    engine.set_unix_base_us(unix_now_us(opts.clock));
     // `ACLLoadUsersAtStartup`: a broken ACL file stops the server.
     if let Err(e) = engine.set_file_store(std::sync::Arc::new(DiskFiles)) {
         eprintln!("{e}");
@@ -561,7 +568,7 @@ fn cluster_host(
     sim.trace_capacity = opts.trace_capacity;
     // The cluster boots in virtual time before it is served: its instant
     // "ready" is now on the wall.
-    sim.unix_base_us = Some(unix_now_us().saturating_sub(redsim_sim::cluster::READY_US));
+    sim.unix_base_us = Some(unix_now_us(opts.clock).saturating_sub(redsim_sim::cluster::READY_US));
     Host::Cluster(Box::new(Cluster::new(sim)))
 }
 
@@ -652,6 +659,7 @@ fn sentinel_parts(
         .map(|a| a.to_string())
         .collect();
     let seed = opts.seed;
+    let base_us = unix_now_us(opts.clock);
     let make = move || {
         let mut setup = setup;
         setup.topology.seed = seed;
@@ -660,7 +668,7 @@ fn sentinel_parts(
             text[..nodes].to_vec(),
             text[nodes..].to_vec(),
             seed,
-            unix_now_us(),
+            base_us,
         )))
     };
     Ok((listeners, make))
