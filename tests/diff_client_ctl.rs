@@ -1,6 +1,6 @@
-//! Differential tests against a real redis-server of the connection-control and self-observation commands: CLIENT REPLY / KILL / UNBLOCK / NO-EVICT, SLOWLOG, LATENCY, MONITOR, DEBUG SLEEP, COMMAND GETKEYS with movable keys, and CONFIG REWRITE without a config file.
+//! Differential tests against a real redis-server of the connection-control and self-observation commands: CLIENT REPLY / KILL / UNBLOCK / NO-EVICT, SLOWLOG, LATENCY, MONITOR, DEBUG SLEEP, ERROR, LOG, POPULATE and SET-SKIP-CHECKSUM-VALIDATION with the server log, COMMAND GETKEYS with movable keys, and CONFIG REWRITE without a config file.
 
-use redsim_tests::{Conn, Differ, Frame, Pair};
+use redsim_tests::{args, Conn, Differ, Frame, Pair, TempDir};
 
 /// `CLIENT ID` of connection `i` on both servers (they may differ).
 fn ids(d: &mut Differ, i: usize) -> (String, String) {
@@ -428,4 +428,169 @@ MODULE UNLOAD nosuch
 MODULE LIST
 CONFIG GET enable-module-command",
     );
+}
+
+/// A counter from an INFO section's text.
+fn info_field(f: &Frame, name: &str) -> i64 {
+    let text = match f {
+        Frame::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
+        f => panic!("INFO gave {f:?}"),
+    };
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}:")))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in {text}"))
+}
+
+/// `key: value` pairs of a commandstats line, without the timings.
+fn calls_of(f: &Frame, cmd: &str) -> String {
+    let Frame::Bulk(b) = f else {
+        panic!("INFO gave {f:?}")
+    };
+    let text = String::from_utf8_lossy(b);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("cmdstat_{cmd}:")))
+        .unwrap_or_else(|| panic!("no {cmd} in {text}"));
+    line.split(',')
+        .filter(|kv| !kv.contains("usec"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Each line of a log file after its `pid:role date time` prefix: the
+/// mark and the text, with the role (`M` master; redis-server's start-up
+/// lines are `C`) first.
+fn logged(path: &str) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.splitn(6, ' ');
+            let head = parts.next()?;
+            let (pid, role) = head.split_once(':')?;
+            assert!(pid.parse::<u32>().is_ok(), "{l}");
+            let (d, m, y, t) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+            assert!(d.len() == 2 && m.len() == 3 && y.len() == 4, "{l}");
+            assert!(t.len() == 12 && t.as_bytes()[8] == b'.', "{l}");
+            parts.next().map(|rest| format!("{role} {rest}"))
+        })
+        .collect()
+}
+
+#[test]
+fn debug_error_log_populate_and_checksums_as_redis_does() {
+    let dir = TempDir::new("debug-log");
+    let (redis_log, sim_log) = (dir.file("redis.log"), dir.file("redsim.log"));
+    let mut p = Pair::start_with(
+        &["--enable-debug-command", "yes", "--logfile", &redis_log],
+        &["--enable-debug-command", "yes", "--logfile", &sim_log],
+    );
+    // ERROR: the text as an error line, CR and LF as spaces, counted
+    // neither in errorstats nor as a failed call; a wrong count is an
+    // unknown subcommand, as for any subcommand DEBUG does not know.
+    p.check("CONFIG RESETSTAT");
+    p.check("DEBUG ERROR \"LOADING fake message\"");
+    p.check_args(&args(&["DEBUG", "ERROR", "two\r\nlines"]));
+    p.check_args(&args(&["DEBUG", "ERROR", ""]));
+    p.check("DEBUG ERROR");
+    p.check("DEBUG ERROR a b");
+    p.check("DEBUG NOSUCH");
+    p.check("DEBUG DIGEST extra");
+    p.check("MULTI");
+    p.check("DEBUG ERROR \"READONLY in a transaction\"");
+    p.check("EXEC");
+    p.check("INFO errorstats");
+    let (r, s) = p.both("INFO commandstats");
+    assert_eq!(calls_of(&r, "debug"), calls_of(&s, "debug"));
+
+    // POPULATE: names, values, sizes, what it leaves alone and its errors.
+    p.check("FLUSHALL");
+    let changes = |p: &mut Pair| {
+        let (r, s) = p.both("INFO persistence");
+        let f = "rdb_changes_since_last_save";
+        (info_field(&r, f), info_field(&s, f))
+    };
+    p.check("SET key:1 kept");
+    p.check("WATCH key:4");
+    let before = changes(&mut p);
+    p.check("DEBUG POPULATE 5");
+    assert_eq!(changes(&mut p), before, "POPULATE is not a change to save");
+    p.check("MULTI");
+    p.check("PING");
+    p.check("EXEC");
+    p.corpus(
+        "
+        DBSIZE
+        GET key:0
+        GET key:1
+        GET key:4
+        DEBUG POPULATE 2 pre 3
+        GET pre:0
+        DEBUG POPULATE 2 px 10
+        GET px:1
+        OBJECT ENCODING px:1
+        DEBUG POPULATE 1 big 100
+        OBJECT ENCODING big:0
+        STRLEN big:0
+        DEBUG POPULATE 0
+        DEBUG POPULATE -1
+        DEBUG POPULATE abc
+        DEBUG POPULATE 1 p -5
+        DEBUG POPULATE 1 p x
+        DEBUG POPULATE 1 p 0
+        GET p:0
+        DEBUG POPULATE 1 2 3 4
+        DBSIZE
+        ",
+    );
+    p.check_args(&args(&["DEBUG", "POPULATE", "1", "nul\0cut"]));
+    p.check("GET nul:0");
+    let long = "p".repeat(200);
+    p.check(&format!("DEBUG POPULATE 1 {long}"));
+    p.check(&format!("EXISTS {}", &format!("{long}:0")[..127]));
+    p.check("DBSIZE");
+
+    // SET-SKIP-CHECKSUM-VALIDATION: RESTORE takes a payload whose CRC64 is wrong.
+    p.check("SET s hello");
+    let (Frame::Bulk(mut dump), _) = p.both("DUMP s") else {
+        panic!("DUMP gave no payload")
+    };
+    let last = dump.len() - 1;
+    dump[last] ^= 0xff;
+    let restore = |key: &str| vec![b"RESTORE".to_vec(), key.into(), b"0".to_vec(), dump.clone()];
+    p.check_args(&restore("s2"));
+    p.check("DEBUG SET-SKIP-CHECKSUM-VALIDATION 1");
+    p.check_args(&restore("s2"));
+    p.check("GET s2");
+    p.check("DEBUG SET-SKIP-CHECKSUM-VALIDATION 0");
+    p.check_args(&restore("s3"));
+
+    // LOG and `redis.log` write to the log file, filtered by `loglevel`.
+    p.check("DEBUG LOG \"hello from a test\"");
+    p.check("DEBUG LOG");
+    p.check(
+        "EVAL \"redis.log(redis.LOG_WARNING, 'joined', 3, {}, 'up') \
+         redis.log(redis.LOG_NOTICE, 'notice') redis.log(redis.LOG_VERBOSE, 'hidden') \
+         return redis.log(4, 'x')\" 0",
+    );
+    p.check("EVAL \"return redis.log(redis.LOG_WARNING)\" 0");
+    p.check("CONFIG SET loglevel verbose");
+    p.check("EVAL \"redis.log(redis.LOG_VERBOSE, 'now shown')\" 0");
+    // (`nothing` is 7.2's; the reference server is 7.0.)
+    p.check("CONFIG SET loglevel warning");
+    p.check("EVAL \"redis.log(redis.LOG_NOTICE, 'not written')\" 0");
+    let want = [
+        "M # DEBUG LOG: hello from a test",
+        "M # joined 3 up",
+        "M * notice",
+        "M - now shown",
+    ];
+    let ours: Vec<String> = logged(&sim_log);
+    assert_eq!(ours, want, "redsim's log");
+    let theirs: Vec<String> = logged(&redis_log)
+        .into_iter()
+        .filter(|l| want.contains(&l.as_str()) || l.contains("not written"))
+        .collect();
+    assert_eq!(theirs, want, "redis-server's log");
 }

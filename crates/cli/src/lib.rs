@@ -16,6 +16,7 @@ mod oserror;
 pub mod remote;
 pub mod replay;
 pub mod run;
+mod serverlog;
 
 pub use net::{
     guarded, run, run_cluster, run_sentinel, spawn, spawn_cluster, spawn_sentinel, RunningServer,

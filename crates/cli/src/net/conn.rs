@@ -322,6 +322,8 @@ fn process(
             break;
         }
         let engine = host.engine_mut(node);
+        // The log lines the command wrote (DEBUG LOG, `redis.log`).
+        crate::serverlog::write(&engine.take_log(), &engine.config().logfile);
         // What Redis writes ahead of the reply (invalidations of keys
         // evicted before the command ran).
         let proto = engine.client(id).map_or(2, |c| c.resp);

@@ -275,6 +275,8 @@ fn single_host(opts: &ServerOptions) -> Host {
         trace_capacity: opts.trace_capacity,
     });
     engine.set_unix_base_us(unix_now_us(opts.clock));
+    // Its log goes where `logfile` says, as redis-server's does.
+    engine.keep_log(true);
     // `ACLLoadUsersAtStartup`: a broken ACL file stops the server.
     if let Err(e) = engine.set_file_store(std::sync::Arc::new(DiskFiles)) {
         eprintln!("{e}");

@@ -1,12 +1,17 @@
-//! DEBUG (debug.c): the subcommands tests and lessons use — DIGEST, DIGEST-VALUE, OBJECT, PROTOCOL, RELOAD, LOADAOF, SLEEP, SET-ACTIVE-EXPIRE, PAUSE-CRON, SET-DISABLE-DENY-SCRIPTS, QUICKLIST-PACKED-THRESHOLD, LISTPACK, QUICKLIST, STRINGMATCH-TEST, CHANGE-REPL-ID and HELP.
+//! DEBUG (debug.c): the subcommands tests, client libraries' suites and lessons use — DIGEST, DIGEST-VALUE, OBJECT, PROTOCOL, ERROR, LOG, POPULATE, RELOAD, LOADAOF, SLEEP, SET-ACTIVE-EXPIRE, PAUSE-CRON, SET-DISABLE-DENY-SCRIPTS, SET-SKIP-CHECKSUM-VALIDATION, QUICKLIST-PACKED-THRESHOLD, LISTPACK, QUICKLIST, STRINGMATCH-TEST, CHANGE-REPL-ID and HELP.
 //!
 //! SLEEP keeps the main thread busy in virtual time: the clock moves on by
 //! the time asked once the command ends, so every other client waits, and
 //! the native server, which keeps virtual time on the wall clock, blocks for
 //! real. Left out, with Redis' unknown-subcommand error: SEGFAULT, PANIC,
 //! allocator and reply-buffer internals.
+//!
+//! ERROR is how client libraries test their handling of error replies
+//! (redis-py's suite makes LOADING, READONLY and OOM errors with it): its
+//! text goes out as an error line, and like Redis' raw `addReplySds` it is
+//! not counted in INFO errorstats or as a failed call.
 
-use super::args::{is, preview};
+use super::args::{is, positive_long_arg};
 use super::table::{commands, Command, Ctx};
 use crate::keyspace::object::{Obj, Value};
 use crate::proto::resp::{parse_i64, Frame};
@@ -54,6 +59,27 @@ fn debug(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             ctx.srv.debug.pause_cron = atoi(&args[2]) != 0;
             Frame::ok()
         }
+        (b"error", 3) => {
+            ctx.srv.stats.raw_error_reply = true;
+            // `sdsmapchars(errstr, "\n\r", "  ")`: one line, whatever was sent.
+            let text: Vec<u8> = args[2]
+                .iter()
+                .map(|&b| if b == b'\r' || b == b'\n' { b' ' } else { b })
+                .collect();
+            Frame::Error(String::from_utf8_lossy(&text).into_owned())
+        }
+        (b"log", 3) => {
+            let text = crate::server::lossy(&args[2]);
+            ctx.srv.log(crate::server::log::Level::Warning, || {
+                format!("DEBUG LOG: {text}")
+            });
+            Frame::ok()
+        }
+        (b"populate", 3..=5) => populate(ctx, args),
+        (b"set-skip-checksum-validation", 3) => {
+            ctx.srv.debug.skip_checksum = atoi(&args[2]) != 0;
+            Frame::ok()
+        }
         (b"set-disable-deny-scripts", 3) => {
             ctx.srv.debug.allow_deny_scripts = atoi(&args[2]) != 0;
             Frame::ok()
@@ -86,11 +112,71 @@ fn debug(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
                 Frame::err("ERR argument must be a memory value bigger than 1 and smaller than 4gb")
             }
         },
-        _ => Frame::err(format!(
-            "ERR unknown subcommand '{}'. Try DEBUG HELP.",
-            preview(&args[1], 128)
-        )),
+        // `addReplySubcommandSyntaxError`: DEBUG's subcommands are not in
+        // the command table, so an unknown one and a wrong count read alike.
+        _ => super::replies::subcommand_syntax_error(args),
     }
+}
+
+/// DEBUG POPULATE count [prefix [size]]: keys `prefix:0` to `prefix:<count-1>`
+/// (`key` by default, the name cut at 127 bytes like Redis' buffer) holding
+/// `value:<n>`, cut or padded with zero bytes to `size` when one is given.
+/// Keys that exist are left as they are. As in Redis the keys are not
+/// replicated, not counted as changes toward a save and notified only as
+/// `new`; WATCH and client-side caching see them.
+fn populate(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    let count = match positive_long_arg(&args[2], None) {
+        Ok(n) => n as u64,
+        Err(e) => return e,
+    };
+    if !room_for(ctx.srv.dbs[ctx.db()].len() as u64, count) {
+        return Frame::err("ERR OOM in dictTryExpand");
+    }
+    let size = match args.get(4).map(|a| positive_long_arg(a, None)) {
+        Some(Ok(n)) => n as usize,
+        Some(Err(e)) => return e,
+        None => 0,
+    };
+    // A C string: the prefix ends at its first NUL byte.
+    let prefix = match args.get(3) {
+        Some(p) => p.split(|&b| b == 0).next().unwrap_or_default(),
+        None => b"key".as_slice(),
+    };
+    let db = ctx.db();
+    for j in 0..count {
+        let mut key = prefix.to_vec();
+        key.push(b':');
+        key.extend_from_slice(j.to_string().as_bytes());
+        key.truncate(127);
+        if ctx.srv.lookup_write(db, &key).is_some() {
+            continue;
+        }
+        let mut val = format!("value:{j}").into_bytes();
+        if size > 0 {
+            val.resize(size, 0);
+        }
+        let value = Value::String(crate::keyspace::object::RString::from_bytes(&val));
+        ctx.srv.add_key_unrecorded(db, &key, value);
+    }
+    Frame::ok()
+}
+
+/// `dictTryExpand` fails when the table for `len + count` keys cannot be
+/// allocated. Redsim cannot ask the allocator ahead, so it refuses when the
+/// table (a power of two of 8-byte buckets, as Redis sizes it) would pass
+/// what the host can give: 256 MiB in a 32-bit (browser) build, 16 GiB
+/// natively. A browser tab then gets Redis' error instead of running out
+/// of memory and losing its session.
+fn room_for(len: u64, count: u64) -> bool {
+    let limit: u64 = if usize::BITS == 32 {
+        256 << 20
+    } else {
+        16 << 30
+    };
+    len.checked_add(count)
+        .and_then(u64::checked_next_power_of_two)
+        .and_then(|buckets| buckets.checked_mul(8))
+        .is_some_and(|bytes| bytes <= limit)
 }
 
 /// C's `atoi`: an optional sign and the digits that follow, else 0.
@@ -347,14 +433,24 @@ fn help() -> Frame {
         "    Output a hex signature representing the current DB content.",
         "DIGEST-VALUE <key> [<key> ...]",
         "    Output a hex signature of the values of all the specified keys.",
+        "ERROR <string>",
+        "    Return a Redis protocol error with <string> as message. Useful for clients",
+        "    unit tests to simulate Redis errors.",
         "HTSTATS-KEY <key> [full]",
         "    Like HTSTATS but for the hash table stored at <key>'s value.",
         "LISTPACK <key>",
         "    Show low level info about the listpack encoding of <key>.",
+        "LOG <message>",
+        "    Write <message> to the server log.",
         "LOADAOF",
         "    Flush the AOF buffers on disk and reload the AOF in memory.",
         "OBJECT <key>",
         "    Show low level info about the <key> and associated value.",
+        "POPULATE <count> [<prefix>] [<size>]",
+        "    Create <count> string keys named key:<num>. If <prefix> is specified then",
+        "    it is used instead of the 'key' prefix. These are not propagated to",
+        "    replicas. Cluster slots are not respected so keys not belonging to the",
+        "    current node can be created in cluster mode.",
         "PROTOCOL <type>",
         "    Reply with a test value of the specified type. <type> can be: string,",
         "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
@@ -371,6 +467,8 @@ fn help() -> Frame {
         "    * MERGE: Merge the content of the RDB with existing data.",
         "    * NOFLUSH: Do not flush the data before loading.",
         "    * NOSAVE: Do not save the RDB before loading.",
+        "SET-SKIP-CHECKSUM-VALIDATION <0|1>",
+        "    Enables or disables checksum checks for RDB files and RESTORE's payload.",
         "SET-DISABLE-DENY-SCRIPTS <0|1>",
         "    Allow commands flagged noscript to run from scripts (a test knob).",
         "SLEEP <seconds>",
@@ -459,7 +557,9 @@ mod tests {
         let c = e.connect("t");
         assert_eq!(
             line(&mut e, c, "DEBUG NOPE"),
-            Frame::err("ERR unknown subcommand 'NOPE'. Try DEBUG HELP.")
+            Frame::err(
+                "ERR unknown subcommand or wrong number of arguments for 'NOPE'. Try DEBUG HELP."
+            )
         );
         assert_eq!(
             line(&mut e, c, "DEBUG OBJECT missing"),

@@ -296,7 +296,8 @@ pub fn call(
     // A command that blocked is counted when it completes.
     if !srv.blocking.has_request() {
         super::server::record_call(srv, client, cmd, args, busy_ns);
-        if let Frame::Error(e) = &reply {
+        let raw = std::mem::take(&mut srv.stats.raw_error_reply);
+        if let (Frame::Error(e), false) = (&reply, raw) {
             srv.stats
                 .command(cmd as *const Command as usize)
                 .failed_calls += 1;

@@ -87,7 +87,7 @@ fn restore(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if ttl < 0 {
         return Frame::err("ERR Invalid TTL value, must be >= 0");
     }
-    let Some(body) = payload::open(&args[3]) else {
+    let Some(body) = payload::open(&args[3], ctx.srv.debug.skip_checksum) else {
         return Frame::err("ERR DUMP payload version or checksum are wrong");
     };
     let value = {

@@ -261,7 +261,7 @@ fn restore(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
                 "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.",
             ),
         };
-    let Some(body) = payload::open(&args[2]) else {
+    let Some(body) = payload::open(&args[2], ctx.srv.debug.skip_checksum) else {
         return Frame::err("ERR DUMP payload version or checksum are wrong");
     };
     let mut loaded = Libraries::default();

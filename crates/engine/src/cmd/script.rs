@@ -341,6 +341,15 @@ impl ScriptHost<'_> {
 }
 
 impl Host for ScriptHost<'_> {
+    fn log_wanted(&self, level: crate::server::log::Level) -> bool {
+        self.srv.log.wants(level, &self.srv.config.loglevel)
+    }
+
+    fn log(&mut self, level: crate::server::log::Level, text: &[u8]) {
+        self.srv
+            .log(level, || String::from_utf8_lossy(text).into_owned());
+    }
+
     /// `scriptCall`: the checks Redis makes before running a command for a script.
     fn call(&mut self, args: &[Vec<u8>]) -> Frame {
         // `lookupCommand`: a container's subcommand when one is named, the

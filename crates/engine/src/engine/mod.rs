@@ -105,6 +105,17 @@ impl Engine {
         self.srv.lruclock = self.srv.lru_clock_now();
     }
 
+    /// Keeps the server log's lines (DEBUG LOG, `redis.log`) for
+    /// [`Engine::take_log`]; off by default, when nothing is kept.
+    pub fn keep_log(&mut self, on: bool) {
+        self.srv.log.keep = on;
+    }
+
+    /// The log lines written since the last call, oldest first.
+    pub fn take_log(&mut self) -> Vec<crate::server::log::Line> {
+        self.srv.log.take()
+    }
+
     /// Connects a client; `name` labels it in the trace.
     pub fn connect(&mut self, name: &str) -> ClientId {
         let id = self.next_client;

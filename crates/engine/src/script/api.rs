@@ -139,17 +139,36 @@ fn raise(msg: &str) -> LuaError {
     LuaError::Value(Table::value(error_table(msg)))
 }
 
-/// `redis.log`: checked like Redis, then dropped (Redsim keeps no log file).
-fn log(_: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
+/// `redis.log`: checked like Redis, then the arguments that are strings or
+/// numbers, joined by spaces, go to the server log at that level.
+fn log(it: &mut dyn Vm, args: Vec<Value>, _: &Native) -> R<Vec<Value>> {
     if args.len() < 2 {
         return Err(raise("redis.log() requires two arguments or more."));
     }
     let Some(level) = args[0].to_num() else {
         return Err(raise("First argument must be a number (log level)."));
     };
-    if !(0.0..4.0).contains(&level.trunc()) {
+    // `int level = lua_tonumber(...)`: C's truncation toward zero.
+    let Some(level) = crate::server::log::Level::from_number(level.trunc() as i64)
+        .filter(|_| level.trunc() >= 0.0 && level.trunc() < 4.0)
+    else {
         return Err(raise("Invalid debug level."));
+    };
+    if !it.host().log_wanted(level) {
+        return Ok(Vec::new());
     }
+    let mut text = Vec::new();
+    for (j, a) in args[1..].iter().enumerate() {
+        if let Some(s) = a.to_str() {
+            // Redis puts the space before every argument but the first
+            // one, even when that one was skipped (not a string).
+            if j != 0 {
+                text.push(b' ');
+            }
+            text.extend_from_slice(&s);
+        }
+    }
+    it.host().log(level, &text);
     Ok(Vec::new())
 }
 

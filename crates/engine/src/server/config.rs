@@ -451,7 +451,8 @@ config! {
     proc_title_template: String = "{title} {listen-addr} {server-mode}".into() => ["proc-title-template"] mutable text(check_proc_title);
     /// `bind-source-addr`: the source address of outgoing connections. Accepted and reported.
     bind_source_addr: String = String::new() => ["bind-source-addr"] mutable text();
-    /// `logfile` (immutable): the log file (empty: standard output). Accepted and reported.
+    /// `logfile` (immutable): the log file (empty: standard output), where
+    /// `redsim server` writes its log.
     logfile: String = String::new() => ["logfile"] immutable text();
     /// `locale-collate`: SORT ... ALPHA's collation (`strcoll`). Accepted and reported: strings compare
     /// byte by byte (the C locale), and any name is accepted where Redis refuses one its system
@@ -466,7 +467,8 @@ config! {
     syslog_facility: String = "local0".into() => ["syslog-facility"] immutable choice(SYSLOG_FACILITY);
     /// `repl-diskless-load`: how a replica loads a full sync's RDB. Accepted and reported.
     repl_diskless_load: String = "disabled".into() => ["repl-diskless-load"] mutable choice(REPL_DISKLESS_LOAD);
-    /// `loglevel`. Accepted and reported: Redsim writes no log.
+    /// `loglevel`: the least level the server log keeps (DEBUG LOG,
+    /// `redis.log`; see `server/log.rs`).
     loglevel: String = "notice".into() => ["loglevel"] mutable choice(LOGLEVEL);
     /// `oom-score-adj`: set the Linux OOM killer's score from `oom-score-adj-values`. Accepted and reported.
     oom_score_adj: String = "no".into() => ["oom-score-adj"] mutable choice(OOM_SCORE_ADJ);

@@ -9,6 +9,7 @@ mod config_values;
 pub(crate) mod idle;
 pub mod keyspace_events;
 pub mod listener;
+pub mod log;
 pub mod memunits;
 pub mod obuf_limits;
 pub mod renames;
@@ -36,6 +37,10 @@ pub struct Stats {
     /// The last error a command run by the running script replied
     /// (`ignore_error_stats_update`: already counted once).
     pub script_call_error: Option<String>,
+    /// The command's error reply was written as raw bytes (DEBUG ERROR's
+    /// `addReplySds`), which Redis counts neither as an error reply nor
+    /// as a failed call.
+    pub raw_error_reply: bool,
     pub keyspace_hits: u64,
     pub keyspace_misses: u64,
     pub expired_keys: u64,
@@ -201,6 +206,8 @@ pub struct Server {
     pub(crate) pause: Option<Pause>,
     /// The slow log, latency events and busy time (SLOWLOG, LATENCY, INFO cpu).
     pub(crate) observe: crate::observe::Observe,
+    /// Lines for the server log (DEBUG LOG, `redis.log`), if a driver takes them.
+    pub(crate) log: log::Log,
     /// Clients in MONITOR mode, in the order they asked.
     pub(crate) monitors: Vec<crate::server::client::ClientId>,
     /// A script's `redis.call` is running a command (MONITOR shows `lua`).
@@ -307,6 +314,7 @@ impl Server {
             client_ops: Vec::new(),
             pause: None,
             observe: Default::default(),
+            log: Default::default(),
             monitors: Vec::new(),
             in_script: false,
             shut_down: false,
@@ -494,6 +502,21 @@ impl Server {
         }
     }
 
+    /// `serverLog`: a line for the log at `level`, if `loglevel` lets it
+    /// through and a driver takes the log (`text` is made only then).
+    pub fn log(&mut self, level: log::Level, text: impl FnOnce() -> String) {
+        if self.log.wants(level, &self.config.loglevel) {
+            let unix_us = self.clock.unix_us();
+            let role = if self.repl.is_replica() { 'S' } else { 'M' };
+            self.log.push(log::Line {
+                level,
+                role,
+                unix_us,
+                text: text(),
+            });
+        }
+    }
+
     /// `lookupKeyRead`.
     pub fn lookup_read(&mut self, db: usize, key: &[u8]) -> Option<&mut Obj> {
         self.lookup(db, key, Lookup::READ)
@@ -513,6 +536,20 @@ impl Server {
     /// Redis' `dbOverwrite` does) and dropping the TTL unless `keep_ttl`. A
     /// new key is signalled ready for clients blocked on it (`dbAdd`).
     pub fn set_key(&mut self, db: usize, key: &[u8], value: Value, keep_ttl: bool) {
+        self.store_key(db, key, value, keep_ttl, true);
+    }
+
+    /// `dbAdd` of a key that does not exist, outside any command's
+    /// bookkeeping (DEBUG POPULATE): no replication and no change counted
+    /// toward a save, while WATCH and tracking clients see the key change
+    /// (`signalModifiedKey`).
+    pub fn add_key_unrecorded(&mut self, db: usize, key: &[u8], value: Value) {
+        self.store_key(db, key, value, false, false);
+    }
+
+    /// [`Server::set_key`]; `record` false leaves the write out of the
+    /// replication stream and the dirty count.
+    fn store_key(&mut self, db: usize, key: &[u8], value: Value, keep_ttl: bool, record: bool) {
         let d = &self.dbs[db].dict;
         let h = d.hash(key);
         let lru = match d.slot_of_hashed(key, h) {
@@ -553,7 +590,10 @@ impl Server {
                 at_ms: None,
             });
         }
-        self.touch_key(db, key);
+        match record {
+            true => self.touch_key(db, key),
+            false => self.signal_modified(db, key, true),
+        }
         self.emit_with(|| Event::Written {
             db: db as u32,
             key: lossy(key),
@@ -665,6 +705,11 @@ impl Server {
             let run = self.stats.total_commands_processed;
             self.persist.count_change(run, db, hash);
         }
+        self.signal_modified(db, key, by_client);
+    }
+
+    /// `signalModifiedKey`'s part for clients: WATCH and client-side caching.
+    fn signal_modified(&mut self, db: usize, key: &[u8], by_client: bool) {
         if !self.watches.is_empty() {
             let exists = self.dbs[db].dict.contains(key);
             self.watches.touch(db, key, exists);
@@ -818,6 +863,9 @@ pub struct DebugSwitches {
     pub pause_cron: bool,
     /// DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may call `noscript` commands.
     pub allow_deny_scripts: bool,
+    /// DEBUG SET-SKIP-CHECKSUM-VALIDATION: RESTORE and FUNCTION RESTORE
+    /// take a payload whose CRC64 does not match.
+    pub skip_checksum: bool,
 }
 
 impl Default for DebugSwitches {
@@ -827,6 +875,7 @@ impl Default for DebugSwitches {
             quicklist_packed_threshold: 1 << 30,
             pause_cron: false,
             allow_deny_scripts: false,
+            skip_checksum: false,
         }
     }
 }

@@ -14,4 +14,8 @@ pub trait Host {
     /// `redis.acl_check_cmd`: whether the calling user may run this command
     /// line; `None` if no such command.
     fn acl_allows(&self, args: &[Vec<u8>]) -> Option<bool>;
+    /// `redis.log`: whether a line at `level` would be written at all
+    /// (`level < server.verbosity` skips gluing the arguments), then the line.
+    fn log_wanted(&self, level: crate::server::log::Level) -> bool;
+    fn log(&mut self, level: crate::server::log::Level, text: &[u8]);
 }
