@@ -31,15 +31,17 @@ tasks:
                        free port)
   serve --dir DIR      serve DIR, a dist/ already built, as it is (the browser benchmark
                        serves the pages it times this way)
-  test                 install missing tools, then fmt, clippy, tests, dist, the browser tests
-                       and Redis' own test suite
+  test                 install missing tools, then fmt, clippy, tests, dist, the browser tests,
+                       Redis' own test suite and redis-py's
   bench                the speed benchmark of `test` alone (needs dist/): native against wasm,
                        each page's first reply against the build before the split, every scenario
   split-profile        record which functions the console module's pages run at startup
                        (web/console-startup.txt, which dist splits the module by)
   redis-suite [--update] [UNIT...]
                        run Redis 7.2's test suite against redsim server and check it against
-                       tests/redis-suite/results.txt (--update rewrites the record)";
+                       tests/redis-suite/results.txt (--update rewrites the record)
+  redis-py-suite       run redis-py's own test suite (5.2.1) against redsim server on ports
+                       6379 and 6380";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -49,6 +51,7 @@ fn main() -> ExitCode {
         Some("test") => test::test(),
         Some("bench") => test::bench(),
         Some("split-profile") => split::record_profile(),
+        Some("redis-py-suite") => test::redis_py_suite(),
         Some("redis-suite") => {
             let update = args.iter().any(|a| a == "--update");
             let units: Vec<String> = args[1..]

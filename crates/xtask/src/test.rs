@@ -159,6 +159,7 @@ pub fn test() -> Result<(), String> {
     step("Redis 7.2 test suite (ratchet)", &mut || {
         crate::suite::redis_suite(false, &[])
     });
+    step("redis-py's test suite", &mut redis_py_suite);
     // Every scenario's default run within its CPU budget: timing needs an
     // optimised build, which shares the release artefacts of the next step.
     step("scenario speed (release)", &mut || {
@@ -292,6 +293,22 @@ fn is_root() -> bool {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
         .unwrap_or(false)
+}
+
+/// redis-py's own test suite (`cargo xtask redis-py-suite`, and a step of
+/// `test`): a client library's authors' checks, run against a release
+/// `redsim server` by `tests/clients/redis_py_suite.py`, which pins and
+/// installs what it needs under `target/redis-py-suite`.
+pub fn redis_py_suite() -> Result<(), String> {
+    run(cargo().args(["build", "--release", "-p", "redsim-cli", "--bin", "redsim"]))?;
+    let target = crate::util::target_dir()?;
+    run(Command::new("python3")
+        .arg(root().join("tests/clients/redis_py_suite.py"))
+        .arg("--redsim")
+        .arg(target.join("release/redsim"))
+        .arg("--work")
+        .arg(target.join("redis-py-suite"))
+        .current_dir(root()))
 }
 
 /// The speed benchmark alone (`cargo xtask bench`, and a step of `test`):
