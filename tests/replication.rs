@@ -539,3 +539,40 @@ fn restore_reaches_the_replica_with_its_expiry() {
     assert_eq!(p.on_replica("EXISTS dst"), Frame::Integer(0));
     assert_eq!(p.replica.repl().offset, p.master.repl().offset);
 }
+
+/// `master_link_down_since_seconds` is -1 until a link that was up is lost,
+/// as Redis shows it for a replica whose master never answered; then it
+/// counts the seconds since, through a change of master.
+#[test]
+fn link_down_since_is_minus_one_until_a_link_that_was_up_is_lost() {
+    let field = "master_link_down_since_seconds";
+    let redis = RedisServer::start(&[]);
+    let mut rc = redis.conn();
+    rc.cmd(&["REPLICAOF", "127.0.0.1", "1"]);
+    let want = info_field(&conn_info(&mut rc), field);
+    assert_eq!(want.as_deref(), Some("-1"), "redis-server's answer");
+    let mut e = Engine::new(1);
+    let c = e.connect("c");
+    assert_eq!(cmd(&mut e, c, "REPLICAOF 127.0.0.1 1"), Frame::ok());
+    e.advance_to(e.now_us() + 5_000_000);
+    assert_eq!(info_field(&info(&mut e, c), field), want);
+
+    let mut p = Pair::new();
+    assert_eq!(
+        info_field(&info(&mut p.replica, p.r), field),
+        None,
+        "link up"
+    );
+    p.replica.master_link_down();
+    p.advance(3_000);
+    assert_eq!(
+        info_field(&info(&mut p.replica, p.r), field).as_deref(),
+        Some("3")
+    );
+    p.on_replica("REPLICAOF 127.0.0.1 6390");
+    p.advance(1_000);
+    assert_eq!(
+        info_field(&info(&mut p.replica, p.r), field).as_deref(),
+        Some("4")
+    );
+}

@@ -89,7 +89,7 @@ impl Engine {
         {
             if *state != crate::repl::LinkState::Connect {
                 *state = crate::repl::LinkState::Connect;
-                *down_since_ms = now_ms;
+                *down_since_ms = Some(now_ms);
             }
         }
     }

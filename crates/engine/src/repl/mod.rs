@@ -275,11 +275,22 @@ pub fn demote(srv: &mut Server, host: &str, port: u16) {
         // Its history may continue on the new master (PSYNC2): keep offsets.
         srv.repl.replicas.clear();
     }
+    // `replicationSetMaster` frees a connected master's client, which
+    // marks the link down (`replicationHandleMasterDisconnection`); a link
+    // that was not up keeps its mark, and a master has none.
+    let down_since_ms = match &srv.repl.role {
+        Role::Replica {
+            state: LinkState::Connected,
+            ..
+        } => Some(now_ms),
+        Role::Replica { down_since_ms, .. } => *down_since_ms,
+        Role::Master => None,
+    };
     srv.repl.role = Role::Replica {
         host: host.to_string(),
         port,
         state: LinkState::Connect,
-        down_since_ms: now_ms,
+        down_since_ms,
         last_io_ms: now_ms,
     };
     srv.config.replicaof = format!("{host} {port}");
@@ -334,7 +345,7 @@ pub fn info(srv: &Server) -> String {
                 let _ = write!(
                     o,
                     "master_link_down_since_seconds:{}\r\n",
-                    (now_ms - down_since_ms).max(0) / 1000
+                    down_since_ms.map_or(-1, |t| (now_ms - t).max(0) / 1000)
                 );
             }
             let _ = write!(

@@ -50,9 +50,10 @@ pub enum Role {
         host: String,
         port: u16,
         state: LinkState,
-        /// Unix ms when the link went down (or was configured), for
-        /// `master_link_down_since_seconds`.
-        down_since_ms: i64,
+        /// Unix ms when a connected link went down, for
+        /// `master_link_down_since_seconds` (`repl_down_since`); `None`
+        /// while this replica has not lost a link it had, when Redis shows -1.
+        down_since_ms: Option<i64>,
         /// Unix ms of the last data or ping from the master.
         last_io_ms: i64,
     },
