@@ -1,9 +1,9 @@
-//! Configuration files against a real redis-server: the fatal error a bad line gets (its number, the line, the reason), and the file CONFIG REWRITE leaves after the same CONFIG SETs, which a restart then reads back.
+//! Configuration files against a real redis-server: the fatal error a bad line gets (its number, the line, the reason; a `dir` that is not a directory among them, and CONFIG SET's refusal of one), and the file CONFIG REWRITE leaves after the same CONFIG SETs, which a restart then reads back.
 
 use std::path::Path;
 use std::process::Command;
 
-use redsim_tests::{Conn, Frame, RedisServer, RedsimServer, TempDir};
+use redsim_tests::{Conn, Frame, Pair, RedisServer, RedsimServer, TempDir};
 
 /// The three lines after the banner that name the line and the reason.
 fn what_is_wrong(stderr: &str) -> String {
@@ -79,6 +79,13 @@ fn a_bad_line_is_refused_at_the_same_line_for_the_same_reason() {
             vec!["--rename-command", "get", "set"],
         ),
         ("included", format!("hz 10\ninclude {inc}\n"), vec![]),
+        ("dir-missing", "dir /nonexistent/redsim\n".into(), vec![]),
+        ("dir-file", format!("dir {inc}\n"), vec![]),
+        (
+            "dir-command-line",
+            "port 7000\n".into(),
+            vec!["--dir", "/nonexistent/redsim"],
+        ),
         ("command-line", "port 7000\n".into(), vec!["--foo", "bar"]),
         (
             "command-line-value",
@@ -425,4 +432,20 @@ fn renamed_commands_answer_as_redis_does() {
     assert!(
         matches!(c.cmd(&["flushdb"]), Frame::Error(e) if e.starts_with("ERR unknown command 'flushdb'"))
     );
+}
+
+/// CONFIG SET `dir` takes a directory only, with the OS's reason, and the
+/// old one stays.
+#[test]
+fn config_set_dir_refuses_what_is_not_a_directory() {
+    let dir = TempDir::new("conf-dir");
+    let file = dir.file("plain-file");
+    std::fs::write(&file, "x").unwrap();
+    let mut p = Pair::start(&["--enable-protected-configs", "yes"]);
+    p.check(&format!("CONFIG SET dir {}", dir.0.display()));
+    p.check("CONFIG SET dir /nonexistent/redsim");
+    p.check(&format!("CONFIG SET dir {file}"));
+    p.check("CONFIG SET dir /nonexistent/redsim hz 20");
+    p.check("CONFIG GET hz");
+    p.check("CONFIG GET dir");
 }

@@ -182,6 +182,12 @@ impl ServerOptions {
             "loadmodule" if !values.is_empty() => {
                 Err("Redsim loads no modules: it has no module API".into())
             }
+            // `dir` is changed into as it is read: a path that is not a
+            // directory stops the start, as redis-server's `chdir` does.
+            "dir" if values.len() == 1 => {
+                crate::oserror::check_dir(&values[0])?;
+                self.apply(name, values)
+            }
             "rename-command" if values.len() == 2 => self
                 .renames
                 .rename(

@@ -313,6 +313,10 @@ impl redsim_engine::acl::FileStore for DiskFiles {
         std::fs::read(path).map_err(|e| os_error_text(&e))
     }
 
+    fn check_dir(&self, path: &str) -> Result<(), String> {
+        crate::oserror::check_dir(path)
+    }
+
     /// Written to a temporary file and renamed over the old one, as ACL
     /// SAVE does, so a reader never sees half a file.
     fn write(&self, path: &str, data: &[u8]) -> Result<(), String> {

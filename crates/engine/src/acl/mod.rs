@@ -274,6 +274,12 @@ pub trait FileStore: Send + Sync {
     fn read(&self, path: &str) -> Result<Vec<u8>, String>;
     /// Replaces the file's contents.
     fn write(&self, path: &str, data: &[u8]) -> Result<(), String>;
+    /// Whether `path` is a directory a server could work in (`dir`, which
+    /// Redis changes into as it is set), or the OS-style error text. Files
+    /// in memory have no directories to refuse.
+    fn check_dir(&self, _path: &str) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Files kept in memory.

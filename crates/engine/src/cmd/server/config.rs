@@ -110,7 +110,12 @@ pub fn set_params(srv: &mut Server, pairs: &[(&[u8], &[u8])], local: bool) -> Re
     let mut changed: Vec<&'static config::Param> = Vec::new();
     for (p, value) in &chosen {
         let old = (p.get)(&srv.config);
-        if let Err(e) = (p.set)(&mut srv.config, value) {
+        // `setConfigDirOption` changes into the directory as it sets it.
+        let set = (p.set)(&mut srv.config, value).and_then(|()| match p.name {
+            "dir" => srv.files.check_dir(value),
+            _ => Ok(()),
+        });
+        if let Err(e) = set {
             srv.config = backup;
             return Err(set_failed(p.name, &e));
         }
