@@ -129,14 +129,14 @@ fn populate(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         Ok(n) => n as u64,
         Err(e) => return e,
     };
-    if !room_for(ctx.srv.dbs[ctx.db()].len() as u64, count) {
-        return Frame::err("ERR OOM in dictTryExpand");
-    }
     let size = match args.get(4).map(|a| positive_long_arg(a, None)) {
-        Some(Ok(n)) => n as usize,
+        Some(Ok(n)) => n as u64,
         Some(Err(e)) => return e,
         None => 0,
     };
+    if !room_for(ctx.srv.dbs[ctx.db()].len() as u64, count, size) {
+        return Frame::err("ERR OOM in dictTryExpand");
+    }
     // A C string: the prefix ends at its first NUL byte.
     let prefix = match args.get(3) {
         Some(p) => p.split(|&b| b == 0).next().unwrap_or_default(),
@@ -153,7 +153,7 @@ fn populate(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         }
         let mut val = format!("value:{j}").into_bytes();
         if size > 0 {
-            val.resize(size, 0);
+            val.resize(size as usize, 0);
         }
         let value = Value::String(crate::keyspace::object::RString::from_bytes(&val));
         ctx.srv.add_key_unrecorded(db, &key, value);
@@ -165,9 +165,10 @@ fn populate(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 /// allocated. Redsim cannot ask the allocator ahead, so it refuses when the
 /// table (a power of two of 8-byte buckets, as Redis sizes it) would pass
 /// what the host can give: 256 MiB in a 32-bit (browser) build, 16 GiB
-/// natively. A browser tab then gets Redis' error instead of running out
-/// of memory and losing its session.
-fn room_for(len: u64, count: u64) -> bool {
+/// natively. The values count too (`count` of `size` bytes): where Redis'
+/// allocator would abort the server, Redsim gives that error instead, and
+/// a browser tab keeps its session.
+fn room_for(len: u64, count: u64, size: u64) -> bool {
     let limit: u64 = if usize::BITS == 32 {
         256 << 20
     } else {
@@ -176,6 +177,7 @@ fn room_for(len: u64, count: u64) -> bool {
     len.checked_add(count)
         .and_then(u64::checked_next_power_of_two)
         .and_then(|buckets| buckets.checked_mul(8))
+        .and_then(|table| count.checked_mul(size)?.checked_add(table))
         .is_some_and(|bytes| bytes <= limit)
 }
 
@@ -560,6 +562,11 @@ mod tests {
             Frame::err(
                 "ERR unknown subcommand or wrong number of arguments for 'NOPE'. Try DEBUG HELP."
             )
+        );
+        assert_eq!(
+            line(&mut e, c, "DEBUG POPULATE 1 p 100000000000000"),
+            Frame::err("ERR OOM in dictTryExpand"),
+            "values that cannot be had are refused, not allocated"
         );
         assert_eq!(
             line(&mut e, c, "DEBUG OBJECT missing"),
