@@ -108,6 +108,28 @@ fn writes_count_their_changes_as_redis_does() {
         XADD st 2-1 f v
         XADD st 3-1 f v
         XTRIM st MAXLEN 1
+        XADD st 4-1 f v
+        XADD st 5-1 f v
+        XGROUP CREATE st g 0
+        XGROUP CREATE st g 0
+        XGROUP CREATE st2 g2 $ MKSTREAM
+        XGROUP CREATECONSUMER st g c0
+        XGROUP CREATECONSUMER st g c0
+        XGROUP SETID st g 0
+        XREADGROUP GROUP g c1 COUNT 1 STREAMS st >
+        XREADGROUP GROUP g c1 STREAMS st 0
+        XREADGROUP GROUP g c2 NOACK STREAMS st >
+        XREADGROUP GROUP g c2 STREAMS st >
+        # (7.2 also counts the consumer XCLAIM creates; 7.0 makes none
+        # unless it claims, so the claimant here exists.)
+        XCLAIM st g c1 0 3-1
+        XCLAIM st g c1 0 9-9
+        XAUTOCLAIM st g c4 0 0
+        XACK st g 4-1 9-9
+        XGROUP DELCONSUMER st g c0
+        XGROUP DESTROY st g
+        XGROUP DESTROY st g
+        XSETID st 9-9
         SET m 1
         MOVE m 1
         SWAPDB 0 1

@@ -235,7 +235,10 @@ fn redis_cli_rdb_saves_a_file_a_real_server_loads() {
         .expect("redis-cli runs");
     assert!(out.status.success(), "{out:?}");
     let file = std::fs::read(&path).expect("the file");
-    assert!(file.starts_with(b"REDIS0011"));
+    assert!(
+        file.starts_with(b"REDIS001"),
+        "an RDB file (version 10 or 11)"
+    );
     let (body, crc) = file.split_at(file.len() - 8);
     assert_eq!(crc64(body).to_le_bytes(), crc);
     // The file only: no replica stays.
@@ -270,7 +273,10 @@ fn an_rdb_file_frames_every_key_as_dump_does() {
         e.execute_line(c, line);
     }
     let file = e.rdb_file();
-    assert!(file.starts_with(b"REDIS0011"));
+    assert!(
+        file.starts_with(b"REDIS001"),
+        "an RDB file (version 10 or 11)"
+    );
     let (body, crc) = file.split_at(file.len() - 8);
     assert_eq!(crc64(body).to_le_bytes(), crc);
     let mut r = Reader::new(&body[9..]);
@@ -428,8 +434,12 @@ fn sync_client(port: u16) -> std::net::TcpStream {
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     s.write_all(b"SYNC\r\n").unwrap();
     let mut r = BufReader::new(s.try_clone().unwrap());
+    // A real server sends newlines while it makes the file.
     let mut line = String::new();
-    r.read_line(&mut line).unwrap();
+    while line.trim().is_empty() {
+        line.clear();
+        r.read_line(&mut line).unwrap();
+    }
     let len: usize = line
         .trim_end()
         .strip_prefix('$')
@@ -438,7 +448,10 @@ fn sync_client(port: u16) -> std::net::TcpStream {
         .unwrap();
     let mut file = vec![0; len];
     r.read_exact(&mut file).unwrap();
-    assert!(file.starts_with(b"REDIS0011"));
+    assert!(
+        file.starts_with(b"REDIS001"),
+        "an RDB file (version 10 or 11)"
+    );
     assert!(r.buffer().is_empty(), "nothing follows the file yet");
     s
 }
@@ -472,4 +485,123 @@ fn a_new_replica_streams_only_what_follows_its_file() {
     let text = stream_text(&mut s, Duration::from_millis(300));
     assert!(text.contains("after"), "{text:?}");
     assert!(!text.contains("before"), "{text:?}");
+}
+
+/// The commands a stream carries, as Redis' test suite reads them: each
+/// RESP array's words, the command's name in lower case, and Unix times
+/// (13 digits, alone or in a stream ID) as `<ms>`, since two servers' clocks
+/// differ.
+fn stream_commands(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut lines = text.split("\r\n").filter(|l| !l.is_empty());
+    while let Some(head) = lines.next() {
+        let n: usize = head.strip_prefix('*').expect("an array").parse().unwrap();
+        let words: Vec<String> = (0..n)
+            .map(|j| {
+                lines.next().expect("a length");
+                let w = lines.next().expect("a word");
+                let w = if j == 0 {
+                    w.to_lowercase()
+                } else {
+                    w.to_string()
+                };
+                normalise_times(&w)
+            })
+            .collect();
+        out.push(words.join(" "));
+    }
+    out
+}
+
+fn normalise_times(w: &str) -> String {
+    let digits = w.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 13 && (digits == w.len() || w.as_bytes()[digits] == b'-') {
+        return format!("<ms>{}", &w[digits..]);
+    }
+    w.to_string()
+}
+
+/// What a replica on a socket receives is Redis' own stream: the commands
+/// as sent, rewritten where they would not replay the same (relative TTLs
+/// as PXAT or PEXPIREAT, pops as the pop they did, SPOP as SREM or DEL,
+/// float increments as their result, XADD's `*` as its ID, group reads as
+/// XCLAIM, GEOADD as ZADD), transactions and scripts as MULTI/EXEC around
+/// their writes, a SELECT on a change of database; compared with
+/// redis-server 7.0.15 reading the same commands.
+#[test]
+fn the_stream_is_redis_commands_with_their_rewrites() {
+    let steps = [
+        "SET a 1",
+        "SET b 2 EX 100",
+        "SETEX c 100 v",
+        "SET d v GET",
+        "SET d w PX 5000 GET",
+        "GETSET a 3",
+        "GETDEL b",
+        "GETEX c EX 200",
+        "GETEX c PERSIST",
+        "GETEX c",
+        "INCRBYFLOAT f 1.5",
+        "HINCRBYFLOAT h x 2.25",
+        "EXPIRE a 100",
+        "EXPIRE a 200 GT",
+        "PEXPIRE a -1",
+        "DEL nothing",
+        "RPUSH l a b c d",
+        "LMPOP 1 l RIGHT COUNT 5",
+        "RPUSH l e f",
+        "BLPOP l 0",
+        "RPUSH l2 x",
+        "BLMOVE l2 l3 LEFT RIGHT 0",
+        "ZADD z 1 a 2 b 3 c",
+        "ZMPOP 1 z MIN COUNT 2",
+        "BZPOPMAX z 0",
+        "SADD s m1",
+        "SPOP s",
+        "SADD s2 a b c",
+        "SPOP s2 5",
+        "MULTI",
+        "SET m1 1",
+        "GET m1",
+        "SET m2 2",
+        "EXEC",
+        "MULTI",
+        "SET m3 3",
+        "EXEC",
+        "EVAL \"redis.call('set','e1','1') redis.call('set','e2','2')\" 0",
+        "EVAL \"return redis.call('get','e1')\" 0",
+        "PUBLISH ch hi",
+        "GEOADD g 13.361389 38.115556 Palermo",
+        "XADD x 1-1 f v",
+        "XADD x 1-* f w",
+        "XGROUP CREATE x grp 0",
+        "XREADGROUP GROUP grp alice COUNT 1 STREAMS x >",
+        "XREADGROUP GROUP grp bob NOACK STREAMS x >",
+        "SELECT 2",
+        "SET in2 x",
+        "SELECT 0",
+        "FLUSHDB",
+        "SET last 1",
+    ];
+    let redis = RedisServer::start(&[]);
+    let redsim = RedsimServer::start(&[]);
+    let mut seen = Vec::new();
+    for port in [redis.port, redsim.port] {
+        let mut c = Conn::connect(port);
+        let mut s = sync_client(port);
+        for line in steps {
+            let reply = run(&mut c, line);
+            assert!(!matches!(reply, Frame::Error(_)), "{line}: {reply:?}");
+        }
+        seen.push(stream_commands(&stream_text(
+            &mut s,
+            Duration::from_millis(300),
+        )));
+    }
+    let [want, got] = [&seen[0], &seen[1]];
+    assert!(
+        got.iter().any(|c| c == "set b 2 PXAT <ms>"),
+        "a relative TTL goes as PXAT: {got:#?}"
+    );
+    assert_eq!(got, want, "redsim's stream (left) against redis-server's");
 }

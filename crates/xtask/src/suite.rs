@@ -359,7 +359,7 @@ fn run_unit(
             "--timeout",
             TEST_TIMEOUT_S,
         ])
-        .args(["--tags", "-needs:repl", "--tags", "-needs:save"])
+        .args(["--tags", "-needs:save"])
         .args(pick.args())
         .current_dir(suite)
         .stdout(Stdio::piped())

@@ -10,7 +10,7 @@
 //! Redis 7.2 re-processes it.
 
 use super::args::{either, parse_mpop};
-use super::list::{lmove_generic, pop_range, pop_range_with_key, position_arg, End};
+use super::list::{lmove_generic, pop_range, pop_range_with_key, pop_verb, position_arg, End};
 use super::table::{commands, Command, Ctx};
 use super::typed::Kind;
 use super::zset::delete_if_empty;
@@ -87,6 +87,8 @@ fn blocking_pop(
             None => {
                 let mut items = pop_range(ctx, key, end, 1);
                 let value = items.pop().unwrap_or(Frame::Null);
+                // Replicas get the pop itself: LPOP or RPOP.
+                ctx.propagate_as(&[pop_verb(end), key]);
                 Frame::Array(vec![Frame::Bulk(key.clone()), value])
             }
         },
@@ -107,7 +109,16 @@ fn brpop(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 fn blmove_generic(ctx: &mut Ctx, args: &[Vec<u8>], from: End, to: End, timeout_ms: i64) -> Frame {
     match ctx.write_exists::<List>(&args[1]) {
         Err(e) => e,
-        Ok(true) => lmove_generic(ctx, args, from, to),
+        Ok(true) => {
+            let reply = lmove_generic(ctx, args, from, to);
+            // Replicas get the move itself: LMOVE or RPOPLPUSH.
+            if args.len() == 6 {
+                ctx.propagate_as(&[b"LMOVE", &args[1], &args[2], &args[3], &args[4]]);
+            } else {
+                ctx.propagate_as(&[b"RPOPLPUSH", &args[1], &args[2]]);
+            }
+            reply
+        }
         Ok(false) if !may_block(ctx.srv) => Frame::Null,
         Ok(false) => block_for_keys(ctx.srv, BlockKind::List, &args[1..2], timeout_ms),
     }
@@ -167,6 +178,7 @@ fn blocking_zpop(
             ctx.notify(crate::server::keyspace_events::ZSET, event, key);
         }
         delete_if_empty(ctx.srv, db, key);
+        super::zset::zpop_propagated(ctx, key, max, count.map(|_| popped.len()));
         let mut reply = vec![Frame::Bulk(key.clone())];
         match count {
             None => {

@@ -99,6 +99,8 @@ fn hello(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     while i < args.len() {
         let more = args.len() - i - 1;
         if is(&args[i], "AUTH") && more >= 2 {
+            ctx.redact(i + 1);
+            ctx.redact(i + 2);
             creds = Some((i + 1, i + 2));
             i += 3;
         } else if is(&args[i], "SETNAME") && more >= 1 {

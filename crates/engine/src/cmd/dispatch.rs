@@ -185,6 +185,18 @@ pub fn dispatch(srv: &mut Server, client: &mut Client, args: &[Vec<u8>]) -> Fram
         ));
         return reject(srv, client, Some(cmd), e);
     }
+    // A replica whose link is down answers only STALE commands when
+    // `replica-serve-stale-data` is off (an EXEC, only if all it queued are).
+    if srv.repl.is_replica()
+        && !srv.config.replica_serve_stale_data
+        && !srv.repl.link_up()
+        && lacks_in_queue(cmd, client, Flags::STALE)
+    {
+        let e = Frame::err(
+            "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
+        );
+        return reject(srv, client, Some(cmd), e);
+    }
     // `isInsideYieldingLongCommand`: a script past busy-reply-threshold
     // leaves only ALLOW_BUSY commands to the others.
     if let Some(e) = srv.scripts.refuse(cmd.flags.contains(Flags::ALLOW_BUSY)) {
@@ -242,6 +254,22 @@ fn is_write_command(cmd: &Command, client: &Client) -> bool {
     queue_has(cmd, client, Flags::WRITE)
 }
 
+/// The command lacks `flag`, or it is an EXEC and a queued command lacks
+/// it (`c->mstate.cmd_inv_flags`).
+fn lacks_in_queue(cmd: &Command, client: &Client, flag: Flags) -> bool {
+    if !cmd.flags.contains(flag) {
+        return true;
+    }
+    cmd.name == "exec"
+        && client.multi.as_ref().is_some_and(|m| {
+            m.queued.iter().any(|a| {
+                REGISTRY
+                    .resolve_command(a)
+                    .is_some_and(|c| !c.flags.contains(flag))
+            })
+        })
+}
+
 /// The command has `flag`, or it is an EXEC and a queued command has it
 /// (`c->mstate.cmd_flags`).
 fn queue_has(cmd: &Command, client: &Client, flag: Flags) -> bool {
@@ -269,6 +297,9 @@ pub fn call(
     // Only a top-level call may block: EXEC's commands run one level down.
     srv.blocking.depth += 1;
     srv.tracking.nesting += 1;
+    let outer_prop = srv.repl.wire.enter(cmd.name);
+    let outer_redacted = std::mem::take(&mut srv.observe.redacted);
+    let dirty_before = srv.persist.dirty;
     let mut ctx = Ctx {
         srv: &mut *srv,
         client,
@@ -287,6 +318,12 @@ pub fn call(
     charge_cpu(srv, client.db, cmd, args, &reply, outer_meter);
     let busy_ns = srv.lazyfree.stall_ns.saturating_sub(busy_before);
     remember_tracked_keys(srv, cmd, args);
+    // Propagated as it was after the command (SELECT inside EXEC moved it).
+    let dirty = srv.persist.dirty != dirty_before;
+    let exec = cmd.name == "exec";
+    srv.repl
+        .wire
+        .leave(outer_prop, client.db, args, dirty, exec);
     srv.tracking.nesting -= 1;
     srv.blocking.depth -= 1;
     // Reprocessing an unblocked client's command is not shown again.
@@ -316,6 +353,7 @@ pub fn call(
             }
         }
     }
+    srv.observe.redacted = outer_redacted;
     reply
 }
 

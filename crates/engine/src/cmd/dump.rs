@@ -112,11 +112,26 @@ fn restore(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     // `checkAlreadyExpired`: we are always a master that is not loading.
     if ttl != 0 && ttl <= now {
         ctx.notify_restore(key, false, replaced);
+        // A key replaced by one already expired is a deletion to replicas.
+        let verb: &[u8] = if ctx.srv.config.lazyfree_lazy_server_del {
+            b"UNLINK"
+        } else {
+            b"DEL"
+        };
+        ctx.propagate_as(&[verb, key]);
         return Frame::ok();
     }
     ctx.srv.set_key(db, key, value, false);
     if ttl != 0 {
         ctx.srv.set_expire(db, key, ttl);
+        // Replicas get the absolute time (`ABSTTL` appended, as Redis does).
+        if !absttl && ctx.propagating() {
+            let at = ttl.to_string();
+            let mut argv: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+            argv[2] = at.as_bytes();
+            argv.push(b"ABSTTL");
+            ctx.propagate_as(&argv);
+        }
     }
     ctx.notify_restore(key, true, replaced);
     // `objectSetLRUOrLFU`: FREQ counts under an LFU policy, IDLETIME

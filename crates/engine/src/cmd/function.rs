@@ -52,6 +52,8 @@ fn fcall_ro(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 /// `fcallCommandGeneric`.
 fn fcall_generic(ctx: &mut Ctx, args: &[Vec<u8>], ro: bool) -> Frame {
+    // Replicas get the function's effects (its writes), never the call.
+    ctx.srv.repl.wire.prevent();
     let Some((lib, f)) = ctx.srv.scripts.functions.find(&args[1]) else {
         return Frame::err("ERR Function not found");
     };

@@ -302,6 +302,8 @@ fn hincrbyfloat(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         ((), true)
     });
     ctx.notify(ev::HASH, "hincrbyfloat", &args[1]);
+    // The result, not the increment: float formatting cannot differ there.
+    ctx.propagate_as(&[b"HSET", &args[1], &args[2], &text]);
     Frame::Bulk(text)
 }
 

@@ -314,10 +314,24 @@ pub(crate) fn pop_range(ctx: &mut Ctx, key: &[u8], end: End, count: usize) -> Ve
     popped
 }
 
-/// `listPopRangeAndReplyWithKey`: `[key, [elements]]`.
+/// `listPopRangeAndReplyWithKey`: `[key, [elements]]`, for LMPOP and
+/// BLMPOP, which replicas get as `LPOP|RPOP key count` for what was popped.
 pub(crate) fn pop_range_with_key(ctx: &mut Ctx, key: &[u8], end: End, count: usize) -> Frame {
     let items = pop_range(ctx, key, end, count);
+    if ctx.propagating() {
+        let n = items.len().to_string();
+        ctx.propagate_as(&[pop_verb(end), key, n.as_bytes()]);
+    }
     Frame::Array(vec![Frame::Bulk(key.to_vec()), Frame::Array(items)])
+}
+
+/// The pop a blocking or multi-key pop goes to replicas as.
+pub(crate) fn pop_verb(end: End) -> &'static [u8] {
+    if end.is_head() {
+        b"LPOP"
+    } else {
+        b"RPOP"
+    }
 }
 
 /// `popGenericCommand`: LPOP and RPOP, with an optional count.

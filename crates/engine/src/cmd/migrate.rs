@@ -82,6 +82,22 @@ enum SocketErr {
 }
 
 fn migrate(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    // Passwords are not shown, as far as the options read before an error.
+    let mut j = 6;
+    while j < args.len() {
+        let more = args.len() - 1 - j;
+        if is(&args[j], "auth") && more > 0 {
+            ctx.redact(j + 1);
+            j += 1;
+        } else if is(&args[j], "auth2") && more > 1 {
+            ctx.redact(j + 1);
+            ctx.redact(j + 2);
+            j += 2;
+        } else if is(&args[j], "keys") {
+            break;
+        }
+        j += 1;
+    }
     let o = match options(args) {
         Ok(o) => o,
         Err(e) => return e,
@@ -206,6 +222,7 @@ fn attempt(
         read(&mut select_reply)?;
     }
     let mut error: Option<Frame> = None;
+    let mut moved: Vec<&[u8]> = vec![b"DEL"];
     for (j, &key) in sent.iter().enumerate() {
         let line = match links.read_line(host, port, timeout) {
             Ok(line) => line,
@@ -237,7 +254,12 @@ fn attempt(
         } else if !o.copy {
             ctx.srv.delete(db, key, DeleteCause::Del);
             ctx.notify(ev::GENERIC, "del", key);
+            moved.push(key);
         }
+    }
+    // Replicas delete what the target took (MIGRATE goes as DEL).
+    if moved.len() > 1 {
+        ctx.propagate_as(&moved);
     }
     if let Some(e) = error {
         return Ok(e);

@@ -143,11 +143,18 @@ fn sunsubscribe(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
 
 fn publish(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let id = ctx.client.id;
+    // Replicas' subscribers get it too; a cluster's bus carries it there.
+    if ctx.srv.cluster.is_none() {
+        ctx.srv.repl.wire.force();
+    }
     Frame::Integer(pubsub::publish(ctx.srv, id, &args[1], &args[2], false))
 }
 
 fn spublish(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let id = ctx.client.id;
+    if ctx.srv.cluster.is_none() {
+        ctx.srv.repl.wire.force();
+    }
     Frame::Integer(pubsub::publish(ctx.srv, id, &args[1], &args[2], true))
 }
 

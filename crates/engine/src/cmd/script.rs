@@ -118,6 +118,8 @@ fn evalsha_generic(ctx: &mut Ctx, args: &[Vec<u8>], ro: bool) -> Frame {
 
 /// `evalGenericCommand`.
 fn eval_generic(ctx: &mut Ctx, args: &[Vec<u8>], by_sha: bool, ro: bool) -> Frame {
+    // Replicas get the script's effects (its writes), never the script.
+    ctx.srv.repl.wire.prevent();
     let numkeys = match numkeys(args) {
         Ok(n) => n,
         Err(e) => return e,

@@ -253,8 +253,10 @@ fn spop(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         let changed = m.is_some();
         ((m, s.is_empty()), changed)
     });
-    if popped.is_some() {
+    if let Some(m) = &popped {
         ctx.notify(ev::SET, "spop", key);
+        // Replicas remove the member drawn: the draw is the master's.
+        ctx.propagate_as(&[b"SREM", key, m]);
     }
     if emptied {
         ctx.srv.delete(db, key, DeleteCause::Del);
@@ -288,6 +290,12 @@ fn spop_count(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         let reply = sunion_diff_generic(ctx, std::slice::from_ref(key), None, Op::Union);
         ctx.srv.delete(db, key, DeleteCause::Del);
         ctx.notify(ev::GENERIC, "del", key);
+        let verb: &[u8] = if ctx.srv.config.lazyfree_lazy_server_del {
+            b"UNLINK"
+        } else {
+            b"DEL"
+        };
+        ctx.propagate_as(&[verb, key]);
         return reply;
     }
     let remaining = size - count;
@@ -300,6 +308,15 @@ fn spop_count(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         };
         (out, true)
     });
+    // Replicas remove the members drawn, in SREMs of at most 1,024.
+    ctx.srv.repl.wire.prevent();
+    if ctx.propagating() {
+        for batch in popped.chunks(1024) {
+            let mut argv: Vec<&[u8]> = vec![b"SREM", key];
+            argv.extend(batch.iter().map(|m| m.as_slice()));
+            ctx.also_propagate(&argv);
+        }
+    }
     set_reply(popped)
 }
 

@@ -216,13 +216,27 @@ fn set_generic(
     if let Some(when) = when {
         ctx.srv.set_expire(db, key, when);
         ctx.notify(ev::GENERIC, "expire", key);
+        // Replicas get the absolute time, whatever form it came in.
+        if !opts.has(ExpireKind::PxAt) && ctx.propagating() {
+            ctx.propagate_as(&[b"SET", key, val, b"PXAT", when.to_string().as_bytes()]);
+        }
     }
     Ok(old.unwrap_or(ok_reply))
 }
 
 fn set(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
-    let r = parse_ext_opts(args, true)
-        .and_then(|o| set_generic(ctx, &o, &args[1], &args[2], Frame::ok(), Frame::Null));
+    let r = parse_ext_opts(args, true).and_then(|o| {
+        let reply = set_generic(ctx, &o, &args[1], &args[2], Frame::ok(), Frame::Null)?;
+        // Replicas do not need the old value: SET goes without its GETs.
+        if o.get && o.expire.is_none() && ctx.propagating() {
+            let argv: Vec<&[u8]> = (args.iter().enumerate())
+                .filter(|(j, a)| *j < 3 || !a.eq_ignore_ascii_case(b"get"))
+                .map(|(_, a)| a.as_slice())
+                .collect();
+            ctx.propagate_as(&argv);
+        }
+        Ok(reply)
+    });
     r.unwrap_or_else(|e| e)
 }
 
@@ -273,6 +287,7 @@ fn getset(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         false,
     );
     ctx.notify(ev::STRING, "set", &args[1]);
+    ctx.propagate_as(&[b"SET", &args[1], &args[2]]);
     old
 }
 
@@ -284,6 +299,7 @@ fn getdel(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let db = ctx.db();
     if ctx.srv.delete(db, &args[1], DeleteCause::Getdel) {
         ctx.notify(ev::GENERIC, "del", &args[1]);
+        ctx.propagate_as(&[b"DEL", &args[1]]);
     }
     reply
 }
@@ -312,13 +328,23 @@ fn getex(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         Some((kind, ms)) if !kind.relative() && ms <= ctx.srv.now_ms() => {
             ctx.srv.delete(db, key, DeleteCause::Del);
             ctx.notify(ev::GENERIC, "del", key);
+            let verb: &[u8] = if ctx.srv.config.lazyfree_lazy_expire {
+                b"UNLINK"
+            } else {
+                b"DEL"
+            };
+            ctx.propagate_as(&[verb, key]);
         }
         Some((_, ms)) => {
             ctx.srv.set_expire(db, key, ms);
             ctx.notify(ev::GENERIC, "expire", key);
+            if ctx.propagating() {
+                ctx.propagate_as(&[b"PEXPIREAT", key, ms.to_string().as_bytes()]);
+            }
         }
         None if opts.persist && ctx.srv.persist(db, key) => {
             ctx.notify(ev::GENERIC, "persist", key);
+            ctx.propagate_as(&[b"PERSIST", key]);
         }
         None => {}
     }
@@ -446,6 +472,8 @@ fn incrbyfloat(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     ctx.srv
         .set_key(db, key, Value::String(RString::plain(text.clone())), true);
     ctx.notify(ev::STRING, "incrbyfloat", key);
+    // The result, not the increment: float formatting cannot differ there.
+    ctx.propagate_as(&[b"SET", key, &text, b"KEEPTTL"]);
     Frame::Bulk(text)
 }
 

@@ -175,6 +175,29 @@ impl Ctx<'_> {
     pub fn visited(&mut self, n: u64) {
         self.srv.cpu.visited += n;
     }
+
+    /// `rewriteClientCommandVector`: replicas get `argv` instead of the
+    /// command as sent (built only while a socket replica listens).
+    pub fn propagate_as(&mut self, argv: &[&[u8]]) {
+        self.srv.repl.wire.rewrite_with(argv);
+    }
+
+    /// `alsoPropagate`: replicas get `argv` too, in the selected database.
+    pub fn also_propagate(&mut self, argv: &[&[u8]]) {
+        let db = self.client.db;
+        self.srv.repl.wire.also(db, argv);
+    }
+
+    /// `redactClientCommandArgument`: MONITOR and the slow log show
+    /// argument `i` as `(redacted)`.
+    pub fn redact(&mut self, i: usize) {
+        self.srv.observe.redacted.push(i);
+    }
+
+    /// Whether replicas on sockets listen: rewrites worth building.
+    pub fn propagating(&self) -> bool {
+        self.srv.repl.wire.on
+    }
 }
 
 /// A command handler: the full argument vector (command name first) in,

@@ -122,9 +122,22 @@ fn expire_generic(ctx: &mut Ctx, args: &[Vec<u8>], basetime: i64, unit: Unit) ->
     if when <= ctx.srv.now_ms() {
         ctx.srv.delete(db, key, DeleteCause::Expire);
         ctx.notify(ev::GENERIC, "del", key);
+        let verb: &[u8] = if ctx.srv.config.lazyfree_lazy_expire {
+            b"UNLINK"
+        } else {
+            b"DEL"
+        };
+        ctx.propagate_as(&[verb, key]);
     } else {
         ctx.srv.set_expire(db, key, when);
         ctx.notify(ev::GENERIC, "expire", key);
+        // Replicas get the absolute time; the options stay, as in Redis.
+        if ctx.propagating() {
+            let at = when.to_string();
+            let mut argv: Vec<&[u8]> = vec![b"PEXPIREAT", key, at.as_bytes()];
+            argv.extend(args[3..].iter().map(|a| a.as_slice()));
+            ctx.propagate_as(&argv);
+        }
     }
     Frame::Integer(1)
 }

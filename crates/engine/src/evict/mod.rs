@@ -271,6 +271,8 @@ pub fn perform_evictions(srv: &mut Server) -> EvictResult {
         }
         srv.touch_key_by(dbid, &key, false);
         srv.stats.evicted_keys += 1;
+        let lazy = srv.config.lazyfree_lazy_eviction;
+        srv.repl.wire.deletion(dbid, &key, lazy);
         let sampled = std::mem::take(&mut srv.evict.sampled);
         srv.emit_with(|| Event::Evicted {
             db: dbid as u32,

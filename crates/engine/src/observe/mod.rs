@@ -102,9 +102,26 @@ pub struct Observe {
     pub events: OrdMap<String, LatencySeries>,
     /// Main thread busy time so far, µs (INFO cpu).
     pub busy_us: u64,
+    /// Arguments of the running command that MONITOR and the slow log show
+    /// as `(redacted)` (`redactClientCommandArgument`: passwords, ACL rules).
+    pub redacted: Vec<usize>,
 }
 
 impl Observe {
+    /// The running command's arguments as MONITOR and the slow log show them.
+    pub fn shown<'a>(&self, args: &'a [Vec<u8>]) -> std::borrow::Cow<'a, [Vec<u8>]> {
+        if self.redacted.is_empty() {
+            return std::borrow::Cow::Borrowed(args);
+        }
+        let mut v = args.to_vec();
+        for &i in &self.redacted {
+            if let Some(a) = v.get_mut(i) {
+                *a = b"(redacted)".to_vec();
+            }
+        }
+        std::borrow::Cow::Owned(v)
+    }
+
     /// Whether a command of `duration_us` makes a slow log entry.
     pub fn slowlog_logs(slower_than: i64, max_len: u64, duration_us: u64) -> bool {
         slower_than >= 0 && max_len > 0 && duration_us as i64 >= slower_than

@@ -118,7 +118,9 @@ pub fn on_ops(srv: &mut Server, ops: &[ReplOp]) {
     if let Some(child) = srv.persist.child.as_mut() {
         for op in ops {
             let key = match &op.effect {
-                Effect::Put { key, .. } | Effect::Del { key } => key.clone(),
+                Effect::Put { key, .. } | Effect::Del { key } | Effect::Counted { key } => {
+                    key.clone()
+                }
                 Effect::Flush { .. } => continue,
             };
             if child.touched.get(&key).is_none() {

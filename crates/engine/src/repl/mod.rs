@@ -10,7 +10,8 @@
 //! bytes are still counted as Redis counts them (the command's RESP length,
 //! plus a `SELECT` when the database changes), so offsets, lag in bytes and
 //! backlog overflow behave as in Redis. Copying the value costs O(its size),
-//! paid only while a replica is attached.
+//! paid only while a replica is attached. A replica on a socket, a real
+//! Redis, gets Redis' own commands instead ([`wire`]).
 //!
 //! **What replicas do.** They apply the stream in order, never expire keys
 //! themselves (a logically expired key reads as missing until the master's
@@ -24,6 +25,7 @@
 
 pub mod socket;
 pub mod state;
+pub mod wire;
 
 use state::{new_replid, Dirty};
 pub use state::{
@@ -36,6 +38,13 @@ use crate::server::Server;
 /// the command as the client sent it, for its byte count and label; `None`
 /// for the server's own deletions (expiry, eviction), counted as `DEL`s.
 pub fn propagate(srv: &mut Server, cmd: Option<&[Vec<u8>]>) {
+    make_ops(srv, cmd);
+    // The socket stream's commands for this command end where its ops do.
+    let offset = srv.repl.offset;
+    srv.repl.wire.stamp(offset);
+}
+
+fn make_ops(srv: &mut Server, cmd: Option<&[Vec<u8>]>) {
     if srv.repl.dirty.is_empty() {
         return;
     }
@@ -61,6 +70,9 @@ pub fn propagate(srv: &mut Server, cmd: Option<&[Vec<u8>]>) {
             .join(" ")
     });
     let mut made: Vec<ReplOp> = Vec::new();
+    // Values are copied only for what applies them: the engine's own
+    // replicas and the AOF (see `Effect::Counted`).
+    let keep_values = !srv.repl.sockets.allowed || srv.config.appendonly;
     for d in last {
         let (db, effect, server_label) = match d {
             Dirty::Flush(db) => (
@@ -71,24 +83,18 @@ pub fn propagate(srv: &mut Server, cmd: Option<&[Vec<u8>]>) {
             Dirty::Key(db, key) => {
                 let live = srv.dbs[db]
                     .get(&key)
-                    .filter(|_| !srv.key_is_expired(db, &key))
-                    .cloned();
+                    .filter(|_| !srv.key_is_expired(db, &key));
                 let label = format!("DEL {}", crate::server::lossy(&key));
-                match live {
-                    Some(obj) => {
-                        let expire_ms = srv.dbs[db].expire_at(&key);
-                        (
-                            db,
-                            Effect::Put {
-                                key,
-                                obj,
-                                expire_ms,
-                            },
-                            label,
-                        )
-                    }
-                    None => (db, Effect::Del { key }, label),
-                }
+                let effect = match live {
+                    Some(_) if !keep_values => Effect::Counted { key },
+                    Some(obj) => Effect::Put {
+                        obj: obj.clone(),
+                        expire_ms: srv.dbs[db].expire_at(&key),
+                        key,
+                    },
+                    None => Effect::Del { key },
+                };
+                (db, effect, label)
             }
         };
         let mut bytes = match (&effect, cmd_bytes.take()) {
@@ -96,7 +102,7 @@ pub fn propagate(srv: &mut Server, cmd: Option<&[Vec<u8>]>) {
             (Effect::Del { key }, None) => resp_len(&[b"DEL", key]),
             (Effect::Flush { .. }, None) => resp_len(&[b"FLUSHALL"]),
             // Later keys of one command add no bytes: the command was counted once.
-            (Effect::Put { .. }, None) => 0,
+            (Effect::Put { .. } | Effect::Counted { .. }, None) => 0,
         };
         if !matches!(effect, Effect::Flush { db: None }) && srv.repl.selected != Some(db) {
             let n = db.to_string();
@@ -263,6 +269,7 @@ pub fn promote(srv: &mut Server) {
     r.replid = new_replid(&mut rng);
     srv.repl.role = Role::Master;
     srv.repl.start_capturing();
+    srv.repl.refresh_wire();
     // CONFIG GET replicaof names the master, and nothing once there is none.
     srv.config.replicaof.clear();
 }
@@ -293,6 +300,7 @@ pub fn demote(srv: &mut Server, host: &str, port: u16) {
         down_since_ms,
         last_io_ms: now_ms,
     };
+    srv.repl.refresh_wire();
     srv.config.replicaof = format!("{host} {port}");
 }
 

@@ -1,21 +1,18 @@
 //! Replicas on sockets: what a native Redsim server does for a real replica, or `redis-cli --rdb` and `--replica`, that sent SYNC or PSYNC: Redis' answer, an RDB file of the keyspace, then the write stream as commands, and the replica's `REPLCONF ACK`s read back for WAIT and INFO.
 //!
-//! The engine's stream carries each command's effect per key (see the
-//! parent module), its offsets counted as Redis counts its commands. On a
-//! socket an effect travels as a command any Redis replica runs:
-//! `RESTORE key ttl payload REPLACE [ABSTTL]` for a key's value after the
-//! command, `DEL` for a deleted key, `FLUSHDB` or `FLUSHALL`, with a
-//! `SELECT` when the database changes and a `PING` every
-//! `repl-ping-replica-period` seconds of quiet, so the replica's
-//! `repl-timeout` never fires. Those bytes differ from what Redis would
-//! send, so a link keeps the wire offset where each op ends beside the
-//! engine's: an acknowledged wire offset maps back to the engine offset
-//! that WAIT compares with. A partial resync would need the wire's bytes
-//! again, so a socket replica always gets a full one.
+//! The engine's own replicas take each command's effect per key (see the
+//! parent module); a socket carries what Redis would send instead, the
+//! commands of [`super::wire`], with a `SELECT` when the database changes
+//! and a `PING` every `repl-ping-replica-period` seconds of quiet, so the
+//! replica's `repl-timeout` never fires. A link keeps the wire offset where
+//! each execution unit ends beside the engine's offset for it: an
+//! acknowledged wire offset maps back to the engine offset that WAIT
+//! compares with. A partial resync would need the wire's bytes again, so a
+//! socket replica always gets a full one.
 
 use std::collections::VecDeque;
 
-use super::state::{Effect, Link, ReplOp, ReplicaLink};
+use super::state::{Link, ReplicaLink};
 use crate::persist::rdb;
 use crate::proto::resp::Frame;
 use crate::server::client::{Client, ClientId};
@@ -83,6 +80,7 @@ pub fn attach(
             acked: offset,
             last_sent_ms: now_ms,
         });
+        srv.repl.refresh_wire();
     }
     psync_replid.map(|_| Frame::simple(format!("FULLRESYNC {replid} {offset}")))
 }
@@ -95,7 +93,9 @@ pub fn feed(srv: &mut Server) {
         return;
     }
     super::propagate(srv, None);
-    let ops = srv.repl.take_outbox();
+    // The engine's own replicas take the ops; these go nowhere else.
+    srv.repl.take_outbox();
+    let units = std::mem::take(&mut srv.repl.wire.units);
     // Once a replica attached, writes are captured for good (the backlog
     // stays); with none attached now they go nowhere, and must not wait
     // for the next replica, whose RDB file already holds them.
@@ -105,16 +105,21 @@ pub fn feed(srv: &mut Server) {
     let getack = std::mem::take(&mut srv.repl.ack_requested);
     let now_ms = srv.now_ms();
     let period_ms = srv.config.repl_ping_replica_period.saturating_mul(1000);
-    let compress = srv.config.rdbcompression;
+    let engine_now = srv.repl.offset;
     let sockets = &mut srv.repl.sockets;
     for link in &mut sockets.links {
         let mut bytes = Vec::new();
-        for op in &ops {
-            encode(link, op, compress, &mut bytes);
-            link.marks
-                .push_back((link.wire + bytes.len() as u64, op.end));
-            link.engine = op.end;
+        for unit in &units {
+            for (db, argv) in &unit.cmds {
+                encode(link, *db, argv, &mut bytes);
+            }
+            let end = unit.engine_end.unwrap_or(engine_now);
+            link.marks.push_back((link.wire + bytes.len() as u64, end));
+            link.engine = end;
         }
+        // Ops with no command of their own (nothing Redis would send) are
+        // acknowledged with the next.
+        link.engine = link.engine.max(engine_now);
         if getack {
             command(&mut bytes, &[b"REPLCONF", b"GETACK", b"*"]);
         }
@@ -165,41 +170,18 @@ pub fn gone(srv: &mut Server, client: ClientId) {
     let link = srv.repl.sockets.links.remove(i);
     srv.repl.replicas.retain(|r| r.addr != link.addr);
     srv.repl.sockets.out.retain(|(c, _)| *c != client);
+    srv.repl.refresh_wire();
 }
 
-/// One op as the command a replica runs, after a `SELECT` if its database
-/// is not the wire's.
-fn encode(link: &mut Link, op: &ReplOp, compress: bool, out: &mut Vec<u8>) {
-    if !matches!(op.effect, Effect::Flush { db: None }) && link.selected != Some(op.db) {
-        command(out, &[b"SELECT", op.db.to_string().as_bytes()]);
-        link.selected = Some(op.db);
+/// One command as the replica reads it, after a `SELECT` if its
+/// database is not the wire's (`replicationFeedSlaves`).
+fn encode(link: &mut Link, db: Option<usize>, argv: &[Vec<u8>], out: &mut Vec<u8>) {
+    if let Some(db) = db.filter(|&d| link.selected != Some(d)) {
+        command(out, &[b"SELECT", db.to_string().as_bytes()]);
+        link.selected = Some(db);
     }
-    match &op.effect {
-        Effect::Put {
-            key,
-            obj,
-            expire_ms,
-        } => {
-            let payload = crate::persist::payload::seal(rdb::save(&obj.value, compress));
-            match expire_ms {
-                Some(at) => command(
-                    out,
-                    &[
-                        b"RESTORE",
-                        key,
-                        at.to_string().as_bytes(),
-                        &payload,
-                        b"REPLACE",
-                        b"ABSTTL",
-                    ],
-                ),
-                None => command(out, &[b"RESTORE", key, b"0", &payload, b"REPLACE"]),
-            }
-        }
-        Effect::Del { key } => command(out, &[b"DEL", key]),
-        Effect::Flush { db: Some(_) } => command(out, &[b"FLUSHDB"]),
-        Effect::Flush { db: None } => command(out, &[b"FLUSHALL"]),
-    }
+    let refs: Vec<&[u8]> = argv.iter().map(|a| a.as_slice()).collect();
+    command(out, &refs);
 }
 
 /// A command as RESP: an array of bulk strings.
@@ -232,19 +214,14 @@ mod tests {
     }
 
     #[test]
-    fn ops_are_selected_into_their_database_once() {
+    fn commands_are_selected_into_their_database_once() {
         let mut l = link(0);
         let mut out = Vec::new();
-        let del = |db, key: &[u8]| ReplOp {
-            start: 0,
-            end: 10,
-            db,
-            effect: Effect::Del { key: key.to_vec() },
-            label: String::new(),
-        };
-        encode(&mut l, &del(2, b"a"), true, &mut out);
-        encode(&mut l, &del(2, b"b"), true, &mut out);
-        encode(&mut l, &del(0, b"c"), true, &mut out);
+        let del = |key: &str| vec![b"DEL".to_vec(), key.as_bytes().to_vec()];
+        encode(&mut l, Some(2), &del("a"), &mut out);
+        encode(&mut l, Some(2), &del("b"), &mut out);
+        encode(&mut l, None, &[b"EXEC".to_vec()], &mut out);
+        encode(&mut l, Some(0), &del("c"), &mut out);
         let text = String::from_utf8(out).unwrap();
         assert_eq!(text.matches("SELECT").count(), 2, "{text}");
         assert!(text.starts_with("*2\r\n$6\r\nSELECT\r\n$1\r\n2\r\n*2\r\n$3\r\nDEL\r\n$1\r\na\r\n"));

@@ -30,6 +30,12 @@ pub enum Effect {
     Del { key: Vec<u8> },
     /// FLUSHDB (`Some(db)`) or FLUSHALL.
     Flush { db: Option<usize> },
+    /// The key was written; only its offsets are kept. A server whose
+    /// replicas are on sockets sends them Redis' commands (`wire`) and
+    /// never serves a partial resync from its backlog, so copying the value
+    /// there would only hold memory: a big collection written often would
+    /// fill the backlog with copies of itself.
+    Counted { key: Vec<u8> },
 }
 
 /// The link from a replica to its master, as INFO replication shows it.
@@ -115,6 +121,8 @@ pub struct Repl {
     pub ack_requested: bool,
     /// Replicas on sockets (a native server's SYNC and PSYNC).
     pub sockets: Sockets,
+    /// The stream as Redis' commands, for the socket replicas.
+    pub wire: super::wire::Wire,
 }
 
 impl Repl {
@@ -143,11 +151,31 @@ impl Repl {
             applying: false,
             ack_requested: false,
             sockets: Default::default(),
+            wire: Default::default(),
         }
     }
 
     pub fn is_replica(&self) -> bool {
         matches!(self.role, Role::Replica { .. })
+    }
+
+    /// A replica whose link to its master is streaming
+    /// (`repl_state == REPL_STATE_CONNECTED`).
+    pub fn link_up(&self) -> bool {
+        matches!(
+            self.role,
+            Role::Replica {
+                state: LinkState::Connected,
+                ..
+            }
+        )
+    }
+
+    /// `shouldPropagate` for the socket stream: a master with a replica on
+    /// a socket keeps Redis' commands for it.
+    pub fn refresh_wire(&mut self) {
+        let on = !self.is_replica() && !self.sockets.links.is_empty();
+        self.wire.set_on(on);
     }
 
     /// True while writes are captured for the stream.

@@ -421,6 +421,8 @@ impl Server {
         // `signalModifiedKey(NULL, ...)`: no client modified it.
         self.touch_key_by(db, key, false);
         self.stats.expired_keys += 1;
+        let lazy = self.config.lazyfree_lazy_expire;
+        self.repl.wire.deletion(db, key, lazy);
         self.emit_with(|| Event::Expired {
             db: db as u32,
             key: lossy(key),

@@ -29,6 +29,8 @@ impl Server {
             Effect::Flush { db } => {
                 self.flush(*db);
             }
+            // Kept for offsets only, on a server that never applies it.
+            Effect::Counted { .. } => {}
         }
     }
 }

@@ -87,6 +87,11 @@ fn auth(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if args.len() > 3 {
         return Frame::err(SYNTAX);
     }
+    // MONITOR and the slow log never show a password (nor whose it is).
+    ctx.redact(1);
+    if args.len() == 3 {
+        ctx.redact(2);
+    }
     let (user, pass): (&[u8], &[u8]) = if args.len() == 2 {
         if ctx.srv.acl.default_nopass() {
             return Frame::err(
@@ -241,6 +246,10 @@ fn kill_pubsub_clients(srv: &mut Server, me: &mut Client, new: &User) {
 }
 
 fn acl_setuser(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
+    // The user and its rules (passwords among them) are not shown.
+    for i in 2..args.len() {
+        ctx.redact(i);
+    }
     if has_spaces(&args[2]) {
         return Frame::err("ERR Usernames can't contain spaces or null characters");
     }

@@ -151,6 +151,9 @@ fn geoadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         zargs.push(score.to_string().into_bytes());
         zargs.push(triple[2].clone());
     }
+    // Replicas get the ZADD it becomes.
+    let refs: Vec<&[u8]> = zargs.iter().map(|a| a.as_slice()).collect();
+    ctx.propagate_as(&refs);
     zadd(ctx, &zargs)
 }
 

@@ -66,6 +66,13 @@ fn config_set(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         .chunks_exact(2)
         .map(|p| (p[0].as_slice(), p[1].as_slice()))
         .collect();
+    // Secrets are not shown, whatever else the command gets wrong.
+    for (i, (name, _)) in pairs.iter().enumerate() {
+        let name = String::from_utf8_lossy(name).to_ascii_lowercase();
+        if matches!(name.as_str(), "masterauth" | "masteruser" | "requirepass") {
+            ctx.redact(3 + 2 * i);
+        }
+    }
     let local = crate::server::client::is_local(&ctx.srv.client_list, ctx.client.id);
     match set_params(ctx.srv, &pairs, local) {
         Ok(()) => Frame::ok(),

@@ -56,6 +56,8 @@ pub(super) fn flushdb(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let db = ctx.db();
     let lazy = flush_lazy(ctx.srv, args);
     flush_freeing(ctx.srv, Some(db), lazy);
+    // Propagated even when there was nothing to remove.
+    ctx.srv.repl.wire.force();
     Frame::ok()
 }
 
@@ -65,5 +67,6 @@ pub(super) fn flushall(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     }
     let lazy = flush_lazy(ctx.srv, args);
     flush_freeing(ctx.srv, None, lazy);
+    ctx.srv.repl.wire.force();
     Frame::ok()
 }

@@ -81,12 +81,13 @@ pub(crate) fn record_call(
         .get(&client.id)
         .map(|e| e.addr.clone())
         .unwrap_or_default();
+    let shown = srv.observe.shown(args);
     srv.observe.slowlog_push(
         slower_than,
         max_len,
         now_s,
         dur_us,
-        args,
+        &shown,
         &peer,
         client.name.as_deref().unwrap_or(""),
     );
@@ -130,7 +131,7 @@ pub(crate) fn feed_monitors(
             .unwrap_or("");
         let _ = write!(line, "[{} {}] ", client.db, addr);
     }
-    for (j, a) in args.iter().enumerate() {
+    for (j, a) in srv.observe.shown(args).iter().enumerate() {
         if j > 0 {
             line.push(' ');
         }

@@ -21,6 +21,8 @@ struct AddTrimArgs {
     strategy: Option<Trim>,
     approx: bool,
     limit: i64,
+    /// Position of the trimming threshold (MAXLEN's or MINID's value).
+    threshold_pos: usize,
 }
 
 /// `streamParseAddOrTrimArgsOrReply`.
@@ -33,6 +35,7 @@ fn parse_add_trim(args: &[Vec<u8>], xadd: bool, srv: &Server) -> Result<AddTrimA
         strategy: None,
         approx: false,
         limit: 0,
+        threshold_pos: 0,
     };
     let mut limit_given = false;
     let argc = args.len();
@@ -54,6 +57,7 @@ fn parse_add_trim(args: &[Vec<u8>], xadd: bool, srv: &Server) -> Result<AddTrimA
             } else if moreargs >= 2 && next == b"=" {
                 i += 1;
             }
+            a.threshold_pos = i + 1;
             a.strategy = Some(if opt_is(opt, "maxlen") {
                 let max = arg_i64(&args[i + 1])?;
                 if max < 0 {
@@ -171,8 +175,35 @@ pub(super) fn xadd(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             ctx.notify(ev::STREAM, "xtrim", key);
         }
     }
+    if ctx.propagating() {
+        // Replicas get the ID made here and the exact trim it did.
+        let mut argv = args.to_vec();
+        if !matches!(a.id, Some((_, true))) {
+            argv[a.idpos] = id.to_string().into_bytes();
+        }
+        exact_trim(ctx.srv, db, key, &a, &mut argv);
+        let refs: Vec<&[u8]> = argv.iter().map(|x| x.as_slice()).collect();
+        ctx.propagate_as(&refs);
+    }
     signal_ready(ctx.srv, db, key);
     id_frame(id)
+}
+
+/// `streamRewriteApproxSpecifier` and `streamRewriteTrimArgument`: a `~`
+/// trim goes to replicas as `=` to what it left (the length, or the first
+/// ID), since where nodes end may differ there.
+fn exact_trim(srv: &Server, db: usize, key: &[u8], a: &AddTrimArgs, argv: &mut [Vec<u8>]) {
+    let (Some(strategy), true) = (a.strategy, a.approx) else {
+        return;
+    };
+    let Some(s) = peek::<Stream>(srv, db, key) else {
+        return;
+    };
+    argv[a.threshold_pos - 1] = b"=".to_vec();
+    argv[a.threshold_pos] = match strategy {
+        Trim::MaxLen(_) => s.log().len().to_string().into_bytes(),
+        Trim::MinId(_) => s.log().edge_id(true, false).to_string().into_bytes(),
+    };
 }
 
 pub(super) fn xtrim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
@@ -194,6 +225,12 @@ pub(super) fn xtrim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     .unwrap_or(0);
     if deleted > 0 {
         ctx.notify(ev::STREAM, "xtrim", &args[1]);
+    }
+    if ctx.propagating() {
+        let mut argv = args.to_vec();
+        exact_trim(ctx.srv, db, &args[1], &a, &mut argv);
+        let refs: Vec<&[u8]> = argv.iter().map(|x| x.as_slice()).collect();
+        ctx.propagate_as(&refs);
     }
     Frame::Integer(deleted)
 }
@@ -365,6 +402,7 @@ pub(super) fn xsetid(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         }
     });
     ctx.notify(ev::STREAM, "xsetid", &args[1]);
+    super::groups::changed(ctx, 1);
     Frame::ok()
 }
 

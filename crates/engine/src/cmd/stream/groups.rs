@@ -1,6 +1,7 @@
 //! Consumer groups: XGROUP's subcommands, XACK, XPENDING, XCLAIM and XAUTOCLAIM; group changes are not signalled (WATCH), as in Redis.
 
 use super::id::{interval_id, parse_id, range_ends, strict_id};
+use super::propagate::{self, Prop};
 use super::{c_name, consumer_created, entry_frame, id_frame, seen_consumer, signal_ready, update};
 use crate::cmd::args::{arg_i64, cstr, opt_is, SYNTAX};
 use crate::cmd::replies::{help_reply, subcommand_syntax_error};
@@ -120,6 +121,8 @@ pub(super) fn xgroup(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         });
         if created == Some(true) {
             ctx.notify(ev::STREAM, "xgroup-create", &args[2]);
+            // `server.dirty++` (MKSTREAM's new key counted it already).
+            changed(ctx, exists as u64);
             Frame::ok()
         } else {
             Frame::err("BUSYGROUP Consumer Group name already exists")
@@ -140,12 +143,14 @@ pub(super) fn xgroup(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
             })
         });
         ctx.notify(ev::STREAM, "xgroup-setid", &args[2]);
+        changed(ctx, 1);
         Frame::ok()
     } else if opt_is(opt, "DESTROY") && argc == 4 {
         let destroyed =
             update(ctx.srv, db, &args[2], |s| s.groups_mut().destroy(gname)) == Some(true);
         if destroyed {
             ctx.notify(ev::STREAM, "xgroup-destroy", &args[2]);
+            changed(ctx, 1);
             // Blocked XREADGROUP clients run again and meet NOGROUP.
             signal_ready(ctx.srv, db, &args[2]);
         }
@@ -158,6 +163,7 @@ pub(super) fn xgroup(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         .flatten()
             == Some(true);
         consumer_created(ctx, &args[2], created);
+        changed(ctx, created as u64);
         Frame::Integer(created as i64)
     } else if opt_is(opt, "DELCONSUMER") && argc == 5 {
         let deleted = update(ctx.srv, db, &args[2], |s| {
@@ -168,6 +174,7 @@ pub(super) fn xgroup(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         .flatten();
         if deleted.is_some() {
             ctx.notify(ev::STREAM, "xgroup-delconsumer", &args[2]);
+            changed(ctx, 1);
         }
         Frame::Integer(deleted.unwrap_or(0) as i64)
     } else {
@@ -195,7 +202,14 @@ pub(super) fn xack(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     })
     .flatten()
     .unwrap_or(0);
+    changed(ctx, acked as u64);
     Frame::Integer(acked as i64)
+}
+
+/// `server.dirty += n` for a change to a group, which signals no key:
+/// counted toward a save, and what makes the command propagate.
+pub(super) fn changed(ctx: &mut Ctx, n: u64) {
+    crate::persist::adjust_changes(ctx.srv, n as i64);
 }
 
 /// `lookupKeyRead` + `checkType` of the stream at `key`, then its group
@@ -394,18 +408,29 @@ pub(super) fn xclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let retry = (retrycount >= 0).then_some(retrycount as u64);
     let (gname, cname) = (&args[2], &args[3]);
     let mut created = false;
+    let record = ctx.propagating();
+    let mut props = Vec::new();
+    let mut claims = 0u64;
     let items = update(ctx.srv, db, &args[1], |s| {
         let (log, groups) = s.parts_mut();
         groups.with_mut(gname, |g| {
-            if last_id > g.last_id {
+            // A LASTID that moves the group goes to replicas with the
+            // first claim, or as XGROUP SETID when nothing is claimed.
+            let mut set_last = last_id > g.last_id;
+            if set_last {
                 g.last_id = last_id;
             }
+            let pel_before = g.pel().len();
             created = seen_consumer(g, cname, now);
             let mut items = Vec::new();
-            for &id in &ids {
+            for (&id, arg) in ids.iter().zip(&args[5..]) {
                 let pending = g.pel().get(&id).map(|n| n.delivery_time);
                 let Some(entry) = log.get(id) else {
-                    // Gone from the stream: forget it.
+                    // Gone from the stream: forget it (replicas too).
+                    if let Some(p) = Prop::claim(g, id, arg).filter(|_| record) {
+                        props.push(p);
+                        set_last = false;
+                    }
                     g.ack(id);
                     continue;
                 };
@@ -420,13 +445,26 @@ pub(super) fn xclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
                     continue;
                 }
                 items.push(claim(g, cname, entry, deliverytime, retry, justid, now));
+                if let Some(p) = Prop::claim(g, id, arg).filter(|_| record) {
+                    props.push(p);
+                    set_last = false;
+                }
             }
+            if set_last && record {
+                props.push(Prop::set_id(g));
+            }
+            // Each claim, and each vanished entry dropped, is a change;
+            // so is a LASTID no claim carried.
+            claims =
+                (items.len() + pel_before.saturating_sub(g.pel().len())) as u64 + set_last as u64;
             items
         })
     })
     .flatten()
     .unwrap_or_default();
     consumer_created(ctx, &args[1], created);
+    changed(ctx, created as u64 + claims);
+    propagate::send(ctx, &args[1], gname, props);
     Frame::Array(items)
 }
 
@@ -496,6 +534,9 @@ pub(super) fn xautoclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let now = ctx.srv.now_ms();
     let (gname, cname) = (&args[2], &args[3]);
     let mut created = false;
+    let record = ctx.propagating();
+    let mut props = Vec::new();
+    let mut claims = 0u64;
     let reply = update(ctx.srv, db, &args[1], |s| {
         let (log, groups) = s.parts_mut();
         groups.with_mut(gname, |g| {
@@ -519,6 +560,9 @@ pub(super) fn xautoclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
                 let time = nack.delivery_time;
                 last = Some(id);
                 let Some(entry) = log.get(id) else {
+                    if record {
+                        props.extend(Prop::claim(g, id, id.to_string().as_bytes()));
+                    }
                     g.ack(id);
                     deleted.push(id_frame(id));
                     left -= 1;
@@ -528,8 +572,12 @@ pub(super) fn xautoclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
                     continue;
                 }
                 claimed.push(claim(g, cname, entry, now, None, justid, now));
+                if record {
+                    props.extend(Prop::claim(g, id, id.to_string().as_bytes()));
+                }
                 left -= 1;
             }
+            claims = (claimed.len() + deleted.len()) as u64;
             let cursor = next_pending(g.pel(), start, last).map_or(StreamId::MIN, |(id, _)| *id);
             Frame::Array(vec![
                 id_frame(cursor),
@@ -540,6 +588,8 @@ pub(super) fn xautoclaim(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     })
     .flatten();
     consumer_created(ctx, &args[1], created);
+    changed(ctx, created as u64 + claims);
+    propagate::send(ctx, &args[1], gname, props);
     reply.unwrap_or_else(|| nogroup(&args[1], &args[2]))
 }
 

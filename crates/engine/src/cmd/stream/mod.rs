@@ -21,6 +21,7 @@ mod entries;
 mod groups;
 mod id;
 mod info;
+mod propagate;
 mod read;
 
 use crate::cmd::args::preview;

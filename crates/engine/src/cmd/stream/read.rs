@@ -1,6 +1,7 @@
 //! XREAD and XREADGROUP (`xreadCommand`): option parsing, the key and group checks, serving new entries or a consumer's pending history, and blocking through `crate::blocking` with `$` rewritten to the ID it stood for.
 
 use super::id::strict_id;
+use super::propagate::{self, Prop};
 use super::{c_name, consumer_created, entry_frame, id_frame, seen_consumer, update};
 use crate::blocking::{block_for_stream, may_block, timeout_ms_arg};
 use crate::cmd::args::{arg_i64, cstr, opt_is, SYNTAX};
@@ -23,6 +24,10 @@ fn advance_entries_read(log: &Log, entries_read: i64, id: StreamId) -> i64 {
 /// XREAD and XREADGROUP (`xreadCommand`).
 pub(super) fn xread(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let group_cmd = ctx.cmd.name == "xreadgroup";
+    if group_cmd {
+        // Replicas get what it did (`propagate`), never the read itself.
+        ctx.srv.repl.wire.prevent();
+    }
     let argc = args.len();
     let now = ctx.srv.now_ms();
     let mut timeout: Option<i64> = None;
@@ -167,11 +172,23 @@ pub(super) fn xread(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
                     .collect::<Vec<_>>()
             }
             Some((gname, cname)) => {
+                let mut props = ctx.propagating().then(Vec::new);
                 let r = update(ctx.srv, db, key, |s| {
-                    read_group(s, gname, cname, gt, limit, noack, now)
+                    let read = Read {
+                        gname,
+                        cname,
+                        gt,
+                        limit,
+                        noack,
+                        now,
+                    };
+                    read_group(s, read, props.as_mut())
                 });
                 let (created, items) = r.unwrap_or((false, None));
                 consumer_created(ctx, key, created);
+                // A new consumer, and a stream served, are changes.
+                super::groups::changed(ctx, created as u64 + items.is_some() as u64);
+                propagate::send(ctx, key, gname, props.unwrap_or_default());
                 match items {
                     Some(items) => items,
                     None => continue,
@@ -214,20 +231,38 @@ pub(super) fn xread(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     block_for_stream(ctx.srv, keys, timeout, rewritten, group_cmd)
 }
 
-/// One stream of an XREADGROUP: creates the consumer if needed and marks
-/// it seen, then serves its pending history (an ID other than `>`) or
-/// entries past the group's last delivered ID, recording deliveries
-/// unless NOACK. `None` when there is nothing to serve for `>`; the flag
-/// says whether the consumer was created (its keyspace event).
-fn read_group(
-    s: &mut Stream,
-    gname: &[u8],
-    cname: &[u8],
+/// What one stream of an XREADGROUP asks for.
+struct Read<'a> {
+    gname: &'a [u8],
+    cname: &'a [u8],
+    /// `StreamId::MAX` for `>`, else the history's start.
     gt: StreamId,
     limit: usize,
     noack: bool,
     now: i64,
+}
+
+/// One stream of an XREADGROUP: creates the consumer if needed and marks
+/// it seen, then serves its pending history (an ID other than `>`) or
+/// entries past the group's last delivered ID, recording deliveries
+/// unless NOACK. `None` when there is nothing to serve for `>`; the flag
+/// says whether the consumer was created (its keyspace event). With
+/// `props`, what replicas need is gathered there: an XCLAIM per new
+/// delivery, or for NOACK the consumer's creation and the group's new
+/// position.
+fn read_group(
+    s: &mut Stream,
+    r: Read,
+    mut props: Option<&mut Vec<Prop>>,
 ) -> (bool, Option<Vec<Frame>>) {
+    let Read {
+        gname,
+        cname,
+        gt,
+        limit,
+        noack,
+        now,
+    } = r;
     let (log, groups) = s.parts_mut();
     let mut created = false;
     let items = groups
@@ -244,6 +279,11 @@ fn read_group(
                 }
             }
             created = seen_consumer(g, cname, now);
+            if let Some(p) = props.as_mut().filter(|_| created && noack) {
+                p.push(Prop::CreateConsumer {
+                    consumer: cname.to_vec(),
+                });
+            }
             if !serve {
                 return None;
             }
@@ -265,10 +305,12 @@ fn read_group(
                 }
                 return Some(items);
             }
+            let mut moved = false;
             for e in log.range(start, StreamId::MAX).take(limit) {
                 if e.id > g.last_id {
                     g.entries_read = advance_entries_read(log, g.entries_read, e.id);
                     g.last_id = e.id;
+                    moved = true;
                 }
                 items.push(entry_frame(e));
                 if !noack {
@@ -276,7 +318,13 @@ fn read_group(
                     if let Some(c) = g.consumer_mut(cname) {
                         c.active_time = now;
                     }
+                    if let Some(p) = props.as_mut() {
+                        p.extend(Prop::claim(g, e.id, e.id.to_string().as_bytes()));
+                    }
                 }
+            }
+            if let Some(p) = props.filter(|_| noack && moved) {
+                p.push(Prop::set_id(g));
             }
             Some(items)
         })

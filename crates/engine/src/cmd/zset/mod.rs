@@ -13,6 +13,7 @@ pub(in crate::cmd) mod add;
 mod members;
 mod range;
 mod remove;
+pub(in crate::cmd) use remove::zpop_propagated;
 mod setops;
 #[cfg(test)]
 mod tests;

@@ -149,6 +149,10 @@ fn zpop_generic(
         ctx.notify(ev::ZSET, pop_event(max), key);
     }
     delete_if_empty(ctx.srv, db, key);
+    if emit_key {
+        // ZMPOP goes to replicas as ZPOPMIN or ZPOPMAX with the count popped.
+        zpop_propagated(ctx, key, max, Some(popped.len()));
+    }
     let items: Vec<Frame> = if nested {
         popped
             .into_iter()
@@ -164,6 +168,18 @@ fn zpop_generic(
         Frame::Array(vec![Frame::Bulk(key.clone()), Frame::Array(items)])
     } else {
         Frame::Array(items)
+    }
+}
+
+/// Replicas get a pop from one key as `ZPOPMIN|ZPOPMAX key [count]`.
+pub(in crate::cmd) fn zpop_propagated(ctx: &mut Ctx, key: &[u8], max: bool, count: Option<usize>) {
+    if !ctx.propagating() {
+        return;
+    }
+    let verb: &[u8] = if max { b"ZPOPMAX" } else { b"ZPOPMIN" };
+    match count {
+        Some(n) => ctx.propagate_as(&[verb, key, n.to_string().as_bytes()]),
+        None => ctx.propagate_as(&[verb, key]),
     }
 }
 
