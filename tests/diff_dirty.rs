@@ -130,6 +130,11 @@ fn writes_count_their_changes_as_redis_does() {
         XGROUP DESTROY st g
         XGROUP DESTROY st g
         XSETID st 9-9
+        FUNCTION LOAD \"#!lua name=dl\\nredis.register_function('f', function() return 1 end)\"
+        FUNCTION LOAD \"#!lua name=dl\\nredis.register_function('f', function() return 1 end)\"
+        FUNCTION DELETE dl
+        FUNCTION DELETE dl
+        FUNCTION FLUSH
         SET m 1
         MOVE m 1
         SWAPDB 0 1

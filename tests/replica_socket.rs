@@ -577,6 +577,17 @@ fn the_stream_is_redis_commands_with_their_rewrites() {
         "XGROUP CREATE x grp 0",
         "XREADGROUP GROUP grp alice COUNT 1 STREAMS x >",
         "XREADGROUP GROUP grp bob NOACK STREAMS x >",
+        "FUNCTION LOAD \"#!lua name=rl\nredis.register_function('f', function(k) return redis.call('set', k[1], 'x') end)\"",
+        "FCALL f 1 fk",
+        "SWAPDB 0 1",
+        "SWAPDB 0 1",
+        "PFADD hll a b",
+        "PFCOUNT hll",
+        "RPUSH sl 3 1 2",
+        "SORT sl STORE sorted",
+        "SET e 1 PX 1",
+        "sleep",
+        "GET e",
         "SELECT 2",
         "SET in2 x",
         "SELECT 0",
@@ -590,6 +601,10 @@ fn the_stream_is_redis_commands_with_their_rewrites() {
         let mut c = Conn::connect(port);
         let mut s = sync_client(port);
         for line in steps {
+            if line == "sleep" {
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            }
             let reply = run(&mut c, line);
             assert!(!matches!(reply, Frame::Error(_)), "{line}: {reply:?}");
         }

@@ -335,7 +335,7 @@ fn run_unit(
     let (port, mut server) = {
         let _one = STARTING.lock().map_err(|_| "a server's start panicked")?;
         let port = free_port()?;
-        (port, Server::start(redsim, port)?)
+        (port, Server::start(redsim, port, suite)?)
     };
     let started = Instant::now();
     // runtest listens for its test clients below `--baseport`; a base of
@@ -359,7 +359,6 @@ fn run_unit(
             "--timeout",
             TEST_TIMEOUT_S,
         ])
-        .args(["--tags", "-needs:save"])
         .args(pick.args())
         .current_dir(suite)
         .stdout(Stdio::piped())
@@ -402,8 +401,11 @@ fn run_unit(
 struct Server(Child);
 
 impl Server {
-    fn start(redsim: &Path, port: u16) -> Result<Server, String> {
+    /// It runs in `dir`, the job's copy of the suite, where the `needs:save`
+    /// tests' SAVE and BGSAVE write its `dump.rdb`.
+    fn start(redsim: &Path, port: u16, dir: &Path) -> Result<Server, String> {
         let child = Command::new(redsim)
+            .current_dir(dir)
             // The suite's `needs:debug` tests run: DEBUG is allowed, as
             // the suite's own servers allow it.
             .args(["server", "--port", &port.to_string()])

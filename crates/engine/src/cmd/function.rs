@@ -103,13 +103,18 @@ fn load(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     };
     ctx.srv.scripts.functions = libs;
     match result {
-        Ok(name) => Frame::bulk(name),
+        Ok(name) => {
+            // `server.dirty++`: counted toward a save, and propagated.
+            crate::persist::adjust_changes(ctx.srv, 1);
+            Frame::bulk(name)
+        }
         Err(e) => Frame::err(format!("ERR {e}")),
     }
 }
 
 fn delete(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     if ctx.srv.scripts.functions.delete(&args[2]) {
+        crate::persist::adjust_changes(ctx.srv, 1);
         Frame::ok()
     } else {
         Frame::err("ERR Library not found")
@@ -124,6 +129,7 @@ fn flush(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
         return Frame::err("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
     }
     ctx.srv.scripts.functions.flush();
+    crate::persist::adjust_changes(ctx.srv, 1);
     Frame::ok()
 }
 
@@ -304,10 +310,14 @@ fn restore(ctx: &mut Ctx, args: &[Vec<u8>]) -> Frame {
     let libs = &mut ctx.srv.scripts.functions;
     if policy == Policy::Flush {
         *libs = loaded;
+        crate::persist::adjust_changes(ctx.srv, 1);
         return Frame::ok();
     }
     match libs.join(loaded, policy == Policy::Replace) {
-        Ok(()) => Frame::ok(),
+        Ok(()) => {
+            crate::persist::adjust_changes(ctx.srv, 1);
+            Frame::ok()
+        }
         Err(e) => Frame::err(format!("ERR {e}")),
     }
 }

@@ -70,9 +70,10 @@ fn make_ops(srv: &mut Server, cmd: Option<&[Vec<u8>]>) {
             .join(" ")
     });
     let mut made: Vec<ReplOp> = Vec::new();
-    // Values are copied only for what applies them: the engine's own
-    // replicas and the AOF (see `Effect::Counted`).
-    let keep_values = !srv.repl.sockets.allowed || srv.config.appendonly;
+    // Values are copied only where something may apply them: the engine's
+    // own replicas and a crash's replay of the AOF, which only an engine
+    // without sockets (the simulated world) has (see `Effect::Counted`).
+    let keep_values = !srv.repl.sockets.allowed;
     for d in last {
         let (db, effect, server_label) = match d {
             Dirty::Flush(db) => (

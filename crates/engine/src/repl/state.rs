@@ -31,10 +31,10 @@ pub enum Effect {
     /// FLUSHDB (`Some(db)`) or FLUSHALL.
     Flush { db: Option<usize> },
     /// The key was written; only its offsets are kept. A server whose
-    /// replicas are on sockets sends them Redis' commands (`wire`) and
-    /// never serves a partial resync from its backlog, so copying the value
-    /// there would only hold memory: a big collection written often would
-    /// fill the backlog with copies of itself.
+    /// replicas are on sockets sends them Redis' commands (`wire`), never
+    /// serves a partial resync from its backlog and never replays its AOF
+    /// records, so copying the value there would only hold memory: a big
+    /// collection written often would fill them with copies of itself.
     Counted { key: Vec<u8> },
 }
 
