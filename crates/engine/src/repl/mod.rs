@@ -385,6 +385,32 @@ pub fn info(srv: &Server) -> String {
 mod tests {
     use super::*;
 
+    /// What `key` holds as a stream op, after a write of it is propagated.
+    fn op_after_write(sockets: bool) -> Effect {
+        let config = crate::server::config::Config::default();
+        let mut srv = Server::new(1, config, 0);
+        srv.repl.sockets.allowed = sockets;
+        srv.repl.start_capturing();
+        let big = crate::keyspace::object::RString::from_bytes(&[b'x'; 100_000]);
+        srv.set_key(
+            0,
+            b"big",
+            crate::keyspace::object::Value::String(big),
+            false,
+        );
+        propagate(&mut srv, Some(&[b"APPEND".to_vec(), b"big".to_vec()]));
+        srv.repl.backlog.back().expect("an op").effect.clone()
+    }
+
+    /// The engine's own replicas get the value; a server whose replicas
+    /// are on sockets keeps none (a big set written often once filled 24 GB
+    /// of its backlog with copies of itself).
+    #[test]
+    fn only_an_engine_without_sockets_copies_values_into_its_stream() {
+        assert!(matches!(op_after_write(false), Effect::Put { .. }));
+        assert!(matches!(op_after_write(true), Effect::Counted { .. }));
+    }
+
     #[test]
     fn resp_lengths_match_the_wire() {
         // *3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n
